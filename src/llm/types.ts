@@ -1,0 +1,164 @@
+/**
+ * Provider-neutral model types. Everything above `src/llm/providers/` speaks only these;
+ * each provider converts at its edge. Messages are plain JSON values so they can be persisted
+ * in the session tree and compared byte for byte.
+ */
+
+/** Plain text. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/** An image, inline (base64) or by URL. */
+export interface ImagePart {
+  type: 'image';
+  /** Base64 data without the `data:` prefix. */
+  data?: string;
+  url?: string;
+  /** e.g. `image/png`. */
+  mediaType: string;
+}
+
+/** Model reasoning. `signature` is the provider's opaque token, sent back unchanged. */
+export interface ThinkingPart {
+  type: 'thinking';
+  text: string;
+  signature?: string;
+  /** Provider-encrypted reasoning the model could not show (Anthropic `redacted_thinking`). */
+  redacted?: string;
+}
+
+/** A tool invocation requested by the model. */
+export interface ToolCallPart {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Content a tool result may carry. */
+export type ToolResultContent = TextPart | ImagePart;
+
+/** The result of one tool call, answering the tool call with the same `toolCallId`. */
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  content: ToolResultContent[];
+  isError: boolean;
+}
+
+/** A message from a person (or a system-generated user turn such as a scheduled prompt). */
+export interface UserMessage {
+  role: 'user';
+  content: (TextPart | ImagePart)[];
+  /** Milliseconds since the epoch. */
+  timestamp?: number;
+}
+
+/** What the model answered. */
+export interface AssistantMessage {
+  role: 'assistant';
+  content: (TextPart | ThinkingPart | ToolCallPart)[];
+  /** Model id that produced it. */
+  model?: string;
+  provider?: string;
+  usage?: Usage;
+  stopReason?: StopReason;
+  timestamp?: number;
+}
+
+/** Results of tool calls, one message per result. */
+export interface ToolResultMessage {
+  role: 'tool';
+  content: [ToolResultPart];
+  timestamp?: number;
+}
+
+/** Any message of a conversation. The system prompt is separate (see {@link ModelRequest}). */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** Why the model stopped. */
+export type StopReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'aborted' | 'other';
+
+/** Token usage of one model call. `input` excludes cached tokens (read and write are counted apart). */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Reasoning tokens, when the provider reports them (a part of `output`). */
+  reasoning?: number;
+}
+
+/** A tool as the model sees it. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** How hard a reasoning model should think. */
+export type ReasoningEffort = 'low' | 'medium' | 'high';
+
+/** One model call. */
+export interface ModelRequest {
+  /** Provider-native model id (already resolved from aliases). */
+  model: string;
+  systemPrompt: string;
+  messages: Message[];
+  tools?: ToolDefinition[];
+  maxTokens?: number;
+  temperature?: number;
+  reasoningEffort?: ReasoningEffort;
+  signal?: AbortSignal;
+}
+
+/**
+ * Events of one streamed model call, named noun-then-verb.
+ *
+ * Contract: once `stream()` has returned an iterator, failures are reported as an `error` event
+ * (the last event), never thrown, and the final message is always delivered by `message-end` or
+ * `error`.
+ */
+export type StreamEvent =
+  | { type: 'message-start'; model: string }
+  | { type: 'text-delta'; text: string }
+  | { type: 'thinking-delta'; text: string }
+  | { type: 'tool-call-start'; id: string; name: string }
+  | { type: 'tool-call-delta'; id: string; argumentsDelta: string }
+  | { type: 'tool-call-end'; call: ToolCallPart }
+  | { type: 'message-end'; message: AssistantMessage }
+  | { type: 'error'; error: import('../core/errors.ts').ProviderError; partial?: AssistantMessage };
+
+/** A model provider: one function that streams a model call. */
+export interface Provider {
+  /** `anthropic`, `openai`, ... */
+  readonly name: string;
+  stream(request: ModelRequest): AsyncIterable<StreamEvent>;
+}
+
+/** An empty usage record. */
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+}
+
+/** Adds two usage records. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+    reasoning: (a.reasoning ?? 0) + (b.reasoning ?? 0) || undefined,
+  };
+}
+
+/** The concatenated text parts of a message. */
+export function messageText(message: Message): string {
+  let text = '';
+  for (const part of message.content) if (part.type === 'text') text += part.text;
+  return text;
+}

@@ -1,0 +1,45 @@
+/**
+ * The tool contract. A tool declares its arguments with a zod schema (validated before it runs;
+ * JSON Schema for the model is generated from it) and returns text or images.
+ */
+import { z } from 'zod';
+import type { ToolDefinition, ToolResultContent } from '../llm/types.ts';
+
+/** What a running tool may use. */
+export interface ToolContext {
+  /** Aborted when the turn is aborted or the tool times out. */
+  signal: AbortSignal;
+  /** Working directory for relative paths and the shell. */
+  cwd: string;
+  toolCallId: string;
+  /** Streams partial output (shown to people, not to the model). */
+  onOutput?: (text: string) => void;
+}
+
+/** What a tool returns. A string is shorthand for one text part. */
+export interface ToolOutput {
+  content: string | ToolResultContent[];
+  isError?: boolean;
+}
+
+/** A tool the agent can call. */
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: Schema;
+  /** Milliseconds before the call is aborted with a timeout error; unset means no limit. */
+  timeoutMs?: number;
+  execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
+}
+
+/** Declares a tool with its argument types inferred from the schema. */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<Schema> {
+  return tool;
+}
+
+/** The model-facing definition of a tool, with JSON Schema generated from its zod schema. */
+export function toToolDefinition(tool: Tool): ToolDefinition {
+  const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return { name: tool.name, description: tool.description, parameters: schema };
+}
