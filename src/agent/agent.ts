@@ -1,0 +1,689 @@
+/**
+ * The Agent: one conversation's orchestrator over the Engine. It owns the session (persistence
+ * and rewind), retries, events and extensions, compaction, follow-ups and steering, and children.
+ * See `README.md` in this folder for the turn flow and its invariants.
+ */
+import { AgentError, CancellationError, InternalError, ProviderError, errorMessage } from '../core/errors.ts';
+import type { ModelInfo } from '../llm/catalog.ts';
+import type { Cost } from '../llm/cost.ts';
+import { addCost, computeCost } from '../llm/cost.ts';
+import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, UserMessage, Usage } from '../llm/types.ts';
+import { addUsage, emptyUsage } from '../llm/types.ts';
+import { SessionManager } from '../session/session-manager.ts';
+import type { SessionTree } from '../session/session-tree.ts';
+import type { CompactionEntry } from '../session/types.ts';
+import { createStore } from '../store/create-store.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { AgentEvent } from './agent-events.ts';
+import type { CompactionSettings } from './compaction.ts';
+import { defaultCompactionSettings, estimateTokens, planCut, shouldCompact, summarize } from './compaction.ts';
+import { Engine } from './engine.ts';
+import type { EngineEvent } from './engine-events.ts';
+import type { ContextUsage, ExtensionContext } from './extension-context.ts';
+import { ExtensionRunner } from './extensions.ts';
+import type { Extension } from './extensions.ts';
+import type { Guardrail } from './guardrail.ts';
+import { GuardrailSet } from './guardrail-set.ts';
+import { LifecycleStateMachine } from './state-machine.ts';
+import type { LifecycleState } from './state-machine.ts';
+import type { SystemPromptBuilder } from './system-prompt.ts';
+import { defaultSystemPrompt, today } from './system-prompt.ts';
+import type { TruncationConfig } from './truncation.ts';
+
+/** Retry behaviour for failed model calls. */
+export interface RetrySettings {
+  enabled: boolean;
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** Delay before retry n is `baseDelayMs * 2^(n-1)`. */
+  baseDelayMs: number;
+  /** A provider asking to wait longer than this (retry-after) is not retried. */
+  maxDelayMs: number;
+}
+
+/** Defaults: three retries after 2 s, 4 s, 8 s. */
+export const defaultRetrySettings: RetrySettings = { enabled: true, maxRetries: 3, baseDelayMs: 2_000, maxDelayMs: 60_000 };
+
+/** How an Agent is made. */
+export interface AgentOptions {
+  provider: Provider;
+  /** Provider-native model id. */
+  model: string;
+  modelInfo?: ModelInfo;
+  /** Where sessions live; an in-memory manager when omitted (nothing persisted). */
+  sessions?: SessionManager;
+  /** The conversation this agent serves, e.g. `terminal:local`. */
+  sessionKey: string;
+  tools?: readonly Tool[];
+  systemPrompt?: SystemPromptBuilder;
+  extensions?: readonly Extension[];
+  guardrails?: readonly Guardrail[];
+  retry?: Partial<RetrySettings>;
+  compaction?: Partial<CompactionSettings>;
+  maxToolRounds?: number;
+  maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
+  truncation?: TruncationConfig;
+  cwd?: string;
+  /** Messages appended to each model call only (live browser state). */
+  getEphemeralMessages?: () => Promise<Message[]> | Message[];
+  /** Waits between retries; injectable so tests need not sleep. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** Options of one turn. */
+export interface InvokeOptions {
+  /** The conversation channel; keys the system prompt cache. */
+  channel?: string;
+  images?: ImagePart[];
+}
+
+/** The outcome of one turn. */
+export interface TurnResult {
+  /** Final answer text (empty when aborted before any text). */
+  text: string;
+  /** The last assistant message of the turn. */
+  message: AssistantMessage | undefined;
+  /** Every message the turn added to the session. */
+  messages: Message[];
+  usage: Usage;
+  cost: Cost;
+  aborted: boolean;
+  /** Turns run afterwards for queued follow-ups. */
+  followUps: TurnResult[];
+}
+
+/** Idle, running a turn, or compacting. Structural operations need `idle`. */
+export type AgentPhase = 'idle' | 'turn' | 'compaction';
+
+type Listener = (event: AgentEvent) => void;
+
+const zeroCost: Cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+
+/** One conversation's agent. */
+export class Agent {
+  readonly lifecycle = new LifecycleStateMachine();
+  readonly options: AgentOptions;
+  readonly sessions: SessionManager;
+  readonly sessionKey: string;
+
+  #phase: AgentPhase = 'idle';
+  #abort = new AbortController();
+  #listeners: Listener[] = [];
+  #extensions: ExtensionRunner;
+  #guardrails: GuardrailSet;
+  #tools: readonly Tool[];
+  #allowedTools: ReadonlySet<string> | undefined;
+  #retry: RetrySettings;
+  #compaction: CompactionSettings;
+  #promptCache = new Map<string, { date: string; prompt: string }>();
+  #lastPrompt: string | undefined;
+  #followUps: string[] = [];
+  #steering: string[] = [];
+  #compactRequested = false;
+  #contextTokens: number | undefined;
+  #idleWaiters: (() => void)[] = [];
+  #pinnedSessionId: string | undefined;
+  #usage: Usage = emptyUsage();
+  #cost: Cost = zeroCost;
+
+  constructor(options: AgentOptions) {
+    this.options = options;
+    this.sessionKey = options.sessionKey;
+    this.sessions = options.sessions ?? new SessionManager(createStore({ driver: 'memory' }));
+    this.#extensions = new ExtensionRunner(options.extensions ?? []);
+    this.#guardrails = new GuardrailSet(options.guardrails ?? [], this.#extensions.guardrails());
+    this.#tools = mergeTools(options.tools ?? [], this.#extensions.tools());
+    this.#retry = { ...defaultRetrySettings, ...options.retry };
+    this.#compaction = { ...defaultCompactionSettings, ...options.compaction };
+    this.lifecycle.onTransition((from, to) => this.#emitLocal({ type: 'state_change', from, to }));
+  }
+
+  get phase(): AgentPhase {
+    return this.#phase;
+  }
+  get state(): LifecycleState {
+    return this.lifecycle.state;
+  }
+  get model(): string {
+    return this.options.model;
+  }
+  /** Tools sent to the model (built-in first; extension tools cannot shadow them). */
+  get tools(): readonly Tool[] {
+    return this.#tools;
+  }
+  /** Token usage and cost of everything this agent object ran. */
+  get totals(): { usage: Usage; cost: Cost } {
+    return { usage: this.#usage, cost: this.#cost };
+  }
+  /** Extension handler failures so far. */
+  get extensionErrors(): ExtensionRunner['errors'] {
+    return this.#extensions.errors;
+  }
+
+  /** Listens to every event; returns an unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** The session this agent currently writes to. */
+  session(): Promise<SessionTree> {
+    return this.sessions.open(this.sessionKey);
+  }
+
+  /**
+   * Runs one turn for `input`, then any follow-ups queued meanwhile. Throws when the agent is busy,
+   * and when the turn fails for good (after retries; the session is then as it was before).
+   */
+  async invoke(input: string, options: InvokeOptions = {}): Promise<TurnResult> {
+    this.#enter('turn');
+    try {
+      const result = await this.#turn(input, options);
+      while (this.#followUps.length > 0 && !this.#abort.signal.aborted) {
+        const queued = this.#followUps.splice(0);
+        try {
+          result.followUps.push(await this.#turn(queued.join('\n\n'), { channel: options.channel }));
+        } catch {
+          // Reported through `turn_error`; the first turn's answer still stands.
+          break;
+        }
+      }
+      await this.#emit({ type: 'settled' });
+      return result;
+    } finally {
+      this.#leave();
+    }
+  }
+
+  /** Queues a message to run as a turn after the current one. */
+  followUp(text: string): void {
+    this.#followUps.push(text);
+  }
+
+  /** Queues a message injected between the running turn's tool rounds. */
+  steer(text: string): void {
+    this.#steering.push(text);
+  }
+
+  /** Whether follow-ups or steering messages wait. */
+  hasPendingMessages(): boolean {
+    return this.#followUps.length > 0 || this.#steering.length > 0;
+  }
+
+  /** Aborts the running turn (no-op when idle). Queued follow-ups are dropped. */
+  abort(): void {
+    this.#followUps = [];
+    this.#abort.abort(new CancellationError());
+  }
+
+  /** Requests compaction after the current turn. */
+  compact(): void {
+    this.#compactRequested = true;
+  }
+
+  /** Compacts now. Throws when busy or when the summary call fails (the session is then untouched). */
+  async runCompaction(instructions?: string): Promise<CompactionEntry | undefined> {
+    this.#enter('compaction');
+    try {
+      const entry = await this.#compact('manual', instructions);
+      if (entry) await this.#emit({ type: 'save_point', sessionId: (await this.session()).id });
+      return entry;
+    } finally {
+      this.#leave();
+    }
+  }
+
+  /** Resolves when the agent is idle. */
+  waitForIdle(): Promise<void> {
+    if (this.#phase === 'idle') return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Clears the prompt cache (resources changed) and re-reads guardrails. */
+  async reload(): Promise<void> {
+    this.#promptCache.clear();
+    this.#guardrails = new GuardrailSet(this.options.guardrails ?? [], this.#extensions.guardrails());
+  }
+
+  /** Forgets cached system prompts (e.g. after a memory review changed MEMORY.md). */
+  invalidatePromptCache(): void {
+    this.#promptCache.clear();
+  }
+
+  /** The most recently built system prompt. */
+  getSystemPrompt(): string | undefined {
+    return this.#lastPrompt;
+  }
+
+  /** Context size as last measured (0 before the first call of this process). */
+  contextUsageNow(): ContextUsage {
+    const contextWindow = this.options.modelInfo?.contextWindow ?? 128_000;
+    const tokens = this.#contextTokens ?? 0;
+    return { tokens, contextWindow, fraction: tokens / contextWindow, measured: this.#contextTokens !== undefined };
+  }
+
+  /** Context size relative to the model's window (measured after the first call, estimated before). */
+  async getContextUsage(): Promise<ContextUsage> {
+    const contextWindow = this.options.modelInfo?.contextWindow ?? 128_000;
+    let tokens = this.#contextTokens;
+    const measured = tokens !== undefined;
+    if (tokens === undefined) {
+      const context = (await this.session()).buildContext();
+      tokens = context.messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+    }
+    return { tokens, contextWindow, fraction: tokens / contextWindow, measured };
+  }
+
+  /** Starts a fresh session for this conversation. */
+  async newSession(): Promise<SessionTree> {
+    this.#assertIdle();
+    this.#contextTokens = undefined;
+    return this.sessions.newSession(this.sessionKey);
+  }
+
+  /** Continues in a copy of the current branch (up to `entryId`). */
+  async fork(entryId?: string): Promise<SessionTree> {
+    this.#assertIdle();
+    this.#contextTokens = undefined;
+    return this.sessions.fork(this.sessionKey, entryId);
+  }
+
+  /** Switches this conversation to another stored session. */
+  async switchSession(sessionId: string): Promise<SessionTree> {
+    this.#assertIdle();
+    this.#contextTokens = undefined;
+    return this.sessions.switchSession(this.sessionKey, sessionId);
+  }
+
+  /**
+   * An ephemeral child for background work (e.g. a memory reviewer). It shares the model client,
+   * the system prompt bytes (and so the provider's prompt cache) and sends all parent tools, but
+   * only `tools` may run; it persists nothing and has no extensions and no compaction.
+   */
+  async spawnChild(options: { tools?: readonly string[] } = {}): Promise<Agent> {
+    const parentSessionId = this.#pinnedSessionId ?? (await this.session()).id;
+    const child = new Agent({
+      ...this.options,
+      sessions: undefined,
+      sessionKey: `${this.sessionKey}:child`,
+      tools: this.#tools,
+      extensions: [],
+      compaction: { enabled: false },
+      getEphemeralMessages: undefined,
+    });
+    child.#allowedTools = new Set(options.tools ?? []);
+    child.#pinnedSessionId = parentSessionId;
+    for (const [key, value] of this.#promptCache) child.#promptCache.set(key, value);
+    return child;
+  }
+
+  /** Disposes the agent: aborts work and refuses further turns. */
+  dispose(): void {
+    this.abort();
+    this.lifecycle.dispose();
+  }
+
+  /** The view of this agent that extension handlers get. */
+  readonly context: ExtensionContext = createContext(this);
+
+  /** Token usage and cost recorded in the current session, across restarts. */
+  async sessionStats(): Promise<{ calls: number; usage: Usage; cost: Cost }> {
+    const tree = await this.session();
+    let usage = emptyUsage();
+    let cost = zeroCost;
+    let calls = 0;
+    for (const entry of tree.entries()) {
+      if (entry.type !== 'message' || entry.message.role !== 'assistant' || !entry.message.usage) continue;
+      calls++;
+      usage = addUsage(usage, entry.message.usage);
+      cost = addCost(cost, computeCost(entry.message.usage, this.options.modelInfo));
+    }
+    return { calls, usage, cost };
+  }
+
+  /** The abort signal of the running turn. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  // --- the turn -------------------------------------------------------------------------------
+
+  async #turn(rawInput: string, options: InvokeOptions): Promise<TurnResult> {
+    const lifecycle = this.lifecycle;
+    lifecycle.initialize();
+    let tree: SessionTree | undefined;
+    let userEntryId: string | undefined;
+    let leafBefore: string | null = null;
+    try {
+      // 1-2. Per-turn guardrail reset, then the raw input.
+      this.#guardrails.onTurnStart();
+      let input = rawInput;
+      for (const result of await this.#emit({ type: 'input', text: rawInput, channel: options.channel })) {
+        if (isObject(result) && typeof result.text === 'string') input = result.text;
+      }
+
+      // 3-4. System prompt (cached per channel), then extensions may replace it.
+      tree = await this.session();
+      let systemPrompt = await this.#systemPrompt(options.channel, tree.id);
+      for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {
+        if (isObject(result) && typeof result.systemPrompt === 'string') systemPrompt = result.systemPrompt;
+      }
+      this.#lastPrompt = systemPrompt;
+
+      // 5-6. History from the session tree, then extensions may replace it.
+      let history = tree.buildContext().messages;
+      for (const result of await this.#emit({ type: 'context', messages: history })) {
+        if (isObject(result) && Array.isArray(result.messages)) history = result.messages as Message[];
+      }
+
+      // 7. The user message, persisted once whatever the retries.
+      const userMessage: UserMessage = {
+        role: 'user',
+        content: [{ type: 'text', text: input }, ...(options.images ?? [])],
+        timestamp: Date.now(),
+      };
+      leafBefore = tree.leafId;
+      userEntryId = (await tree.appendMessage(userMessage)).id;
+      await this.#emit({ type: 'message_end', message: userMessage });
+
+      // 8-9. Tools are merged at construction; run with retries.
+      lifecycle.start();
+      const run = await this.#runWithRetry(tree, systemPrompt, [...history, userMessage], userEntryId, leafBefore);
+
+      // 10. Durable: save point, then the end of the turn.
+      lifecycle.complete();
+      const last = [...run.messages].reverse().find((message): message is AssistantMessage => message.role === 'assistant');
+      await this.#emit({ type: 'save_point', sessionId: tree.id });
+      await this.#emit({ type: 'agent_end', message: last, messages: run.messages, usage: run.usage, cost: run.cost, aborted: run.aborted });
+
+      // 11. Compaction after the turn, never during it. Its failure must not fail the turn.
+      if (!run.aborted) await this.#maybeCompact();
+      lifecycle.finish();
+      return {
+        text: last ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '',
+        message: last,
+        messages: [userMessage, ...run.messages],
+        usage: run.usage,
+        cost: run.cost,
+        aborted: run.aborted,
+        followUps: [],
+      };
+    } catch (error) {
+      const failure = error instanceof AgentError ? error : new InternalError(errorMessage(error));
+      if (lifecycle.state !== 'ERROR' && lifecycle.state !== 'DISPOSED') lifecycle.fail(failure);
+      await this.#emit({ type: 'turn_error', error: failure });
+      if (lifecycle.state === 'ERROR') lifecycle.recover();
+      throw failure;
+    }
+  }
+
+  async #runWithRetry(
+    tree: SessionTree,
+    systemPrompt: string,
+    initialMessages: Message[],
+    userEntryId: string,
+    leafBeforeUser: string | null,
+  ): Promise<{ messages: Message[]; usage: Usage; cost: Cost; aborted: boolean }> {
+    let messages = initialMessages;
+    let attemptLeaf = userEntryId;
+    let usage = emptyUsage();
+    let cost = zeroCost;
+    const maxRetries = this.#retry.enabled ? this.#retry.maxRetries : 0;
+    for (let attempt = 0; ; attempt++) {
+      const engine = this.#createEngine(tree);
+      const result = await engine.run({ systemPrompt, messages, signal: this.#abort.signal });
+      usage = addUsage(usage, result.usage);
+      cost = addCost(cost, computeCost(result.usage, this.options.modelInfo));
+      if (attempt > 0) await this.#emit({ type: 'retry_end', attempt, success: !result.error, error: result.error });
+      if (!result.error) {
+        if (result.contextTokens > 0) this.#contextTokens = result.contextTokens;
+        return { messages: result.messages, usage, cost, aborted: result.aborted };
+      }
+
+      // Whatever the failed attempt wrote goes off the active branch before anything else.
+      await tree.setLeaf(attemptLeaf);
+      const error = result.error;
+      const retryAfter = error instanceof ProviderError ? error.retryAfterMs : undefined;
+      const giveUp =
+        !error.retryable ||
+        attempt >= maxRetries ||
+        this.#abort.signal.aborted ||
+        (retryAfter !== undefined && retryAfter > this.#retry.maxDelayMs);
+      if (giveUp) {
+        // An abort is the person's choice, not a failure: their message stays, the answer is dropped.
+        if (this.#abort.signal.aborted) return { messages: [], usage, cost, aborted: true };
+        await tree.setLeaf(leafBeforeUser);
+        throw error;
+      }
+
+      if (error instanceof ProviderError && error.kind === 'CONTEXT_OVERFLOW') {
+        // The context must shrink before the same request can succeed.
+        const entry = await this.#compact('overflow');
+        if (entry) {
+          attemptLeaf = entry.id;
+          messages = tree.buildContext().messages;
+        }
+      }
+      const delayMs = Math.min(this.#retry.maxDelayMs, Math.max(this.#retry.baseDelayMs * 2 ** attempt, retryAfter ?? 0));
+      await this.#emit({ type: 'retry_start', attempt: attempt + 1, maxRetries, delayMs, error });
+      try {
+        await (this.options.sleep ?? abortableSleep)(delayMs, this.#abort.signal);
+      } catch {
+        await tree.setLeaf(leafBeforeUser);
+        throw new CancellationError('Aborted while waiting to retry');
+      }
+    }
+  }
+
+  #createEngine(tree: SessionTree): Engine {
+    return new Engine({
+      provider: this.options.provider,
+      model: this.options.model,
+      tools: this.#tools,
+      allowedTools: this.#allowedTools,
+      maxToolRounds: this.options.maxToolRounds,
+      maxTokens: this.options.maxTokens,
+      reasoningEffort: this.options.reasoningEffort,
+      truncation: this.options.truncation,
+      contextWindow: this.options.modelInfo?.contextWindow,
+      cwd: this.options.cwd,
+      getEphemeralMessages: this.options.getEphemeralMessages,
+      takeSteeringMessages: () =>
+        this.#steering.splice(0).map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
+      beforeToolCall: async (call) => {
+        for (const result of await this.#emit({ type: 'tool_call', call })) {
+          if (isObject(result) && result.block === true) return { block: true, reason: String(result.reason ?? 'blocked by an extension') };
+        }
+        const decision = await this.#guardrails.before(call);
+        if (decision.action === 'block') return { block: true, reason: decision.reason };
+        if (decision.action === 'halt') {
+          this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
+          return { block: true, reason: `halted: ${decision.reason}` };
+        }
+      },
+      afterToolCall: async (call, result) => {
+        let patched = { ...result, terminate: false };
+        if (this.#extensions.handles('tool_result')) {
+          for (const extension of this.#extensions.extensions) {
+            for (const handler of extension.handlers.get('tool_result') ?? []) {
+              // Each handler sees the result as patched by the previous ones.
+              const patch = await this.#extensions.call(extension, handler, { type: 'tool_result', call, content: patched.content, isError: patched.isError }, this.context);
+              if (!isObject(patch)) continue;
+              if (Array.isArray(patch.content)) patched = { ...patched, content: patch.content };
+              if (typeof patch.isError === 'boolean') patched = { ...patched, isError: patch.isError };
+              if (patch.terminate === true) patched = { ...patched, terminate: true };
+            }
+          }
+        }
+        this.#emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
+        const decision = await this.#guardrails.after(call, patched);
+        if (decision.action === 'warn') patched = { ...patched, content: [...patched.content, { type: 'text', text: `\n[Guardrail warning: ${decision.reason}]` }] };
+        if (decision.action === 'halt') this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
+        return patched;
+      },
+      onEvent: async (event) => {
+        if (event.type === 'message_end') {
+          await tree.appendMessage(event.message);
+          if (event.message.role === 'assistant' && event.message.usage) {
+            const cost = computeCost(event.message.usage, this.options.modelInfo);
+            this.#usage = addUsage(this.#usage, event.message.usage);
+            this.#cost = addCost(this.#cost, cost);
+            await this.#emit({ type: 'model_usage', model: this.options.model, usage: event.message.usage, cost });
+          }
+        }
+        await this.#emit(event);
+      },
+    });
+  }
+
+  // --- compaction -----------------------------------------------------------------------------
+
+  async #maybeCompact(): Promise<void> {
+    const contextWindow = this.options.modelInfo?.contextWindow;
+    const due = this.#compactRequested || (contextWindow !== undefined && this.#contextTokens !== undefined && shouldCompact(this.#contextTokens, contextWindow, this.#compaction));
+    this.#compactRequested = false;
+    if (!due || !this.#compaction.enabled) return;
+    try {
+      await this.#compact('threshold');
+    } catch {
+      // The transcript stays whole; the next turn will try again.
+    }
+  }
+
+  async #compact(reason: 'threshold' | 'overflow' | 'manual', instructions?: string): Promise<CompactionEntry | undefined> {
+    if (!this.#compaction.enabled && reason !== 'manual') return undefined;
+    const tree = await this.session();
+    const plan = planCut(tree.branch(), this.#compaction.keepRecentTokens);
+    if (!plan) return undefined;
+    const tokensBefore = this.#contextTokens ?? tree.buildContext().messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+    let summary: string | undefined;
+    let fromExtension = false;
+    for (const result of await this.#emit({ type: 'session_before_compact', reason, tokensBefore })) {
+      if (isObject(result) && result.cancel === true) return undefined;
+      if (isObject(result) && typeof result.summary === 'string') {
+        summary = result.summary;
+        fromExtension = true;
+      }
+    }
+    summary ??= await summarize(this.options.provider, this.options.model, plan, { instructions, signal: this.#abort.signal });
+    const entry = (await tree.append({ type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore })) as CompactionEntry;
+    this.#contextTokens = undefined;
+    await this.#emit({ type: 'session_compact', entry, fromExtension });
+    return entry;
+  }
+
+  // --- plumbing -------------------------------------------------------------------------------
+
+  async #systemPrompt(channel: string | undefined, sessionId: string): Promise<string> {
+    const key = channel ?? '';
+    const date = today();
+    const cached = this.#promptCache.get(key);
+    if (cached && cached.date === date) return cached.prompt;
+    const builder = this.options.systemPrompt ?? defaultSystemPrompt;
+    const prompt = await builder({
+      channel,
+      sessionId: this.#pinnedSessionId ?? sessionId,
+      cwd: this.options.cwd ?? process.cwd(),
+      date,
+      toolNames: this.#tools.map((tool) => tool.name),
+    });
+    this.#promptCache.set(key, { date, prompt });
+    return prompt;
+  }
+
+  /** Emits to listeners and extensions; returns what extension handlers returned. */
+  async #emit(event: AgentEvent): Promise<unknown[]> {
+    this.#emitLocal(event);
+    if (!this.#extensions.handles(event.type)) return [];
+    return this.#extensions.emit(event, this.context);
+  }
+
+  #emitLocal(event: AgentEvent | EngineEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // Listeners observe; they cannot break a turn.
+      }
+    }
+  }
+
+  #enter(phase: AgentPhase): void {
+    if (this.lifecycle.state === 'DISPOSED') throw new InternalError('The agent was disposed');
+    if (this.#phase !== 'idle') throw new InternalError(`The agent is busy (${this.#phase})`);
+    this.#phase = phase;
+    if (this.#abort.signal.aborted) this.#abort = new AbortController();
+  }
+
+  #leave(): void {
+    this.#phase = 'idle';
+    this.#steering = [];
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  }
+
+  #assertIdle(): void {
+    if (this.#phase !== 'idle') throw new InternalError(`The agent is busy (${this.#phase})`);
+  }
+}
+
+/** Built-in tools win over extension tools of the same name. */
+function mergeTools(builtin: readonly Tool[], fromExtensions: readonly Tool[]): Tool[] {
+  const names = new Set(builtin.map((tool) => tool.name));
+  return [...builtin, ...fromExtensions.filter((tool) => !names.has(tool.name))];
+}
+
+function createContext(agent: Agent): ExtensionContext {
+  return {
+    get cwd() {
+      return agent.options.cwd ?? process.cwd();
+    },
+    get sessionManager() {
+      return agent.sessions;
+    },
+    get model() {
+      return agent.options.model;
+    },
+    get modelInfo() {
+      return agent.options.modelInfo;
+    },
+    get signal() {
+      return agent.signal;
+    },
+    isIdle: () => agent.phase === 'idle',
+    hasPendingMessages: () => agent.hasPendingMessages(),
+    abort: () => agent.abort(),
+    getContextUsage: () => agent.contextUsageNow(),
+    getSystemPrompt: () => agent.getSystemPrompt(),
+    compact: () => agent.compact(),
+    runCompaction: async (instructions) => {
+      await agent.runCompaction(instructions);
+    },
+    reload: () => agent.reload(),
+    waitForIdle: () => agent.waitForIdle(),
+    newSession: () => agent.newSession(),
+    fork: (entryId) => agent.fork(entryId),
+    switchSession: (sessionId) => agent.switchSession(sessionId),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

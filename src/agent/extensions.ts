@@ -1,0 +1,135 @@
+/**
+ * Extensions: modules that register handlers for agent and engine events, tools and guardrails.
+ * A handler that throws is recorded in `errors` and skipped; it never aborts a turn.
+ */
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { ConfigurationError, errorMessage } from '../core/errors.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { AgentEvent, AgentEventOf, AgentEventType } from './agent-events.ts';
+import type { ExtensionContext } from './extension-context.ts';
+import type { Guardrail } from './guardrail.ts';
+
+/** A handler for one event type. What it may return depends on the event (see AgentEvent). */
+export type ExtensionHandler<T extends AgentEventType = AgentEventType> = (
+  event: AgentEventOf<T>,
+  context: ExtensionContext,
+) => unknown;
+
+/** What an extension module's default export receives to register itself. */
+export interface ExtensionAPI {
+  on<T extends AgentEventType>(type: T, handler: ExtensionHandler<T>): void;
+  registerTool(tool: Tool): void;
+  registerGuardrail(guardrail: Guardrail): void;
+}
+
+/** An extension module's default export. */
+export type ExtensionFactory = (api: ExtensionAPI) => void | Promise<void>;
+
+/** A loaded extension. */
+export interface Extension {
+  name: string;
+  handlers: Map<AgentEventType, ExtensionHandler[]>;
+  tools: Tool[];
+  guardrails: Guardrail[];
+}
+
+/** A handler failure, kept for `/status` and tests. */
+export interface ExtensionFailure {
+  extension: string;
+  event: AgentEventType | 'load';
+  message: string;
+}
+
+/** Builds an extension from a factory (used for modules and for in-code extensions). */
+export async function createExtension(name: string, factory: ExtensionFactory): Promise<Extension> {
+  const extension: Extension = { name, handlers: new Map(), tools: [], guardrails: [] };
+  await factory({
+    on(type, handler) {
+      const list = extension.handlers.get(type) ?? [];
+      list.push(handler as unknown as ExtensionHandler);
+      extension.handlers.set(type, list);
+    },
+    registerTool(tool) {
+      extension.tools.push(tool);
+    },
+    registerGuardrail(guardrail) {
+      extension.guardrails.push(guardrail);
+    },
+  });
+  return extension;
+}
+
+/**
+ * Imports extension modules (each with a default-exported {@link ExtensionFactory}). A module that
+ * fails to load is reported in `failures` and skipped, so one broken file cannot stop the agent.
+ */
+export async function loadExtensions(paths: readonly string[]): Promise<{ extensions: Extension[]; failures: ExtensionFailure[] }> {
+  const extensions: Extension[] = [];
+  const failures: ExtensionFailure[] = [];
+  for (const path of paths) {
+    try {
+      const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+      if (typeof module.default !== 'function') throw new ConfigurationError(`${path} has no default-exported extension function`);
+      extensions.push(await createExtension(path, module.default as ExtensionFactory));
+    } catch (error) {
+      failures.push({ extension: path, event: 'load', message: errorMessage(error) });
+    }
+  }
+  return { extensions, failures };
+}
+
+/** Dispatches events to extensions, collecting results and failures. */
+export class ExtensionRunner {
+  readonly extensions: readonly Extension[];
+  /** Failures so far (bounded: the oldest are dropped). */
+  readonly errors: ExtensionFailure[] = [];
+
+  constructor(extensions: readonly Extension[] = []) {
+    this.extensions = extensions;
+  }
+
+  /** Whether any extension handles `type` (lets hot paths skip building event objects). */
+  handles(type: AgentEventType): boolean {
+    return this.extensions.some((extension) => extension.handlers.has(type));
+  }
+
+  /** Runs every handler for the event in load order; returns the non-undefined results. */
+  async emit(event: AgentEvent, context: ExtensionContext): Promise<unknown[]> {
+    const results: unknown[] = [];
+    for (const extension of this.extensions) {
+      const handlers = extension.handlers.get(event.type);
+      if (!handlers) continue;
+      for (const handler of handlers) {
+        const result = await this.call(extension, handler, event, context);
+        if (result !== undefined) results.push(result);
+      }
+    }
+    return results;
+  }
+
+  /** Calls one handler, recording a failure instead of throwing. */
+  async call(extension: Extension, handler: ExtensionHandler, event: AgentEvent, context: ExtensionContext): Promise<unknown> {
+    try {
+      return await handler(event as never, context);
+    } catch (error) {
+      this.#fail(extension.name, event.type, error);
+      return undefined;
+    }
+  }
+
+  #fail(extension: string, event: AgentEventType, error: unknown): void {
+    this.errors.push({ extension, event, message: errorMessage(error) });
+    if (this.errors.length > 100) this.errors.shift();
+  }
+
+  /** Tools registered by extensions. */
+  tools(): Tool[] {
+    return this.extensions.flatMap((extension) => extension.tools);
+  }
+
+  /** Guardrails registered by extensions. */
+  guardrails(): Guardrail[] {
+    return this.extensions.flatMap((extension) => extension.guardrails);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The `operator` command line: `operator <command> [options]`. Each command lives in its own file;
+ * this one only dispatches and prints help.
+ */
+import { AgentError, errorMessage } from '../core/errors.ts';
+import { runChatCommand } from './chat-command.ts';
+
+/** A subcommand: a one-line summary, its usage text and what it does. */
+interface Command {
+  summary: string;
+  usage: string;
+  run(args: string[]): Promise<number>;
+}
+
+const commands: Record<string, Command> = {
+  start: {
+    summary: 'Start operator (until the gateway lands: the terminal chat)',
+    usage: 'operator start [--profile NAME] [--session KEY]',
+    run: (args) => runChatCommand(args),
+  },
+  chat: {
+    summary: 'Talk to the agent in this terminal',
+    usage: [
+      'operator chat [--profile NAME] [--session KEY]',
+      '',
+      '  --profile NAME   persona to use (OPERATOR_HOME/profiles/NAME or the built-in one)',
+      '  --session KEY    conversation key (default terminal:local); the same key resumes the same session',
+      '',
+      'In the chat: /new starts a fresh session, /compact summarizes older messages, /status shows',
+      'model, tokens, cost and context use, /help lists commands, /exit quits. Ctrl+C aborts the',
+      'running turn; a second Ctrl+C exits.',
+    ].join('\n'),
+    run: (args) => runChatCommand(args),
+  },
+};
+
+const environment = [
+  'Environment:',
+  '  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   Anthropic models (claude-*, opus, sonnet, haiku)',
+  '  OPENAI_API_KEY, OPENAI_BASE_URL         OpenAI or any OpenAI-compatible server (openai:<name>)',
+  '  OPERATOR_MODEL                          model id or alias (default: sonnet with Anthropic, gpt-5.2 with OpenAI)',
+  '  OPERATOR_HOME                           where sessions and settings live (default ~/.operator)',
+].join('\n');
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return ['Usage: operator <command> [options]', '', 'Commands:', ...lines, '', 'Run `operator <command> --help` for a command\'s options.', '', environment].join('\n');
+}
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${help()}\n`);
+    return 0;
+  }
+  if (name === '--version' || name === '-v') {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`operator: unknown command "${name}"\n\n${help()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`Usage: ${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    const prefix = error instanceof AgentError ? `${error.category.toLowerCase()} error` : 'error';
+    process.stderr.write(`operator: ${prefix}: ${errorMessage(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The terminal channel: a person types, the agent's answer streams back, tool calls show as
+ * one-line summaries. Ctrl+C aborts a running turn; a second Ctrl+C in a row exits.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { Agent } from '../agent/agent.ts';
+import type { AgentEvent } from '../agent/agent-events.ts';
+import { errorMessage } from '../core/errors.ts';
+import { formatStatus, summarizeToolCall } from './chat-format.ts';
+
+/** Where the chat reads, writes and hears Ctrl+C. */
+export interface TerminalChatOptions {
+  agent: Agent;
+  input: Readable;
+  output: Writable;
+  /** Emits `SIGINT` (the process, in real use). */
+  signals: { on(event: 'SIGINT', listener: () => void): unknown; off(event: 'SIGINT', listener: () => void): unknown };
+}
+
+const helpText = [
+  '/new      start a fresh session',
+  '/compact  summarize older messages now',
+  '/status   model, tokens, cost and context use',
+  '/exit     quit (or Ctrl+C twice, Ctrl+D)',
+].join('\n');
+
+/** Runs the chat until the input ends or the person exits; resolves to the exit code. */
+export async function runTerminalChat(options: TerminalChatOptions): Promise<number> {
+  const { agent, output } = options;
+  const write = (text: string) => void output.write(text);
+  const lines = createInterface({ input: options.input, terminal: false });
+  let busy = false;
+  let atLineStart = true;
+  let interrupts = 0;
+  let finish!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (finish = resolve));
+
+  const unsubscribe = agent.subscribe((event) => render(event));
+  function render(event: AgentEvent): void {
+    switch (event.type) {
+      case 'text_delta':
+        write(event.text);
+        atLineStart = event.text.endsWith('\n');
+        break;
+      case 'tool_execution_start':
+        newline();
+        write(`  > ${summarizeToolCall(event.call)}\n`);
+        break;
+      case 'tool_execution_end':
+        if (event.isError) write(`  ! ${event.call.name}: ${firstLine(event.output)}\n`);
+        break;
+      case 'retry_start':
+        newline();
+        write(`  (model call failed: ${event.error.message}; retry ${event.attempt}/${event.maxRetries} in ${Math.round(event.delayMs / 1000)} s)\n`);
+        break;
+      case 'session_compact':
+        newline();
+        write('  (older messages summarized)\n');
+        break;
+      case 'loop_detection':
+        newline();
+        write(`  (the agent seems to repeat ${event.pattern.tools.join(', ')})\n`);
+        break;
+    }
+  }
+  function newline(): void {
+    if (!atLineStart) write('\n');
+    atLineStart = true;
+  }
+
+  const onInterrupt = () => {
+    interrupts++;
+    if (busy && interrupts === 1) {
+      agent.abort();
+      newline();
+      write('  (aborted; Ctrl+C again to exit)\n');
+      return;
+    }
+    if (interrupts >= 2) {
+      newline();
+      finish(130);
+      return;
+    }
+    newline();
+    write('  (Ctrl+C again to exit)\n');
+  };
+  options.signals.on('SIGINT', onInterrupt);
+
+  const queue: string[] = [];
+  async function handle(line: string): Promise<void> {
+    const text = line.trim();
+    if (!text) return;
+    if (text === '/exit' || text === '/quit') return finish(0);
+    if (text === '/help') return void write(`${helpText}\n`);
+    if (text === '/new') {
+      const tree = await agent.newSession();
+      return void write(`  (new session ${tree.id})\n`);
+    }
+    if (text === '/status') return void write(`${formatStatus(agent.model, (await agent.session()).id, await agent.sessionStats(), await agent.getContextUsage())}\n`);
+    if (text === '/compact') {
+      const entry = await agent.runCompaction();
+      return void write(entry ? `  (compacted: ${entry.tokensBefore} tokens summarized)\n` : '  (nothing to compact yet)\n');
+    }
+    busy = true;
+    try {
+      const result = await agent.invoke(text);
+      newline();
+      if (result.aborted) write('  (turn aborted)\n');
+    } finally {
+      busy = false;
+    }
+  }
+
+  let draining = false;
+  async function drain(): Promise<void> {
+    if (draining) return;
+    draining = true;
+    while (queue.length > 0) {
+      const line = queue.shift()!;
+      try {
+        await handle(line);
+      } catch (error) {
+        newline();
+        write(`  error: ${errorMessage(error)}\n`);
+      }
+    }
+    draining = false;
+    if (inputClosed) finish(0);
+  }
+
+  let inputClosed = false;
+  lines.on('line', (line) => {
+    interrupts = 0;
+    if (busy && line.trim() && !line.trim().startsWith('/')) {
+      // Typed while the agent works: answered right after the current turn.
+      agent.followUp(line.trim());
+      write('  (queued)\n');
+      return;
+    }
+    queue.push(line);
+    void drain();
+  });
+  lines.on('close', () => {
+    inputClosed = true;
+    if (!draining) finish(0);
+  });
+
+  const code = await done;
+  options.signals.off('SIGINT', onInterrupt);
+  unsubscribe();
+  lines.close();
+  if (busy) {
+    agent.abort();
+    await agent.waitForIdle();
+  }
+  return code;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
