@@ -1,0 +1,101 @@
+/**
+ * Append-only logs on the filesystem. Each log is the very file the unstorage fs driver uses for
+ * the same key (`a:b:c` -> `<base>/a/b/c`), so it stays readable with `getItemRaw`. An append is
+ * one `write` on a file opened with `O_APPEND`: it costs the same at record 10 and at record
+ * 10,000, and a crash can tear only the record being written.
+ */
+import { promises as fsp, type Dirent } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** The file the unstorage fs drivers use for `key` under `base`. */
+export function keyToPath(base: string, key: string): string {
+  return join(resolve(base), ...key.split(':'));
+}
+
+/** Appends `record` and a newline to the log file at `path`, creating folders as needed. */
+export async function appendRecord(path: string, record: string): Promise<void> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(path, 'a+');
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await fsp.mkdir(dirname(path), { recursive: true });
+    handle = await fsp.open(path, 'a+');
+  }
+  try {
+    // A crash may have left a last line without its newline; start on a fresh line so this
+    // record is not glued to the torn one.
+    const torn = await endsWithoutNewline(handle);
+    await writeAll(handle, Buffer.from(torn ? `\n${record}\n` : `${record}\n`, 'utf8'));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The records of the log file at `path`, a torn last line included; `[]` when there is none. */
+export async function readRecords(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await fsp.readFile(path, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+  // Empty lines can only come from a repaired torn line (see appendRecord); they are not records.
+  return text.split('\n').filter((line) => line.length > 0);
+}
+
+/** Removes the log file at `path`, if any. */
+export async function removeLog(path: string): Promise<void> {
+  await fsp.rm(path, { force: true });
+}
+
+/**
+ * Keys of the files under `base` whose key starts with `prefix`, read from the deepest folder
+ * the prefix names rather than from the whole tree.
+ */
+export async function listFileKeys(base: string, prefix: string): Promise<string[]> {
+  const cut = prefix.lastIndexOf(':');
+  const folderKey = cut === -1 ? '' : prefix.slice(0, cut);
+  const folder = folderKey === '' ? resolve(base) : keyToPath(base, folderKey);
+  const keys: string[] = [];
+  await collect(folder, folderKey, keys);
+  return keys.filter((key) => key.startsWith(prefix));
+}
+
+async function collect(folder: string, folderKey: string, into: string[]): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await fsp.readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    if (isNotFound(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+    throw error;
+  }
+  await Promise.all(
+    entries.map(async (entry) => {
+      const key = folderKey === '' ? entry.name : `${folderKey}:${entry.name}`;
+      if (entry.isDirectory()) await collect(join(folder, entry.name), key, into);
+      else if (entry.isFile()) into.push(key);
+    }),
+  );
+}
+
+async function endsWithoutNewline(handle: fsp.FileHandle): Promise<boolean> {
+  const { size } = await handle.stat();
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
+}
+
+async function writeAll(handle: fsp.FileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}

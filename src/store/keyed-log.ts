@@ -1,0 +1,59 @@
+/**
+ * Append-only logs on key-value backends (memory, Redis, injected storage), where rewriting one
+ * growing value per append would cost more as the log grows. Each record gets its own key
+ * `<log>:<zero-padded sequence>` and a counter at `<log>:next` hands out sequence numbers, so an
+ * append costs one read and two small writes however long the log is.
+ *
+ * The counter is read and bumped under the caller's per-key in-process lock; two processes
+ * appending to the same log at the same moment could pick the same number.
+ */
+import type { Storage } from 'unstorage';
+
+/** Digits of a record's sequence number; fixed width so keys also sort by text. */
+const SEQUENCE_WIDTH = 12;
+const SEQUENCE = /^\d+$/;
+/** Records fetched per `getItems` call (Redis turns each call into one MGET). */
+const BATCH_SIZE = 500;
+
+interface RecordValue {
+  v: string;
+}
+
+/** Appends `record` to the log at `key`. The caller holds the in-process lock for `key`. */
+export async function appendKeyedRecord(storage: Storage, key: string, record: string): Promise<void> {
+  const counterKey = `${key}:next`;
+  const stored = await storage.getItem<{ v: number }>(counterKey);
+  const sequence = typeof stored?.v === 'number' ? stored.v : 0;
+  // Bump the counter before writing the record: a crash in between leaves a gap, which reads
+  // skip, never a number handed out twice.
+  await storage.setItem(counterKey, { v: sequence + 1 });
+  const value: RecordValue = { v: record };
+  await storage.setItem(`${key}:${String(sequence).padStart(SEQUENCE_WIDTH, '0')}`, value);
+}
+
+/** The records of the log at `key` in append order. */
+export async function readKeyedRecords(storage: Storage, key: string): Promise<string[]> {
+  const recordKeys = await listRecordKeys(storage, key);
+  const records: string[] = [];
+  for (let start = 0; start < recordKeys.length; start += BATCH_SIZE) {
+    const batch = await storage.getItems<RecordValue>(recordKeys.slice(start, start + BATCH_SIZE));
+    for (const { value } of batch) {
+      // A record deleted between listing and reading is simply gone.
+      if (value && typeof value.v === 'string') records.push(value.v);
+    }
+  }
+  return records;
+}
+
+/** Deletes every record and the counter of the log at `key`. */
+export async function deleteKeyedLog(storage: Storage, key: string): Promise<void> {
+  const recordKeys = await listRecordKeys(storage, key);
+  await Promise.all([...recordKeys, `${key}:next`].map((recordKey) => storage.removeItem(recordKey)));
+}
+
+async function listRecordKeys(storage: Storage, key: string): Promise<string[]> {
+  const start = key.length + 1;
+  return (await storage.getKeys(key))
+    .filter((candidate) => candidate.startsWith(`${key}:`) && SEQUENCE.test(candidate.slice(start)))
+    .sort((a, b) => Number(a.slice(start)) - Number(b.slice(start)));
+}

@@ -1,0 +1,195 @@
+/**
+ * The {@link Store} over unstorage: the filesystem, memory or Redis, or any storage passed in.
+ */
+import { createStorage, type Storage } from 'unstorage';
+import fsLiteDriver from 'unstorage/drivers/fs-lite';
+import memoryDriver from 'unstorage/drivers/memory';
+import type { Store } from './store.ts';
+import { assertValidKey, assertValidPrefix, listingBase } from './keys.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+import { appendRecord, keyToPath, listFileKeys, readRecords, removeLog } from './file-log.ts';
+import { appendKeyedRecord, deleteKeyedLog, readKeyedRecords } from './keyed-log.ts';
+import { createLazyRedisDriver } from './lazy-redis-driver.ts';
+
+/** Which backend {@link createStore} uses, plus an injectable clock. */
+export type StoreOptions = (
+  | { driver: 'fs'; base: string }
+  | { driver: 'memory' }
+  | { driver: 'redis'; url: string; base?: string }
+  /** A storage built by the caller; `close()` leaves it open. Logs use one key per record. */
+  | { storage: Storage }
+) & {
+  /** Clock for TTLs, in milliseconds since the epoch. Defaults to `Date.now`. */
+  now?: () => number;
+};
+
+/**
+ * How every value is stored: `v` is the value, `exp` the expiry in epoch milliseconds. Keeping
+ * the expiry in the value makes TTLs work on drivers without native expiry (Redis also gets a
+ * native TTL so expired keys do not pile up there).
+ */
+interface Envelope {
+  v?: unknown;
+  exp?: number;
+}
+
+/**
+ * Creates a {@link Store}.
+ *
+ * - `fs`: one file per key under `base` (`a:b` -> `<base>/a/b`); logs are append-only files.
+ * - `memory`: process memory, for tests and one-off runs.
+ * - `redis`: a Redis server at `url`, keys optionally namespaced by `base`.
+ *
+ * Atomicity: `setIfAbsent`, `withLock` and appends are atomic within this process (per-key
+ * in-process locks). None of these drivers makes them atomic across processes; a deployment with
+ * several processes sharing one backend needs a backend with native conditional writes and locks.
+ *
+ * Listings return keys without reading their values, so a key whose value has expired but has
+ * not been read since may still be listed; `get` of it returns `null`. Logs appear in listings in
+ * a backend-specific form (one key per log on `fs`, one per record elsewhere).
+ *
+ * @example
+ * const store = createStore({ driver: 'fs', base: '/home/me/.operator/state' });
+ * await store.set('pairing:1234', { userId: '42' }, { ttlSeconds: 600 });
+ */
+export function createStore(options: StoreOptions): Store {
+  const now = options.now ?? Date.now;
+  if ('storage' in options) return new UnstorageStore(options.storage, { now, ownsStorage: false });
+  switch (options.driver) {
+    case 'fs':
+      return new UnstorageStore(createStorage({ driver: fsLiteDriver({ base: options.base }) }), {
+        now,
+        ownsStorage: true,
+        fileBase: options.base,
+      });
+    case 'memory':
+      return new UnstorageStore(createStorage({ driver: memoryDriver() }), { now, ownsStorage: true });
+    case 'redis':
+      return new UnstorageStore(createStorage({ driver: createLazyRedisDriver(options) }), { now, ownsStorage: true });
+  }
+}
+
+class UnstorageStore implements Store {
+  /** Serializes this process's writes per key (sets, deletes, appends, lazy expiry). */
+  private readonly writes = new KeyedMutex();
+  /** The locks of `withLock`, apart from `writes` so a locked section may write its own key. */
+  private readonly locks = new KeyedMutex();
+  private readonly now: () => number;
+  private readonly ownsStorage: boolean;
+  /** Set on the fs driver: logs are files there. */
+  private readonly fileBase: string | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    options: { now: () => number; ownsStorage: boolean; fileBase?: string },
+  ) {
+    this.now = options.now;
+    this.ownsStorage = options.ownsStorage;
+    this.fileBase = options.fileBase;
+  }
+
+  async get<T = unknown>(key: string): Promise<T | null> {
+    assertValidKey(key);
+    const envelope = await this.readEnvelope(key);
+    if (envelope === null) return null;
+    if (this.isExpired(envelope)) {
+      await this.writes.run(key, async () => {
+        // Re-check under the lock: a set may have replaced the expired value meanwhile.
+        const current = await this.readEnvelope(key);
+        if (current !== null && this.isExpired(current)) await this.storage.removeItem(key);
+      });
+      return null;
+    }
+    return (envelope.v ?? null) as T | null;
+  }
+
+  async set(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<void> {
+    assertValidKey(key);
+    const ttlSeconds = checkTtl(options?.ttlSeconds);
+    await this.writes.run(key, () => this.write(key, value, ttlSeconds));
+  }
+
+  async setIfAbsent(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<boolean> {
+    assertValidKey(key);
+    const ttlSeconds = checkTtl(options?.ttlSeconds);
+    return this.writes.run(key, async () => {
+      const current = await this.readEnvelope(key);
+      if (current !== null && !this.isExpired(current) && (current.v ?? null) !== null) return false;
+      await this.write(key, value, ttlSeconds);
+      return true;
+    });
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidKey(key);
+    await this.writes.run(key, () => this.storage.removeItem(key));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    assertValidPrefix(prefix);
+    const keys =
+      this.fileBase !== undefined
+        ? await listFileKeys(this.fileBase, prefix)
+        : (await this.storage.getKeys(listingBase(prefix))).filter((key) => key.startsWith(prefix));
+    return keys.sort();
+  }
+
+  async append(key: string, record: string): Promise<void> {
+    assertValidKey(key);
+    assertValidRecord(record);
+    await this.writes.run(key, () =>
+      this.fileBase !== undefined
+        ? appendRecord(keyToPath(this.fileBase, key), record)
+        : appendKeyedRecord(this.storage, key, record),
+    );
+  }
+
+  async readLog(key: string): Promise<string[]> {
+    assertValidKey(key);
+    return this.fileBase !== undefined ? readRecords(keyToPath(this.fileBase, key)) : readKeyedRecords(this.storage, key);
+  }
+
+  async deleteLog(key: string): Promise<void> {
+    assertValidKey(key);
+    await this.writes.run(key, () =>
+      this.fileBase !== undefined ? removeLog(keyToPath(this.fileBase, key)) : deleteKeyedLog(this.storage, key),
+    );
+  }
+
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    assertValidKey(key);
+    return this.locks.run(key, fn);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsStorage) await this.storage.dispose();
+  }
+
+  private async write(key: string, value: unknown, ttlSeconds: number | undefined): Promise<void> {
+    const envelope: Envelope = ttlSeconds === undefined ? { v: value } : { v: value, exp: this.now() + ttlSeconds * 1000 };
+    await this.storage.setItem(key, envelope, ttlSeconds === undefined ? {} : { ttl: Math.ceil(ttlSeconds) });
+  }
+
+  /** The stored envelope, or `null` when there is none or the value is not one of ours. */
+  private async readEnvelope(key: string): Promise<Envelope | null> {
+    const raw: unknown = await this.storage.getItem(key);
+    // Anything else (a torn file, a log, data written by other tools) is not a value of ours.
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || !('v' in raw || 'exp' in raw)) return null;
+    return raw as Envelope;
+  }
+
+  private isExpired(envelope: Envelope): boolean {
+    return typeof envelope.exp === 'number' && this.now() >= envelope.exp;
+  }
+}
+
+function checkTtl(ttlSeconds: number | undefined): number | undefined {
+  if (ttlSeconds === undefined) return undefined;
+  if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) throw new RangeError(`ttlSeconds must be a positive number, got ${ttlSeconds}`);
+  return ttlSeconds;
+}
+
+function assertValidRecord(record: string): void {
+  if (typeof record !== 'string' || record.length === 0) throw new TypeError('A log record must be a non-empty string');
+  if (record.includes('\n')) throw new TypeError('A log record must not contain "\\n" (records are single lines)');
+}

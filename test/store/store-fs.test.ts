@@ -1,0 +1,86 @@
+import { mkdtemp, readFile, rm, appendFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStorage } from 'unstorage';
+import fsLiteDriver from 'unstorage/drivers/fs-lite';
+import { createStore } from '../../src/store/unstorage-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { describeStoreContract } from './store-contract.ts';
+
+const folders: string[] = [];
+async function tempFolder(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'operator-store-'));
+  folders.push(folder);
+  return folder;
+}
+afterAll(async () => {
+  await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+describeStoreContract('fs', async ({ now }) => createStore({ driver: 'fs', base: await tempFolder(), now }));
+
+describe('fs store files', () => {
+  let base: string;
+  let store: Store;
+  beforeEach(async () => {
+    base = await tempFolder();
+    store = createStore({ driver: 'fs', base });
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('keeps a value in the file named by its key segments', async () => {
+    await store.set('pairing:abc', { user: 1 });
+    expect(existsSync(join(base, 'pairing', 'abc'))).toBe(true);
+  });
+
+  it('keeps a log in the file unstorage uses for the key, one line per record', async () => {
+    await store.append('sessions:s1', '{"a":1}');
+    await store.append('sessions:s1', '{"b":2}');
+    expect(await readFile(join(base, 'sessions', 's1'), 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+    const storage = createStorage({ driver: fsLiteDriver({ base }) });
+    expect(String(await storage.getItemRaw('sessions:s1'))).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it('grows the file by exactly one record and newline per append, however long the log', async () => {
+    const path = join(base, 'sessions', 'grow');
+    const record = JSON.stringify({ type: 'message', text: 'x'.repeat(100) });
+    const growth: number[] = [];
+    for (let index = 0; index < 1_000; index++) {
+      const before = existsSync(path) ? (await stat(path)).size : 0;
+      await store.append('sessions:grow', record);
+      if (index === 10 || index === 999) growth.push((await stat(path)).size - before);
+    }
+    expect(growth).toEqual([record.length + 1, record.length + 1]);
+  });
+
+  it('returns a torn last line as is and starts the next append on a fresh line', async () => {
+    await store.append('sessions:torn', '{"n":1}');
+    await store.append('sessions:torn', '{"n":2}');
+    await appendFile(join(base, 'sessions', 'torn'), '{"n":3,"te');
+    expect(await store.readLog('sessions:torn')).toEqual(['{"n":1}', '{"n":2}', '{"n":3,"te']);
+    await store.append('sessions:torn', '{"n":4}');
+    expect(await store.readLog('sessions:torn')).toEqual(['{"n":1}', '{"n":2}', '{"n":3,"te', '{"n":4}']);
+  });
+
+  it('reads a value written torn as absent', async () => {
+    await store.set('values:torn', { long: 'value' });
+    const path = join(base, 'values', 'torn');
+    const text = await readFile(path, 'utf8');
+    await rm(path);
+    await appendFile(path, text.slice(0, 8));
+    expect(await store.get('values:torn')).toBeNull();
+  });
+
+  it('lists from the folder a prefix names', async () => {
+    await store.set('a:b:c', 1);
+    await store.set('a:bc', 2);
+    await store.set('z', 3);
+    expect(await store.list('a:b')).toEqual(['a:b:c', 'a:bc']);
+    expect(await store.list('a:b:')).toEqual(['a:b:c']);
+    expect(await store.list('')).toEqual(['a:b:c', 'a:bc', 'z']);
+  });
+});
