@@ -1,0 +1,31 @@
+/** The whole set of built-in tools. */
+import type { Tool } from '../tool.ts';
+import { createApplyPatchTool } from './apply-patch.ts';
+import { createEditFileTool } from './edit-file.ts';
+import { createGlobTool } from './glob.ts';
+import { createGrepTool } from './grep.ts';
+import { createListDirTool } from './list-dir.ts';
+import type { BuiltinToolOptions } from './paths.ts';
+import { createReadFileTool } from './read-file.ts';
+import { createShellTool } from './shell.ts';
+import { createWriteFileTool } from './write-file.ts';
+
+/**
+ * Creates every built-in tool: read_file, write_file, edit_file, apply_patch, shell, grep, glob
+ * and list_dir. Each resolves relative paths against the call's `context.cwd`.
+ *
+ * @example
+ * const tools = createBuiltinTools({ cwd: profileTempDirectory });
+ */
+export function createBuiltinTools(options: BuiltinToolOptions = {}): Tool[] {
+  return [
+    createReadFileTool(options),
+    createWriteFileTool(options),
+    createEditFileTool(options),
+    createApplyPatchTool(options),
+    createShellTool(options),
+    createGrepTool(options),
+    createGlobTool(options),
+    createListDirTool(options),
+  ];
+}

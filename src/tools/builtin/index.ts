@@ -1,0 +1,11 @@
+export { createBuiltinTools } from './builtin-tools.ts';
+export { createApplyPatchTool } from './apply-patch.ts';
+export { createEditFileTool } from './edit-file.ts';
+export { createGlobTool } from './glob.ts';
+export { createGrepTool, type GrepToolOptions } from './grep.ts';
+export { createListDirTool, type ListDirToolOptions } from './list-dir.ts';
+export { type BuiltinToolOptions } from './paths.ts';
+export { createReadFileTool, type ReadFileToolOptions } from './read-file.ts';
+export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.ts';
+export { createShellTool, type ShellToolOptions } from './shell.ts';
+export { createWriteFileTool } from './write-file.ts';

@@ -1,0 +1,163 @@
+/**
+ * Runs a shell command as the leader of its own process group, so that on timeout or abort the
+ * whole group (background jobs, pipelines, grandchildren) can be signalled: SIGTERM first, SIGKILL
+ * after a grace period.
+ */
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { OutputBuffer } from './output-buffer.ts';
+
+/** What {@link runCommand} runs, where, and for how long. */
+export interface RunCommandOptions {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** Shell executable, run as `shell -c command`. */
+  shell: string;
+  timeoutMs: number;
+  /** Aborting stops the command like a timeout does. */
+  signal: AbortSignal;
+  /** Receives output as it arrives, stdout and stderr alike. */
+  onOutput?: (text: string) => void;
+  /** Milliseconds between SIGTERM and SIGKILL. Default 2,000. */
+  killGraceMs?: number;
+  /** Characters kept of each stream. Default 1,000,000. */
+  maxOutputChars?: number;
+}
+
+/** How a command ended. */
+export interface CommandResult {
+  stdout: string;
+  stderr: string;
+  /** Null when a signal ended it. */
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Process id of the shell, which is also the process group id. */
+  pid: number | undefined;
+}
+
+/** Process groups still running, killed if operator itself exits first. */
+const runningGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Runs the command and resolves once its output is closed (so background jobs that keep stdout
+ * open are waited for, up to the timeout) or, after SIGKILL, once the shell has exited. Rejects
+ * only when the shell cannot be started.
+ */
+export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const killGraceMs = options.killGraceMs ?? 2_000;
+  const maxOutputChars = options.maxOutputChars ?? 1_000_000;
+  installExitHook();
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.shell, ['-c', options.command], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const pid = child.pid;
+    if (pid !== undefined) runningGroups.add(pid);
+    const capture = (stream: NodeJS.ReadableStream, buffer: OutputBuffer) => {
+      const decoder = new StringDecoder('utf8');
+      stream.on('data', (chunk: Buffer) => {
+        const text = decoder.write(chunk);
+        if (text.length === 0) return;
+        buffer.append(text);
+        options.onOutput?.(text);
+      });
+      return () => buffer.append(decoder.end());
+    };
+    const stdout = new OutputBuffer(maxOutputChars);
+    const stderr = new OutputBuffer(maxOutputChars);
+    const flushStdout = capture(child.stdout, stdout);
+    const flushStderr = capture(child.stderr, stderr);
+
+    let timedOut = false;
+    let aborted = false;
+    let exited = false;
+    let killSent = false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+
+    const signalGroup = (signal: NodeJS.Signals) => {
+      if (pid === undefined) return;
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        // ESRCH: every process of the group is gone already.
+      }
+    };
+    const terminate = () => {
+      if (killTimer !== undefined) return;
+      signalGroup('SIGTERM');
+      killTimer = setTimeout(() => {
+        killSent = true;
+        signalGroup('SIGKILL');
+        if (exited) finish();
+      }, killGraceMs);
+    };
+    const timeoutTimer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      terminate();
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+
+    const cleanUp = () => {
+      clearTimeout(timeoutTimer);
+      options.signal.removeEventListener('abort', onAbort);
+      // A SIGKILL still pending reaches members of the group that closed their output but ignore
+      // SIGTERM; it must not keep operator alive.
+      killTimer?.unref();
+      if (pid !== undefined) runningGroups.delete(pid);
+    };
+    function finish() {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      flushStdout();
+      flushStderr();
+      // After SIGKILL a process that left the group (setsid) may still hold the pipes.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), exitCode, exitSignal, timedOut, aborted, pid });
+    }
+
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = signal;
+      if (killSent) finish();
+    });
+    child.on('close', () => finish());
+    child.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      reject(error);
+    });
+    if (options.signal.aborted) onAbort();
+  });
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const pid of runningGroups) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}

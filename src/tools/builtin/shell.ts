@@ -1,0 +1,88 @@
+/** The `shell` tool: runs a command in the call's working directory without operator's secrets. */
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { CancellationError, errorMessage } from '../../core/errors.ts';
+import { safeEnv } from '../safe-env.ts';
+import { defineTool } from '../tool.ts';
+import type { ToolOutput } from '../tool.ts';
+import { workingDirectory } from './paths.ts';
+import type { BuiltinToolOptions } from './paths.ts';
+import { errorResult } from './results.ts';
+import { runCommand } from './run-command.ts';
+import type { CommandResult } from './run-command.ts';
+
+/** Options of {@link createShellTool}. */
+export interface ShellToolOptions extends BuiltinToolOptions {
+  /** Environment the child's comes from, after {@link safeEnv} removes secrets. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Shell executable. Default `/bin/bash` when present, else `/bin/sh`. */
+  shell?: string;
+  /** Timeout when the model gives none. Default 10,000 ms. */
+  defaultTimeoutMs?: number;
+  /** Longest timeout the model may ask for. Default 600,000 ms. */
+  maxTimeoutMs?: number;
+  /** Milliseconds between SIGTERM and SIGKILL. Default 2,000. */
+  killGraceMs?: number;
+}
+
+const parameters = z.object({
+  command: z.string().min(1).describe('The shell command to execute.'),
+  timeout_ms: z.int().min(1).optional().describe('Timeout in milliseconds. Default: 10000.'),
+});
+
+/** Creates the `shell` tool. */
+export function createShellTool(options: ShellToolOptions = {}) {
+  const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 10_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  return defineTool({
+    name: 'shell',
+    description:
+      `Run a command with ${shell} -c in the working directory and return its output (stdout, then stderr after ` +
+      `"STDERR:"). Times out after timeout_ms (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}); the command ` +
+      'and everything it started are then killed. Nothing is interactive: stdin is closed.',
+    parameters,
+    async execute(args, context): Promise<ToolOutput> {
+      context.signal.throwIfAborted();
+      const cwd = workingDirectory(options, context);
+      const cwdInfo = await stat(cwd).catch(() => undefined);
+      if (!cwdInfo?.isDirectory()) return errorResult(`working directory not found: ${cwd}`);
+      const timeoutMs = Math.min(args.timeout_ms ?? defaultTimeoutMs, maxTimeoutMs);
+      let result: CommandResult;
+      try {
+        result = await runCommand({
+          command: args.command,
+          cwd,
+          env: safeEnv(options.env ?? process.env),
+          shell,
+          timeoutMs,
+          signal: context.signal,
+          onOutput: context.onOutput,
+          killGraceMs: options.killGraceMs,
+        });
+      } catch (error) {
+        return errorResult(`could not start ${shell}: ${errorMessage(error)}`);
+      }
+      if (result.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new CancellationError();
+      return formatResult(result, timeoutMs);
+    },
+  });
+}
+
+function formatResult(result: CommandResult, timeoutMs: number): ToolOutput {
+  const sections: string[] = [];
+  if (result.stdout.length > 0) sections.push(withoutFinalNewline(result.stdout));
+  if (result.stderr.length > 0) sections.push(`STDERR:\n${withoutFinalNewline(result.stderr)}`);
+  if (result.timedOut) sections.push(`[Command timed out after ${timeoutMs}ms]`);
+  else if (result.exitCode === null) sections.push(`[Command was killed by ${result.exitSignal ?? 'a signal'}]`);
+  else if (result.exitCode !== 0) sections.push(`[Exit code: ${result.exitCode}]`);
+  return {
+    content: sections.length > 0 ? sections.join('\n') : '(no output)',
+    isError: result.timedOut || result.exitCode !== 0,
+  };
+}
+
+function withoutFinalNewline(text: string): string {
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
