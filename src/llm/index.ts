@@ -1,0 +1,17 @@
+/** The model layer: neutral types, catalog, cost, error classification, providers, model client. */
+export * from './types.ts';
+export { getModelInfo, isModelAlias, listModels, type ModelInfo, type ModelPrice, type ModelProvider } from './catalog.ts';
+export { addCost, computeCost, emptyCost, type Cost } from './cost.ts';
+export { classifyError, parseRetryAfter, type HeadersLike } from './classify-error.ts';
+export { redactSecrets } from './redact-secrets.ts';
+export {
+  createModelClient,
+  providerRegistry,
+  resolveModel,
+  type Environment,
+  type ModelClient,
+  type ProviderName,
+  type ResolvedModel,
+} from './model-client.ts';
+export { createAnthropicProvider, type AnthropicProviderOptions } from './providers/anthropic.ts';
+export { createOpenAIProvider, type OpenAIProviderOptions } from './providers/openai.ts';

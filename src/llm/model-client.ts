@@ -1,0 +1,124 @@
+/**
+ * Picks the provider and model from a model spec and the environment. The one place that maps
+ * `OPERATOR_MODEL` and credentials to a {@link Provider}.
+ */
+import { ConfigurationError } from '../core/errors.ts';
+import { getModelInfo, isModelAlias, type ModelInfo } from './catalog.ts';
+import { createAnthropicProvider } from './providers/anthropic.ts';
+import { createOpenAIProvider } from './providers/openai.ts';
+import type { Provider } from './types.ts';
+
+/** Environment variables as `process.env` holds them. */
+export type Environment = Record<string, string | undefined>;
+
+/**
+ * Provider factories by name, each reading its settings from the environment. One more
+ * provider is one more line here.
+ */
+export const providerRegistry = {
+  anthropic: (env: Environment): Provider =>
+    createAnthropicProvider({ apiKey: value(env, 'ANTHROPIC_API_KEY'), baseURL: value(env, 'ANTHROPIC_BASE_URL') }),
+  openai: (env: Environment): Provider =>
+    createOpenAIProvider({ apiKey: value(env, 'OPENAI_API_KEY'), baseURL: value(env, 'OPENAI_BASE_URL') }),
+} satisfies Record<string, (env: Environment) => Provider>;
+
+/** A provider operator can talk to. */
+export type ProviderName = keyof typeof providerRegistry;
+
+/** A model spec resolved to a provider and a provider-native model id. */
+export interface ResolvedModel {
+  provider: ProviderName;
+  model: string;
+  /** The catalog entry, when the model is known. */
+  info: ModelInfo | undefined;
+}
+
+/** A ready provider with the model to ask. */
+export interface ModelClient {
+  provider: Provider;
+  model: string;
+  info: ModelInfo | undefined;
+}
+
+const credentialsHelp =
+  'Set ANTHROPIC_API_KEY (Claude), OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model> (a local OpenAI-compatible server).';
+
+function value(env: Environment, name: string): string | undefined {
+  const text = env[name]?.trim();
+  return text === undefined || text === '' ? undefined : text;
+}
+
+function isProviderName(name: string): name is ProviderName {
+  return Object.hasOwn(providerRegistry, name);
+}
+
+function noGemini(spec: string): never {
+  throw new ConfigurationError(`Model ${spec} is a Gemini model, and operator has no Gemini provider yet. ${credentialsHelp}`, {
+    model: spec,
+  });
+}
+
+/**
+ * Resolves a model spec:
+ * - `<provider>:<model>` (`openai:llama3.1:8b`, `anthropic:claude-x`) forces that provider and
+ *   sends the model name unchanged;
+ * - a catalog id or alias (`sonnet`, `gpt5`) resolves through the catalog;
+ * - `claude-*` goes to Anthropic; `gpt-*`, `o1*`, `o3*`, `o4-*`, `codex-*` to OpenAI;
+ * - any other id goes to whichever provider has credentials (Anthropic first).
+ *
+ * @throws ConfigurationError for Gemini models (no provider yet) and for an unknown id when no
+ *   provider has credentials.
+ */
+export function resolveModel(spec: string, env: Environment = process.env): ResolvedModel {
+  const trimmed = spec.trim();
+  if (trimmed === '') throw new ConfigurationError(`Empty model name. ${credentialsHelp}`);
+  const colon = trimmed.indexOf(':');
+  if (colon > 0) {
+    const prefix = trimmed.slice(0, colon).toLowerCase();
+    const model = trimmed.slice(colon + 1);
+    if (isProviderName(prefix) && model !== '') {
+      const info = getModelInfo(model);
+      return { provider: prefix, model, info: info?.provider === prefix ? info : undefined };
+    }
+  }
+
+  const info = getModelInfo(trimmed);
+  if (info !== undefined) {
+    if (info.provider === 'gemini') noGemini(trimmed);
+    return { provider: info.provider, model: isModelAlias(trimmed) ? info.id : trimmed, info };
+  }
+  const lower = trimmed.toLowerCase();
+  if (lower.startsWith('claude-')) return { provider: 'anthropic', model: trimmed, info: undefined };
+  if (/^(gpt-|o1|o3|o4-|codex-)/.test(lower)) return { provider: 'openai', model: trimmed, info: undefined };
+  if (lower.startsWith('gemini')) noGemini(trimmed);
+  if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return { provider: 'anthropic', model: trimmed, info: undefined };
+  if (value(env, 'OPENAI_API_KEY') !== undefined || value(env, 'OPENAI_BASE_URL') !== undefined) {
+    return { provider: 'openai', model: trimmed, info: undefined };
+  }
+  throw new ConfigurationError(`Unknown model ${trimmed} and no provider credentials. ${credentialsHelp}`, {
+    model: trimmed,
+  });
+}
+
+/**
+ * Creates the model client from the environment: `OPERATOR_MODEL` when set, else
+ * `claude-sonnet-4-6` with `ANTHROPIC_API_KEY`, else `gpt-5.2` with `OPENAI_API_KEY`.
+ *
+ * @throws ConfigurationError when no model can be chosen, naming the variables to set.
+ */
+export function createModelClient(env: Environment = process.env): ModelClient {
+  const spec = value(env, 'OPERATOR_MODEL') ?? defaultModel(env);
+  const resolved = resolveModel(spec, env);
+  return { provider: providerRegistry[resolved.provider](env), model: resolved.model, info: resolved.info };
+}
+
+function defaultModel(env: Environment): string {
+  if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return 'claude-sonnet-4-6';
+  if (value(env, 'OPENAI_API_KEY') !== undefined) return 'gpt-5.2';
+  if (value(env, 'OPENAI_BASE_URL') !== undefined) {
+    throw new ConfigurationError(
+      'OPENAI_BASE_URL is set but OPERATOR_MODEL is not: set OPERATOR_MODEL=openai:<model> to name the model the server runs.',
+    );
+  }
+  throw new ConfigurationError(`No model provider configured. ${credentialsHelp} OPERATOR_MODEL picks the model.`);
+}

@@ -1,0 +1,151 @@
+/**
+ * The Anthropic provider: streams the Messages API through `@anthropic-ai/sdk` and speaks the
+ * neutral {@link StreamEvent}s.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
+import { AssistantMessageBuilder } from './assistant-message-builder.ts';
+import { toAnthropicRequest } from './anthropic-request.ts';
+import { runProviderStream } from './run-provider-stream.ts';
+
+/** Options of {@link createAnthropicProvider}. Unset values come from the SDK's environment handling. */
+export interface AnthropicProviderOptions {
+  /** Default: `ANTHROPIC_API_KEY`. */
+  apiKey?: string;
+  /** Default: `ANTHROPIC_BASE_URL`, else the public API. */
+  baseURL?: string;
+  /** Time to wait for a response, in milliseconds (SDK default: 10 minutes). */
+  timeoutMs?: number;
+}
+
+const providerName = 'anthropic';
+
+/**
+ * Creates the Anthropic provider. The SDK does not retry (`maxRetries: 0`): the Agent owns
+ * retries, so it can rewind the session and compact between attempts.
+ *
+ * @example
+ * const provider = createAnthropicProvider();
+ * for await (const event of provider.stream({ model: 'claude-sonnet-4-6', systemPrompt: '', messages })) { ... }
+ */
+export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
+  const client = new Anthropic({
+    ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+    ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    maxRetries: 0,
+  });
+  return {
+    name: providerName,
+    stream(request: ModelRequest): AsyncIterable<StreamEvent> {
+      const builder = new AssistantMessageBuilder(providerName, request.model);
+      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder));
+    },
+  };
+}
+
+async function* streamEvents(
+  client: Anthropic,
+  request: ModelRequest,
+  builder: AssistantMessageBuilder,
+): AsyncGenerator<StreamEvent> {
+  const stream = await client.messages.create(toAnthropicRequest(request), { signal: request.signal });
+  for await (const event of stream) {
+    // Events already buffered when the caller aborted are not part of the answer.
+    if (request.signal?.aborted) return;
+    yield* handleEvent(event, request, builder);
+  }
+}
+
+function* handleEvent(
+  event: Anthropic.RawMessageStreamEvent,
+  request: ModelRequest,
+  builder: AssistantMessageBuilder,
+): Generator<StreamEvent> {
+  switch (event.type) {
+    case 'message_start': {
+      const usage = event.message.usage;
+      builder.usage = {
+        input: usage.input_tokens,
+        output: usage.output_tokens,
+        cacheRead: usage.cache_read_input_tokens ?? 0,
+        cacheWrite: usage.cache_creation_input_tokens ?? 0,
+      };
+      yield { type: 'message-start', model: request.model };
+      return;
+    }
+    case 'content_block_start': {
+      const block = event.content_block;
+      if (block.type === 'tool_use') {
+        builder.startToolCall(event.index, block.id, block.name);
+        yield { type: 'tool-call-start', id: block.id, name: block.name };
+      } else if (block.type === 'redacted_thinking') {
+        builder.addRedactedThinking(block.data, event.index);
+      } else if (block.type === 'text' && block.text !== '') {
+        builder.appendText(block.text, event.index);
+        yield { type: 'text-delta', text: block.text };
+      } else if (block.type === 'thinking' && block.thinking !== '') {
+        builder.appendThinking(block.thinking, event.index);
+        yield { type: 'thinking-delta', text: block.thinking };
+      }
+      return;
+    }
+    case 'content_block_delta': {
+      const delta = event.delta;
+      if (delta.type === 'text_delta') {
+        builder.appendText(delta.text, event.index);
+        yield { type: 'text-delta', text: delta.text };
+      } else if (delta.type === 'thinking_delta') {
+        builder.appendThinking(delta.thinking, event.index);
+        yield { type: 'thinking-delta', text: delta.thinking };
+      } else if (delta.type === 'signature_delta') {
+        builder.setThinkingSignature(delta.signature, event.index);
+      } else if (delta.type === 'input_json_delta') {
+        const call = builder.toolCall(event.index);
+        if (call === undefined || delta.partial_json === '') return;
+        builder.appendToolArguments(event.index, delta.partial_json);
+        yield { type: 'tool-call-delta', id: call.id, argumentsDelta: delta.partial_json };
+      }
+      return;
+    }
+    case 'content_block_stop': {
+      const call = builder.endToolCall(event.index);
+      if (call !== undefined) yield { type: 'tool-call-end', call };
+      return;
+    }
+    case 'message_delta': {
+      const usage = event.usage;
+      // message_delta carries cumulative counts; fields it leaves null keep message_start's.
+      builder.usage = {
+        input: usage.input_tokens ?? builder.usage.input,
+        output: usage.output_tokens,
+        cacheRead: usage.cache_read_input_tokens ?? builder.usage.cacheRead,
+        cacheWrite: usage.cache_creation_input_tokens ?? builder.usage.cacheWrite,
+      };
+      const thinkingTokens = usage.output_tokens_details?.thinking_tokens;
+      if (thinkingTokens !== undefined && thinkingTokens > 0) builder.usage.reasoning = thinkingTokens;
+      if (event.delta.stop_reason !== null) builder.stopReason = mapStopReason(event.delta.stop_reason);
+      return;
+    }
+    case 'message_stop':
+      builder.complete = true;
+      return;
+  }
+}
+
+function mapStopReason(reason: Anthropic.StopReason): StopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}

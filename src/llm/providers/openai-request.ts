@@ -1,0 +1,118 @@
+/**
+ * Neutral {@link ModelRequest} -> OpenAI Chat Completions request body. Pure and deterministic,
+ * like the Anthropic one, so OpenAI's automatic prefix cache keeps hitting.
+ */
+import type OpenAI from 'openai';
+import { getModelInfo } from '../catalog.ts';
+import type { ImagePart, Message, ModelRequest, ToolResultPart } from '../types.ts';
+
+type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+
+/**
+ * Builds the streaming request body.
+ *
+ * `reasoning_effort` is sent when the request sets it, unless the catalog knows the model does
+ * not reason; a known reasoning model gets no `temperature` (those models reject it).
+ */
+export function toOpenAIRequest(request: ModelRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+  const info = getModelInfo(request.model);
+  const messages: MessageParam[] = [];
+  if (request.systemPrompt !== '') messages.push({ role: 'system', content: request.systemPrompt });
+  messages.push(...toOpenAIMessages(request.messages));
+
+  const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming = {
+    model: request.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
+  if (request.reasoningEffort !== undefined && info?.reasoning !== false) body.reasoning_effort = request.reasoningEffort;
+  if (request.temperature !== undefined && info?.reasoning !== true) body.temperature = request.temperature;
+  return body;
+}
+
+/**
+ * Converts the conversation. Reasoning parts are dropped (Chat Completions cannot take them
+ * back). Each tool result becomes a `tool` message of text; images a tool returned follow in
+ * one user message after the run of tool messages, since nothing may come between an assistant
+ * message and the results of its tool calls.
+ */
+export function toOpenAIMessages(messages: Message[]): MessageParam[] {
+  const result: MessageParam[] = [];
+  let pendingImages: UserContentPart[] = [];
+  const flushImages = () => {
+    if (pendingImages.length === 0) return;
+    result.push({ role: 'user', content: pendingImages });
+    pendingImages = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flushImages();
+    switch (message.role) {
+      case 'user': {
+        const parts = message.content.map((part): UserContentPart =>
+          part.type === 'text' ? { type: 'text', text: part.text } : imagePart(part),
+        );
+        if (parts.length === 0) break;
+        const [only] = parts;
+        result.push({ role: 'user', content: parts.length === 1 && only?.type === 'text' ? only.text : parts });
+        break;
+      }
+      case 'assistant': {
+        let text = '';
+        const toolCalls: OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[] = [];
+        for (const part of message.content) {
+          if (part.type === 'text') text += part.text;
+          else if (part.type === 'tool-call') {
+            toolCalls.push({
+              id: part.id,
+              type: 'function',
+              function: { name: part.name, arguments: JSON.stringify(part.arguments) },
+            });
+          }
+        }
+        if (text === '' && toolCalls.length === 0) break;
+        const converted: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = {
+          role: 'assistant',
+          content: text === '' ? null : text,
+        };
+        if (toolCalls.length > 0) converted.tool_calls = toolCalls;
+        result.push(converted);
+        break;
+      }
+      case 'tool': {
+        for (const part of message.content) {
+          result.push({ role: 'tool', tool_call_id: part.toolCallId, content: toolResultText(part) });
+          const images = part.content.filter((item): item is ImagePart => item.type === 'image');
+          if (images.length > 0) {
+            pendingImages.push({ type: 'text', text: `Image(s) returned by tool ${part.toolName} (call ${part.toolCallId}):` });
+            pendingImages.push(...images.map(imagePart));
+          }
+        }
+        break;
+      }
+    }
+  }
+  flushImages();
+  return result;
+}
+
+// Chat Completions has no error flag on tool results, so an error says so in its text.
+function toolResultText(part: ToolResultPart): string {
+  let text = '';
+  for (const item of part.content) if (item.type === 'text') text += item.text;
+  if (text === '' && part.content.some((item) => item.type === 'image')) text = '(image attached below)';
+  return part.isError ? `Error: ${text}` : text;
+}
+
+function imagePart(part: ImagePart): OpenAI.Chat.Completions.ChatCompletionContentPartImage {
+  const url = part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : (part.url ?? '');
+  return { type: 'image_url', image_url: { url } };
+}

@@ -1,0 +1,145 @@
+/**
+ * The OpenAI provider: streams Chat Completions through the `openai` SDK, against OpenAI or any
+ * compatible server (vLLM, llama.cpp, Ollama, LiteLLM, ...), and speaks the neutral
+ * {@link StreamEvent}s.
+ */
+import OpenAI from 'openai';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
+import { AssistantMessageBuilder } from './assistant-message-builder.ts';
+import { toOpenAIRequest } from './openai-request.ts';
+import { runProviderStream } from './run-provider-stream.ts';
+
+/** Options of {@link createOpenAIProvider}. Unset values come from the SDK's environment handling. */
+export interface OpenAIProviderOptions {
+  /** Default: `OPENAI_API_KEY`. Optional when a base URL is set (local servers need none). */
+  apiKey?: string;
+  /** Default: `OPENAI_BASE_URL`, else the public API. */
+  baseURL?: string;
+  /** Time to wait for a response, in milliseconds (SDK default: 10 minutes). */
+  timeoutMs?: number;
+}
+
+const providerName = 'openai';
+
+// The SDK refuses to start without a key; a local compatible server ignores it.
+const placeholderKey = 'no-key-needed';
+
+/**
+ * Creates the OpenAI (or OpenAI-compatible) provider. The SDK does not retry (`maxRetries: 0`):
+ * the Agent owns retries.
+ *
+ * @throws ConfigurationError when there is neither an API key nor a base URL.
+ */
+export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provider {
+  const baseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL');
+  const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY') ?? (baseURL !== undefined ? placeholderKey : undefined);
+  if (apiKey === undefined) {
+    throw new ConfigurationError('OpenAI provider: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local compatible server');
+  }
+  const client = new OpenAI({
+    apiKey,
+    ...(baseURL !== undefined && { baseURL }),
+    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    maxRetries: 0,
+  });
+  return {
+    name: providerName,
+    stream(request: ModelRequest): AsyncIterable<StreamEvent> {
+      const builder = new AssistantMessageBuilder(providerName, request.model);
+      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder));
+    },
+  };
+}
+
+function readEnv(name: string): string | undefined {
+  const value = process.env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Compatible servers stream reasoning in a field the SDK types do not name. */
+type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+
+async function* streamEvents(client: OpenAI, request: ModelRequest, builder: AssistantMessageBuilder): AsyncGenerator<StreamEvent> {
+  const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: request.signal });
+  let started = false;
+  let finished = false;
+  for await (const chunk of stream) {
+    // Chunks already buffered when the caller aborted are not part of the answer.
+    if (request.signal?.aborted) return;
+    if (!started) {
+      started = true;
+      yield { type: 'message-start', model: request.model };
+    }
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      builder.usage = {
+        input: chunk.usage.prompt_tokens - cached,
+        output: chunk.usage.completion_tokens,
+        cacheRead: cached,
+        cacheWrite: 0,
+      };
+      const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens;
+      if (reasoning !== undefined && reasoning > 0) builder.usage.reasoning = reasoning;
+    }
+    const choice = chunk.choices[0];
+    if (choice === undefined) continue;
+    yield* handleDelta(choice.delta as Delta, builder);
+    if (choice.finish_reason) {
+      for (const key of builder.openToolCallKeys()) {
+        const call = builder.endToolCall(key);
+        if (call !== undefined) yield { type: 'tool-call-end', call };
+      }
+      builder.stopReason = mapFinishReason(choice.finish_reason);
+      finished = true;
+    }
+  }
+  // Complete only once the stream ended normally: the usage chunk follows the finish reason.
+  builder.complete = finished;
+}
+
+function* handleDelta(delta: Delta, builder: AssistantMessageBuilder): Generator<StreamEvent> {
+  const reasoning = delta.reasoning_content ?? delta.reasoning;
+  if (typeof reasoning === 'string' && reasoning !== '') {
+    builder.appendThinking(reasoning);
+    yield { type: 'thinking-delta', text: reasoning };
+  }
+  for (const text of [delta.content, delta.refusal]) {
+    if (typeof text === 'string' && text !== '') {
+      builder.appendText(text);
+      yield { type: 'text-delta', text };
+    }
+  }
+  for (const toolCall of delta.tool_calls ?? []) {
+    const key = `tool:${toolCall.index}`;
+    let open = builder.toolCall(key);
+    if (open === undefined) {
+      const id = toolCall.id ?? `call_${toolCall.index}`;
+      const name = toolCall.function?.name ?? '';
+      builder.startToolCall(key, id, name);
+      open = { id, name };
+      yield { type: 'tool-call-start', id, name };
+    }
+    const argumentsDelta = toolCall.function?.arguments;
+    if (argumentsDelta !== undefined && argumentsDelta !== '') {
+      builder.appendToolArguments(key, argumentsDelta);
+      yield { type: 'tool-call-delta', id: open.id, argumentsDelta };
+    }
+  }
+}
+
+function mapFinishReason(reason: string): StopReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
