@@ -58,3 +58,27 @@ export interface SessionContext {
   /** Last model set on the branch, if any. */
   model?: string;
 }
+
+/** The first record of a session log. */
+export interface SessionHeader {
+  type: 'session';
+  version: 1;
+  id: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** Working folder of the session, when it has one. */
+  cwd?: string;
+  /** The session and entry this one was forked from (`entryId` `null` when the branch was empty). */
+  forkedFrom?: { sessionId: string; entryId: string | null };
+}
+
+/** A leaf move (rewind, branch switch): the leaf becomes `targetId` (`null`: before the first entry). */
+export interface LeafRecord {
+  type: 'leaf';
+  targetId: string | null;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+/** One line of a session log: the header, an entry or a leaf move. */
+export type SessionRecord = SessionHeader | SessionEntry | LeafRecord;

@@ -1,0 +1,214 @@
+/**
+ * One session: an append-only tree of entries stored as the log `sessions:<id>`, with a movable
+ * leaf. Appending writes exactly one record, so it costs the same at entry 10 and at entry
+ * 10,000; rewinding and branching only move the leaf.
+ */
+import type { Message } from '../llm/types.ts';
+import type { Store } from '../store/store.ts';
+import { buildContextFromPath } from './build-context.ts';
+import { assertValidSessionId, createEntryId } from './ids.ts';
+import { replayRecords } from './session-records.ts';
+import type { LeafRecord, MessageEntry, NewEntry, SessionContext, SessionEntry, SessionHeader } from './types.ts';
+
+/** Collaborators and settings of a {@link SessionTree}. */
+export interface SessionTreeOptions {
+  /** Clock for timestamps, in milliseconds since the epoch. Defaults to `Date.now`. */
+  now?: () => number;
+  /** Told about records skipped while loading. Defaults to `console.warn`. */
+  onWarning?: (message: string) => void;
+  /** Entry id generator; drawn again while the id is taken. Defaults to 8 random hex digits. */
+  generateId?: () => string;
+  /** Working folder written into the header of a session this call creates. */
+  cwd?: string;
+}
+
+/** What a new session starts with (see {@link SessionTree.create}). */
+export interface SessionSeed {
+  forkedFrom?: SessionHeader['forkedFrom'];
+  /** Entries to copy in, root first, ids and parents kept; the leaf ends on the last one. */
+  entries?: readonly SessionEntry[];
+}
+
+/** The store key of the log of session `sessionId`. */
+export function sessionLogKey(sessionId: string): string {
+  return `sessions:${sessionId}`;
+}
+
+/**
+ * A session tree in memory, backed by its log in a {@link Store}. Keep one instance per session
+ * per process: two instances of one session would each append from their own leaf.
+ */
+export class SessionTree {
+  private readonly byId = new Map<string, SessionEntry>();
+  private readonly all: SessionEntry[] = [];
+  private leaf: string | null = null;
+  private messages = 0;
+  /** Appends and leaf moves of this tree, one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly now: () => number;
+  private readonly generateId: () => string;
+  private readonly onWarning: (message: string) => void;
+
+  private constructor(
+    private readonly store: Store,
+    /** The header record the log starts with. */
+    readonly header: SessionHeader,
+    options: SessionTreeOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.generateId = options.generateId ?? createEntryId;
+    this.onWarning = options.onWarning ?? ((message) => console.warn(message));
+  }
+
+  /**
+   * Loads session `sessionId`, creating it (writing its header) when its log is empty.
+   * Unreadable records are skipped with a warning; loading never fails on them.
+   */
+  static async open(store: Store, sessionId: string, options: SessionTreeOptions = {}): Promise<SessionTree> {
+    return (await SessionTree.load(store, sessionId, options)) ?? SessionTree.create(store, sessionId, {}, options);
+  }
+
+  /** Loads session `sessionId`, or `null` when its log is empty. */
+  static async load(store: Store, sessionId: string, options: SessionTreeOptions = {}): Promise<SessionTree | null> {
+    assertValidSessionId(sessionId);
+    const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
+    const records = await store.readLog(sessionLogKey(sessionId));
+    const loaded = replayRecords(sessionId, records, onWarning, (options.now ?? Date.now)());
+    if (!loaded) return null;
+    const tree = new SessionTree(store, loaded.header, options);
+    for (const entry of loaded.entries) tree.index(entry);
+    tree.leaf = loaded.leafId;
+    return tree;
+  }
+
+  /**
+   * Creates session `sessionId`: writes its header, then the `seed` entries one record each.
+   *
+   * @throws Error when the session already has records.
+   */
+  static async create(store: Store, sessionId: string, seed: SessionSeed = {}, options: SessionTreeOptions = {}): Promise<SessionTree> {
+    assertValidSessionId(sessionId);
+    const logKey = sessionLogKey(sessionId);
+    if ((await store.readLog(logKey)).length > 0) throw new Error(`Session ${sessionId} already exists`);
+    const header: SessionHeader = { type: 'session', version: 1, id: sessionId, createdAt: (options.now ?? Date.now)() };
+    if (options.cwd !== undefined) header.cwd = options.cwd;
+    if (seed.forkedFrom) header.forkedFrom = seed.forkedFrom;
+    await store.append(logKey, JSON.stringify(header));
+    const tree = new SessionTree(store, header, options);
+    for (const entry of seed.entries ?? []) {
+      const copy = toValue(entry);
+      await store.append(logKey, JSON.stringify(copy));
+      tree.index(copy);
+      tree.leaf = copy.id;
+    }
+    return tree;
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.header.id;
+  }
+
+  /** The tip of the active branch, or `null` before the first entry. */
+  get leafId(): string | null {
+    return this.leaf;
+  }
+
+  /** Number of message entries in the whole tree, all branches. */
+  get messageCount(): number {
+    return this.messages;
+  }
+
+  /** Every entry of every branch, in the order written. Treat them as read-only values. */
+  entries(): readonly SessionEntry[] {
+    return this.all;
+  }
+
+  /** The entry with `id`, if any. */
+  getEntry(id: string): SessionEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  /**
+   * Appends `entry` under the current leaf and moves the leaf to it. Writes exactly one record.
+   * Concurrent calls are applied one after another.
+   */
+  append(entry: NewEntry): Promise<SessionEntry> {
+    return this.enqueue(async () => {
+      let id = this.generateId();
+      while (this.byId.has(id)) id = this.generateId();
+      const full = toValue({ ...entry, id, parentId: this.leaf, timestamp: this.now() } as SessionEntry);
+      await this.store.append(sessionLogKey(this.id), JSON.stringify(full));
+      this.index(full);
+      this.leaf = full.id;
+      return full;
+    });
+  }
+
+  /** Appends a message entry (see {@link append}). */
+  appendMessage(message: Message): Promise<MessageEntry> {
+    return this.append({ type: 'message', message }) as Promise<MessageEntry>;
+  }
+
+  /**
+   * Moves the leaf to entry `id` (rewind, or switch to another branch); `null` moves it before
+   * the first entry. The next append branches from there. Persists one leaf record.
+   *
+   * @throws Error when `id` is not an entry of this session.
+   */
+  setLeaf(id: string | null): Promise<void> {
+    return this.enqueue(async () => {
+      if (id !== null && !this.byId.has(id)) throw new Error(`Session ${this.id} has no entry ${id}`);
+      if (id === this.leaf) return;
+      const record: LeafRecord = { type: 'leaf', targetId: id, timestamp: this.now() };
+      await this.store.append(sessionLogKey(this.id), JSON.stringify(record));
+      this.leaf = id;
+    });
+  }
+
+  /** The active branch: entries from the root to the leaf. */
+  branch(): SessionEntry[] {
+    return this.pathTo(this.leaf);
+  }
+
+  /**
+   * Entries from the root to entry `id` (empty for `null`).
+   *
+   * @throws Error when `id` is not an entry of this session.
+   */
+  pathTo(id: string | null): SessionEntry[] {
+    const path: SessionEntry[] = [];
+    let entry = id === null ? undefined : this.byId.get(id);
+    if (id !== null && !entry) throw new Error(`Session ${this.id} has no entry ${id}`);
+    while (entry) {
+      path.push(entry);
+      entry = entry.parentId === null ? undefined : this.byId.get(entry.parentId);
+    }
+    return path.reverse();
+  }
+
+  /** What the active branch amounts to for the model (see {@link buildContextFromPath}). */
+  buildContext(): SessionContext {
+    return buildContextFromPath(this.branch(), this.onWarning);
+  }
+
+  private index(entry: SessionEntry): void {
+    this.all.push(entry);
+    this.byId.set(entry.id, entry);
+    if (entry.type === 'message') this.messages++;
+  }
+
+  private enqueue<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(operation);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/**
+ * A detached copy in the form it has once reloaded (`undefined` fields dropped), so the tree in
+ * memory matches the log byte for byte and later changes to the caller's object do not leak in.
+ */
+function toValue<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
