@@ -1,0 +1,142 @@
+/** Anthropic Messages API wire shapes for the fake model server. */
+import { chunk, defaultChunkSize, type ErrorReply, type MessageReply, type SseEvent } from './fake-model-types.ts';
+
+const errorTypes: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+/** `{type:'error', error:{type, message}}` as the API sends with an error status. */
+export function anthropicErrorBody(error: ErrorReply): unknown {
+  return {
+    type: 'error',
+    error: { type: error.type ?? errorTypes[error.status] ?? 'api_error', message: error.message ?? `fake error ${error.status}` },
+    request_id: 'req_fake',
+  };
+}
+
+/** An `event: error` SSE event. */
+export function anthropicStreamError(error: { type: string; message: string }): SseEvent {
+  return { event: 'error', data: JSON.stringify({ type: 'error', error }) };
+}
+
+function usageOf(reply: MessageReply) {
+  return {
+    input: reply.usage?.input ?? 10,
+    output: reply.usage?.output ?? 5,
+    cacheRead: reply.usage?.cacheRead ?? 0,
+    cacheWrite: reply.usage?.cacheWrite ?? 0,
+  };
+}
+
+function stopReasonOf(reply: MessageReply): string {
+  return reply.stopReason ?? ((reply.toolCalls?.length ?? 0) > 0 ? 'tool_use' : 'end_turn');
+}
+
+function toolId(reply: MessageReply, index: number, id: string): string {
+  return reply.toolCalls?.[index]?.id ?? `toolu_fake_${id}_${index}`;
+}
+
+/** The SSE events of a streamed reply, as the API sends them. */
+export function anthropicEvents(reply: MessageReply, model: string, id: string): SseEvent[] {
+  const size = reply.chunkSize ?? defaultChunkSize;
+  const usage = usageOf(reply);
+  const events: SseEvent[] = [];
+  const add = (type: string, payload: Record<string, unknown>) =>
+    events.push({ event: type, data: JSON.stringify({ type, ...payload }) });
+
+  add('message_start', {
+    message: {
+      id: `msg_fake_${id}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: usage.input,
+        cache_creation_input_tokens: usage.cacheWrite,
+        cache_read_input_tokens: usage.cacheRead,
+        output_tokens: 1,
+        service_tier: 'standard',
+      },
+    },
+  });
+  events.push({ event: 'ping', data: JSON.stringify({ type: 'ping' }) });
+  let index = 0;
+  if (reply.thinking !== undefined) {
+    add('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    for (const piece of chunk(reply.thinking.text, size)) {
+      add('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } });
+    }
+    add('content_block_delta', { index, delta: { type: 'signature_delta', signature: reply.thinking.signature } });
+    add('content_block_stop', { index });
+    index++;
+  }
+  if (reply.text !== undefined) {
+    add('content_block_start', { index, content_block: { type: 'text', text: '' } });
+    for (const piece of chunk(reply.text, size)) add('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+    add('content_block_stop', { index });
+    index++;
+  }
+  for (const [callIndex, call] of (reply.toolCalls ?? []).entries()) {
+    add('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: toolId(reply, callIndex, id), name: call.name, input: {} },
+    });
+    add('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
+    for (const piece of chunk(JSON.stringify(call.arguments), size)) {
+      add('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+    }
+    add('content_block_stop', { index });
+    index++;
+  }
+  add('message_delta', {
+    delta: { stop_reason: stopReasonOf(reply), stop_sequence: null },
+    usage: {
+      input_tokens: usage.input,
+      cache_creation_input_tokens: usage.cacheWrite,
+      cache_read_input_tokens: usage.cacheRead,
+      output_tokens: usage.output,
+    },
+  });
+  add('message_stop', {});
+  return events;
+}
+
+/** The JSON message of a non-streamed reply. */
+export function anthropicMessage(reply: MessageReply, model: string, id: string): unknown {
+  const usage = usageOf(reply);
+  const content: unknown[] = [];
+  if (reply.thinking !== undefined) {
+    content.push({ type: 'thinking', thinking: reply.thinking.text, signature: reply.thinking.signature });
+  }
+  if (reply.text !== undefined) content.push({ type: 'text', text: reply.text });
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    content.push({ type: 'tool_use', id: toolId(reply, index, id), name: call.name, input: call.arguments });
+  }
+  return {
+    id: `msg_fake_${id}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReasonOf(reply),
+    stop_sequence: null,
+    usage: {
+      input_tokens: usage.input,
+      cache_creation_input_tokens: usage.cacheWrite,
+      cache_read_input_tokens: usage.cacheRead,
+      output_tokens: usage.output,
+    },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * A local HTTP server that speaks the Anthropic Messages API and OpenAI Chat Completions wire
+ * formats, so tests drive the real SDKs. Replies are scripted; every request is recorded.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { anthropicErrorBody, anthropicEvents, anthropicMessage, anthropicStreamError } from './fake-anthropic-wire.ts';
+import { openaiCompletion, openaiErrorBody, openaiEvents, openaiStreamError } from './fake-openai-wire.ts';
+import type { Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
+
+export type { RecordedRequest, ReplySpec, ScriptedReply } from './fake-model-types.ts';
+
+/** A running fake model server. */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** What to pass as the Anthropic SDK `baseURL` / `ANTHROPIC_BASE_URL`. */
+  anthropicBaseURL: string;
+  /** What to pass as the OpenAI SDK `baseURL` / `OPENAI_BASE_URL` (ends with `/v1`). */
+  openaiBaseURL: string;
+  /** Queue scripted replies, answered in order by whichever protocol asks next. */
+  enqueue(...replies: ScriptedReply[]): void;
+  /** Reply used when the queue is empty (default: text "ok"). */
+  setDefault(reply: ScriptedReply): void;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Number of queued replies not yet used. */
+  pending(): number;
+  /** Clears queue, requests and default. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const defaultReply: ReplySpec = { text: 'ok' };
+
+/** Starts a fake model server on a free port of 127.0.0.1. */
+export async function startFakeModelServer(): Promise<FakeModelServer> {
+  const queue: ScriptedReply[] = [];
+  const requests: RecordedRequest[] = [];
+  let fallback: ScriptedReply = defaultReply;
+  let counter = 0;
+  // Cancels pending delays on close, so no timer keeps the process alive.
+  const lifetime = new AbortController();
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const rawBody = await readBody(request);
+    const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    const protocol: Protocol | undefined = path.endsWith('/v1/messages')
+      ? 'anthropic'
+      : path.endsWith('/chat/completions')
+        ? 'openai'
+        : undefined;
+    if (request.method !== 'POST' || protocol === undefined) {
+      sendJson(response, 404, { error: { type: 'not_found_error', message: `No route for ${request.method} ${path}` } });
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      body = undefined;
+    }
+    const recorded: RecordedRequest = { protocol, path, headers: flattenHeaders(request), body, rawBody };
+    requests.push(recorded);
+
+    if (!hasCredentials(recorded)) {
+      const error = { status: 401, message: 'missing API key' };
+      sendJson(response, 401, protocol === 'anthropic' ? anthropicErrorBody(error) : openaiErrorBody(error));
+      return;
+    }
+    const scripted = queue.shift() ?? fallback;
+    const reply = typeof scripted === 'function' ? scripted(recorded) : scripted;
+    const signal = AbortSignal.any([lifetime.signal, closedSignal(response)]);
+    await answer(protocol, recorded, reply, response, signal, `${++counter}`);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    enqueue: (...replies) => void queue.push(...replies),
+    setDefault: (reply) => void (fallback = reply),
+    pending: () => queue.length,
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+      fallback = defaultReply;
+    },
+    async close() {
+      lifetime.abort();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function answer(
+  protocol: Protocol,
+  request: RecordedRequest,
+  reply: ReplySpec,
+  response: ServerResponse,
+  signal: AbortSignal,
+  id: string,
+): Promise<void> {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const model = typeof body.model === 'string' ? body.model : 'fake-model';
+  if ('error' in reply) {
+    const { status, retryAfterSeconds, headers = {} } = reply.error;
+    const extra: Record<string, string> = { ...headers };
+    if (retryAfterSeconds !== undefined) extra['retry-after'] = String(retryAfterSeconds);
+    const errorBody = protocol === 'anthropic' ? anthropicErrorBody(reply.error) : openaiErrorBody(reply.error);
+    sendJson(response, status, errorBody, extra);
+    return;
+  }
+  if ('streamError' in reply) {
+    const prefix = protocol === 'anthropic' ? anthropicEvents({ text: 'partial answer' }, model, id) : openaiEvents({ text: 'partial answer' }, model, id, true);
+    const events = prefix.slice(0, reply.afterEvents ?? 0);
+    events.push(protocol === 'anthropic' ? anthropicStreamError(reply.streamError) : openaiStreamError(reply.streamError));
+    await writeStream(response, events, {}, signal);
+    return;
+  }
+  if (reply.hangMs !== undefined && !(await pause(reply.hangMs, signal))) return;
+  if (body.stream !== true) {
+    sendJson(response, 200, protocol === 'anthropic' ? anthropicMessage(reply, model, id) : openaiCompletion(reply, model, id));
+    return;
+  }
+  const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const events = protocol === 'anthropic' ? anthropicEvents(reply, model, id) : openaiEvents(reply, model, id, includeUsage);
+  await writeStream(response, events, reply, signal);
+}
+
+async function writeStream(
+  response: ServerResponse,
+  events: SseEvent[],
+  options: { delayMs?: number; disconnectAfterEvents?: number },
+  signal: AbortSignal,
+): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.flushHeaders();
+  for (const [index, event] of events.entries()) {
+    if (index > 0 && options.delayMs !== undefined && !(await pause(options.delayMs, signal))) return;
+    if (signal.aborted) return;
+    const text = `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`;
+    await new Promise<void>((resolve) => response.write(text, () => resolve()));
+    if (options.disconnectAfterEvents !== undefined && index + 1 >= options.disconnectAfterEvents) {
+      response.socket?.destroy();
+      return;
+    }
+  }
+  response.end();
+}
+
+/** Waits; false when the server closed or the client went away meanwhile. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function closedSignal(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.on('close', () => controller.abort());
+  return controller.signal;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function flattenHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function hasCredentials(request: RecordedRequest): boolean {
+  return (request.headers['x-api-key'] ?? '') !== '' || /^Bearer \S+/.test(request.headers.authorization ?? '');
+}

@@ -1,0 +1,76 @@
+/** Types of the fake model server (see `fake-model-server.ts`). */
+
+/** Which wire format a request used. */
+export type Protocol = 'anthropic' | 'openai';
+
+/** One request the fake server received. */
+export interface RecordedRequest {
+  protocol: Protocol;
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** Parsed JSON body (`undefined` when the body is not JSON). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  /** The body exactly as sent. */
+  rawBody: string;
+}
+
+/** What the fake model answers. */
+export type ReplySpec =
+  | {
+      text?: string;
+      thinking?: { text: string; signature: string };
+      toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> }[];
+      usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+      /** Provider-native stop reason override (`end_turn`, `max_tokens`, `length`, ...). */
+      stopReason?: string;
+      /** Text and arguments are split into chunks of this many characters (default 8). */
+      chunkSize?: number;
+      /** Pause between SSE events (slow stream). */
+      delayMs?: number;
+      /** Destroy the socket after this many SSE events (mid-stream disconnect). */
+      disconnectAfterEvents?: number;
+      /** Wait this long before sending headers. */
+      hangMs?: number;
+    }
+  | {
+      error: {
+        status: number;
+        message?: string;
+        type?: string;
+        code?: string;
+        retryAfterSeconds?: number;
+        headers?: Record<string, string>;
+      };
+    }
+  | {
+      /** An SSE error event (Anthropic `event: error`; OpenAI an error chunk) after some events. */
+      streamError: { type: string; message: string };
+      afterEvents?: number;
+    };
+
+/** A scripted reply, or a function choosing one from the request. */
+export type ScriptedReply = ReplySpec | ((request: RecordedRequest) => ReplySpec);
+
+/** The text reply variant of {@link ReplySpec}. */
+export type MessageReply = Exclude<ReplySpec, { error: unknown } | { streamError: unknown }>;
+
+/** The error reply variant of {@link ReplySpec}. */
+export type ErrorReply = Extract<ReplySpec, { error: unknown }>['error'];
+
+/** One server-sent event: optional `event:` name and the `data:` payload. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** Splits text into chunks of `size` characters (at least one chunk, possibly empty). */
+export function chunk(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let index = 0; index < text.length; index += size) chunks.push(text.slice(index, index + size));
+  return chunks;
+}
+
+/** Default chunk size: small, so tool arguments really arrive split. */
+export const defaultChunkSize = 8;

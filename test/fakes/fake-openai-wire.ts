@@ -1,0 +1,127 @@
+/** OpenAI Chat Completions wire shapes for the fake model server. */
+import { chunk, defaultChunkSize, type ErrorReply, type MessageReply, type SseEvent } from './fake-model-types.ts';
+
+const errorTypes: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'invalid_request_error',
+  403: 'invalid_request_error',
+  404: 'invalid_request_error',
+  429: 'requests',
+  500: 'server_error',
+  503: 'server_error',
+};
+
+/** `{error:{message, type, param, code}}` as the API sends with an error status. */
+export function openaiErrorBody(error: ErrorReply): unknown {
+  return {
+    error: {
+      message: error.message ?? `fake error ${error.status}`,
+      type: error.type ?? errorTypes[error.status] ?? 'server_error',
+      param: null,
+      code: error.code ?? null,
+    },
+  };
+}
+
+/** An error chunk inside a stream. */
+export function openaiStreamError(error: { type: string; message: string }): SseEvent {
+  return { data: JSON.stringify({ error: { message: error.message, type: error.type, param: null, code: null } }) };
+}
+
+function toolId(reply: MessageReply, index: number, id: string): string {
+  return reply.toolCalls?.[index]?.id ?? `call_fake_${id}_${index}`;
+}
+
+function finishReasonOf(reply: MessageReply): string {
+  return reply.stopReason ?? ((reply.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop');
+}
+
+function usageOf(reply: MessageReply) {
+  const cached = reply.usage?.cacheRead ?? 0;
+  const prompt = (reply.usage?.input ?? 10) + cached;
+  const completion = reply.usage?.output ?? 5;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+/**
+ * The SSE chunks of a streamed reply, ending with `[DONE]`. Thinking is sent as
+ * `reasoning_content`, as compatible servers (vLLM, DeepSeek) do; OpenAI itself sends none.
+ */
+export function openaiEvents(reply: MessageReply, model: string, id: string, includeUsage: boolean): SseEvent[] {
+  const size = reply.chunkSize ?? defaultChunkSize;
+  const created = 1_700_000_000;
+  const events: SseEvent[] = [];
+  const add = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    events.push({
+      data: JSON.stringify({
+        id: `chatcmpl-fake-${id}`,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        service_tier: 'default',
+        system_fingerprint: 'fp_fake',
+        choices,
+        ...extra,
+      }),
+    });
+  const delta = (payload: Record<string, unknown>, finishReason: string | null = null) =>
+    add([{ index: 0, delta: payload, logprobs: null, finish_reason: finishReason }]);
+
+  delta({ role: 'assistant', content: '', refusal: null });
+  if (reply.thinking !== undefined) {
+    for (const piece of chunk(reply.thinking.text, size)) delta({ reasoning_content: piece });
+  }
+  if (reply.text !== undefined) for (const piece of chunk(reply.text, size)) delta({ content: piece });
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    delta({
+      tool_calls: [{ index, id: toolId(reply, index, id), type: 'function', function: { name: call.name, arguments: '' } }],
+    });
+    for (const piece of chunk(JSON.stringify(call.arguments), size)) {
+      delta({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
+  }
+  delta({}, finishReasonOf(reply));
+  if (includeUsage) add([], { usage: usageOf(reply) });
+  events.push({ data: '[DONE]' });
+  return events;
+}
+
+/** The JSON completion of a non-streamed reply. */
+export function openaiCompletion(reply: MessageReply, model: string, id: string): unknown {
+  const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
+    id: toolId(reply, index, id),
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
+  return {
+    id: `chatcmpl-fake-${id}`,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: reply.text ?? null,
+          refusal: null,
+          ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+        },
+        logprobs: null,
+        finish_reason: finishReasonOf(reply),
+      },
+    ],
+    usage: usageOf(reply),
+  };
+}
