@@ -65,5 +65,5 @@ async function sortNewestFirst(files: string[]): Promise<string[]> {
       }),
     );
   }
-  return [...files].sort((a, b) => times.get(b)! - times.get(a)! || a.localeCompare(b));
+  return [...files].sort((a, b) => times.get(b)! - times.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -62,7 +62,8 @@ async function listInto(
 ): Promise<boolean> {
   signal.throwIfAborted();
   const entries = await readdir(directory, { withFileTypes: true });
-  entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
+  // Code-unit order, not localeCompare: the listing must not depend on the machine's locale.
+  entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const indent = '  '.repeat(level);
   for (const entry of entries) {
     if (lines.length >= maxEntries) return false;

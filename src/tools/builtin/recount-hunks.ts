@@ -7,7 +7,10 @@
 
 const hunkHeader = /^@@(?:\s+-(\d+)(?:,\d+)?\s+\+(\d+)(?:,\d+)?)?\s*@@(.*)$/;
 
-/** The patch with every hunk header's counts recomputed from the hunk's lines. */
+/**
+ * The patch with every hunk header's counts recomputed from the hunk's lines. Throws when a line
+ * after a hunk belongs to no hunk and starts no file: guessing there could drop part of a change.
+ */
 export function recountHunks(patch: string): string {
   const lines = patch.split('\n');
   const output: string[] = [];
@@ -37,8 +40,21 @@ export function recountHunks(patch: string): string {
     output.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@${header[3] ?? ''}`);
     for (const line of body) output.push(line === '' ? ' ' : line);
     output.push(...trailing);
+    if (index < lines.length && !startsSection(lines, index)) {
+      throw new Error(`line ${index + 1} is neither part of a hunk nor a file header: ${lines[index]}`);
+    }
   }
   return output.join('\n');
+}
+
+function startsSection(lines: readonly string[], index: number): boolean {
+  const line = lines[index]!;
+  return (
+    line.startsWith('@@') ||
+    line.startsWith('diff ') ||
+    line.startsWith('Index: ') ||
+    (line.startsWith('--- ') && lines[index + 1]?.startsWith('+++ ') === true)
+  );
 }
 
 function isHunkLine(lines: readonly string[], index: number): boolean {

@@ -1,0 +1,47 @@
+/** Helpers for tool tests: temp directories on the real filesystem and a call that validates args. */
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import type { Tool, ToolContext, ToolOutput } from '../../src/tools/tool.ts';
+
+const created: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
+});
+
+/** A fresh directory (real path, so it compares equal to what `pwd` prints), removed after the test. */
+export async function makeTempDir(): Promise<string> {
+  const directory = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-tools-')));
+  created.push(directory);
+  return directory;
+}
+
+/** Calls a tool as the engine would: arguments parsed by its schema, output normalized. */
+export async function callTool(
+  tool: Tool,
+  args: Record<string, unknown>,
+  context: Partial<ToolContext> & { cwd: string },
+): Promise<ToolOutput> {
+  const parsed = tool.parameters.parse(args);
+  const output = await tool.execute(parsed, { signal: new AbortController().signal, toolCallId: 'call-1', ...context });
+  return typeof output === 'string' ? { content: output } : output;
+}
+
+/** The text of a tool output, failing on image parts. */
+export function textOf(output: ToolOutput): string {
+  if (typeof output.content === 'string') return output.content;
+  return output.content.map((part) => (part.type === 'text' ? part.text : '<image>')).join('');
+}
+
+/** Whether a process is running (a zombie, dead but not yet reaped, counts as gone). */
+export async function isRunning(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
