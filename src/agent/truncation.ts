@@ -66,6 +66,8 @@ export interface TruncationResult {
 
 /**
  * Cuts a tool's output to its configured limits, leaving a warning marker where text was removed.
+ * Stage 2 counts the lines of stage 1's result, so a stage 1 marker counts as lines there (and is
+ * cut with them when it falls in the removed part).
  *
  * @example
  * truncateOutput('write_file', 'x'.repeat(1500)).text
