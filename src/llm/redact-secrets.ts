@@ -9,11 +9,11 @@ const patterns: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[^\s"',;}]+/gi, '$1 [redacted]'],
   // `x-api-key: ...`, `"api_key": "..."`, `apiKey=...`, `token=...`, `authorization: ...`.
   [
-    /\b(x-api-key|x-goog-api-key|api[-_]?key|access[-_]?token|auth[-_]?token|token|authorization|secret)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\b|Basic\b)[^\s"',;&}]+/gi,
+    /\b(x-api-key|x-goog-api-key|api[-_]?key|key|access[-_]?token|auth[-_]?token|token|authorization|secret)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\b|Basic\b)[^\s"',;&}]+/gi,
     '$1$2[redacted]',
   ],
   // Vendor key formats: OpenAI/Anthropic `sk-...` (`sk-ant-...`, `sk-proj-...`), Google `AIza...`.
-  [/\b(sk|rk|pk)-[A-Za-z0-9_*.-]{6,}/g, '[redacted-key]'],
+  [/\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}/g, '[redacted-key]'],
   [/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted-key]'],
 ];
 
