@@ -51,6 +51,12 @@ describe('classifyError on values that are not SDK errors', () => {
     expect(classifyError({ status: 429, error: { type: 'error', error: { type: 'rate_limit_error', details: { error_code: 'enforced_spend_limit_reached' } } } }, 'anthropic').kind).toBe('BILLING');
   });
 
+  it('classifies quota codes as BILLING whatever the status and message', () => {
+    for (const status of [429, 400, undefined]) {
+      expect(classifyError({ status, error: { code: 'insufficient_quota', message: 'no' } }, 'openai').kind).toBe('BILLING');
+    }
+  });
+
   it('recognizes policy refusals', () => {
     const refusal = { status: 400, error: { message: 'Your request was rejected as a result of our safety system.', code: 'content_policy_violation' } };
     expect(classifyError(refusal, 'openai').kind).toBe('CONTENT_BLOCKED');

@@ -97,6 +97,19 @@ describe('OpenAI provider: streaming', () => {
     expect(finalMessage(await run(provider, request('gpt-5.2'))).stopReason).toBe(mapped);
   });
 
+  it('keeps streaming through a slow stream', async () => {
+    server.enqueue({ text: 'slow but steady', chunkSize: 3, delayMs: 15 });
+    const message = finalMessage(await run(provider, request('gpt-5.2')));
+    expect(message.content).toEqual([{ type: 'text', text: 'slow but steady' }]);
+  });
+
+  it('reports tool-calls when a compatible server finishes tool calls with stop', async () => {
+    server.enqueue({ toolCalls: [{ id: 'call_x', name: 'shell', arguments: {} }], stopReason: 'stop' });
+    const message = finalMessage(await run(provider, request('local-model', [userText('go')], { tools })));
+    expect(message.stopReason).toBe('tool-calls');
+    expect(message.content).toEqual([{ type: 'tool-call', id: 'call_x', name: 'shell', arguments: {} }]);
+  });
+
   it('turns reasoning_content of compatible servers into thinking', async () => {
     server.enqueue({ thinking: { text: 'pondering quietly', signature: 'unused' }, text: 'done' });
     const events = await run(provider, request('local-model'));
@@ -218,7 +231,8 @@ describe('OpenAI provider: failures and abort', () => {
   });
 
   it('ends with message-end "aborted" and the partial content when the signal aborts', async () => {
-    server.enqueue({ text: 'abcdefghijklmnopqrstuvwxyz', chunkSize: 4, delayMs: 20 });
+    // No delay: the rest of the stream may already be buffered, and must still be ignored.
+    server.enqueue({ text: 'abcdefghijklmnopqrstuvwxyz', chunkSize: 4 });
     const controller = new AbortController();
     const events = [];
     for await (const event of provider.stream(request('gpt-5.2', undefined, { signal: controller.signal }))) {

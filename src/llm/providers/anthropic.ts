@@ -118,7 +118,7 @@ function* handleEvent(
       // message_delta carries cumulative counts; fields it leaves null keep message_start's.
       builder.usage = {
         input: usage.input_tokens ?? builder.usage.input,
-        output: usage.output_tokens,
+        output: usage.output_tokens ?? builder.usage.output,
         cacheRead: usage.cache_read_input_tokens ?? builder.usage.cacheRead,
         cacheWrite: usage.cache_creation_input_tokens ?? builder.usage.cacheWrite,
       };

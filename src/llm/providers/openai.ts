@@ -86,11 +86,14 @@ async function* streamEvents(client: OpenAI, request: ModelRequest, builder: Ass
     if (choice === undefined) continue;
     yield* handleDelta(choice.delta as Delta, builder);
     if (choice.finish_reason) {
-      for (const key of builder.openToolCallKeys()) {
+      const openCalls = builder.openToolCallKeys();
+      for (const key of openCalls) {
         const call = builder.endToolCall(key);
         if (call !== undefined) yield { type: 'tool-call-end', call };
       }
-      builder.stopReason = mapFinishReason(choice.finish_reason);
+      const stopReason = mapFinishReason(choice.finish_reason);
+      // Some compatible servers say `stop` even when the answer is tool calls.
+      builder.stopReason = stopReason === 'stop' && openCalls.length > 0 ? 'tool-calls' : stopReason;
       finished = true;
     }
   }
