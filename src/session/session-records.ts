@@ -1,19 +1,30 @@
 /**
- * Reading a session log back: one JSON record per line, checked just enough to be safe to index.
+ * Session log records: one JSON record per line. Entries are written with `type`, `id`,
+ * `parentId` and `timestamp` first, so loading can place an entry in the tree by reading the
+ * start of its line and leave parsing the rest until the entry is used (see {@link EntryIndex}).
  * Unreadable records (a line torn by a crash, a record from a newer version) are reported and
  * skipped, never thrown, so one bad line cannot lock a conversation out.
  */
+import { EntryIndex } from './entry-index.ts';
+import { entryShapeProblem } from './entry-shape.ts';
 import type { LeafRecord, SessionEntry, SessionHeader } from './types.ts';
 
 /** What a log amounts to once read. */
 export interface LoadedSession {
   header: SessionHeader;
-  /** Entries in log order; a parent always comes before its children. */
-  entries: SessionEntry[];
+  entries: EntryIndex;
   leafId: string | null;
 }
 
 const ENTRY_TYPES = new Set(['message', 'compaction', 'model_change', 'custom']);
+/** The start of an entry line as {@link serializeEntry} writes it. */
+const ENTRY_START = /^\{"type":"(message|compaction|model_change|custom)","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),"timestamp":/;
+
+/** The record of `entry`: its JSON with `type`, `id`, `parentId` and `timestamp` first. */
+export function serializeEntry(entry: SessionEntry): string {
+  const { type, id, parentId, timestamp, ...content } = entry;
+  return JSON.stringify({ type, id, parentId, timestamp, ...content });
+}
 
 /**
  * Replays the `records` of session `sessionId`. Returns `null` for an empty log.
@@ -28,16 +39,30 @@ export function replayRecords(
 ): LoadedSession | null {
   if (records.length === 0) return null;
   let header: SessionHeader | undefined;
-  const entries: SessionEntry[] = [];
-  const known = new Set<string>();
+  const entries = new EntryIndex(sessionId, onWarning);
   let leafId: string | null = null;
   const skip = (index: number, reason: string) =>
     onWarning(`Session ${sessionId}: skipped record ${index + 1} of ${records.length} (${reason})`);
 
   for (let index = 0; index < records.length; index++) {
+    const line = records[index]!;
+    // Only the last line can be torn by a crash, so it is always parsed in full; a line not
+    // ending in `}` cannot be a whole record either.
+    const start = index < records.length - 1 && line.endsWith('}') ? ENTRY_START.exec(line) : null;
+    if (start) {
+      const [, type, id, parentId = null] = start as unknown as [string, SessionEntry['type'], string, string | undefined];
+      const problem = placementProblem(id, parentId, entries);
+      if (problem) skip(index, problem);
+      else {
+        entries.addRecord(id, parentId, type, line);
+        leafId = id;
+      }
+      continue;
+    }
+
     let record: unknown;
     try {
-      record = JSON.parse(records[index]!);
+      record = JSON.parse(line);
     } catch (error) {
       skip(index, `unreadable: ${(error as Error).message}`);
       continue;
@@ -45,22 +70,20 @@ export function replayRecords(
     const type = typeof record === 'object' && record !== null ? (record as { type?: unknown }).type : undefined;
     if (type === 'session') {
       if (header) skip(index, 'second header');
-      else if (entries.length > 0) skip(index, 'header after entries');
+      else if (entries.size > 0) skip(index, 'header after entries');
       else header = record as SessionHeader;
     } else if (type === 'leaf') {
       const targetId = (record as LeafRecord).targetId;
-      if (targetId === null || (typeof targetId === 'string' && known.has(targetId))) leafId = targetId;
+      if (targetId === null || (typeof targetId === 'string' && entries.has(targetId))) leafId = targetId;
       else skip(index, `leaf move to unknown entry ${String(targetId)}`);
     } else if (typeof type === 'string' && ENTRY_TYPES.has(type)) {
-      const problem = entryProblem(record as SessionEntry, known);
-      if (problem) {
-        skip(index, problem);
-        continue;
-      }
       const entry = record as SessionEntry;
-      entries.push(entry);
-      known.add(entry.id);
-      leafId = entry.id;
+      const problem = entryShapeProblem(entry) ?? placementProblem(entry.id, entry.parentId, entries);
+      if (problem) skip(index, problem);
+      else {
+        entries.add(entry);
+        leafId = entry.id;
+      }
     } else {
       skip(index, `unknown record type ${JSON.stringify(type)}`);
     }
@@ -68,34 +91,17 @@ export function replayRecords(
 
   if (!header) {
     onWarning(`Session ${sessionId}: no header record; assuming one`);
-    header = { type: 'session', version: 1, id: sessionId, createdAt: entries[0]?.timestamp ?? fallbackCreatedAt };
+    header = { type: 'session', version: 1, id: sessionId, createdAt: entries.first()?.timestamp ?? fallbackCreatedAt };
   } else if (header.version !== 1) {
     onWarning(`Session ${sessionId}: header version ${String(header.version)} is not 1; reading it as version 1`);
   }
   return { header, entries, leafId };
 }
 
-/** Why `entry` cannot be indexed, or `undefined` when it can. */
-function entryProblem(entry: SessionEntry, known: ReadonlySet<string>): string | undefined {
-  if (typeof entry.id !== 'string' || entry.id === '') return 'entry without id';
-  if (known.has(entry.id)) return `duplicate entry id ${entry.id}`;
+/** Why an entry with `id` and `parentId` cannot join `entries`, or `undefined` when it can. */
+function placementProblem(id: string, parentId: string | null, entries: EntryIndex): string | undefined {
+  if (entries.has(id)) return `duplicate entry id ${id}`;
   // Parents are written before their children, so a parent not seen yet is damage.
-  if (entry.parentId !== null && (typeof entry.parentId !== 'string' || !known.has(entry.parentId))) {
-    return `entry ${entry.id} has unknown parent ${String(entry.parentId)}`;
-  }
-  if (typeof entry.timestamp !== 'number') return `entry ${entry.id} without timestamp`;
-  switch (entry.type) {
-    case 'message':
-      return typeof entry.message === 'object' && entry.message !== null && Array.isArray(entry.message.content)
-        ? undefined
-        : `message entry ${entry.id} without a message`;
-    case 'compaction':
-      return typeof entry.summary === 'string' && typeof entry.firstKeptEntryId === 'string'
-        ? undefined
-        : `compaction entry ${entry.id} without summary`;
-    case 'model_change':
-      return typeof entry.model === 'string' ? undefined : `model change ${entry.id} without model`;
-    case 'custom':
-      return typeof entry.customType === 'string' ? undefined : `custom entry ${entry.id} without customType`;
-  }
+  if (parentId !== null && (typeof parentId !== 'string' || !entries.has(parentId))) return `entry ${id} has unknown parent ${String(parentId)}`;
+  return undefined;
 }

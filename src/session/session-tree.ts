@@ -7,7 +7,8 @@ import type { Message } from '../llm/types.ts';
 import type { Store } from '../store/store.ts';
 import { buildContextFromPath } from './build-context.ts';
 import { assertValidSessionId, createEntryId } from './ids.ts';
-import { replayRecords } from './session-records.ts';
+import { EntryIndex } from './entry-index.ts';
+import { replayRecords, serializeEntry } from './session-records.ts';
 import type { LeafRecord, MessageEntry, NewEntry, SessionContext, SessionEntry, SessionHeader } from './types.ts';
 
 /** Collaborators and settings of a {@link SessionTree}. */
@@ -39,10 +40,8 @@ export function sessionLogKey(sessionId: string): string {
  * per process: two instances of one session would each append from their own leaf.
  */
 export class SessionTree {
-  private readonly byId = new Map<string, SessionEntry>();
-  private readonly all: SessionEntry[] = [];
+  private entryIndex: EntryIndex;
   private leaf: string | null = null;
-  private messages = 0;
   /** Appends and leaf moves of this tree, one after another. */
   private queue: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
@@ -58,6 +57,7 @@ export class SessionTree {
     this.now = options.now ?? Date.now;
     this.generateId = options.generateId ?? createEntryId;
     this.onWarning = options.onWarning ?? ((message) => console.warn(message));
+    this.entryIndex = new EntryIndex(header.id, this.onWarning);
   }
 
   /**
@@ -76,7 +76,7 @@ export class SessionTree {
     const loaded = replayRecords(sessionId, records, onWarning, (options.now ?? Date.now)());
     if (!loaded) return null;
     const tree = new SessionTree(store, loaded.header, options);
-    for (const entry of loaded.entries) tree.index(entry);
+    tree.entryIndex = loaded.entries;
     tree.leaf = loaded.leafId;
     return tree;
   }
@@ -96,10 +96,10 @@ export class SessionTree {
     await store.append(logKey, JSON.stringify(header));
     const tree = new SessionTree(store, header, options);
     for (const entry of seed.entries ?? []) {
-      const copy = toValue(entry);
-      await store.append(logKey, JSON.stringify(copy));
-      tree.index(copy);
-      tree.leaf = copy.id;
+      const record = serializeEntry(entry);
+      await store.append(logKey, record);
+      tree.entryIndex.add(JSON.parse(record) as SessionEntry);
+      tree.leaf = entry.id;
     }
     return tree;
   }
@@ -116,17 +116,17 @@ export class SessionTree {
 
   /** Number of message entries in the whole tree, all branches. */
   get messageCount(): number {
-    return this.messages;
+    return this.entryIndex.messageCount;
   }
 
   /** Every entry of every branch, in the order written. Treat them as read-only values. */
   entries(): readonly SessionEntry[] {
-    return this.all;
+    return this.entryIndex.all();
   }
 
   /** The entry with `id`, if any. */
   getEntry(id: string): SessionEntry | undefined {
-    return this.byId.get(id);
+    return this.entryIndex.get(id);
   }
 
   /**
@@ -136,12 +136,15 @@ export class SessionTree {
   append(entry: NewEntry): Promise<SessionEntry> {
     return this.enqueue(async () => {
       let id = this.generateId();
-      while (this.byId.has(id)) id = this.generateId();
-      const full = toValue({ ...entry, id, parentId: this.leaf, timestamp: this.now() } as SessionEntry);
-      await this.store.append(sessionLogKey(this.id), JSON.stringify(full));
-      this.index(full);
-      this.leaf = full.id;
-      return full;
+      while (this.entryIndex.has(id)) id = this.generateId();
+      const record = serializeEntry({ ...entry, id, parentId: this.leaf, timestamp: this.now() } as SessionEntry);
+      await this.store.append(sessionLogKey(this.id), record);
+      // The copy read back from the record: the tree in memory matches the log exactly, and later
+      // changes to the caller's object do not leak in.
+      const stored = JSON.parse(record) as SessionEntry;
+      this.entryIndex.add(stored);
+      this.leaf = stored.id;
+      return stored;
     });
   }
 
@@ -158,7 +161,7 @@ export class SessionTree {
    */
   setLeaf(id: string | null): Promise<void> {
     return this.enqueue(async () => {
-      if (id !== null && !this.byId.has(id)) throw new Error(`Session ${this.id} has no entry ${id}`);
+      if (id !== null && !this.entryIndex.has(id)) throw new Error(`Session ${this.id} has no entry ${id}`);
       if (id === this.leaf) return;
       const record: LeafRecord = { type: 'leaf', targetId: id, timestamp: this.now() };
       await this.store.append(sessionLogKey(this.id), JSON.stringify(record));
@@ -177,25 +180,12 @@ export class SessionTree {
    * @throws Error when `id` is not an entry of this session.
    */
   pathTo(id: string | null): SessionEntry[] {
-    const path: SessionEntry[] = [];
-    let entry = id === null ? undefined : this.byId.get(id);
-    if (id !== null && !entry) throw new Error(`Session ${this.id} has no entry ${id}`);
-    while (entry) {
-      path.push(entry);
-      entry = entry.parentId === null ? undefined : this.byId.get(entry.parentId);
-    }
-    return path.reverse();
+    return this.entryIndex.pathTo(id);
   }
 
   /** What the active branch amounts to for the model (see {@link buildContextFromPath}). */
   buildContext(): SessionContext {
-    return buildContextFromPath(this.branch(), this.onWarning);
-  }
-
-  private index(entry: SessionEntry): void {
-    this.all.push(entry);
-    this.byId.set(entry.id, entry);
-    if (entry.type === 'message') this.messages++;
+    return buildContextFromPath(this.entryIndex.contextPathTo(this.leaf), this.onWarning);
   }
 
   private enqueue<T>(operation: () => Promise<T>): Promise<T> {
@@ -203,12 +193,4 @@ export class SessionTree {
     this.queue = result.catch(() => undefined);
     return result;
   }
-}
-
-/**
- * A detached copy in the form it has once reloaded (`undefined` fields dropped), so the tree in
- * memory matches the log byte for byte and later changes to the caller's object do not leak in.
- */
-function toValue<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
