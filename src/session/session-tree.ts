@@ -15,7 +15,10 @@ import type { LeafRecord, MessageEntry, NewEntry, SessionContext, SessionEntry, 
 export interface SessionTreeOptions {
   /** Clock for timestamps, in milliseconds since the epoch. Defaults to `Date.now`. */
   now?: () => number;
-  /** Told about records skipped while loading. Defaults to `console.warn`. */
+  /**
+   * Told about damage met while loading or reading entries (skipped records, unreadable entries,
+   * a compaction pointing off the branch). Defaults to `console.warn`.
+   */
   onWarning?: (message: string) => void;
   /** Entry id generator; drawn again while the id is taken. Defaults to 8 random hex digits. */
   generateId?: () => string;
@@ -40,7 +43,6 @@ export function sessionLogKey(sessionId: string): string {
  * per process: two instances of one session would each append from their own leaf.
  */
 export class SessionTree {
-  private entryIndex: EntryIndex;
   private leaf: string | null = null;
   /** Appends and leaf moves of this tree, one after another. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -52,12 +54,12 @@ export class SessionTree {
     private readonly store: Store,
     /** The header record the log starts with. */
     readonly header: SessionHeader,
+    private readonly entryIndex: EntryIndex,
     options: SessionTreeOptions,
   ) {
     this.now = options.now ?? Date.now;
     this.generateId = options.generateId ?? createEntryId;
-    this.onWarning = options.onWarning ?? ((message) => console.warn(message));
-    this.entryIndex = new EntryIndex(header.id, this.onWarning);
+    this.onWarning = warningSink(options);
   }
 
   /**
@@ -71,12 +73,10 @@ export class SessionTree {
   /** Loads session `sessionId`, or `null` when its log is empty. */
   static async load(store: Store, sessionId: string, options: SessionTreeOptions = {}): Promise<SessionTree | null> {
     assertValidSessionId(sessionId);
-    const onWarning = options.onWarning ?? ((message: string) => console.warn(message));
     const records = await store.readLog(sessionLogKey(sessionId));
-    const loaded = replayRecords(sessionId, records, onWarning, (options.now ?? Date.now)());
+    const loaded = replayRecords(sessionId, records, warningSink(options), (options.now ?? Date.now)());
     if (!loaded) return null;
-    const tree = new SessionTree(store, loaded.header, options);
-    tree.entryIndex = loaded.entries;
+    const tree = new SessionTree(store, loaded.header, loaded.entries, options);
     tree.leaf = loaded.leafId;
     return tree;
   }
@@ -94,7 +94,7 @@ export class SessionTree {
     if (options.cwd !== undefined) header.cwd = options.cwd;
     if (seed.forkedFrom) header.forkedFrom = seed.forkedFrom;
     await store.append(logKey, JSON.stringify(header));
-    const tree = new SessionTree(store, header, options);
+    const tree = new SessionTree(store, header, new EntryIndex(sessionId, warningSink(options)), options);
     for (const entry of seed.entries ?? []) {
       const record = serializeEntry(entry);
       await store.append(logKey, record);
@@ -193,4 +193,8 @@ export class SessionTree {
     this.queue = result.catch(() => undefined);
     return result;
   }
+}
+
+function warningSink(options: SessionTreeOptions): (message: string) => void {
+  return options.onWarning ?? ((message) => console.warn(message));
 }
