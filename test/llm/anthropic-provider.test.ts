@@ -289,6 +289,24 @@ describe('Anthropic provider: failures and abort', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'abcd' }]);
   });
 
+  it('ends with message-end "aborted" when the signal aborts while the caller is busy', async () => {
+    // The abort lands between two reads, after the server sent everything in separate packets:
+    // the SDK alone would then wait forever on the next read.
+    server.enqueue({ text: 'abcdefghijklmnopqrstuvwxyz', chunkSize: 2, delayMs: 1 });
+    const controller = new AbortController();
+    const events = [];
+    for await (const event of provider.stream(request('claude-sonnet-4-6', undefined, { signal: controller.signal }))) {
+      events.push(event);
+      if (event.type === 'text-delta' && !controller.signal.aborted) {
+        setTimeout(() => controller.abort(), 150);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    }
+    const message = finalMessage(events);
+    expect(message.stopReason).toBe('aborted');
+    expect(message.content).toEqual([{ type: 'text', text: 'ab' }]);
+  });
+
   it('ends with message-end "aborted" when aborted before the response arrives', async () => {
     server.enqueue({ text: 'never', hangMs: 60_000 });
     const controller = new AbortController();
@@ -299,6 +317,28 @@ describe('Anthropic provider: failures and abort', () => {
     const events = await pending;
     expect(events).toHaveLength(1);
     expect(finalMessage(events)).toMatchObject({ stopReason: 'aborted', content: [] });
+  });
+
+  it('reports a stream that falls silent after the headers as TIMEOUT', async () => {
+    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeoutMs: 300 });
+    server.enqueue({ text: 'stalls', delayMs: 60_000 });
+    const events = await run(impatient, request('claude-sonnet-4-6'));
+    expect(events[0]?.type).toBe('message-start');
+    const { error, partial } = finalError(events);
+    expect(error.kind).toBe('TIMEOUT');
+    expect(error.message).toContain('no data for 300 ms');
+    expect(partial?.stopReason).toBe('error');
+  });
+
+  it('does not count a slow consumer as server silence', async () => {
+    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeoutMs: 1000 });
+    server.enqueue({ text: 'quick answer, slow reader', chunkSize: 5, delayMs: 50 });
+    const events = [];
+    for await (const event of impatient.stream(request('claude-sonnet-4-6'))) {
+      events.push(event);
+      if (event.type === 'text-delta' && events.length < 3) await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
+    expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'quick answer, slow reader' }]);
   });
 
   it('reports a response timeout as TIMEOUT', async () => {

@@ -245,10 +245,35 @@ describe('OpenAI provider: failures and abort', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'abcd' }]);
   });
 
+  it('ends with message-end "aborted" when the signal aborts while the caller is busy', async () => {
+    // The abort lands between two reads, after the server sent everything in separate packets:
+    // the SDK alone would then wait forever on the next read.
+    server.enqueue({ text: 'abcdefghijklmnopqrstuvwxyz', chunkSize: 2, delayMs: 1 });
+    const controller = new AbortController();
+    const events = [];
+    for await (const event of provider.stream(request('gpt-5.2', undefined, { signal: controller.signal }))) {
+      events.push(event);
+      if (event.type === 'text-delta' && !controller.signal.aborted) {
+        setTimeout(() => controller.abort(), 150);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    }
+    const message = finalMessage(events);
+    expect(message.stopReason).toBe('aborted');
+    expect(message.content).toEqual([{ type: 'text', text: 'ab' }]);
+  });
+
   it('ends with message-end "aborted" when the signal was aborted before the call', async () => {
     const events = await collect(provider.stream(request('gpt-5.2', undefined, { signal: AbortSignal.abort() })));
     expect(events).toHaveLength(1);
     expect(finalMessage(events)).toMatchObject({ stopReason: 'aborted', content: [] });
+  });
+
+  it('reports a stream that falls silent after the headers as TIMEOUT', async () => {
+    const impatient = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL, timeoutMs: 300 });
+    server.enqueue({ text: 'stalls', delayMs: 60_000 });
+    const { error } = finalError(await run(impatient, request('gpt-5.2')));
+    expect(error.kind).toBe('TIMEOUT');
   });
 
   it('reports a response timeout as TIMEOUT', async () => {

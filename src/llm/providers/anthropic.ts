@@ -6,7 +6,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
+import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
+import { untilAborted } from './until-aborted.ts';
 
 /** Options of {@link createAnthropicProvider}. Unset values come from the SDK's environment handling. */
 export interface AnthropicProviderOptions {
@@ -14,7 +16,10 @@ export interface AnthropicProviderOptions {
   apiKey?: string;
   /** Default: `ANTHROPIC_BASE_URL`, else the public API. */
   baseURL?: string;
-  /** Time to wait for a response, in milliseconds (SDK default: 10 minutes). */
+  /**
+   * Longest wait, in milliseconds, for the response headers and then between two stream events
+   * (default: 10 minutes).
+   */
   timeoutMs?: number;
 }
 
@@ -35,11 +40,12 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
     maxRetries: 0,
   });
+  const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {
     name: providerName,
     stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const builder = new AssistantMessageBuilder(providerName, request.model);
-      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder));
+      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, idleTimeoutMs));
     },
   };
 }
@@ -48,13 +54,27 @@ async function* streamEvents(
   client: Anthropic,
   request: ModelRequest,
   builder: AssistantMessageBuilder,
+  idleTimeoutMs: number,
 ): AsyncGenerator<StreamEvent> {
-  const stream = await client.messages.create(toAnthropicRequest(request), { signal: request.signal });
-  for await (const event of stream) {
-    // Events already buffered when the caller aborted are not part of the answer.
-    if (request.signal?.aborted) return;
-    yield* handleEvent(event, request, builder);
+  const watch = new IdleWatch(idleTimeoutMs, request.signal);
+  try {
+    const stream = await client.messages.create(toAnthropicRequest(request), { signal: watch.signal });
+    watch.touch();
+    for await (const event of untilAborted(stream, watch.signal)) {
+      // Events already buffered when the caller aborted are not part of the answer.
+      if (request.signal?.aborted) return;
+      // Paused while the caller handles the event: only the server's silence counts.
+      watch.stop();
+      yield* handleEvent(event, request, builder);
+      watch.touch();
+    }
+  } catch (error) {
+    watch.throwIfExpired(providerName);
+    throw error;
+  } finally {
+    watch.stop();
   }
+  watch.throwIfExpired(providerName);
 }
 
 function* handleEvent(

@@ -8,7 +8,9 @@ import { ConfigurationError } from '../../core/errors.ts';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toOpenAIRequest } from './openai-request.ts';
+import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
+import { untilAborted } from './until-aborted.ts';
 
 /** Options of {@link createOpenAIProvider}. Unset values come from the SDK's environment handling. */
 export interface OpenAIProviderOptions {
@@ -16,7 +18,10 @@ export interface OpenAIProviderOptions {
   apiKey?: string;
   /** Default: `OPENAI_BASE_URL`, else the public API. */
   baseURL?: string;
-  /** Time to wait for a response, in milliseconds (SDK default: 10 minutes). */
+  /**
+   * Longest wait, in milliseconds, for the response headers and then between two stream events
+   * (default: 10 minutes).
+   */
   timeoutMs?: number;
 }
 
@@ -43,11 +48,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
     maxRetries: 0,
   });
+  const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {
     name: providerName,
     stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const builder = new AssistantMessageBuilder(providerName, request.model);
-      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder));
+      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, idleTimeoutMs));
     },
   };
 }
@@ -60,45 +66,71 @@ function readEnv(name: string): string | undefined {
 /** Compatible servers stream reasoning in a field the SDK types do not name. */
 type Delta = OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
 
-async function* streamEvents(client: OpenAI, request: ModelRequest, builder: AssistantMessageBuilder): AsyncGenerator<StreamEvent> {
-  const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: request.signal });
-  let started = false;
+async function* streamEvents(
+  client: OpenAI,
+  request: ModelRequest,
+  builder: AssistantMessageBuilder,
+  idleTimeoutMs: number,
+): AsyncGenerator<StreamEvent> {
+  const watch = new IdleWatch(idleTimeoutMs, request.signal);
   let finished = false;
-  for await (const chunk of stream) {
-    // Chunks already buffered when the caller aborted are not part of the answer.
-    if (request.signal?.aborted) return;
-    if (!started) {
-      started = true;
-      yield { type: 'message-start', model: request.model };
-    }
-    if (chunk.usage) {
-      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-      builder.usage = {
-        input: chunk.usage.prompt_tokens - cached,
-        output: chunk.usage.completion_tokens,
-        cacheRead: cached,
-        cacheWrite: 0,
-      };
-      const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens;
-      if (reasoning !== undefined && reasoning > 0) builder.usage.reasoning = reasoning;
-    }
-    const choice = chunk.choices[0];
-    if (choice === undefined) continue;
-    yield* handleDelta(choice.delta as Delta, builder);
-    if (choice.finish_reason) {
-      const openCalls = builder.openToolCallKeys();
-      for (const key of openCalls) {
-        const call = builder.endToolCall(key);
-        if (call !== undefined) yield { type: 'tool-call-end', call };
+  try {
+    const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: watch.signal });
+    watch.touch();
+    let started = false;
+    for await (const chunk of untilAborted(stream, watch.signal)) {
+      // Chunks already buffered when the caller aborted are not part of the answer.
+      if (request.signal?.aborted) return;
+      // Paused while the caller handles the chunk: only the server's silence counts.
+      watch.stop();
+      if (!started) {
+        started = true;
+        yield { type: 'message-start', model: request.model };
       }
-      const stopReason = mapFinishReason(choice.finish_reason);
-      // Some compatible servers say `stop` even when the answer is tool calls.
-      builder.stopReason = stopReason === 'stop' && openCalls.length > 0 ? 'tool-calls' : stopReason;
-      finished = true;
+      readUsage(chunk, builder);
+      const choice = chunk.choices[0];
+      if (choice !== undefined) {
+        yield* handleDelta(choice.delta as Delta, builder);
+        if (choice.finish_reason) {
+          yield* finish(choice.finish_reason, builder);
+          finished = true;
+        }
+      }
+      watch.touch();
     }
+  } catch (error) {
+    watch.throwIfExpired(providerName);
+    throw error;
+  } finally {
+    watch.stop();
   }
+  watch.throwIfExpired(providerName);
   // Complete only once the stream ended normally: the usage chunk follows the finish reason.
   builder.complete = finished;
+}
+
+function readUsage(chunk: OpenAI.Chat.Completions.ChatCompletionChunk, builder: AssistantMessageBuilder): void {
+  if (!chunk.usage) return;
+  const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+  builder.usage = {
+    input: chunk.usage.prompt_tokens - cached,
+    output: chunk.usage.completion_tokens,
+    cacheRead: cached,
+    cacheWrite: 0,
+  };
+  const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens;
+  if (reasoning !== undefined && reasoning > 0) builder.usage.reasoning = reasoning;
+}
+
+function* finish(reason: string, builder: AssistantMessageBuilder): Generator<StreamEvent> {
+  const openCalls = builder.openToolCallKeys();
+  for (const key of openCalls) {
+    const call = builder.endToolCall(key);
+    if (call !== undefined) yield { type: 'tool-call-end', call };
+  }
+  const stopReason = mapFinishReason(reason);
+  // Some compatible servers say `stop` even when the answer is tool calls.
+  builder.stopReason = stopReason === 'stop' && openCalls.length > 0 ? 'tool-calls' : stopReason;
 }
 
 function* handleDelta(delta: Delta, builder: AssistantMessageBuilder): Generator<StreamEvent> {
