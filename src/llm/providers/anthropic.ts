@@ -61,8 +61,6 @@ async function* streamEvents(
     const stream = await client.messages.create(toAnthropicRequest(request), { signal: watch.signal });
     watch.touch();
     for await (const event of untilAborted(stream, watch.signal)) {
-      // Events already buffered when the caller aborted are not part of the answer.
-      if (request.signal?.aborted) return;
       // Paused while the caller handles the event: only the server's silence counts.
       watch.stop();
       yield* handleEvent(event, request, builder);

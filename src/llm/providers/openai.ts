@@ -79,8 +79,6 @@ async function* streamEvents(
     watch.touch();
     let started = false;
     for await (const chunk of untilAborted(stream, watch.signal)) {
-      // Chunks already buffered when the caller aborted are not part of the answer.
-      if (request.signal?.aborted) return;
       // Paused while the caller handles the chunk: only the server's silence counts.
       watch.stop();
       if (!started) {

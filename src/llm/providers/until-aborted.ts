@@ -1,8 +1,8 @@
 /**
- * Iterates an SDK stream until `signal` aborts, then stops at once. The SDK streams stop on an
- * abort only while a read is pending: aborted between two reads, with the response still
- * arriving, the next read can wait forever (seen with both SDKs on Node 20), so each read is
- * raced against the signal.
+ * Iterates an SDK stream until `signal` aborts, then stops at once: events the SDK had already
+ * buffered are not part of the answer. Each read is raced against the signal because an SDK
+ * stream aborted between two reads, after the whole response had arrived, can wait forever on
+ * the next read (seen with both SDKs on Node 20's fetch).
  */
 export async function* untilAborted<T>(iterable: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T, void, undefined> {
   const iterator = iterable[Symbol.asyncIterator]();
