@@ -12,7 +12,7 @@ import { addUsage, emptyUsage } from '../llm/types.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { CompactionEntry } from '../session/types.ts';
-import { createStore } from '../store/create-store.ts';
+import { createStore } from '../store/unstorage-store.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { CompactionSettings } from './compaction.ts';
@@ -354,9 +354,6 @@ export class Agent {
   async #turn(rawInput: string, options: InvokeOptions): Promise<TurnResult> {
     const lifecycle = this.lifecycle;
     lifecycle.initialize();
-    let tree: SessionTree | undefined;
-    let userEntryId: string | undefined;
-    let leafBefore: string | null = null;
     try {
       // 1-2. Per-turn guardrail reset, then the raw input.
       this.#guardrails.onTurnStart();
@@ -366,7 +363,7 @@ export class Agent {
       }
 
       // 3-4. System prompt (cached per channel), then extensions may replace it.
-      tree = await this.session();
+      const tree = await this.session();
       let systemPrompt = await this.#systemPrompt(options.channel, tree.id);
       for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {
         if (isObject(result) && typeof result.systemPrompt === 'string') systemPrompt = result.systemPrompt;
@@ -385,8 +382,8 @@ export class Agent {
         content: [{ type: 'text', text: input }, ...(options.images ?? [])],
         timestamp: Date.now(),
       };
-      leafBefore = tree.leafId;
-      userEntryId = (await tree.appendMessage(userMessage)).id;
+      const leafBefore = tree.leafId;
+      const userEntryId = (await tree.appendMessage(userMessage)).id;
       await this.#emit({ type: 'message_end', message: userMessage });
 
       // 8-9. Tools are merged at construction; run with retries.

@@ -5,7 +5,7 @@
 import { Agent } from '../agent/agent.ts';
 import { createModelClient } from '../llm/model-client.ts';
 import { SessionManager } from '../session/session-manager.ts';
-import { createStoreFromEnv } from '../store/create-store.ts';
+import { createStoreFromEnv } from '../store/from-env.ts';
 import type { Store } from '../store/store.ts';
 import { createBuiltinTools } from '../tools/builtin/index.ts';
 import { createProfilePrompt } from './profile-prompt.ts';
@@ -20,6 +20,8 @@ export interface BuiltAgent {
 export function buildAgentFromEnv(options: { sessionKey: string; profile?: string; env?: NodeJS.ProcessEnv; cwd?: string }): BuiltAgent {
   const env = options.env ?? process.env;
   const client = createModelClient(env);
+  // Load the SDK while the person types; a failure shows on the first call.
+  void client.provider.warm().catch(() => undefined);
   const store = createStoreFromEnv(env);
   const cwd = options.cwd ?? process.cwd();
   const agent = new Agent({

@@ -3,7 +3,6 @@
  * this one only dispatches and prints help.
  */
 import { AgentError, errorMessage } from '../core/errors.ts';
-import { runChatCommand } from './chat-command.ts';
 
 /** A subcommand: a one-line summary, its usage text and what it does. */
 interface Command {
@@ -16,7 +15,7 @@ const commands: Record<string, Command> = {
   start: {
     summary: 'Start operator (until the gateway lands: the terminal chat)',
     usage: 'operator start [--profile NAME] [--session KEY]',
-    run: (args) => runChatCommand(args),
+    run: async (args) => (await import('./chat-command.ts')).runChatCommand(args),
   },
   chat: {
     summary: 'Talk to the agent in this terminal',
@@ -30,7 +29,7 @@ const commands: Record<string, Command> = {
       'model, tokens, cost and context use, /help lists commands, /exit quits. Ctrl+C aborts the',
       'running turn; a second Ctrl+C exits.',
     ].join('\n'),
-    run: (args) => runChatCommand(args),
+    run: async (args) => (await import('./chat-command.ts')).runChatCommand(args),
   },
 };
 

@@ -4,9 +4,8 @@
  */
 import { ConfigurationError } from '../core/errors.ts';
 import { getModelInfo, isModelAlias, type ModelInfo } from './catalog.ts';
-import { createAnthropicProvider } from './providers/anthropic.ts';
-import { createOpenAIProvider } from './providers/openai.ts';
-import type { Provider } from './types.ts';
+import { lazyProvider } from './lazy-provider.ts';
+import type { LazyProvider } from './lazy-provider.ts';
 
 /** Environment variables as `process.env` holds them. */
 export type Environment = Record<string, string | undefined>;
@@ -16,11 +15,15 @@ export type Environment = Record<string, string | undefined>;
  * provider is one more line here.
  */
 export const providerRegistry = {
-  anthropic: (env: Environment): Provider =>
-    createAnthropicProvider({ apiKey: value(env, 'ANTHROPIC_API_KEY'), baseURL: value(env, 'ANTHROPIC_BASE_URL') }),
-  openai: (env: Environment): Provider =>
-    createOpenAIProvider({ apiKey: value(env, 'OPENAI_API_KEY'), baseURL: value(env, 'OPENAI_BASE_URL') }),
-} satisfies Record<string, (env: Environment) => Provider>;
+  anthropic: (env: Environment): LazyProvider =>
+    lazyProvider('anthropic', async () =>
+      (await import('./providers/anthropic.ts')).createAnthropicProvider({ apiKey: value(env, 'ANTHROPIC_API_KEY'), baseURL: value(env, 'ANTHROPIC_BASE_URL') }),
+    ),
+  openai: (env: Environment): LazyProvider =>
+    lazyProvider('openai', async () =>
+      (await import('./providers/openai.ts')).createOpenAIProvider({ apiKey: value(env, 'OPENAI_API_KEY'), baseURL: value(env, 'OPENAI_BASE_URL') }),
+    ),
+} satisfies Record<string, (env: Environment) => LazyProvider>;
 
 /** A provider operator can talk to. */
 export type ProviderName = keyof typeof providerRegistry;
@@ -35,7 +38,8 @@ export interface ResolvedModel {
 
 /** A ready provider with the model to ask. */
 export interface ModelClient {
-  provider: Provider;
+  /** Loads its SDK on first use; call `warm()` to load it ahead. */
+  provider: LazyProvider;
   model: string;
   info: ModelInfo | undefined;
 }

@@ -3,6 +3,7 @@
  * each provider converts at its edge. Messages are plain JSON values so they can be persisted
  * in the session tree and compared byte for byte.
  */
+import type { ProviderError } from '../core/errors.ts';
 
 /** Plain text. */
 export interface TextPart {
@@ -131,7 +132,7 @@ export type StreamEvent =
   | { type: 'tool-call-delta'; id: string; argumentsDelta: string }
   | { type: 'tool-call-end'; call: ToolCallPart }
   | { type: 'message-end'; message: AssistantMessage }
-  | { type: 'error'; error: import('../core/errors.ts').ProviderError; partial?: AssistantMessage };
+  | { type: 'error'; error: ProviderError; partial?: AssistantMessage };
 
 /** A model provider: one function that streams a model call. */
 export interface Provider {

@@ -1,0 +1,28 @@
+/**
+ * A provider whose SDK is loaded on first use. The vendor SDKs take hundreds of milliseconds to
+ * import, so operator starts without them and loads only the one the configured model needs —
+ * in the background right after start-up (`warm`), or at the latest on the first call.
+ */
+import type { ModelRequest, Provider, StreamEvent } from './types.ts';
+
+/** A provider that can be told to load itself ahead of the first call. */
+export interface LazyProvider extends Provider {
+  /** Starts loading the SDK now; resolves when it is ready. */
+  warm(): Promise<void>;
+}
+
+/** Wraps `load` so the real provider is created once, when first needed. */
+export function lazyProvider(name: string, load: () => Promise<Provider>): LazyProvider {
+  let loading: Promise<Provider> | undefined;
+  const get = () => (loading ??= load());
+  return {
+    name,
+    async warm() {
+      await get();
+    },
+    async *stream(request: ModelRequest): AsyncIterable<StreamEvent> {
+      const provider = await get();
+      yield* provider.stream(request);
+    },
+  };
+}

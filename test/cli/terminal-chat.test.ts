@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+
+let server: FakeModelServer;
+let home: string;
+let child: ChildProcessWithoutNullStreams | undefined;
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(() => {
+  child?.kill('SIGKILL');
+  child = undefined;
+  server.reset();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+/** Starts `operator chat` against the fake model server; collects stdout. */
+function startChat(args: string[] = [], existingHome?: string) {
+  home = existingHome ?? mkdtempSync(join(tmpdir(), 'operator-home-'));
+  const proc = spawn(process.execPath, ['bin/operator.js', 'chat', ...args], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      OPERATOR_HOME: home,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    },
+  });
+  child = proc;
+  let output = '';
+  let errors = '';
+  proc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  proc.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return {
+    proc,
+    exited,
+    output: () => output,
+    errors: () => errors,
+    send: (line: string) => proc.stdin.write(`${line}\n`),
+    async waitFor(text: string | RegExp, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!(typeof text === 'string' ? output.includes(text) : text.test(output))) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; output so far:\n${output}\nstderr:\n${errors}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
+}
+
+describe('operator chat', () => {
+  it('streams answers, shows tool calls on one line, reports status and resumes the session', async () => {
+    server.enqueue(
+      { toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { text: 'Here is the listing.', usage: { input: 1200, output: 30, cacheRead: 800 } },
+    );
+    const chat = startChat();
+    chat.send('what is here?');
+    await chat.waitFor('Here is the listing.');
+    expect(chat.output()).toContain('> list_dir .');
+    chat.send('/status');
+    await chat.waitFor('context');
+    expect(chat.output()).toMatch(/model\s+claude-sonnet-4-6/);
+    expect(chat.output()).toMatch(/cache read/);
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
+
+    // A second run with the same home continues the same session.
+    server.enqueue({ text: 'I remember.' });
+    const again = startChat([], home);
+    again.send('do you remember?');
+    await again.waitFor('I remember.');
+    again.send('/exit');
+    await again.exited;
+    const last = server.requests.at(-1)!.body.messages;
+    expect(JSON.stringify(last)).toContain('what is here?');
+  });
+
+  it('aborts a turn on Ctrl+C and exits on the second', async () => {
+    server.enqueue({ text: 'a very slow answer that will not finish', chunkSize: 2, delayMs: 200 });
+    const chat = startChat();
+    chat.send('tell me slowly');
+    await chat.waitFor(/a v/);
+    chat.proc.kill('SIGINT');
+    await chat.waitFor('(aborted');
+    chat.proc.kill('SIGINT');
+    expect(await chat.exited).toBe(130);
+  });
+
+  it('says which variables to set when no model is configured', async () => {
+    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    const proc = spawn(process.execPath, ['bin/operator.js', 'chat'], { env: { PATH: process.env.PATH, HOME: home, OPERATOR_HOME: home } });
+    child = proc;
+    let errors = '';
+    proc.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const code = await new Promise((resolve) => proc.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(errors).toContain('ANTHROPIC_API_KEY');
+    expect(errors).toContain('OPENAI_API_KEY');
+  });
+
+  it('prints help', async () => {
+    const proc = spawn(process.execPath, ['bin/operator.js', '--help']);
+    child = proc;
+    let output = '';
+    proc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise((resolve) => proc.on('exit', resolve))).toBe(0);
+    expect(output).toContain('operator <command>');
+    expect(output).toContain('chat');
+  });
+});
+
