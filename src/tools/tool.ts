@@ -37,9 +37,20 @@ export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<S
   return tool;
 }
 
-/** The model-facing definition of a tool, with JSON Schema generated from its zod schema. */
+const definitions = new WeakMap<Tool, ToolDefinition>();
+
+/**
+ * The model-facing definition of a tool, with JSON Schema generated from its zod schema. Cached
+ * per tool object: generating the schema is far slower than a turn's own work, and the bytes must
+ * not change from call to call (prompt cache).
+ */
 export function toToolDefinition(tool: Tool): ToolDefinition {
-  const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return { name: tool.name, description: tool.description, parameters: schema };
+  let definition = definitions.get(tool);
+  if (!definition) {
+    const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    delete schema.$schema;
+    definition = { name: tool.name, description: tool.description, parameters: schema };
+    definitions.set(tool, definition);
+  }
+  return definition;
 }
