@@ -236,6 +236,20 @@ export class Agent {
     }
   }
 
+  /**
+   * Holds the running turn in PAUSED while `work` (typically a person's approval) is pending, then
+   * resumes it. Outside a running turn it just awaits `work`.
+   */
+  async pauseWhile<T>(work: Promise<T>): Promise<T> {
+    if (this.lifecycle.state !== 'RUNNING') return work;
+    this.lifecycle.pause();
+    try {
+      return await work;
+    } finally {
+      if ((this.lifecycle.state as LifecycleState) === 'PAUSED') this.lifecycle.resume();
+    }
+  }
+
   /** Resolves when the agent is idle. */
   waitForIdle(): Promise<void> {
     if (this.#phase === 'idle') return Promise.resolve();
@@ -650,6 +664,7 @@ function createContext(agent: Agent): ExtensionContext {
       return agent.signal;
     },
     isIdle: () => agent.phase === 'idle',
+    pauseWhile: (work) => agent.pauseWhile(work),
     hasPendingMessages: () => agent.hasPendingMessages(),
     abort: () => agent.abort(),
     getContextUsage: () => agent.contextUsageNow(),

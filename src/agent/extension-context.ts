@@ -25,6 +25,8 @@ export interface ExtensionContext {
   /** Abort signal of the running turn (an unaborted signal when idle). */
   readonly signal: AbortSignal;
   isIdle(): boolean;
+  /** Holds the turn in PAUSED while `work` (e.g. a person's approval) is pending. */
+  pauseWhile<T>(work: Promise<T>): Promise<T>;
   hasPendingMessages(): boolean;
   /** Aborts the running turn. */
   abort(): void;

@@ -2,8 +2,9 @@
  * Extensions: modules that register handlers for agent and engine events, tools and guardrails.
  * A handler that throws is recorded in `errors` and skipped; it never aborts a turn.
  */
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
 import { ConfigurationError, errorMessage } from '../core/errors.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentEvent, AgentEventOf, AgentEventType } from './agent-events.ts';
@@ -77,6 +78,28 @@ export async function loadExtensions(paths: readonly string[]): Promise<{ extens
     }
   }
   return { extensions, failures };
+}
+
+const moduleExtensions = /\.(?:ts|mts|js|mjs)$/;
+
+/**
+ * Loads every extension module directly in `directory` (`*.ts`, `*.mts`, `*.js`, `*.mjs`, in name
+ * order). A missing folder means no extensions. TypeScript files are loaded through tsx, which is
+ * registered only when such a file exists.
+ */
+export async function loadExtensionsFromDirectory(directory: string): Promise<{ extensions: Extension[]; failures: ExtensionFailure[] }> {
+  let names: string[];
+  try {
+    names = (await readdir(directory)).filter((name) => moduleExtensions.test(name)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { extensions: [], failures: [] };
+    return { extensions: [], failures: [{ extension: directory, event: 'load', message: errorMessage(error) }] };
+  }
+  if (names.some((name) => /\.m?ts$/.test(name))) {
+    const { register } = await import('tsx/esm/api');
+    register();
+  }
+  return loadExtensions(names.map((name) => join(directory, name)));
 }
 
 /** Dispatches events to extensions, collecting results and failures. */

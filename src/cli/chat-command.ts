@@ -14,7 +14,8 @@ export async function runChatCommand(args: string[]): Promise<number> {
     strict: true,
   });
   const sessionKey = values.session ?? (values.profile ? `terminal:${values.profile}` : 'terminal:local');
-  const { agent, store } = buildAgentFromEnv({ sessionKey, profile: values.profile });
+  const { agent, store, failures } = await buildAgentFromEnv({ sessionKey, profile: values.profile });
+  for (const failure of failures) process.stderr.write(`operator: extension ${failure.extension} not loaded: ${failure.message}\n`);
   try {
     return await runTerminalChat({ agent, input: process.stdin, output: process.stdout, signals: process });
   } finally {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +108,24 @@ describe('operator chat', () => {
     expect(code).toBe(1);
     expect(errors).toContain('ANTHROPIC_API_KEY');
     expect(errors).toContain('OPENAI_API_KEY');
+  });
+
+  it('loads extensions from OPERATOR_HOME/extensions and reports broken ones without stopping', async () => {
+    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    mkdirSync(join(home, 'extensions'));
+    writeFileSync(join(home, 'extensions', 'broken.mjs'), 'export default 42;\n');
+    writeFileSync(
+      join(home, 'extensions', 'greeter.mjs'),
+      "export default (api) => api.on('before_agent_start', (event) => ({ systemPrompt: event.systemPrompt + '\\nALWAYS GREET IN FRENCH' }));\n",
+    );
+    server.enqueue({ text: 'Bonjour !' });
+    const chat = startChat([], home);
+    chat.send('hello');
+    await chat.waitFor('Bonjour !');
+    expect(chat.errors()).toContain('broken.mjs not loaded');
+    expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('ALWAYS GREET IN FRENCH');
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
   });
 
   it('prints help', async () => {

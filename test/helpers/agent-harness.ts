@@ -23,6 +23,8 @@ export interface Harness {
   store: Store;
   sessions: SessionManager;
   events: AgentEvent[];
+  /** The fs store's folder (fs driver only). */
+  directory: string | undefined;
   /** Delays the agent asked to sleep before retries. */
   sleeps: number[];
   /** Event types in order, optionally only those in `only`. */
@@ -80,6 +82,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     server,
     agent,
     store,
+    directory,
     sessions,
     events,
     sleeps,
