@@ -4,101 +4,39 @@
  * See `README.md` in this folder for the turn flow and its invariants.
  */
 import { AgentError, CancellationError, InternalError, ProviderError, errorMessage } from '../core/errors.ts';
-import type { ModelInfo } from '../llm/catalog.ts';
+import { abortableSleep } from '../core/sleep.ts';
 import type { Cost } from '../llm/cost.ts';
-import { addCost, computeCost } from '../llm/cost.ts';
-import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, UserMessage, Usage } from '../llm/types.ts';
+import { addCost, computeCost, emptyCost } from '../llm/cost.ts';
+import type { AssistantMessage, Message, UserMessage, Usage } from '../llm/types.ts';
 import { addUsage, emptyUsage } from '../llm/types.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { CompactionEntry } from '../session/types.ts';
 import { createStore } from '../store/unstorage-store.ts';
 import type { Tool } from '../tools/tool.ts';
+import { createAgentContext } from './agent-context.ts';
+import { sessionStats } from './session-stats.ts';
+import type { SessionStats } from './session-stats.ts';
 import type { AgentEvent } from './agent-events.ts';
+import type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
 import type { CompactionSettings } from './compaction.ts';
 import { defaultCompactionSettings, estimateTokens, planCut, shouldCompact, summarize } from './compaction.ts';
 import { Engine } from './engine.ts';
 import type { EngineEvent } from './engine-events.ts';
 import type { ContextUsage, ExtensionContext } from './extension-context.ts';
 import { ExtensionRunner } from './extensions.ts';
-import type { Extension } from './extensions.ts';
-import type { Guardrail } from './guardrail.ts';
 import { GuardrailSet } from './guardrail-set.ts';
+import type { RetrySettings } from './retry.ts';
+import { defaultRetrySettings, retryDelay } from './retry.ts';
 import { LifecycleStateMachine } from './state-machine.ts';
 import type { LifecycleState } from './state-machine.ts';
-import type { SystemPromptBuilder } from './system-prompt.ts';
 import { defaultSystemPrompt, today } from './system-prompt.ts';
-import type { TruncationConfig } from './truncation.ts';
 
-/** Retry behaviour for failed model calls. */
-export interface RetrySettings {
-  enabled: boolean;
-  /** Retries after the first attempt. */
-  maxRetries: number;
-  /** Delay before retry n is `baseDelayMs * 2^(n-1)`. */
-  baseDelayMs: number;
-  /** A provider asking to wait longer than this (retry-after) is not retried. */
-  maxDelayMs: number;
-}
-
-/** Defaults: three retries after 2 s, 4 s, 8 s. */
-export const defaultRetrySettings: RetrySettings = { enabled: true, maxRetries: 3, baseDelayMs: 2_000, maxDelayMs: 60_000 };
-
-/** How an Agent is made. */
-export interface AgentOptions {
-  provider: Provider;
-  /** Provider-native model id. */
-  model: string;
-  modelInfo?: ModelInfo;
-  /** Where sessions live; an in-memory manager when omitted (nothing persisted). */
-  sessions?: SessionManager;
-  /** The conversation this agent serves, e.g. `terminal:local`. */
-  sessionKey: string;
-  tools?: readonly Tool[];
-  systemPrompt?: SystemPromptBuilder;
-  extensions?: readonly Extension[];
-  guardrails?: readonly Guardrail[];
-  retry?: Partial<RetrySettings>;
-  compaction?: Partial<CompactionSettings>;
-  maxToolRounds?: number;
-  maxTokens?: number;
-  reasoningEffort?: ReasoningEffort;
-  truncation?: TruncationConfig;
-  cwd?: string;
-  /** Messages appended to each model call only (live browser state). */
-  getEphemeralMessages?: () => Promise<Message[]> | Message[];
-  /** Waits between retries; injectable so tests need not sleep. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-}
-
-/** Options of one turn. */
-export interface InvokeOptions {
-  /** The conversation channel; keys the system prompt cache. */
-  channel?: string;
-  images?: ImagePart[];
-}
-
-/** The outcome of one turn. */
-export interface TurnResult {
-  /** Final answer text (empty when aborted before any text). */
-  text: string;
-  /** The last assistant message of the turn. */
-  message: AssistantMessage | undefined;
-  /** Every message the turn added to the session. */
-  messages: Message[];
-  usage: Usage;
-  cost: Cost;
-  aborted: boolean;
-  /** Turns run afterwards for queued follow-ups. */
-  followUps: TurnResult[];
-}
-
-/** Idle, running a turn, or compacting. Structural operations need `idle`. */
-export type AgentPhase = 'idle' | 'turn' | 'compaction';
+export type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
+export type { RetrySettings } from './retry.ts';
+export { defaultRetrySettings } from './retry.ts';
 
 type Listener = (event: AgentEvent) => void;
-
-const zeroCost: Cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
 
 /** One conversation's agent. */
 export class Agent {
@@ -125,7 +63,7 @@ export class Agent {
   #idleWaiters: (() => void)[] = [];
   #pinnedSessionId: string | undefined;
   #usage: Usage = emptyUsage();
-  #cost: Cost = zeroCost;
+  #cost: Cost = emptyCost();
 
   constructor(options: AgentOptions) {
     this.options = options;
@@ -341,21 +279,11 @@ export class Agent {
   }
 
   /** The view of this agent that extension handlers get. */
-  readonly context: ExtensionContext = createContext(this);
+  readonly context: ExtensionContext = createAgentContext(this);
 
   /** Token usage and cost recorded in the current session, across restarts. */
-  async sessionStats(): Promise<{ calls: number; usage: Usage; cost: Cost }> {
-    const tree = await this.session();
-    let usage = emptyUsage();
-    let cost = zeroCost;
-    let calls = 0;
-    for (const entry of tree.entries()) {
-      if (entry.type !== 'message' || entry.message.role !== 'assistant' || !entry.message.usage) continue;
-      calls++;
-      usage = addUsage(usage, entry.message.usage);
-      cost = addCost(cost, computeCost(entry.message.usage, this.options.modelInfo));
-    }
-    return { calls, usage, cost };
+  async sessionStats(): Promise<SessionStats> {
+    return sessionStats(await this.session(), this.options.modelInfo);
   }
 
   /** The abort signal of the running turn. */
@@ -441,7 +369,7 @@ export class Agent {
     let messages = initialMessages;
     let attemptLeaf = userEntryId;
     let usage = emptyUsage();
-    let cost = zeroCost;
+    let cost = emptyCost();
     const maxRetries = this.#retry.enabled ? this.#retry.maxRetries : 0;
     for (let attempt = 0; ; attempt++) {
       const engine = this.#createEngine(tree);
@@ -457,19 +385,13 @@ export class Agent {
       // Whatever the failed attempt wrote goes off the active branch before anything else.
       await tree.setLeaf(attemptLeaf);
       const error = result.error;
-      const retryAfter = error instanceof ProviderError ? error.retryAfterMs : undefined;
-      const giveUp =
-        !error.retryable ||
-        attempt >= maxRetries ||
-        this.#abort.signal.aborted ||
-        (retryAfter !== undefined && retryAfter > this.#retry.maxDelayMs);
-      if (giveUp) {
-        // An abort is the person's choice, not a failure: their message stays, the answer is dropped.
-        if (this.#abort.signal.aborted) return { messages: [], usage, cost, aborted: true };
+      // An abort is the person's choice, not a failure: their message stays, the answer is dropped.
+      if (this.#abort.signal.aborted) return { messages: [], usage, cost, aborted: true };
+      const delayMs = retryDelay(error, attempt + 1, this.#retry);
+      if (delayMs === undefined) {
         await tree.setLeaf(leafBeforeUser);
         throw error;
       }
-
       if (error instanceof ProviderError && error.kind === 'CONTEXT_OVERFLOW') {
         // The context must shrink before the same request can succeed.
         const entry = await this.#compact('overflow');
@@ -478,7 +400,6 @@ export class Agent {
           messages = tree.buildContext().messages;
         }
       }
-      const delayMs = Math.min(this.#retry.maxDelayMs, Math.max(this.#retry.baseDelayMs * 2 ** attempt, retryAfter ?? 0));
       await this.#emit({ type: 'retry_start', attempt: attempt + 1, maxRetries, delayMs, error });
       try {
         await (this.options.sleep ?? abortableSleep)(delayMs, this.#abort.signal);
@@ -646,56 +567,7 @@ function mergeTools(builtin: readonly Tool[], fromExtensions: readonly Tool[]): 
   return [...builtin, ...fromExtensions.filter((tool) => !names.has(tool.name))];
 }
 
-function createContext(agent: Agent): ExtensionContext {
-  return {
-    get cwd() {
-      return agent.options.cwd ?? process.cwd();
-    },
-    get sessionManager() {
-      return agent.sessions;
-    },
-    get model() {
-      return agent.options.model;
-    },
-    get modelInfo() {
-      return agent.options.modelInfo;
-    },
-    get signal() {
-      return agent.signal;
-    },
-    isIdle: () => agent.phase === 'idle',
-    pauseWhile: (work) => agent.pauseWhile(work),
-    hasPendingMessages: () => agent.hasPendingMessages(),
-    abort: () => agent.abort(),
-    getContextUsage: () => agent.contextUsageNow(),
-    getSystemPrompt: () => agent.getSystemPrompt(),
-    compact: () => agent.compact(),
-    runCompaction: async (instructions) => {
-      await agent.runCompaction(instructions);
-    },
-    reload: () => agent.reload(),
-    waitForIdle: () => agent.waitForIdle(),
-    newSession: () => agent.newSession(),
-    fork: (entryId) => agent.fork(entryId),
-    switchSession: (sessionId) => agent.switchSession(sessionId),
-  };
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -1,0 +1,64 @@
+/** The shapes an Agent is made with and answers with. */
+import type { ModelInfo } from '../llm/catalog.ts';
+import type { Cost } from '../llm/cost.ts';
+import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, Usage } from '../llm/types.ts';
+import type { SessionManager } from '../session/session-manager.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { CompactionSettings } from './compaction.ts';
+import type { Extension } from './extensions.ts';
+import type { Guardrail } from './guardrail.ts';
+import type { RetrySettings } from './retry.ts';
+import type { SystemPromptBuilder } from './system-prompt.ts';
+import type { TruncationConfig } from './truncation.ts';
+
+/** How an Agent is made. */
+export interface AgentOptions {
+  provider: Provider;
+  /** Provider-native model id. */
+  model: string;
+  modelInfo?: ModelInfo;
+  /** Where sessions live; an in-memory manager when omitted (nothing persisted). */
+  sessions?: SessionManager;
+  /** The conversation this agent serves, e.g. `terminal:local`. */
+  sessionKey: string;
+  tools?: readonly Tool[];
+  systemPrompt?: SystemPromptBuilder;
+  extensions?: readonly Extension[];
+  guardrails?: readonly Guardrail[];
+  retry?: Partial<RetrySettings>;
+  compaction?: Partial<CompactionSettings>;
+  maxToolRounds?: number;
+  maxTokens?: number;
+  reasoningEffort?: ReasoningEffort;
+  truncation?: TruncationConfig;
+  cwd?: string;
+  /** Messages appended to each model call only (live browser state). */
+  getEphemeralMessages?: () => Promise<Message[]> | Message[];
+  /** Waits between retries; injectable so tests need not sleep. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** Options of one turn. */
+export interface InvokeOptions {
+  /** The conversation channel; keys the system prompt cache. */
+  channel?: string;
+  images?: ImagePart[];
+}
+
+/** The outcome of one turn. */
+export interface TurnResult {
+  /** Final answer text (empty when aborted before any text). */
+  text: string;
+  /** The last assistant message of the turn. */
+  message: AssistantMessage | undefined;
+  /** Every message the turn added to the session. */
+  messages: Message[];
+  usage: Usage;
+  cost: Cost;
+  aborted: boolean;
+  /** Turns run afterwards for queued follow-ups. */
+  followUps: TurnResult[];
+}
+
+/** Idle, running a turn, or compacting. Structural operations need `idle`. */
+export type AgentPhase = 'idle' | 'turn' | 'compaction';
