@@ -1,7 +1,8 @@
 /**
  * Agent overhead per turn and memory of idle agents.
  *
- * Overhead: each agent turn (real Anthropic SDK, fake model answering at once, fs session store,
+ * Overhead: each agent turn (real Anthropic SDK, fake model answering at once from its own
+ * process as a real server would, fs session store,
  * the built-in tools in every request) is followed by a floor: the bare SDK call replaying the
  * very request body that turn sent, to the same fake server, so both see the same machine noise.
  * The targets apply to the added latency at each quantile (agent quantile minus floor quantile).
@@ -24,9 +25,10 @@ import { SessionManager } from '../src/session/session-manager.ts';
 import { createStore } from '../src/store/unstorage-store.ts';
 import { createBuiltinTools } from '../src/tools/builtin/index.ts';
 import { startFakeModelServer } from '../test/fakes/fake-model-server.ts';
+import { startFakeModelProcess } from './fake-model-process.ts';
 import { collectGarbage, elapsedMs, median, quantile, type BenchResult } from './lib.ts';
 
-const TURNS = 600;
+const TURNS = 1_000;
 const WARMUP = 60;
 /** A realistic conversation length before the benchmark starts a fresh session. */
 const TURNS_PER_SESSION = 25;
@@ -34,22 +36,22 @@ const IDLE_AGENTS = 1_000;
 const model = 'claude-sonnet-4-6';
 
 export default async function run(): Promise<BenchResult[]> {
-  const server = await startFakeModelServer();
-  server.setDefault({ text: 'Sure, done.', usage: { input: 1200, output: 5, cacheRead: 1000 } });
   const base = await mkdtemp(join(tmpdir(), 'operator-bench-agent-'));
+  const remote = await startFakeModelProcess({ text: 'Sure, done.', usage: { input: 1200, output: 5, cacheRead: 1000 } });
+  const server = await startFakeModelServer();
+  server.setDefault({ text: 'ok', usage: { input: 10, output: 1 } });
   try {
-    const overhead = await measureOverhead(server.anthropicBaseURL, () => server.requests.at(-1)!.rawBody, base);
-    server.reset();
-    server.setDefault({ text: 'ok', usage: { input: 10, output: 1 } });
+    const overhead = await measureOverhead(remote.anthropicBaseURL, () => remote.lastBody(), base);
     const memory = await measureIdleMemory(server.anthropicBaseURL, base);
     return [...overhead, ...memory];
   } finally {
+    await remote.close();
     await server.close();
     await rm(base, { recursive: true, force: true });
   }
 }
 
-export async function measureOverhead(baseURL: string, lastBody: () => string, base: string): Promise<BenchResult[]> {
+export async function measureOverhead(baseURL: string, lastBody: () => Promise<string>, base: string): Promise<BenchResult[]> {
   const sdk = new Anthropic({ apiKey: 'bench-key', baseURL, maxRetries: 0 });
   const inner = createAnthropicProvider({ apiKey: 'bench-key', baseURL });
   let providerMs = 0;
@@ -87,7 +89,7 @@ export async function measureOverhead(baseURL: string, lastBody: () => string, b
     const agentMs = elapsedMs(start);
     const ownMs = agentMs - providerMs;
 
-    const body = JSON.parse(lastBody()) as Anthropic.MessageCreateParamsStreaming;
+    const body = JSON.parse(await lastBody()) as Anthropic.MessageCreateParamsStreaming;
     const floorStart = process.hrtime.bigint();
     const stream = await sdk.messages.create({ ...body, stream: true });
     for await (const _event of stream) {

@@ -137,11 +137,10 @@ export class SessionTree {
     return this.enqueue(async () => {
       let id = this.generateId();
       while (this.entryIndex.has(id)) id = this.generateId();
-      const record = serializeEntry({ ...entry, id, parentId: this.leaf, timestamp: this.now() } as SessionEntry);
-      await this.store.append(sessionLogKey(this.id), record);
-      // The copy read back from the record: the tree in memory matches the log exactly, and later
-      // changes to the caller's object do not leak in.
-      const stored = JSON.parse(record) as SessionEntry;
+      const stored = { ...entry, id, parentId: this.leaf, timestamp: this.now() } as SessionEntry;
+      // Messages are values: callers never change one after handing it over, so the tree keeps
+      // the object itself rather than a copy parsed back from the record (a turn's hot path).
+      await this.store.append(sessionLogKey(this.id), serializeEntry(stored));
       this.entryIndex.add(stored);
       this.leaf = stored.id;
       return stored;

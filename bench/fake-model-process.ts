@@ -1,0 +1,49 @@
+/**
+ * Runs the fake model server in a child process, as a real model server would be: its CPU work
+ * and garbage then stay out of the measured process. The child answers every request with the
+ * reply given on the command line and serves the raw body of the last request it received at
+ * `GET /last` on a second port (for benchmarks that replay the agent's exact request).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ReplySpec } from '../test/fakes/fake-model-types.ts';
+
+/** A fake model server running in its own process. */
+export interface FakeModelProcess {
+  anthropicBaseURL: string;
+  openaiBaseURL: string;
+  /** The raw body of the last model request the server received. */
+  lastBody(): Promise<string>;
+  close(): Promise<void>;
+}
+
+const childEntry = fileURLToPath(new URL('./fake-model-child.ts', import.meta.url));
+const runner = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
+
+/** Starts the child and waits until it reports its ports. */
+export async function startFakeModelProcess(reply: ReplySpec): Promise<FakeModelProcess> {
+  const child: ChildProcess = spawn(process.execPath, [runner, childEntry, JSON.stringify(reply)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise<{ url: string; control: string }>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const line = buffered.split('\n').find((candidate) => candidate.startsWith('{'));
+      if (line) resolve(JSON.parse(line) as { url: string; control: string });
+    });
+    child.once('exit', (code) => reject(new Error(`fake model process exited with ${code}`)));
+  });
+  return {
+    anthropicBaseURL: ready.url,
+    openaiBaseURL: `${ready.url}/v1`,
+    async lastBody() {
+      const response = await fetch(`${ready.control}/last`);
+      return response.text();
+    },
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
