@@ -1,6 +1,8 @@
 /**
  * A persona for the terminal chat: the profile's SOUL.md (from OPERATOR_HOME, else the built-in
  * profiles folder) replaces the default identity; the footer names the profile's directory.
+ * The full prompt assembly (memory, user notes, skills, knowledge, platform hints) replaces this
+ * with the profiles work.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,9 +17,9 @@ const builtinProfiles = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
 /** Profile names are folder names: letters, digits, `-` and `_`. */
 const profileName = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-/** The prompt builder for `profile` (the default prompt when none is given). */
-export function createProfilePrompt(profile: string | undefined, env: NodeJS.ProcessEnv = process.env): SystemPromptBuilder {
-  if (!profile) return defaultSystemPrompt;
+/** The prompt builder for `profile` (the `default` profile when none is given). */
+export function createProfilePrompt(requested: string | undefined, env: NodeJS.ProcessEnv = process.env): SystemPromptBuilder {
+  const profile = requested ?? 'default';
   if (!profileName.test(profile)) throw new ConfigurationError(`Invalid profile name "${profile}": use letters, digits, - and _`);
   const home = env.OPERATOR_HOME ?? join(homedir(), '.operator');
   const directories = [join(home, 'profiles', profile), join(builtinProfiles, profile)];
