@@ -4,7 +4,7 @@
  * asks to terminate. It keeps no state between runs and persists nothing; the Agent listens to its
  * `message_end` events for that.
  */
-import { CancellationError, InternalError, ToolNotFoundError, ToolTimeoutError, errorMessage } from '../core/errors.ts';
+import { CancellationError, InternalError, PermissionDeniedError, ToolNotFoundError, ToolTimeoutError, errorMessage } from '../core/errors.ts';
 import type { AgentError } from '../core/errors.ts';
 import type {
   AssistantMessage,
@@ -307,7 +307,7 @@ export class Engine {
     const tool = this.#toolsByName.get(call.name);
     if (!tool) return errorResult(`Error: ${new ToolNotFoundError(call.name).message}`);
     if (this.options.allowedTools && !this.options.allowedTools.has(call.name)) {
-      return errorResult(`Error: tool ${call.name} is not allowed here.`);
+      return errorResult(`Error: ${new PermissionDeniedError(call.name, 'not allowed here').message}`);
     }
     const parsed = tool.parameters.safeParse(call.arguments);
     if (!parsed.success) {
