@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/core/errors.ts';
+import type { ProviderError } from '../../src/core/errors.ts';
 import { createHarness } from '../helpers/agent-harness.ts';
 import type { Harness } from '../helpers/agent-harness.ts';
 import { echoTool } from '../helpers/test-tools.ts';
