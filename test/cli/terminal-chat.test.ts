@@ -87,6 +87,28 @@ describe('operator chat', () => {
     expect(JSON.stringify(last)).toContain('what is here?');
   });
 
+  it('compacts on /compact and starts afresh on /new', async () => {
+    server.enqueue({ text: 'first answer' }, { text: 'second answer' }, { text: 'SUMMARY OF THE CHAT' }, { text: 'fresh answer' });
+    const chat = startChat();
+    chat.send('/compact');
+    await chat.waitFor('(nothing to compact yet)');
+    chat.send('first question');
+    await chat.waitFor('first answer');
+    chat.send('second question');
+    await chat.waitFor('second answer');
+    chat.send('/compact');
+    await chat.waitFor('(compacted');
+    expect(JSON.stringify(server.requests[2]!.body.messages)).toContain('first question');
+    chat.send('/new');
+    await chat.waitFor('(new session');
+    chat.send('hello again');
+    await chat.waitFor('fresh answer');
+    const messages = server.requests.at(-1)!.body.messages;
+    expect(messages).toHaveLength(1);
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
   it('aborts a turn on Ctrl+C and exits on the second', async () => {
     server.enqueue({ text: 'a very slow answer that will not finish', chunkSize: 2, delayMs: 200 });
     const chat = startChat();
