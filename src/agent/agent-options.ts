@@ -1,7 +1,7 @@
 /** The shapes an Agent is made with and answers with. */
 import type { ModelInfo } from '../llm/catalog.ts';
 import type { Cost } from '../llm/cost.ts';
-import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, Usage } from '../llm/types.ts';
+import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, ToolCallPart, Usage } from '../llm/types.ts';
 import type { SessionManager } from '../session/session-manager.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { CompactionSettings } from './compaction.ts';
@@ -34,6 +34,14 @@ export interface AgentOptions {
   cwd?: string;
   /** Messages appended to each model call only (live browser state). */
   getEphemeralMessages?: () => Promise<Message[]> | Message[];
+  /**
+   * Asks the conversation to approve a tool call a guardrail flagged with `ask` (buttons where
+   * the platform has them, a typed answer otherwise). Resolves true to allow. Without it, such
+   * calls are denied.
+   */
+  requestApproval?: (request: ApprovalRequest) => Promise<boolean> | boolean;
+  /** How long to wait for an approval before denying. Default 5 minutes. */
+  approvalTimeoutMs?: number;
   /** Waits between retries; injectable so tests need not sleep. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -62,3 +70,12 @@ export interface TurnResult {
 
 /** Idle, running a turn, or compacting. Structural operations need `idle`. */
 export type AgentPhase = 'idle' | 'turn' | 'compaction';
+
+/** A tool call waiting for a person's approval. */
+export interface ApprovalRequest {
+  call: ToolCallPart;
+  /** Why the guardrail asks. */
+  reason: string;
+  /** Aborted when the answer is no longer wanted (timeout, turn aborted). */
+  signal: AbortSignal;
+}

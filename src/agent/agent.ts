@@ -7,7 +7,7 @@ import { AgentError, CancellationError, InternalError, ProviderError, errorMessa
 import { abortableSleep } from '../core/sleep.ts';
 import type { Cost } from '../llm/cost.ts';
 import { addCost, computeCost, emptyCost } from '../llm/cost.ts';
-import type { AssistantMessage, Message, UserMessage, Usage } from '../llm/types.ts';
+import type { AssistantMessage, Message, ToolCallPart, UserMessage, Usage } from '../llm/types.ts';
 import { addUsage, emptyUsage } from '../llm/types.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import type { SessionTree } from '../session/session-tree.ts';
@@ -178,11 +178,11 @@ export class Agent {
    * Holds the running turn in PAUSED while `work` (typically a person's approval) is pending, then
    * resumes it. Outside a running turn it just awaits `work`.
    */
-  async pauseWhile<T>(work: Promise<T>): Promise<T> {
-    if (this.lifecycle.state !== 'RUNNING') return work;
+  async pauseWhile<T>(work: Promise<T> | (() => Promise<T>)): Promise<T> {
+    if (this.lifecycle.state !== 'RUNNING') return typeof work === 'function' ? work() : work;
     this.lifecycle.pause();
     try {
-      return await work;
+      return await (typeof work === 'function' ? work() : work);
     } finally {
       if ((this.lifecycle.state as LifecycleState) === 'PAUSED') this.lifecycle.resume();
     }
@@ -435,6 +435,9 @@ export class Agent {
           this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
           return { block: true, reason: `halted: ${decision.reason}` };
         }
+        if (decision.action === 'ask' && !(await this.#askApproval(call, decision.reason))) {
+          return { block: true, reason: `not approved: ${decision.reason}` };
+        }
       },
       afterToolCall: async (call, result) => {
         let patched = { ...result, terminate: false };
@@ -452,6 +455,7 @@ export class Agent {
         }
         this.#emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
         const decision = await this.#guardrails.after(call, patched);
+        patched = { ...patched, content: decision.content };
         if (decision.action === 'warn') patched = { ...patched, content: [...patched.content, { type: 'text', text: `\n[Guardrail warning: ${decision.reason}]` }] };
         if (decision.action === 'halt') this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
         return patched;
@@ -469,6 +473,34 @@ export class Agent {
         await this.#emit(event);
       },
     });
+  }
+
+  /**
+   * Asks the conversation to approve `call` (PAUSED meanwhile). No way to ask, a refusal, an
+   * abort or no answer within `approvalTimeoutMs` all deny.
+   */
+  async #askApproval(call: ToolCallPart, reason: string): Promise<boolean> {
+    const ask = this.options.requestApproval;
+    if (!ask) return false;
+    const timeoutMs = this.options.approvalTimeoutMs ?? 5 * 60_000;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    this.#abort.signal.addEventListener('abort', onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve(false);
+      }, timeoutMs);
+    });
+    const aborted = new Promise<boolean>((resolve) => controller.signal.addEventListener('abort', () => resolve(false), { once: true }));
+    try {
+      const answer = () => Promise.resolve(ask({ call, reason, signal: controller.signal })).catch(() => false);
+      return (await this.pauseWhile(() => Promise.race([answer(), timedOut, aborted]))) === true;
+    } finally {
+      clearTimeout(timer);
+      this.#abort.signal.removeEventListener('abort', onAbort);
+    }
   }
 
   // --- compaction -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ export interface ExtensionContext {
   readonly signal: AbortSignal;
   isIdle(): boolean;
   /** Holds the turn in PAUSED while `work` (e.g. a person's approval) is pending. */
-  pauseWhile<T>(work: Promise<T>): Promise<T>;
+  pauseWhile<T>(work: Promise<T> | (() => Promise<T>)): Promise<T>;
   hasPendingMessages(): boolean;
   /** Aborts the running turn. */
   abort(): void;

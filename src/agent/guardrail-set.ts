@@ -1,9 +1,11 @@
 /**
- * Runs a set of guardrails over one tool call and reduces their decisions to one: the first block
- * or halt wins; warnings are joined. A guardrail that throws counts as allowing.
+ * Runs a set of guardrails over one tool call and reduces their decisions to one. Before a call:
+ * the first block, halt or ask wins. After a call: the first halt wins, warnings are joined, and
+ * content replacements (e.g. redaction) apply in order, each guardrail seeing the previous one's
+ * result. A guardrail that throws counts as allowing.
  */
 import type { ToolCallPart, ToolResultContent } from '../llm/types.ts';
-import type { Guardrail, GuardrailDecision } from './guardrail.ts';
+import type { AfterCallResult, BeforeCallDecision, Guardrail } from './guardrail.ts';
 
 /** File guardrails plus extension guardrails; a file guardrail wins over an extension one of the same name. */
 export class GuardrailSet {
@@ -25,27 +27,34 @@ export class GuardrailSet {
     }
   }
 
-  before(call: ToolCallPart): Promise<GuardrailDecision> {
-    return this.#decide((guardrail) => guardrail.beforeCall?.(call));
-  }
-
-  after(call: ToolCallPart, result: { content: ToolResultContent[]; isError: boolean }): Promise<GuardrailDecision> {
-    return this.#decide((guardrail) => guardrail.afterCall?.(call, result));
-  }
-
-  async #decide(ask: (guardrail: Guardrail) => GuardrailDecision | void | Promise<GuardrailDecision | void>): Promise<GuardrailDecision> {
-    const warnings: string[] = [];
+  async before(call: ToolCallPart): Promise<BeforeCallDecision> {
     for (const guardrail of this.guardrails) {
-      let decision: GuardrailDecision | void;
+      let decision: BeforeCallDecision | void;
       try {
-        decision = await ask(guardrail);
+        decision = await guardrail.beforeCall?.(call);
       } catch {
         continue;
       }
-      if (!decision || decision.action === 'allow') continue;
-      if (decision.action === 'warn') warnings.push(`${guardrail.name}: ${decision.reason}`);
-      else return { action: decision.action, reason: `${guardrail.name}: ${decision.reason}` };
+      if (decision && decision.action !== 'allow') return { action: decision.action, reason: `${guardrail.name}: ${decision.reason}` };
     }
-    return warnings.length > 0 ? { action: 'warn', reason: warnings.join('; ') } : { action: 'allow' };
+    return { action: 'allow' };
+  }
+
+  async after(call: ToolCallPart, result: { content: ToolResultContent[]; isError: boolean }): Promise<AfterCallResult & { content: ToolResultContent[] }> {
+    let content = result.content;
+    const warnings: string[] = [];
+    for (const guardrail of this.guardrails) {
+      let decision: AfterCallResult | void;
+      try {
+        decision = await guardrail.afterCall?.(call, { content, isError: result.isError });
+      } catch {
+        continue;
+      }
+      if (!decision) continue;
+      if (decision.content) content = decision.content;
+      if (decision.action === 'halt') return { action: 'halt', reason: `${guardrail.name}: ${decision.reason}`, content };
+      if (decision.action === 'warn') warnings.push(`${guardrail.name}: ${decision.reason}`);
+    }
+    return warnings.length > 0 ? { action: 'warn', reason: warnings.join('; '), content } : { action: 'allow', content };
   }
 }

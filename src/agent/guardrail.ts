@@ -1,17 +1,24 @@
 /**
- * The guardrail contract. Guardrails see every tool call of a turn before and after it runs and
- * decide: allow, block (the model sees an error result), warn (a note appended to the result) or
- * halt (the turn is aborted). A guardrail that throws is treated as allowing: its decision is the
- * signal, its bugs are not.
+ * The guardrail contract. Guardrails see every tool call of a turn before and after it runs.
+ * Before: allow, block (the model sees an error result), halt (the turn is aborted) or ask (the
+ * turn pauses until a person approves or denies; no answer in time denies). After: allow, warn
+ * (the reason is appended to the result) or halt. A guardrail that throws is treated as allowing:
+ * its decision is the signal, its bugs are not.
  */
 import type { ToolCallPart, ToolResultContent } from '../llm/types.ts';
 
-/** A guardrail's verdict. */
-export type GuardrailDecision =
+/** A guardrail's verdict before a call. */
+export type BeforeCallDecision =
   | { action: 'allow' }
   | { action: 'block'; reason: string }
-  | { action: 'warn'; reason: string }
-  | { action: 'halt'; reason: string };
+  | { action: 'halt'; reason: string }
+  | { action: 'ask'; reason: string };
+
+/** A guardrail's verdict after a call. */
+export type AfterCallDecision = { action: 'allow' } | { action: 'warn'; reason: string } | { action: 'halt'; reason: string };
+
+/** Any verdict. */
+export type GuardrailDecision = BeforeCallDecision | AfterCallDecision;
 
 /** A policy over tool calls. */
 export interface Guardrail {
@@ -19,9 +26,16 @@ export interface Guardrail {
   name: string;
   /** Resets per-turn state (counters, budgets). */
   onTurnStart?(): void;
-  beforeCall?(call: ToolCallPart): GuardrailDecision | void | Promise<GuardrailDecision | void>;
+  beforeCall?(call: ToolCallPart): BeforeCallDecision | void | Promise<BeforeCallDecision | void>;
+  /**
+   * May also return `{ content }` to replace what the model sees (e.g. with secrets redacted)
+   * together with its decision.
+   */
   afterCall?(
     call: ToolCallPart,
     result: { content: ToolResultContent[]; isError: boolean },
-  ): GuardrailDecision | void | Promise<GuardrailDecision | void>;
+  ): AfterCallResult | void | Promise<AfterCallResult | void>;
 }
+
+/** What `afterCall` returns: a decision, optionally with replaced content. */
+export type AfterCallResult = AfterCallDecision & { content?: ToolResultContent[] };
