@@ -32,6 +32,12 @@ export interface AgentOptions {
   reasoningEffort?: ReasoningEffort;
   truncation?: TruncationConfig;
   cwd?: string;
+  /**
+   * A profile's resources: the system prompt, tools (skill, memory, ...), guardrails and
+   * extensions they provide, re-read by `reload()`. Added to `tools`, `guardrails` and
+   * `extensions` above; `systemPrompt` above wins over theirs.
+   */
+  resources?: AgentResources;
   /** Messages appended to each model call only (live browser state). */
   getEphemeralMessages?: () => Promise<Message[]> | Message[];
   /**
@@ -78,4 +84,16 @@ export interface ApprovalRequest {
   reason: string;
   /** Aborted when the answer is no longer wanted (timeout, turn aborted). */
   signal: AbortSignal;
+}
+
+/** What a profile's resources give an Agent (see `src/runtime/profile-resources.ts`). */
+export interface AgentResources {
+  systemPrompt: SystemPromptBuilder;
+  tools(): readonly Tool[];
+  guardrails(): readonly Guardrail[];
+  extensions(): readonly Extension[];
+  /** Re-reads everything; resolves to a report of what changed and what failed. */
+  reload(): Promise<unknown>;
+  /** What the last prompt build had to cut. */
+  readonly truncations?: readonly string[];
 }

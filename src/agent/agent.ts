@@ -63,15 +63,18 @@ export class Agent {
   #idleWaiters: (() => void)[] = [];
   #pinnedSessionId: string | undefined;
   #usage: Usage = emptyUsage();
+  #reviewer: { cancel(): void; afterTurn(channel: string | undefined): void } | undefined;
+  #reviewTotals = { reviews: 0, usage: emptyUsage(), cost: emptyCost() };
   #cost: Cost = emptyCost();
 
   constructor(options: AgentOptions) {
     this.options = options;
     this.sessionKey = options.sessionKey;
     this.sessions = options.sessions ?? new SessionManager(createStore({ driver: 'memory' }));
-    this.#extensions = new ExtensionRunner(options.extensions ?? []);
-    this.#guardrails = new GuardrailSet(options.guardrails ?? [], this.#extensions.guardrails());
-    this.#tools = mergeTools(options.tools ?? [], this.#extensions.tools());
+    this.#extensions = new ExtensionRunner([]);
+    this.#guardrails = new GuardrailSet([]);
+    this.#tools = [];
+    this.#refreshFromResources();
     this.#retry = { ...defaultRetrySettings, ...options.retry };
     this.#compaction = { ...defaultCompactionSettings, ...options.compaction };
     this.lifecycle.onTransition((from, to) => this.#emitLocal({ type: 'state_change', from, to }));
@@ -118,6 +121,8 @@ export class Agent {
    */
   async invoke(input: string, options: InvokeOptions = {}): Promise<TurnResult> {
     this.#enter('turn');
+    // A person's turn takes precedence over a background review of the conversation.
+    this.#reviewer?.cancel();
     try {
       const result = await this.#turn(input, options);
       while (this.#followUps.length > 0 && !this.#abort.signal.aborted) {
@@ -133,7 +138,27 @@ export class Agent {
       return result;
     } finally {
       this.#leave();
+      this.#reviewer?.afterTurn(options.channel);
     }
+  }
+
+  /** Attaches the background reviewer that keeps memory current (see `reviewer.ts`). */
+  setReviewer(reviewer: { cancel(): void; afterTurn(channel: string | undefined): void } | undefined): void {
+    this.#reviewer = reviewer;
+  }
+
+  /** Adds a background review's usage to this agent's review totals (shown apart in `/status`). */
+  chargeReview(usage: Usage, cost: Cost): void {
+    this.#reviewTotals = {
+      reviews: this.#reviewTotals.reviews + 1,
+      usage: addUsage(this.#reviewTotals.usage, usage),
+      cost: addCost(this.#reviewTotals.cost, cost),
+    };
+  }
+
+  /** Usage and cost of the background reviews of this agent object. */
+  get reviewTotals(): { reviews: number; usage: Usage; cost: Cost } {
+    return this.#reviewTotals;
   }
 
   /** Queues a message to run as a turn after the current one. */
@@ -194,15 +219,36 @@ export class Agent {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Clears the prompt cache (resources changed) and re-reads guardrails. */
-  async reload(): Promise<void> {
+  /**
+   * Re-reads resources (through `options.resources`), rebuilds tools, guardrails and extensions
+   * from them and clears the prompt cache. Resolves to the resources' reload report.
+   */
+  async reload(): Promise<unknown> {
+    const report = await this.options.resources?.reload();
+    this.#refreshFromResources();
     this.#promptCache.clear();
-    this.#guardrails = new GuardrailSet(this.options.guardrails ?? [], this.#extensions.guardrails());
+    return report;
   }
 
-  /** Forgets cached system prompts (e.g. after a memory review changed MEMORY.md). */
-  invalidatePromptCache(): void {
-    this.#promptCache.clear();
+  /**
+   * Forgets the cached system prompt of `channel` (all channels when omitted), e.g. after a memory
+   * review changed MEMORY.md.
+   */
+  invalidatePromptCache(channel?: string): void {
+    if (channel === undefined) this.#promptCache.clear();
+    else this.#promptCache.delete(channel);
+  }
+
+  /** What the last prompt build had to cut (from the resources, for `/status`). */
+  get promptTruncations(): readonly string[] {
+    return this.options.resources?.truncations ?? [];
+  }
+
+  #refreshFromResources(): void {
+    const resources = this.options.resources;
+    this.#extensions = new ExtensionRunner([...(this.options.extensions ?? []), ...(resources?.extensions() ?? [])]);
+    this.#guardrails = new GuardrailSet([...(this.options.guardrails ?? []), ...(resources?.guardrails() ?? [])], this.#extensions.guardrails());
+    this.#tools = mergeTools([...(this.options.tools ?? []), ...(resources?.tools() ?? [])], this.#extensions.tools());
   }
 
   /** The most recently built system prompt. */
@@ -255,7 +301,7 @@ export class Agent {
    * the system prompt bytes (and so the provider's prompt cache) and sends all parent tools, but
    * only `tools` may run; it persists nothing and has no extensions and no compaction.
    */
-  async spawnChild(options: { tools?: readonly string[] } = {}): Promise<Agent> {
+  async spawnChild(options: { tools?: readonly string[]; history?: readonly Message[]; maxToolRounds?: number; maxTokens?: number } = {}): Promise<Agent> {
     const parentSessionId = this.#pinnedSessionId ?? (await this.session()).id;
     const child = new Agent({
       ...this.options,
@@ -263,12 +309,23 @@ export class Agent {
       sessionKey: `${this.sessionKey}:child`,
       tools: this.#tools,
       extensions: [],
+      guardrails: this.#guardrails.guardrails,
+      resources: undefined,
+      systemPrompt: this.options.systemPrompt ?? this.options.resources?.systemPrompt,
       compaction: { enabled: false },
       getEphemeralMessages: undefined,
+      maxToolRounds: options.maxToolRounds ?? this.options.maxToolRounds,
+      maxTokens: options.maxTokens ?? this.options.maxTokens,
     });
     child.#allowedTools = new Set(options.tools ?? []);
     child.#pinnedSessionId = parentSessionId;
     for (const [key, value] of this.#promptCache) child.#promptCache.set(key, value);
+    if (options.history && options.history.length > 0) {
+      // The child starts from the parent's conversation, so its request repeats the parent's
+      // bytes and only adds what it is asked: a prompt-cache hit for everything before.
+      const tree = await child.session();
+      for (const message of options.history) await tree.appendMessage(message);
+    }
     return child;
   }
 
@@ -546,7 +603,7 @@ export class Agent {
     const date = today();
     const cached = this.#promptCache.get(key);
     if (cached && cached.date === date) return cached.prompt;
-    const builder = this.options.systemPrompt ?? defaultSystemPrompt;
+    const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
     const prompt = await builder({
       channel,
       sessionId: this.#pinnedSessionId ?? sessionId,

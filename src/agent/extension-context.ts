@@ -38,7 +38,7 @@ export interface ExtensionContext {
   /** Compacts now; the agent must be idle. */
   runCompaction(instructions?: string): Promise<void>;
   /** Re-reads resources and clears the prompt cache. */
-  reload(): Promise<void>;
+  reload(): Promise<unknown>;
   waitForIdle(): Promise<void>;
   newSession(): Promise<SessionTree>;
   fork(entryId?: string): Promise<SessionTree>;

@@ -64,13 +64,20 @@ export async function createExtension(name: string, factory: ExtensionFactory): 
 /**
  * Imports extension modules (each with a default-exported {@link ExtensionFactory}). A module that
  * fails to load is reported in `failures` and skipped, so one broken file cannot stop the agent.
+ * `fresh` imports them anew (for a reload after the files changed).
  */
-export async function loadExtensions(paths: readonly string[]): Promise<{ extensions: Extension[]; failures: ExtensionFailure[] }> {
+export async function loadExtensions(
+  paths: readonly string[],
+  options: { fresh?: boolean } = {},
+): Promise<{ extensions: Extension[]; failures: ExtensionFailure[] }> {
   const extensions: Extension[] = [];
   const failures: ExtensionFailure[] = [];
   for (const path of paths) {
     try {
-      const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+      const url = pathToFileURL(resolve(path));
+      // A reload must see edited files: a new query string is a new module to the loader.
+      if (options.fresh) url.search = `?reload=${Date.now()}-${++reloadCounter}`;
+      const module = (await import(url.href)) as { default?: unknown };
       if (typeof module.default !== 'function') throw new ConfigurationError(`${path} has no default-exported extension function`);
       extensions.push(await createExtension(path, module.default as ExtensionFactory));
     } catch (error) {
@@ -80,6 +87,8 @@ export async function loadExtensions(paths: readonly string[]): Promise<{ extens
   return { extensions, failures };
 }
 
+let reloadCounter = 0;
+
 const moduleExtensions = /\.(?:ts|mts|js|mjs)$/;
 
 /**
@@ -87,7 +96,10 @@ const moduleExtensions = /\.(?:ts|mts|js|mjs)$/;
  * order). A missing folder means no extensions. TypeScript files are loaded through tsx, which is
  * registered only when such a file exists.
  */
-export async function loadExtensionsFromDirectory(directory: string): Promise<{ extensions: Extension[]; failures: ExtensionFailure[] }> {
+export async function loadExtensionsFromDirectory(
+  directory: string,
+  options: { fresh?: boolean } = {},
+): Promise<{ extensions: Extension[]; failures: ExtensionFailure[] }> {
   let names: string[];
   try {
     names = (await readdir(directory)).filter((name) => moduleExtensions.test(name)).sort();
@@ -99,7 +111,10 @@ export async function loadExtensionsFromDirectory(directory: string): Promise<{ 
     const { register } = await import('tsx/esm/api');
     register();
   }
-  return loadExtensions(names.map((name) => join(directory, name)));
+  return loadExtensions(
+    names.map((name) => join(directory, name)),
+    options,
+  );
 }
 
 /** Dispatches events to extensions, collecting results and failures. */
