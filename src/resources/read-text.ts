@@ -16,6 +16,13 @@ export interface TextFile {
   bytes: number;
 }
 
+/** A file that could not be read. */
+export interface TextFileProblem {
+  problem: ResourceProblem;
+  /** The file (or a folder on its path) does not exist: callers for whom files are optional skip it. */
+  missing?: true;
+}
+
 /** Options of {@link readTextFile}. */
 export interface ReadTextOptions {
   /** Bytes read at most; the text of a bigger file is cut there, on a character boundary. */
@@ -33,7 +40,7 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
  * if ('problem' in read) problems.push(read.problem);
  * else use(read.text);
  */
-export function readTextFile(path: string, options: ReadTextOptions): TextFile | { problem: ResourceProblem } {
+export function readTextFile(path: string, options: ReadTextOptions): TextFile | TextFileProblem {
   let descriptor: number | undefined;
   try {
     // Checked before opening: opening a FIFO would block until something writes to it.
@@ -52,7 +59,9 @@ export function readTextFile(path: string, options: ReadTextOptions): TextFile |
       bytes: Math.max(info.size, length),
     };
   } catch (error) {
-    return { problem: { file: path, message: readErrorMessage(error) } };
+    const code = (error as { code?: unknown } | null)?.code;
+    const problem = { file: path, message: readErrorMessage(error) };
+    return code === 'ENOENT' || code === 'ENOTDIR' ? { problem, missing: true } : { problem };
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
