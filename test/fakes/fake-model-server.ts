@@ -7,9 +7,18 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicErrorBody, anthropicEvents, anthropicMessage, anthropicStreamError } from './fake-anthropic-wire.ts';
 import { openaiCompletion, openaiErrorBody, openaiEvents, openaiStreamError } from './fake-openai-wire.ts';
-import type { Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
+import type { CacheStats, FakeModelServerOptions, Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
+import { createPromptCache, withCacheUsage } from './fake-prompt-cache.ts';
 
-export type { RecordedRequest, ReplySpec, ScriptedReply } from './fake-model-types.ts';
+export type {
+  CacheStats,
+  CacheUsage,
+  FakeModelServerOptions,
+  PromptCacheOptions,
+  RecordedRequest,
+  ReplySpec,
+  ScriptedReply,
+} from './fake-model-types.ts';
 
 /** A running fake model server. */
 export interface FakeModelServer {
@@ -27,15 +36,31 @@ export interface FakeModelServer {
   requests: RecordedRequest[];
   /** Number of queued replies not yet used. */
   pending(): number;
-  /** Clears queue, requests and default. */
+  /**
+   * Totals of the simulated prompt cache (option `promptCache`; all zero without it). Each
+   * request's own numbers are on {@link RecordedRequest.cache}.
+   */
+  cacheStats(): CacheStats;
+  /** Clears queue, requests and default, and empties the simulated prompt cache and its totals. */
   reset(): void;
   close(): Promise<void>;
 }
 
 const defaultReply: ReplySpec = { text: 'ok' };
 
-/** Starts a fake model server on a free port of 127.0.0.1. */
-export async function startFakeModelServer(): Promise<FakeModelServer> {
+/**
+ * Starts a fake model server on a free port of 127.0.0.1.
+ *
+ * @example
+ * const server = await startFakeModelServer({ promptCache: { minTokens: 1024 } });
+ * // ... run a conversation against server.anthropicBaseURL ...
+ * expect(server.cacheStats().readFraction).toBeGreaterThanOrEqual(0.9);
+ */
+export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+  const promptCache =
+    options.promptCache === undefined || options.promptCache === false
+      ? undefined
+      : createPromptCache(options.promptCache === true ? {} : options.promptCache);
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   let fallback: ScriptedReply = defaultReply;
@@ -74,7 +99,13 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       return;
     }
     const scripted = queue.shift() ?? fallback;
-    const reply = typeof scripted === 'function' ? scripted(recorded) : scripted;
+    let reply = typeof scripted === 'function' ? scripted(recorded) : scripted;
+    // An HTTP error means the provider never read the prompt: nothing cached, nothing counted.
+    const cache = promptCache === undefined || 'error' in reply ? undefined : promptCache.measure(protocol, body);
+    if (cache !== undefined) {
+      recorded.cache = cache;
+      reply = withCacheUsage(reply, cache);
+    }
     const signal = AbortSignal.any([lifetime.signal, closedSignal(response)]);
     await answer(protocol, recorded, reply, response, signal, `${++counter}`);
   }
@@ -91,10 +122,12 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     enqueue: (...replies) => void queue.push(...replies),
     setDefault: (reply) => void (fallback = reply),
     pending: () => queue.length,
+    cacheStats: () => promptCache?.stats() ?? { requests: 0, inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, readFraction: 0 },
     reset() {
       queue.length = 0;
       requests.length = 0;
       fallback = defaultReply;
+      promptCache?.reset();
     },
     async close() {
       lifetime.abort();

@@ -14,6 +14,52 @@ export interface RecordedRequest {
   body: any;
   /** The body exactly as sent. */
   rawBody: string;
+  /**
+   * What the simulated provider prompt cache made of this request (only with the server's
+   * `promptCache` option, and only for requests answered without an HTTP error). Set after the
+   * scripted reply is chosen, so a reply function does not see it yet.
+   */
+  cache?: CacheUsage;
+}
+
+/** Input tokens of one request as a provider prompt cache would count them. */
+export interface CacheUsage {
+  /** All input tokens, cached ones included. */
+  inputTokens: number;
+  /** Tokens served from the cache. */
+  cacheReadTokens: number;
+  /** Tokens written to the cache (Anthropic only; OpenAI does not report writes). */
+  cacheWriteTokens: number;
+}
+
+/** Totals of the simulated prompt cache since the server started or was last reset. */
+export interface CacheStats {
+  /** Requests the cache simulation measured. */
+  requests: number;
+  /** All input tokens, cached ones included. */
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** `cacheReadTokens / inputTokens` (0 before any input). */
+  readFraction: number;
+}
+
+/** Settings of the simulated provider prompt cache (see `fake-prompt-cache.ts`). */
+export interface PromptCacheOptions {
+  /** Shortest cacheable prefix in tokens (default 1024, the documented minimum of most models). */
+  minTokens?: number;
+  /** Clock in milliseconds for cache lifetimes (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Options of `startFakeModelServer`. */
+export interface FakeModelServerOptions {
+  /**
+   * Simulate the providers' prompt caches: usage replies report cached tokens computed from the
+   * request (unless the scripted reply sets input usage), and `cacheStats()` sums them.
+   * Off by default.
+   */
+  promptCache?: boolean | PromptCacheOptions;
 }
 
 /** What the fake model answers. */
