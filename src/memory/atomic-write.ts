@@ -1,0 +1,28 @@
+/** Whole-file writes that a crash or a concurrent reader never sees half done. */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Writes `text` to `file` through a temp file in the same folder (so the rename stays on one
+ * filesystem and is atomic), flushed to disk before the rename. Missing folders are created; the
+ * temp file is removed when anything fails.
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const folder = path.dirname(file);
+  await mkdir(folder, { recursive: true });
+  const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
