@@ -1,0 +1,38 @@
+/** Helpers for resource tests: real temp directories holding file trees, and resource layers over them. */
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import type { ResourceLayers } from '../../src/resources/layers.ts';
+
+const created: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
+});
+
+/** A fresh directory (its real path), removed after the test. */
+export async function makeTempDir(): Promise<string> {
+  const directory = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-resources-')));
+  created.push(directory);
+  return directory;
+}
+
+/** Writes files (relative path -> content) under `root`, creating folders as needed. */
+export async function writeTree(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
+  for (const [relative, content] of Object.entries(files)) {
+    const file = path.join(root, relative);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+}
+
+/** Layers for profile `work` with OPERATOR_HOME at `<root>/home` and built-ins at `<root>/builtin`. */
+export function layersIn(root: string, profile = 'work'): ResourceLayers {
+  return { profile, home: path.join(root, 'home'), builtin: path.join(root, 'builtin') };
+}
+
+/** A SKILL.md with the given frontmatter lines and body. */
+export function skillFile(frontmatter: string, body = '# Steps\n\nDo the thing.\n'): string {
+  return `---\n${frontmatter}\n---\n${body}`;
+}
