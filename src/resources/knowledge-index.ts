@@ -37,6 +37,7 @@ export interface KnowledgeIndex {
 interface IndexedSection {
   id: number;
   file: string;
+  fileTerms: string;
   path: string;
   heading: string;
   text: string;
@@ -44,8 +45,8 @@ interface IndexedSection {
 }
 
 /**
- * Builds the index. Documents are split at their headings; each section is indexed by heading,
- * text and file name (a heading match counts more than a match in the text).
+ * Builds the index. Documents are split at their headings; each section is indexed by heading
+ * and text, the first one also by file name (a heading match counts more than one in the text).
  *
  * @example
  * const index = createKnowledgeIndex(loadKnowledge(layers).documents);
@@ -55,14 +56,17 @@ export function createKnowledgeIndex(documents: readonly KnowledgeDocument[]): K
   const sections: IndexedSection[] = [];
   const ordered = [...documents].sort((a, b) => compare(a.name, b.name));
   for (const document of ordered) {
-    for (const section of splitSections(document.text)) {
-      sections.push({ id: sections.length, file: document.name, path: document.path, ...section });
-    }
+    splitSections(document.text).forEach((section, position) => {
+      // The file name is indexed with the first section only: a query naming the file should
+      // find the document once, not every section of it.
+      const fileTerms = position === 0 ? document.name : '';
+      sections.push({ id: sections.length, file: document.name, path: document.path, fileTerms, ...section });
+    });
   }
   const miniSearch = new MiniSearch<IndexedSection>({
-    fields: ['heading', 'text', 'file'],
+    fields: ['heading', 'text', 'fileTerms'],
     searchOptions: {
-      boost: { heading: 3, file: 2 },
+      boost: { heading: 3, fileTerms: 2 },
       // One or two letters as a prefix or with a typo would match nearly everything.
       prefix: (term) => term.length >= 3,
       fuzzy: (term) => (term.length >= 4 ? 0.2 : false),
