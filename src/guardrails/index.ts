@@ -1,0 +1,13 @@
+export { createBuiltinGuardrails, type BuiltinGuardrailOptions } from './builtin-guardrails.ts';
+export { createDoomLoopGuard, type DoomLoopGuardOptions } from './doom-loop-guard.ts';
+export { guardrailFolders } from './guardrail-folders.ts';
+export { loadGuardrailFiles, type FileGuardrail, type LoadedGuardrails } from './load-guardrail-files.ts';
+export { parseGuardrailFile, type ParsedGuardrailFile } from './parse-guardrail-file.ts';
+export { patchPaths } from './patch-paths.ts';
+export { isInside, resolveRealPath } from './real-path.ts';
+export { createRuleGuardrail } from './rule-guardrail.ts';
+export { guardrailFileSchema, ruleDecisions, type GuardrailFile, type GuardrailRule } from './rule-schema.ts';
+export { createSecretRedactor, type SecretRedactorOptions } from './secret-redactor.ts';
+export { redactSecretPatterns, secretPatterns, type SecretPattern } from './secret-patterns.ts';
+export { createToolCallCap, type ToolCallCapOptions } from './tool-call-cap.ts';
+export { createWorkspaceConfinement, type WorkspaceConfinementOptions } from './workspace-confinement.ts';

@@ -1,0 +1,59 @@
+/** Built-in guardrail: file tools stay inside the workspace. */
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { Guardrail } from '../agent/guardrail.ts';
+import type { ToolCallPart } from '../llm/types.ts';
+import { resolvePath } from '../tools/builtin/paths.ts';
+import { patchPaths } from './patch-paths.ts';
+import { isInside, resolveRealPath } from './real-path.ts';
+
+/** Options of {@link createWorkspaceConfinement}. */
+export interface WorkspaceConfinementOptions {
+  /** Folders the file tools may use; relative paths in calls resolve against the first. */
+  roots: string[];
+}
+
+/** Tools whose `path` argument names what they read or write. */
+const pathTools = new Set(['read_file', 'write_file', 'edit_file', 'list_dir', 'grep', 'glob']);
+
+/**
+ * Blocks `read_file`, `write_file`, `edit_file`, `list_dir`, `grep`, `glob` and `apply_patch`
+ * calls that reach outside every root. Paths are resolved as the tools resolve them (relative to
+ * `roots[0]`, `~` to the home folder, `..` collapsed), then symlinks are followed, so neither
+ * `../..` nor a link pointing out of the workspace gets through. For `glob` the fixed start of
+ * the pattern counts too (`../../etc/*`); for `apply_patch` every file named in the patch.
+ */
+export function createWorkspaceConfinement({ roots }: WorkspaceConfinementOptions): Guardrail {
+  if (roots.length === 0) throw new RangeError('workspace confinement needs at least one root');
+  const base = path.resolve(roots[0]!);
+  let realRoots: Promise<string[]> | undefined;
+  return {
+    name: 'workspace-confinement',
+    async beforeCall(call) {
+      const targets = targetsOf(call);
+      if (targets.length === 0) return;
+      realRoots ??= Promise.all(roots.map((root) => resolveRealPath(path.resolve(root))));
+      const allowed = await realRoots;
+      for (const target of targets) {
+        const real = await resolveRealPath(resolvePath(base, target));
+        if (allowed.some((root) => isInside(root, real))) continue;
+        const shown = real === target ? target : `${target} (${real})`;
+        return { action: 'block', reason: `${shown} is outside the workspace; allowed: ${allowed.join(', ')}` };
+      }
+    },
+  };
+}
+
+/** The paths a call would touch, as the model wrote them. */
+function targetsOf(call: ToolCallPart): string[] {
+  const args = call.arguments ?? {};
+  if (call.name === 'apply_patch') return typeof args.patch === 'string' ? patchPaths(args.patch) : [];
+  if (!pathTools.has(call.name)) return [];
+  const given = typeof args.path === 'string' && args.path !== '' ? args.path : undefined;
+  const targets = given === undefined ? [] : [given];
+  if (call.name === 'glob' && typeof args.pattern === 'string') {
+    const start = picomatch.scan(args.pattern).base;
+    if (start !== '') targets.push(given === undefined || path.isAbsolute(start) ? start : path.join(given, start));
+  }
+  return targets;
+}
