@@ -108,10 +108,10 @@ async function create(args: Arguments, directory: string, file: string): Promise
 
 async function patch(args: Arguments, file: string, root: string): Promise<ToolOutput> {
   const editsBody = args.old_string !== undefined || args.new_string !== undefined;
+  if (args.body !== undefined) return errorResult('patch does not take body; use old_string and new_string');
   if (args.description === undefined && !editsBody) {
     return errorResult('patch needs a description and/or old_string and new_string');
   }
-  if (args.body !== undefined) return errorResult('patch does not take body; use old_string and new_string');
   if (editsBody && (args.old_string === undefined || args.new_string === undefined)) {
     return errorResult('old_string and new_string go together');
   }
