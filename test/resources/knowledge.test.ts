@@ -54,11 +54,13 @@ describe('loadKnowledge', () => {
       'builtin/knowledge/README.md': '# Built-in knowledge (explains the folder)',
       'builtin/profiles/work/knowledge/README.md': '# explains the folder',
       'builtin/knowledge/tools/README.md': '# Tools',
-      'home/knowledge/README.md': '# My own readme',
     });
-    const { documents } = loadKnowledge(layersIn(root));
-    expect(documents.map((document) => [document.name, document.source])).toEqual([
-      ['README.md', 'home'],
+    expect(loadKnowledge(layersIn(root)).documents.map((document) => [document.name, document.source])).toEqual([
+      ['tools/README.md', 'builtin'],
+    ]);
+    await writeTree(root, { 'home/profiles/work/knowledge/README.md': '# My own readme' });
+    expect(loadKnowledge(layersIn(root)).documents.map((document) => [document.name, document.source])).toEqual([
+      ['README.md', 'profile'],
       ['tools/README.md', 'builtin'],
     ]);
   });
