@@ -61,7 +61,10 @@ export function readSkillContent(
   let budget = options.maxTotalReferenceBytes ?? 64 * 1024;
 
   const read = readTextFile(skill.location, { maxBytes: maxSkillFileBytes });
-  if ('problem' in read) return read;
+  if ('problem' in read) return { problem: read.problem };
+  if (read.truncated) {
+    return { problem: { file: skill.location, message: `SKILL.md is ${read.bytes} bytes, more than the ${maxSkillFileBytes} allowed` } };
+  }
   const parsed = parseFrontmatter(read.text);
   if ('error' in parsed) {
     return { problem: { file: skill.location, ...(parsed.line === undefined ? {} : { line: parsed.line }), message: parsed.error } };

@@ -97,5 +97,9 @@ describe('readSkillContent', () => {
     expect(readSkillContent(skill)).toEqual({
       problem: { file: skill.location, line: 1, message: 'the frontmatter is not closed: no `---` line after the first one' },
     });
+    await writeFile(skill.location, skillFile('name: report\ndescription: x', 'y'.repeat(300 * 1024)));
+    expect(readSkillContent(skill)).toEqual({
+      problem: { file: skill.location, message: expect.stringMatching(/^SKILL\.md is \d+ bytes, more than the 262144 allowed$/) },
+    });
   });
 });
