@@ -11,16 +11,21 @@ const regexSource = z.string().superRefine((source, context) => {
   try {
     new RegExp(source);
   } catch (error) {
-    context.addIssue({ code: 'custom', message: `invalid regular expression: ${(error as Error).message}` });
+    context.addIssue({ code: 'custom', message: (error as Error).message });
   }
 });
 
 const ruleSchema = z
   .strictObject({
-    tool: z.string().min(1, 'tool must name a tool or a glob such as "*_file"'),
+    tool: z
+      .string({ error: (issue) => (issue.input === undefined ? 'required: a tool name or a glob such as "*_file"' : undefined) })
+      .min(1, 'must name a tool or a glob such as "*_file"'),
     arguments: z.record(z.string(), regexSource).optional(),
     match: regexSource.optional(),
-    decision: z.enum(ruleDecisions),
+    decision: z.enum(ruleDecisions, {
+      error: (issue) =>
+        issue.input === undefined ? `required: one of ${ruleDecisions.join(', ')}` : `unknown decision ${JSON.stringify(issue.input)}: use one of ${ruleDecisions.join(', ')}`,
+    }),
     reason: z.string().min(1).optional(),
     maxCallsPerTurn: z.number().int().min(0).optional(),
     phase: z.enum(['before', 'after']).optional(),

@@ -1,0 +1,137 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createWorkspaceConfinement, patchPaths, resolveRealPath } from '../../src/guardrails/index.ts';
+import { makeTempDir } from '../tools/tool-harness.ts';
+import { before, toolCall } from './helpers.ts';
+
+/** A workspace and an outside folder with a secret, side by side in a temp dir. */
+async function setUp() {
+  const root = await makeTempDir();
+  const workspace = path.join(root, 'workspace');
+  const outside = path.join(root, 'outside');
+  await mkdir(path.join(workspace, 'src'), { recursive: true });
+  await mkdir(outside);
+  await writeFile(path.join(workspace, 'src', 'a.ts'), 'a');
+  await writeFile(path.join(outside, 'secret.txt'), 's');
+  return { root, workspace, outside, guard: createWorkspaceConfinement({ roots: [workspace] }) };
+}
+
+describe('workspace-confinement', () => {
+  it('allows paths inside the root, relative or absolute, existing or not', async () => {
+    const { workspace, guard } = await setUp();
+    for (const call of [
+      toolCall('read_file', { path: 'src/a.ts' }),
+      toolCall('write_file', { path: 'new/deeper/file.ts', content: 'x' }),
+      toolCall('edit_file', { path: path.join(workspace, 'src', 'a.ts') }),
+      toolCall('list_dir', { path: '.' }),
+      toolCall('grep', { pattern: 'x' }),
+      toolCall('glob', { pattern: '**/*.ts', path: 'src' }),
+      toolCall('read_file', { path: 'src/../src/a.ts' }),
+      toolCall('shell', { command: 'cat /etc/passwd' }), // not a file tool: other guardrails' business
+    ]) {
+      expect(await before(guard, call), JSON.stringify(call.arguments)).toEqual({ action: 'allow' });
+    }
+  });
+
+  it('blocks `..`, absolute and ~ paths outside the root, naming the path and the roots', async () => {
+    const { workspace, outside, guard } = await setUp();
+    expect(await before(guard, toolCall('read_file', { path: '../outside/secret.txt' }))).toEqual({
+      action: 'block',
+      reason: `../outside/secret.txt (${path.join(outside, 'secret.txt')}) is outside the workspace; allowed: ${workspace}`,
+    });
+    expect(await before(guard, toolCall('write_file', { path: '/etc/cron.d/x', content: '' }))).toEqual({
+      action: 'block',
+      reason: `/etc/cron.d/x is outside the workspace; allowed: ${workspace}`,
+    });
+    for (const call of [
+      toolCall('list_dir', { path: 'src/../..' }),
+      toolCall('grep', { pattern: 'x', path: '..' }),
+      toolCall('glob', { pattern: '../outside/*' }),
+      toolCall('glob', { pattern: '/etc/*' }),
+      toolCall('glob', { pattern: '*.txt', path: '../outside' }),
+      toolCall('edit_file', { path: '~/.bashrc' }),
+    ]) {
+      expect((await before(guard, call)).action, JSON.stringify(call.arguments)).toBe('block');
+    }
+    expect(homedir().startsWith(workspace)).toBe(false);
+  });
+
+  it('follows symlinks, including a dangling one and one in a parent of a new file', async () => {
+    const { workspace, outside, guard } = await setUp();
+    await symlink(path.join(outside, 'secret.txt'), path.join(workspace, 'innocent.txt'));
+    await symlink(outside, path.join(workspace, 'linked-dir'));
+    await symlink(path.join(outside, 'not-yet.txt'), path.join(workspace, 'dangling.txt'));
+    await symlink(path.join(workspace, 'src'), path.join(workspace, 'inner-link'));
+    expect(await before(guard, toolCall('read_file', { path: 'innocent.txt' }))).toEqual({
+      action: 'block',
+      reason: `innocent.txt (${path.join(outside, 'secret.txt')}) is outside the workspace; allowed: ${workspace}`,
+    });
+    expect((await before(guard, toolCall('write_file', { path: 'linked-dir/new/file.txt' }))).action).toBe('block');
+    expect((await before(guard, toolCall('write_file', { path: 'dangling.txt' }))).action).toBe('block');
+    expect((await before(guard, toolCall('read_file', { path: 'inner-link/a.ts' }))).action).toBe('allow');
+  });
+
+  it('accepts any of several roots; relative paths resolve against the first', async () => {
+    const { workspace, outside } = await setUp();
+    const guard = createWorkspaceConfinement({ roots: [workspace, outside] });
+    expect((await before(guard, toolCall('read_file', { path: path.join(outside, 'secret.txt') }))).action).toBe('allow');
+    expect((await before(guard, toolCall('read_file', { path: '../outside/secret.txt' }))).action).toBe('allow');
+    const reason = (await before(guard, toolCall('read_file', { path: '/etc/hosts' }))) as { reason: string };
+    expect(reason.reason).toBe(`/etc/hosts is outside the workspace; allowed: ${workspace}, ${outside}`);
+    expect(() => createWorkspaceConfinement({ roots: [] })).toThrow(RangeError);
+  });
+
+  it('compares against the real path of a root reached through a symlink', async () => {
+    const { root, workspace } = await setUp();
+    await symlink(workspace, path.join(root, 'alias'));
+    const guard = createWorkspaceConfinement({ roots: [path.join(root, 'alias')] });
+    expect((await before(guard, toolCall('read_file', { path: path.join(workspace, 'src', 'a.ts') }))).action).toBe('allow');
+    expect((await before(guard, toolCall('read_file', { path: 'src/a.ts' }))).action).toBe('allow');
+  });
+
+  it('checks every file an apply_patch would touch', async () => {
+    const { workspace, guard } = await setUp();
+    const inside = '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n';
+    expect(await before(guard, toolCall('apply_patch', { patch: inside }))).toEqual({ action: 'allow' });
+    const escaping = `${inside}--- /dev/null\n+++ b/../outside/evil.sh\n@@ -0,0 +1 @@\n+rm -rf ~\n`;
+    expect(await before(guard, toolCall('apply_patch', { patch: escaping }))).toEqual({
+      action: 'block',
+      reason: `../outside/evil.sh (${path.join(path.dirname(workspace), 'outside', 'evil.sh')}) is outside the workspace; allowed: ${workspace}`,
+    });
+    const rename = 'diff --git a/src/a.ts b/../../x.ts\nsimilarity index 100%\nrename from src/a.ts\nrename to ../../x.ts\n';
+    expect((await before(guard, toolCall('apply_patch', { patch: rename }))).action).toBe('block');
+    const absolute = '--- /etc/hosts\n+++ /etc/hosts\n@@ -1 +1 @@\n-a\n+b\n';
+    expect((await before(guard, toolCall('apply_patch', { patch: absolute }))).action).toBe('block');
+  });
+});
+
+describe('patchPaths', () => {
+  it('reads ---/+++ pairs, git headers, renames and quoted names, with and without a/ b/', () => {
+    const patch = [
+      'diff --git a/src/x.ts b/src/x.ts',
+      '--- a/src/x.ts\t2024-01-01 10:00:00',
+      '+++ b/src/x.ts',
+      '@@ -1,2 +1,2 @@',
+      '--- removed line that looks like a header',
+      ' context',
+      'diff --git "a/with space.txt" "b/with space.txt"',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ plain.txt',
+      'rename from old name.md',
+      'rename to new name.md',
+    ].join('\n');
+    expect(patchPaths(patch).sort()).toEqual(
+      ['a/src/x.ts', 'src/x.ts', 'b/src/x.ts', 'a/with space.txt', 'with space.txt', 'b/with space.txt', 'plain.txt', 'old name.md', 'new name.md'].sort(),
+    );
+  });
+});
+
+describe('resolveRealPath', () => {
+  it('resolves the nearest existing parent of a missing path', async () => {
+    const { workspace } = await setUp();
+    expect(await resolveRealPath(path.join(workspace, 'no', 'such', 'file'))).toBe(path.join(workspace, 'no', 'such', 'file'));
+  });
+});
