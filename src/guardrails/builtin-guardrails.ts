@@ -1,20 +1,20 @@
 /** The guardrails operator always runs. */
 import type { Guardrail } from '../agent/guardrail.ts';
 import { createDoomLoopGuard } from './doom-loop-guard.ts';
-import type { DoomLoopGuardOptions } from './doom-loop-guard.ts';
 import { createSecretRedactor } from './secret-redactor.ts';
-import type { SecretRedactorOptions } from './secret-redactor.ts';
 import { createToolCallCap } from './tool-call-cap.ts';
-import type { ToolCallCapOptions } from './tool-call-cap.ts';
 import { createWorkspaceConfinement } from './workspace-confinement.ts';
-import type { WorkspaceConfinementOptions } from './workspace-confinement.ts';
 
-/** Options of each built-in guardrail; only the workspace roots are required. */
+/** Options of the built-in guardrails; only the workspace roots are required. */
 export interface BuiltinGuardrailOptions {
-  workspace: WorkspaceConfinementOptions;
-  toolCallCap?: ToolCallCapOptions;
-  doomLoop?: DoomLoopGuardOptions;
-  secretRedactor?: SecretRedactorOptions;
+  /** Folders the file tools may use; relative paths resolve against the first. */
+  roots: string[];
+  /** Environment whose secret values are redacted from results. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Tool calls allowed per turn. Default 60. */
+  maxToolCallsPerTurn?: number;
+  /** Identical calls allowed per turn before the doom-loop guard blocks. Default 4. */
+  doomLoopThreshold?: number;
 }
 
 /**
@@ -25,9 +25,9 @@ export interface BuiltinGuardrailOptions {
  */
 export function createBuiltinGuardrails(options: BuiltinGuardrailOptions): Guardrail[] {
   return [
-    createToolCallCap(options.toolCallCap),
-    createDoomLoopGuard(options.doomLoop),
-    createWorkspaceConfinement(options.workspace),
-    createSecretRedactor(options.secretRedactor),
+    createToolCallCap({ maxPerTurn: options.maxToolCallsPerTurn }),
+    createDoomLoopGuard({ threshold: options.doomLoopThreshold }),
+    createWorkspaceConfinement({ roots: options.roots }),
+    createSecretRedactor({ env: options.env }),
   ];
 }

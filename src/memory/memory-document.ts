@@ -48,7 +48,8 @@ export function renderEntry(text: string): string[] {
 
 /**
  * The canonical text of an entry: no trailing spaces, no blank lines (a blank line would end the
- * list item), trimmed. Continuation lines keep their own extra indentation.
+ * list item), trimmed, without a list marker of its own (`- fact` -> `fact`, which would render
+ * as `- - fact`). Continuation lines keep their own extra indentation.
  */
 export function normalizeEntry(text: string): string {
   return text
@@ -57,7 +58,8 @@ export function normalizeEntry(text: string): string {
     .map((line) => line.trimEnd())
     .filter((line) => line.trim() !== '')
     .join('\n')
-    .trim();
+    .trim()
+    .replace(/^[-*+]\s+/, '');
 }
 
 /** The comparison key for duplicates and matching: whitespace runs collapsed to one space. */

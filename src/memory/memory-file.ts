@@ -78,6 +78,11 @@ export class MemoryFile {
     return entriesOf(this.#segments);
   }
 
+  /** The whole file as of the last read or change (text lines included), e.g. for the prompt. */
+  get text(): string {
+    return renderMemory(this.#segments);
+  }
+
   /** Characters of all entries (markers and indentation not counted). */
   get used(): number {
     return usedBy(this.#segments);

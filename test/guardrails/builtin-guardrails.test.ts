@@ -10,7 +10,7 @@ const reasonOf = (decision: { action: string; reason?: string }) => decision.rea
 describe('createBuiltinGuardrails', () => {
   it('returns the counting guardrails first, then confinement and redaction', async () => {
     const workspace = await makeTempDir();
-    const names = createBuiltinGuardrails({ workspace: { roots: [workspace] } }).map((guardrail) => guardrail.name);
+    const names = createBuiltinGuardrails({ roots: [workspace] }).map((guardrail) => guardrail.name);
     expect(names).toEqual(['tool-call-cap', 'doom-loop', 'workspace-confinement', 'secret-redactor']);
   });
 
@@ -21,7 +21,7 @@ describe('createBuiltinGuardrails', () => {
     });
     const { guardrails: fromFiles } = loadGuardrailFiles([{ path: folder, source: 'project' }]);
     const set = new GuardrailSet([
-      ...createBuiltinGuardrails({ workspace: { roots: [workspace] }, doomLoop: { threshold: 2 }, secretRedactor: { env: { API_TOKEN: 'tok-123456789' } } }),
+      ...createBuiltinGuardrails({ roots: [workspace], doomLoopThreshold: 2, env: { API_TOKEN: 'tok-123456789' } }),
       ...fromFiles,
     ]);
     set.onTurnStart();

@@ -17,7 +17,7 @@ describe('loadGuardrailFiles', () => {
     ]);
     const reported = problems.map((problem) => ({ ...problem, file: path.relative(fixtures, problem.file) }));
     expect(reported).toEqual([
-      { file: 'bad-json.json', line: 3, message: 'invalid JSON: Expected double-quoted property name in JSON at position 74' },
+      { file: 'bad-json.json', line: 3, message: expect.stringMatching(/^invalid JSON: Expected double-quoted property name/) },
       { file: 'bad-regex.yaml', line: 6, message: 'rules[0].arguments.path: Invalid regular expression: /(secrets/: Unterminated group' },
       { file: 'bad-yaml.yaml', line: 4, message: 'invalid YAML: Sequence item without - indicator' },
       { file: 'empty.yaml', line: 1, message: 'the file is empty; it needs a `rules:` list' },

@@ -42,6 +42,7 @@ describe('memory document', () => {
 
   it('normalizes entries: trailing spaces and blank lines dropped, trimmed', () => {
     expect(normalizeEntry('  a  \r\n\r\n  b \n\n')).toBe('a\n  b');
+    expect(normalizeEntry('- a fact\n- with a dash')).toBe('a fact\n- with a dash');
     expect(comparisonKey(' a\n  b\tc ')).toBe('a b c');
   });
 

@@ -114,6 +114,7 @@ describe('MemoryFile', () => {
     );
     await memory.remove('a person');
     expect(memory.entries).toEqual(['written by the tool, corrected', 'added by the tool']);
+    expect(memory.text).toBe('# Team memory\n\nEdited by hand.\n- written by the tool, corrected\n- added by the tool\n');
   });
 
   it('serializes concurrent adds: none is lost, whether kept or archived', async () => {
