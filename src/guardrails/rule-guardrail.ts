@@ -70,11 +70,13 @@ function compileRule(rule: GuardrailRule): CompiledRule {
 
 function matches(entry: CompiledRule, call: ToolCallPart): boolean {
   if (!entry.matchesTool(call.name)) return false;
+  // A throwing guardrail counts as allowing, so malformed arguments must not throw here.
+  const args: Record<string, unknown> = call.arguments ?? {};
   for (const [argument, pattern] of entry.argumentPatterns) {
-    const value = argumentText(call.arguments[argument]);
+    const value = argumentText(args[argument]);
     if (value === undefined || !pattern.test(value)) return false;
   }
-  return entry.match === undefined || entry.match.test(canonicalJson(call.arguments));
+  return entry.match === undefined || entry.match.test(canonicalJson(args));
 }
 
 /** A string argument as is; anything else as canonical JSON; a missing one matches nothing. */
