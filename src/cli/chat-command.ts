@@ -1,10 +1,18 @@
 /**
- * `operator chat`: parses options, builds the agent from the environment and runs the terminal
- * chat on stdin/stdout.
+ * `operator chat`: builds the runtime from the environment, resolves the terminal's profile and
+ * runs the terminal chat on stdin/stdout, with `/profile` and `/reload` on top of the chat's own
+ * commands.
  */
 import { parseArgs } from 'node:util';
-import { buildAgentFromEnv } from './build-agent.ts';
+import type { Agent } from '../agent/agent.ts';
+import { errorMessage } from '../core/errors.ts';
+import { resolveProfile } from '../resources/profile-binding.ts';
+import type { ReloadReport } from '../runtime/profile-resources.ts';
+import { Runtime } from '../runtime/runtime.ts';
 import { runTerminalChat } from './terminal-chat.ts';
+
+/** The terminal is one person's direct conversation. */
+const terminalPerson = 'local';
 
 /** Runs `operator chat [--profile NAME] [--session KEY]`; resolves to the exit code. */
 export async function runChatCommand(args: string[]): Promise<number> {
@@ -13,12 +21,72 @@ export async function runChatCommand(args: string[]): Promise<number> {
     options: { profile: { type: 'string' }, session: { type: 'string' } },
     strict: true,
   });
-  const sessionKey = values.session ?? (values.profile ? `terminal:${values.profile}` : 'terminal:local');
-  const { agent, store, failures } = await buildAgentFromEnv({ sessionKey, profile: values.profile });
-  for (const failure of failures) process.stderr.write(`operator: extension ${failure.extension} not loaded: ${failure.message}\n`);
+  const runtime = new Runtime({
+    onReview: (outcome) => {
+      if (outcome.status === 'failed') process.stderr.write(`operator: background memory review failed: ${outcome.error}\n`);
+    },
+  });
   try {
-    return await runTerminalChat({ agent, input: process.stdin, output: process.stdout, signals: process });
+    const bindings = await runtime.bindings.bindings();
+    const profile = values.profile ?? resolveProfile({ platform: 'terminal', conversationId: terminalPerson, senderId: terminalPerson, isDirect: true }, bindings).profile;
+    const sessionKeyFor = (name: string) => values.session ?? (name === 'default' ? 'terminal:local' : `terminal:local:${name}`);
+    let current = profile;
+    const { agent, report } = await runtime.createAgent({ sessionKey: sessionKeyFor(profile), profile });
+    reportProblems(report);
+
+    return await runTerminalChat({
+      agent,
+      input: process.stdin,
+      output: process.stdout,
+      signals: process,
+      statusExtra: (active) => statusLines(current, active),
+      commands: async (name, rest, active) => {
+        if (name === 'reload') {
+          const reloaded = (await active.reload()) as ReloadReport;
+          return { text: describeReload(reloaded) };
+        }
+        if (name !== 'profile') return undefined;
+        const wanted = rest.trim();
+        if (!wanted) return { text: `  profile: ${current}` };
+        try {
+          const next = await runtime.createAgent({ sessionKey: sessionKeyFor(wanted), profile: wanted });
+          await runtime.bindings.bindPerson(`terminal:${terminalPerson}`, wanted === 'default' ? undefined : wanted);
+          current = wanted;
+          reportProblems(next.report);
+          return { text: `  (profile ${wanted}; its own session continues from where it was)`, agent: next.agent };
+        } catch (error) {
+          return { text: `  error: ${errorMessage(error)}` };
+        }
+      },
+    });
   } finally {
-    await store.close();
+    await runtime.close();
   }
+}
+
+function reportProblems(report: ReloadReport): void {
+  for (const problem of report.problems) {
+    process.stderr.write(`operator: ${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}\n`);
+  }
+}
+
+function statusLines(profile: string, agent: Agent): string[] {
+  const reviews = agent.reviewTotals;
+  const lines = [`profile  ${profile}`];
+  if (reviews.reviews > 0) {
+    lines.push(`reviews  ${reviews.reviews}: ${reviews.usage.input + reviews.usage.cacheRead} in (${reviews.usage.cacheRead} cached), ${reviews.usage.output} out, $${reviews.cost.total.toFixed(4)}`);
+  }
+  for (const cut of agent.promptTruncations) lines.push(`prompt   cut: ${cut}`);
+  return lines;
+}
+
+/** The `/reload` answer: counts, changes and problems with file and line. */
+export function describeReload(report: ReloadReport): string {
+  const { loaded } = report;
+  const lines = [
+    `  reloaded profile ${report.profile}: ${loaded.skills} skills, ${loaded.knowledge} knowledge files, ${loaded.guardrails} guardrails, ${loaded.extensions} extensions, ${loaded.rulesFiles} rules files`,
+  ];
+  lines.push(...(report.changed.length > 0 ? report.changed.map((change) => `  changed ${change}`) : ['  nothing changed']));
+  for (const problem of report.problems) lines.push(`  problem ${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`);
+  return lines.join('\n');
 }

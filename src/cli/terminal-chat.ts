@@ -12,6 +12,14 @@ import { formatStatus, summarizeToolCall } from './chat-format.ts';
 /** Where the chat reads, writes and hears Ctrl+C. */
 export interface TerminalChatOptions {
   agent: Agent;
+  /**
+   * Further slash commands (`/profile`, `/reload`, ...): called with the command name and the rest
+   * of the line; resolves to the text to show (and, to switch agents, the new agent), or undefined
+   * when the command is not theirs.
+   */
+  commands?: (name: string, args: string, agent: Agent) => Promise<{ text: string; agent?: Agent } | undefined>;
+  /** Extra lines for `/status` (profile, reviews, truncations). */
+  statusExtra?: (agent: Agent) => Promise<string[]> | string[];
   input: Readable;
   output: Writable;
   /** Emits `SIGINT` (the process, in real use). */
@@ -19,15 +27,18 @@ export interface TerminalChatOptions {
 }
 
 const helpText = [
-  '/new      start a fresh session',
-  '/compact  summarize older messages now',
-  '/status   model, tokens, cost and context use',
-  '/exit     quit (or Ctrl+C twice, Ctrl+D)',
+  '/new            start a fresh session',
+  '/compact        summarize older messages now',
+  '/status         model, tokens, cost, context use and what the prompt had to cut',
+  '/profile [NAME] show the persona, or switch this terminal to another one',
+  '/reload         re-read profiles, skills, knowledge, rules, guardrails and extensions',
+  '/exit           quit (or Ctrl+C twice, Ctrl+D)',
 ].join('\n');
 
 /** Runs the chat until the input ends or the person exits; resolves to the exit code. */
 export async function runTerminalChat(options: TerminalChatOptions): Promise<number> {
-  const { agent, output } = options;
+  const { output } = options;
+  let agent = options.agent;
   const write = (text: string) => void output.write(text);
   const lines = createInterface({ input: options.input, terminal: false });
   let busy = false;
@@ -36,7 +47,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
   let finish!: (code: number) => void;
   const done = new Promise<number>((resolve) => (finish = resolve));
 
-  const unsubscribe = agent.subscribe((event) => render(event));
+  let unsubscribe = agent.subscribe((event) => render(event));
   function render(event: AgentEvent): void {
     switch (event.type) {
       case 'text_delta':
@@ -97,10 +108,26 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
       const tree = await agent.newSession();
       return void write(`  (new session ${tree.id})\n`);
     }
-    if (text === '/status') return void write(`${formatStatus(agent.model, (await agent.session()).id, await agent.sessionStats(), await agent.getContextUsage())}\n`);
+    if (text === '/status') {
+      const extra = (await options.statusExtra?.(agent)) ?? [];
+      const status = formatStatus(agent.model, (await agent.session()).id, await agent.sessionStats(), await agent.getContextUsage());
+      return void write(`${[status, ...extra].join('\n')}\n`);
+    }
     if (text === '/compact') {
       const entry = await agent.runCompaction();
       return void write(entry ? `  (compacted: ${entry.tokensBefore} tokens summarized)\n` : '  (nothing to compact yet)\n');
+    }
+    if (text.startsWith('/') && options.commands) {
+      const [name = '', ...rest] = text.slice(1).split(/\s+/);
+      const handled = await options.commands(name, rest.join(' '), agent);
+      if (handled) {
+        if (handled.agent && handled.agent !== agent) {
+          unsubscribe();
+          agent = handled.agent;
+          unsubscribe = agent.subscribe((event) => render(event));
+        }
+        return void write(`${handled.text}\n`);
+      }
     }
     busy = true;
     try {

@@ -1,0 +1,117 @@
+/**
+ * The composition root: one store, one model client and one session manager for the process, and
+ * per profile its resources, from which agents are made. Shared by the terminal chat and the
+ * gateway.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent } from '../agent/agent.ts';
+import { BackgroundReviewer } from '../agent/reviewer.ts';
+import type { ReviewOutcome } from '../agent/reviewer.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import { createModelClient } from '../llm/model-client.ts';
+import type { ModelClient } from '../llm/model-client.ts';
+import { builtinRoot } from '../resources/layers.ts';
+import { ProfileBindingStore } from '../resources/profile-binding.ts';
+import { SessionManager } from '../session/session-manager.ts';
+import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
+import type { Store } from '../store/store.ts';
+import { createBuiltinTools } from '../tools/builtin/index.ts';
+import { ProfileResources } from './profile-resources.ts';
+import type { ReloadReport } from './profile-resources.ts';
+
+/** Profile names are folder names: letters, digits, `-` and `_`. */
+const profileName = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** How the runtime is set up. */
+export interface RuntimeOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Working directory for tools and project rules (default: the process's). */
+  cwd?: string;
+  /** Built-in resources root (default: the repository). */
+  builtin?: string;
+  /** Person turns between background memory reviews; 0 turns them off. Default OPERATOR_REVIEW_EVERY or 10. */
+  reviewEvery?: number;
+  /** Told about each finished background review. */
+  onReview?: (outcome: ReviewOutcome) => void;
+}
+
+/** Shared services of one operator process. */
+export class Runtime {
+  readonly env: NodeJS.ProcessEnv;
+  readonly home: string;
+  readonly cwd: string;
+  readonly builtin: string;
+  readonly store: Store;
+  readonly sessions: SessionManager;
+  readonly client: ModelClient;
+  readonly bindings: ProfileBindingStore;
+  readonly reviewEvery: number;
+  #profiles = new Map<string, Promise<{ resources: ProfileResources; report: ReloadReport }>>();
+  #onReview: RuntimeOptions['onReview'];
+
+  constructor(options: RuntimeOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.home = operatorHome(this.env);
+    this.cwd = options.cwd ?? process.cwd();
+    this.builtin = options.builtin ?? builtinRoot;
+    this.client = createModelClient(this.env);
+    // Load the SDK in the background; a failure shows on the first call.
+    void this.client.provider.warm().catch(() => undefined);
+    this.store = createStoreFromEnv(this.env);
+    this.sessions = new SessionManager(this.store);
+    this.bindings = new ProfileBindingStore(this.store);
+    this.reviewEvery = options.reviewEvery ?? parseReviewEvery(this.env.OPERATOR_REVIEW_EVERY);
+    this.#onReview = options.onReview;
+  }
+
+  /** Throws a clear error unless `name` is a profile that exists (built in or in OPERATOR_HOME). */
+  assertProfile(name: string): void {
+    if (!profileName.test(name)) throw new ConfigurationError(`Invalid profile name "${name}": use letters, digits, - and _`);
+    if (name === 'default') return;
+    const folders = [join(this.home, 'profiles', name), join(this.builtin, 'profiles', name)];
+    if (!folders.some((folder) => existsSync(folder))) {
+      throw new ConfigurationError(`Profile "${name}" not found (looked in ${folders.join(' and ')}); create the folder to add it`);
+    }
+  }
+
+  /** The resources of `profile`, loaded once and shared by its agents. */
+  resources(profile: string): Promise<{ resources: ProfileResources; report: ReloadReport }> {
+    this.assertProfile(profile);
+    let loading = this.#profiles.get(profile);
+    if (!loading) {
+      loading = ProfileResources.load({ profile, home: this.home, builtin: this.builtin, cwd: this.cwd, env: this.env });
+      this.#profiles.set(profile, loading);
+      loading.catch(() => this.#profiles.delete(profile));
+    }
+    return loading;
+  }
+
+  /** An agent for one conversation, with its profile's resources and the background reviewer. */
+  async createAgent(options: { sessionKey: string; profile: string }): Promise<{ agent: Agent; report: ReloadReport }> {
+    const { resources, report } = await this.resources(options.profile);
+    const agent = new Agent({
+      provider: this.client.provider,
+      model: this.client.model,
+      modelInfo: this.client.info,
+      sessions: this.sessions,
+      sessionKey: options.sessionKey,
+      tools: createBuiltinTools({ cwd: this.cwd }),
+      resources,
+      cwd: this.cwd,
+    });
+    agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
+    return { agent, report };
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+function parseReviewEvery(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return 10;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigurationError(`OPERATOR_REVIEW_EVERY must be a whole number >= 0, not "${text}"`);
+  return value;
+}
