@@ -9,6 +9,7 @@ import { errorMessage } from '../core/errors.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
+import { TerminalApprovals } from './terminal-approvals.ts';
 import { runTerminalChat } from './terminal-chat.ts';
 
 /** The terminal is one person's direct conversation. */
@@ -31,7 +32,8 @@ export async function runChatCommand(args: string[]): Promise<number> {
     const profile = values.profile ?? resolveProfile({ platform: 'terminal', conversationId: terminalPerson, senderId: terminalPerson, isDirect: true }, bindings).profile;
     const sessionKeyFor = (name: string) => values.session ?? (name === 'default' ? 'terminal:local' : `terminal:local:${name}`);
     let current = profile;
-    const { agent, report } = await runtime.createAgent({ sessionKey: sessionKeyFor(profile), profile });
+    const approvals = new TerminalApprovals();
+    const { agent, report } = await runtime.createAgent({ sessionKey: sessionKeyFor(profile), profile, requestApproval: approvals.request });
     reportProblems(report);
 
     return await runTerminalChat({
@@ -39,6 +41,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
       input: process.stdin,
       output: process.stdout,
       signals: process,
+      approvals,
       statusExtra: (active) => statusLines(current, active),
       commands: async (name, rest, active) => {
         if (name === 'reload') {
@@ -49,7 +52,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
         const wanted = rest.trim();
         if (!wanted) return { text: `  profile: ${current}` };
         try {
-          const next = await runtime.createAgent({ sessionKey: sessionKeyFor(wanted), profile: wanted });
+          const next = await runtime.createAgent({ sessionKey: sessionKeyFor(wanted), profile: wanted, requestApproval: approvals.request });
           await runtime.bindings.bindPerson(`terminal:${terminalPerson}`, wanted === 'default' ? undefined : wanted);
           current = wanted;
           reportProblems(next.report);

@@ -8,6 +8,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { AgentEvent } from '../agent/agent-events.ts';
 import { errorMessage } from '../core/errors.ts';
 import { formatStatus, summarizeToolCall } from './chat-format.ts';
+import type { TerminalApprovals } from './terminal-approvals.ts';
 
 /** Where the chat reads, writes and hears Ctrl+C. */
 export interface TerminalChatOptions {
@@ -18,6 +19,8 @@ export interface TerminalChatOptions {
    * when the command is not theirs.
    */
   commands?: (name: string, args: string, agent: Agent) => Promise<{ text: string; agent?: Agent } | undefined>;
+  /** Approval questions asked through this chat (the agent's `requestApproval`). */
+  approvals?: TerminalApprovals;
   /** Extra lines for `/status` (profile, reviews, truncations). */
   statusExtra?: (agent: Agent) => Promise<string[]> | string[];
   input: Readable;
@@ -157,8 +160,16 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
   }
 
   let inputClosed = false;
+  options.approvals?.attach((text) => {
+    write(text);
+    atLineStart = false;
+  });
   lines.on('line', (line) => {
     interrupts = 0;
+    if (options.approvals?.answer(line)) {
+      atLineStart = true;
+      return;
+    }
     if (busy && line.trim() && !line.trim().startsWith('/')) {
       // Typed while the agent works: answered right after the current turn.
       agent.followUp(line.trim());

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from '../agent/agent.ts';
+import type { AgentOptions } from '../agent/agent-options.ts';
 import { BackgroundReviewer } from '../agent/reviewer.ts';
 import type { ReviewOutcome } from '../agent/reviewer.ts';
 import { ConfigurationError } from '../core/errors.ts';
@@ -88,7 +89,11 @@ export class Runtime {
   }
 
   /** An agent for one conversation, with its profile's resources and the background reviewer. */
-  async createAgent(options: { sessionKey: string; profile: string }): Promise<{ agent: Agent; report: ReloadReport }> {
+  async createAgent(options: {
+    sessionKey: string;
+    profile: string;
+    requestApproval?: AgentOptions['requestApproval'];
+  }): Promise<{ agent: Agent; report: ReloadReport }> {
     const { resources, report } = await this.resources(options.profile);
     const agent = new Agent({
       provider: this.client.provider,
@@ -99,6 +104,7 @@ export class Runtime {
       tools: createBuiltinTools({ cwd: this.cwd }),
       resources,
       cwd: this.cwd,
+      requestApproval: options.requestApproval,
     });
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };

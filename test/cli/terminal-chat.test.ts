@@ -150,6 +150,66 @@ describe('operator chat', () => {
     expect(await chat.exited).toBe(0);
   });
 
+  it('asks before a guarded tool call and runs it only when the person says yes', async () => {
+    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    mkdirSync(join(home, 'guardrails'));
+    writeFileSync(join(home, 'guardrails', 'careful-shell.yaml'), "rules:\n  - tool: shell\n    decision: ask\n    reason: shell commands need a yes\n");
+    server.enqueue(
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo approved-run' } }] },
+      { text: 'Ran it.' },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo denied-run' } }] },
+      { text: 'Did not run it.' },
+    );
+    const chat = startChat([], home);
+    chat.send('run the thing');
+    await chat.waitFor('allow shell echo approved-run? [y/N]');
+    expect(chat.output()).toContain('careful-shell: shell commands need a yes');
+    chat.send('y');
+    await chat.waitFor('Ran it.');
+    expect(JSON.stringify(server.requests[1]!.body.messages.at(-1))).toContain('approved-run');
+    chat.send('run the other thing');
+    await chat.waitFor('allow shell echo denied-run? [y/N]');
+    chat.send('no');
+    await chat.waitFor('Did not run it.');
+    expect(JSON.stringify(server.requests[3]!.body.messages.at(-1))).toContain('not approved');
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
+  it('switches profile with /profile and re-reads resources with /reload', async () => {
+    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    mkdirSync(join(home, 'profiles', 'pirate'), { recursive: true });
+    writeFileSync(join(home, 'profiles', 'pirate', 'SOUL.md'), 'You are a pirate assistant.\n');
+    server.enqueue({ text: 'Arr.' }, { text: 'Still arr.' });
+    const chat = startChat([], home);
+    chat.send('/profile');
+    await chat.waitFor('profile: default');
+    chat.send('/profile nobody');
+    await chat.waitFor('Profile "nobody" not found');
+    chat.send('/profile pirate');
+    await chat.waitFor('(profile pirate');
+    chat.send('ahoy');
+    await chat.waitFor('Arr.');
+    expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('You are a pirate assistant.');
+    mkdirSync(join(home, 'profiles', 'pirate', 'skills', 'treasure'), { recursive: true });
+    writeFileSync(join(home, 'profiles', 'pirate', 'skills', 'treasure', 'SKILL.md'), '---\nname: treasure\ndescription: Find treasure\n---\nDig.\n');
+    chat.send('/reload');
+    await chat.waitFor('changed skills: +treasure');
+    chat.send('where is it?');
+    await chat.waitFor('Still arr.');
+    expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('<name>treasure</name>');
+    chat.send('/status');
+    await chat.waitFor('profile  pirate');
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
+    // The choice is remembered for the next start.
+    const again = startChat([], home);
+    again.send('/profile');
+    await again.waitFor('profile: pirate');
+    again.send('/exit');
+    await again.exited;
+  });
+
   it('prints help', async () => {
     const proc = spawn(process.execPath, ['bin/operator.js', '--help']);
     child = proc;
