@@ -1,4 +1,4 @@
-export { writeFileAtomic } from './atomic-write.ts';
+export { writeFileAtomic } from '../core/atomic-write.ts';
 export { appendToArchive, archivePathFor } from './memory-archive.ts';
 export { comparisonKey, normalizeEntry, parseMemory, renderMemory, type MemorySegment } from './memory-document.ts';
 export {

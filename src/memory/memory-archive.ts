@@ -1,7 +1,7 @@
 /** Where entries go when a memory file is full: `MEMORY.archive.md` beside `MEMORY.md`. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic-write.ts';
+import { writeFileAtomic } from '../core/atomic-write.ts';
 import { renderEntry } from './memory-document.ts';
 
 /** `MEMORY.md` -> `MEMORY.archive.md`; a name without `.md` gets `.archive.md` appended. */

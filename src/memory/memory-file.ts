@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentError } from '../core/errors.ts';
 import { KeyedMutex } from '../store/keyed-mutex.ts';
-import { writeFileAtomic } from './atomic-write.ts';
+import { writeFileAtomic } from '../core/atomic-write.ts';
 import { appendToArchive, archivePathFor } from './memory-archive.ts';
 import { comparisonKey, entriesOf, normalizeEntry, parseMemory, renderMemory } from './memory-document.ts';
 import type { MemorySegment } from './memory-document.ts';

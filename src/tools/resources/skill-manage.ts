@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { hasFrontmatter, parseFrontmatter } from '../../resources/frontmatter.ts';
 import { readTextFile } from '../../resources/read-text.ts';
-import { formatSkillFile, writeFileAtomically } from '../../resources/skill-file.ts';
+import { writeFileAtomic } from '../../core/atomic-write.ts';
+import { formatSkillFile } from '../../resources/skill-file.ts';
 import { checkSkillDescription, checkSkillName, parseSkillFile } from '../../resources/skill-metadata.ts';
 import { maxSkillFileBytes } from '../../resources/skills.ts';
 import { errorResult } from '../builtin/results.ts';
@@ -102,7 +103,7 @@ async function create(args: Arguments, directory: string, file: string): Promise
   }
   const text = formatSkillFile({ name: args.name, description: args.description }, `\n${args.body.trim()}\n`);
   await mkdir(directory, { recursive: true });
-  await writeFileAtomically(file, text);
+  await writeFileAtomic(file, text);
   return { content: `Created skill "${args.name}" (${file})` };
 }
 
@@ -145,7 +146,7 @@ async function patch(args: Arguments, file: string, root: string): Promise<ToolO
   const text = formatSkillFile(data, body);
   const check = parseSkillFile(text, args.name);
   if ('reason' in check) return errorResult(`the patched skill would be invalid: ${check.reason}`);
-  await writeFileAtomically(file, text);
+  await writeFileAtomic(file, text);
   const changed = [args.description !== undefined ? 'description' : '', editsBody ? 'instructions' : ''].filter(Boolean);
   return { content: `Patched skill "${args.name}" (${changed.join(' and ')})` };
 }
