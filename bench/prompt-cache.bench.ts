@@ -1,0 +1,238 @@
+/**
+ * Prompt-cache hit rate of a real conversation: a scripted 30-turn conversation through a real
+ * Agent over a realistic profile (the fixture of `prompt.bench.ts`: 50 skills, 20 knowledge
+ * files, memory, rules), the built-in and resource tools as the runtime gives them, the real
+ * Anthropic provider and SDK, against the fake model server with its simulated Anthropic prompt
+ * cache (breakpoints as sent, 20-block lookback, 1,024-token minimum, ~4 characters a token).
+ *
+ * Some turns call tools (knowledge_search, skill, memory) before answering. With the background
+ * reviewer on (every 10 person turns, awaited after each turn so reviews happen at fixed points)
+ * each review is a child request repeating the parent's prompt and saving one memory entry.
+ * The figure is the share of all input tokens the provider would serve from its cache; the same
+ * run with the reviewer off is the comparison. Every request that reads less than the whole
+ * previous prompt of its line (the previous main request, or for a review the last main request
+ * and then its own previous one) is reported as a cache break with what differed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from '../src/agent/agent.ts';
+import { BackgroundReviewer, reviewPrompt } from '../src/agent/reviewer.ts';
+import { getModelInfo } from '../src/llm/catalog.ts';
+import { createAnthropicProvider } from '../src/llm/providers/anthropic.ts';
+import { SessionManager } from '../src/session/session-manager.ts';
+import { createStore } from '../src/store/unstorage-store.ts';
+import { createBuiltinTools } from '../src/tools/builtin/index.ts';
+import { startFakeModelServer } from '../test/fakes/fake-model-server.ts';
+import type { FakeModelServer, RecordedRequest, ReplySpec } from '../test/fakes/fake-model-server.ts';
+import type { BenchResult } from './lib.ts';
+import { benchChannel, generator, loadFixture, paragraph, sentence, writeProfileFixture } from './prompt.bench.ts';
+
+const TURNS = 30;
+const REVIEW_EVERY = 10;
+const model = 'claude-sonnet-4-6';
+
+/** The tool calls one scripted turn makes before its text answer (one model round each). */
+type ToolRound = { name: string; arguments: Record<string, unknown> }[];
+
+interface ScriptedTurn {
+  input: string;
+  rounds: ToolRound[];
+  answer: string;
+}
+
+/** The conversation: the same every run. */
+function conversation(): ScriptedTurn[] {
+  const random = generator(42);
+  const tools: Record<number, ToolRound[]> = {
+    2: [[{ name: 'knowledge_search', arguments: { query: 'rollback release canary' } }]],
+    5: [[{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'The canary stage holds 5% of traffic for 20 minutes before a full rollout.' } }]],
+    8: [[{ name: 'knowledge_search', arguments: { query: 'database failover replica', limit: 3 } }]],
+    11: [[{ name: 'skill', arguments: { name: 'rollback-service' } }]],
+    14: [
+      [{ name: 'knowledge_search', arguments: { query: 'certificate rotation vault' } }],
+      [{ name: 'skill', arguments: { name: 'rotate-certificates' } }],
+    ],
+    18: [[{ name: 'knowledge_search', arguments: { query: 'queue backlog consumer latency' } }]],
+    21: [[{ name: 'memory', arguments: { action: 'add', target: 'user', content: 'Ada is on call this week and wants incident context first.' } }]],
+    24: [[{ name: 'knowledge_search', arguments: { query: 'terraform drift state lock' } }]],
+    27: [
+      [{ name: 'knowledge_search', arguments: { query: 'postmortem incident timeline' } }],
+      [{ name: 'knowledge_search', arguments: { query: 'alert pager escalation owner', limit: 2 } }],
+    ],
+  };
+  return Array.from({ length: TURNS }, (_, turn) => ({
+    input: turn % 4 === 0 ? `${paragraph(random, 2)} ${sentence(random)}` : sentence(random, 10 + Math.floor(random() * 20)),
+    rounds: tools[turn] ?? [],
+    answer: Array.from({ length: 1 + Math.floor(random() * 3) }, () => paragraph(random)).join('\n\n'),
+  }));
+}
+
+const reviewFacts = [
+  'Rollbacks of the payments service need a second approver from team Ledger.',
+  'Certificate rotation must be announced in #platform one day ahead.',
+  'Queue backlog alerts above 10k messages page the on-call engineer.',
+];
+
+/** Whether a recorded request is a background review (its conversation carries the review prompt). */
+function isReview(request: RecordedRequest): boolean {
+  const messages = (request.body?.messages ?? []) as { role: string; content: { type: string; text?: string }[] }[];
+  return messages.some((message) => message.role === 'user' && message.content.some((block) => block.type === 'text' && block.text === reviewPrompt));
+}
+
+interface RunFigures {
+  requests: number;
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  readFraction: number;
+  main: { requests: number; input: number; read: number };
+  review: { requests: number; input: number; read: number; reviews: number };
+  breaks: string[];
+  memoryEntries: number;
+}
+
+export default async function run(): Promise<BenchResult[]> {
+  const on = await converse(true);
+  const off = await converse(false);
+  const fraction = (part: { input: number; read: number }) => (part.input === 0 ? 0 : part.read / part.input);
+  const breaks = (figures: RunFigures) => (figures.breaks.length === 0 ? 'no cache breaks' : `cache breaks: ${figures.breaks.join(' | ')}`);
+  return [
+    {
+      name: 'input tokens served from the cache, reviewer on (readFraction)',
+      value: on.readFraction,
+      unit: '',
+      target: '>= 0.90',
+      pass: on.readFraction >= 0.9,
+      note: `${TURNS} turns, ${on.review.reviews} reviews; ${breaks(on)}`,
+    },
+    { name: 'reviewer on: requests', value: on.requests, unit: '', note: `${on.main.requests} conversation + ${on.review.requests} review` },
+    { name: 'reviewer on: input tokens (cached included)', value: on.inputTokens, unit: 'tokens' },
+    { name: 'reviewer on: cache reads', value: on.cacheReadTokens, unit: 'tokens' },
+    { name: 'reviewer on: cache writes', value: on.cacheWriteTokens, unit: 'tokens' },
+    { name: "reviewer on: the conversation's requests alone, read fraction", value: fraction(on.main), unit: '', note: `${on.main.read} of ${on.main.input} tokens` },
+    { name: "reviewer on: the reviews' requests alone, read fraction", value: fraction(on.review), unit: '', note: `${on.review.read} of ${on.review.input} tokens; memory entries saved ${on.memoryEntries}` },
+    {
+      name: 'input tokens served from the cache, reviewer off (readFraction)',
+      value: off.readFraction,
+      unit: '',
+      note: `${off.requests} requests, ${off.inputTokens} input tokens, ${off.cacheReadTokens} read, ${off.cacheWriteTokens} written; ${breaks(off)}`,
+    },
+  ];
+}
+
+/** Runs the scripted conversation on a fresh profile and a fresh fake server. */
+async function converse(withReviewer: boolean): Promise<RunFigures> {
+  const root = await mkdtemp(join(tmpdir(), 'operator-bench-prompt-cache-'));
+  const server = await startFakeModelServer({ promptCache: true });
+  try {
+    const fixture = writeProfileFixture(root);
+    const { resources } = await loadFixture(fixture);
+    const agent = new Agent({
+      provider: createAnthropicProvider({ apiKey: 'bench-key', baseURL: server.anthropicBaseURL }),
+      model,
+      modelInfo: getModelInfo(model),
+      sessions: new SessionManager(createStore({ driver: 'memory' })),
+      sessionKey: benchChannel,
+      tools: createBuiltinTools({ cwd: fixture.cwd }),
+      resources,
+      cwd: fixture.cwd,
+    });
+    const reviewer = withReviewer ? new BackgroundReviewer(agent, { everyTurns: REVIEW_EVERY }) : undefined;
+    agent.setReviewer(reviewer);
+
+    // Conversation replies come from a queue filled per turn; reviews are answered by content,
+    // so a review can never take a reply meant for the conversation.
+    const queue: ReplySpec[] = [];
+    let reviews = 0;
+    server.setDefault((request) => {
+      if (!isReview(request)) return queue.shift() ?? { text: 'ok' };
+      const last = (request.body.messages as { content: { type: string }[] }[]).at(-1);
+      if (last?.content.some((block) => block.type === 'tool_result')) return { text: 'Saved one fact.', usage: { output: 6 }, chunkSize: 256 };
+      const content = reviewFacts[reviews++ % reviewFacts.length]!;
+      return { toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content } }], usage: { output: 40 } };
+    });
+
+    let memoryEntries = 0;
+    for (const turn of conversation()) {
+      for (const round of turn.rounds) queue.push({ toolCalls: round, usage: { output: 30 } });
+      queue.push({ text: turn.answer, usage: { output: Math.ceil(turn.answer.length / 4) }, chunkSize: 256 });
+      await agent.invoke(turn.input, { channel: benchChannel });
+      const outcome = await reviewer?.running;
+      if (outcome?.status === 'done') memoryEntries++;
+      else if (outcome && outcome.status !== 'skipped') throw new Error(`review ${outcome.status}: ${outcome.error ?? ''}`);
+      if (queue.length > 0) throw new Error(`turn left ${queue.length} scripted replies unused`);
+    }
+    agent.dispose();
+    return figures(server, memoryEntries);
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function figures(server: FakeModelServer, memoryEntries: number): RunFigures {
+  const stats = server.cacheStats();
+  const main = { requests: 0, input: 0, read: 0 };
+  const review = { requests: 0, input: 0, read: 0, reviews: 0 };
+  const breaks: string[] = [];
+  let lastMain: RecordedRequest | undefined;
+  let previous: RecordedRequest | undefined;
+  for (const [index, request] of server.requests.entries()) {
+    const cache = request.cache;
+    if (!cache) continue;
+    const reviewing = isReview(request);
+    const part = reviewing ? review : main;
+    part.requests++;
+    part.input += cache.inputTokens;
+    part.read += cache.cacheReadTokens;
+    // The request this one should extend: a review's first request extends the conversation's
+    // last one; every later request extends the previous one of its own line.
+    const reviewStart = reviewing && (previous === undefined || !isReview(previous));
+    if (reviewStart) review.reviews++;
+    const parent = reviewing && !reviewStart ? previous : lastMain;
+    const expected = parent?.cache?.inputTokens ?? 0;
+    if (parent && cache.cacheReadTokens < expected) {
+      breaks.push(`request ${index + 1} (${reviewing ? 'review' : 'conversation'}) read ${cache.cacheReadTokens} of ${expected}: ${difference(parent, request)}`);
+    }
+    if (!reviewing) lastMain = request;
+    previous = request;
+  }
+  return { ...stats, main, review, breaks, memoryEntries };
+}
+
+/** What differs between a request and the one it should extend, in cache order. */
+function difference(parent: RecordedRequest, request: RecordedRequest): string {
+  const bare = (value: unknown) => JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner));
+  if (parent.body.model !== request.body.model) return `model ${parent.body.model} -> ${request.body.model}`;
+  const [toolsBefore, toolsAfter] = [(parent.body.tools ?? []) as { name: string }[], (request.body.tools ?? []) as { name: string }[]];
+  if (bare(toolsBefore) !== bare(toolsAfter)) {
+    const names = (tools: { name: string }[]) => tools.map((tool) => tool.name).join(',');
+    if (names(toolsBefore) !== names(toolsAfter)) return `tools differ: [${names(toolsBefore)}] -> [${names(toolsAfter)}]`;
+    const changed = toolsAfter.filter((tool, index) => bare(tool) !== bare(toolsBefore[index])).map((tool) => tool.name);
+    return `tool definitions changed: ${changed.join(', ')}`;
+  }
+  const [systemBefore, systemAfter] = [systemText(parent), systemText(request)];
+  if (systemBefore !== systemAfter) {
+    let at = 0;
+    while (at < systemBefore.length && systemBefore[at] === systemAfter[at]) at++;
+    const lineStart = systemAfter.lastIndexOf('\n', at) + 1;
+    const lineEnd = systemAfter.indexOf('\n', at);
+    const line = systemAfter.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
+    return `system prompt changed at char ${at} of ${systemAfter.length} (${systemAfter.length - systemBefore.length >= 0 ? '+' : ''}${systemAfter.length - systemBefore.length} chars), line "${line.slice(0, 80)}"`;
+  }
+  if (bare(parent.body.thinking) !== bare(request.body.thinking) || bare(parent.body.tool_choice) !== bare(request.body.tool_choice)) return 'thinking or tool_choice changed';
+  const [before, after] = [(parent.body.messages ?? []) as unknown[], (request.body.messages ?? []) as unknown[]];
+  for (let index = 0; index < before.length; index++) {
+    if (bare(before[index]) !== bare(after[index])) {
+      return `message ${index} differs: ${bare(before[index]).slice(0, 120)} -> ${bare(after[index]).slice(0, 120)}`;
+    }
+  }
+  return `same prefix, yet not read (more than 20 blocks added since, or below the minimum): ${after.length - before.length} messages added`;
+}
+
+function systemText(request: RecordedRequest): string {
+  const system = request.body.system as string | { text: string }[] | undefined;
+  if (system === undefined) return '';
+  return typeof system === 'string' ? system : system.map((block) => block.text).join('\n');
+}
