@@ -341,7 +341,7 @@ async function measureCold(fixture: ProfileFixture): Promise<BenchResult[]> {
     { name: 'cold: first buildPrompt of a fresh object (median)', value: median(builds), unit: 'ms' },
     { name: 'part of the load: loadSkills, 50 SKILL.md read and frontmatter parsed (median)', value: median(parts.skills), unit: 'ms' },
     { name: 'part of the load: loadKnowledge, 20 files read (median)', value: median(parts.knowledge), unit: 'ms', note: `${Math.round(knowledgeChars(fixture) / 1000)}k chars` },
-    { name: 'part of the load: createKnowledgeIndex, the search index (median)', value: median(parts.index), unit: 'ms' },
+    { name: 'knowledge search index, built on the first knowledge_search (not part of the load; median)', value: median(parts.index), unit: 'ms' },
     {
       name: 'buildPrompt again on a loaded object (median)',
       value: median(rebuilds),

@@ -5,7 +5,8 @@
  * conversation (a new turn cancels it), it is capped in tool rounds and tokens, its usage is
  * charged to the parent apart from the conversation's, and its request repeats the parent's
  * system prompt, tools and messages byte for byte, so the provider serves them from its cache.
- * When it finishes, the channel's system prompt is rebuilt on the next turn with the new memory.
+ * When it saved something, the channel's system prompt is rebuilt on the next turn with the new
+ * memory.
  */
 import { errorMessage } from '../core/errors.ts';
 import type { Cost } from '../llm/cost.ts';
@@ -124,7 +125,9 @@ export class BackgroundReviewer {
     state.child = child;
     if (state.cancelled) return { status: 'cancelled', usage, cost };
     let capped = false;
+    let changed = false;
     child.subscribe((event) => {
+      if (event.type === 'tool_execution_end' && !event.isError && this.settings.tools.includes(event.call.name)) changed = true;
       if (event.type !== 'model_usage') return;
       usage = addUsage(usage, event.usage);
       cost = addCost(cost, event.cost);
@@ -138,8 +141,9 @@ export class BackgroundReviewer {
       const result = await child.invoke(reviewPrompt, { channel });
       if (state.cancelled) return this.#finish({ status: 'cancelled', usage, cost });
       await tree.append({ type: 'custom', customType: reviewMarker, data: { at: Date.now(), capped } });
-      // MEMORY.md or skills may have changed: the channel's prompt is rebuilt on its next turn.
-      this.#parent.invalidatePromptCache(channel);
+      // Memory or skills changed: the channel's prompt is rebuilt on its next turn. A review that
+      // saved nothing leaves the prompt (and the provider's cache of it) alone.
+      if (changed) this.#parent.invalidatePromptCache(channel);
       return this.#finish({ status: capped ? 'capped' : 'done', usage, cost, text: result.text });
     } catch (error) {
       if (state.cancelled) return this.#finish({ status: 'cancelled', usage, cost });

@@ -51,6 +51,8 @@ export function parseFrontmatter(text: string): Frontmatter | FrontmatterError {
   const source = text.slice(yamlStart, closing.start);
   // The YAML starts on line 2 of the file.
   const fileLine = (offset: number): number => 2 + countNewlines(source, Math.min(offset, source.length));
+  const simple = parseSimpleMapping(source, fileLine);
+  if (simple) return { data: simple.data, body: text.slice(closing.end), keyLines: simple.keyLines };
   const document = parseDocument(source, { prettyErrors: false, uniqueKeys: true });
   const [first] = document.errors;
   if (first) return { error: first.message, line: fileLine(first.pos[0]) };
@@ -71,6 +73,39 @@ export function parseFrontmatter(text: string): Frontmatter | FrontmatterError {
     return { error: error instanceof Error ? error.message : String(error), line: 2 };
   }
   return { data: data as Record<string, unknown>, body: text.slice(closing.end), keyLines };
+}
+
+const simpleLine = /^([A-Za-z][A-Za-z0-9_-]*):[ \t]+(\S.*?)[ \t]*$/;
+const plainScalar = /^[A-Za-z(][^:#]*$/;
+
+/**
+ * Fast path for the frontmatter nearly every skill has: one `key: plain text` per line. The YAML
+ * parser costs ~50-100 µs a file, which with dozens of skills dominated a profile's load; these
+ * lines mean the same in YAML as read here. Anything else (quotes, lists, numbers, comments,
+ * `key: value` inside a value, blank or indented lines, repeated keys) returns undefined and goes
+ * to the YAML parser.
+ */
+function parseSimpleMapping(source: string, fileLine: (offset: number) => number): { data: Record<string, unknown>; keyLines: Record<string, number> } | undefined {
+  const data: Record<string, unknown> = {};
+  const keyLines: Record<string, number> = {};
+  let offset = 0;
+  const lines = source.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) return undefined;
+  for (const line of lines) {
+    const match = simpleLine.exec(line.replace(/\r$/, ''));
+    if (!match) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    if (Object.hasOwn(data, key) || !plainScalar.test(value)) return undefined;
+    // Plain scalars YAML would read as something other than a string.
+    const lower = value.toLowerCase();
+    if (lower === 'true' || lower === 'false') data[key] = lower === 'true';
+    else if (['null', 'yes', 'no', 'on', 'off', '~'].includes(lower)) return undefined;
+    else data[key] = value;
+    keyLines[key] = fileLine(offset);
+    offset += line.length + 1;
+  }
+  return { data, keyLines };
 }
 
 function firstLine(text: string): string {

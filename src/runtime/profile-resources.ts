@@ -66,7 +66,8 @@ interface Snapshot {
   skills: Skill[];
   knowledge: KnowledgeDocument[];
   knowledgeInjection: string;
-  index: ReturnType<typeof createKnowledgeIndex>;
+  /** Built on the first search: indexing all knowledge costs more than the rest of a load. */
+  index: ReturnType<typeof createKnowledgeIndex> | undefined;
   guardrails: Guardrail[];
   extensions: Extension[];
   docs: string | undefined;
@@ -93,7 +94,7 @@ export class ProfileResources {
     this.#tools = [
       createSkillTool({ getSkills: () => this.#snapshot.skills }),
       createSkillManageTool({ skillsDirectory: join(directory, 'skills'), onChange: () => void this.reloadSkills() }),
-      createKnowledgeSearchTool({ getIndex: () => this.#snapshot.index }),
+      createKnowledgeSearchTool({ getIndex: () => (this.#snapshot.index ??= createKnowledgeIndex(this.#snapshot.knowledge)) }),
       createMemoryTool({
         memoryPath: this.memoryPath,
         userPath: this.userPath,
@@ -234,7 +235,7 @@ export class ProfileResources {
       skills: skills.skills,
       knowledge: knowledge.documents,
       knowledgeInjection: selectKnowledgeForInjection(knowledge.documents).text,
-      index: createKnowledgeIndex(knowledge.documents),
+      index: undefined,
       guardrails: [...builtinGuardrails, ...fileGuardrails.guardrails.filter((guardrail) => !reserved.has(guardrail.name))],
       extensions: loadedExtensions.extensions,
       docs: docsReference(this.layers.builtin),

@@ -116,6 +116,19 @@ describe('background reviewer', () => {
     expect(harness.server.requests.length).toBe(2);
   });
 
+  it('leaves the prompt cache alone when the review saved nothing', async () => {
+    let builds = 0;
+    harness = await createHarness({ agent: { tools: [memoryTool([])], systemPrompt: () => `PROMPT ${++builds}` } });
+    const reviewer = new BackgroundReviewer(harness.agent, { everyTurns: 1 });
+    harness.agent.setReviewer(reviewer);
+    harness.server.enqueue({ text: 'answer' }, { text: 'nothing to save' });
+    await harness.agent.invoke('hello', { channel: 'web:1' });
+    expect((await reviewer.running)?.status).toBe('done');
+    harness.agent.setReviewer(undefined);
+    await harness.agent.invoke('again', { channel: 'web:1' });
+    expect(builds).toBe(1);
+  });
+
   it('is off with everyTurns 0', async () => {
     harness = await createHarness();
     const reviewer = new BackgroundReviewer(harness.agent, { everyTurns: 0 });

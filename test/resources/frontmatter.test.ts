@@ -75,3 +75,37 @@ describe('parseFrontmatter', () => {
     expect(parseFrontmatter(`---\n${lines.join('\n')}\n---\n`)).toHaveProperty('error');
   });
 });
+
+describe('parseFrontmatter fast path', () => {
+  it('reads simple key: value lines exactly as the YAML parser does', async () => {
+    const { parse } = await import('yaml');
+    const samples = [
+      'name: deploy\ndescription: How to deploy the web app, safely (with checks)\n',
+      'name: a\ndescription: Uses foo-bar and baz.\nuser-invocable: true\ndisable-model-invocation: False\n',
+      'name: x\r\ndescription: windows line endings\r\n',
+    ];
+    for (const yaml of samples) {
+      const parsed = parseFrontmatter(`---\n${yaml}---\nbody\n`);
+      expect('data' in parsed && parsed.data).toEqual(parse(yaml));
+      expect('body' in parsed && parsed.body).toBe('body\n');
+    }
+  });
+
+  it('leaves anything unusual to the YAML parser', () => {
+    const cases: [string, unknown][] = [
+      ['name: yes\n', { name: 'yes' }], // YAML 1.2: a string
+      ['count: 12\n', { count: 12 }],
+      ["name: 'quoted: value'\n", { name: 'quoted: value' }],
+      ['name: a # comment\n', { name: 'a' }],
+      ['name: a: b\n', undefined],
+      ['tags:\n  - one\n', { tags: ['one'] }],
+    ];
+    for (const [yaml, expected] of cases) {
+      const parsed = parseFrontmatter(`---\n${yaml}---\n`);
+      if (expected === undefined) expect('error' in parsed).toBe(true);
+      else expect('data' in parsed && parsed.data).toEqual(expected);
+    }
+    const repeated = parseFrontmatter('---\nname: a\nname: b\n---\n');
+    expect('error' in repeated).toBe(true);
+  });
+});
