@@ -1,0 +1,175 @@
+/**
+ * The neutral channel contract. An adapter turns a platform's events (grammy, discord.js, bolt,
+ * the web chat) into {@link InboundMessage}s and {@link ChannelAction}s, and {@link OutboundMessage}s
+ * into platform calls. Adapters know nothing of agents or models (a lint rule keeps it so); the
+ * gateway knows nothing of platform SDKs.
+ */
+
+/** Where a message lives. */
+export interface ConversationAddress {
+  /** `telegram`, `discord`, `slack`, `web`. */
+  platform: string;
+  /** The chat / channel id on the platform (as a string). */
+  conversationId: string;
+  /** A thread or forum topic inside the conversation. */
+  threadId?: string;
+}
+
+/** Who sent a message. */
+export interface Sender {
+  /** Platform user id (as a string). */
+  id: string;
+  /** Display name. */
+  name?: string;
+  username?: string;
+  isBot?: boolean;
+}
+
+/** A file or image that came with a message. */
+export interface Attachment {
+  kind: 'image' | 'file';
+  /** e.g. `image/jpeg`, `application/pdf`. */
+  mediaType: string;
+  name?: string;
+  /** Size in bytes, when the platform says. */
+  size?: number;
+  /** Downloads the content (may fail with a {@link DeliveryError}-like error). */
+  download(): Promise<Uint8Array>;
+}
+
+/** A message a person sent. */
+export interface InboundMessage {
+  /** Platform message id, unique within the conversation. */
+  id: string;
+  /** Unique per platform delivery (update id, event id): redelivery has the same key. */
+  dedupeKey: string;
+  /**
+   * The conversation's session key, made by the adapter:
+   * `<platform>:<scope>:<id>[:<thread>]`, e.g. `telegram:group:-1001:topic:17`, `telegram:dm:42`.
+   */
+  sessionKey: string;
+  address: ConversationAddress;
+  /** A one-to-one conversation with the sender, or a group / channel. */
+  scope: 'dm' | 'group';
+  sender: Sender;
+  text: string;
+  attachments: Attachment[];
+  /** The bot was mentioned, or the message replies to the bot. */
+  mentioned: boolean;
+  replyTo?: { id: string; fromBot: boolean; text?: string };
+  /** A `/command args` message (the bot-name suffix of `/cmd@bot` removed). */
+  command?: { name: string; args: string };
+  /** Milliseconds since the epoch. */
+  receivedAt: number;
+  /** The platform's own object, for debugging only. */
+  raw: unknown;
+}
+
+/** A button press (callback query, component interaction, block action). */
+export interface ChannelAction {
+  /** Platform id of the interaction (answered with `answerAction`). */
+  id: string;
+  dedupeKey: string;
+  sessionKey: string;
+  address: ConversationAddress;
+  sender: Sender;
+  /** The `data` of the pressed {@link Button}. */
+  data: string;
+  /** The message the button belongs to. */
+  messageId?: string;
+  raw: unknown;
+}
+
+/** A button under a message. */
+export interface Button {
+  label: string;
+  /** Returned in {@link ChannelAction.data}; at most 64 bytes. */
+  data: string;
+}
+
+/** What the gateway sends. `text` is Markdown; the adapter renders it for its platform. */
+export interface OutboundMessage {
+  text: string;
+  /** Rows of buttons (when the platform has them). */
+  buttons?: Button[][];
+  /** Reply to this platform message id. */
+  replyTo?: string;
+}
+
+/** The platform ids of what was sent: one per chunk when a long message was split. */
+export interface SentMessage {
+  ids: string[];
+}
+
+/** What a platform can do. */
+export interface ChannelCapabilities {
+  /** Messages can be edited (streaming by edits). */
+  edit: boolean;
+  /** A typing indicator exists. */
+  typing: boolean;
+  buttons: boolean;
+  threads: boolean;
+  /** Longest message, in characters, after rendering. */
+  maxLength: number;
+  /** Smallest sensible interval between two edits of one message, in ms. */
+  editIntervalMs: number;
+  /** A native command menu exists (`setCommands`). */
+  commandMenu: boolean;
+}
+
+/** A chat command for the platform's menu. */
+export interface CommandInfo {
+  name: string;
+  description: string;
+}
+
+/** What the gateway gives an adapter when starting it. */
+export interface ChannelHandlers {
+  onMessage(message: InboundMessage): Promise<void>;
+  onAction(action: ChannelAction): Promise<void>;
+  /** Earlier messages of a conversation, oldest first (the web chat shows them on reload). */
+  history?(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]>;
+}
+
+/** An HTTP route an adapter mounts on the gateway's server (webhooks, the web chat page). */
+export interface ChannelRoute {
+  method: 'GET' | 'POST';
+  path: string;
+  handler(request: Request): Promise<Response>;
+}
+
+/** A platform adapter. */
+export interface ChannelAdapter {
+  readonly platform: string;
+  readonly capabilities: ChannelCapabilities;
+  /** Connects (long polling, websocket, webhook registration) and starts delivering events. */
+  start(handlers: ChannelHandlers): Promise<void>;
+  /** Stops receiving; in-flight sends may finish. */
+  stop(): Promise<void>;
+  /** Renders, splits when too long, and sends. Throws {@link DeliveryError} on failure. */
+  send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage>;
+  /** Replaces a sent message's text (only when `capabilities.edit`). */
+  edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
+  /** Shows the typing indicator once (platforms expire it after a few seconds). */
+  typing(address: ConversationAddress): Promise<void>;
+  /** Registers the command menu (when `capabilities.commandMenu`). */
+  setCommands?(commands: CommandInfo[]): Promise<void>;
+  /** Acknowledges a button press, optionally with a short notice. */
+  answerAction?(action: ChannelAction, text?: string): Promise<void>;
+  /** HTTP routes to mount on the gateway's server. */
+  routes?(): ChannelRoute[];
+}
+
+/** A send or edit that failed. */
+export class DeliveryError extends Error {
+  /** Worth trying again (rate limit, network, 5xx). */
+  readonly retryable: boolean;
+  /** The platform asked to wait this long (429 retry_after). */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: { retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DeliveryError';
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
