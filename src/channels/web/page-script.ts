@@ -1,0 +1,291 @@
+/**
+ * The web chat page's behaviour, as browser JavaScript source (inlined into the page after
+ * {@link markdownScript}'s functions). It keeps a random client id in localStorage, shows the
+ * history, sends messages (retried with the same id, so a retry is never answered twice),
+ * listens to the event stream (reconnecting by itself), grows streamed replies in place, shows
+ * the typing indicator and renders buttons. Nothing is ever disabled while a reply streams.
+ *
+ * Same rules as the Markdown source: no backticks, no `${`.
+ */
+export const pageScript = String.raw`
+const config = JSON.parse(document.getElementById('operator-config').textContent);
+const api = config.base + '/web';
+const log = document.getElementById('log');
+const form = document.getElementById('composer');
+const input = document.getElementById('input');
+const typing = document.getElementById('typing');
+const statusLabel = document.getElementById('status');
+const empty = document.getElementById('empty');
+
+function randomId(bytes) {
+  const values = new Uint8Array(bytes);
+  crypto.getRandomValues(values);
+  return Array.from(values, (value) => value.toString(16).padStart(2, '0')).join('');
+}
+
+function loadClientId() {
+  const key = 'operator.web.clientId';
+  try {
+    let id = localStorage.getItem(key);
+    if (!id || !/^[A-Za-z0-9_-]{16,64}$/.test(id)) {
+      id = randomId(16);
+      localStorage.setItem(key, id);
+    }
+    return id;
+  } catch {
+    return randomId(16);
+  }
+}
+
+const clientId = loadClientId();
+const botMessages = new Map();
+const userMessages = new Map();
+
+function keepAtBottom(change) {
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+  change();
+  if (empty) empty.hidden = log.querySelector('.message') !== null;
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+function bubble(role, id) {
+  const element = document.createElement('article');
+  element.className = 'message ' + role;
+  if (id) element.dataset.id = id;
+  const body = document.createElement('div');
+  body.className = 'body';
+  element.appendChild(body);
+  log.appendChild(element);
+  return element;
+}
+
+function showUser(text, id) {
+  const element = bubble('user', id);
+  element.querySelector('.body').textContent = text;
+  if (id) userMessages.set(id, element);
+  return element;
+}
+
+function showBot(element, text, buttons) {
+  element.querySelector('.body').innerHTML = renderMarkdown(text);
+  const old = element.querySelector('.buttons');
+  if (old) old.remove();
+  if (Array.isArray(buttons) && buttons.length > 0) element.appendChild(buttonBox(element, buttons));
+}
+
+function showNotice(text) {
+  keepAtBottom(() => {
+    const element = document.createElement('div');
+    element.className = 'notice';
+    element.setAttribute('role', 'status');
+    element.textContent = text;
+    log.appendChild(element);
+  });
+}
+
+function buttonBox(message, rows) {
+  const box = document.createElement('div');
+  box.className = 'buttons';
+  for (const row of rows) {
+    const line = document.createElement('div');
+    line.className = 'row';
+    for (const spec of row) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = spec.label;
+      button.addEventListener('click', () => press(message, box, button, spec.data));
+      line.appendChild(button);
+    }
+    box.appendChild(line);
+  }
+  return box;
+}
+
+async function press(message, box, button, data) {
+  const buttons = box.querySelectorAll('button');
+  for (const each of buttons) each.disabled = true;
+  button.classList.add('pressed');
+  try {
+    await postJson('/actions', { clientId, data, messageId: message.dataset.id, id: randomId(8) });
+  } catch (error) {
+    for (const each of buttons) each.disabled = false;
+    button.classList.remove('pressed');
+    showNotice('The button press did not arrive: ' + error.message);
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** POSTs JSON; network failures, 429 and 5xx are retried with the same body (same ids). */
+async function postJson(path, body) {
+  let failure = new Error('not sent');
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt > 0) await sleep(300 * 2 ** attempt);
+    let response;
+    try {
+      response = await fetch(api + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    } catch {
+      failure = new Error('the server could not be reached');
+      continue;
+    }
+    if (response.ok) return;
+    let reason = 'HTTP ' + response.status;
+    try {
+      reason = (await response.json()).error || reason;
+    } catch {}
+    failure = new Error(reason);
+    if (response.status < 500 && response.status !== 429) break;
+  }
+  throw failure;
+}
+
+async function send(text) {
+  const id = randomId(8);
+  let element;
+  keepAtBottom(() => {
+    element = showUser(text, id);
+    element.classList.add('pending');
+  });
+  try {
+    await postJson('/messages', { clientId, id, text });
+    element.classList.remove('pending');
+  } catch (error) {
+    element.classList.remove('pending');
+    element.classList.add('failed');
+    element.title = error.message;
+    showNotice('Not sent: ' + error.message);
+  }
+}
+
+function resizeInput() {
+  input.style.height = 'auto';
+  input.style.height = Math.min(input.scrollHeight, 200) + 'px';
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = input.value;
+  if (text.trim() === '') return;
+  input.value = '';
+  resizeInput();
+  input.focus();
+  void send(text);
+});
+input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    form.requestSubmit();
+  }
+});
+input.addEventListener('input', resizeInput);
+
+let typingTimer;
+function setTyping(visible) {
+  clearTimeout(typingTimer);
+  keepAtBottom(() => {
+    typing.hidden = !visible;
+  });
+  if (visible) typingTimer = setTimeout(() => setTyping(false), 6000);
+}
+
+// Assistant texts from the history not yet matched by a live message: a reply that was both
+// saved in the history and waiting in the buffer is shown once.
+const historyTexts = [];
+let historyShown = false;
+const early = [];
+
+function alreadyInHistory(event) {
+  const index = historyTexts.indexOf(event.text);
+  if (index === -1) return false;
+  historyTexts.splice(index, 1);
+  return true;
+}
+
+function apply(event, catchingUp) {
+  if (event.type === 'typing') return setTyping(true);
+  if (event.type === 'notice') return showNotice(event.text);
+  if (event.type === 'user') {
+    if (!userMessages.has(event.id)) keepAtBottom(() => showUser(event.text, event.id));
+    return;
+  }
+  if (event.type !== 'message' && event.type !== 'update') return;
+  let element = botMessages.get(event.id);
+  if (!element && (catchingUp || event.buffered) && alreadyInHistory(event)) return;
+  if (event.type === 'message') setTyping(false);
+  keepAtBottom(() => {
+    if (!element) {
+      element = bubble('bot', event.id);
+      botMessages.set(event.id, element);
+    }
+    showBot(element, event.text, event.buttons);
+  });
+}
+
+function receive(event) {
+  if (historyShown) apply(event, false);
+  else early.push(event);
+}
+
+function setStatus(state, text) {
+  statusLabel.dataset.state = state;
+  statusLabel.textContent = text;
+}
+
+function connect() {
+  setStatus('connecting', 'connecting…');
+  const source = new EventSource(api + '/events?clientId=' + encodeURIComponent(clientId));
+  source.addEventListener('ready', () => setStatus('connected', 'connected'));
+  for (const type of ['message', 'update', 'typing', 'notice', 'user']) {
+    source.addEventListener(type, (message) => {
+      let data;
+      try {
+        data = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      data.type = type;
+      receive(data);
+    });
+  }
+  source.addEventListener('error', () => {
+    setStatus('offline', 'reconnecting…');
+    // EventSource retries by itself unless the server refused it (then readyState is CLOSED).
+    if (source.readyState === EventSource.CLOSED) {
+      source.close();
+      setTimeout(connect, 2000);
+    }
+  });
+}
+
+async function loadHistory() {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const response = await fetch(api + '/history?clientId=' + encodeURIComponent(clientId));
+      if (response.ok) return (await response.json()).messages || [];
+    } catch {}
+    await sleep(500 * 2 ** attempt);
+  }
+  showNotice('The earlier conversation could not be loaded.');
+  return [];
+}
+
+async function start() {
+  connect();
+  const history = await loadHistory();
+  keepAtBottom(() => {
+    for (const entry of history) {
+      if (entry.role === 'user') showUser(entry.text);
+      else {
+        showBot(bubble('bot'), entry.text);
+        historyTexts.push(entry.text);
+      }
+    }
+  });
+  log.scrollTop = log.scrollHeight;
+  historyShown = true;
+  for (const event of early.splice(0)) apply(event, true);
+  input.focus();
+}
+
+void start();
+`;

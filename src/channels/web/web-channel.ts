@@ -1,0 +1,233 @@
+/**
+ * The local web chat as a channel adapter. The gateway's HTTP server mounts its routes; a browser
+ * talks to it with plain `fetch` (messages, button presses, history) and Server-Sent Events
+ * (bot messages, edits, typing).
+ */
+import { randomBytes } from 'node:crypto';
+import { DeliveryError } from '../types.ts';
+import type {
+  ChannelAction,
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChannelHandlers,
+  ChannelRoute,
+  ConversationAddress,
+  OutboundMessage,
+  SentMessage,
+} from '../types.ts';
+import { EventHub } from './event-hub.ts';
+import { renderWebPage } from './page.ts';
+import { toChannelAction, toInboundMessage, webPlatform, webSessionKey } from './web-inbound.ts';
+import { actionBodySchema, clientIdPattern, errorResponse, jsonResponse, messageBodySchema, messageIdPattern, parseClientIdQuery, parseJsonBody } from './web-requests.ts';
+import { splitText } from './split-text.ts';
+
+/** Options of {@link createWebChannel}. */
+export interface WebChannelOptions {
+  /** Where the page is served (`/` by default); the endpoints live under `<basePath>/web/`. */
+  basePath?: string;
+  /** Interval of the SSE heartbeat comment, in ms (15,000 by default). */
+  heartbeatMs?: number;
+  /** Events kept per client while none of its pages is connected (200 by default). */
+  bufferLimit?: number;
+  /** Disconnected clients whose buffer is kept (1,000 by default; the least recent go first). */
+  maxBufferedClients?: number;
+  /** Where failures of the handlers are reported (stderr by default). Never message content. */
+  log?: (line: string) => void;
+  /** The clock for `receivedAt` (tests). */
+  now?: () => number;
+}
+
+/** The web chat adapter: a {@link ChannelAdapter} that always has routes, plus introspection. */
+export interface WebChannel extends ChannelAdapter {
+  routes(): ChannelRoute[];
+  /** Open event streams of one client, or of all clients. */
+  connectionCount(clientId?: string): number;
+  /** Events waiting for a client's next connection. */
+  bufferedCount(clientId: string): number;
+}
+
+/** What the web chat can do. */
+export const webCapabilities: ChannelCapabilities = Object.freeze({
+  edit: true,
+  typing: true,
+  buttons: true,
+  threads: false,
+  maxLength: 100_000,
+  editIntervalMs: 100,
+  commandMenu: false,
+});
+
+/** `''` for the root, else `/segment[/segment...]` without a trailing slash. */
+function normalizeBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/**
+ * Creates the web chat channel (platform `web`). Each browser is one person in a direct
+ * conversation with session key `web:<clientId>`.
+ *
+ * @example
+ * const web = createWebChannel();
+ * for (const route of web.routes()) app.on(route.method, route.path, (c) => route.handler(c.req.raw));
+ * await web.start({ onMessage, onAction, history });
+ */
+export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
+  return new WebChannelAdapter(options);
+}
+
+class WebChannelAdapter implements WebChannel {
+  readonly platform = webPlatform;
+  readonly capabilities = webCapabilities;
+  readonly #base: string;
+  readonly #hub: EventHub;
+  readonly #log: (line: string) => void;
+  readonly #now: () => number;
+  readonly #idPrefix = `b${randomBytes(4).toString('hex')}`;
+  #nextId = 1;
+  #handlers: ChannelHandlers | undefined;
+  #stopped = false;
+  #page: ReturnType<typeof renderWebPage> | undefined;
+
+  constructor(options: WebChannelOptions) {
+    this.#base = normalizeBasePath(options.basePath);
+    this.#hub = new EventHub({
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      bufferLimit: options.bufferLimit ?? 200,
+      maxBufferedClients: options.maxBufferedClients ?? 1_000,
+      maxQueuedBytes: 8 * 1024 * 1024,
+    });
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#now = options.now ?? Date.now;
+  }
+
+  async start(handlers: ChannelHandlers): Promise<void> {
+    this.#handlers = handlers;
+    this.#stopped = false;
+  }
+
+  async stop(): Promise<void> {
+    this.#handlers = undefined;
+    this.#stopped = true;
+    this.#hub.closeAll();
+  }
+
+  async send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage> {
+    const clientId = this.#clientOf(address);
+    const chunks = splitText(message.text, this.capabilities.maxLength);
+    const ids: string[] = [];
+    for (const [index, text] of chunks.entries()) {
+      const id = `${this.#idPrefix}-${this.#nextId++}`;
+      const last = index === chunks.length - 1;
+      this.#hub.publish(clientId, {
+        type: 'message',
+        id,
+        text,
+        ...(last && message.buttons ? { buttons: message.buttons } : {}),
+        ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
+      });
+      ids.push(id);
+    }
+    return { ids };
+  }
+
+  async edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void> {
+    const clientId = this.#clientOf(address);
+    if (!messageIdPattern.test(messageId)) throw new DeliveryError(`web: not a message id: ${JSON.stringify(messageId)}`, { retryable: false });
+    const [text = ''] = splitText(message.text, this.capabilities.maxLength);
+    this.#hub.publish(clientId, { type: 'update', id: messageId, text, ...(message.buttons ? { buttons: message.buttons } : {}) });
+  }
+
+  async typing(address: ConversationAddress): Promise<void> {
+    this.#hub.publish(this.#clientOf(address), { type: 'typing' });
+  }
+
+  async answerAction(action: ChannelAction, text?: string): Promise<void> {
+    if (!text) return;
+    this.#hub.publish(this.#clientOf(action.address), { type: 'notice', text, ...(action.messageId !== undefined ? { messageId: action.messageId } : {}) });
+  }
+
+  connectionCount(clientId?: string): number {
+    return this.#hub.connectionCount(clientId);
+  }
+
+  bufferedCount(clientId: string): number {
+    return this.#hub.bufferedCount(clientId);
+  }
+
+  routes(): ChannelRoute[] {
+    const api = `${this.#base}/web`;
+    return [
+      { method: 'GET', path: this.#base || '/', handler: async () => this.#servePage() },
+      { method: 'POST', path: `${api}/messages`, handler: (request) => this.#receiveMessage(request) },
+      { method: 'POST', path: `${api}/actions`, handler: (request) => this.#receiveAction(request) },
+      { method: 'GET', path: `${api}/events`, handler: async (request) => this.#openEvents(request) },
+      { method: 'GET', path: `${api}/history`, handler: (request) => this.#serveHistory(request) },
+    ];
+  }
+
+  #servePage(): Response {
+    this.#page ??= renderWebPage(this.#base);
+    return new Response(this.#page.html, { headers: this.#page.headers });
+  }
+
+  async #receiveMessage(request: Request): Promise<Response> {
+    const handlers = this.#handlers;
+    if (!handlers) return notRunning();
+    const parsed = await parseJsonBody(request, messageBodySchema);
+    if (!parsed.ok) return parsed.response;
+    const message = toInboundMessage(parsed.value, this.#now());
+    // Other tabs of the same browser show what was sent; the sending tab already does.
+    this.#hub.publish(parsed.value.clientId, { type: 'user', id: parsed.value.id, text: parsed.value.text });
+    // The turn runs on; the page hears the answer over the event stream.
+    handlers.onMessage(message).catch((error: unknown) => this.#log(`web: message handler failed: ${describe(error)}`));
+    return jsonResponse(202, { accepted: true, id: parsed.value.id });
+  }
+
+  async #receiveAction(request: Request): Promise<Response> {
+    const handlers = this.#handlers;
+    if (!handlers) return notRunning();
+    const parsed = await parseJsonBody(request, actionBodySchema);
+    if (!parsed.ok) return parsed.response;
+    const action = toChannelAction(parsed.value, parsed.value.id ?? randomBytes(8).toString('hex'));
+    handlers.onAction(action).catch((error: unknown) => this.#log(`web: action handler failed: ${describe(error)}`));
+    return jsonResponse(202, { accepted: true, id: action.id });
+  }
+
+  #openEvents(request: Request): Response {
+    if (this.#stopped) return notRunning();
+    const clientId = parseClientIdQuery(request);
+    if (!clientId.ok) return clientId.response;
+    return this.#hub.open(clientId.value, request.signal);
+  }
+
+  async #serveHistory(request: Request): Promise<Response> {
+    const handlers = this.#handlers;
+    if (!handlers) return notRunning();
+    const clientId = parseClientIdQuery(request);
+    if (!clientId.ok) return clientId.response;
+    try {
+      const messages = (await handlers.history?.(webSessionKey(clientId.value))) ?? [];
+      return jsonResponse(200, { messages: messages.map(({ role, text }) => ({ role, text })) });
+    } catch (error) {
+      this.#log(`web: history failed: ${describe(error)}`);
+      return errorResponse(500, 'the history could not be loaded');
+    }
+  }
+
+  #clientOf(address: ConversationAddress): string {
+    if (address.platform !== webPlatform || !clientIdPattern.test(address.conversationId)) {
+      throw new DeliveryError(`web: not a web chat address: ${address.platform}:${address.conversationId}`, { retryable: false });
+    }
+    return address.conversationId;
+  }
+}
+
+function notRunning(): Response {
+  return errorResponse(503, 'the web chat is not running');
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
