@@ -1,0 +1,62 @@
+/**
+ * `operator config check` validates the configuration (file and environment) without starting
+ * anything and prints a summary; `operator config schema` prints the JSON Schema of
+ * `operator.json`. Secrets are never printed: only whether they are set.
+ */
+import { ConfigurationError } from '../core/errors.ts';
+import { loadConfig, platforms, renderConfigJsonSchema, type LoadedConfig } from '../gateway/config/index.ts';
+
+/** The usage text of `operator config`. */
+export const configUsage = [
+  'operator config check | schema',
+  '',
+  '  check    validate OPERATOR_HOME/operator.json (or OPERATOR_CONFIG) and the environment; exit 1 when invalid',
+  '  schema   print the JSON Schema of operator.json',
+].join('\n');
+
+/** Runs `operator config <subcommand>`; resolves to the exit code. */
+export async function runConfigCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (rest.length > 0 || (subcommand !== 'check' && subcommand !== 'schema')) {
+    process.stderr.write(`Usage: ${configUsage}\n`);
+    return 2;
+  }
+  if (subcommand === 'schema') {
+    process.stdout.write(renderConfigJsonSchema());
+    return 0;
+  }
+  try {
+    process.stdout.write(`${configSummary(loadConfig(env), env).join('\n')}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+}
+
+/** The lines `operator config check` prints for a valid configuration. */
+export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {}): string[] {
+  const { config } = loaded;
+  const set = (name: string) => (env[name]?.trim() ? 'set' : 'not set');
+  const allowlists = platforms
+    .filter((platform) => config.allowlists[platform].chats.length + config.allowlists[platform].users.length > 0)
+    .map((platform) => `${platform} (${config.allowlists[platform].chats.length} chats, ${config.allowlists[platform].users.length} users)`);
+  const groups = Object.entries(config.groups).map(([key, group]) => `${key}${group.requireMention ? '' : ' (answers without mention)'}`);
+  const webhook = config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl} (secret set)` : 'long polling';
+  return [
+    `Configuration is valid: ${loaded.file}${loaded.fileFound ? '' : ' (no file: defaults)'}`,
+    ...(loaded.environment.length > 0 ? [`  from the environment: ${loaded.environment.join(', ')}`] : []),
+    `  port: ${config.port}`,
+    `  model: ${config.model ?? '(chosen from the credentials)'}`,
+    `  direct messages: ${platforms.map((platform) => `${platform} ${config.dmPolicy[platform]}`).join(', ')}`,
+    `  admins: ${config.admins.length > 0 ? config.admins.join(', ') : 'none'}`,
+    `  allowlists: ${allowlists.length > 0 ? allowlists.join(', ') : 'none'}`,
+    `  groups: ${groups.length > 0 ? groups.join(', ') : 'defaults (answer when mentioned)'}`,
+    `  busy mode: ${config.busyMode}`,
+    `  idle conversations leave memory after ${config.idleTtlSeconds} s`,
+    `  profile bindings: ${Object.keys(config.profiles.channels).length} channels, ${Object.keys(config.profiles.people).length} people`,
+    `  memory review every: ${config.reviewEvery === undefined ? 'default' : `${config.reviewEvery} turns`}`,
+    `  telegram: token ${set('TELEGRAM_BOT_TOKEN')}, ${webhook}${config.telegram.apiRoot ? `, API ${config.telegram.apiRoot}` : ''}`,
+  ];
+}

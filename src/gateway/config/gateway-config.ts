@@ -1,0 +1,56 @@
+/**
+ * The resolved gateway configuration: every setting present, defaults applied, environment
+ * overrides applied. Built once at start by `loadConfig`; the rest of the gateway reads it as a
+ * plain value.
+ */
+import type { ProfileBindings } from '../../resources/profile-binding.ts';
+import type { BusyMode, DmPolicy, Platform } from './schema.ts';
+
+/** Chats and people a platform is restricted to. An empty list restricts nothing in groups. */
+export interface Allowlist {
+  /** Conversation ids of groups / channels. */
+  chats: readonly string[];
+  /** Platform user ids. */
+  users: readonly string[];
+}
+
+/** Telegram settings (the token is read only from `TELEGRAM_BOT_TOKEN`). */
+export interface TelegramSettings {
+  /** Public URL Telegram posts updates to; without it the adapter long-polls. */
+  webhookUrl?: string;
+  /** The `secret_token` every webhook call must carry (always set when `webhookUrl` is). */
+  webhookSecret?: string;
+  /** A self-hosted Bot API server. */
+  apiRoot?: string;
+}
+
+/** Settings of one group chat. */
+export interface GroupSettings {
+  /** Answer only when mentioned or replied to (default true). */
+  requireMention: boolean;
+}
+
+/** The gateway's configuration, complete. */
+export interface GatewayConfig {
+  /** HTTP port (8787). */
+  port: number;
+  /** Model id or alias; unset means the runtime chooses from the credentials. */
+  model?: string;
+  /** Direct-message policy per platform. */
+  dmPolicy: Readonly<Record<Platform, DmPolicy>>;
+  /** Per platform allowlists. */
+  allowlists: Readonly<Record<Platform, Allowlist>>;
+  /** `platform:userId` of the admins. */
+  admins: readonly string[];
+  /** Per group settings keyed `platform:chatId`; missing groups use the defaults. */
+  groups: Readonly<Record<string, GroupSettings>>;
+  /** What a message arriving during a turn does. */
+  busyMode: BusyMode;
+  /** Seconds an idle conversation stays in memory. */
+  idleTtlSeconds: number;
+  /** Configured profile bindings. */
+  profiles: Required<ProfileBindings>;
+  /** Person turns between memory reviews; unset means the runtime's default. */
+  reviewEvery?: number;
+  telegram: TelegramSettings;
+}

@@ -1,0 +1,143 @@
+/**
+ * The shape of `operator.json`, as a zod schema. It is the single source of truth: the loader
+ * validates with it, and `operator.schema.json` (for editors) is generated from it.
+ *
+ * Defaults live here too, so the parsed value is complete. Tokens are deliberately not settable
+ * in the file: they come only from the environment.
+ */
+import { z } from 'zod';
+
+/** The chat platforms the gateway serves. */
+export const platforms = ['telegram', 'discord', 'slack', 'web'] as const;
+
+/** One of {@link platforms}. */
+export type Platform = (typeof platforms)[number];
+
+/** Who may talk to the bot in direct messages. */
+export const dmPolicies = ['allowlist', 'pairing', 'open'] as const;
+
+/** One of {@link dmPolicies}. */
+export type DmPolicy = (typeof dmPolicies)[number];
+
+/** What a message arriving during a turn does. */
+export const busyModes = ['followUp', 'steer', 'interrupt'] as const;
+
+/** One of {@link busyModes}. */
+export type BusyMode = (typeof busyModes)[number];
+
+/** The direct-message policy of each platform when nothing is configured. */
+export const defaultDmPolicy: Readonly<Record<Platform, DmPolicy>> = {
+  telegram: 'pairing',
+  discord: 'pairing',
+  slack: 'open',
+  web: 'open',
+};
+
+const platformPattern = platforms.join('|');
+
+/** `platform:userId`, e.g. `telegram:123`. */
+export const adminPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
+const adminMessage = `expected "platform:userId" with platform ${platforms.join(', ')} (e.g. telegram:123)`;
+
+/** `platform:id` or `platform:id:thread`, as used by groups and profile bindings. */
+const scopedKeyPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
+const scopedKeyMessage = `expected "platform:id" with platform ${platforms.join(', ')} (e.g. telegram:-1001234)`;
+
+const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** A platform id; Telegram's are numbers, so integers are accepted and turned into strings. */
+const platformId = z
+  .union([z.string().regex(/^\S+$/, 'expected an id without spaces'), z.int()], { error: 'expected an id (a string without spaces, or an integer)' })
+  .transform(String);
+
+const allowlist = z
+  .strictObject({
+    chats: z.array(platformId).default([]).describe('Group chats / channels the bot answers in (empty: any).'),
+    users: z.array(platformId).default([]).describe('People allowed: in groups (empty: anyone) and, with dmPolicy "allowlist", in direct messages.'),
+  })
+  .prefault({});
+
+const dmPolicy = z.enum(dmPolicies);
+
+const profileName = z.string().regex(profileNamePattern, 'expected a profile name (letters, digits, - and _, at most 64)');
+
+/**
+ * The settings the environment can override, each with its own schema, so a bad environment
+ * value is reported with the same reasons as a bad file value.
+ */
+export const settingSchemas = {
+  port: z.int().min(0).max(65535),
+  model: z.string().min(1),
+  dmPolicy,
+  admins: z.array(z.string().regex(adminPattern, adminMessage)),
+  reviewEvery: z.int().min(0),
+  webhookUrl: z.url(),
+  webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'expected 1-256 characters of A-Z, a-z, 0-9, _ and -'),
+  apiRoot: z.url(),
+};
+
+/** The `operator.json` schema. */
+export const operatorConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('Path or URL of this JSON Schema (for editors).'),
+    port: settingSchemas.port.default(8787).describe('HTTP port of the gateway (webhooks, web chat). Env: PORT.'),
+    model: settingSchemas.model.optional().describe('Model id or alias, e.g. "sonnet" or "openai:llama3.1:8b". Env: OPERATOR_MODEL.'),
+    dmPolicy: z
+      .strictObject({
+        telegram: dmPolicy.default(defaultDmPolicy.telegram),
+        discord: dmPolicy.default(defaultDmPolicy.discord),
+        slack: dmPolicy.default(defaultDmPolicy.slack),
+        web: dmPolicy.default(defaultDmPolicy.web),
+      })
+      .prefault({})
+      .describe('Who may talk to the bot in direct messages, per platform. Env: OPERATOR_DM_POLICY (all platforms).'),
+    allowlists: z
+      .strictObject({ telegram: allowlist, discord: allowlist, slack: allowlist, web: allowlist })
+      .prefault({})
+      .describe('Optional restrictions of chats and people, per platform.'),
+    admins: settingSchemas.admins
+      .default([])
+      .describe('People always allowed, who may use admin commands: "platform:userId". Env: OPERATOR_ADMINS (comma-separated).'),
+    groups: z
+      .record(
+        z.string().regex(scopedKeyPattern, scopedKeyMessage),
+        z.strictObject({
+          requireMention: z.boolean().default(true).describe('Answer only when mentioned or replied to.'),
+        }),
+      )
+      .default({})
+      .describe('Per group chat settings, keyed "platform:chatId".'),
+    busyMode: z
+      .enum(busyModes)
+      .default('followUp')
+      .describe('A message arriving during a turn: answered after it (followUp), injected between tool rounds (steer), or interrupting it.'),
+    idleTtlSeconds: z.int().positive().default(1800).describe('Seconds after which an idle conversation leaves memory (it comes back from storage).'),
+    profiles: z
+      .strictObject({
+        channels: z
+          .record(z.string().regex(scopedKeyPattern, scopedKeyMessage), profileName)
+          .default({})
+          .describe('"platform:conversation" or "platform:conversation:thread" -> profile.'),
+        people: z
+          .record(z.string().regex(adminPattern, adminMessage), profileName)
+          .default({})
+          .describe('"platform:userId" -> the profile of that person\'s direct messages.'),
+      })
+      .prefault({})
+      .describe('Which profile (persona) a conversation gets.'),
+    reviewEvery: settingSchemas.reviewEvery.optional().describe('Person turns between background memory reviews (0: off). Env: OPERATOR_REVIEW_EVERY.'),
+    telegram: z
+      .strictObject({
+        webhookUrl: settingSchemas.webhookUrl.optional().describe('Public URL of POST /webhooks/telegram; without it the bot long-polls. Env: TELEGRAM_WEBHOOK_URL.'),
+        webhookSecret: settingSchemas.webhookSecret
+          .optional()
+          .describe('Secret token Telegram sends with each webhook call. Env: TELEGRAM_WEBHOOK_SECRET.'),
+        apiRoot: settingSchemas.apiRoot.optional().describe('Bot API server, for a self-hosted one. Env: TELEGRAM_API_ROOT.'),
+      })
+      .prefault({})
+      .describe('Telegram settings. The bot token is read only from TELEGRAM_BOT_TOKEN.'),
+  })
+  .meta({ title: 'operator.json', description: 'Configuration of the operator gateway (OPERATOR_HOME/operator.json).' });
+
+/** What `operator.json` may contain (every setting optional). */
+export type OperatorConfigFile = z.input<typeof operatorConfigSchema>;
