@@ -1,0 +1,48 @@
+/**
+ * Inbound dedupe: platforms redeliver updates (webhook retries, a restart re-polling), and a
+ * redelivered message must not be answered twice. Seen keys are kept in the store with a TTL, so
+ * a redelivery after a restart is still recognised.
+ */
+import { createHash } from 'node:crypto';
+import type { Store } from '../store/store.ts';
+
+/** Remembers which deliveries were already seen. */
+export interface Dedupe {
+  /** True the first time `key` is seen (within the TTL), false for every repeat. */
+  firstTime(key: string): Promise<boolean>;
+}
+
+/** Options of {@link createDedupe}. */
+export interface DedupeOptions {
+  /** How long a key is remembered, in seconds (default 86,400: a day). */
+  ttlSeconds?: number;
+}
+
+/**
+ * Creates a {@link Dedupe} over `store` (keys `dedupe:<encoded key>`). Atomic through
+ * `setIfAbsent`: of two concurrent deliveries of one key exactly one is first.
+ *
+ * @example
+ * const dedupe = createDedupe(store);
+ * if (!(await dedupe.firstTime(message.dedupeKey))) return;
+ */
+export function createDedupe(store: Store, options: DedupeOptions = {}): Dedupe {
+  const ttlSeconds = options.ttlSeconds ?? 86_400;
+  return {
+    firstTime(key) {
+      return store.setIfAbsent(`dedupe:${keySegment(key)}`, 1, { ttlSeconds });
+    },
+  };
+}
+
+/**
+ * Any text as one store key segment: percent-encoded (so `:`, `/` and `.` cannot split or escape
+ * the key), and a hash when it would make a file name too long. Distinct texts give distinct
+ * segments (up to hash collisions of very long texts).
+ */
+export function keySegment(text: string): string {
+  const encoded = encodeURIComponent(text).replace(/[.*!'()~]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  if (encoded === '') return '%';
+  if (encoded.length <= 160) return encoded;
+  return `~${createHash('sha256').update(text).digest('hex')}`;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { createSessionQueue } from '../../src/gateway/session-queue.ts';
+
+/** A promise resolved from outside. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** Lets every pending microtask and timer callback run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('createSessionQueue', () => {
+  it('runs the tasks of one key strictly in order, one at a time', async () => {
+    const queue = createSessionQueue();
+    const events: string[] = [];
+    const gates = [gate(), gate(), gate()];
+    const runs = gates.map((g, index) =>
+      queue.run('telegram:dm:1', async () => {
+        events.push(`start ${index}`);
+        await g.opened;
+        events.push(`end ${index}`);
+        return index;
+      }),
+    );
+    await settle();
+    expect(events).toEqual(['start 0']);
+    expect(queue.size('telegram:dm:1')).toBe(3);
+    gates[2]!.open();
+    gates[1]!.open();
+    await settle();
+    expect(events).toEqual(['start 0']);
+    gates[0]!.open();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2]);
+    expect(events).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
+  });
+
+  it('runs different keys in parallel', async () => {
+    const queue = createSessionQueue();
+    const g = gate();
+    const started: string[] = [];
+    const runs = ['a', 'b', 'c'].map((key) =>
+      queue.run(key, async () => {
+        started.push(key);
+        await g.opened;
+      }),
+    );
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(['a', 'b', 'c'].map((key) => queue.busy(key))).toEqual([true, true, true]);
+    g.open();
+    await Promise.all(runs);
+  });
+
+  it('keeps going after a failing task, which rejects only its own run', async () => {
+    const queue = createSessionQueue();
+    const failing = queue.run('k', async () => {
+      throw new Error('boom');
+    });
+    const next = queue.run('k', async () => 'next');
+    await expect(failing).rejects.toThrow('boom');
+    await expect(next).resolves.toBe('next');
+    const synchronous = queue.run('k', (() => {
+      throw new Error('sync');
+    }) as () => Promise<void>);
+    await expect(synchronous).rejects.toThrow('sync');
+  });
+
+  it('keeps nothing for idle keys, and is up to date when a run resolves', async () => {
+    const queue = createSessionQueue();
+    expect(queue.busy('k')).toBe(false);
+    expect(queue.size('k')).toBe(0);
+    const first = queue.run('k', async () => queue.size('k'));
+    expect(queue.busy('k')).toBe(true);
+    expect(await first).toBe(1);
+    expect(queue.busy('k')).toBe(false);
+    expect(queue.size('k')).toBe(0);
+    await queue.run('k', async () => {
+      throw new Error('x');
+    }).catch(() => undefined);
+    expect(queue.busy('k')).toBe(false);
+  });
+
+  it('drain waits for everything in flight, including tasks queued meanwhile', async () => {
+    const queue = createSessionQueue();
+    const g = gate();
+    const done: string[] = [];
+    void queue.run('a', async () => {
+      await g.opened;
+      done.push('a1');
+      void queue.run('b', async () => {
+        await settle();
+        done.push('b1');
+      });
+    });
+    void queue.run('a', async () => {
+      done.push('a2');
+    });
+    void queue.run('c', async () => {
+      throw new Error('failing tasks do not make drain reject');
+    }).catch(() => undefined);
+    let drained = false;
+    const draining = queue.drain().then(() => (drained = true));
+    await settle();
+    expect(drained).toBe(false);
+    g.open();
+    await draining;
+    expect(done).toEqual(['a1', 'a2', 'b1']);
+    expect(['a', 'b', 'c'].some((key) => queue.busy(key))).toBe(false);
+  });
+
+  it('drain resolves at once when idle', async () => {
+    await expect(createSessionQueue().drain()).resolves.toBeUndefined();
+  });
+});
