@@ -1,0 +1,1 @@
+export { chunkMarkdown, type MarkdownChunkOptions } from './chunk-markdown.ts';

@@ -1,0 +1,94 @@
+/**
+ * Telegram updates as neutral events: a `message` becomes an {@link InboundMessage}, a
+ * `callback_query` a {@link ChannelAction}; other updates (edits, service messages, stickers)
+ * are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
+ */
+import type { CallbackQuery, Message, Update, User } from 'grammy/types';
+import type { ChannelAction, InboundMessage, Sender } from '../types.ts';
+import { attachmentsOf, type DownloadFile } from './attachments.ts';
+import { conversationOf, topicOf } from './conversation.ts';
+import { analyzeText, type BotIdentity } from './mentions.ts';
+
+/** What converting an update needs to know. */
+export interface InboundContext {
+  bot: BotIdentity;
+  download: DownloadFile;
+  /** The clock (ms since the epoch). */
+  now(): number;
+}
+
+function senderOf(user: User): Sender {
+  const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
+  return {
+    id: String(user.id),
+    ...(name ? { name } : {}),
+    ...(user.username ? { username: user.username } : {}),
+    isBot: user.is_bot,
+  };
+}
+
+/** The message replied to, unless it is only the forum topic's creation that Telegram links to. */
+function realReply(message: Message): Message | undefined {
+  const reply = message.reply_to_message;
+  if (!reply) return undefined;
+  if (reply.forum_topic_created || (message.is_topic_message && reply.message_id === message.message_thread_id)) return undefined;
+  return reply;
+}
+
+/** A `message` update as an {@link InboundMessage}, or undefined when it carries nothing to answer. */
+export function toInboundMessage(updateId: number, message: Message, context: InboundContext): InboundMessage | undefined {
+  if (!message.from) return undefined;
+  const attachments = attachmentsOf(message, context.download);
+  const rawText = message.text ?? message.caption ?? '';
+  if (rawText === '' && attachments.length === 0) return undefined;
+  const analysis = analyzeText(rawText, message.entities ?? message.caption_entities ?? [], context.bot);
+  const conversation = conversationOf(message.chat, topicOf(message));
+  const reply = realReply(message);
+  const repliesToBot = reply?.from?.id === context.bot.id;
+  const replyText = reply?.text ?? reply?.caption;
+  return {
+    id: String(message.message_id),
+    dedupeKey: `telegram:update:${updateId}`,
+    sessionKey: conversation.sessionKey,
+    address: conversation.address,
+    scope: conversation.scope,
+    sender: senderOf(message.from),
+    text: analysis.text,
+    attachments,
+    mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
+    ...(reply ? { replyTo: { id: String(reply.message_id), fromBot: repliesToBot, ...(replyText !== undefined ? { text: replyText } : {}) } } : {}),
+    ...(analysis.command ? { command: analysis.command } : {}),
+    receivedAt: context.now(),
+    raw: message,
+  };
+}
+
+/** A `callback_query` update as a {@link ChannelAction}, or undefined for one without its message. */
+export function toChannelAction(updateId: number, query: CallbackQuery): ChannelAction | undefined {
+  const message = query.message;
+  if (!message) return undefined;
+  const conversation = conversationOf(message.chat, 'is_topic_message' in message ? topicOf(message) : undefined);
+  return {
+    id: query.id,
+    dedupeKey: `telegram:update:${updateId}`,
+    sessionKey: conversation.sessionKey,
+    address: conversation.address,
+    sender: senderOf(query.from),
+    data: query.data ?? '',
+    messageId: String(message.message_id),
+    raw: query,
+  };
+}
+
+/** An update as the neutral event it carries, if any. */
+export function toChannelEvent(update: Update, context: InboundContext): { message: InboundMessage } | { action: ChannelAction } | undefined {
+  if (update.message) {
+    const message = toInboundMessage(update.update_id, update.message, context);
+    return message ? { message } : undefined;
+  }
+  if (update.callback_query) {
+    const action = toChannelAction(update.update_id, update.callback_query);
+    return action ? { action } : undefined;
+  }
+  return undefined;
+}

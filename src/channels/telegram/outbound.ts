@@ -1,0 +1,114 @@
+/**
+ * Neutral outbound operations as Bot API calls: send (rendered, split, the first chunk replying,
+ * the last carrying the inline keyboard, every one in the conversation's forum topic), edit,
+ * typing, the command menu and button acknowledgements. A chunk whose markup Telegram refuses
+ * ("can't parse entities") goes again as plain text; an edit to identical content succeeds.
+ */
+import type { Api } from 'grammy';
+import type { InlineKeyboardMarkup } from 'grammy/types';
+import { DeliveryError, type Button, type ChannelAction, type CommandInfo, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
+import type { CallTelegram } from './call-telegram.ts';
+import { escapeHtml } from './format/escape-html.ts';
+import { formatTelegramMessage, type TelegramChunk } from './format/format-message.ts';
+import { telegramDescription } from './telegram-errors.ts';
+
+/** Telegram's outbound operations for one bot. */
+export interface TelegramOutbound {
+  send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage>;
+  edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
+  typing(address: ConversationAddress): Promise<void>;
+  setCommands(commands: CommandInfo[]): Promise<void>;
+  answerAction(action: ChannelAction, text?: string): Promise<void>;
+}
+
+const isParseError = (error: unknown) => /can't parse entities/i.test(telegramDescription(error) ?? '');
+const isNotModified = (error: unknown) => /message is not modified/i.test(telegramDescription(error) ?? '');
+
+function chatIdOf(address: ConversationAddress): number | string {
+  return /^-?\d+$/.test(address.conversationId) ? Number(address.conversationId) : address.conversationId;
+}
+
+function topicParams(address: ConversationAddress): { message_thread_id?: number } {
+  return address.threadId !== undefined ? { message_thread_id: Number(address.threadId) } : {};
+}
+
+function keyboardOf(buttons: Button[][] | undefined): { reply_markup?: InlineKeyboardMarkup } {
+  if (!buttons || buttons.length === 0) return {};
+  return { reply_markup: { inline_keyboard: buttons.map((row) => row.map((button) => ({ text: button.label, callback_data: button.data }))) } };
+}
+
+function chunksOf(text: string): TelegramChunk[] {
+  const chunks = formatTelegramMessage(text);
+  if (chunks.length > 0) return chunks;
+  if (text.trim() === '') throw new DeliveryError('Telegram: nothing to send (empty message)', { retryable: false });
+  return [{ html: escapeHtml(text.trim()), plain: text.trim() }];
+}
+
+/** The Bot API name of a command (lowercase letters, digits, underscores; at most 32). */
+function commandName(name: string): string | undefined {
+  const normalized = name.replace(/^\//, '').toLowerCase();
+  return /^[a-z0-9_]{1,32}$/.test(normalized) ? normalized : undefined;
+}
+
+/** Outbound operations over `api`, each call through `call` (rate-limit retries, scrubbed errors). */
+export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line: string) => void): TelegramOutbound {
+  async function sendChunk(chatId: number | string, chunk: TelegramChunk, extra: Record<string, unknown>) {
+    try {
+      return await call('sendMessage', () => api.sendMessage(chatId, chunk.html, { ...extra, parse_mode: 'HTML' }));
+    } catch (error) {
+      if (!isParseError(error)) throw error;
+      log(`telegram: markup refused (${telegramDescription(error)}); sending as plain text`);
+      return call('sendMessage', () => api.sendMessage(chatId, chunk.plain, extra));
+    }
+  }
+
+  async function editChunk(chatId: number | string, messageId: number, chunk: TelegramChunk, extra: Record<string, unknown>) {
+    try {
+      try {
+        await call('editMessageText', () => api.editMessageText(chatId, messageId, chunk.html, { ...extra, parse_mode: 'HTML' }));
+      } catch (error) {
+        if (!isParseError(error)) throw error;
+        await call('editMessageText', () => api.editMessageText(chatId, messageId, chunk.plain, extra));
+      }
+    } catch (error) {
+      if (!isNotModified(error)) throw error;
+    }
+  }
+
+  return {
+    async send(address, message) {
+      const chunks = chunksOf(message.text);
+      const chatId = chatIdOf(address);
+      const ids: string[] = [];
+      for (const [index, chunk] of chunks.entries()) {
+        const replyTo = index === 0 && message.replyTo !== undefined ? { reply_parameters: { message_id: Number(message.replyTo), allow_sending_without_reply: true } } : {};
+        const keyboard = index === chunks.length - 1 ? keyboardOf(message.buttons) : {};
+        const sent = await sendChunk(chatId, chunk, { ...topicParams(address), ...replyTo, ...keyboard });
+        ids.push(String(sent.message_id));
+      }
+      return { ids };
+    },
+
+    async edit(address, messageId, message) {
+      const [first] = chunksOf(message.text);
+      await editChunk(chatIdOf(address), Number(messageId), first!, keyboardOf(message.buttons));
+    },
+
+    async typing(address) {
+      await call('sendChatAction', () => api.sendChatAction(chatIdOf(address), 'typing', topicParams(address)));
+    },
+
+    async setCommands(commands) {
+      const valid = commands.flatMap((command) => {
+        const name = commandName(command.name);
+        if (!name) log(`telegram: command "${command.name}" left out of the menu (Telegram allows a-z, 0-9, _)`);
+        return name ? [{ command: name, description: (command.description.trim() || name).slice(0, 256) }] : [];
+      });
+      await call('setMyCommands', () => api.setMyCommands(valid));
+    },
+
+    async answerAction(action, text) {
+      await call('answerCallbackQuery', () => api.answerCallbackQuery(action.id, text !== undefined ? { text: text.slice(0, 200) } : {}));
+    },
+  };
+}

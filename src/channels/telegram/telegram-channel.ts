@@ -1,0 +1,146 @@
+/**
+ * The Telegram channel: a grammy `Bot` behind the neutral {@link ChannelAdapter} contract. It
+ * receives by long polling, or by webhook when one is configured, and hands each event over
+ * without waiting for it to be handled, so one slow conversation never holds up another.
+ */
+import { Bot } from 'grammy';
+import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
+import { fetchFileBytes } from './attachments.ts';
+import { createCallTelegram, defaultRetryPolicy, type RetryPolicy } from './call-telegram.ts';
+import { telegramMaxLength } from './format/format-message.ts';
+import { toChannelEvent, type InboundContext } from './inbound.ts';
+import { grammySignal, runLongPolling } from './long-polling.ts';
+import { createTelegramOutbound } from './outbound.ts';
+import { createScrub, toDeliveryError } from './telegram-errors.ts';
+import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
+
+/** Options of {@link createTelegramChannel}. */
+export interface TelegramChannelOptions {
+  /** The bot token from BotFather. Never logged. */
+  token: string;
+  /** A self-hosted Bot API server (default `https://api.telegram.org`). */
+  apiRoot?: string;
+  /** Receive by webhook instead of long polling: registered with `secret` on start. */
+  webhook?: {
+    /** The public URL Telegram posts to. */
+    url: string;
+    /** Sent back by Telegram in `X-Telegram-Bot-Api-Secret-Token` (1-256 of `A-Z a-z 0-9 _ -`). */
+    secret: string;
+    /** The route's path on the gateway's server (default `/webhooks/telegram`). */
+    path?: string;
+  };
+  /** Rate-limit retries (default: 3 attempts, waits up to 30 s honoured in place). */
+  retry?: Partial<RetryPolicy>;
+  /** getUpdates long-poll timeout in seconds (default 30). */
+  pollTimeoutSeconds?: number;
+  /** How long `start` may try to reach Telegram (getMe) before failing, in ms (default 30,000). */
+  startTimeoutMs?: number;
+  /** Where problems are reported (default stderr). Lines never contain the token. */
+  log?: (line: string) => void;
+  /** The clock for `receivedAt` (default `Date.now`). */
+  now?: () => number;
+}
+
+const capabilities: ChannelCapabilities = {
+  edit: true,
+  typing: true,
+  buttons: true,
+  threads: true,
+  maxLength: telegramMaxLength,
+  editIntervalMs: 1_000,
+  commandMenu: true,
+};
+
+const allowedUpdates: ('message' | 'callback_query')[] = ['message', 'callback_query'];
+
+/**
+ * Creates the Telegram adapter.
+ *
+ * @example
+ * const telegram = createTelegramChannel({ token: process.env.TELEGRAM_BOT_TOKEN! });
+ * await telegram.start({ onMessage, onAction });
+ */
+export function createTelegramChannel(options: TelegramChannelOptions): ChannelAdapter {
+  const scrub = createScrub(options.token);
+  const log = options.log ?? ((line: string) => console.error(line));
+  const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
+  const bot = new Bot(options.token, { client: { apiRoot } });
+  const call = createCallTelegram({ ...defaultRetryPolicy, ...options.retry }, scrub);
+  const outbound = createTelegramOutbound(bot.api, call, log);
+  let handlers: ChannelHandlers | undefined;
+  let running = false;
+  let lifecycle: AbortController | undefined;
+  let polling: Promise<void> | undefined;
+
+  const context: InboundContext = {
+    get bot() {
+      return { id: bot.botInfo.id, username: bot.botInfo.username };
+    },
+    async download(fileId) {
+      const file = await call('getFile', () => bot.api.getFile(fileId));
+      if (!file.file_path) throw new DeliveryError('Telegram getFile returned no file path', { retryable: false });
+      return fetchFileBytes(`${apiRoot}/file/bot${options.token}/${file.file_path}`, file.file_path);
+    },
+    now: options.now ?? Date.now,
+  };
+
+  // Hands each event over and returns at once: grammy handles updates one after another.
+  bot.use((grammyContext) => {
+    const update = grammyContext.update;
+    const current = handlers;
+    if (!running || !current) return;
+    try {
+      const event = toChannelEvent(update, context);
+      if (!event) return;
+      const handle = 'message' in event ? () => current.onMessage(event.message) : () => current.onAction(event.action);
+      void Promise.resolve()
+        .then(handle)
+        .catch((error: unknown) => log(scrub(`telegram: handler failed for update ${update.update_id}: ${error instanceof Error ? error.message : String(error)}`)));
+    } catch (error) {
+      log(scrub(`telegram: update ${update.update_id} not understood: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  });
+
+  return {
+    platform: 'telegram',
+    capabilities,
+
+    async start(startHandlers) {
+      if (running) throw new Error('telegram: already started');
+      handlers = startHandlers;
+      lifecycle = new AbortController();
+      try {
+        await bot.init(grammySignal(AbortSignal.any([lifecycle.signal, AbortSignal.timeout(options.startTimeoutMs ?? 30_000)])));
+      } catch (error) {
+        throw toDeliveryError(error, 'getMe', scrub);
+      }
+      if (options.webhook) {
+        const { url, secret } = options.webhook;
+        await call('setWebhook', () => bot.api.setWebhook(url, { secret_token: secret, allowed_updates: allowedUpdates }));
+        running = true;
+        return;
+      }
+      await call('deleteWebhook', () => bot.api.deleteWebhook());
+      running = true;
+      polling = runLongPolling(bot, { timeoutSeconds: options.pollTimeoutSeconds ?? 30, allowedUpdates, signal: lifecycle.signal, log, scrub });
+    },
+
+    async stop() {
+      running = false;
+      lifecycle?.abort();
+      await polling;
+      polling = undefined;
+    },
+
+    send: (address, message) => outbound.send(address, message),
+    edit: (address, messageId, message) => outbound.edit(address, messageId, message),
+    typing: (address) => outbound.typing(address),
+    setCommands: (commands) => outbound.setCommands(commands),
+    answerAction: (action, text) => outbound.answerAction(action, text),
+
+    routes() {
+      if (!options.webhook) return [];
+      return [createWebhookRoute(bot, { path: options.webhook.path ?? defaultWebhookPath, secret: options.webhook.secret, isRunning: () => running, log, scrub })];
+    },
+  };
+}

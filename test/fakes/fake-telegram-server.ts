@@ -1,0 +1,218 @@
+/**
+ * A protocol-faithful fake of the Telegram Bot API on plain node:http, for real grammy clients:
+ * `POST|GET /bot<token>/<method>` (any token) answering `{ ok: true, result }` or
+ * `{ ok: false, error_code, description, parameters? }` with the matching HTTP status, a real
+ * getUpdates long poll, file downloads at `GET /file/bot<token>/<file_path>`, and webhook
+ * delivery with the secret-token header. Tests script it (queue updates, fail the next calls)
+ * and read what the bot did (calls, current message texts).
+ *
+ * @example
+ * const telegram = await startFakeTelegramServer();
+ * const bot = new Bot(telegram.token, { client: { apiRoot: telegram.apiRoot } });
+ * telegram.pushUpdate(telegram.textMessage({ chatId: 42, text: 'hi' }));
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Update, UserFromGetMe } from 'grammy/types';
+import { methods, type ApiAnswer } from './fake-telegram-methods.ts';
+import { readParams } from './fake-telegram-request.ts';
+import { FakeTelegramState, type FakeFailure, type FakeSentMessage, type FakeTelegramCall } from './fake-telegram-state.ts';
+import { updateBuilders, type FakeUpdateBuilders } from './fake-telegram-updates.ts';
+
+export type { FakeFailure, FakeSentMessage, FakeTelegramCall } from './fake-telegram-state.ts';
+export type { FakeMessageOptions, FakeUser } from './fake-telegram-updates.ts';
+
+/** Options of {@link startFakeTelegramServer}. */
+export interface FakeTelegramOptions {
+  /** Default `operator_test_bot`. */
+  botUsername?: string;
+  /** Default 7000001. */
+  botId?: number;
+}
+
+/** A running fake Bot API server. */
+export interface FakeTelegram extends FakeUpdateBuilders {
+  /** `http://127.0.0.1:<port>`: what grammy's `client.apiRoot` takes. */
+  readonly apiRoot: string;
+  /** A well-formed token to give the bot (any token is accepted). */
+  readonly token: string;
+  /** The bot's own user, as getMe answers. */
+  readonly bot: UserFromGetMe;
+  /** Every method call, in arrival order. */
+  readonly calls: readonly FakeTelegramCall[];
+  /** The registered webhook, if any. */
+  readonly webhook: { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
+  /** The command menu set by setMyCommands. */
+  readonly commands: readonly { command: string; description: string }[];
+  /** Callback queries answered with answerCallbackQuery. */
+  readonly answeredCallbacks: readonly { id: string; text?: string }[];
+  /** Calls of one method. */
+  callsOf(method: string): FakeTelegramCall[];
+  /** The bot's messages in a chat (optionally one forum topic), oldest first, as they stand after edits. */
+  messages(chatId: number, options?: { threadId?: number }): FakeSentMessage[];
+  /** Queues an update for getUpdates (waking a held long poll). Re-pushing a confirmed update redelivers it once. */
+  pushUpdate(update: Update): void;
+  /** POSTs an update to the registered webhook like Telegram; `secret` overrides the header (`null`: none). */
+  postWebhook(update: Update, options?: { secret?: string | null }): Promise<number>;
+  /** Answers the next call(s) of `method` with an error (or drops the connection). */
+  failNext(method: string, failure: FakeFailure): void;
+  /** Resolves with the predicate's first truthy value, checked on every change; rejects after `timeoutMs`. */
+  waitFor<T>(predicate: (telegram: FakeTelegram) => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  /** Ends held long polls at once (with no updates) and closes the server. */
+  close(): Promise<void>;
+}
+
+function failureAnswer(failure: Exclude<FakeFailure, { dropConnection: true }>): ApiAnswer {
+  const defaults: Record<number, string> = {
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden: bot was blocked by the user',
+    404: 'Not Found',
+    409: 'Conflict',
+    429: `Too Many Requests: retry after ${failure.retryAfter ?? 1}`,
+    500: 'Internal Server Error',
+    502: 'Bad Gateway',
+  };
+  return {
+    ok: false,
+    error_code: failure.status,
+    description: failure.description ?? defaults[failure.status] ?? 'Error',
+    ...(failure.status === 429 ? { parameters: { retry_after: failure.retryAfter ?? 1 } } : {}),
+  };
+}
+
+/** Starts a fake Bot API server on a free local port. */
+export async function startFakeTelegramServer(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
+  const state = new FakeTelegramState({ id: options.botId ?? 7000001, username: options.botUsername ?? 'operator_test_bot', firstName: 'Operator' });
+  const inFlight = new Set<AbortController>();
+  let heldPoll: AbortController | undefined;
+
+  async function answerMethod(request: IncomingMessage, response: ServerResponse, method: string, url: URL): Promise<void> {
+    const params = await readParams(request, url);
+    const call: FakeTelegramCall = { method, params, status: 200 };
+    state.calls.push(call);
+    const failure = state.takeFailure(method);
+    if (failure && 'dropConnection' in failure) {
+      call.status = 0;
+      state.notify();
+      response.socket?.destroy();
+      return;
+    }
+    const controller = new AbortController();
+    response.on('close', () => controller.abort('closed'));
+    inFlight.add(controller);
+    let answer: ApiAnswer;
+    try {
+      if (failure) {
+        answer = failureAnswer(failure);
+      } else if (!(method in methods)) {
+        answer = { ok: false, error_code: 404, description: 'Not Found: method not found' };
+      } else {
+        if (method === 'getUpdates') {
+          heldPoll?.abort('conflict');
+          heldPoll = controller;
+        }
+        answer = await methods[method]!(state, params, controller.signal);
+      }
+    } finally {
+      inFlight.delete(controller);
+      if (heldPoll === controller) heldPoll = undefined;
+    }
+    call.status = answer.ok ? 200 : answer.error_code;
+    state.notify();
+    if (!response.writableEnded && !response.destroyed) {
+      response.writeHead(call.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    }
+  }
+
+  function serveFile(response: ServerResponse, filePath: string): void {
+    const file = [...state.files.values()].find((candidate) => candidate.path === filePath);
+    if (!file) {
+      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error_code: 404, description: 'Not Found' }));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length }).end(file.bytes);
+  }
+
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const file = /^\/file\/bot[^/]+\/(.+)$/.exec(url.pathname);
+    if (file && request.method === 'GET') return serveFile(response, decodeURIComponent(file[1]!));
+    const call = /^\/bot[^/]+\/([A-Za-z]+)$/.exec(url.pathname);
+    if (!call || (request.method !== 'POST' && request.method !== 'GET')) {
+      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error_code: 404, description: 'Not Found' }));
+      return;
+    }
+    answerMethod(request, response, call[1]!, url).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ ok: false, error_code: 400, description: `Bad Request: ${String(error)}` }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const telegram: FakeTelegram = {
+    ...updateBuilders(state),
+    apiRoot: `http://127.0.0.1:${port}`,
+    token: '123456789:AAFakeTokenForTestsOnly_abcdefghijk',
+    bot: state.bot,
+    get calls() {
+      return state.calls;
+    },
+    get webhook() {
+      return state.webhook;
+    },
+    get commands() {
+      return state.commands;
+    },
+    get answeredCallbacks() {
+      return state.answeredCallbacks;
+    },
+    callsOf: (method) => state.calls.filter((call) => call.method === method),
+    messages: (chatId, filter) =>
+      state.sent.filter((sent) => sent.chatId === chatId && (filter?.threadId === undefined || sent.threadId === filter.threadId)),
+    pushUpdate: (update) => state.queueUpdate(update),
+    async postWebhook(update, postOptions = {}) {
+      if (!state.webhook) throw new Error('no webhook is registered');
+      const secret = postOptions.secret === undefined ? state.webhook.secretToken : postOptions.secret;
+      const response = await fetch(state.webhook.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) },
+        body: JSON.stringify(update),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    },
+    failNext(method, failure) {
+      const queue = state.failures.get(method) ?? [];
+      queue.push(failure);
+      state.failures.set(method, queue);
+    },
+    waitFor(predicate, timeoutMs = 5_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const value = predicate(telegram);
+          if (value === undefined || value === null || value === false) return false;
+          clearTimeout(timer);
+          unsubscribe();
+          resolve(value);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          unsubscribe();
+          reject(new Error(`fake Telegram: condition not met within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const unsubscribe = state.subscribe(() => void check());
+        check();
+      });
+    },
+    async close() {
+      for (const controller of inFlight) controller.abort('shutdown');
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        setImmediate(() => server.closeAllConnections());
+      });
+    },
+  };
+  return telegram;
+}
