@@ -1,0 +1,3 @@
+export { createAccessPolicy, type AccessPolicy, type AccessDecision, type AccessConfig, type AccessPolicyOptions } from './access-policy.ts';
+export { PairingBook, PairingError, type PairingBookOptions, type PairingPerson, type PairingRequest, type PairedPerson } from './pairing-book.ts';
+export { generatePairingCode, normalizePairingCode, pairingAlphabet, pairingCodeLength } from './pairing-code.ts';
