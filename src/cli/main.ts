@@ -31,6 +31,8 @@ const commands: Record<string, Command> = {
     ].join('\n'),
     run: async (args) => (await import('./chat-command.ts')).runChatCommand(args),
   },
+  config: { summary: 'Check the configuration (operator.json and environment) or print its JSON Schema', usage: 'operator config check | schema\n\n  check    validate OPERATOR_HOME/operator.json (or OPERATOR_CONFIG) and the environment; exit 1 when invalid\n  schema   print the JSON Schema of operator.json', run: async (args) => (await import('./config-command.ts')).runConfigCommand(args) },
+  pairing: { summary: 'Approve or list pairing codes of people asking to talk to the bot', usage: 'operator pairing approve CODE | list\n\n  approve CODE   let the person who got CODE talk to the bot in direct messages\n  list           pending codes and approved people', run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
 };
 
 const environment = [
