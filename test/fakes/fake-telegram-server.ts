@@ -91,6 +91,7 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     const params = await readParams(request, url);
     const call: FakeTelegramCall = { method, params, status: 200 };
     state.calls.push(call);
+    state.notify();
     const failure = state.takeFailure(method);
     if (failure && 'dropConnection' in failure) {
       call.status = 0;

@@ -109,9 +109,14 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       if (running) throw new Error('telegram: already started');
       handlers = startHandlers;
       lifecycle = new AbortController();
+      const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+      const timeout = AbortSignal.timeout(startTimeoutMs);
       try {
-        await bot.init(grammySignal(AbortSignal.any([lifecycle.signal, AbortSignal.timeout(options.startTimeoutMs ?? 30_000)])));
+        // grammy retries getMe on network errors until the signal ends it.
+        await bot.init(grammySignal(AbortSignal.any([lifecycle.signal, timeout])));
       } catch (error) {
+        if (timeout.aborted) throw new DeliveryError(`Telegram getMe failed: no answer from the Bot API within ${startTimeoutMs} ms`, { retryable: true });
+        if (lifecycle.signal.aborted) throw new DeliveryError('Telegram start cancelled by stop()', { retryable: true });
         throw toDeliveryError(error, 'getMe', scrub);
       }
       if (options.webhook) {
