@@ -1,0 +1,2 @@
+export { createDeliveryLedger, type DeliveryLedger, type DeliveryLedgerOptions } from './delivery-ledger.ts';
+export { silentReplyText, type LedgerEntry, type LedgerStatus, type NewLedgerEntry } from './ledger-entry.ts';

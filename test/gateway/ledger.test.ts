@@ -1,0 +1,188 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDeliveryLedger, type NewLedgerEntry } from '../../src/gateway/ledger/index.ts';
+import { createStore } from '../../src/store/index.ts';
+
+const start = Date.UTC(2026, 0, 1);
+
+function clock() {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+function reply(text: string, turnId: string, sessionKey = 'telegram:dm:42'): NewLedgerEntry {
+  return { sessionKey, address: { platform: 'telegram', conversationId: sessionKey.split(':')[2]! }, text, turnId };
+}
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+describe('delivery ledger', () => {
+  it('records a reply as pending, then delivered with its platform ids', async () => {
+    const time = clock();
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory', now: time.now }), { now: time.now });
+    const id = await ledger.record({ ...reply('Hello', 'u1#0'), replyTo: '77' });
+    expect(await ledger.get(id)).toEqual({
+      id,
+      sessionKey: 'telegram:dm:42',
+      address: { platform: 'telegram', conversationId: '42' },
+      text: 'Hello',
+      replyTo: '77',
+      turnId: 'u1#0',
+      status: 'pending',
+      createdAt: start,
+      updatedAt: start,
+      attempts: 0,
+    });
+    expect((await ledger.pending()).map((entry) => entry.id)).toEqual([id]);
+    time.advance(1_000);
+    await ledger.markDelivered(id, ['100', '101']);
+    expect(await ledger.get(id)).toMatchObject({ status: 'delivered', platformIds: ['100', '101'], updatedAt: start + 1_000 });
+    expect(await ledger.pending()).toEqual([]);
+  });
+
+  it('lists pending entries oldest first', async () => {
+    const time = clock();
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory', now: time.now }), { now: time.now });
+    const ids: string[] = [];
+    for (let index = 0; index < 12; index++) {
+      ids.push(await ledger.record(reply(`reply ${index}`, `u${index}#0`)));
+      // Several in the same millisecond, then time moves on.
+      if (index % 4 === 3) time.advance(10);
+    }
+    await ledger.markDelivered(ids[5]!, ['x']);
+    await ledger.markFailed(ids[7]!, 'chat not found', { final: true });
+    expect((await ledger.pending()).map((entry) => entry.text)).toEqual(
+      [0, 1, 2, 3, 4, 6, 8, 9, 10, 11].map((index) => `reply ${index}`),
+    );
+  });
+
+  it('counts failed attempts and keeps final failures for /status', async () => {
+    const time = clock();
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory', now: time.now }), { now: time.now });
+    const first = await ledger.record(reply('one', 'a#0'));
+    const second = await ledger.record(reply('two', 'b#0', 'telegram:dm:7'));
+    await ledger.markFailed(first, '429 Too Many Requests', { final: false });
+    expect(await ledger.get(first)).toMatchObject({ status: 'pending', attempts: 1, error: '429 Too Many Requests' });
+    expect((await ledger.pending()).map((entry) => entry.id)).toEqual([first, second]);
+    expect(await ledger.recentFailures()).toEqual([]);
+
+    time.advance(1);
+    await ledger.markFailed(first, 'Forbidden: bot was blocked by the user', { final: true });
+    await ledger.markFailed(second, 'x'.repeat(2_000), { final: true });
+    expect(await ledger.get(first)).toMatchObject({ status: 'failed', attempts: 2, error: 'Forbidden: bot was blocked by the user' });
+    expect((await ledger.get(second))!.error).toHaveLength(500);
+    expect(await ledger.pending()).toEqual([]);
+    expect((await ledger.recentFailures()).map((entry) => entry.id)).toEqual([first, second]);
+    expect((await ledger.recentFailures('telegram:dm:7')).map((entry) => entry.id)).toEqual([second]);
+    expect((await ledger.recentFailures(undefined, 1)).map((entry) => entry.id)).toEqual([second]);
+    expect(await ledger.recentFailures('telegram:dm:1')).toEqual([]);
+  });
+
+  it('stores a [SILENT] reply as silent and never returns it as pending', async () => {
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
+    const silent = await ledger.record(reply('[SILENT]', 's#0'));
+    const padded = await ledger.record(reply('  [SILENT]\n', 's#1'));
+    const spoken = await ledger.record(reply('[SILENT] but not quite', 's#2'));
+    expect((await ledger.get(silent))!.status).toBe('silent');
+    expect((await ledger.get(padded))!.status).toBe('silent');
+    expect((await ledger.pending()).map((entry) => entry.id)).toEqual([spoken]);
+    expect(await ledger.claim(silent)).toBe(false);
+  });
+
+  it('records one entry per turn id', async () => {
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
+    const [first, second] = await Promise.all([ledger.record(reply('hi', 't#0')), ledger.record(reply('hi', 't#0'))]);
+    expect(second).toBe(first);
+    expect(await ledger.pending()).toHaveLength(1);
+    expect(await ledger.record(reply('hi', 't#1'))).not.toBe(first);
+  });
+
+  it('lets exactly one of many concurrent senders claim an entry', async () => {
+    const store = createStore({ driver: 'memory' });
+    const ledgers = [createDeliveryLedger(store), createDeliveryLedger(store)];
+    const id = await ledgers[0]!.record(reply('once', 'c#0'));
+    const claims = await Promise.all(Array.from({ length: 40 }, (_, index) => ledgers[index % 2]!.claim(id)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('refuses claims of delivered entries, and frees an abandoned claim after its TTL', async () => {
+    const time = clock();
+    const store = createStore({ driver: 'memory', now: time.now });
+    const ledger = createDeliveryLedger(store, { now: time.now, claimTtlSeconds: 60 });
+    const abandoned = await ledger.record(reply('a', 'x#0'));
+    const delivered = await ledger.record(reply('b', 'x#1'));
+    await ledger.markDelivered(delivered, ['9']);
+    expect(await ledger.claim(delivered)).toBe(false);
+    expect(await ledger.claim(abandoned)).toBe(true);
+    time.advance(59_000);
+    expect(await ledger.claim(abandoned)).toBe(false);
+    time.advance(2_000);
+    expect(await ledger.claim(abandoned)).toBe(true);
+  });
+
+  it('survives a restart: what was not delivered is sent once after reopening the store', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'operator-ledger-'));
+    folders.push(base);
+    const before = createStore({ driver: 'fs', base });
+    const ledger = createDeliveryLedger(before);
+    const delivered = await ledger.record(reply('delivered', 'r#0'));
+    await ledger.markDelivered(delivered, ['1']);
+    const lost = await ledger.record(reply('lost in the crash', 'r#1'));
+    const failed = await ledger.record(reply('failed', 'r#2'));
+    await ledger.markFailed(failed, 'chat not found', { final: true });
+    await before.close();
+
+    const sent: string[] = [];
+    for (let restart = 0; restart < 2; restart++) {
+      const store = createStore({ driver: 'fs', base });
+      const reopened = createDeliveryLedger(store);
+      // Two senders in the restarted process race for the same entries.
+      await Promise.all(
+        [0, 1].map(async () => {
+          for (const entry of await reopened.pending()) {
+            if (!(await reopened.claim(entry.id))) continue;
+            sent.push(entry.text);
+            await reopened.markDelivered(entry.id, ['2']);
+          }
+        }),
+      );
+      expect((await reopened.get(lost))!.status).toBe('delivered');
+      expect((await reopened.recentFailures()).map((entry) => entry.id)).toEqual([failed]);
+      await store.close();
+    }
+    expect(sent).toEqual(['lost in the crash']);
+  });
+
+  it('drops a pending marker a crash left without its entry', async () => {
+    const time = clock();
+    const store = createStore({ driver: 'memory', now: time.now });
+    const ledger = createDeliveryLedger(store, { now: time.now });
+    await store.set('ledger:open:0000000000-0000-000000', start);
+    expect(await ledger.pending()).toEqual([]);
+    expect(await store.list('ledger:open:')).toEqual(['ledger:open:0000000000-0000-000000']);
+    time.advance(120_000);
+    expect(await ledger.pending()).toEqual([]);
+    expect(await store.list('ledger:open:')).toEqual([]);
+  });
+
+  it('forgets entries after the retention period', async () => {
+    const time = clock();
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory', now: time.now }), { now: time.now, retentionDays: 2 });
+    const id = await ledger.record(reply('old', 'o#0'));
+    await ledger.markFailed(id, 'gone', { final: true });
+    time.advance(2 * 86_400_000 + 1);
+    expect(await ledger.get(id)).toBeNull();
+    expect(await ledger.pending()).toEqual([]);
+    expect(await ledger.recentFailures()).toEqual([]);
+  });
+
+  it('refuses to mark an unknown entry', async () => {
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
+    await expect(ledger.markDelivered('nope', [])).rejects.toThrow('Unknown delivery ledger entry nope');
+  });
+});
