@@ -61,6 +61,20 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * grammy writes part headers as `content-disposition:form-data;name="x";filename=a.txt` (no
+ * spaces, filename unquoted), which Telegram accepts and undici's strict parser refuses; this
+ * rewrites them to the usual form, leaving every other byte alone.
+ */
+function normalizePartHeaders(body: Buffer): Buffer {
+  const text = body.toString('latin1').replace(
+    /(^|\r\n)content-disposition:[ \t]*form-data;[ \t]*name="([^"]*)"(?:;[ \t]*filename=("?)([^\r\n]*?)\3)?\r\n/gi,
+    (_whole, start: string, name: string, _quote: string, filename: string | undefined) =>
+      `${start}Content-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n`,
+  );
+  return Buffer.from(text, 'latin1');
+}
+
 /** Replaces `attach://<part>` references with the uploaded part they name. */
 function resolveAttachments(params: Record<string, unknown>): Record<string, unknown> {
   for (const [name, value] of Object.entries(params)) {
@@ -88,7 +102,7 @@ export async function readParams(request: IncomingMessage, url: URL): Promise<Re
     return params;
   }
   if (contentType.startsWith('multipart/form-data')) {
-    const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    const form = await new Response(normalizePartHeaders(body), { headers: { 'content-type': contentType } }).formData();
     for (const [name, value] of form) {
       if (typeof value === 'string') {
         params[name] = coerce(name, value);
