@@ -13,9 +13,9 @@ interface Command {
 
 const commands: Record<string, Command> = {
   start: {
-    summary: 'Start operator (until the gateway lands: the terminal chat)',
-    usage: 'operator start [--profile NAME] [--session KEY]',
-    run: async (args) => (await import('./chat-command.ts')).runChatCommand(args),
+    summary: 'Start the gateway: the web chat, and Telegram when TELEGRAM_BOT_TOKEN is set',
+    usage: 'operator start\n\nReads OPERATOR_HOME/operator.json (or OPERATOR_CONFIG) and the environment; PORT sets the port (8787).',
+    run: async (args) => (await import('./start-command.ts')).runStartCommand(args),
   },
   chat: {
     summary: 'Talk to the agent in this terminal',

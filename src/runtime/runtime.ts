@@ -12,6 +12,7 @@ import type { ReviewOutcome } from '../agent/reviewer.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { createModelClient } from '../llm/model-client.ts';
 import type { ModelClient } from '../llm/model-client.ts';
+import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { builtinRoot } from '../resources/layers.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { SessionManager } from '../session/session-manager.ts';
@@ -35,6 +36,21 @@ export interface RuntimeOptions {
   reviewEvery?: number;
   /** Told about each finished background review. */
   onReview?: (outcome: ReviewOutcome) => void;
+  /**
+   * When false, a missing model configuration does not throw: agents answer with a message naming
+   * the variables to set (the gateway starts anyway). Default true.
+   */
+  requireModel?: boolean;
+}
+
+/** The configured model client, or a stand-in whose answers say what to configure. */
+function createModelClientOrStandIn(env: NodeJS.ProcessEnv): ModelClient {
+  try {
+    return createModelClient(env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return createUnconfiguredClient(error.message);
+    throw error;
+  }
 }
 
 /** Shared services of one operator process. */
@@ -56,7 +72,7 @@ export class Runtime {
     this.home = operatorHome(this.env);
     this.cwd = options.cwd ?? process.cwd();
     this.builtin = options.builtin ?? builtinRoot;
-    this.client = createModelClient(this.env);
+    this.client = options.requireModel === false ? createModelClientOrStandIn(this.env) : createModelClient(this.env);
     // Load the SDK in the background; a failure shows on the first call.
     void this.client.provider.warm().catch(() => undefined);
     this.store = createStoreFromEnv(this.env);

@@ -1,0 +1,63 @@
+/**
+ * `operator start` (and `npm start`): the gateway. Starts the HTTP server and every channel whose
+ * credentials are present; the local web chat always. SIGTERM or Ctrl+C lets turns in flight
+ * finish and deliver, then exits 0.
+ */
+import type { ChannelAdapter } from '../channels/types.ts';
+import { createTelegramChannel } from '../channels/telegram/index.ts';
+import { createWebChannel } from '../channels/web/index.ts';
+import { loadConfig } from '../gateway/config/index.ts';
+import { Gateway } from '../gateway/gateway.ts';
+import { createGatewayApp, listen } from '../gateway/server.ts';
+import { Runtime } from '../runtime/runtime.ts';
+
+const platformHelp = [
+  'Telegram: set TELEGRAM_BOT_TOKEN (optional TELEGRAM_WEBHOOK_URL + TELEGRAM_WEBHOOK_SECRET for webhooks, TELEGRAM_API_ROOT for a self-hosted Bot API)',
+  'Discord:  set DISCORD_BOT_TOKEN (coming with the Discord channel)',
+  'Slack:    set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (coming with the Slack channel)',
+];
+
+/** Runs the gateway until a signal stops it; resolves to the exit code. */
+export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const started = performance.now();
+  const { config } = loadConfig(env);
+  const runtime = new Runtime({ env, reviewEvery: config.reviewEvery, requireModel: false });
+  const adapters: ChannelAdapter[] = [createWebChannel()];
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  if (token) {
+    const webhook = config.telegram?.webhookUrl && config.telegram.webhookSecret ? { url: config.telegram.webhookUrl, secret: config.telegram.webhookSecret } : undefined;
+    adapters.push(createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
+  }
+  const gateway = new Gateway({ runtime, config, adapters });
+  const app = createGatewayApp(adapters, () => ({ channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
+  const server = await listen(app, config.port);
+  await gateway.start();
+
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  // One write, so whoever reads the output sees the whole banner at once.
+  const banner = [`operator is running (ready in ${Math.round(performance.now() - started)} ms)`, `  web chat: http://localhost:${server.port}/`];
+  banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
+  banner.push(
+    runtime.client.model === 'none'
+      ? '  model: none configured; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'
+      : `  model: ${runtime.client.model}`,
+  );
+  const missing = platformHelp.filter((line) => !(token && line.startsWith('Telegram')));
+  if (missing.length > 0) banner.push(`  to add a platform:\n    ${missing.join('\n    ')}`);
+  log(banner.join('\n'));
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      log('operator: finishing the answers in progress, then stopping');
+      await gateway.stop();
+      await server.close();
+      await runtime.close();
+      resolve(0);
+    };
+    process.once('SIGTERM', () => void stop());
+    process.once('SIGINT', () => void stop());
+  });
+}

@@ -1,0 +1,153 @@
+/**
+ * Chat commands. Every command is answered by the gateway itself and never reaches the model; an
+ * admin-only command asked by someone else gets a clear refusal and does nothing.
+ */
+import type { ChannelAdapter, CommandInfo, InboundMessage } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { ReloadReport } from '../runtime/profile-resources.ts';
+import type { Gateway } from './gateway.ts';
+
+interface CommandContext {
+  gateway: Gateway;
+  adapter: ChannelAdapter;
+  message: InboundMessage;
+  admin: boolean;
+  args: string;
+}
+
+interface Command extends CommandInfo {
+  adminOnly?: boolean;
+  run(context: CommandContext): Promise<string>;
+}
+
+const commands: Command[] = [
+  { name: 'help', description: 'What I can do and the commands', run: async () => helpText() },
+  { name: 'new', description: 'Start a fresh conversation', run: (context) => fresh(context) },
+  { name: 'reset', description: 'Same as /new', run: (context) => fresh(context) },
+  {
+    name: 'stop',
+    description: 'Stop the current answer',
+    async run({ gateway, message }) {
+      const conversation = await gateway.conversations.peek(message.sessionKey);
+      if (!conversation || conversation.agent.phase !== 'turn') return 'Nothing is running.';
+      conversation.agent.abort();
+      return 'Stopping.';
+    },
+  },
+  {
+    name: 'status',
+    description: 'Model, profile, context, tokens, cost, queue',
+    async run({ gateway, message }) {
+      const conversation = await gateway.conversations.get(message);
+      const { agent } = conversation;
+      const stats = await agent.sessionStats();
+      const context = await agent.getContextUsage();
+      const reviews = agent.reviewTotals;
+      const failures = await gateway.ledger.recentFailures(message.sessionKey);
+      const lines = [
+        `Model: ${agent.model}`,
+        `Profile: ${conversation.profile}`,
+        `Context: ${context.tokens.toLocaleString('en-US')} of ${context.contextWindow.toLocaleString('en-US')} tokens (${(context.fraction * 100).toFixed(1)}%)`,
+        `Tokens: ${stats.usage.input} in, ${stats.usage.output} out, ${stats.usage.cacheRead} from cache; cost $${stats.cost.total.toFixed(4)} over ${stats.calls} calls`,
+        `Queue: ${agent.phase === 'turn' ? 'answering' : 'idle'}${agent.hasPendingMessages() ? ', messages waiting' : ''}`,
+      ];
+      if (reviews.reviews > 0) lines.push(`Memory reviews: ${reviews.reviews}, ${reviews.usage.input + reviews.usage.cacheRead} tokens in, $${reviews.cost.total.toFixed(4)}`);
+      for (const cut of agent.promptTruncations) lines.push(`Prompt cut: ${cut}`);
+      if (failures.length > 0) lines.push(`Undelivered replies: ${failures.length} (last: ${failures.at(-1)!.error})`);
+      return lines.join('\n');
+    },
+  },
+  {
+    name: 'compact',
+    description: 'Summarize older messages now',
+    async run({ gateway, message }) {
+      const conversation = await gateway.conversations.get(message);
+      const entry = await gateway.queue.run(message.sessionKey, () => conversation.agent.runCompaction());
+      return entry ? `Summarized ${entry.tokensBefore.toLocaleString('en-US')} tokens of earlier conversation.` : 'Nothing to summarize yet.';
+    },
+  },
+  {
+    name: 'profile',
+    description: 'Show or choose the persona',
+    async run({ gateway, message, admin, args }) {
+      const conversation = await gateway.conversations.get(message);
+      const wanted = args.trim();
+      if (!wanted) return `Profile: ${conversation.profile}`;
+      gateway.runtime.assertProfile(wanted);
+      if (message.scope === 'dm') {
+        await gateway.runtime.bindings.bindPerson(`${message.address.platform}:${message.sender.id}`, wanted === 'default' ? undefined : wanted);
+      } else {
+        if (!admin) return 'Only an admin can choose the profile of a group.';
+        const key = `${message.address.platform}:${message.address.conversationId}${message.address.threadId ? `:${message.address.threadId}` : ''}`;
+        await gateway.runtime.bindings.bindChannel(key, wanted === 'default' ? undefined : wanted);
+      }
+      await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
+      return `Profile is now ${wanted}.`;
+    },
+  },
+  { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApproval(context, true) },
+  { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApproval(context, false) },
+  {
+    name: 'pair',
+    description: 'Approve a pairing code (admins)',
+    adminOnly: true,
+    async run({ gateway, args }) {
+      const approved = await gateway.access.approvePairing(args.trim());
+      return `Paired: ${approved.platform}:${approved.userId}${approved.name ? ` (${approved.name})` : ''}.`;
+    },
+  },
+  {
+    name: 'reload',
+    description: 'Re-read profiles, skills, knowledge, rules (admins)',
+    adminOnly: true,
+    async run({ gateway, message }) {
+      const conversation = await gateway.conversations.get(message);
+      const report = (await conversation.agent.reload()) as ReloadReport | undefined;
+      if (!report) return 'Reloaded.';
+      const lines = [`Reloaded ${report.profile}: ${report.loaded.skills} skills, ${report.loaded.knowledge} knowledge files, ${report.loaded.guardrails} guardrails.`];
+      lines.push(...(report.changed.length > 0 ? report.changed.map((change) => `Changed ${change}`) : ['Nothing changed.']));
+      for (const problem of report.problems) lines.push(`Problem: ${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`);
+      return lines.join('\n');
+    },
+  },
+];
+
+/** The commands for platform menus. */
+export const commandList: CommandInfo[] = commands.map(({ name, description }) => ({ name, description }));
+
+/**
+ * Answers `message` if it is one of the gateway's commands; returns false for anything else
+ * (e.g. a skill's `/name`, which goes to the model).
+ */
+export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, message: InboundMessage, admin: boolean): Promise<boolean> {
+  const command = commands.find((candidate) => candidate.name === message.command?.name);
+  if (!command) return false;
+  let reply: string;
+  if (command.adminOnly && !admin) reply = `/${command.name} is for admins only.`;
+  else {
+    try {
+      reply = await command.run({ gateway, adapter, message, admin, args: message.command?.args ?? '' });
+    } catch (error) {
+      reply = `/${command.name} failed: ${errorMessage(error)}`;
+    }
+  }
+  await adapter.send(message.address, { text: reply, replyTo: message.scope === 'group' ? message.id : undefined }).catch((error: unknown) => gateway.log(`${message.sessionKey}: command reply not sent: ${errorMessage(error)}`));
+  return true;
+}
+
+async function fresh({ gateway, message }: CommandContext): Promise<string> {
+  const conversation = await gateway.conversations.get(message);
+  await gateway.queue.run(message.sessionKey, () => conversation.agent.newSession());
+  return 'Started a fresh conversation.';
+}
+
+async function answerApproval({ gateway, message }: CommandContext, allowed: boolean): Promise<string> {
+  const conversation = await gateway.conversations.peek(message.sessionKey);
+  if (!conversation?.pendingApproval) return 'Nothing is waiting for an answer.';
+  conversation.pendingApproval.resolve(allowed);
+  return allowed ? 'Approved.' : 'Denied.';
+}
+
+function helpText(): string {
+  return ['I answer messages here; in groups, mention me or reply to me.', '', ...commands.map((command) => `/${command.name} — ${command.description}`)].join('\n');
+}

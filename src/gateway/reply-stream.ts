@@ -1,0 +1,91 @@
+/**
+ * Streams one reply to a chat: the answer appears early and grows by edits, throttled to the
+ * platform's edit rate, and ends as the final text. Platforms without edits get the final text
+ * only. The final delivery goes through the caller (ledger first), so a preview can be lost in a
+ * crash but the answer cannot.
+ */
+import type { ChannelAdapter, ConversationAddress } from '../channels/types.ts';
+
+/** Text that means "send nothing" (e.g. a scheduled check with nothing to report). */
+export const silentReply = '[SILENT]';
+
+/** Characters a preview needs before it is worth showing. */
+const minimumPreview = 24;
+
+/** A reply being streamed to one conversation. */
+export class ReplyStream {
+  #adapter: ChannelAdapter;
+  #address: ConversationAddress;
+  #replyTo: string | undefined;
+  #text = '';
+  #shown = '';
+  #messageId: string | undefined;
+  #lastEdit = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+  #closed = false;
+  #now: () => number;
+
+  constructor(adapter: ChannelAdapter, address: ConversationAddress, options: { replyTo?: string; now?: () => number } = {}) {
+    this.#adapter = adapter;
+    this.#address = address;
+    this.#replyTo = options.replyTo;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The id of the preview message, once one was sent. */
+  get messageId(): string | undefined {
+    return this.#messageId;
+  }
+
+  /** Adds streamed text. */
+  push(delta: string): void {
+    if (this.#closed || !this.#adapter.capabilities.edit) return;
+    this.#text += delta;
+    this.#schedule();
+  }
+
+  /** Starts a new paragraph (e.g. after tool calls, the next model call's text follows). */
+  separate(): void {
+    if (this.#text && !this.#text.endsWith('\n\n')) this.#text += '\n\n';
+  }
+
+  /**
+   * Stops previews and waits for any in flight. Returns the preview message id (to be edited into
+   * the final text) when the final text fits one message.
+   */
+  async close(): Promise<string | undefined> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#flushing;
+    return this.#messageId;
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    const interval = this.#adapter.capabilities.editIntervalMs;
+    const wait = this.#messageId === undefined ? 0 : Math.max(0, this.#lastEdit + interval - this.#now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
+    }, wait);
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#closed) return;
+    const text = this.#text.trimEnd();
+    // A reply that may turn out to be "[SILENT]" must not be previewed.
+    if (text.length < minimumPreview || silentReply.startsWith(text.trim())) return;
+    // Previews stay inside one message; the final text is split by the adapter when longer.
+    const preview = text.length > this.#adapter.capabilities.maxLength - 16 ? `${text.slice(0, this.#adapter.capabilities.maxLength - 16)} …` : `${text} …`;
+    if (preview === this.#shown) return;
+    this.#lastEdit = this.#now();
+    if (this.#messageId === undefined) {
+      const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo });
+      this.#messageId = sent.ids[0];
+    } else {
+      await this.#adapter.edit(this.#address, this.#messageId, { text: preview });
+    }
+    this.#shown = preview;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The gateway's HTTP server (hono on @hono/node-server): `GET /healthz`, and every route the
+ * adapters mount (webhooks, the web chat).
+ */
+import { serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { ChannelAdapter } from '../channels/types.ts';
+
+/** What `/healthz` reports. */
+export interface HealthInfo {
+  channels: string[];
+  liveSessions: number;
+}
+
+/** The hono app with the health check and the adapters' routes. */
+export function createGatewayApp(adapters: Iterable<ChannelAdapter>, health: () => HealthInfo): Hono {
+  const app = new Hono();
+  app.get('/healthz', (context) => context.json({ status: 'ok', ...health() }));
+  for (const adapter of adapters) {
+    for (const route of adapter.routes?.() ?? []) {
+      app.on(route.method, route.path, (context) => route.handler(context.req.raw));
+    }
+  }
+  app.notFound((context) => context.json({ error: 'not found' }, 404));
+  app.onError((_error, context) => context.json({ error: 'internal error' }, 500));
+  return app;
+}
+
+/** Listens on `port` (0 picks a free one) at 127.0.0.1 unless `hostname` says otherwise. */
+export async function listen(app: Hono, port: number, hostname = '0.0.0.0'): Promise<{ server: ServerType; port: number; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+      resolve({
+        server,
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            const closable = server as unknown as { closeAllConnections?: () => void; close(callback: () => void): void };
+            closable.closeAllConnections?.();
+            closable.close(() => done());
+          }),
+      });
+    });
+  });
+}

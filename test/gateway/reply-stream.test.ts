@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { ChannelAdapter, ConversationAddress, OutboundMessage } from '../../src/channels/types.ts';
+import { ReplyStream } from '../../src/gateway/reply-stream.ts';
+
+/** An adapter that records what it is asked to do (the contract, not a platform). */
+function recordingAdapter(options: { edit?: boolean; maxLength?: number; editIntervalMs?: number } = {}) {
+  const calls: { kind: 'send' | 'edit'; id: string; text: string }[] = [];
+  let next = 0;
+  const adapter: ChannelAdapter = {
+    platform: 'test',
+    capabilities: { edit: options.edit ?? true, typing: false, buttons: false, threads: false, maxLength: options.maxLength ?? 4096, editIntervalMs: options.editIntervalMs ?? 0, commandMenu: false },
+    async start() {},
+    async stop() {},
+    async send(_address: ConversationAddress, message: OutboundMessage) {
+      const id = String(++next);
+      calls.push({ kind: 'send', id, text: message.text });
+      return { ids: [id] };
+    },
+    async edit(_address: ConversationAddress, id: string, message: OutboundMessage) {
+      calls.push({ kind: 'edit', id, text: message.text });
+    },
+    async typing() {},
+  };
+  return { adapter, calls };
+}
+
+const address = { platform: 'test', conversationId: '1' };
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('ReplyStream', () => {
+  it('shows the reply early, grows it by edits and hands the preview id over', async () => {
+    const { adapter, calls } = recordingAdapter();
+    const stream = new ReplyStream(adapter, address);
+    stream.push('The deploy window is on Tuesday mornings');
+    await settle();
+    stream.push(', between ten and noon.');
+    await settle();
+    const id = await stream.close();
+    expect(calls[0]).toEqual({ kind: 'send', id: '1', text: 'The deploy window is on Tuesday mornings …' });
+    expect(calls.at(-1)).toEqual({ kind: 'edit', id: '1', text: 'The deploy window is on Tuesday mornings, between ten and noon. …' });
+    expect(id).toBe('1');
+  });
+
+  it('never previews what could become [SILENT], nor a few characters', async () => {
+    const { adapter, calls } = recordingAdapter();
+    const stream = new ReplyStream(adapter, address);
+    stream.push('[SIL');
+    await settle();
+    stream.push('ENT]');
+    await settle();
+    expect(await stream.close()).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+
+  it('sends nothing on platforms without edits, and keeps previews within one message', async () => {
+    const none = recordingAdapter({ edit: false });
+    const quiet = new ReplyStream(none.adapter, address);
+    quiet.push('x'.repeat(100));
+    await settle();
+    await quiet.close();
+    expect(none.calls).toEqual([]);
+
+    const small = recordingAdapter({ maxLength: 50 });
+    const stream = new ReplyStream(small.adapter, address);
+    stream.push('y'.repeat(200));
+    await settle();
+    await stream.close();
+    expect(small.calls[0]!.text.length).toBeLessThanOrEqual(50);
+  });
+
+  it('throttles edits to the platform interval', async () => {
+    let now = 0;
+    const { adapter, calls } = recordingAdapter({ editIntervalMs: 1_000 });
+    const stream = new ReplyStream(adapter, address, { now: () => now });
+    stream.push('a'.repeat(30));
+    await settle();
+    for (let i = 0; i < 5; i++) {
+      stream.push('b');
+      await settle();
+    }
+    // No time has passed on the injected clock: only the first send happened; later edits wait.
+    expect(calls.map((call) => call.kind)).toEqual(['send']);
+    now = 5_000;
+    await stream.close();
+  });
+});
