@@ -15,6 +15,7 @@ import { telegramDescription } from './telegram-errors.ts';
 /** Telegram's outbound operations for one bot. */
 export interface TelegramOutbound {
   send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage>;
+  /** Edits one message: a text too long for one message keeps only its first chunk. */
   edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
   typing(address: ConversationAddress): Promise<void>;
   setCommands(commands: CommandInfo[]): Promise<void>;
