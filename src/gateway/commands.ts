@@ -5,6 +5,7 @@
 import type { ChannelAdapter, CommandInfo, InboundMessage } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
+import { modelChoiceKey } from './conversations.ts';
 import type { Gateway } from './gateway.ts';
 
 interface CommandContext {
@@ -64,6 +65,19 @@ const commands: Command[] = [
       const conversation = await gateway.conversations.get(message);
       const entry = await gateway.queue.run(message.sessionKey, () => conversation.agent.runCompaction());
       return entry ? `Summarized ${entry.tokensBefore.toLocaleString('en-US')} tokens of earlier conversation.` : 'Nothing to summarize yet.';
+    },
+  },
+  {
+    name: 'model',
+    description: 'Show or choose the model of this conversation',
+    async run({ gateway, message, args }) {
+      const conversation = await gateway.conversations.get(message);
+      const wanted = args.trim();
+      if (!wanted) return `Model: ${conversation.agent.model}`;
+      const client = gateway.runtime.clientFor(wanted);
+      await gateway.runtime.store.set(modelChoiceKey(message.sessionKey), wanted);
+      await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
+      return `Model is now ${client.model}${client.info ? '' : ' (not in the catalog: no prices or limits known)'}.`;
     },
   },
   {

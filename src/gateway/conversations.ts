@@ -9,6 +9,7 @@ import type { InboundMessage } from '../channels/types.ts';
 import type { ProfileBindings } from '../resources/profile-binding.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { Runtime } from '../runtime/runtime.ts';
+import { keySegment } from './dedupe.ts';
 
 /** A message seen in a group without being addressed to the bot. */
 export interface OverheardMessage {
@@ -117,9 +118,11 @@ export class Conversations {
       await this.#bindings(),
     );
     const conversation = { key: message.sessionKey, profile, overheard: [], lastActive: this.#now() } as unknown as Conversation;
+    const model = (await this.#runtime.store.get<string>(modelChoiceKey(message.sessionKey))) ?? undefined;
     const { agent } = await this.#runtime.createAgent({
       sessionKey: message.sessionKey,
       profile,
+      model,
       requestApproval: (request) => this.#askApproval(conversation, request),
     });
     conversation.agent = agent;
@@ -131,4 +134,9 @@ export class Conversations {
 export function senderLabel(message: InboundMessage): string {
   const name = message.sender.name ?? message.sender.username ?? message.sender.id;
   return message.sender.username && message.sender.name ? `${name} (@${message.sender.username})` : name;
+}
+
+/** Store key of a conversation's own model choice (`/model`). */
+export function modelChoiceKey(sessionKey: string): string {
+  return `model-choice:${keySegment(sessionKey)}`;
 }

@@ -10,7 +10,7 @@ import type { AgentOptions } from '../agent/agent-options.ts';
 import { BackgroundReviewer } from '../agent/reviewer.ts';
 import type { ReviewOutcome } from '../agent/reviewer.ts';
 import { ConfigurationError } from '../core/errors.ts';
-import { createModelClient } from '../llm/model-client.ts';
+import { createModelClient, providerRegistry, resolveModel } from '../llm/model-client.ts';
 import type { ModelClient } from '../llm/model-client.ts';
 import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { builtinRoot } from '../resources/layers.ts';
@@ -109,12 +109,15 @@ export class Runtime {
     sessionKey: string;
     profile: string;
     requestApproval?: AgentOptions['requestApproval'];
+    /** A model id or alias for this conversation instead of the configured one. */
+    model?: string;
   }): Promise<{ agent: Agent; report: ReloadReport }> {
     const { resources, report } = await this.resources(options.profile);
+    const client = options.model ? this.clientFor(options.model) : this.client;
     const agent = new Agent({
-      provider: this.client.provider,
-      model: this.client.model,
-      modelInfo: this.client.info,
+      provider: client.provider,
+      model: client.model,
+      modelInfo: client.info,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
       tools: createBuiltinTools({ cwd: this.cwd }),
@@ -124,6 +127,14 @@ export class Runtime {
     });
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };
+  }
+
+  /** A model client for `spec` (id, alias or `provider:name`); throws a clear error for unknown setups. */
+  clientFor(spec: string): ModelClient {
+    const resolved = resolveModel(spec, this.env);
+    if (resolved.provider === this.client.provider.name && resolved.model === this.client.model) return this.client;
+    const provider = providerRegistry[resolved.provider](this.env);
+    return { provider, model: resolved.model, info: resolved.info };
   }
 
   async close(): Promise<void> {

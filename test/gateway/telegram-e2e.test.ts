@@ -1,0 +1,150 @@
+/**
+ * Telegram end to end: the real gateway process, grammy against the fake Bot API server (long
+ * polling), the real Anthropic SDK against the fake model server.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+
+const admin = 1001;
+const stranger = 2002;
+const group = -100777;
+
+describe('Telegram through the gateway', () => {
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gateway: ChildProcessWithoutNullStreams;
+  let home: string;
+  let output = '';
+
+  beforeAll(async () => {
+    model = await startFakeModelServer();
+    telegram = await startFakeTelegramServer();
+    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-'));
+    gateway = spawn(process.execPath, ['bin/operator.js', 'start'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        OPERATOR_HOME: home,
+        PORT: '0',
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: model.anthropicBaseURL,
+        TELEGRAM_BOT_TOKEN: telegram.token,
+        TELEGRAM_API_ROOT: telegram.apiRoot,
+        OPERATOR_ADMINS: `telegram:${admin}`,
+        OPERATOR_REVIEW_EVERY: '0',
+      },
+    });
+    gateway.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    gateway.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await telegram.waitFor((fake) => fake.callsOf('setMyCommands').length > 0, 15_000).catch(() => {
+      throw new Error(`gateway did not register commands:\n${output}`);
+    });
+  });
+
+  afterAll(async () => {
+    gateway?.kill('SIGTERM');
+    await new Promise((resolve) => gateway?.once('exit', resolve));
+    await telegram?.close();
+    await model?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const lastText = async (chatId: number, contains: string) =>
+    telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text.includes(contains)), 15_000);
+
+  it('answers an admin in a DM, with the menu of commands registered', async () => {
+    expect(telegram.commands.map((command) => command.command)).toContain('status');
+    model.enqueue({ text: 'Hello **Ada**, how can I help?' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'hi', from: { id: admin, first_name: 'Ada' } }));
+    const reply = await lastText(admin, 'how can I help?');
+    expect(reply.entities.some((entity) => entity.type === 'bold')).toBe(true);
+  });
+
+  it('gives a stranger a pairing code; the admin approves it with /pair; then the stranger is answered', async () => {
+    telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'hello?', from: { id: stranger, first_name: 'Bob' } }));
+    const notice = await lastText(stranger, 'code');
+    const code = /\b([A-HJ-NP-Z2-9]{8})\b/.exec(notice.text)?.[1];
+    expect(code).toBeDefined();
+    const requestsBefore = model.requests.length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: `/pair ${code}`, from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'Paired');
+    expect(model.requests.length).toBe(requestsBefore); // commands never reach the model
+    model.enqueue({ text: 'Welcome, Bob.' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'now?', from: { id: stranger, first_name: 'Bob' } }));
+    await lastText(stranger, 'Welcome, Bob.');
+  });
+
+  it('in a group answers only when mentioned, labels the sender and keeps what it overheard', async () => {
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, chatType: 'supergroup', text: 'the release is friday', from: { id: 3003, first_name: 'Cy' } }));
+    model.enqueue({ text: 'Noted: Friday.' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, chatType: 'supergroup', text: `@${telegram.bot.username} when is the release?`, from: { id: 3004, first_name: 'Di', username: 'di' } }));
+    await lastText(group, 'Noted: Friday.');
+    const sent = JSON.stringify(model.requests.at(-1)!.body.messages);
+    expect(sent).toContain('Cy: the release is friday');
+    expect(sent).toContain('[Di (@di)]: when is the release?');
+    expect(telegram.messages(group)).toHaveLength(1);
+  });
+
+  it('answers a redelivered update once, and refuses admin commands to non-admins', async () => {
+    model.enqueue({ text: 'Only once.' });
+    const update = telegram.textMessage({ chatId: admin, text: 'say it once', from: { id: admin, first_name: 'Ada' } });
+    telegram.pushUpdate(update);
+    await lastText(admin, 'Only once.');
+    const requestsAfterFirst = model.requests.length;
+    telegram.pushUpdate(update);
+    telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: '/reload', from: { id: stranger, first_name: 'Bob' } }));
+    await lastText(stranger, 'for admins only');
+    // A later message of the same conversation is answered after anything queued before it, so
+    // had the redelivery started a turn, the model would have seen it first.
+    model.enqueue({ text: 'Next one.' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'next', from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'Next one.');
+    expect(model.requests.length).toBe(requestsAfterFirst + 1);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('next');
+    expect(telegram.messages(admin).filter((message) => message.text.includes('Only once.'))).toHaveLength(1);
+    expect(model.pending()).toBe(0);
+  });
+
+  it('switches the conversation\'s model with /model and shows it in /status', async () => {
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: '/model haiku', from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'Model is now claude-haiku-4-5');
+    model.enqueue({ text: 'Answered by haiku.' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'who answers?', from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'Answered by haiku.');
+    expect(model.requests.at(-1)!.body.model).toBe('claude-haiku-4-5');
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: '/status', from: { id: admin, first_name: 'Ada' } }));
+    const status = await lastText(admin, 'Profile: default');
+    expect(status.text).toContain('Model: claude-haiku-4-5');
+  });
+
+  it('splits a long reply without breaking its code block', async () => {
+    const code = Array.from({ length: 400 }, (_, i) => `line ${i} of the generated output`).join('\n');
+    model.enqueue({ text: `Here it is:\n\n\`\`\`\n${code}\n\`\`\`\n\nDone.` });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'print a lot', from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'Done.');
+    const parts = telegram.messages(admin).filter((message) => message.text.includes('of the generated output'));
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) {
+      expect(part.text.length).toBeLessThanOrEqual(4096);
+      expect(part.entities.some((entity) => entity.type === 'pre')).toBe(true);
+    }
+  });
+
+  it('tells the person briefly when the model fails, and keeps working', async () => {
+    model.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'are you ok?', from: { id: admin, first_name: 'Ada' } }));
+    const notice = await lastText(admin, 'could not answer');
+    expect(notice.text).not.toContain('sk-ant-test');
+    model.enqueue({ text: 'Back again.' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'and now?', from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'Back again.');
+  });
+});
