@@ -21,7 +21,9 @@ const platformHelp = [
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
   const { config } = loadConfig(env);
-  const runtime = new Runtime({ env, reviewEvery: config.reviewEvery, requireModel: false });
+  // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
+  const runtimeEnv = config.model ? { ...env, OPERATOR_MODEL: config.model } : env;
+  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false });
   const adapters: ChannelAdapter[] = [createWebChannel()];
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (token) {
