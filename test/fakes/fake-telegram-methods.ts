@@ -150,7 +150,7 @@ function sendFile(kind: 'photo' | 'document'): Method {
     if ('ok' in caption) return caption;
     const upload = typeof input === 'object' ? (input as UploadedFile) : undefined;
     const fileId = `${kind}-${state.files.size + 1}`;
-    if (upload) state.files.set(fileId, { path: `${kind}s/${upload.name}`, bytes: upload.bytes });
+    if (upload) state.files.set(fileId, { path: `${kind}s/file_${state.files.size}${/\.[A-Za-z0-9]{1,16}$/.exec(upload.name)?.[0] ?? ''}`, bytes: upload.bytes });
     const media = kind === 'photo'
       ? { photo: [{ file_id: upload ? fileId : String(input), file_unique_id: fileId, width: 1, height: 1, file_size: upload?.size }] }
       : { document: { file_id: upload ? fileId : String(input), file_unique_id: fileId, file_name: upload?.name, file_size: upload?.size } };

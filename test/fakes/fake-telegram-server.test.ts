@@ -60,6 +60,29 @@ describe('fake Telegram Bot API', () => {
     expect(telegram.calls.map((call) => call.status)).toEqual([404, 429, 400, 400, 400, 400]);
   });
 
+  it('holds a scripted call unanswered and never carries it out, until the caller goes away', async () => {
+    const first = await bot.api.sendMessage(4, 'first');
+    telegram.holdNext('editMessageText', (params) => params.text === 'final');
+    await bot.api.editMessageText(4, first.message_id, 'preview');
+    const caller = new AbortController();
+    const held = bot.api.editMessageText(4, first.message_id, 'final', undefined, caller.signal as never).catch((error: unknown) => error);
+    const call = await telegram.waitFor((fake) => fake.calls.find((candidate) => candidate.held));
+    expect(call).toMatchObject({ method: 'editMessageText', status: 0, params: { text: 'final' } });
+    expect(telegram.messages(4)).toMatchObject([{ text: 'preview', edits: 1 }]);
+    caller.abort();
+    expect(await held).toBeInstanceOf(Error);
+    await bot.api.editMessageText(4, first.message_id, 'final');
+    expect(telegram.messages(4)).toMatchObject([{ text: 'final', edits: 2 }]);
+  });
+
+  it('fails only the calls a failure\'s filter accepts', async () => {
+    telegram.failNext('sendMessage', { status: 429, retryAfter: 1, when: (params) => params.text === 'limited' });
+    await bot.api.sendMessage(4, 'passes by');
+    await expect(bot.api.sendMessage(4, 'limited')).rejects.toMatchObject({ error_code: 429 });
+    await bot.api.sendMessage(4, 'limited');
+    expect(telegram.callsOf('sendMessage').map((call) => call.status)).toEqual([200, 429, 200]);
+  });
+
   it('parses HTML into text and entities, and keeps the text current through edits', async () => {
     const sent = await bot.api.sendMessage(3, '<b>Hi</b> &amp; <pre><code class="language-ts">x &lt; 1</code></pre>', { parse_mode: 'HTML' });
     expect(sent).toMatchObject({ text: 'Hi & x < 1', entities: [{ type: 'bold', offset: 0, length: 2 }, { type: 'pre', offset: 5, length: 5, language: 'ts' }] });

@@ -3,7 +3,7 @@
  * `POST|GET /bot<token>/<method>` (any token) answering `{ ok: true, result }` or
  * `{ ok: false, error_code, description, parameters? }` with the matching HTTP status, a real
  * getUpdates long poll, file downloads at `GET /file/bot<token>/<file_path>`, and webhook
- * delivery with the secret-token header. Tests script it (queue updates, fail the next calls)
+ * delivery with the secret-token header. Tests script it (queue updates, fail or hold the next calls)
  * and read what the bot did (calls, current message texts).
  *
  * @example
@@ -16,10 +16,10 @@ import type { AddressInfo } from 'node:net';
 import type { Update, UserFromGetMe } from 'grammy/types';
 import { methods, type ApiAnswer } from './fake-telegram-methods.ts';
 import { readParams } from './fake-telegram-request.ts';
-import { FakeTelegramState, type FakeFailure, type FakeSentMessage, type FakeTelegramCall } from './fake-telegram-state.ts';
+import { FakeTelegramState, type FakeFailure, type FakeCallFilter, type FakeSentMessage, type FakeTelegramCall } from './fake-telegram-state.ts';
 import { updateBuilders, type FakeUpdateBuilders } from './fake-telegram-updates.ts';
 
-export type { FakeFailure, FakeSentMessage, FakeTelegramCall } from './fake-telegram-state.ts';
+export type { FakeFailure, FakeCallFilter, FakeSentMessage, FakeTelegramCall } from './fake-telegram-state.ts';
 export type { FakeMessageOptions, FakeUser } from './fake-telegram-updates.ts';
 
 /** Options of {@link startFakeTelegramServer}. */
@@ -54,8 +54,15 @@ export interface FakeTelegram extends FakeUpdateBuilders {
   pushUpdate(update: Update): void;
   /** POSTs an update to the registered webhook like Telegram; `secret` overrides the header (`null`: none). */
   postWebhook(update: Update, options?: { secret?: string | null }): Promise<number>;
-  /** Answers the next call(s) of `method` with an error (or drops the connection). */
+  /** Answers the next call(s) of `method` (those `failure.when` accepts) with an error, or drops the connection. */
   failNext(method: string, failure: FakeFailure): void;
+  /**
+   * Holds the next call of `method` (optionally: the next whose parameters `when` accepts): it is
+   * recorded with `held: true` but never carried out and never answered, as when the process
+   * calling dies before Telegram handles the request. It ends when the caller goes away or the
+   * server closes.
+   */
+  holdNext(method: string, when?: FakeCallFilter): void;
   /** Resolves with the predicate's first truthy value, checked on every change; rejects after `timeoutMs`. */
   waitFor<T>(predicate: (telegram: FakeTelegram) => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   /** Ends held long polls at once (with no updates) and closes the server. */
@@ -92,7 +99,8 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     const call: FakeTelegramCall = { method, params, status: 200 };
     state.calls.push(call);
     state.notify();
-    const failure = state.takeFailure(method);
+    if (state.takeHold(method, params)) return hold(call, response);
+    const failure = state.takeFailure(method, params);
     if (failure && 'dropConnection' in failure) {
       call.status = 0;
       state.notify();
@@ -124,6 +132,20 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     if (!response.writableEnded && !response.destroyed) {
       response.writeHead(call.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     }
+  }
+
+  /** Keeps the request open, unanswered, until the client goes away or the server closes. */
+  async function hold(call: FakeTelegramCall, response: ServerResponse): Promise<void> {
+    call.held = true;
+    call.status = 0;
+    state.notify();
+    const controller = new AbortController();
+    inFlight.add(controller);
+    response.on('close', () => controller.abort('closed'));
+    const gone = response.destroyed || !response.socket || response.socket.destroyed;
+    if (!gone) await new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true }));
+    inFlight.delete(controller);
+    response.socket?.destroy();
   }
 
   function serveFile(response: ServerResponse, filePath: string): void {
@@ -188,6 +210,11 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
       const queue = state.failures.get(method) ?? [];
       queue.push(failure);
       state.failures.set(method, queue);
+    },
+    holdNext(method, when = () => true) {
+      const queue = state.holds.get(method) ?? [];
+      queue.push(when);
+      state.holds.set(method, queue);
     },
     waitFor(predicate, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {

@@ -10,8 +10,10 @@ export interface FakeTelegramCall {
   method: string;
   /** Parameters after parsing (query, JSON, form or multipart; uploads as `{ name, type, size, bytes }`). */
   params: Record<string, unknown>;
-  /** The HTTP status the fake answered with (`0` for a dropped connection). */
+  /** The HTTP status the fake answered with (`0` for a dropped connection or a held call). */
   status: number;
+  /** Held by `holdNext`: never carried out, never answered. */
+  held?: boolean;
 }
 
 /** A message the bot sent, as it stands now (after edits). */
@@ -33,10 +35,16 @@ export interface FakeSentMessage {
   edits: number;
 }
 
-/** An error answer scripted with `failNext`, or a connection dropped without an answer. */
+/** Picks calls by their parameters (for `holdNext`, and `failNext`'s `when`). */
+export type FakeCallFilter = (params: Record<string, unknown>) => boolean;
+
+/**
+ * An error answer scripted with `failNext`, or a connection dropped without an answer; with
+ * `when`, only calls whose parameters it accepts fail (others pass by).
+ */
 export type FakeFailure =
-  | { status: number; description?: string; retryAfter?: number; times?: number }
-  | { dropConnection: true; times?: number };
+  | { status: number; description?: string; retryAfter?: number; times?: number; when?: FakeCallFilter }
+  | { dropConnection: true; times?: number; when?: FakeCallFilter };
 
 /** What a chat is, as far as the fake knows (learnt from the updates it built). */
 export interface FakeChat {
@@ -62,6 +70,7 @@ export class FakeTelegramState {
   readonly chats = new Map<number, FakeChat>();
   readonly files = new Map<string, { path: string; bytes: Uint8Array }>();
   readonly failures = new Map<string, FakeFailure[]>();
+  readonly holds = new Map<string, FakeCallFilter[]>();
   readonly answeredCallbacks: { id: string; text?: string }[] = [];
   commands: { command: string; description: string }[] = [];
   webhook: { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
@@ -160,15 +169,25 @@ export class FakeTelegramState {
     return allowed.length === 0 ? !optInTypes.has(type) : allowed.includes(type);
   }
 
-  /** The scripted failure for this call of `method`, if any (consumed). */
-  takeFailure(method: string): FakeFailure | undefined {
+  /** The scripted failure for this call of `method` with `params`, if any (consumed). */
+  takeFailure(method: string, params: Record<string, unknown> = {}): FakeFailure | undefined {
     const queue = this.failures.get(method);
     const failure = queue?.[0];
     if (!queue || !failure) return undefined;
+    if (failure.when && !failure.when(params)) return undefined;
     const remaining = (failure.times ?? 1) - 1;
     if (remaining > 0) queue[0] = { ...failure, times: remaining };
     else queue.shift();
     return failure;
+  }
+
+  /** Whether this call of `method` is to be held (the matching hold is consumed). */
+  takeHold(method: string, params: Record<string, unknown>): boolean {
+    const queue = this.holds.get(method);
+    const index = queue?.findIndex((matches) => matches(params)) ?? -1;
+    if (index < 0) return false;
+    queue!.splice(index, 1);
+    return true;
   }
 
   /** Tells waiters (long polls, `waitFor`) that something changed. */

@@ -81,9 +81,12 @@ function fileBytes(label: string, size: number): Uint8Array {
 
 /** Update builders bound to one fake server's state. */
 export function updateBuilders(state: FakeTelegramState) {
-  const registerFile = (prefix: string, bytes: Uint8Array, path: string) => {
-    const fileId = `${prefix}-${state.files.size + 1}-${state.nextUpdateId()}`;
-    state.files.set(fileId, { path, bytes });
+  // Paths are unique per file, as Telegram's are (`documents/file_12.pdf`): two files of the same
+  // name must not serve each other's bytes.
+  const registerFile = (prefix: string, bytes: Uint8Array, folder: string, extension: string) => {
+    const number = state.files.size;
+    const fileId = `${prefix}-${number + 1}-${state.nextUpdateId()}`;
+    state.files.set(fileId, { path: `${folder}/file_${number}${extension}`, bytes });
     return fileId;
   };
   const captionOf = (caption: string | undefined, entities: MessageEntity[] | undefined) =>
@@ -100,8 +103,8 @@ export function updateBuilders(state: FakeTelegramState) {
       const height = options.height ?? 960;
       const largest = options.bytes ?? fileBytes('large-photo', 2048);
       const sizes = [[90, 68, fileBytes('thumb', 64)], [320, 240, fileBytes('medium', 512)], [width, height, largest]] as const;
-      const photo = sizes.map(([w, h, bytes], index) => {
-        const fileId = registerFile('photo', bytes, `photos/file_${index}.jpg`);
+      const photo = sizes.map(([w, h, bytes]) => {
+        const fileId = registerFile('photo', bytes, 'photos', '.jpg');
         return { file_id: fileId, file_unique_id: `u${fileId}`, width: w, height: h, file_size: bytes.length };
       });
       const message = buildMessage(state, options, { photo, ...captionOf(options.caption, options.entities) });
@@ -110,7 +113,7 @@ export function updateBuilders(state: FakeTelegramState) {
     /** A document (any file sent as a file). */
     documentMessage(options: FakeMessageOptions & { fileName: string; mimeType?: string; bytes?: Uint8Array; caption?: string }): Update {
       const bytes = options.bytes ?? fileBytes(options.fileName, 100);
-      const fileId = registerFile('document', bytes, `documents/${options.fileName}`);
+      const fileId = registerFile('document', bytes, 'documents', /\.[A-Za-z0-9]{1,16}$/.exec(options.fileName)?.[0] ?? '');
       const document = { file_id: fileId, file_unique_id: `u${fileId}`, file_name: options.fileName, ...(options.mimeType ? { mime_type: options.mimeType } : {}), file_size: bytes.length };
       const message = buildMessage(state, options, { document, ...captionOf(options.caption, options.entities) });
       return { update_id: state.nextUpdateId(), message } as Update;
