@@ -4,20 +4,29 @@
  * interrupt) -> agent turn with a streamed reply -> delivery ledger -> adapter. Adapters know
  * nothing of agents; the agent knows nothing of platforms.
  */
+import { mkdir, open } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
 import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
+import { ProfileResources } from '../runtime/profile-resources.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { createAccessPolicy } from './access/index.ts';
 import { commandList, handleCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import type { Conversation } from './conversations.ts';
 import { Conversations, senderLabel } from './conversations.ts';
-import { createDedupe } from './dedupe.ts';
+import { createDedupe, keySegment } from './dedupe.ts';
 import { createDeliveryLedger } from './ledger/index.ts';
 import { ReplyStream, silentReply } from './reply-stream.ts';
 import { createSessionQueue } from './session-queue.ts';
+
+/** Largest document taken from a chat, in bytes (what Telegram lets bots download). */
+export const maxInboundFileBytes = 20 * 1024 * 1024;
+
+/** How long the id of a reply's streamed preview is kept for a restart (the ledger's retention). */
+const previewTtlSeconds = 7 * 86_400;
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -99,8 +108,13 @@ export class Gateway {
       this.rememberAddress(message.sessionKey, message.address);
       const text = this.#turnText(conversation, message);
       if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn') {
-        this.#whileBusy(conversation, text);
-        return;
+        // Follow-ups and steering carry text only: a message with a photo or a file waits for
+        // the running turn and gets its own.
+        if (message.attachments.length === 0) {
+          this.#whileBusy(conversation, text);
+          return;
+        }
+        if (this.config.busyMode === 'interrupt') conversation.agent.abort();
       }
       await this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, text));
     } catch (error) {
@@ -125,18 +139,16 @@ export class Gateway {
     }
   }
 
-  /** Sends replies recorded but never marked delivered (a crash between answer and delivery). */
+  /**
+   * Sends replies recorded but never marked delivered (a crash between answer and delivery),
+   * once each. A reply that was being streamed replaces its preview message, as it would have.
+   */
   async resendPending(): Promise<void> {
     for (const entry of await this.ledger.pending()) {
       const adapter = this.adapters.get(entry.address.platform);
       if (!adapter || !(await this.ledger.claim(entry.id))) continue;
-      try {
-        const sent = await adapter.send(entry.address, { text: entry.text, replyTo: entry.replyTo });
-        await this.ledger.markDelivered(entry.id, sent.ids);
-      } catch (error) {
-        await this.ledger.markFailed(entry.id, errorMessage(error), { final: true });
-        this.log(`${entry.sessionKey}: undelivered reply could not be sent after restart: ${errorMessage(error)}`);
-      }
+      const previewId = (await this.runtime.store.get<string>(previewKey(entry.turnId))) ?? undefined;
+      await this.#send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
     }
   }
 
@@ -187,7 +199,9 @@ export class Gateway {
     };
     try {
       const images = await this.#images(message);
-      const result = await agent.invoke(text, { channel: message.sessionKey, images });
+      const files = await this.#saveFiles(conversation, message);
+      const input = files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
+      const result = await agent.invoke(input, { channel: message.sessionKey, images });
       const turns = [result, ...result.followUps];
       for (const [index, turn] of turns.entries()) {
         if (turn.aborted && !turn.text) continue;
@@ -213,8 +227,22 @@ export class Gateway {
     previewId: string | undefined,
     replyTo: string | undefined,
   ): Promise<void> {
+    // Kept before the reply is recorded: a gateway restarted after a crash then edits this
+    // message too, rather than leave the half-streamed preview above a second copy.
+    if (previewId !== undefined) await this.runtime.store.set(previewKey(turnId), previewId, { ttlSeconds: previewTtlSeconds });
     const id = await this.ledger.record({ sessionKey: conversation.key, address, text, replyTo, turnId });
     if (text.trim() === silentReply) return;
+    await this.#send(adapter, { id, sessionKey: conversation.key, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+  }
+
+  /** Delivers a recorded reply and marks it in the ledger, retrying retryable failures. */
+  async #send(
+    adapter: ChannelAdapter,
+    entry: { id: string; sessionKey: string; address: ConversationAddress; text: string; replyTo?: string },
+    previewId: string | undefined,
+    options: { attempts: number; failure: string },
+  ): Promise<void> {
+    const { id, address, text, replyTo } = entry;
     for (let attempt = 1; ; attempt++) {
       try {
         if (previewId !== undefined && text.length <= adapter.capabilities.maxLength) {
@@ -227,10 +255,10 @@ export class Gateway {
         return;
       } catch (error) {
         const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
-        const final = !retryable || attempt >= 3;
+        const final = !retryable || attempt >= options.attempts;
         await this.ledger.markFailed(id, errorMessage(error), { final });
         if (final) {
-          this.log(`${conversation.key}: reply not delivered: ${errorMessage(error)}`);
+          this.log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
           return;
         }
         const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
@@ -264,6 +292,45 @@ export class Gateway {
       }
     }
     return images;
+  }
+
+  /**
+   * Saves the message's documents in the profile's temp folder (a subfolder per conversation)
+   * and returns one line per file for the model: where it is, or why it is not there.
+   */
+  async #saveFiles(conversation: Conversation, message: InboundMessage): Promise<string[]> {
+    const files = message.attachments.filter((attachment) => attachment.kind === 'file');
+    if (files.length === 0) return [];
+    const folder = join(await this.#tempDirectory(conversation), keySegment(message.sessionKey));
+    const notes: string[] = [];
+    for (const attachment of files) {
+      const name = safeFileName(attachment.name);
+      const tooLarge = (size: number) => `[file not saved: ${name} is too large (${formatBytes(size)}; the limit is ${formatBytes(maxInboundFileBytes)})]`;
+      if (attachment.size !== undefined && attachment.size > maxInboundFileBytes) {
+        notes.push(tooLarge(attachment.size));
+        continue;
+      }
+      try {
+        const bytes = await attachment.download();
+        if (bytes.length > maxInboundFileBytes) {
+          notes.push(tooLarge(bytes.length));
+          continue;
+        }
+        const path = await writeNewFile(folder, name, bytes);
+        notes.push(`[file saved: ${path} (${mediaTypeOf(attachment.mediaType)}, ${formatBytes(bytes.length)})]`);
+      } catch (error) {
+        notes.push(`[file not saved: ${name} could not be downloaded or written]`);
+        this.log(`${message.sessionKey}: file not saved: ${errorMessage(error)}`);
+      }
+    }
+    return notes;
+  }
+
+  /** The temp folder of the conversation's profile (`ProfileResources.tempDirectory`), absolute. */
+  async #tempDirectory(conversation: Conversation): Promise<string> {
+    const own = conversation.agent.options.resources;
+    const resources = own instanceof ProfileResources ? own : (await this.runtime.resources(conversation.profile)).resources;
+    return resolve(resources.tempDirectory);
   }
 
   async #askApproval(conversation: Conversation, request: ApprovalRequest): Promise<boolean> {
@@ -311,6 +378,66 @@ export class Gateway {
       }))
       .filter((message) => message.text.trim().length > 0);
   }
+}
+
+/** Store key of the streamed preview message of the reply of `turnId`. */
+function previewKey(turnId: string): string {
+  return `ledger-preview:${keySegment(turnId)}`;
+}
+
+/** Longest file name kept, in UTF-8 bytes (file systems allow 255; a `-2` may be added). */
+const maxFileNameBytes = 150;
+
+/**
+ * A file name from a chat made safe to write: its last path segment only, no control or
+ * reserved characters, no leading dots (so never `..` nor hidden), at most 150 bytes with its
+ * extension kept; `file` when nothing is left.
+ */
+export function safeFileName(name: string | undefined): string {
+  const last = (name ?? '').split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const cleaned = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim().replace(/^\.+/, '');
+  const extension = /\.[A-Za-z0-9]{1,16}$/.exec(cleaned)?.[0] ?? '';
+  const stem = [...cleaned.slice(0, cleaned.length - extension.length)];
+  while (stem.length > 0 && Buffer.byteLength(stem.join('') + extension) > maxFileNameBytes) stem.pop();
+  const safe = stem.join('').trim() + extension;
+  return safe.replace(/^\.+/, '') === '' ? 'file' : safe;
+}
+
+/** Writes `bytes` as a new file in `folder` named `name`, or `name-2`, `name-3`... when taken; returns its path. */
+async function writeNewFile(folder: string, name: string, bytes: Uint8Array): Promise<string> {
+  await mkdir(folder, { recursive: true });
+  const extension = /\.[A-Za-z0-9]{1,16}$/.exec(name)?.[0] ?? '';
+  const stem = name.slice(0, name.length - extension.length);
+  for (let copy = 1; copy <= 1_000; copy++) {
+    const path = join(folder, copy === 1 ? name : `${stem}-${copy}${extension}`);
+    let file;
+    try {
+      file = await open(path, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    try {
+      await file.writeFile(bytes);
+    } finally {
+      await file.close();
+    }
+    return path;
+  }
+  throw new Error(`too many files named ${name} in ${folder}`);
+}
+
+/** A platform's media type, or `application/octet-stream` when it is not one. */
+function mediaTypeOf(mediaType: string): string {
+  return /^[\w.+-]+\/[\w.+-]+$/.test(mediaType) ? mediaType : 'application/octet-stream';
+}
+
+/** `512 bytes`, `12.3 KB`, `4.0 MB`. */
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 /** A short, clear message for a failed turn: never a stack trace, never a secret. */
