@@ -1,0 +1,324 @@
+/**
+ * The gateway under load: the real process (`node bin/operator.js start`), Telegram by webhook
+ * against the fake Bot API server, the real Anthropic SDK against the fake model answering at
+ * once. Each of the three runs in its own process, as they would in production; the benchmark
+ * only posts webhooks, reads clocks and /proc. Four figures (issue 4, "Benchmarks"):
+ *
+ * 1. Throughput: 1,000 private chats each post one message at once (bounded concurrency); the wall
+ *    time until every chat has its final reply, as turns per second. Then a second wave on the
+ *    same, now warm, conversations.
+ * 2. Overhead per turn: sequential turns in a few chats, each from the webhook POST to the final
+ *    reply arriving at the fake Telegram, against a floor measured after every turn: a bare HTTP
+ *    round trip to the gateway (`GET /healthz`), the bare SDK call replaying the request that turn
+ *    sent to the fake model, and a bare `sendMessage` to the fake Telegram. The targets apply to
+ *    the turn's quantile minus the floor's.
+ * 3. Memory: the gateway's resident memory with 1,001 idle conversations minus with one, per
+ *    conversation; and its heap after a full collection, read through a probe loaded into the
+ *    process (`gateway-heap-probe.mjs`, answering SIGUSR2 on stderr).
+ * 4. Start-up: spawn to the first 200 from /healthz, median of five, against spawning `node -e 0`.
+ *
+ * `OPERATOR_BENCH_GATEWAY_NODE_ARGS` adds node options to the measured gateway (e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { Api } from 'grammy';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeModelProcess } from './fake-model-process.ts';
+import { compiledIsFresh, cpuMs, createHttpClient, freePort, machineCpuMs, ownCpuMs, residentKb, spawnGateway, timeToHealthy } from './gateway-process.ts';
+import type { GatewayProcess } from './gateway-process.ts';
+import { startFakeTelegramProcess } from './gateway-telegram-process.ts';
+import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
+import { elapsedMs, median, quantile, type BenchResult } from './lib.ts';
+
+const CONVERSATIONS = 1_000;
+/** Webhook POSTs in flight at once (Telegram's own default `max_connections` is 40). */
+const CONCURRENCY = 64;
+const WAVE_TIMEOUT_MS = 60_000;
+const SEQUENTIAL_TURNS = 400;
+const SEQUENTIAL_WARMUP = 40;
+/** Sequential turns rotate over this many chats, so no conversation grows past ~20 turns. */
+const SEQUENTIAL_CHATS = 20;
+const STARTUP_RUNS = 5;
+/** Shorter than a preview is worth showing, so each turn ends in exactly one sendMessage. */
+const REPLY = 'Sure, done.';
+const SECRET = 'bench-webhook-secret';
+const WEBHOOK_PATH = '/webhooks/telegram';
+
+/** Chat ids: the warm-up conversation, the sequential ones, the floor's, the 1,000 of the waves. */
+const warmChat = 1_000;
+const sequentialChat = (i: number) => 2_000 + (i % SEQUENTIAL_CHATS);
+const floorChat = 3_000;
+const waveChats = Array.from({ length: CONVERSATIONS }, (_, i) => 10_000_000 + i);
+
+let updateId = 500_000;
+const messageIds = new Map<number, number>();
+
+/** A private text message as Telegram delivers it (per-chat message ids, a fresh update id). */
+function textUpdate(chatId: number, text: string): string {
+  const messageId = (messageIds.get(chatId) ?? 0) + 1;
+  messageIds.set(chatId, messageId);
+  const from = { id: chatId, is_bot: false, first_name: 'Person' };
+  return JSON.stringify({
+    update_id: ++updateId,
+    message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Person' }, from, text },
+  });
+}
+
+export default async function run(): Promise<BenchResult[]> {
+  const mode = compiledIsFresh() ? 'compiled dist/' : 'sources through tsx: run `npm run build` first for the figures that count';
+  const model = await startFakeModelProcess({ text: REPLY, usage: { input: 1200, output: 5, cacheRead: 1000 } });
+  const telegram = await startFakeTelegramProcess(REPLY);
+  const home = mkdtempSync(join(tmpdir(), 'operator-bench-gateway-'));
+  const env = (gatewayHome: string, port: number): Record<string, string> => ({
+    HOME: gatewayHome,
+    OPERATOR_HOME: gatewayHome,
+    ANTHROPIC_API_KEY: 'bench-key',
+    ANTHROPIC_BASE_URL: model.anthropicBaseURL,
+    TELEGRAM_BOT_TOKEN: telegram.token,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+    TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}${WEBHOOK_PATH}`,
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    OPERATOR_DM_POLICY: 'open',
+    OPERATOR_REVIEW_EVERY: '0',
+  });
+  const results: BenchResult[] = [];
+  try {
+    const port = await freePort();
+    const nodeArgs = process.env.OPERATOR_BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean);
+    const gateway = spawnGateway({ port, env: env(home, port), nodeArgs, heapProbe: true });
+    const client = createHttpClient(gateway.url, CONCURRENCY);
+    try {
+      await gateway.ready();
+      const post = (body: string, secret = SECRET) =>
+        client.request('POST', WEBHOOK_PATH, { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret }, body);
+
+      // One warm conversation (every module loaded, the profile's resources read), then the baseline.
+      telegram.reset();
+      await post(textUpdate(warmChat, 'hello'));
+      await telegram.replies([warmChat], 10_000);
+      await settle(gateway.pid);
+      const rssBefore = residentKb(gateway.pid);
+      const heapBefore = await gateway.memory();
+
+      for (const wave of ['first', 'second'] as const) {
+        results.push(...(await measureWave(wave, gateway, telegram, post)));
+      }
+
+      await settle(gateway.pid);
+      const rssAfter = residentKb(gateway.pid);
+      const heapAfter = await gateway.memory();
+      const perConversation = (rssAfter - rssBefore) / CONVERSATIONS;
+      const kb = (bytes: number) => bytes / 1024 / CONVERSATIONS;
+      results.push(
+        { name: 'gateway RSS after start-up with one warm conversation', value: rssBefore / 1024, unit: 'MB', note: `heap used after a full GC ${(heapBefore.heapUsed / 2 ** 20).toFixed(1)} MB` },
+        { name: `gateway RSS with ${CONVERSATIONS + 1} idle conversations`, value: rssAfter / 1024, unit: 'MB', note: `heap used after a full GC ${(heapAfter.heapUsed / 2 ** 20).toFixed(1)} MB` },
+        { name: 'resident memory per idle conversation (RSS difference / 1,000)', value: perConversation, unit: 'KB', target: '<= 64 KB', pass: perConversation <= 64 },
+        {
+          name: 'heap per idle conversation after a full GC (heapUsed difference / 1,000)',
+          value: kb(heapAfter.heapUsed - heapBefore.heapUsed),
+          unit: 'KB',
+          note: `external + array buffers ${kb(heapAfter.external - heapBefore.external).toFixed(1)} KB; RSS after the GC ${kb(heapAfter.rss - heapBefore.rss).toFixed(1)} KB per conversation`,
+        },
+      );
+
+      results.push(...(await measureOverhead(gateway, telegram, model, client, post)));
+    } finally {
+      client.close();
+      await gateway.stop();
+    }
+    results.push(...(await measureStartup(env)));
+  } finally {
+    await telegram.close();
+    await model.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+  for (const result of results) if (result.pass !== undefined) result.note = result.note ? `${result.note}; ${mode}` : mode;
+  return results;
+}
+
+/** 1,000 conversations at once: each chat posts one message; wall time until every chat is answered. */
+async function measureWave(
+  wave: 'first' | 'second',
+  gateway: GatewayProcess,
+  telegram: FakeTelegramProcess,
+  post: (body: string) => Promise<number>,
+): Promise<BenchResult[]> {
+  const bodies = waveChats.map((chat) => textUpdate(chat, `message of the ${wave} wave`));
+  telegram.reset();
+  const before = cpuSnapshot(gateway, telegram);
+  const start = process.hrtime.bigint();
+  const answered = telegram.replies(waveChats, WAVE_TIMEOUT_MS);
+  let next = 0;
+  let refused = 0;
+  const poster = async () => {
+    while (next < bodies.length) {
+      const status = await post(bodies[next++]!);
+      if (status !== 200) refused++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, poster));
+  const postedMs = elapsedMs(start);
+  await answered;
+  const wallMs = elapsedMs(start);
+  const cpu = cpuSnapshot(gateway, telegram, before);
+  const perTurn = (ms: number) => (ms / CONVERSATIONS).toFixed(2);
+  const unanswered = await telegram.unanswered(waveChats);
+  const latencies = waveChats.map((chat) => Number(telegram.arrived.get(chat)! - start) / 1e6);
+  const turnsPerSecond = CONVERSATIONS / (wallMs / 1000);
+  const label = wave === 'first' ? 'first wave (1,000 new conversations)' : 'second wave (the same 1,000, warm)';
+  return [
+    { name: `${label}: wall time until every chat has its final reply`, value: wallMs, unit: 'ms', note: `all ${CONVERSATIONS} webhooks accepted after ${postedMs.toFixed(0)} ms, ${refused} refused, ${unanswered} chats without the reply; reply latency p50 ${median(latencies).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms` },
+    { name: `${label}: turns per second`, value: turnsPerSecond, unit: 'turns/s', target: '>= 500', pass: turnsPerSecond >= 500 && refused === 0 && unanswered === 0 },
+    {
+      name: `${label}: gateway CPU per turn (all its threads)`,
+      value: cpu.gateway / CONVERSATIONS,
+      unit: 'ms',
+      note: `per turn also: fake Telegram ${perTurn(cpu.telegram)} ms, this process ${perTurn(cpu.self)} ms, the fake model ${perTurn(cpu.own - cpu.gateway - cpu.telegram - cpu.self)} ms, processes not ours ${perTurn(cpu.others)} ms; the machine was busy ${perTurn(cpu.busy)} of ${perTurn(cpu.total)} ms (2 cores)`,
+    },
+  ];
+}
+
+interface CpuSnapshot {
+  gateway: number;
+  telegram: number;
+  self: number;
+  /** This process and all it started. */
+  own: number;
+  busy: number;
+  total: number;
+  /** Busy time of processes that are not ours (only in differences). */
+  others: number;
+}
+
+/** CPU time (ms) used so far, or since `since`. */
+function cpuSnapshot(gateway: GatewayProcess, telegram: FakeTelegramProcess, since?: CpuSnapshot): CpuSnapshot {
+  const usage = process.cpuUsage();
+  const machine = machineCpuMs();
+  const now = { gateway: cpuMs(gateway.pid), telegram: cpuMs(telegram.pid), self: (usage.user + usage.system) / 1000, own: ownCpuMs(), busy: machine.busy, total: machine.total, others: 0 };
+  if (!since) return now;
+  const diff = { ...now };
+  for (const key of Object.keys(now) as (keyof CpuSnapshot)[]) diff[key] = now[key] - since[key];
+  diff.others = Math.max(0, diff.busy - diff.own);
+  return diff;
+}
+
+/** Sequential turns, each followed by the floor's three bare round trips. */
+async function measureOverhead(
+  gateway: GatewayProcess,
+  telegram: FakeTelegramProcess,
+  model: { anthropicBaseURL: string; lastBody(): Promise<string> },
+  client: ReturnType<typeof createHttpClient>,
+  post: (body: string, secret?: string) => Promise<number>,
+): Promise<BenchResult[]> {
+  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: model.anthropicBaseURL, maxRetries: 0 });
+  const api = new Api(telegram.token, { apiRoot: telegram.apiRoot });
+  const turns: number[] = [];
+  const health: number[] = [];
+  const refusedPosts: number[] = [];
+  const sdkCalls: number[] = [];
+  const sends: number[] = [];
+  const floors: number[] = [];
+  const pairs: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_WARMUP + SEQUENTIAL_TURNS; i++) {
+    const chat = sequentialChat(i);
+    const body = textUpdate(chat, `question ${i}`);
+    telegram.reset();
+    const start = process.hrtime.bigint();
+    const status = await post(body);
+    if (status !== 200) throw new Error(`the webhook answered ${status}`);
+    await telegram.replies([chat], 10_000);
+    const turnMs = Number(telegram.arrived.get(chat)! - start) / 1e6;
+
+    let t = process.hrtime.bigint();
+    const healthStatus = await client.request('GET', '/healthz');
+    const healthMs = elapsedMs(t);
+    if (healthStatus !== 200) throw new Error(`/healthz answered ${healthStatus}`);
+
+    t = process.hrtime.bigint();
+    const refused = await post(body, 'wrong-secret');
+    const refusedMs = elapsedMs(t);
+    if (refused !== 401) throw new Error(`the webhook answered ${refused} to a wrong secret`);
+
+    const request = JSON.parse(await model.lastBody()) as Anthropic.MessageCreateParamsStreaming;
+    t = process.hrtime.bigint();
+    const stream = await sdk.messages.create({ ...request, stream: true });
+    for await (const _event of stream) {
+      // consume the whole stream, as the provider does
+    }
+    const sdkMs = elapsedMs(t);
+
+    t = process.hrtime.bigint();
+    await api.sendMessage(floorChat, REPLY, { parse_mode: 'HTML' });
+    const sendMs = elapsedMs(t);
+
+    if (i < SEQUENTIAL_WARMUP) continue;
+    turns.push(turnMs);
+    health.push(healthMs);
+    refusedPosts.push(refusedMs);
+    sdkCalls.push(sdkMs);
+    sends.push(sendMs);
+    floors.push(healthMs + sdkMs + sendMs);
+    pairs.push(turnMs - healthMs - sdkMs - sendMs);
+  }
+  const p50 = median(turns) - median(floors);
+  const p99 = quantile(turns, 0.99) - quantile(floors, 0.99);
+  const both = (samples: number[]) => `p99 ${quantile(samples, 0.99).toFixed(2)} ms`;
+  return [
+    { name: 'floor: GET /healthz round trip, median', value: median(health), unit: 'ms', note: `${both(health)}; a webhook POST refused for its secret (401): median ${median(refusedPosts).toFixed(2)} ms, ${both(refusedPosts)}` },
+    { name: 'floor: bare SDK round trip to the fake model, median', value: median(sdkCalls), unit: 'ms', note: both(sdkCalls) },
+    { name: 'floor: bare sendMessage to the fake Telegram (grammy), median', value: median(sends), unit: 'ms', note: both(sends) },
+    { name: 'floor: the three together, median', value: median(floors), unit: 'ms', note: both(floors) },
+    { name: 'gateway turn, webhook POST to the final sendMessage at the fake, median', value: median(turns), unit: 'ms', note: `${both(turns)}; ${SEQUENTIAL_TURNS} turns in ${SEQUENTIAL_CHATS} chats after ${SEQUENTIAL_WARMUP} warm-up turns` },
+    { name: 'gateway overhead per turn beyond the floor (p50)', value: p50, unit: 'ms', target: '<= 2 ms', pass: p50 <= 2 },
+    { name: 'gateway overhead per turn beyond the floor (p99)', value: p99, unit: 'ms', target: '<= 10 ms', pass: p99 <= 10 },
+    { name: 'per-turn difference turn - its own floor, median', value: median(pairs), unit: 'ms', note: `${both(pairs)} (sums the tails of four calls)` },
+  ];
+}
+
+/** Spawn to the first 200 from /healthz (no browser, Telegram by webhook), fresh home each run. */
+async function measureStartup(env: (home: string, port: number) => Record<string, string>): Promise<BenchResult[]> {
+  const floor: number[] = [];
+  const healthy: number[] = [];
+  const ready: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    floor.push(await timeBareNode());
+    const home = mkdtempSync(join(tmpdir(), 'operator-bench-gateway-start-'));
+    const port = await freePort();
+    const gateway = spawnGateway({ port, env: env(home, port) });
+    try {
+      healthy.push(await timeToHealthy(gateway));
+      await gateway.ready();
+      ready.push(elapsedMs(gateway.spawnedAt));
+    } finally {
+      await gateway.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+  const value = median(healthy);
+  return [
+    { name: 'bare `node -e 0` (floor), median of 5', value: median(floor), unit: 'ms' },
+    { name: 'start-up: spawn to the first 200 from /healthz, median of 5', value, unit: 'ms', target: '<= 500 ms', pass: value <= 500, note: `runs ${healthy.map((ms) => ms.toFixed(0)).join(', ')} ms; ${(value - median(floor)).toFixed(0)} ms beyond the floor` },
+    { name: 'start-up: spawn to the banner (Telegram webhook registered), median of 5', value: median(ready), unit: 'ms' },
+  ];
+}
+
+function timeBareNode(): Promise<number> {
+  const start = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['-e', '0']);
+  return new Promise((resolve) => child.on('exit', () => resolve(elapsedMs(start))));
+}
+
+/** Waits until the gateway is idle: under 5% of a core over 200 ms (at most 5 s). */
+async function settle(pid: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let before = cpuMs(pid);
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = cpuMs(pid);
+    if (now - before <= 10) return;
+    before = now;
+  }
+}
