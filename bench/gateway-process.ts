@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,18 @@ import { fileURLToPath } from 'node:url';
 import { elapsedMs } from './lib.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** What the heap probe reports (bytes): `process.memoryUsage()` after a full GC, plus V8's own figures. */
+export type ProbedMemory = NodeJS.MemoryUsage & {
+  /** Resident bytes of V8's heap pages. */
+  physicalHeap: number;
+  /** Bytes V8 itself allocated with malloc. */
+  mallocedByV8: number;
+  /** Native contexts (realms) alive. */
+  contexts: number;
+  /** Whether the GC ran (the process had --expose-gc). */
+  collected: boolean;
+};
 
 /** A gateway process being benchmarked. */
 export interface GatewayProcess {
@@ -31,7 +43,7 @@ export interface GatewayProcess {
    * With `heapProbe`: a full garbage collection in the gateway, then its memory figures (bytes).
    * Rejects without the probe (SIGUSR2 would end the process).
    */
-  memory(): Promise<NodeJS.MemoryUsage & { collected: boolean }>;
+  memory(): Promise<ProbedMemory>;
   /** SIGTERM (lets turns in flight finish), then waits for the exit. */
   stop(): Promise<number | null>;
 }
@@ -104,7 +116,7 @@ export function spawnGateway(options: { port: number; env: Record<string, string
           if (at === before || end < 0) return;
           clearTimeout(timer);
           listeners.delete(check);
-          resolve(JSON.parse(output.slice(at + probeMarker.length, end)) as NodeJS.MemoryUsage & { collected: boolean });
+          resolve(JSON.parse(output.slice(at + probeMarker.length, end)) as ProbedMemory);
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
@@ -226,4 +238,17 @@ export function ownCpuMs(): number {
     pending.push(...(children.get(pid) ?? []));
   }
   return total;
+}
+
+/** Sockets a process holds open (listening ones included). */
+export function openSockets(pid: number): number {
+  let sockets = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return sockets;
 }
