@@ -28,6 +28,16 @@ export const maxInboundFileBytes = 20 * 1024 * 1024;
 /** How long the id of a reply's streamed preview is kept for a restart (the ledger's retention). */
 const previewTtlSeconds = 7 * 86_400;
 
+/**
+ * How long a turn works before the typing indicator is shown. An answer that comes sooner arrives
+ * before an indicator would have been drawn, and skipping it saves a platform call per quick turn
+ * (which counts against the platform's rate limits).
+ */
+const typingDelayMs = 400;
+
+/** How often the typing indicator is renewed while a turn works. */
+const typingRepeatMs = 4_000;
+
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
 
@@ -37,7 +47,7 @@ export class Gateway {
   readonly config: GatewayConfig;
   readonly adapters: Map<string, ChannelAdapter>;
   readonly conversations: Conversations;
-  readonly queue = createSessionQueue();
+  readonly queue;
   readonly dedupe;
   readonly access;
   readonly ledger;
@@ -50,6 +60,7 @@ export class Gateway {
     this.config = options.config;
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns });
     this.dedupe = createDedupe(this.runtime.store);
     this.access = createAccessPolicy(this.config, this.runtime.store);
     this.ledger = createDeliveryLedger(this.runtime.store);
@@ -271,13 +282,26 @@ export class Gateway {
     await adapter.send(address, { text }).catch((error: unknown) => this.log(`${address.platform}: could not send: ${errorMessage(error)}`));
   }
 
+  /**
+   * Shows the typing indicator while a turn works: first after {@link typingDelayMs}, then every
+   * {@link typingRepeatMs} (platforms drop it after about five seconds).
+   */
   #keepTyping(adapter: ChannelAdapter, address: ConversationAddress): { stop(): void } {
     if (!adapter.capabilities.typing) return { stop() {} };
+    let repeat: ReturnType<typeof setInterval> | undefined;
     const tick = () => void adapter.typing(address).catch(() => undefined);
-    tick();
-    const timer = setInterval(tick, 4_000);
-    timer.unref();
-    return { stop: () => clearInterval(timer) };
+    const first = setTimeout(() => {
+      tick();
+      repeat = setInterval(tick, typingRepeatMs);
+      repeat.unref();
+    }, typingDelayMs);
+    first.unref();
+    return {
+      stop: () => {
+        clearTimeout(first);
+        clearInterval(repeat);
+      },
+    };
   }
 
   async #images(message: InboundMessage) {

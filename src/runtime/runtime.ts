@@ -19,6 +19,7 @@ import { SessionManager } from '../session/session-manager.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
 import type { Store } from '../store/store.ts';
 import { createBuiltinTools } from '../tools/builtin/index.ts';
+import type { Tool } from '../tools/tool.ts';
 import { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
 
@@ -65,6 +66,12 @@ export class Runtime {
   readonly bindings: ProfileBindingStore;
   readonly reviewEvery: number;
   #profiles = new Map<string, Promise<{ resources: ProfileResources; report: ReloadReport }>>();
+  /**
+   * The built-in tools, made once and shared by every agent: they keep no state between calls,
+   * and their JSON Schemas are generated once per tool object (per agent that was most of the
+   * cost of a new conversation).
+   */
+  #tools: Tool[] | undefined;
   #onReview: RuntimeOptions['onReview'];
 
   constructor(options: RuntimeOptions = {}) {
@@ -120,7 +127,7 @@ export class Runtime {
       modelInfo: client.info,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: createBuiltinTools({ cwd: this.cwd }),
+      tools: (this.#tools ??= createBuiltinTools({ cwd: this.cwd })),
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,

@@ -46,6 +46,7 @@ describe('loadConfig defaults', () => {
       groups: {},
       busyMode: 'followUp',
       idleTtlSeconds: 1800,
+      maxConcurrentTurns: 64,
       profiles: { channels: {}, people: {} },
       telegram: {},
     });
@@ -189,6 +190,7 @@ describe('loadConfig problems', () => {
     [{ groups: { 'telegram:-1': { requireMention: 'no' } } }, 'groups["telegram:-1"].requireMention: expected true or false, got a string'],
     [{ busyMode: 'queue' }, 'busyMode: expected one of "followUp", "steer", "interrupt"'],
     [{ idleTtlSeconds: 0 }, 'idleTtlSeconds: must be greater than 0'],
+    [{ maxConcurrentTurns: 0 }, 'maxConcurrentTurns: must be at least 1'],
     [{ reviewEvery: -1 }, 'reviewEvery: must be at least 0'],
     [{ profiles: { people: { 'telegram:1': 'my profile' } } }, 'profiles.people["telegram:1"]: expected a profile name (letters, digits, - and _, at most 64)'],
     [{ telegram: { webhookUrl: 'not a url', webhookSecret: 's' } }, 'telegram.webhookUrl: expected a URL such as https://example.com/path'],
@@ -265,7 +267,7 @@ describe('operator.schema.json', () => {
     expect(schema.properties.port?.default).toBe(8787);
     expect(schema.properties.busyMode?.default).toBe('followUp');
     expect(Object.keys(schema.properties)).toEqual(
-      expect.arrayContaining(['port', 'model', 'dmPolicy', 'allowlists', 'admins', 'groups', 'busyMode', 'idleTtlSeconds', 'profiles', 'reviewEvery', 'telegram']),
+      expect.arrayContaining(['port', 'model', 'dmPolicy', 'allowlists', 'admins', 'groups', 'busyMode', 'idleTtlSeconds', 'maxConcurrentTurns', 'profiles', 'reviewEvery', 'telegram']),
     );
   });
 });

@@ -113,4 +113,45 @@ describe('createSessionQueue', () => {
   it('drain resolves at once when idle', async () => {
     await expect(createSessionQueue().drain()).resolves.toBeUndefined();
   });
+
+  it('runs at most maxRunning tasks at once; the others start in arrival order as slots free up', async () => {
+    const queue = createSessionQueue({ maxRunning: 2 });
+    const gates = new Map(['a', 'b', 'c', 'd', 'a2'].map((name) => [name, gate()]));
+    const started: string[] = [];
+    const task = (name: string) => async () => {
+      started.push(name);
+      await gates.get(name)!.opened;
+      return name;
+    };
+    const runs = [queue.run('a', task('a')), queue.run('b', task('b')), queue.run('c', task('c')), queue.run('a', task('a2')), queue.run('d', task('d'))];
+    await settle();
+    expect(started).toEqual(['a', 'b']);
+    // c and d wait for a slot; a2 waits behind a in its own lane.
+    expect([queue.running, queue.waiting]).toEqual([2, 2]);
+    expect(queue.busy('c')).toBe(true);
+    gates.get('b')!.open();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect([queue.running, queue.waiting]).toEqual([2, 1]);
+    // When a ends, its slot goes to d, which asked before a2 could.
+    gates.get('a')!.open();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    expect([queue.running, queue.waiting]).toEqual([2, 1]);
+    for (const g of gates.values()) g.open();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'a2', 'd']);
+    expect(started).toEqual(['a', 'b', 'c', 'd', 'a2']);
+    expect([queue.running, queue.waiting]).toEqual([0, 0]);
+  });
+
+  it('frees the slot of a task that throws', async () => {
+    const queue = createSessionQueue({ maxRunning: 1 });
+    await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(queue.run('b', async () => 'ran')).resolves.toBe('ran');
+    expect(queue.running).toBe(0);
+  });
+
+  it('refuses a limit below one', () => {
+    expect(() => createSessionQueue({ maxRunning: 0 })).toThrow(RangeError);
+  });
 });

@@ -48,6 +48,8 @@ export interface GatewayConfig {
   busyMode: BusyMode;
   /** Seconds an idle conversation stays in memory. */
   idleTtlSeconds: number;
+  /** Turns running at once across all conversations (64). */
+  maxConcurrentTurns: number;
   /** Configured profile bindings. */
   profiles: Required<ProfileBindings>;
   /** Person turns between memory reviews; unset means the runtime's default. */

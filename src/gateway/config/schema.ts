@@ -112,6 +112,12 @@ export const operatorConfigSchema = z
       .default('followUp')
       .describe('A message arriving during a turn: answered after it (followUp), injected between tool rounds (steer), or interrupting it.'),
     idleTtlSeconds: z.int().positive().default(1800).describe('Seconds after which an idle conversation leaves memory (it comes back from storage).'),
+    maxConcurrentTurns: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(64)
+      .describe('Turns running at once across all conversations; further messages wait their turn in arrival order.'),
     profiles: z
       .strictObject({
         channels: z
