@@ -125,6 +125,13 @@ export interface CommandInfo {
 
 /** What the gateway gives an adapter when starting it. */
 export interface ChannelHandlers {
+  /**
+   * Takes a message. Resolves once the gateway has it on record (the answer follows later);
+   * only then may the adapter acknowledge the delivery to the platform (answer the webhook,
+   * advance the poll offset). Rejects when the gateway could not take it now (see
+   * {@link NotAcceptedError}): the adapter must then leave it unacknowledged so the platform
+   * delivers it again, or tell the sender to retry where the platform cannot redeliver.
+   */
   onMessage(message: InboundMessage): Promise<void>;
   onAction(action: ChannelAction): Promise<void>;
   /** Earlier messages of a conversation, oldest first (the web chat shows them on reload). */
@@ -172,4 +179,9 @@ export class DeliveryError extends Error {
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs;
   }
+}
+
+/** The gateway could not take a message now (stopping, or its storage failed); deliver it again later. */
+export class NotAcceptedError extends Error {
+  override name = 'NotAcceptedError';
 }

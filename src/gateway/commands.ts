@@ -129,12 +129,21 @@ const commands: Command[] = [
 /** The commands for platform menus. */
 export const commandList: CommandInfo[] = commands.map(({ name, description }) => ({ name, description }));
 
+/** True when `message` is one of the gateway's own commands (which never reach the model). */
+export function isGatewayCommand(message: InboundMessage): boolean {
+  return findCommand(message) !== undefined;
+}
+
+function findCommand(message: InboundMessage): Command | undefined {
+  return message.command ? commands.find((candidate) => candidate.name === message.command!.name) : undefined;
+}
+
 /**
  * Answers `message` if it is one of the gateway's commands; returns false for anything else
  * (e.g. a skill's `/name`, which goes to the model).
  */
 export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, message: InboundMessage, admin: boolean): Promise<boolean> {
-  const command = commands.find((candidate) => candidate.name === message.command?.name);
+  const command = findCommand(message);
   if (!command) return false;
   let reply: string;
   if (command.adminOnly && !admin) reply = `/${command.name} is for admins only.`;

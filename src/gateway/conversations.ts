@@ -24,6 +24,8 @@ export interface Conversation {
   profile: string;
   /** Recent unaddressed group messages, oldest first (bounded). */
   overheard: OverheardMessage[];
+  /** Inbox keys of messages taken in as follow-ups or steering by the running turn. */
+  inboxKeys: string[];
   /** The approval question waiting for `/approve` or `/deny`, if any. */
   pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean) => void };
   lastActive: number;
@@ -117,7 +119,7 @@ export class Conversations {
       },
       await this.#bindings(),
     );
-    const conversation = { key: message.sessionKey, profile, overheard: [], lastActive: this.#now() } as unknown as Conversation;
+    const conversation = { key: message.sessionKey, profile, overheard: [], inboxKeys: [], lastActive: this.#now() } as unknown as Conversation;
     const model = (await this.#runtime.store.get<string>(modelChoiceKey(message.sessionKey))) ?? undefined;
     const { agent } = await this.#runtime.createAgent({
       sessionKey: message.sessionKey,

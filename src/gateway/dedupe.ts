@@ -10,6 +10,8 @@ import type { Store } from '../store/store.ts';
 export interface Dedupe {
   /** True the first time `key` is seen (within the TTL), false for every repeat. */
   firstTime(key: string): Promise<boolean>;
+  /** Forgets `key`, so its next delivery counts as the first (a delivery that could not be taken). */
+  forget(key: string): Promise<void>;
 }
 
 /** Options of {@link createDedupe}. */
@@ -31,6 +33,9 @@ export function createDedupe(store: Store, options: DedupeOptions = {}): Dedupe 
   return {
     firstTime(key) {
       return store.setIfAbsent(`dedupe:${keySegment(key)}`, 1, { ttlSeconds });
+    },
+    forget(key) {
+      return store.delete(`dedupe:${keySegment(key)}`);
     },
   };
 }

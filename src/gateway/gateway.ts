@@ -8,17 +8,19 @@ import { mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
+import { NotAcceptedError } from '../channels/types.ts';
 import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
 import { ProfileResources } from '../runtime/profile-resources.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { createAccessPolicy } from './access/index.ts';
-import { commandList, handleCommand } from './commands.ts';
+import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import type { Conversation } from './conversations.ts';
 import { Conversations, senderLabel } from './conversations.ts';
 import { createDedupe, keySegment } from './dedupe.ts';
-import { createDeliveryLedger } from './ledger/index.ts';
+import { createInbox, type InboxEntry } from './inbox.ts';
+import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
 import { ReplyStream, silentReply } from './reply-stream.ts';
 import { createSessionQueue } from './session-queue.ts';
 
@@ -52,8 +54,10 @@ export class Gateway {
   readonly access;
   readonly ledger;
   readonly log: GatewayLog;
+  readonly inbox;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
+  #work = new Set<Promise<void>>();
 
   constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog }) {
     this.runtime = options.runtime;
@@ -64,6 +68,7 @@ export class Gateway {
     this.dedupe = createDedupe(this.runtime.store);
     this.access = createAccessPolicy(this.config, this.runtime.store);
     this.ledger = createDeliveryLedger(this.runtime.store);
+    this.inbox = createInbox(this.runtime.store);
     this.conversations = new Conversations({
       runtime: this.runtime,
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
@@ -71,8 +76,15 @@ export class Gateway {
     });
   }
 
-  /** Starts every adapter, registers command menus and sends replies a crash left undelivered. */
+  /**
+   * Starts every adapter, registers command menus, then finishes what an earlier process left:
+   * replies recorded and never delivered go out, messages accepted and never answered are
+   * answered. What is left over is read before any adapter starts, so work this process takes
+   * on meanwhile is never mistaken for it (and never done twice).
+   */
   async start(): Promise<void> {
+    const undelivered = await this.ledger.pending();
+    const unanswered = await this.inbox.pending();
     for (const adapter of this.adapters.values()) {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
@@ -83,7 +95,8 @@ export class Gateway {
         await adapter.setCommands(commandList).catch((error: unknown) => this.log(`${adapter.platform}: could not register commands: ${errorMessage(error)}`));
       }
     }
-    await this.resendPending();
+    await this.resendPending(undelivered);
+    this.answerInbox(unanswered);
     const ttlMs = this.config.idleTtlSeconds * 1000;
     this.#sweeper = setInterval(() => void this.conversations.sweep(ttlMs), Math.min(ttlMs, 60_000));
     this.#sweeper.unref();
@@ -94,22 +107,29 @@ export class Gateway {
     this.#stopping = true;
     clearInterval(this.#sweeper);
     await this.queue.drain();
+    while (this.#work.size > 0) await Promise.all(this.#work);
     for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
   }
 
-  /** One message from a platform. Never throws: failures are logged and answered briefly. */
+  /**
+   * One message from a platform. Resolves once the message is accepted: seen for the first time
+   * and, when it asks for an answer, in the inbox; the answer follows in the background. Rejects
+   * with {@link NotAcceptedError} only when the message could not be taken (the gateway is
+   * stopping, or the store failed), so the adapter leaves it for the platform to deliver again.
+   * Anything failing after acceptance is logged and, where it helps, answered briefly.
+   */
   async handleMessage(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
+    if (this.#stopping) throw new NotAcceptedError('the gateway is stopping; the message is left for the platform to deliver again');
+    if (!(await this.#firstTime(message.dedupeKey))) return;
     try {
-      if (this.#stopping) return;
-      if (!(await this.dedupe.firstTime(message.dedupeKey))) return;
       const access = await this.access.check(message);
       if (!access.allowed) {
-        if (access.reply) await this.#sendDirect(adapter, message.address, access.reply);
+        if (access.reply) this.#background(this.#sendDirect(adapter, message.address, access.reply));
         return;
       }
-      if (message.command) {
-        const handled = await handleCommand(this, adapter, message, access.admin);
-        if (handled) return;
+      if (isGatewayCommand(message)) {
+        this.#background(handleCommand(this, adapter, message, access.admin));
+        return;
       }
       if (message.scope === 'group' && !message.mentioned && this.#requiresMention(message)) {
         await this.conversations.overhear(message);
@@ -118,19 +138,57 @@ export class Gateway {
       const conversation = await this.conversations.get(message);
       this.rememberAddress(message.sessionKey, message.address);
       const text = this.#turnText(conversation, message);
+      const inboxKey = await this.#accept(message, text);
       if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn') {
         // Follow-ups and steering carry text only: a message with a photo or a file waits for
         // the running turn and gets its own.
         if (message.attachments.length === 0) {
+          conversation.inboxKeys.push(inboxKey);
           this.#whileBusy(conversation, text);
           return;
         }
         if (this.config.busyMode === 'interrupt') conversation.agent.abort();
       }
-      await this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, text));
+      this.#startTurn(adapter, conversation, message, text, inboxKey);
     } catch (error) {
+      if (error instanceof NotAcceptedError) throw error;
       this.log(`${message.sessionKey}: message not handled: ${errorMessage(error)}`);
     }
+  }
+
+  /** Dedupe, as acceptance: a store failure means "not taken", never "seen". */
+  async #firstTime(dedupeKey: string): Promise<boolean> {
+    try {
+      return await this.dedupe.firstTime(dedupeKey);
+    } catch (error) {
+      throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
+    }
+  }
+
+  /** Puts the message in the inbox; when that fails, forgets it was seen, so a redelivery is taken. */
+  async #accept(message: InboundMessage, text: string): Promise<string> {
+    try {
+      return await this.inbox.add(message, text);
+    } catch (error) {
+      await this.dedupe.forget(message.dedupeKey).catch(() => undefined);
+      throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
+    }
+  }
+
+  /** Queues the turn of an accepted message (one turn at a time per conversation). */
+  #startTurn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, inboxKey: string, replay?: InboxEntry): void {
+    const turn = this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, text, inboxKey, replay));
+    turn.catch((error: unknown) => this.log(`${message.sessionKey}: turn not run: ${errorMessage(error)}`));
+  }
+
+  /** Work that outlives the message's acceptance (command answers, refusals); `stop()` waits for it. */
+  #background(work: Promise<unknown>): void {
+    const tracked = work.then(
+      () => undefined,
+      (error: unknown) => this.log(`background work failed: ${errorMessage(error)}`),
+    );
+    this.#work.add(tracked);
+    void tracked.finally(() => this.#work.delete(tracked));
   }
 
   /** A button press: approvals. */
@@ -154,12 +212,37 @@ export class Gateway {
    * Sends replies recorded but never marked delivered (a crash between answer and delivery),
    * once each. A reply that was being streamed replaces its preview message, as it would have.
    */
-  async resendPending(): Promise<void> {
-    for (const entry of await this.ledger.pending()) {
+  async resendPending(entries?: LedgerEntry[]): Promise<void> {
+    for (const entry of entries ?? (await this.ledger.pending())) {
       const adapter = this.adapters.get(entry.address.platform);
       if (!adapter || !(await this.ledger.claim(entry.id))) continue;
       const previewId = (await this.runtime.store.get<string>(previewKey(entry.turnId))) ?? undefined;
       await this.#send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
+    }
+  }
+
+  /**
+   * Answers messages an earlier process accepted and never answered (it stopped mid-turn), in
+   * the order they came, through the usual queue. When the session already holds the message
+   * (the turn had begun), the model is asked to answer it rather than given it twice.
+   */
+  answerInbox(entries: InboxEntry[]): void {
+    const oldest = Date.now() - inboxReplayHours * 3_600_000;
+    for (const entry of entries) {
+      const adapter = this.adapters.get(entry.address.platform);
+      if (!adapter || entry.receivedAt < oldest) {
+        this.log(`${entry.sessionKey}: message from before the restart not answered (${adapter ? 'too old' : `no ${entry.address.platform} adapter`})`);
+        this.#background(this.inbox.done(entry.key));
+        continue;
+      }
+      const message = replayedMessage(entry);
+      this.#background(
+        this.conversations.get(message).then((conversation) => {
+          this.rememberAddress(message.sessionKey, message.address);
+          this.log(`${entry.sessionKey}: answering a message left unanswered by the last run`);
+          this.#startTurn(adapter, conversation, message, entry.text, entry.key, entry);
+        }),
+      );
     }
   }
 
@@ -194,29 +277,35 @@ export class Gateway {
     }
   }
 
-  async #turn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<void> {
+  /**
+   * One turn: the agent answers `text` (and what arrives meanwhile, as follow-ups), each answer
+   * streamed, recorded and delivered. The inbox entries of the messages answered are done once
+   * their reply is on record; a failed turn is told to the person and done too.
+   */
+  async #turn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, inboxKey: string, replay?: InboxEntry): Promise<void> {
     const { agent } = conversation;
     const address = message.address;
-    let stream = new ReplyStream(adapter, address, { replyTo: message.scope === 'group' ? message.id : undefined });
+    const replyTo = message.scope === 'group' ? message.id : undefined;
+    let stream = new ReplyStream(adapter, address, { replyTo });
     const typing = this.#keepTyping(adapter, address);
     const unsubscribe = agent.subscribe((event) => {
       if (event.type === 'text_delta') stream.push(event.text);
       if (event.type === 'turn_start') stream.separate();
     });
-    const deliverTurn = async (answer: string, turnId: string) => {
-      const previewId = await stream.close();
-      await this.#deliver(adapter, conversation, address, answer, turnId, previewId, message.scope === 'group' ? message.id : undefined);
-      stream = new ReplyStream(adapter, address);
+    /** Marks done the messages answered so far: the first reply answers this message, later ones the follow-ups. */
+    const answered = async (all: boolean) => {
+      const keys = all ? [inboxKey, ...conversation.inboxKeys.splice(0)] : [inboxKey];
+      await Promise.all(keys.map((key) => this.inbox.done(key)));
     };
     try {
-      const images = await this.#images(message);
-      const files = await this.#saveFiles(conversation, message);
-      const input = files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
-      const result = await agent.invoke(input, { channel: message.sessionKey, images });
+      const input = replay ? await this.#replayInput(conversation, replay) : await this.#input(conversation, message, text);
+      const result = await agent.invoke(input, { channel: message.sessionKey, images: replay ? [] : await this.#images(message) });
       const turns = [result, ...result.followUps];
       for (const [index, turn] of turns.entries()) {
         if (turn.aborted && !turn.text) continue;
-        await deliverTurn(turn.text || '(no answer)', `${message.dedupeKey}#${index}`);
+        const previewId = await stream.close();
+        await this.#deliver(adapter, conversation, address, turn.text || '(no answer)', `${message.dedupeKey}#${index}`, previewId, index === 0 ? replyTo : undefined, () => answered(index > 0));
+        stream = new ReplyStream(adapter, address);
       }
     } catch (error) {
       await stream.close();
@@ -225,7 +314,28 @@ export class Gateway {
     } finally {
       unsubscribe();
       typing.stop();
+      await answered(true).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
     }
+  }
+
+  /** The model's input for a message: its text, plus where its documents were saved. */
+  async #input(conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
+    const files = await this.#saveFiles(conversation, message);
+    return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
+  }
+
+  /**
+   * The input for a message accepted by an earlier process that stopped before answering. When
+   * its turn had begun, the session already holds the message: the model is asked to answer it
+   * (and sees whatever the interrupted turn did). Otherwise the text goes in as it came, with a
+   * note for attachments, whose bytes were not kept.
+   */
+  async #replayInput(conversation: Conversation, entry: InboxEntry): Promise<string> {
+    const recent = (await conversation.agent.session()).buildContext().messages.slice(-replayLookback);
+    const begun = recent.some((item) => item.role === 'user' && item.content.some((part) => part.type === 'text' && part.text.startsWith(entry.text)));
+    if (begun) return restartNote;
+    const lost = entry.attachments.map((attachment) => `[${attachment.kind === 'image' ? 'an image' : `the file ${attachment.name ?? ''}`.trim()} came with this message but was lost in a restart; ask for it again if it matters]`);
+    return [entry.text, ...lost].filter((part) => part !== '').join('\n');
   }
 
   /** Records the reply in the ledger, then delivers it (editing the preview when it fits). */
@@ -237,11 +347,14 @@ export class Gateway {
     turnId: string,
     previewId: string | undefined,
     replyTo: string | undefined,
+    recorded: () => Promise<void>,
   ): Promise<void> {
     // Kept before the reply is recorded: a gateway restarted after a crash then edits this
     // message too, rather than leave the half-streamed preview above a second copy.
     if (previewId !== undefined) await this.runtime.store.set(previewKey(turnId), previewId, { ttlSeconds: previewTtlSeconds });
     const id = await this.ledger.record({ sessionKey: conversation.key, address, text, replyTo, turnId });
+    // From here the ledger answers for the reply: a crash no longer means answering anew.
+    await recorded();
     if (text.trim() === silentReply) return;
     await this.#send(adapter, { id, sessionKey: conversation.key, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
   }
@@ -254,18 +367,26 @@ export class Gateway {
     options: { attempts: number; failure: string },
   ): Promise<void> {
     const { id, address, text, replyTo } = entry;
+    let preview = previewId;
     for (let attempt = 1; ; attempt++) {
+      const editing = preview !== undefined && text.length <= adapter.capabilities.maxLength;
+      let ids: string[];
       try {
-        if (previewId !== undefined && text.length <= adapter.capabilities.maxLength) {
-          await adapter.edit(address, previewId, { text });
-          await this.ledger.markDelivered(id, [previewId]);
+        if (editing) {
+          await adapter.edit(address, preview!, { text });
+          ids = [preview!];
         } else {
-          const sent = await adapter.send(address, { text, replyTo });
-          await this.ledger.markDelivered(id, sent.ids);
+          ids = (await adapter.send(address, { text, replyTo })).ids;
         }
-        return;
       } catch (error) {
         const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
+        if (editing && !retryable) {
+          // The preview is gone or cannot be edited (deleted, too old): the reply goes out as a
+          // new message instead, which costs no attempt.
+          preview = undefined;
+          attempt--;
+          continue;
+        }
         const final = !retryable || attempt >= options.attempts;
         await this.ledger.markFailed(id, errorMessage(error), { final });
         if (final) {
@@ -274,7 +395,11 @@ export class Gateway {
         }
         const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
         await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 30_000)));
+        continue;
       }
+      // Sent: a failure to note it must not send it again (after a restart it may, once).
+      await this.ledger.markDelivered(id, ids).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
+      return;
     }
   }
 
@@ -402,6 +527,32 @@ export class Gateway {
       }))
       .filter((message) => message.text.trim().length > 0);
   }
+}
+
+/** Messages accepted longer ago than this are not answered after a restart. */
+const inboxReplayHours = 24;
+
+/** How many of a session's last messages are searched for a replayed message. */
+const replayLookback = 12;
+
+/** What the model is told when a turn is run again after a restart. */
+const restartNote = '[operator: the gateway restarted before the answer to the message above was delivered. Please answer it now.]';
+
+/** An inbox entry as the message it was (without attachments, whose bytes were not kept). */
+function replayedMessage(entry: InboxEntry): InboundMessage {
+  return {
+    id: entry.messageId,
+    dedupeKey: entry.dedupeKey,
+    sessionKey: entry.sessionKey,
+    address: entry.address,
+    scope: entry.scope,
+    sender: entry.sender,
+    text: entry.text,
+    attachments: [],
+    mentioned: true,
+    receivedAt: entry.receivedAt,
+    raw: undefined,
+  };
 }
 
 /** Store key of the streamed preview message of the reply of `turnId`. */

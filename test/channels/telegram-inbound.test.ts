@@ -3,7 +3,7 @@
  * photo and document attachments, button presses, and handlers that fail or take long.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChannelAction, InboundMessage } from '../../src/channels/types.ts';
+import { NotAcceptedError, type ChannelAction, type InboundMessage } from '../../src/channels/types.ts';
 import { startTelegramHarness, type TelegramHarness } from './telegram-harness.ts';
 
 const group = -1001234567890;
@@ -120,23 +120,48 @@ describe('telegram inbound', () => {
     expect(telegram.answeredCallbacks).toEqual([{ id: action.id, text: 'Approved.' }]);
   });
 
-  it('keeps going when a handler throws, and a slow conversation does not hold up others', async () => {
+  it('keeps going when a handler throws, logging the failure', async () => {
     const seen: string[] = [];
-    let releaseSlow!: () => void;
-    const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
     const { telegram, logs } = await start(async (message) => {
       seen.push(message.text);
       if (message.text === 'boom') throw new Error('handler exploded');
-      if (message.text === 'slow') await slow;
     });
     telegram.pushUpdate(telegram.textMessage({ chatId: 1, text: 'boom' }));
-    telegram.pushUpdate(telegram.textMessage({ chatId: 2, text: 'slow' }));
     telegram.pushUpdate(telegram.textMessage({ chatId: 3, text: 'fast' }));
-    await vi.waitFor(() => expect(seen).toEqual(['boom', 'slow', 'fast']));
+    await vi.waitFor(() => expect(seen).toEqual(['boom', 'fast']));
     await vi.waitFor(() => expect(logs.some((line) => line.includes('handler exploded'))).toBe(true));
     telegram.pushUpdate(telegram.textMessage({ chatId: 1, text: 'after the failure' }));
     await vi.waitFor(() => expect(seen).toContain('after the failure'));
-    releaseSlow();
+  });
+
+  it('moves the poll offset past an update only once the handler has taken it', async () => {
+    let release!: () => void;
+    const taken = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const { telegram } = await start(async (message) => {
+      seen.push(message.text);
+      if (message.text === 'first') await taken;
+    });
+    const first = telegram.textMessage({ chatId: 1, text: 'first' });
+    telegram.pushUpdate(first);
+    telegram.pushUpdate(telegram.textMessage({ chatId: 2, text: 'second' }));
+    await vi.waitFor(() => expect(seen).toEqual(['first']));
+    expect(telegram.callsOf('getUpdates').some((call) => Number(call.params.offset) > first.update_id)).toBe(false);
+    release();
+    await vi.waitFor(() => expect(seen).toEqual(['first', 'second']));
+    await telegram.waitFor((fake) => fake.callsOf('getUpdates').some((call) => Number(call.params.offset) > first.update_id + 1));
+  });
+
+  it('leaves an update the gateway did not take for the next poll, which brings it again', async () => {
+    const seen: string[] = [];
+    const { telegram, logs } = await start(async (message) => {
+      seen.push(message.text);
+      if (seen.length === 1) throw new NotAcceptedError('store unavailable');
+    });
+    telegram.pushUpdate(telegram.textMessage({ chatId: 1, text: 'keep me' }));
+    telegram.pushUpdate(telegram.textMessage({ chatId: 1, text: 'and me' }));
+    await vi.waitFor(() => expect(seen).toEqual(['keep me', 'keep me', 'and me']));
+    expect(logs.some((line) => line.includes('left for the next poll') && line.includes('store unavailable'))).toBe(true);
   });
 
   it('ignores updates that carry nothing to answer', async () => {

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTelegramChannel } from '../../src/channels/telegram/index.ts';
-import type { InboundMessage } from '../../src/channels/types.ts';
+import { NotAcceptedError, type InboundMessage } from '../../src/channels/types.ts';
 import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
 import { startTelegramHarness, type TelegramHarness } from './telegram-harness.ts';
 
@@ -16,11 +16,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function started(mode: 'polling' | 'webhook'): Promise<{ harness: TelegramHarness; messages: InboundMessage[] }> {
+async function started(mode: 'polling' | 'webhook', onMessage?: (message: InboundMessage) => Promise<void>): Promise<{ harness: TelegramHarness; messages: InboundMessage[] }> {
   const harness = await startTelegramHarness({ mode });
   const messages: InboundMessage[] = [];
   cleanups.push(() => harness.close(), () => harness.adapter.stop());
-  await harness.adapter.start({ onMessage: async (message) => void messages.push(message), onAction: async () => {} });
+  await harness.adapter.start({ onMessage: onMessage ?? (async (message) => void messages.push(message)), onAction: async () => {} });
   return { harness, messages };
 }
 
@@ -102,6 +102,30 @@ describe('telegram webhook', () => {
     expect(broken.status).toBe(400);
     await harness.adapter.stop();
     expect(await harness.telegram.postWebhook(harness.telegram.textMessage({ chatId: 42, text: 'late' }))).toBe(503);
+  });
+
+  it('answers the webhook only once the gateway took the update, and 503 when it could not', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const { harness } = await started('webhook', async (message) => {
+      seen.push(message.text);
+      if (message.text === 'not now') throw new NotAcceptedError('store unavailable');
+      if (message.text === 'hold') await held;
+    });
+    const { telegram } = harness;
+    expect(await telegram.postWebhook(telegram.textMessage({ chatId: 42, text: 'not now' }))).toBe(503);
+    expect(harness.logs.some((line) => line.includes('left for redelivery') && line.includes('store unavailable'))).toBe(true);
+    let answered = false;
+    const holding = telegram.postWebhook(telegram.textMessage({ chatId: 42, text: 'hold' })).then((status) => {
+      answered = true;
+      return status;
+    });
+    await vi.waitFor(() => expect(seen).toEqual(['not now', 'hold']));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    release();
+    expect(await holding).toBe(200);
   });
 
   it('mounts the route on a configured path', () => {

@@ -98,6 +98,16 @@ describe('web chat: messages in', () => {
     stepper.release();
   });
 
+  it('answers 503 to a message the gateway could not take; the retry with the same id is taken', async () => {
+    const { origin, messages } = await start({ refuse: 1 });
+    const body = { clientId: newClientId(), id: 'later', text: 'take me' };
+    const refused = await post(origin, '/web/messages', body);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: expect.stringContaining('cannot take messages') });
+    expect((await post(origin, '/web/messages', body)).status).toBe(202);
+    expect(messages.map((message) => message.dedupeKey)).toEqual([messages[0]!.dedupeKey, messages[0]!.dedupeKey]);
+  });
+
   it('keeps the dedupe key of a retried POST, so the answer comes once', async () => {
     const { origin, messages, channel } = await start();
     const clientId = newClientId();

@@ -14,7 +14,7 @@ import { Hono } from 'hono';
 import { vi } from 'vitest';
 import { createWebChannel } from '../../src/channels/web/index.ts';
 import type { WebChannel, WebChannelOptions } from '../../src/channels/web/index.ts';
-import type { ChannelAction, ChannelHandlers, InboundMessage } from '../../src/channels/types.ts';
+import { NotAcceptedError, type ChannelAction, type ChannelHandlers, type InboundMessage } from '../../src/channels/types.ts';
 
 /** A running web chat with recording handlers. */
 export interface WebHarness {
@@ -41,6 +41,8 @@ export interface WebHarnessOptions {
   withoutHistory?: boolean;
   /** Do not call `start` (to test a channel that is not running). */
   notStarted?: boolean;
+  /** The first this many messages are not taken (`NotAcceptedError`), as by a gateway whose store failed. */
+  refuse?: number;
 }
 
 /** A hand-operated `pace`: each `advance()` lets one waiting step go; `release()` lets all go. */
@@ -77,6 +79,7 @@ export async function startWebHarness(options: WebHarnessOptions = {}): Promise<
   const actions: ChannelAction[] = [];
   const transcripts = new Map<string, { role: 'user' | 'assistant'; text: string }[]>();
   const seen = new Set<string>();
+  let refusals = options.refuse ?? 0;
   const running = new Set<Promise<void>>();
 
   const say = (sessionKey: string, role: 'user' | 'assistant', text: string) => {
@@ -107,13 +110,17 @@ export async function startWebHarness(options: WebHarnessOptions = {}): Promise<
   };
 
   const handlers: ChannelHandlers = {
+    // As the gateway does: resolves once the message is taken, the answer runs on.
     onMessage: async (message) => {
       messages.push(message);
+      if (refusals > 0) {
+        refusals--;
+        throw new NotAcceptedError('not taken in this test');
+      }
       if (seen.has(message.dedupeKey)) return;
       seen.add(message.dedupeKey);
       const turn = echo(message).finally(() => running.delete(turn));
       running.add(turn);
-      await turn;
     },
     onAction: async (action) => {
       actions.push(action);

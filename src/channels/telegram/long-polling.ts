@@ -6,6 +6,7 @@
  */
 import { GrammyError, type Bot } from 'grammy';
 import type { Scrub } from './telegram-errors.ts';
+import { notAccepted } from './webhook.ts';
 
 /** grammy types signals with an old polyfill's class; Node's AbortSignal works the same. */
 export type GrammySignal = NonNullable<Parameters<Bot['init']>[0]>;
@@ -72,8 +73,23 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
       continue;
     }
     for (const update of updates) {
+      const refused = await bot.handleUpdate(update).then(
+        () => undefined,
+        (error: unknown) => {
+          const notTaken = notAccepted(error);
+          if (!notTaken) log(scrub(`telegram: update ${update.update_id} not handled: ${String(error)}`));
+          return notTaken;
+        },
+      );
+      if (refused) {
+        // Not taken now: the offset stays on this update, so the next poll brings it again.
+        failures += 1;
+        const wait = Math.min(500 * 2 ** Math.min(failures - 1, 6), 30_000);
+        log(scrub(`telegram: update ${update.update_id} left for the next poll (${refused.message}); polling again in ${wait} ms`));
+        await pause(wait, signal);
+        break;
+      }
       offset = update.update_id + 1;
-      await bot.handleUpdate(update).catch((error: unknown) => log(scrub(`telegram: update ${update.update_id} not handled: ${String(error)}`)));
     }
   }
   if (offset !== undefined) {

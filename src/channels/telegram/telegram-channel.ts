@@ -4,7 +4,7 @@
  * without waiting for it to be handled, so one slow conversation never holds up another.
  */
 import { Bot } from 'grammy';
-import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
+import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchFileBytes } from './attachments.ts';
 import { createCallTelegram, defaultRetryPolicy, type RetryPolicy } from './call-telegram.ts';
 import { telegramMaxLength } from './format/format-message.ts';
@@ -84,20 +84,30 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     now: options.now ?? Date.now,
   };
 
-  // Hands each event over and returns at once: grammy handles updates one after another.
-  bot.use((grammyContext) => {
+  // A message is handed over and waited for until the gateway has it on record (its answer runs
+  // on): only then does the webhook answer 200 or the poll offset move past it. When the gateway
+  // cannot take it, the error goes up, so Telegram keeps the update and delivers it again.
+  bot.use(async (grammyContext) => {
     const update = grammyContext.update;
     const current = handlers;
     if (!running || !current) return;
+    let event;
     try {
-      const event = toChannelEvent(update, context);
-      if (!event) return;
-      const handle = 'message' in event ? () => current.onMessage(event.message) : () => current.onAction(event.action);
-      void Promise.resolve()
-        .then(handle)
-        .catch((error: unknown) => log(scrub(`telegram: handler failed for update ${update.update_id}: ${error instanceof Error ? error.message : String(error)}`)));
+      event = toChannelEvent(update, context);
     } catch (error) {
-      log(scrub(`telegram: update ${update.update_id} not understood: ${error instanceof Error ? error.message : String(error)}`));
+      log(scrub(`telegram: update ${update.update_id} not understood: ${describeError(error)}`));
+      return;
+    }
+    if (!event) return;
+    if ('action' in event) {
+      void current.onAction(event.action).catch((error: unknown) => log(scrub(`telegram: handler failed for update ${update.update_id}: ${describeError(error)}`)));
+      return;
+    }
+    try {
+      await current.onMessage(event.message);
+    } catch (error) {
+      if (error instanceof NotAcceptedError) throw error;
+      log(scrub(`telegram: handler failed for update ${update.update_id}: ${describeError(error)}`));
     }
   });
 
@@ -148,4 +158,8 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       return [createWebhookRoute(bot, { path: options.webhook.path ?? defaultWebhookPath, secret: options.webhook.secret, isRunning: () => running, log, scrub })];
     },
   };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

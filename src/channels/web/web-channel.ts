@@ -4,7 +4,7 @@
  * (bot messages, edits, typing).
  */
 import { randomBytes } from 'node:crypto';
-import { DeliveryError } from '../types.ts';
+import { DeliveryError, NotAcceptedError } from '../types.ts';
 import type {
   ChannelAction,
   ChannelAdapter,
@@ -178,10 +178,16 @@ class WebChannelAdapter implements WebChannel {
     const parsed = await parseJsonBody(request, messageBodySchema);
     if (!parsed.ok) return parsed.response;
     const message = toInboundMessage(parsed.value, this.#now());
+    // Answered once the gateway has the message on record; the turn runs on and the page hears
+    // the answer over the event stream. Not taken: the page retries with the same id.
+    try {
+      await handlers.onMessage(message);
+    } catch (error) {
+      if (error instanceof NotAcceptedError) return jsonResponse(503, { error: 'The gateway cannot take messages right now; retrying.' });
+      this.#log(`web: message handler failed: ${describe(error)}`);
+    }
     // Other tabs of the same browser show what was sent; the sending tab already does.
     this.#hub.publish(parsed.value.clientId, { type: 'user', id: parsed.value.id, text: parsed.value.text });
-    // The turn runs on; the page hears the answer over the event stream.
-    handlers.onMessage(message).catch((error: unknown) => this.#log(`web: message handler failed: ${describe(error)}`));
     return jsonResponse(202, { accepted: true, id: parsed.value.id });
   }
 

@@ -1,0 +1,98 @@
+/**
+ * The inbox: every message the gateway accepts for a turn is written here before the platform
+ * is told it arrived, and removed once the turn's reply is recorded in the delivery ledger (or
+ * the person was told the turn failed). A process that dies mid-turn leaves the entry; the next
+ * start answers it. With the ledger this closes the gap between "the platform handed us the
+ * message" and "the reply is on record": a crash anywhere in it loses nothing.
+ *
+ * Only the {@link Store} interface is used (fs, memory, Redis). Keys: `inbox:<dedupe key>`.
+ */
+import type { Attachment, ConversationAddress, InboundMessage, Sender } from '../channels/types.ts';
+import type { Store } from '../store/store.ts';
+import { keySegment } from './dedupe.ts';
+
+/** What is kept of an accepted message: enough to run its turn again in another process. */
+export interface InboxEntry {
+  /** The store key (pass it to {@link Inbox.done}). */
+  key: string;
+  dedupeKey: string;
+  sessionKey: string;
+  address: ConversationAddress;
+  scope: InboundMessage['scope'];
+  /** Platform message id (a group reply quotes it). */
+  messageId: string;
+  sender: Sender;
+  /** The text the turn gives the model (in groups: labelled, after what was overheard). */
+  text: string;
+  /** What was attached (the bytes are not kept: a replay says they were lost). */
+  attachments: Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size'>[];
+  /** Milliseconds since the epoch. */
+  receivedAt: number;
+}
+
+/** Accepted messages whose turns have not finished. */
+export interface Inbox {
+  /** Records an accepted message; resolves to its key once it is stored. */
+  add(message: InboundMessage, text: string): Promise<string>;
+  /** The message's turn is over (reply recorded, or the failure told): forget it. */
+  done(key: string): Promise<void>;
+  /** Messages accepted and never finished, oldest first (after a crash: what to answer now). */
+  pending(): Promise<InboxEntry[]>;
+}
+
+/** Options of {@link createInbox}. */
+export interface InboxOptions {
+  /**
+   * How long an entry is kept, in seconds (default 86,400: the dedupe window). A message older
+   * than this is not answered after a restart: by then the answer would be news to nobody.
+   */
+  ttlSeconds?: number;
+}
+
+const prefix = 'inbox:';
+
+/**
+ * Creates an {@link Inbox} over `store`.
+ *
+ * @example
+ * const key = await inbox.add(message, text);   // before acknowledging the platform
+ * // ... the turn runs, its reply is recorded in the ledger ...
+ * await inbox.done(key);
+ */
+export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
+  const ttlSeconds = options.ttlSeconds ?? 86_400;
+  return {
+    async add(message, text) {
+      const key = `${prefix}${keySegment(message.dedupeKey)}`;
+      const entry: Omit<InboxEntry, 'key'> = {
+        dedupeKey: message.dedupeKey,
+        sessionKey: message.sessionKey,
+        address: message.address,
+        scope: message.scope,
+        messageId: message.id,
+        sender: message.sender,
+        text,
+        attachments: message.attachments.map(({ kind, mediaType, name, size }) => ({ kind, mediaType, name, size })),
+        receivedAt: message.receivedAt,
+      };
+      await store.set(key, entry, { ttlSeconds });
+      return key;
+    },
+
+    done: (key) => store.delete(key),
+
+    async pending() {
+      const entries: InboxEntry[] = [];
+      for (const key of await store.list(prefix)) {
+        const entry = await store.get<Omit<InboxEntry, 'key'>>(key);
+        // Expired, or not one of ours (a torn write reads as null): nothing to answer.
+        if (entry === null || typeof entry.sessionKey !== 'string' || typeof entry.text !== 'string') {
+          await store.delete(key);
+          continue;
+        }
+        entries.push({ ...entry, key });
+      }
+      return entries.sort((a, b) => a.receivedAt - b.receivedAt || (a.key < b.key ? -1 : 1));
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * Telegram end to end, recovery: the real gateway process killed in the middle of turns and
+ * started again on the same OPERATOR_HOME, and a store that cannot take a message. Every message
+ * Telegram handed over is answered exactly once.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startFakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+
+const person = 2001;
+const wait = 20_000;
+
+interface GatewayProcess {
+  output(): string;
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  let output = '';
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['bin/operator.js', 'start'], { env: { PATH: process.env.PATH, ...env } });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const started = Date.now();
+  while (!output.includes('operator is running')) {
+    if (!running()) throw new Error(`gateway exited:\n${output}`);
+    if (Date.now() - started > wait) throw new Error(`gateway did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    output: () => output,
+    async kill() {
+      if (running()) child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (!running()) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+describe('Telegram recovery through the gateway', () => {
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gateway: GatewayProcess;
+  let home: string;
+  const env = () => ({
+    HOME: home,
+    OPERATOR_HOME: home,
+    PORT: '0',
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    ANTHROPIC_BASE_URL: model.anthropicBaseURL,
+    TELEGRAM_BOT_TOKEN: telegram.token,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+    OPERATOR_DM_POLICY: 'open',
+    OPERATOR_REVIEW_EVERY: '0',
+  });
+
+  beforeAll(async () => {
+    model = await startFakeModelServer();
+    telegram = await startFakeTelegramServer();
+    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-recovery-'));
+    gateway = await startGateway(env());
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await telegram?.close();
+    await model?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const texts = (chatId: number) => telegram.messages(chatId).map((message) => message.text);
+  const say = (chatId: number, text: string) => {
+    const update = telegram.textMessage({ chatId, text, from: { id: chatId, first_name: 'Ada' } });
+    telegram.pushUpdate(update);
+    return update;
+  };
+  const find = (chatId: number, text: string) =>
+    telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text === text), wait).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${gateway.output()}`);
+    });
+  const userTexts = (request: FakeModelServer['requests'][number]) =>
+    (request.body.messages as { role: string; content: string | { type: string; text?: string }[] }[])
+      .filter((message) => message.role === 'user')
+      .flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.flatMap((part) => (part.text ? [part.text] : []))));
+
+  it('answers, once, a message whose turn was cut off by a crash, and one queued behind it', async () => {
+    const chat = person;
+    // The model never answers the first call: the gateway dies while waiting for it.
+    model.enqueue({ text: 'never sent', hangMs: 60_000 });
+    const requestsBefore = model.requests.length;
+    say(chat, 'what is the plan?');
+    await vi.waitFor(() => expect(model.requests.length).toBeGreaterThan(requestsBefore), { timeout: wait });
+    const secondUpdate = say(chat, 'and the budget?');
+    // The second message was taken (its update confirmed) before the crash.
+    await telegram.waitFor((fake) => fake.callsOf('getUpdates').some((call) => Number(call.params.offset) > secondUpdate.update_id), wait);
+    await gateway.kill();
+    expect(texts(chat)).toEqual([]);
+
+    model.enqueue({ text: 'The plan: ship on Friday.' });
+    model.enqueue({ text: 'The budget is fine.' });
+    gateway = await startGateway(env());
+    await find(chat, 'The plan: ship on Friday.');
+    await find(chat, 'The budget is fine.');
+    expect(texts(chat)).toEqual(['The plan: ship on Friday.', 'The budget is fine.']);
+    const [, replayFirst, replaySecond] = model.requests.slice(requestsBefore);
+    // The first message was already in the session: asked to answer it, not given it twice.
+    expect(userTexts(replayFirst!).filter((text) => text === 'what is the plan?')).toHaveLength(1);
+    expect(userTexts(replayFirst!).at(-1)).toContain('restarted before the answer');
+    expect(userTexts(replaySecond!).at(-1)).toBe('and the budget?');
+    expect(model.requests).toHaveLength(requestsBefore + 3);
+    expect(gateway.output()).toContain('answering a message left unanswered by the last run');
+  });
+
+  it('sends the reply anew when the preview it should have replaced can no longer be edited', async () => {
+    const chat = person + 1;
+    const answer = 'A streamed answer whose preview was deleted meanwhile.';
+    model.enqueue({ text: answer, delayMs: 30 });
+    telegram.holdNext('editMessageText', (params) => !String(params.text).endsWith('…'));
+    say(chat, 'stream it');
+    await telegram.waitFor((fake) => fake.calls.find((call) => call.held && call.method === 'editMessageText'), wait);
+    await gateway.kill();
+    const preview = telegram.messages(chat);
+    expect(preview).toHaveLength(1);
+
+    telegram.failNext('editMessageText', { status: 400, description: 'Bad Request: message to edit not found' });
+    gateway = await startGateway(env());
+    await find(chat, answer);
+    const sent = telegram.messages(chat);
+    expect(sent.map((message) => message.text)).toEqual([preview[0]!.text, answer]);
+    expect(sent.filter((message) => message.text === answer)).toHaveLength(1);
+  });
+
+  it('leaves a message it cannot store with Telegram, and answers it once the store works again', async () => {
+    const chat = person + 2;
+    const inbox = join(home, 'state', 'inbox');
+    rmSync(inbox, { recursive: true, force: true });
+    mkdirSync(join(home, 'state'), { recursive: true });
+    // A file where the inbox folder should be: every write into it fails.
+    writeFileSync(inbox, 'in the way');
+    const requestsBefore = model.requests.length;
+    say(chat, 'are you there?');
+    await telegram.waitFor(() => (gateway.output().includes('left for the next poll') ? true : undefined), wait);
+    expect(model.requests).toHaveLength(requestsBefore);
+
+    rmSync(inbox, { force: true });
+    model.enqueue({ text: 'Yes, here now.' });
+    await find(chat, 'Yes, here now.');
+    expect(texts(chat)).toEqual(['Yes, here now.']);
+    expect(model.requests).toHaveLength(requestsBefore + 1);
+  });
+});
