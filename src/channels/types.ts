@@ -94,6 +94,17 @@ export interface OutboundMessage {
   buttons?: Button[][];
   /** Reply to this platform message id. */
   replyTo?: string;
+  /**
+   * The id of one of the bot's own messages (a streamed preview) that becomes the first part of
+   * this one, by an edit, instead of a new message. Where it cannot be edited any more (deleted,
+   * too old), the first part goes out as a new message. Platforms without edits ignore it.
+   */
+  replace?: string;
+  /**
+   * Parts (chunks) an earlier attempt already delivered, from {@link DeliveryError.delivered}:
+   * only the parts after them are sent, so a retry never repeats what arrived.
+   */
+  skipParts?: number;
 }
 
 /** The platform ids of what was sent: one per chunk when a long message was split. */
@@ -173,11 +184,25 @@ export class DeliveryError extends Error {
   readonly retryable: boolean;
   /** The platform asked to wait this long (429 retry_after). */
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, options: { retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
+  /**
+   * Ids of the parts of a long message delivered before this failure (empty when none): retry
+   * with `skipParts` set to how many there are.
+   */
+  readonly delivered: readonly string[];
+  constructor(message: string, options: { retryable: boolean; retryAfterMs?: number; cause?: unknown; delivered?: readonly string[] }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DeliveryError';
     this.retryable = options.retryable;
     this.retryAfterMs = options.retryAfterMs;
+    this.delivered = options.delivered ?? [];
+  }
+
+  /** This error, noting the parts delivered before it (for a send of several parts). */
+  withDelivered(delivered: readonly string[]): DeliveryError {
+    if (delivered.length === 0) return this;
+    const copy = new DeliveryError(this.message, { retryable: this.retryable, retryAfterMs: this.retryAfterMs, cause: this.cause, delivered });
+    copy.stack = this.stack;
+    return copy;
   }
 }
 

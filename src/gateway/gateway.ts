@@ -8,7 +8,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
-import { NotAcceptedError } from '../channels/types.ts';
+import { DeliveryError, NotAcceptedError } from '../channels/types.ts';
 import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
 import { ProfileResources } from '../runtime/profile-resources.ts';
@@ -359,7 +359,10 @@ export class Gateway {
     await this.#send(adapter, { id, sessionKey: conversation.key, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
   }
 
-  /** Delivers a recorded reply and marks it in the ledger, retrying retryable failures. */
+  /**
+   * Delivers a recorded reply and marks it in the ledger, retrying retryable failures. The
+   * streamed preview becomes the reply's first part; a retry sends only the parts not delivered.
+   */
   async #send(
     adapter: ChannelAdapter,
     entry: { id: string; sessionKey: string; address: ConversationAddress; text: string; replyTo?: string },
@@ -367,26 +370,16 @@ export class Gateway {
     options: { attempts: number; failure: string },
   ): Promise<void> {
     const { id, address, text, replyTo } = entry;
-    let preview = previewId;
+    /** Parts delivered by failed attempts: a retry sends only the rest. */
+    const delivered: string[] = [];
     for (let attempt = 1; ; attempt++) {
-      const editing = preview !== undefined && text.length <= adapter.capabilities.maxLength;
       let ids: string[];
       try {
-        if (editing) {
-          await adapter.edit(address, preview!, { text });
-          ids = [preview!];
-        } else {
-          ids = (await adapter.send(address, { text, replyTo })).ids;
-        }
+        const sent = await adapter.send(address, { text, replyTo, replace: previewId, skipParts: delivered.length });
+        ids = [...delivered, ...sent.ids];
       } catch (error) {
+        if (error instanceof DeliveryError) delivered.push(...error.delivered);
         const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
-        if (editing && !retryable) {
-          // The preview is gone or cannot be edited (deleted, too old): the reply goes out as a
-          // new message instead, which costs no attempt.
-          preview = undefined;
-          attempt--;
-          continue;
-        }
         const final = !retryable || attempt >= options.attempts;
         await this.ledger.markFailed(id, errorMessage(error), { final });
         if (final) {

@@ -51,8 +51,8 @@ export class ReplyStream {
   }
 
   /**
-   * Stops previews and waits for any in flight. Returns the preview message id (to be edited into
-   * the final text) when the final text fits one message.
+   * Stops previews and waits for any in flight. Returns the preview message's id, if one was
+   * sent: the final text replaces it (as its first part, when it is long).
    */
   async close(): Promise<string | undefined> {
     this.#closed = true;

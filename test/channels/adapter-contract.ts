@@ -134,6 +134,34 @@ export function describeAdapterContract(name: string, setup: () => Promise<Adapt
       expect(sent.flatMap((record) => record.codeBlocks).join('\n')).not.toMatch(/Intro|Outro|```/);
     });
 
+    it('turns a message of its own into the first part of a long message (replace), sending the rest', async () => {
+      if (!harness.adapter.capabilities.edit) return;
+      const { maxLength } = harness.adapter.capabilities;
+      const { text, codeLines } = longCodeMessage(maxLength);
+      const before = (await harness.sent(harness.address)).length;
+      const preview = (await harness.adapter.send(harness.address, { text: 'Intro paragraph …' })).ids[0]!;
+      const result = await harness.adapter.send(harness.address, { text, replace: preview });
+      const sent = (await harness.sent(harness.address)).slice(before);
+      expect(result.ids[0]).toBe(preview);
+      expect(sent.map((record) => record.id)).toEqual(result.ids);
+      expect(sent[0]!.text).toContain('Intro paragraph before the code.');
+      expect(sent.map((record) => record.text).join('\n')).not.toContain('…');
+      const shownCode = sent.flatMap((record) => record.codeBlocks).flatMap((block) => block.split('\n')).filter((line) => line !== '');
+      expect(shownCode).toEqual(codeLines);
+    });
+
+    it('sends only the parts after skipParts (a retry after a partial delivery)', async () => {
+      const { maxLength } = harness.adapter.capabilities;
+      const { text } = longCodeMessage(maxLength);
+      const before = (await harness.sent(harness.address)).length;
+      const whole = await harness.adapter.send(harness.address, { text });
+      const middle = (await harness.sent(harness.address)).length;
+      const rest = await harness.adapter.send(harness.address, { text, skipParts: 1 });
+      const all = await harness.sent(harness.address);
+      expect(rest.ids).toHaveLength(whole.ids.length - 1);
+      expect(all.slice(middle).map((record) => record.text)).toEqual(all.slice(before + 1, middle).map((record) => record.text));
+    });
+
     it('round-trips a button press as an action', async () => {
       if (!harness.adapter.capabilities.buttons) return;
       const buttons = [[{ label: 'Approve', data: 'approve' }, { label: 'Deny', data: 'deny' }]];

@@ -117,6 +117,37 @@ describe('telegram outbound', () => {
     expect(telegram.callsOf('sendMessage')).toHaveLength(3);
   });
 
+  it('reports the parts a long message delivered before failing, and a retry sends only the rest', async () => {
+    const { telegram, adapter } = await start();
+    const long = Array.from({ length: 3 }, (_, index) => `**Part ${index}** ${'word '.repeat(900)}`).join('\n\n');
+    const whole = await adapter.send(dm, { text: long });
+    const parts = telegram.messages(42).map((message) => message.text);
+    expect(parts.length).toBeGreaterThan(2);
+    let calls = 0;
+    telegram.failNext('sendMessage', { status: 502, when: () => ++calls === 2 });
+    const error = await failure(adapter.send(dm, { text: long }));
+    expect(error.retryable).toBe(true);
+    expect(error.delivered).toHaveLength(1);
+    const { ids } = await adapter.send(dm, { text: long, skipParts: error.delivered.length });
+    const again = telegram.messages(42).slice(whole.ids.length);
+    expect(again.map((message) => message.text)).toEqual(parts);
+    expect([...error.delivered, ...ids]).toEqual(again.map((message) => String(message.messageId)));
+  });
+
+  it('sends the first part anew when the message it should replace cannot be edited', async () => {
+    const { telegram, adapter, logs } = await start();
+    const { ids } = await adapter.send(dm, { text: 'preview …' });
+    telegram.failNext('editMessageText', { status: 400, description: 'Bad Request: message to edit not found' });
+    const result = await adapter.send(dm, { text: 'The final answer.', replace: ids[0] });
+    expect(result.ids).toHaveLength(1);
+    expect(result.ids[0]).not.toBe(ids[0]);
+    expect(telegram.messages(42).map((message) => message.text)).toEqual(['preview …', 'The final answer.']);
+    expect(logs.some((line) => line.includes('could not be edited'))).toBe(true);
+
+    telegram.failNext('editMessageText', { status: 502 });
+    expect(await failure(adapter.send(dm, { text: 'Another answer.', replace: result.ids[0] }))).toMatchObject({ retryable: true });
+  });
+
   it('refuses to send an empty message', async () => {
     const { telegram, adapter } = await start();
     expect(await failure(adapter.send(dm, { text: '  \n ' }))).toMatchObject({ retryable: false });

@@ -138,6 +138,21 @@ describe('Telegram through the gateway', () => {
     }
   });
 
+  it('turns the streamed preview of a long reply into its first part, leaving no unfinished preview', async () => {
+    const code = Array.from({ length: 400 }, (_, i) => `line ${i} of the streamed output`).join('\n');
+    model.enqueue({ text: `Streaming this:\n\n\`\`\`\n${code}\n\`\`\`\n\nAll streamed.`, chunkSize: 2_000, delayMs: 40 });
+    const before = telegram.messages(admin).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'stream a lot', from: { id: admin, first_name: 'Ada' } }));
+    await lastText(admin, 'All streamed.');
+    const parts = telegram.messages(admin).slice(before);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts[0]!.edits).toBeGreaterThan(0);
+    expect(parts[0]!.text.startsWith('Streaming this:')).toBe(true);
+    for (const part of parts) expect(part.text.endsWith('…')).toBe(false);
+    const lines = parts.flatMap((part) => part.text.split('\n')).filter((line) => line.includes('of the streamed output'));
+    expect(lines).toHaveLength(400);
+  });
+
   it('tells the person briefly when the model fails, and keeps working', async () => {
     model.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'are you ok?', from: { id: admin, first_name: 'Ada' } }));

@@ -76,16 +76,40 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
     }
   }
 
+  /**
+   * Edits one of the bot's messages into `chunk`; false when Telegram will not edit it any more
+   * (deleted, too old), so the caller sends the chunk as a new message. Retryable failures throw.
+   */
+  async function replaceWith(chatId: number | string, messageId: string, chunk: TelegramChunk, extra: Record<string, unknown>): Promise<boolean> {
+    try {
+      await editChunk(chatId, Number(messageId), chunk, extra);
+      return true;
+    } catch (error) {
+      if (error instanceof DeliveryError && error.retryable) throw error;
+      log(`telegram: message ${messageId} could not be edited (${telegramDescription(error) ?? 'refused'}); sending anew`);
+      return false;
+    }
+  }
+
   return {
     async send(address, message) {
       const chunks = chunksOf(message.text);
       const chatId = chatIdOf(address);
       const ids: string[] = [];
-      for (const [index, chunk] of chunks.entries()) {
-        const replyTo = index === 0 && message.replyTo !== undefined ? { reply_parameters: { message_id: Number(message.replyTo), allow_sending_without_reply: true } } : {};
+      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
+        const chunk = chunks[index]!;
         const keyboard = index === chunks.length - 1 ? keyboardOf(message.buttons) : {};
-        const sent = await sendChunk(chatId, chunk, { ...topicParams(address), ...replyTo, ...keyboard });
-        ids.push(String(sent.message_id));
+        try {
+          if (index === 0 && message.replace !== undefined && (await replaceWith(chatId, message.replace, chunk, keyboard))) {
+            ids.push(message.replace);
+            continue;
+          }
+          const replyTo = index === 0 && message.replyTo !== undefined ? { reply_parameters: { message_id: Number(message.replyTo), allow_sending_without_reply: true } } : {};
+          const sent = await sendChunk(chatId, chunk, { ...topicParams(address), ...replyTo, ...keyboard });
+          ids.push(String(sent.message_id));
+        } catch (error) {
+          throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
+        }
       }
       return { ids };
     },

@@ -117,16 +117,17 @@ class WebChannelAdapter implements WebChannel {
     const clientId = this.#clientOf(address);
     const chunks = splitText(message.text, this.capabilities.maxLength);
     const ids: string[] = [];
-    for (const [index, text] of chunks.entries()) {
-      const id = `${this.#idPrefix}-${this.#nextId++}`;
+    for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
+      const text = chunks[index]!;
       const last = index === chunks.length - 1;
-      this.#hub.publish(clientId, {
-        type: 'message',
-        id,
-        text,
-        ...(last && message.buttons ? { buttons: message.buttons } : {}),
-        ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
-      });
+      const buttons = last && message.buttons ? { buttons: message.buttons } : {};
+      if (index === 0 && message.replace !== undefined && messageIdPattern.test(message.replace)) {
+        this.#hub.publish(clientId, { type: 'update', id: message.replace, text, ...buttons });
+        ids.push(message.replace);
+        continue;
+      }
+      const id = `${this.#idPrefix}-${this.#nextId++}`;
+      this.#hub.publish(clientId, { type: 'message', id, text, ...buttons, ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) });
       ids.push(id);
     }
     return { ids };
