@@ -9,6 +9,7 @@ import { toAnthropicRequest } from './anthropic-request.ts';
 import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
+import { providerFetch } from '../provider-fetch.ts';
 
 /** Options of {@link createAnthropicProvider}. Unset values come from the SDK's environment handling. */
 export interface AnthropicProviderOptions {
@@ -39,6 +40,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
     maxRetries: 0,
+    fetch: providerFetch,
   });
   const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {

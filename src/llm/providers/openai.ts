@@ -11,6 +11,7 @@ import { toOpenAIRequest } from './openai-request.ts';
 import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
+import { providerFetch } from '../provider-fetch.ts';
 
 /** Options of {@link createOpenAIProvider}. Unset values come from the SDK's environment handling. */
 export interface OpenAIProviderOptions {
@@ -47,6 +48,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     ...(baseURL !== undefined && { baseURL }),
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
     maxRetries: 0,
+    fetch: providerFetch,
   });
   const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {
