@@ -36,6 +36,7 @@ import type { GatewayProcess } from './gateway-process.ts';
 import { startFakeTelegramProcess } from './gateway-telegram-process.ts';
 import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
 import { elapsedMs, median, quantile, type BenchResult } from './lib.ts';
+import { providerFetch } from '../src/llm/provider-fetch.ts';
 
 const CONVERSATIONS = 1_000;
 /** Webhook POSTs in flight at once (Telegram's own default `max_connections` is 40). */
@@ -241,7 +242,8 @@ async function measureOverhead(
   client: ReturnType<typeof createHttpClient>,
   post: (body: string, secret?: string) => Promise<number>,
 ): Promise<BenchResult[]> {
-  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: model.anthropicBaseURL, maxRetries: 0 });
+  // The same transport the providers use: the floor is the bare call as operator makes it.
+  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: model.anthropicBaseURL, maxRetries: 0, fetch: providerFetch });
   const api = new Api(telegram.token, { apiRoot: telegram.apiRoot });
   const turns: number[] = [];
   const health: number[] = [];
