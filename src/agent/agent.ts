@@ -14,7 +14,6 @@ import type { SessionTree } from '../session/session-tree.ts';
 import type { CompactionEntry } from '../session/types.ts';
 import { createStore } from '../store/unstorage-store.ts';
 import type { Tool } from '../tools/tool.ts';
-import { internText } from './intern-text.ts';
 import { createAgentContext } from './agent-context.ts';
 import { sessionStats } from './session-stats.ts';
 import type { SessionStats } from './session-stats.ts';
@@ -605,14 +604,13 @@ export class Agent {
     const cached = this.#promptCache.get(key);
     if (cached && cached.date === date) return cached.prompt;
     const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
-    const built = await builder({
+    const prompt = await builder({
       channel,
       sessionId: this.#pinnedSessionId ?? sessionId,
       cwd: this.options.cwd ?? process.cwd(),
       date,
       toolNames: this.#tools.map((tool) => tool.name),
     });
-    const prompt = internText(built);
     this.#promptCache.set(key, { date, prompt });
     return prompt;
   }
