@@ -2,21 +2,17 @@
  * The web chat end to end: the real gateway process, the real Anthropic SDK against the fake model
  * server, and Debian's chromium driving the page.
  */
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { launchChromium, whenChromiumInstalled } from '../helpers/chromium.ts';
 import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
 import { startGateway } from '../helpers/gateway-process.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 
-const chromiumPath = '/usr/bin/chromium';
-const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-if (existsSync(chromiumPath)) {
+whenChromiumInstalled('web chat through the gateway', 'the web chat end-to-end test', () => {
   describe('web chat through the gateway', () => {
     let server: FakeModelServer;
     let gateway: StartedGateway;
@@ -27,7 +23,7 @@ if (existsSync(chromiumPath)) {
       server = await startFakeModelServer();
       home = createTempHome('operator-web-e2e-');
       gateway = await startGateway({ home, env: fakeAnthropicEnv(server) });
-      browser = await chromium.launch({ executablePath: chromiumPath, args: launchArgs, headless: true });
+      browser = await launchChromium();
     });
 
     afterAll(async () => {
@@ -53,15 +49,4 @@ if (existsSync(chromiumPath)) {
       await page.close();
     });
   });
-} else if (process.env.CI) {
-  describe('web chat through the gateway', () => {
-    it('needs /usr/bin/chromium in CI', () => {
-      throw new Error('chromium is not installed: CI must install it (apt-get install -y chromium)');
-    });
-  });
-} else {
-  console.warn('/usr/bin/chromium is missing: the web chat end-to-end test is SKIPPED');
-  describe('web chat through the gateway', () => {
-    it.skip('SKIPPED: /usr/bin/chromium is missing', () => {});
-  });
-}
+});
