@@ -5,13 +5,12 @@
  * where .ci/run installs it.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import vm from 'node:vm';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryError } from '../../src/channels/types.ts';
 import { markdownScript } from '../../src/channels/web/page-markdown.ts';
+import { launchChromium, whenChromiumInstalled } from '../helpers/chromium.ts';
 import { createStepper, openSse, startWebHarness } from '../helpers/web-harness.ts';
 import type { SseStream, WebHarness } from '../helpers/web-harness.ts';
 
@@ -354,14 +353,11 @@ describe('web chat: Markdown on the page', () => {
   });
 });
 
-const chromiumPath = '/usr/bin/chromium';
-const launchArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-if (existsSync(chromiumPath)) {
+whenChromiumInstalled('web chat in chromium', 'the browser test of the web chat', () => {
   describe('web chat in chromium', () => {
     let browser: Browser;
     beforeAll(async () => {
-      browser = await chromium.launch({ executablePath: chromiumPath, args: launchArgs, headless: true });
+      browser = await launchChromium();
     });
     afterAll(async () => {
       await browser?.close();
@@ -455,15 +451,4 @@ if (existsSync(chromiumPath)) {
       expect(problems).toEqual([]);
     });
   });
-} else if (process.env.CI) {
-  describe('web chat in chromium', () => {
-    it('needs /usr/bin/chromium in CI', () => {
-      throw new Error('/usr/bin/chromium is missing: CI must install it (apt-get install -y chromium) so the browser test of the web chat runs');
-    });
-  });
-} else {
-  console.warn('/usr/bin/chromium is missing: the browser test of the web chat is SKIPPED');
-  describe('web chat in chromium', () => {
-    it.skip('SKIPPED: /usr/bin/chromium is missing (apt-get install -y chromium to run it; under CI this fails)', () => {});
-  });
-}
+});

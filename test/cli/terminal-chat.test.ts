@@ -1,15 +1,17 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
+import { spawnOperator } from '../helpers/operator-process.ts';
+import type { OperatorProcess } from '../helpers/operator-process.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 
 let server: FakeModelServer;
-let home: string;
-let child: ChildProcessWithoutNullStreams | undefined;
+let home: string | undefined;
+/** Every process a test started, killed after it. */
+let processes: OperatorProcess[] = [];
 
 beforeAll(async () => {
   server = await startFakeModelServer();
@@ -17,46 +19,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-afterEach(() => {
-  child?.kill('SIGKILL');
-  child = undefined;
+afterEach(async () => {
+  await Promise.all(processes.map((running) => running.kill()));
+  processes = [];
   server.reset();
-  if (home) rmSync(home, { recursive: true, force: true });
+  removeTempHome(home);
+  home = undefined;
 });
 
-/** Starts `operator chat` against the fake model server; collects stdout. */
-function startChat(args: string[] = [], existingHome?: string) {
-  home = existingHome ?? mkdtempSync(join(tmpdir(), 'operator-home-'));
-  const proc = spawn(process.execPath, ['bin/operator.js', 'chat', ...args], {
-    cwd: process.cwd(),
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      OPERATOR_HOME: home,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-    },
-  });
-  child = proc;
-  let output = '';
-  let errors = '';
-  proc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  proc.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return {
-    proc,
-    exited,
-    output: () => output,
-    errors: () => errors,
-    send: (line: string) => proc.stdin.write(`${line}\n`),
-    async waitFor(text: string | RegExp, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!(typeof text === 'string' ? output.includes(text) : text.test(output))) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; output so far:\n${output}\nstderr:\n${errors}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-  };
+/** Keeps `started` to be killed after the test, whatever happens in it. */
+function track(started: OperatorProcess): OperatorProcess {
+  processes.push(started);
+  return started;
+}
+
+/** Starts `operator chat` against the fake model server, in `existingHome` or a new temp home. */
+function startChat(args: string[] = [], existingHome?: string): OperatorProcess {
+  home = existingHome ?? createTempHome('operator-home-');
+  return track(spawnOperator(['chat', ...args], { home, env: fakeAnthropicEnv(server) }));
 }
 
 describe('operator chat', () => {
@@ -67,12 +47,12 @@ describe('operator chat', () => {
     );
     const chat = startChat();
     chat.send('what is here?');
-    await chat.waitFor('Here is the listing.');
-    expect(chat.output()).toContain('> list_dir .');
+    await chat.output.waitFor('Here is the listing.');
+    expect(chat.output.stdout()).toContain('> list_dir .');
     chat.send('/status');
-    await chat.waitFor('context');
-    expect(chat.output()).toMatch(/model\s+claude-sonnet-4-6/);
-    expect(chat.output()).toMatch(/cache read/);
+    await chat.output.waitFor('context');
+    expect(chat.output.stdout()).toMatch(/model\s+claude-sonnet-4-6/);
+    expect(chat.output.stdout()).toMatch(/cache read/);
     chat.send('/exit');
     expect(await chat.exited).toBe(0);
 
@@ -80,7 +60,7 @@ describe('operator chat', () => {
     server.enqueue({ text: 'I remember.' });
     const again = startChat([], home);
     again.send('do you remember?');
-    await again.waitFor('I remember.');
+    await again.output.waitFor('I remember.');
     again.send('/exit');
     await again.exited;
     const last = server.requests.at(-1)!.body.messages;
@@ -91,18 +71,18 @@ describe('operator chat', () => {
     server.enqueue({ text: 'first answer' }, { text: 'second answer' }, { text: 'SUMMARY OF THE CHAT' }, { text: 'fresh answer' });
     const chat = startChat();
     chat.send('/compact');
-    await chat.waitFor('(nothing to compact yet)');
+    await chat.output.waitFor('(nothing to compact yet)');
     chat.send('first question');
-    await chat.waitFor('first answer');
+    await chat.output.waitFor('first answer');
     chat.send('second question');
-    await chat.waitFor('second answer');
+    await chat.output.waitFor('second answer');
     chat.send('/compact');
-    await chat.waitFor('(compacted');
+    await chat.output.waitFor('(compacted');
     expect(JSON.stringify(server.requests[2]!.body.messages)).toContain('first question');
     chat.send('/new');
-    await chat.waitFor('(new session');
+    await chat.output.waitFor('(new session');
     chat.send('hello again');
-    await chat.waitFor('fresh answer');
+    await chat.output.waitFor('fresh answer');
     const messages = server.requests.at(-1)!.body.messages;
     expect(messages).toHaveLength(1);
     chat.send('/exit');
@@ -113,27 +93,23 @@ describe('operator chat', () => {
     server.enqueue({ text: 'a very slow answer that will not finish', chunkSize: 2, delayMs: 200 });
     const chat = startChat();
     chat.send('tell me slowly');
-    await chat.waitFor(/a v/);
-    chat.proc.kill('SIGINT');
-    await chat.waitFor('(aborted');
-    chat.proc.kill('SIGINT');
+    await chat.output.waitFor(/a v/);
+    chat.child.kill('SIGINT');
+    await chat.output.waitFor('(aborted');
+    chat.child.kill('SIGINT');
     expect(await chat.exited).toBe(130);
   });
 
   it('says which variables to set when no model is configured', async () => {
-    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
-    const proc = spawn(process.execPath, ['bin/operator.js', 'chat'], { env: { PATH: process.env.PATH, HOME: home, OPERATOR_HOME: home } });
-    child = proc;
-    let errors = '';
-    proc.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    const code = await new Promise((resolve) => proc.on('exit', resolve));
-    expect(code).toBe(1);
-    expect(errors).toContain('ANTHROPIC_API_KEY');
-    expect(errors).toContain('OPENAI_API_KEY');
+    home = createTempHome('operator-home-');
+    const chat = track(spawnOperator(['chat'], { home }));
+    expect(await chat.exited).toBe(1);
+    expect(chat.output.stderr()).toContain('ANTHROPIC_API_KEY');
+    expect(chat.output.stderr()).toContain('OPENAI_API_KEY');
   });
 
   it('loads extensions from OPERATOR_HOME/extensions and reports broken ones without stopping', async () => {
-    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    home = createTempHome('operator-home-');
     mkdirSync(join(home, 'extensions'));
     writeFileSync(join(home, 'extensions', 'broken.mjs'), 'export default 42;\n');
     writeFileSync(
@@ -143,15 +119,15 @@ describe('operator chat', () => {
     server.enqueue({ text: 'Bonjour !' });
     const chat = startChat([], home);
     chat.send('hello');
-    await chat.waitFor('Bonjour !');
-    expect(chat.errors()).toMatch(/broken\.mjs: .*no default-exported extension function/);
+    await chat.output.waitFor('Bonjour !');
+    expect(chat.output.stderr()).toMatch(/broken\.mjs: .*no default-exported extension function/);
     expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('ALWAYS GREET IN FRENCH');
     chat.send('/exit');
     expect(await chat.exited).toBe(0);
   });
 
   it('asks before a guarded tool call and runs it only when the person says yes', async () => {
-    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    home = createTempHome('operator-home-');
     mkdirSync(join(home, 'guardrails'));
     writeFileSync(join(home, 'guardrails', 'careful-shell.yaml'), "rules:\n  - tool: shell\n    decision: ask\n    reason: shell commands need a yes\n");
     server.enqueue(
@@ -162,62 +138,60 @@ describe('operator chat', () => {
     );
     const chat = startChat([], home);
     chat.send('run the thing');
-    await chat.waitFor('allow shell echo approved-run? [y/N]');
-    expect(chat.output()).toContain('careful-shell: shell commands need a yes');
+    await chat.output.waitFor('allow shell echo approved-run? [y/N]');
+    expect(chat.output.stdout()).toContain('careful-shell: shell commands need a yes');
     chat.send('y');
-    await chat.waitFor('Ran it.');
+    await chat.output.waitFor('Ran it.');
     expect(JSON.stringify(server.requests[1]!.body.messages.at(-1))).toContain('approved-run');
     chat.send('run the other thing');
-    await chat.waitFor('allow shell echo denied-run? [y/N]');
+    await chat.output.waitFor('allow shell echo denied-run? [y/N]');
     chat.send('no');
-    await chat.waitFor('Did not run it.');
+    await chat.output.waitFor('Did not run it.');
     expect(JSON.stringify(server.requests[3]!.body.messages.at(-1))).toContain('not approved');
     chat.send('/exit');
     expect(await chat.exited).toBe(0);
   });
 
   it('switches profile with /profile and re-reads resources with /reload', async () => {
-    home = mkdtempSync(join(tmpdir(), 'operator-home-'));
+    home = createTempHome('operator-home-');
     mkdirSync(join(home, 'profiles', 'pirate'), { recursive: true });
     writeFileSync(join(home, 'profiles', 'pirate', 'SOUL.md'), 'You are a pirate assistant.\n');
     server.enqueue({ text: 'Arr.' }, { text: 'Still arr.' });
     const chat = startChat([], home);
     chat.send('/profile');
-    await chat.waitFor('profile: default');
+    await chat.output.waitFor('profile: default');
     chat.send('/profile nobody');
-    await chat.waitFor('Profile "nobody" not found');
+    await chat.output.waitFor('Profile "nobody" not found');
     chat.send('/profile pirate');
-    await chat.waitFor('(profile pirate');
+    await chat.output.waitFor('(profile pirate');
     chat.send('ahoy');
-    await chat.waitFor('Arr.');
+    await chat.output.waitFor('Arr.');
     expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('You are a pirate assistant.');
     mkdirSync(join(home, 'profiles', 'pirate', 'skills', 'treasure'), { recursive: true });
     writeFileSync(join(home, 'profiles', 'pirate', 'skills', 'treasure', 'SKILL.md'), '---\nname: treasure\ndescription: Find treasure\n---\nDig.\n');
     chat.send('/reload');
-    await chat.waitFor('changed skills: +treasure');
+    await chat.output.waitFor('changed skills: +treasure');
     chat.send('where is it?');
-    await chat.waitFor('Still arr.');
+    await chat.output.waitFor('Still arr.');
     expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('<name>treasure</name>');
     chat.send('/status');
-    await chat.waitFor('profile  pirate');
+    await chat.output.waitFor('profile  pirate');
     chat.send('/exit');
     expect(await chat.exited).toBe(0);
     // The choice is remembered for the next start.
     const again = startChat([], home);
     again.send('/profile');
-    await again.waitFor('profile: pirate');
+    await again.output.waitFor('profile: pirate');
     again.send('/exit');
     await again.exited;
   });
 
   it('prints help', async () => {
-    const proc = spawn(process.execPath, ['bin/operator.js', '--help']);
-    child = proc;
-    let output = '';
-    proc.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    expect(await new Promise((resolve) => proc.on('exit', resolve))).toBe(0);
-    expect(output).toContain('operator <command>');
-    expect(output).toContain('chat');
+    home = createTempHome('operator-home-');
+    const help = track(spawnOperator(['--help'], { home }));
+    expect(await help.exited).toBe(0);
+    expect(help.output.stdout()).toContain('operator <command>');
+    expect(help.output.stdout()).toContain('chat');
   });
 });
 

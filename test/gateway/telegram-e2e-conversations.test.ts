@@ -3,16 +3,14 @@
  * Bot API server and the fake model server. Forum topics as separate conversations, a busy
  * conversation answered by follow-up, /stop, photos and documents in.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer, RecordedRequest } from '../fakes/fake-model-server.ts';
-import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
 /** A second admin (no pairing needed), for the busy conversation. */
@@ -32,53 +30,26 @@ function lastContent(request: RecordedRequest): { type: string; text?: string; s
 }
 
 describe('Telegram conversations through the gateway', () => {
+  let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
-  let gateway: ChildProcessWithoutNullStreams;
+  let gateway: GatewayProcess;
   let home: string;
-  let output = '';
 
   beforeAll(async () => {
-    model = await startFakeModelServer();
-    telegram = await startFakeTelegramServer();
-    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-conversations-'));
-    gateway = spawn(process.execPath, ['bin/operator.js', 'start'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        OPERATOR_HOME: home,
-        PORT: '0',
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: model.anthropicBaseURL,
-        TELEGRAM_BOT_TOKEN: telegram.token,
-        TELEGRAM_API_ROOT: telegram.apiRoot,
-        OPERATOR_ADMINS: `telegram:${admin},telegram:${busyPerson}`,
-        OPERATOR_REVIEW_EVERY: '0',
-      },
-    });
-    gateway.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    gateway.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await telegram.waitFor((fake) => fake.callsOf('setMyCommands').length > 0, 15_000).catch(() => {
-      throw new Error(`gateway did not register commands:\n${output}`);
-    });
+    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-conversations-');
+    ({ model, telegram, home } = fakes);
+    gateway = await startTelegramGateway(fakes, [admin, busyPerson]);
   });
 
   afterAll(async () => {
-    if (gateway && gateway.exitCode === null) {
-      const exited = new Promise((resolve) => gateway.once('exit', resolve));
-      gateway.kill('SIGTERM');
-      const timer = setTimeout(() => gateway.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await telegram?.close();
-    await model?.close();
-    rmSync(home, { recursive: true, force: true });
+    await gateway?.stop();
+    await fakes?.close();
   });
 
   const find = (chatId: number, contains: string, threadId?: number) =>
     telegram.waitFor((fake) => fake.messages(chatId, { threadId }).find((message) => message.text.includes(contains)), wait).catch((error: unknown) => {
-      throw new Error(`no message containing "${contains}" in chat ${chatId}: ${String(error)}\n${output}`);
+      throw new Error(`no message containing "${contains}" in chat ${chatId}: ${String(error)}\n${gateway.output.all()}`);
     });
   const fromAdmin = { id: admin, first_name: 'Ada' };
 

@@ -3,117 +3,47 @@
  * the fake model server. Telegram answering 429, refusing a reply's markup, a crash while a reply
  * is on its way (then a restart on the same OPERATOR_HOME), and webhooks with a wrong secret.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
-import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { startGateway } from '../helpers/gateway-process.ts';
+import type { GatewayProcess, GatewayProcessOptions } from '../helpers/gateway-process.ts';
+import { startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
 /** Another admin, whose DM only the crash tests use. */
 const crashChat = 1002;
 const wait = 20_000;
 
-/** A gateway process (`operator start`) and what it printed. */
-interface GatewayProcess {
-  output(): string;
-  /** SIGKILL: no draining, no clean-up, like a crash. */
-  kill(): Promise<void>;
-  /** SIGTERM, then SIGKILL if it does not exit in time. */
-  stop(): Promise<void>;
-}
-
-/** Starts `operator start` and resolves once it printed that it is running. */
-async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  let output = '';
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['bin/operator.js', 'start'], { env: { PATH: process.env.PATH, ...env } });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const running = () => child.exitCode === null && child.signalCode === null;
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (output.includes('operator is running')) finish();
-      else if (!running()) finish(new Error(`gateway exited:\n${output}`));
-    }, 20);
-    const timer = setTimeout(() => finish(new Error(`gateway did not start:\n${output}`)), wait);
-    function finish(error?: Error) {
-      clearInterval(poll);
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve();
-    }
-  });
-  return {
-    output: () => output,
-    async kill() {
-      if (running()) child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (!running()) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-function gatewayEnv(home: string, telegram: FakeTelegram, model: FakeModelServer): Record<string, string> {
-  return {
-    HOME: home,
-    OPERATOR_HOME: home,
-    PORT: '0',
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: model.anthropicBaseURL,
-    TELEGRAM_BOT_TOKEN: telegram.token,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-    OPERATOR_ADMINS: `telegram:${admin},telegram:${crashChat}`,
-    OPERATOR_REVIEW_EVERY: '0',
-  };
-}
-
-/** A TCP port free at the moment. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** The gateway as these tests run it: against `fakes`, both admins, once its banner is out. */
+function startDeliveryGateway(fakes: TelegramGatewayFakes, options: Partial<GatewayProcessOptions> = {}): Promise<GatewayProcess> {
+  return startGateway({ home: fakes.home, ...options, env: { ...fakes.env([admin, crashChat]), ...options.env } }, wait);
 }
 
 const parseError = { status: 400, description: 'Bad Request: can\'t parse entities: Unsupported start tag "b" at byte offset 2' };
 
 describe('Telegram delivery through the gateway', () => {
+  let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
   let gateway: GatewayProcess;
-  let home: string;
 
   beforeAll(async () => {
-    model = await startFakeModelServer();
-    telegram = await startFakeTelegramServer();
-    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-delivery-'));
-    gateway = await startGateway(gatewayEnv(home, telegram, model));
+    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-delivery-');
+    ({ model, telegram } = fakes);
+    gateway = await startDeliveryGateway(fakes);
   });
 
   afterAll(async () => {
     await gateway?.stop();
-    await telegram?.close();
-    await model?.close();
-    rmSync(home, { recursive: true, force: true });
+    await fakes?.close();
   });
 
   const find = (chatId: number, predicate: (text: string) => boolean) =>
     telegram.waitFor((fake) => fake.messages(chatId).find((message) => predicate(message.text)), wait).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${gateway.output()}`);
+      throw new Error(`${String(error)}\n${gateway.output.all()}`);
     });
   const say = (chatId: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId, text, from: { id: chatId, first_name: 'Ada' } }));
   /** Sends one more message and waits for its answer: whatever was queued before is done by then. */
@@ -168,7 +98,7 @@ describe('Telegram delivery through the gateway', () => {
     await gateway.kill();
     expect(telegram.messages(crashChat)).toHaveLength(0);
 
-    gateway = await startGateway(gatewayEnv(home, telegram, model));
+    gateway = await startDeliveryGateway(fakes);
     await find(crashChat, (text) => text === answer);
     await roundTrip(crashChat, 'Back after the crash.');
     expect(telegram.messages(crashChat).map((message) => message.text)).toEqual([answer, 'Back after the crash.']);
@@ -189,7 +119,7 @@ describe('Telegram delivery through the gateway', () => {
     expect(preview).toHaveLength(1);
     expect(preview[0]!.text.endsWith('…')).toBe(true);
 
-    gateway = await startGateway(gatewayEnv(home, telegram, model));
+    gateway = await startDeliveryGateway(fakes);
     await find(crashChat, (text) => text === answer);
     await roundTrip(crashChat, 'Streamed and back.');
     const since = telegram.messages(crashChat).slice(before);
@@ -201,29 +131,25 @@ describe('Telegram delivery through the gateway', () => {
 
 describe('Telegram webhook through the gateway', () => {
   const secret = 'the_right_secret-42';
+  let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
   let gateway: GatewayProcess;
-  let home: string;
 
   beforeAll(async () => {
-    model = await startFakeModelServer();
-    telegram = await startFakeTelegramServer();
-    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-webhook-'));
+    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-webhook-');
+    ({ model, telegram } = fakes);
+    // The webhook URL names the port, so it is chosen before the gateway starts.
     const port = await freePort();
-    gateway = await startGateway({
-      ...gatewayEnv(home, telegram, model),
-      PORT: String(port),
-      TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/telegram`,
-      TELEGRAM_WEBHOOK_SECRET: secret,
+    gateway = await startDeliveryGateway(fakes, {
+      port,
+      env: { TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/telegram`, TELEGRAM_WEBHOOK_SECRET: secret },
     });
   });
 
   afterAll(async () => {
     await gateway?.stop();
-    await telegram?.close();
-    await model?.close();
-    rmSync(home, { recursive: true, force: true });
+    await fakes?.close();
   });
 
   it('refuses updates with a wrong or missing secret (401, nothing answered) and answers the right one', async () => {

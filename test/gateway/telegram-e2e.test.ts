@@ -2,59 +2,33 @@
  * Telegram end to end: the real gateway process, grammy against the fake Bot API server (long
  * polling), the real Anthropic SDK against the fake model server.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
-import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { fakeAnthropicKey } from '../helpers/fake-model-env.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
 const stranger = 2002;
 const group = -100777;
 
 describe('Telegram through the gateway', () => {
+  let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
-  let gateway: ChildProcessWithoutNullStreams;
-  let home: string;
-  let output = '';
+  let gateway: GatewayProcess;
 
   beforeAll(async () => {
-    model = await startFakeModelServer();
-    telegram = await startFakeTelegramServer();
-    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-'));
-    gateway = spawn(process.execPath, ['bin/operator.js', 'start'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        OPERATOR_HOME: home,
-        PORT: '0',
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: model.anthropicBaseURL,
-        TELEGRAM_BOT_TOKEN: telegram.token,
-        TELEGRAM_API_ROOT: telegram.apiRoot,
-        OPERATOR_ADMINS: `telegram:${admin}`,
-        OPERATOR_REVIEW_EVERY: '0',
-      },
-    });
-    gateway.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    gateway.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await telegram.waitFor((fake) => fake.callsOf('setMyCommands').length > 0, 15_000).catch(() => {
-      throw new Error(`gateway did not register commands:\n${output}`);
-    });
+    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-');
+    ({ model, telegram } = fakes);
+    gateway = await startTelegramGateway(fakes, [admin]);
   });
 
   afterAll(async () => {
-    gateway?.kill('SIGTERM');
-    await new Promise((resolve) => gateway?.once('exit', resolve));
-    await telegram?.close();
-    await model?.close();
-    rmSync(home, { recursive: true, force: true });
+    await gateway?.stop();
+    await fakes?.close();
   });
 
   const lastText = async (chatId: number, contains: string) =>
@@ -157,7 +131,7 @@ describe('Telegram through the gateway', () => {
     model.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'are you ok?', from: { id: admin, first_name: 'Ada' } }));
     const notice = await lastText(admin, 'could not answer');
-    expect(notice.text).not.toContain('sk-ant-test');
+    expect(notice.text).not.toContain(fakeAnthropicKey);
     model.enqueue({ text: 'Back again.' });
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'and now?', from: { id: admin, first_name: 'Ada' } }));
     await lastText(admin, 'Back again.');

@@ -1,22 +1,9 @@
 /** Helpers for resource tests: real temp directories holding file trees, and resource layers over them. */
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach } from 'vitest';
 import type { ResourceLayers } from '../../src/resources/layers.ts';
 
-const created: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(created.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
-});
-
-/** A fresh directory (its real path), removed after the test. */
-export async function makeTempDir(): Promise<string> {
-  const directory = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-resources-')));
-  created.push(directory);
-  return directory;
-}
+export { makeTempDir } from '../helpers/temp-dir.ts';
 
 /** Writes files (relative path -> content) under `root`, creating folders as needed. */
 export async function writeTree(root: string, files: Record<string, string | Uint8Array>): Promise<void> {

@@ -1,10 +1,12 @@
 /**
  * Starts a throwaway `redis-server` for tests, on a free port, without persistence.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { freePort } from '../helpers/free-port.ts';
+import { stopProcess } from '../helpers/stop-process.ts';
 
 /** A running test server. */
 export interface RedisTestServer {
@@ -44,28 +46,7 @@ export async function startRedisServer(binary: string): Promise<RedisTestServer>
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => stop(child) };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return { url: `redis://127.0.0.1:${port}`, stop: () => stopProcess(child, 5_000) };
 }
 
 function answersPing(port: number): Promise<boolean> {

@@ -1,22 +1,8 @@
 /** Helpers for tool tests: temp directories on the real filesystem and a call that validates args. */
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach } from 'vitest';
+import { readFile } from 'node:fs/promises';
 import type { Tool, ToolContext, ToolOutput } from '../../src/tools/tool.ts';
 
-const created: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(created.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
-});
-
-/** A fresh directory (real path, so it compares equal to what `pwd` prints), removed after the test. */
-export async function makeTempDir(): Promise<string> {
-  const directory = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-tools-')));
-  created.push(directory);
-  return directory;
-}
+export { makeTempDir } from '../helpers/temp-dir.ts';
 
 /** Calls a tool as the engine would: arguments parsed by its schema, output normalized. */
 export async function callTool(

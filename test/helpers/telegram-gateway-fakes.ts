@@ -1,0 +1,69 @@
+/**
+ * What a Telegram end-to-end test runs the gateway against: the fake model server, the fake Bot
+ * API server and a temp OPERATOR_HOME, with the gateway environment that joins them up.
+ */
+import { startFakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { fakeAnthropicEnv } from './fake-model-env.ts';
+import { spawnGateway } from './gateway-process.ts';
+import type { GatewayProcess } from './gateway-process.ts';
+import { createTempHome, removeTempHome } from './temp-home.ts';
+
+/** The fakes of a Telegram end-to-end test, and the gateway's home. */
+export interface TelegramGatewayFakes {
+  model: FakeModelServer;
+  telegram: FakeTelegram;
+  /** HOME and OPERATOR_HOME of the gateway; kept across restarts, removed by {@link close}. */
+  home: string;
+  /**
+   * The gateway's environment (besides HOME, OPERATOR_HOME and PORT): the fake model, the fake
+   * Bot API by long polling, the Telegram users `admins` as admins, and background memory
+   * reviews off, so that every model request a test sees is one of its own turns.
+   */
+  env(admins: readonly number[]): Record<string, string>;
+  /** Closes both servers and removes the home (stop the gateway first). */
+  close(): Promise<void>;
+}
+
+/** Starts both fake servers and makes a temp home named `<homePrefix><random>`. */
+export async function startTelegramGatewayFakes(homePrefix: string): Promise<TelegramGatewayFakes> {
+  const model = await startFakeModelServer();
+  const telegram = await startFakeTelegramServer();
+  const home = createTempHome(homePrefix);
+  return {
+    model,
+    telegram,
+    home,
+    env: (admins) => ({
+      ...fakeAnthropicEnv(model),
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      OPERATOR_ADMINS: admins.map((id) => `telegram:${id}`).join(','),
+      OPERATOR_REVIEW_EVERY: '0',
+    }),
+    async close() {
+      await telegram.close();
+      await model.close();
+      removeTempHome(home);
+    },
+  };
+}
+
+/**
+ * Spawns the gateway against `fakes` with `admins` and resolves once it has registered its command
+ * menu with the fake Bot API, which it does when its Telegram channel starts. If that does not
+ * happen within `timeoutMs` (default 15 s), the gateway is killed and the error quotes what it
+ * printed.
+ */
+export async function startTelegramGateway(fakes: TelegramGatewayFakes, admins: readonly number[], timeoutMs = 15_000): Promise<GatewayProcess> {
+  const gateway = spawnGateway({ home: fakes.home, env: fakes.env(admins) });
+  try {
+    await fakes.telegram.waitFor((fake) => fake.callsOf('setMyCommands').length > 0, timeoutMs);
+  } catch {
+    await gateway.kill();
+    throw new Error(`gateway did not register commands:\n${gateway.output.all()}`);
+  }
+  return gateway;
+}
