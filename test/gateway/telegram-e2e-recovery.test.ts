@@ -3,84 +3,37 @@
  * started again on the same OPERATOR_HOME, and a store that cannot take a message. Every message
  * Telegram handed over is answered exactly once.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
-import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { startGateway } from '../helpers/gateway-process.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const person = 2001;
 const wait = 20_000;
 
-interface GatewayProcess {
-  output(): string;
-  kill(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  let output = '';
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['bin/operator.js', 'start'], { env: { PATH: process.env.PATH, ...env } });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const running = () => child.exitCode === null && child.signalCode === null;
-  const started = Date.now();
-  while (!output.includes('operator is running')) {
-    if (!running()) throw new Error(`gateway exited:\n${output}`);
-    if (Date.now() - started > wait) throw new Error(`gateway did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return {
-    output: () => output,
-    async kill() {
-      if (running()) child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (!running()) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
 describe('Telegram recovery through the gateway', () => {
+  let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
   let gateway: GatewayProcess;
   let home: string;
-  const env = () => ({
-    HOME: home,
-    OPERATOR_HOME: home,
-    PORT: '0',
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: model.anthropicBaseURL,
-    TELEGRAM_BOT_TOKEN: telegram.token,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-    OPERATOR_DM_POLICY: 'open',
-    OPERATOR_REVIEW_EVERY: '0',
-  });
+  /** Direct messages open to anyone: these tests are about delivery, not access. */
+  const start = () => startGateway({ home: fakes.home, env: { ...fakes.env([]), OPERATOR_DM_POLICY: 'open' } }, wait);
 
   beforeAll(async () => {
-    model = await startFakeModelServer();
-    telegram = await startFakeTelegramServer();
-    home = mkdtempSync(join(tmpdir(), 'operator-telegram-e2e-recovery-'));
-    gateway = await startGateway(env());
+    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-recovery-');
+    ({ model, telegram, home } = fakes);
+    gateway = await start();
   });
 
   afterAll(async () => {
     await gateway?.stop();
-    await telegram?.close();
-    await model?.close();
-    rmSync(home, { recursive: true, force: true });
+    await fakes?.close();
   });
 
   const texts = (chatId: number) => telegram.messages(chatId).map((message) => message.text);
@@ -91,7 +44,7 @@ describe('Telegram recovery through the gateway', () => {
   };
   const find = (chatId: number, text: string) =>
     telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text === text), wait).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${gateway.output()}`);
+      throw new Error(`${String(error)}\n${gateway.output.all()}`);
     });
   const userTexts = (request: FakeModelServer['requests'][number]) =>
     (request.body.messages as { role: string; content: string | { type: string; text?: string }[] }[])
@@ -113,7 +66,7 @@ describe('Telegram recovery through the gateway', () => {
 
     model.enqueue({ text: 'The plan: ship on Friday.' });
     model.enqueue({ text: 'The budget is fine.' });
-    gateway = await startGateway(env());
+    gateway = await start();
     await find(chat, 'The plan: ship on Friday.');
     await find(chat, 'The budget is fine.');
     expect(texts(chat)).toEqual(['The plan: ship on Friday.', 'The budget is fine.']);
@@ -123,7 +76,7 @@ describe('Telegram recovery through the gateway', () => {
     expect(userTexts(replayFirst!).at(-1)).toContain('restarted before the answer');
     expect(userTexts(replaySecond!).at(-1)).toBe('and the budget?');
     expect(model.requests).toHaveLength(requestsBefore + 3);
-    expect(gateway.output()).toContain('answering a message left unanswered by the last run');
+    expect(gateway.output.all()).toContain('answering a message left unanswered by the last run');
   });
 
   it('sends the reply anew when the preview it should have replaced can no longer be edited', async () => {
@@ -138,7 +91,7 @@ describe('Telegram recovery through the gateway', () => {
     expect(preview).toHaveLength(1);
 
     telegram.failNext('editMessageText', { status: 400, description: 'Bad Request: message to edit not found' });
-    gateway = await startGateway(env());
+    gateway = await start();
     await find(chat, answer);
     const sent = telegram.messages(chat);
     expect(sent.map((message) => message.text)).toEqual([preview[0]!.text, answer]);
@@ -154,7 +107,7 @@ describe('Telegram recovery through the gateway', () => {
     writeFileSync(inbox, 'in the way');
     const requestsBefore = model.requests.length;
     say(chat, 'are you there?');
-    await telegram.waitFor(() => (gateway.output().includes('left for the next poll') ? true : undefined), wait);
+    await telegram.waitFor(() => (gateway.output.all().includes('left for the next poll') ? true : undefined), wait);
     expect(model.requests).toHaveLength(requestsBefore);
 
     rmSync(inbox, { force: true });
