@@ -1,16 +1,11 @@
 /**
- * Append-only logs on the filesystem. Each log is the very file the unstorage fs driver uses for
- * the same key (`a:b:c` -> `<base>/a/b/c`), so it stays readable with `getItemRaw`. An append is
- * one `write` on a file opened with `O_APPEND`: it costs the same at record 10 and at record
- * 10,000, and a crash can tear only the record being written.
+ * Append-only logs on the filesystem. Each log is the very file a value of the same key would use
+ * (`a:b:c` -> `<base>/a/b/c`, see `fs-layout.ts`), so it stays readable with `getItemRaw`. An
+ * append is one `write` on a file opened with `O_APPEND`: it costs the same at record 10 and at
+ * record 10,000, and a crash can tear only the record being written.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, promises as fsp, readSync, writeSync, type Dirent } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-
-/** The file the unstorage fs drivers use for `key` under `base`. */
-export function keyToPath(base: string, key: string): string {
-  return join(resolve(base), ...key.split(':'));
-}
+import { closeSync, fstatSync, mkdirSync, openSync, promises as fsp, readSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * Appends `record` and a newline to the log file at `path`, creating folders as needed.
@@ -79,36 +74,6 @@ async function readWhole(path: string): Promise<string> {
 /** Removes the log file at `path`, if any. */
 export async function removeLog(path: string): Promise<void> {
   await fsp.rm(path, { force: true });
-}
-
-/**
- * Keys of the files under `base` whose key starts with `prefix`, read from the deepest folder
- * the prefix names rather than from the whole tree.
- */
-export async function listFileKeys(base: string, prefix: string): Promise<string[]> {
-  const cut = prefix.lastIndexOf(':');
-  const folderKey = cut === -1 ? '' : prefix.slice(0, cut);
-  const folder = folderKey === '' ? resolve(base) : keyToPath(base, folderKey);
-  const keys: string[] = [];
-  await collect(folder, folderKey, keys);
-  return keys.filter((key) => key.startsWith(prefix));
-}
-
-async function collect(folder: string, folderKey: string, into: string[]): Promise<void> {
-  let entries: Dirent[];
-  try {
-    entries = await fsp.readdir(folder, { withFileTypes: true });
-  } catch (error) {
-    if (isNotFound(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
-    throw error;
-  }
-  await Promise.all(
-    entries.map(async (entry) => {
-      const key = folderKey === '' ? entry.name : `${folderKey}:${entry.name}`;
-      if (entry.isDirectory()) await collect(join(folder, entry.name), key, into);
-      else if (entry.isFile()) into.push(key);
-    }),
-  );
 }
 
 function endsWithoutNewline(fd: number): boolean {

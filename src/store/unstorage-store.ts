@@ -2,12 +2,13 @@
  * The {@link Store} over unstorage: the filesystem, memory or Redis, or any storage passed in.
  */
 import { createStorage, type Storage } from 'unstorage';
-import fsLiteDriver from 'unstorage/drivers/fs-lite';
 import memoryDriver from 'unstorage/drivers/memory';
 import type { Store } from './store.ts';
 import { assertValidKey, assertValidPrefix, listingBase } from './keys.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
-import { appendRecord, keyToPath, listFileKeys, readRecords, removeLog } from './file-log.ts';
+import { appendRecord, readRecords, removeLog } from './file-log.ts';
+import { keyToPath, listFileKeys } from './fs-layout.ts';
+import { fsSyncDriver } from './fs-sync-driver.ts';
 import { appendKeyedRecord, deleteKeyedLog, readKeyedRecords } from './keyed-log.ts';
 import { createLazyRedisDriver } from './lazy-redis-driver.ts';
 
@@ -36,7 +37,8 @@ interface Envelope {
 /**
  * Creates a {@link Store}.
  *
- * - `fs`: one file per key under `base` (`a:b` -> `<base>/a/b`); logs are append-only files.
+ * - `fs`: one file per key under `base` (`a:b` -> `<base>/a/b`), read and written synchronously
+ *   and replaced atomically (see `fs-sync-driver.ts`); logs are append-only files.
  * - `memory`: process memory, for tests and one-off runs.
  * - `redis`: a Redis server at `url`, keys optionally namespaced by `base`.
  *
@@ -57,7 +59,7 @@ export function createStore(options: StoreOptions): Store {
   if ('storage' in options) return new UnstorageStore(options.storage, { now, ownsStorage: false });
   switch (options.driver) {
     case 'fs':
-      return new UnstorageStore(createStorage({ driver: fsLiteDriver({ base: options.base }) }), {
+      return new UnstorageStore(createStorage({ driver: fsSyncDriver({ base: options.base }) }), {
         now,
         ownsStorage: true,
         fileBase: options.base,

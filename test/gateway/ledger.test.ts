@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDeliveryLedger, type NewLedgerEntry } from '../../src/gateway/ledger/index.ts';
-import { createStore } from '../../src/store/index.ts';
+import { createStore, type Store } from '../../src/store/index.ts';
+import { findRedisServer, startRedisServer, type RedisTestServer } from '../store/redis-server.ts';
 
 const start = Date.UTC(2026, 0, 1);
 
@@ -184,5 +186,191 @@ describe('delivery ledger', () => {
   it('refuses to mark an unknown entry', async () => {
     const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
     await expect(ledger.markDelivered('nope', [])).rejects.toThrow('Unknown delivery ledger entry nope');
+  });
+});
+
+/** `store` with every operation reported to `onOperation` first, which may throw to simulate a crash there. */
+function instrumented(store: Store, onOperation: (operation: string, key: string) => void): Store {
+  return {
+    get: (key) => (onOperation('get', key), store.get(key)),
+    set: async (key, value, options) => (onOperation('set', key), store.set(key, value, options)),
+    setIfAbsent: async (key, value, options) => (onOperation('setIfAbsent', key), store.setIfAbsent(key, value, options)),
+    delete: async (key) => (onOperation('delete', key), store.delete(key)),
+    list: async (prefix) => (onOperation('list', prefix), store.list(prefix)),
+    append: async (key, record) => (onOperation('append', key), store.append(key, record)),
+    readLog: async (key) => (onOperation('readLog', key), store.readLog(key)),
+    deleteLog: async (key) => (onOperation('deleteLog', key), store.deleteLog(key)),
+    withLock: (key, fn) => store.withLock(key, fn),
+    close: () => store.close(),
+  };
+}
+
+/** Counts reads and writes (deletes included) of `store`. */
+function counted(store: Store): { store: Store; take: () => { reads: number; writes: number } } {
+  let reads = 0;
+  let writes = 0;
+  const wrapped = instrumented(store, (operation) => {
+    if (operation === 'get' || operation === 'list' || operation === 'readLog' || operation === 'setIfAbsent') reads++;
+    if (operation !== 'get' && operation !== 'list' && operation !== 'readLog') writes++;
+  });
+  return {
+    store: wrapped,
+    take: () => {
+      const counts = { reads, writes };
+      reads = writes = 0;
+      return counts;
+    },
+  };
+}
+
+describe('delivery ledger store operations', () => {
+  it('records a reply with one write and no read, and marks it delivered with one read and two writes', async () => {
+    const { store, take } = counted(createStore({ driver: 'memory' }));
+    const ledger = createDeliveryLedger(store);
+    const id = await ledger.record(reply('Hello', 'ops#0'));
+    expect(take()).toEqual({ reads: 0, writes: 1 });
+    await ledger.markDelivered(id, ['1']);
+    expect(take()).toEqual({ reads: 1, writes: 2 });
+
+    await ledger.record(reply('[SILENT]', 'ops#1'));
+    expect(take()).toEqual({ reads: 0, writes: 1 });
+    expect(await ledger.get(id)).toMatchObject({ status: 'delivered', platformIds: ['1'] });
+  });
+
+  it('keeps the id of the streamed preview with the entry, for a resend after a restart', async () => {
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
+    const streamed = await ledger.record({ ...reply('final text', 'p#0'), previewId: '555' });
+    const plain = await ledger.record(reply('no preview', 'p#1'));
+    expect(await ledger.pending()).toEqual([
+      expect.objectContaining({ id: streamed, previewId: '555' }),
+      expect.not.objectContaining({ previewId: expect.anything() }),
+    ]);
+    await ledger.markDelivered(streamed, ['555']);
+    expect(await ledger.get(streamed)).toMatchObject({ status: 'delivered', previewId: '555' });
+    expect((await ledger.get(plain))!.previewId).toBeUndefined();
+  });
+});
+
+const redisBinary = findRedisServer();
+let redis: RedisTestServer | undefined;
+beforeAll(async () => {
+  if (redisBinary) redis = await startRedisServer(redisBinary);
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const backends: { name: string; open: () => Store }[] = [
+  { name: 'memory', open: () => createStore({ driver: 'memory' }) },
+  {
+    name: 'fs',
+    open: () => {
+      const base = mkdtempSync(join(tmpdir(), 'operator-ledger-'));
+      folders.push(base);
+      return createStore({ driver: 'fs', base });
+    },
+  },
+  { name: 'redis', open: () => createStore({ driver: 'redis', url: redis!.url, base: `ledger-${randomUUID()}` }) },
+];
+
+describe.each(backends)('delivery ledger on $name', ({ name, open }) => {
+  let store: Store;
+  beforeEach((context) => {
+    if (name === 'redis' && !redisBinary) {
+      if (process.env.CI) throw new Error('redis-server is not on PATH: CI must install it');
+      context.skip();
+    }
+    store = open();
+  });
+  afterEach(async () => {
+    await store?.close();
+  });
+
+  it('keeps one entry when a turn is recorded again, and a settled one stays settled', async () => {
+    const ledger = createDeliveryLedger(store);
+    const first = await ledger.record(reply('hi', 'again#0'));
+    expect(await ledger.record(reply('hi', 'again#0'))).toBe(first);
+    expect((await ledger.pending()).map((entry) => entry.id)).toEqual([first]);
+    await ledger.markDelivered(first, ['1']);
+
+    expect(await ledger.record(reply('hi', 'again#0'))).toBe(first);
+    expect(await ledger.get(first)).toMatchObject({ status: 'delivered', platformIds: ['1'] });
+    expect(await ledger.pending()).toEqual([]);
+    expect(await store.list('ledger:open:')).toEqual([]);
+    expect(await ledger.claim(first)).toBe(false);
+  });
+
+  it('does not send again a reply whose delivery was marked just before a crash', async () => {
+    const crashing = instrumented(store, (operation, key) => {
+      if (operation === 'delete' && key.startsWith('ledger:open:')) throw new Error('crash');
+    });
+    const before = createDeliveryLedger(crashing);
+    const id = await before.record(reply('sent once', 'crash#0'));
+    await expect(before.markDelivered(id, ['7'])).rejects.toThrow('crash');
+
+    const after = createDeliveryLedger(store);
+    expect(await after.pending()).toEqual([]);
+    expect(await after.get(id)).toMatchObject({ status: 'delivered', platformIds: ['7'] });
+    expect(await store.list('ledger:open:')).toEqual([]);
+  });
+
+  it('retries after a restart a reply whose final failure a crash cut short, without listing it as failed', async () => {
+    let sets = 0;
+    const crashing = instrumented(store, (operation, key) => {
+      if (operation === 'set' && key.startsWith('ledger:') && ++sets === 3) throw new Error('crash');
+    });
+    const before = createDeliveryLedger(crashing);
+    // Writes: the record, the failure listing, then (crashing) the settled entry.
+    const id = await before.record(reply('not given up yet', 'fail#0'));
+    await expect(before.markFailed(id, 'chat not found', { final: true })).rejects.toThrow('crash');
+
+    const after = createDeliveryLedger(store);
+    expect((await after.pending()).map((entry) => entry.id)).toEqual([id]);
+    expect(await after.recentFailures()).toEqual([]);
+    await after.markFailed(id, 'chat not found', { final: true });
+    expect(await after.pending()).toEqual([]);
+    expect((await after.recentFailures()).map((entry) => entry.id)).toEqual([id]);
+  });
+
+  it('sends and marks replies left pending by the earlier layout', async () => {
+    const retention = { ttlSeconds: 7 * 86_400 };
+    const now = Date.now();
+    const legacy = (id: string, text: string, status: string, createdAt: number) => ({
+      ...reply(text, `${id}#0`),
+      id,
+      status,
+      createdAt,
+      updatedAt: createdAt,
+      attempts: 0,
+    });
+    // What the earlier version wrote: the creation time under the open key, the entry in every
+    // state under the entry key, and the turn's id under `ledger:turn:`.
+    const pendingId = '0mi9x2k1c-0003-9f2a1b';
+    const failingId = '0mi9x2k1d-0004-000001';
+    const deliveredId = '0mi9x2k1e-0005-000002';
+    for (const [id, text, status] of [
+      [pendingId, 'left pending', 'pending'],
+      [failingId, 'will fail', 'pending'],
+      [deliveredId, 'delivered, crashed before the open key went', 'delivered'],
+    ] as const) {
+      await store.set(`ledger:open:${id}`, now - 1_000, retention);
+      await store.set(`ledger:entry:${id}`, legacy(id, text, status, now - 1_000), retention);
+      await store.set(`ledger:turn:${id}%230`, id, retention);
+    }
+
+    const ledger = createDeliveryLedger(store);
+    const fresh = await ledger.record(reply('new layout', 'new#0'));
+    expect((await ledger.pending()).map((entry) => entry.text)).toEqual(['left pending', 'will fail', 'new layout']);
+    expect(await ledger.claim(pendingId)).toBe(true);
+    await ledger.markFailed(pendingId, 'timeout', { final: false });
+    expect(await ledger.get(pendingId)).toMatchObject({ status: 'pending', attempts: 1 });
+    await ledger.markDelivered(pendingId, ['11']);
+    await ledger.markFailed(failingId, 'blocked', { final: true });
+    await ledger.markDelivered(fresh, ['12']);
+
+    expect(await ledger.pending()).toEqual([]);
+    expect(await store.list('ledger:open:')).toEqual([]);
+    expect(await ledger.get(pendingId)).toMatchObject({ status: 'delivered', platformIds: ['11'], attempts: 1 });
+    expect((await ledger.recentFailures()).map((entry) => entry.id)).toEqual([failingId]);
   });
 });

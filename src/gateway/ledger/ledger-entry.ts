@@ -19,7 +19,12 @@ export interface NewLedgerEntry {
   text: string;
   /** Platform message id to reply to. */
   replyTo?: string;
-  /** Unique per logical reply (e.g. `<inbound dedupe key>#<n>`): recording it again returns the first id. */
+  /**
+   * Id of the streamed preview message the final text replaces (by editing it), kept so that a
+   * reply sent again after a restart replaces the half-streamed preview too.
+   */
+  previewId?: string;
+  /** Unique per logical reply (e.g. `<inbound dedupe key>#<n>`); the entry's id is derived from it, so recording it again gives the same id. */
   turnId: string;
 }
 
