@@ -27,9 +27,6 @@ import { createSessionQueue } from './session-queue.ts';
 /** Largest document taken from a chat, in bytes (what Telegram lets bots download). */
 export const maxInboundFileBytes = 20 * 1024 * 1024;
 
-/** How long the id of a reply's streamed preview is kept for a restart (the ledger's retention). */
-const previewTtlSeconds = 7 * 86_400;
-
 /**
  * How long a turn works before the typing indicator is shown. An answer that comes sooner arrives
  * before an indicator would have been drawn, and skipping it saves a platform call per quick turn
@@ -216,7 +213,8 @@ export class Gateway {
     for (const entry of entries ?? (await this.ledger.pending())) {
       const adapter = this.adapters.get(entry.address.platform);
       if (!adapter || !(await this.ledger.claim(entry.id))) continue;
-      const previewId = (await this.runtime.store.get<string>(previewKey(entry.turnId))) ?? undefined;
+      // Pending entries of a version that kept the preview under its own key still find it.
+      const previewId = entry.previewId ?? (await this.runtime.store.get<string>(legacyPreviewKey(entry.turnId))) ?? undefined;
       await this.#send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
     }
   }
@@ -349,10 +347,9 @@ export class Gateway {
     replyTo: string | undefined,
     recorded: () => Promise<void>,
   ): Promise<void> {
-    // Kept before the reply is recorded: a gateway restarted after a crash then edits this
+    // The preview is recorded with the reply: a gateway restarted after a crash then edits this
     // message too, rather than leave the half-streamed preview above a second copy.
-    if (previewId !== undefined) await this.runtime.store.set(previewKey(turnId), previewId, { ttlSeconds: previewTtlSeconds });
-    const id = await this.ledger.record({ sessionKey: conversation.key, address, text, replyTo, turnId });
+    const id = await this.ledger.record({ sessionKey: conversation.key, address, text, replyTo, turnId, previewId });
     // From here the ledger answers for the reply: a crash no longer means answering anew.
     await recorded();
     if (text.trim() === silentReply) return;
@@ -548,8 +545,8 @@ function replayedMessage(entry: InboxEntry): InboundMessage {
   };
 }
 
-/** Store key of the streamed preview message of the reply of `turnId`. */
-function previewKey(turnId: string): string {
+/** Where versions before the preview id went into the ledger kept it (read for their pending replies). */
+function legacyPreviewKey(turnId: string): string {
   return `ledger-preview:${keySegment(turnId)}`;
 }
 
