@@ -1,14 +1,14 @@
 /**
  * `operator start` (and `npm start`): the gateway. Starts the HTTP server and every channel whose
- * credentials are present; the local web chat always. SIGTERM or Ctrl+C lets turns in flight
- * finish and deliver, then exits 0.
+ * credentials are present; the local web chat always. `/healthz` answers 200 once every channel
+ * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver, then exits 0.
  */
 import type { ChannelAdapter } from '../channels/types.ts';
 import { createTelegramChannel } from '../channels/telegram/index.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { loadConfig } from '../gateway/config/index.ts';
 import { Gateway } from '../gateway/gateway.ts';
-import { createGatewayApp, listen } from '../gateway/server.ts';
+import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { Runtime } from '../runtime/runtime.ts';
 
 const platformHelp = [
@@ -31,9 +31,11 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     adapters.push(createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
   }
   const gateway = new Gateway({ runtime, config, adapters });
-  const app = createGatewayApp(adapters, () => ({ channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
+  let state: GatewayState = 'starting';
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
   const server = await listen(app, config.port);
   await gateway.start();
+  state = 'ready';
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.
@@ -53,6 +55,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     const stop = async () => {
       if (stopping) return;
       stopping = true;
+      state = 'stopping';
       log('operator: finishing the answers in progress, then stopping');
       await gateway.stop();
       await server.close();
