@@ -9,6 +9,7 @@ import { createWebChannel } from '../channels/web/index.ts';
 import { loadConfig } from '../gateway/config/index.ts';
 import { Gateway } from '../gateway/gateway.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
+import { holdWarmUps } from '../llm/warm-up-gate.ts';
 import { Runtime } from '../runtime/runtime.ts';
 
 const platformHelp = [
@@ -21,6 +22,9 @@ const platformHelp = [
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
   const { config } = loadConfig(env);
+  // The runtime warms the model SDK, whose import would take the main thread while the channels
+  // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
+  const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = config.model ? { ...env, OPERATOR_MODEL: config.model } : env;
   const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false });
@@ -36,6 +40,8 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const server = await listen(app, config.port);
   await gateway.start();
   state = 'ready';
+  // The model SDK loads now, in the background; a failure shows on the first call.
+  releaseWarmUps();
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.
