@@ -2,9 +2,12 @@
  * `operator start` (and `npm start`): the gateway. Starts the HTTP server and every channel whose
  * credentials are present; the local web chat always. `/healthz` answers 200 once every channel
  * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver, then exits 0.
+ *
+ * Start-up is kept short: what only some set-ups need is imported when they need it, and what
+ * can wait (the model SDK, the Telegram formatter) loads once the gateway is ready.
  */
+import type { TelegramChannelOptions } from '../channels/telegram/telegram-channel.ts';
 import type { ChannelAdapter } from '../channels/types.ts';
-import { createTelegramChannel } from '../channels/telegram/index.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { loadConfig } from '../gateway/config/index.ts';
 import { Gateway } from '../gateway/gateway.ts';
@@ -17,6 +20,15 @@ const platformHelp = [
   'Discord:  set DISCORD_BOT_TOKEN (coming with the Discord channel)',
   'Slack:    set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (coming with the Slack channel)',
 ];
+
+/**
+ * The Telegram adapter, imported only when Telegram is configured: a gateway without it should
+ * not spend the time grammy and the adapter take to load.
+ */
+async function createTelegramChannel(options: TelegramChannelOptions): Promise<ChannelAdapter> {
+  const telegram = await import('../channels/telegram/telegram-channel.ts');
+  return telegram.createTelegramChannel(options);
+}
 
 /** Runs the gateway until a signal stops it; resolves to the exit code. */
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -32,7 +44,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (token) {
     const webhook = config.telegram?.webhookUrl && config.telegram.webhookSecret ? { url: config.telegram.webhookUrl, secret: config.telegram.webhookSecret } : undefined;
-    adapters.push(createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
+    adapters.push(await createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
   }
   const gateway = new Gateway({ runtime, config, adapters });
   let state: GatewayState = 'starting';
@@ -40,8 +52,9 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const server = await listen(app, config.port);
   await gateway.start();
   state = 'ready';
-  // The model SDK loads now, in the background; a failure shows on the first call.
+  // What the first replies need loads now, in the background; a failure shows on first use.
   releaseWarmUps();
+  for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.
