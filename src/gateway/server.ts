@@ -6,7 +6,9 @@
  */
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
-import { Hono } from 'hono';
+// The tiny preset (PatternRouter): the routes are a handful of fixed paths, and it loads a third
+// fewer modules than the default preset's RegExpRouter and TrieRouter, before the gateway is ready.
+import { Hono } from 'hono/tiny';
 import type { ChannelAdapter } from '../channels/types.ts';
 
 /** Where the gateway is in its life: only `ready` takes messages from every channel. */
