@@ -176,6 +176,11 @@ export interface ChannelAdapter {
   answerAction?(action: ChannelAction, text?: string): Promise<void>;
   /** HTTP routes to mount on the gateway's server. */
   routes?(): ChannelRoute[];
+  /**
+   * Loads ahead what sending needs but start-up does not (a renderer, say), so the first reply
+   * does not wait for it. Called once the gateway is ready; sending works without it.
+   */
+  warm?(): Promise<void>;
 }
 
 /** A send or edit that failed. */

@@ -1,14 +1,18 @@
 /**
  * `operator start` (and `npm start`): the gateway. Starts the HTTP server and every channel whose
- * credentials are present; the local web chat always. SIGTERM or Ctrl+C lets turns in flight
- * finish and deliver, then exits 0.
+ * credentials are present; the local web chat always. `/healthz` answers 200 once every channel
+ * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver, then exits 0.
+ *
+ * Start-up is kept short: what only some set-ups need is imported when they need it, and what
+ * can wait (the model SDK, the Telegram formatter) loads once the gateway is ready.
  */
+import type { TelegramChannelOptions } from '../channels/telegram/telegram-channel.ts';
 import type { ChannelAdapter } from '../channels/types.ts';
-import { createTelegramChannel } from '../channels/telegram/index.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { loadConfig } from '../gateway/config/index.ts';
 import { Gateway } from '../gateway/gateway.ts';
-import { createGatewayApp, listen } from '../gateway/server.ts';
+import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
+import { holdWarmUps } from '../llm/warm-up-gate.ts';
 import { Runtime } from '../runtime/runtime.ts';
 
 const platformHelp = [
@@ -17,10 +21,22 @@ const platformHelp = [
   'Slack:    set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (coming with the Slack channel)',
 ];
 
+/**
+ * The Telegram adapter, imported only when Telegram is configured: a gateway without it should
+ * not spend the time grammy and the adapter take to load.
+ */
+async function createTelegramChannel(options: TelegramChannelOptions): Promise<ChannelAdapter> {
+  const telegram = await import('../channels/telegram/telegram-channel.ts');
+  return telegram.createTelegramChannel(options);
+}
+
 /** Runs the gateway until a signal stops it; resolves to the exit code. */
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
   const { config } = loadConfig(env);
+  // The runtime warms the model SDK, whose import would take the main thread while the channels
+  // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
+  const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = config.model ? { ...env, OPERATOR_MODEL: config.model } : env;
   const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false });
@@ -28,12 +44,17 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (token) {
     const webhook = config.telegram?.webhookUrl && config.telegram.webhookSecret ? { url: config.telegram.webhookUrl, secret: config.telegram.webhookSecret } : undefined;
-    adapters.push(createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
+    adapters.push(await createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
   }
   const gateway = new Gateway({ runtime, config, adapters });
-  const app = createGatewayApp(adapters, () => ({ channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
+  let state: GatewayState = 'starting';
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
   const server = await listen(app, config.port);
   await gateway.start();
+  state = 'ready';
+  // What the first replies need loads now, in the background; a failure shows on first use.
+  releaseWarmUps();
+  for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.
@@ -53,6 +74,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     const stop = async () => {
       if (stopping) return;
       stopping = true;
+      state = 'stopping';
       log('operator: finishing the answers in progress, then stopping');
       await gateway.stop();
       await server.close();

@@ -1,13 +1,15 @@
 /**
  * A provider whose SDK is loaded on first use. The vendor SDKs take hundreds of milliseconds to
  * import, so operator starts without them and loads only the one the configured model needs —
- * in the background right after start-up (`warm`), or at the latest on the first call.
+ * in the background once start-up is over (`warm`, which waits for any hold of
+ * `warm-up-gate.ts`), or at the latest on the first call.
  */
 import type { ModelRequest, Provider, StreamEvent } from './types.ts';
+import { warmUpsAllowed } from './warm-up-gate.ts';
 
 /** A provider that can be told to load itself ahead of the first call. */
 export interface LazyProvider extends Provider {
-  /** Starts loading the SDK now; resolves when it is ready. */
+  /** Loads the SDK ahead of the first call, as soon as no warm-up hold is in place; resolves when it is ready. */
   warm(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export function lazyProvider(name: string, load: () => Promise<Provider>): LazyP
   return {
     name,
     async warm() {
+      await warmUpsAllowed();
       await get();
     },
     async *stream(request: ModelRequest): AsyncIterable<StreamEvent> {

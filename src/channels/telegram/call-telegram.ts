@@ -5,7 +5,7 @@
  * here: a send that failed on the network may have arrived, and the caller's delivery ledger
  * decides about sending it again.
  */
-import { GrammyError } from 'grammy';
+import { GrammyError } from 'grammy/web';
 import { toDeliveryError, type Scrub } from './telegram-errors.ts';
 
 /** How rate limits are retried. */

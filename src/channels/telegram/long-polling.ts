@@ -4,7 +4,7 @@
  * grammy's `handleUpdate` (whose middleware only hands events over), and the offset advances past
  * every update handed over; the last offset is confirmed when polling stops.
  */
-import { GrammyError, type Bot } from 'grammy';
+import { GrammyError, type Bot } from 'grammy/web';
 import type { Scrub } from './telegram-errors.ts';
 import { notAccepted } from './webhook.ts';
 

@@ -4,12 +4,13 @@
  * typing, the command menu and button acknowledgements. A chunk whose markup Telegram refuses
  * ("can't parse entities") goes again as plain text; an edit to identical content succeeds.
  */
-import type { Api } from 'grammy';
+import type { Api } from 'grammy/web';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import { DeliveryError, type Button, type ChannelAction, type CommandInfo, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
 import type { CallTelegram } from './call-telegram.ts';
 import { escapeHtml } from './format/escape-html.ts';
-import { formatTelegramMessage, type TelegramChunk } from './format/format-message.ts';
+import type { TelegramChunk } from './format/format-message.ts';
+import { loadFormatter } from './format/load-formatter.ts';
 import { telegramDescription } from './telegram-errors.ts';
 
 /** Telegram's outbound operations for one bot. */
@@ -38,7 +39,8 @@ function keyboardOf(buttons: Button[][] | undefined): { reply_markup?: InlineKey
   return { reply_markup: { inline_keyboard: buttons.map((row) => row.map((button) => ({ text: button.label, callback_data: button.data }))) } };
 }
 
-function chunksOf(text: string): TelegramChunk[] {
+async function chunksOf(text: string): Promise<TelegramChunk[]> {
+  const { formatTelegramMessage } = await loadFormatter();
   const chunks = formatTelegramMessage(text);
   if (chunks.length > 0) return chunks;
   if (text.trim() === '') throw new DeliveryError('Telegram: nothing to send (empty message)', { retryable: false });
@@ -93,7 +95,7 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
 
   return {
     async send(address, message) {
-      const chunks = chunksOf(message.text);
+      const chunks = await chunksOf(message.text);
       const chatId = chatIdOf(address);
       const ids: string[] = [];
       for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
@@ -115,7 +117,7 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
     },
 
     async edit(address, messageId, message) {
-      const [first] = chunksOf(message.text);
+      const [first] = await chunksOf(message.text);
       await editChunk(chatIdOf(address), Number(messageId), first!, keyboardOf(message.buttons));
     },
 

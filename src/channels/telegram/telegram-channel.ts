@@ -1,13 +1,21 @@
 /**
  * The Telegram channel: a grammy `Bot` behind the neutral {@link ChannelAdapter} contract. It
- * receives by long polling, or by webhook when one is configured, and hands each event over
- * without waiting for it to be handled, so one slow conversation never holds up another.
+ * receives by long polling, or by webhook when one is configured, and hands each message over,
+ * waiting only until the gateway has it on record (the answer runs on), so one slow conversation
+ * never holds up another.
+ *
+ * grammy is imported as `grammy/web`, its build on the platform's `fetch` (Node's own, which the
+ * model SDKs use too): the Node build also loads node-fetch v2 with whatwg-url and its Unicode
+ * tables, which made the gateway some 50 ms slower to be ready. Every module of this channel
+ * imports the web build, so `GrammyError` and `HttpError` are the classes its errors are
+ * instances of.
  */
-import { Bot } from 'grammy';
+import { Bot } from 'grammy/web';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchFileBytes } from './attachments.ts';
 import { createCallTelegram, defaultRetryPolicy, type RetryPolicy } from './call-telegram.ts';
-import { telegramMaxLength } from './format/format-message.ts';
+import { loadFormatter } from './format/load-formatter.ts';
+import { telegramMaxLength } from './format/max-length.ts';
 import { toChannelEvent, type InboundContext } from './inbound.ts';
 import { grammySignal, runLongPolling } from './long-polling.ts';
 import { createTelegramOutbound } from './outbound.ts';
@@ -145,6 +153,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       lifecycle?.abort();
       await polling;
       polling = undefined;
+    },
+
+    async warm() {
+      await loadFormatter();
     },
 
     send: (address, message) => outbound.send(address, message),

@@ -4,7 +4,7 @@
  * other 4xx are not. grammy's network errors carry the request URL, which holds the bot token,
  * so every message and cause that leaves here is scrubbed of it.
  */
-import { GrammyError, HttpError } from 'grammy';
+import { GrammyError, HttpError } from 'grammy/web';
 import { DeliveryError } from '../types.ts';
 
 /** Removes a bot token (and anything shaped like one in a Bot API URL) from a text. */

@@ -3,7 +3,7 @@
  * answers 401 to a wrong `X-Telegram-Bot-Api-Secret-Token` before reading the body. While the
  * adapter is stopped the route answers 503, so Telegram keeps the update and delivers it again.
  */
-import { BotError, webhookCallback, type Bot } from 'grammy';
+import { BotError, webhookCallback, type Bot } from 'grammy/web';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
 import type { Scrub } from './telegram-errors.ts';
 

@@ -5,12 +5,12 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applyPatch, parsePatch } from 'diff';
 import type { StructuredPatch } from 'diff';
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
+import { loadDiff } from './load-libraries.ts';
 import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { recountHunks } from './recount-hunks.ts';
@@ -25,6 +25,9 @@ const devNull = '/dev/null';
 /** A file's content after the patch; null when the patch deletes it. */
 type PendingFiles = Map<string, { display: string; content: string | null }>;
 
+/** The `diff` library (loaded on the tool's first run). */
+type Diff = Awaited<ReturnType<typeof loadDiff>>;
+
 /** Creates the `apply_patch` tool. */
 export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
   return defineTool({
@@ -36,9 +39,10 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
       const cwd = workingDirectory(options, context);
+      const diff = await loadDiff();
       let filePatches: StructuredPatch[];
       try {
-        filePatches = parseLeniently(args.patch);
+        filePatches = parseLeniently(diff, args.patch);
       } catch (error) {
         return errorResult(`invalid patch: ${errorMessage(error)}`);
       }
@@ -48,7 +52,7 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
       const pending: PendingFiles = new Map();
       const summary: string[] = [];
       for (const filePatch of filePatches) {
-        const outcome = await planFile(filePatch, cwd, pending);
+        const outcome = await planFile(diff, filePatch, cwd, pending);
         if (typeof outcome !== 'string') return outcome;
         summary.push(outcome);
       }
@@ -69,12 +73,12 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
   });
 }
 
-function parseLeniently(patch: string): StructuredPatch[] {
+function parseLeniently(diff: Diff, patch: string): StructuredPatch[] {
   try {
-    return parsePatch(patch);
+    return diff.parsePatch(patch);
   } catch (error) {
     try {
-      return parsePatch(recountHunks(patch));
+      return diff.parsePatch(recountHunks(patch));
     } catch {
       throw error;
     }
@@ -90,7 +94,7 @@ function changesWithoutHunks(filePatch: StructuredPatch): boolean {
  * Works out one file's new content into `pending` and returns a summary line, or an error result
  * when it cannot be applied.
  */
-async function planFile(filePatch: StructuredPatch, cwd: string, pending: PendingFiles): Promise<string | ToolOutput> {
+async function planFile(diff: Diff, filePatch: StructuredPatch, cwd: string, pending: PendingFiles): Promise<string | ToolOutput> {
   if (filePatch.isBinary) return errorResult('binary patches are not supported');
   const names = fileNames(filePatch);
   if (names === undefined) return errorResult('a hunk in the patch has no `---`/`+++` file names');
@@ -103,7 +107,7 @@ async function planFile(filePatch: StructuredPatch, cwd: string, pending: Pendin
   if (creates && current !== null) return errorResult(`cannot create ${source}: it already exists`);
   if (!creates && current === null) return errorResult(`file not found: ${source}`);
 
-  const patched = applyHunks(current ?? '', filePatch, source);
+  const patched = applyHunks(diff, current ?? '', filePatch, source);
   if (typeof patched !== 'string') return patched;
   if (deletes) {
     pending.set(resolvePath(cwd, source), { display: source, content: null });
@@ -154,12 +158,12 @@ async function load(file: string, pending: PendingFiles): Promise<string | null 
   }
 }
 
-function applyHunks(source: string, filePatch: StructuredPatch, display: string): string | ToolOutput {
-  const patched = applyPatch(source, filePatch);
+function applyHunks(diff: Diff, source: string, filePatch: StructuredPatch, display: string): string | ToolOutput {
+  const patched = diff.applyPatch(source, filePatch);
   if (patched !== false) return patched;
   // Find the first hunk that does not fit, so the model knows where to look.
   for (let count = 1; count <= filePatch.hunks.length; count++) {
-    if (applyPatch(source, { ...filePatch, hunks: filePatch.hunks.slice(0, count) }) === false) {
+    if (diff.applyPatch(source, { ...filePatch, hunks: filePatch.hunks.slice(0, count) }) === false) {
       const hunk = filePatch.hunks[count - 1]!;
       return errorResult(
         `hunk ${count} of ${filePatch.hunks.length} (@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@) ` +

@@ -1,9 +1,9 @@
 /** The `glob` tool: files matching a pattern, most recently changed first. */
 import { stat } from 'node:fs/promises';
-import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
+import { loadTinyglobby } from './load-libraries.ts';
 import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { errorResult, fileErrorResult } from './results.ts';
@@ -32,6 +32,7 @@ export function createGlobTool(options: BuiltinToolOptions = {}) {
         const baseInfo = await stat(base).catch(() => undefined);
         if (baseInfo === undefined) return errorResult(`path not found: ${displayBase}`);
         if (!baseInfo.isDirectory()) return errorResult(`not a directory: ${displayBase}`);
+        const { glob } = await loadTinyglobby();
         const files = await glob(args.pattern, {
           cwd: base,
           absolute: true,

@@ -1,12 +1,12 @@
 /** The `grep` tool: regular-expression search over files, in JavaScript so nothing needs installing. */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
 import { looksBinary, sniffLength } from './file-type.ts';
+import { loadTinyglobby } from './load-libraries.ts';
 import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { errorResult, fileErrorResult } from './results.ts';
@@ -78,6 +78,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
 async function listFiles(root: string, include: string | undefined, signal: AbortSignal): Promise<string[]> {
   // Like ripgrep's --glob, a pattern without a slash matches file names at any depth.
   const pattern = include === undefined ? '**/*' : include.includes('/') ? include : `**/${include}`;
+  const { glob } = await loadTinyglobby();
   const files = await glob(pattern, {
     cwd: root,
     absolute: true,

@@ -4,11 +4,11 @@
  * rendered as Telegram HTML with its plain-text fallback.
  */
 import { chunkMarkdown } from '../../markdown/chunk-markdown.ts';
+import { telegramMaxLength } from './max-length.ts';
 import { plainTextFallback, visibleText } from './plain-text.ts';
 import { renderTelegramHtml } from './render-telegram-html.ts';
 
-/** Telegram's limit on a message's text, counted after parsing the markup. */
-export const telegramMaxLength = 4096;
+export { telegramMaxLength };
 
 /** One Telegram message of a split reply. */
 export interface TelegramChunk {
