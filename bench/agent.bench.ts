@@ -27,7 +27,7 @@ import { createBuiltinTools } from '../src/tools/builtin/index.ts';
 import { startFakeModelServer } from '../test/fakes/fake-model-server.ts';
 import { startFakeModelProcess } from './fake-model-process.ts';
 import { collectGarbage, elapsedMs, median, quantile, type BenchResult } from './lib.ts';
-import { providerFetch } from '../src/llm/provider-fetch.ts';
+import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
 
 const TURNS = 1_000;
 const WARMUP = 60;
@@ -54,7 +54,7 @@ export default async function run(): Promise<BenchResult[]> {
 
 export async function measureOverhead(baseURL: string, lastBody: () => Promise<string>, base: string): Promise<BenchResult[]> {
   // The same transport the providers use: the floor is the bare call as operator makes it.
-  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL, maxRetries: 0, fetch: providerFetch });
+  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL, maxRetries: 0, fetch: await loadKeepAliveFetch().then(() => keepAliveFetch) });
   const inner = createAnthropicProvider({ apiKey: 'bench-key', baseURL });
   let providerMs = 0;
   const timed: Provider = {

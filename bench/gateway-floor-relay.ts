@@ -11,15 +11,15 @@
  * `MODEL_BODY_FILE` (a JSON request body captured from the gateway); prints `ready` once it listens.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { Api } from 'grammy';
+import { Api, type ApiClientOptions } from 'grammy/web';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { providerFetch } from '../src/llm/provider-fetch.ts';
+import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
 
 const env = process.env as Record<string, string>;
 const body = JSON.parse(readFileSync(env.MODEL_BODY_FILE!, 'utf8')) as Anthropic.MessageCreateParamsStreaming;
-const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: env.ANTHROPIC_BASE_URL, maxRetries: 0, fetch: providerFetch });
-const api = new Api(env.TELEGRAM_BOT_TOKEN!, { apiRoot: env.TELEGRAM_API_ROOT });
+const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: env.ANTHROPIC_BASE_URL, maxRetries: 0, fetch: await loadKeepAliveFetch().then(() => keepAliveFetch) });
+const api = new Api(env.TELEGRAM_BOT_TOKEN!, { apiRoot: env.TELEGRAM_API_ROOT, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] });
 
 async function answer(chatId: number): Promise<void> {
   const stream = await sdk.messages.create({ ...body, stream: true });

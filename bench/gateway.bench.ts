@@ -28,7 +28,7 @@
  * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { Api } from 'grammy';
+import { Api, type ApiClientOptions } from 'grammy/web';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +39,7 @@ import type { GatewayProcess } from './gateway-process.ts';
 import { startFakeTelegramProcess } from './gateway-telegram-process.ts';
 import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
 import { elapsedMs, median, quantile, type BenchResult } from './lib.ts';
-import { providerFetch } from '../src/llm/provider-fetch.ts';
+import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
 
 const CONVERSATIONS = 1_000;
 /** Webhook POSTs in flight at once (Telegram's own default `max_connections` is 40). */
@@ -321,8 +321,8 @@ async function measureOverhead(
   post: (body: string, secret?: string) => Promise<number>,
 ): Promise<BenchResult[]> {
   // The same transport the providers use: the floor is the bare call as operator makes it.
-  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: model.anthropicBaseURL, maxRetries: 0, fetch: providerFetch });
-  const api = new Api(telegram.token, { apiRoot: telegram.apiRoot });
+  const sdk = new Anthropic({ apiKey: 'bench-key', baseURL: model.anthropicBaseURL, maxRetries: 0, fetch: await loadKeepAliveFetch().then(() => keepAliveFetch) });
+  const api = new Api(telegram.token, { apiRoot: telegram.apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] });
   const turns: number[] = [];
   const health: number[] = [];
   const refusedPosts: number[] = [];

@@ -151,7 +151,12 @@ describe('telegram bot token', () => {
     expect(sendError).toMatchObject({ retryable: true });
     expect(String((sendError as Error).message)).toContain('network error');
 
-    for (const error of [unauthorized, startError, sendError]) {
+    // The same through the keep-alive transport, whose errors name the URL (token included).
+    await unreachable.warm?.();
+    const warmSendError = await unreachable.send({ platform: 'telegram', conversationId: '42' }, { text: 'hi' }).then(() => undefined, (error: unknown) => error);
+    expect(warmSendError).toMatchObject({ retryable: true });
+
+    for (const error of [unauthorized, startError, sendError, warmSendError]) {
       expect(error).toBeInstanceOf(Error);
       const shown = `${inspect(error, { depth: 10 })}\n${(error as Error).message}\n${(error as Error).stack}\n${JSON.stringify(error)}`;
       expect(shown).not.toContain(telegram.token);

@@ -4,13 +4,14 @@
  * waiting only until the gateway has it on record (the answer runs on), so one slow conversation
  * never holds up another.
  *
- * grammy is imported as `grammy/web`, its build on the platform's `fetch` (Node's own, which the
- * model SDKs use too): the Node build also loads node-fetch v2 with whatwg-url and its Unicode
- * tables, which made the gateway some 50 ms slower to be ready. Every module of this channel
+ * grammy is imported as `grammy/web`, its build on the platform's `fetch`: the Node build loads
+ * node-fetch v2 with whatwg-url and its Unicode tables at once, which made the gateway some 50 ms
+ * slower to be ready. Its calls go through `keepAliveFetch` (node-fetch with keep-alive agents,
+ * loaded by `warm()` after start-up), which costs half the CPU per call of Node's own fetch. Every module of this channel
  * imports the web build, so `GrammyError` and `HttpError` are the classes its errors are
  * instances of.
  */
-import { Bot } from 'grammy/web';
+import { Bot, type ApiClientOptions } from 'grammy/web';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchFileBytes } from './attachments.ts';
 import { createCallTelegram, defaultRetryPolicy, type RetryPolicy } from './call-telegram.ts';
@@ -21,6 +22,7 @@ import { grammySignal, runLongPolling } from './long-polling.ts';
 import { createTelegramOutbound } from './outbound.ts';
 import { createScrub, toDeliveryError } from './telegram-errors.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
+import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
 
 /** Options of {@link createTelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -72,7 +74,8 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   const scrub = createScrub(options.token);
   const log = options.log ?? ((line: string) => console.error(line));
   const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
-  const bot = new Bot(options.token, { client: { apiRoot } });
+  // The keep-alive transport once warm() has loaded it (half the CPU per call of Node's fetch).
+  const bot = new Bot(options.token, { client: { apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] } });
   const call = createCallTelegram({ ...defaultRetryPolicy, ...options.retry }, scrub);
   const outbound = createTelegramOutbound(bot.api, call, log);
   let handlers: ChannelHandlers | undefined;
@@ -156,7 +159,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     },
 
     async warm() {
-      await loadFormatter();
+      await Promise.all([loadFormatter(), loadKeepAliveFetch()]);
     },
 
     send: (address, message) => outbound.send(address, message),

@@ -11,7 +11,7 @@ import { toOpenAIRequest } from './openai-request.ts';
 import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
-import { providerFetch } from '../provider-fetch.ts';
+import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
 
 /** Options of {@link createOpenAIProvider}. Unset values come from the SDK's environment handling. */
 export interface OpenAIProviderOptions {
@@ -48,8 +48,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     ...(baseURL !== undefined && { baseURL }),
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
     maxRetries: 0,
-    fetch: providerFetch,
+    fetch: keepAliveFetch,
   });
+  // The SDK's transport, loaded in the background; the first calls may use Node's own fetch.
+  void loadKeepAliveFetch().catch(() => undefined);
   const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {
     name: providerName,
