@@ -103,8 +103,13 @@ export class Gateway {
   async stop(): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#sweeper);
-    await this.queue.drain();
-    while (this.#work.size > 0) await Promise.all(this.#work);
+    // Background work may queue turns (answers left by the last run) and turns may start
+    // background work: wait until neither has anything left.
+    for (;;) {
+      await this.queue.drain();
+      if (this.#work.size === 0) break;
+      await Promise.all(this.#work);
+    }
     for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
   }
 
