@@ -50,7 +50,16 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   let state: GatewayState = 'starting';
   const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
   const server = await listen(app, config.port);
-  await gateway.start();
+  try {
+    await gateway.start();
+  } catch (error) {
+    // A channel that cannot start ends the command; the listening server would keep the process
+    // alive, so what did start is stopped first.
+    await gateway.stop();
+    await server.close();
+    await runtime.close();
+    throw error;
+  }
   state = 'ready';
   // What the first replies need loads now, in the background; a failure shows on first use.
   releaseWarmUps();

@@ -1,6 +1,7 @@
 /**
  * `/healthz` of `operator start` means ready: while a channel is still starting (here Telegram's
  * webhook registration, held by the fake Bot API), it answers 503; once every channel is up, 200.
+ * A channel that cannot start ends the command with exit code 1.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -78,6 +79,15 @@ describe('operator start readiness', () => {
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: 'starting' });
     expect(gateway.output()).not.toContain('operator is running');
+  });
+
+  it('exits 1 with the reason when a channel cannot start, rather than keep listening', async () => {
+    telegram = await startFakeTelegramServer();
+    telegram.failNext('getMe', { status: 401, description: 'Unauthorized' });
+    const gateway = await startWithTelegramWebhook(telegram);
+    const code = await new Promise((resolve) => child!.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(gateway.output()).toContain('Telegram getMe failed');
   });
 
   it('answers /healthz with 200 once every channel is up', async () => {
