@@ -64,6 +64,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   // What the first replies need loads now, in the background; a failure shows on first use.
   releaseWarmUps();
   for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
+  runtime.warm();
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.

@@ -11,7 +11,6 @@ import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage
 import { DeliveryError, NotAcceptedError } from '../channels/types.ts';
 import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
-import { ProfileResources } from '../runtime/profile-resources.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { createAccessPolicy } from './access/index.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
@@ -89,7 +88,8 @@ export class Gateway {
         history: (sessionKey) => this.#history(sessionKey),
       });
       if (adapter.capabilities.commandMenu && adapter.setCommands) {
-        await adapter.setCommands(commandList).catch((error: unknown) => this.log(`${adapter.platform}: could not register commands: ${errorMessage(error)}`));
+        // In the background: the menu is a convenience, and start-up need not wait for it.
+        this.#background(adapter.setCommands(commandList).catch((error: unknown) => this.log(`${adapter.platform}: could not register commands: ${errorMessage(error)}`)));
       }
     }
     await this.resendPending(undelivered);
@@ -472,6 +472,7 @@ export class Gateway {
 
   /** The temp folder of the conversation's profile (`ProfileResources.tempDirectory`), absolute. */
   async #tempDirectory(conversation: Conversation): Promise<string> {
+    const { ProfileResources } = await import('../runtime/profile-resources.ts');
     const own = conversation.agent.options.resources;
     const resources = own instanceof ProfileResources ? own : (await this.runtime.resources(conversation.profile)).resources;
     return resolve(resources.tempDirectory);
