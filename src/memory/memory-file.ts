@@ -3,7 +3,7 @@
  * under a per-path lock, so edits a person made by hand are the base of the next write; see
  * README.md for the format and invariants.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentError } from '../core/errors.ts';
 import { KeyedMutex } from '../store/keyed-mutex.ts';
@@ -182,9 +182,13 @@ export class MemoryFile {
     return matches[0]!;
   }
 
+  /**
+   * Synchronous on purpose: a memory file is capped at a few kilobytes and read for every new
+   * conversation's prompt, where a thread-pool round trip cost more than the read itself.
+   */
   async #read(): Promise<string> {
     try {
-      return await readFile(this.path, 'utf8');
+      return readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ENOENT') return '';
       throw error;

@@ -4,7 +4,7 @@
  * append is one `write` on a file opened with `O_APPEND`: it costs the same at record 10 and at
  * record 10,000, and a crash can tear only the record being written.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, promises as fsp, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, promises as fsp, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -55,13 +55,18 @@ export async function readRecords(path: string): Promise<string[]> {
  * chunks, which is measurably slower on multi-megabyte session logs.
  */
 async function readWhole(path: string): Promise<string> {
+  // A missing or small log (a new conversation, a short one) is read at once: through the thread
+  // pool that costs more than the read. Large ones are read without holding the event loop.
+  const { size } = statSync(path);
+  if (size <= syncReadLimit) return readFileSync(path, 'utf8');
   const handle = await fsp.open(path, 'r');
   try {
-    const { size } = await handle.stat();
-    const buffer = Buffer.allocUnsafe(size);
+    // Stat again through the handle: the log may have grown since.
+    const { size: length } = await handle.stat();
+    const buffer = Buffer.allocUnsafe(length);
     let filled = 0;
-    while (filled < size) {
-      const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+    while (filled < length) {
+      const { bytesRead } = await handle.read(buffer, filled, length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -70,6 +75,9 @@ async function readWhole(path: string): Promise<string> {
     await handle.close();
   }
 }
+
+/** Logs up to this size are read synchronously (about a millisecond's read at most). */
+const syncReadLimit = 256 * 1024;
 
 /** Removes the log file at `path`, if any. */
 export async function removeLog(path: string): Promise<void> {
