@@ -154,7 +154,9 @@ export class Gateway {
       this.#startTurn(adapter, conversation, message, text, inboxKey);
     } catch (error) {
       if (error instanceof NotAcceptedError) throw error;
+      // Seen but not answerable (e.g. its profile cannot load): the person hears so, once.
       this.log(`${message.sessionKey}: message not handled: ${errorMessage(error)}`);
+      this.#background(this.#sendDirect(adapter, message.address, failureReply(error)));
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * Telegram end to end, recovery: the real gateway process killed in the middle of turns and
- * started again on the same OPERATOR_HOME, and a store that cannot take a message. Every message
- * Telegram handed over is answered exactly once.
+ * started again on the same OPERATOR_HOME, a store that cannot take a message, and a conversation
+ * that cannot be set up. Every message Telegram handed over is answered exactly once.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,5 +115,27 @@ describe('Telegram recovery through the gateway', () => {
     await find(chat, 'Yes, here now.');
     expect(texts(chat)).toEqual(['Yes, here now.']);
     expect(model.requests).toHaveLength(requestsBefore + 1);
+  });
+
+  it('tells the person when their conversation cannot be set up (a profile that does not exist), and keeps working', async () => {
+    const chat = person + 3;
+    await gateway.stop();
+    writeFileSync(join(home, 'operator.json'), JSON.stringify({ profiles: { people: { [`telegram:${chat}`]: 'no-such-profile' } } }));
+    try {
+      gateway = await start();
+      const requestsBefore = model.requests.length;
+      say(chat, 'hello?');
+      await find(chat, 'Sorry, something went wrong while answering. Please try again.');
+      expect(gateway.output.all()).toContain('message not handled');
+      expect(model.requests).toHaveLength(requestsBefore);
+      // Someone else is answered as usual.
+      model.enqueue({ text: 'Fine here.' });
+      say(person + 4, 'and me?');
+      await find(person + 4, 'Fine here.');
+    } finally {
+      await gateway.stop();
+      rmSync(join(home, 'operator.json'), { force: true });
+      gateway = await start();
+    }
   });
 });
