@@ -1,10 +1,11 @@
 /**
  * Inbound dedupe: platforms redeliver updates (webhook retries, a restart re-polling), and a
- * redelivered message must not be answered twice. Seen keys are kept in the store with a TTL, so
- * a redelivery after a restart is still recognised.
+ * redelivered message must not be answered twice. Seen keys are kept in a journal in the store
+ * with a TTL, so a redelivery after a restart is still recognised.
  */
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/store.ts';
+import { createJournal } from './journal.ts';
 
 /** Remembers which deliveries were already seen. */
 export interface Dedupe {
@@ -18,25 +19,24 @@ export interface Dedupe {
 export interface DedupeOptions {
   /** How long a key is remembered, in seconds (default 86,400: a day). */
   ttlSeconds?: number;
+  /** Clock in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
 }
 
 /**
- * Creates a {@link Dedupe} over `store` (keys `dedupe:<encoded key>`). Atomic through
- * `setIfAbsent`: of two concurrent deliveries of one key exactly one is first.
+ * Creates a {@link Dedupe} over `store`: a {@link createJournal journal} named `dedupe`, so seeing a
+ * delivery costs one appended record, not a file. Of two concurrent deliveries of one key exactly
+ * one is first (within this process).
  *
  * @example
  * const dedupe = createDedupe(store);
  * if (!(await dedupe.firstTime(message.dedupeKey))) return;
  */
 export function createDedupe(store: Store, options: DedupeOptions = {}): Dedupe {
-  const ttlSeconds = options.ttlSeconds ?? 86_400;
+  const seen = createJournal<1>(store, { name: 'dedupe', ttlSeconds: options.ttlSeconds ?? 86_400, now: options.now });
   return {
-    firstTime(key) {
-      return store.setIfAbsent(`dedupe:${keySegment(key)}`, 1, { ttlSeconds });
-    },
-    forget(key) {
-      return store.delete(`dedupe:${keySegment(key)}`);
-    },
+    firstTime: (key) => seen.setIfAbsent(key, 1),
+    forget: (key) => seen.delete(key),
   };
 }
 

@@ -5,11 +5,12 @@
  * start answers it. With the ledger this closes the gap between "the platform handed us the
  * message" and "the reply is on record": a crash anywhere in it loses nothing.
  *
- * Only the {@link Store} interface is used (fs, memory, Redis). Keys: `inbox:<dedupe key>`.
+ * Only the {@link Store} interface is used (fs, memory, Redis), through a journal
+ * (`journal:inbox:…`); an entry's key is the message's dedupe key.
  */
 import type { Attachment, ConversationAddress, InboundMessage, Sender } from '../channels/types.ts';
 import type { Store } from '../store/store.ts';
-import { keySegment } from './dedupe.ts';
+import { createJournal } from './journal.ts';
 
 /** What is kept of an accepted message: enough to run its turn again in another process. */
 export interface InboxEntry {
@@ -47,12 +48,13 @@ export interface InboxOptions {
    * than this is not answered after a restart: by then the answer would be news to nobody.
    */
   ttlSeconds?: number;
+  /** Clock in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
 }
 
-const prefix = 'inbox:';
-
 /**
- * Creates an {@link Inbox} over `store`.
+ * Creates an {@link Inbox} over `store`: a {@link createJournal journal} named `inbox`, so taking a
+ * message in and letting it go cost one appended record each, not a file created and deleted.
  *
  * @example
  * const key = await inbox.add(message, text);   // before acknowledging the platform
@@ -60,11 +62,11 @@ const prefix = 'inbox:';
  * await inbox.done(key);
  */
 export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
-  const ttlSeconds = options.ttlSeconds ?? 86_400;
+  const journal = createJournal<Omit<InboxEntry, 'key'>>(store, { name: 'inbox', ttlSeconds: options.ttlSeconds ?? 86_400, now: options.now });
   return {
     async add(message, text) {
-      const key = `${prefix}${keySegment(message.dedupeKey)}`;
-      const entry: Omit<InboxEntry, 'key'> = {
+      const key = message.dedupeKey;
+      await journal.set(key, {
         dedupeKey: message.dedupeKey,
         sessionKey: message.sessionKey,
         address: message.address,
@@ -74,25 +76,15 @@ export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
         text,
         attachments: message.attachments.map(({ kind, mediaType, name, size }) => ({ kind, mediaType, name, size })),
         receivedAt: message.receivedAt,
-      };
-      await store.set(key, entry, { ttlSeconds });
+      });
       return key;
     },
 
-    done: (key) => store.delete(key),
+    done: (key) => journal.delete(key),
 
     async pending() {
-      const entries: InboxEntry[] = [];
-      for (const key of await store.list(prefix)) {
-        const entry = await store.get<Omit<InboxEntry, 'key'>>(key);
-        // Expired, or not one of ours (a torn write reads as null): nothing to answer.
-        if (entry === null || typeof entry.sessionKey !== 'string' || typeof entry.text !== 'string') {
-          await store.delete(key);
-          continue;
-        }
-        entries.push({ ...entry, key });
-      }
-      return entries.sort((a, b) => a.receivedAt - b.receivedAt || (a.key < b.key ? -1 : 1));
+      const entries = (await journal.entries()).map(([key, entry]) => ({ ...entry, key }));
+      return entries.sort((a, b) => a.receivedAt - b.receivedAt);
     },
   };
 }

@@ -38,7 +38,7 @@ describe('createDedupe', () => {
 
   it('forgets a key after its TTL', async () => {
     let now = 1_000_000;
-    const dedupe = createDedupe(createStore({ driver: 'memory', now: () => now }), { ttlSeconds: 60 });
+    const dedupe = createDedupe(createStore({ driver: 'memory', now: () => now }), { ttlSeconds: 60, now: () => now });
     expect(await dedupe.firstTime('k')).toBe(true);
     now += 59_000;
     expect(await dedupe.firstTime('k')).toBe(false);

@@ -100,10 +100,10 @@ describe('Telegram recovery through the gateway', () => {
 
   it('leaves a message it cannot store with Telegram, and answers it once the store works again', async () => {
     const chat = person + 2;
-    const inbox = join(home, 'state', 'inbox');
+    const inbox = join(home, 'state', 'journal', 'inbox');
     rmSync(inbox, { recursive: true, force: true });
-    mkdirSync(join(home, 'state'), { recursive: true });
-    // A file where the inbox folder should be: every write into it fails.
+    mkdirSync(join(home, 'state', 'journal'), { recursive: true });
+    // A file where the inbox's logs should be: every append to them fails.
     writeFileSync(inbox, 'in the way');
     const requestsBefore = model.requests.length;
     say(chat, 'are you there?');
