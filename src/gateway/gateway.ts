@@ -337,7 +337,7 @@ export class Gateway {
    */
   async #replayInput(conversation: Conversation, entry: InboxEntry): Promise<string> {
     const recent = (await conversation.agent.session()).buildContext().messages.slice(-replayLookback);
-    const begun = recent.some((item) => item.role === 'user' && item.content.some((part) => part.type === 'text' && part.text.startsWith(entry.text)));
+    const begun = entry.text !== '' && recent.some((item) => item.role === 'user' && item.content.some((part) => part.type === 'text' && part.text.startsWith(entry.text)));
     if (begun) return restartNote;
     const lost = entry.attachments.map((attachment) => `[${attachment.kind === 'image' ? 'an image' : `the file ${attachment.name ?? ''}`.trim()} came with this message but was lost in a restart; ask for it again if it matters]`);
     return [entry.text, ...lost].filter((part) => part !== '').join('\n');
