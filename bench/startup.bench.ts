@@ -5,14 +5,13 @@
  * `npm install`), else the sources through tsx; the note says which.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startFakeModelProcess } from './fake-model-process.ts';
+import { compiledIsFresh, root } from './gateway-process.ts';
 import { elapsedMs, median, type BenchResult } from './lib.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = 7;
 
 export default async function run(): Promise<BenchResult[]> {
@@ -71,15 +70,4 @@ function timeFirstAnswer(baseURL: string, home: string): Promise<{ ms: number; r
       if (!output.includes('Hello from the fake model.')) reject(new Error(`operator chat exited with ${code}: ${output}`));
     });
   });
-}
-
-function compiledIsFresh(): boolean {
-  const stamp = join(root, 'dist', '.built');
-  if (!existsSync(stamp)) return false;
-  const newest = (directory: string): number =>
-    readdirSync(directory, { withFileTypes: true }).reduce((latest, entry) => {
-      const path = join(directory, entry.name);
-      return Math.max(latest, entry.isDirectory() ? newest(path) : entry.name.endsWith('.ts') ? statSync(path).mtimeMs : 0);
-    }, 0);
-  return statSync(stamp).mtimeMs >= newest(join(root, 'src'));
 }
