@@ -25,7 +25,9 @@
  *    Every figure notes whether bin/operator.js ran the compiled dist/ (`npm run build` first).
  *
  * `OPERATOR_BENCH_GATEWAY_NODE_ARGS` adds node options to the measured gateway (e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it). `OPERATOR_BENCH_GATEWAY_PARTS` picks
+ * figures, comma-separated, of `throughput`, `memory`, `overhead`, `startup` (default all; memory
+ * is read around the throughput waves, so it runs them too).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { Api, type ApiClientOptions } from 'grammy/web';
@@ -52,6 +54,8 @@ const SEQUENTIAL_WARMUP = 50;
 /** Sequential turns rotate over this many chats, so no conversation grows past ~20 turns. */
 const SEQUENTIAL_CHATS = 50;
 const STARTUP_RUNS = 5;
+/** The figures to measure (`OPERATOR_BENCH_GATEWAY_PARTS`). */
+const parts = new Set((process.env.OPERATOR_BENCH_GATEWAY_PARTS ?? 'throughput,memory,overhead,startup').split(',').map((part) => part.trim()));
 /** Shorter than a preview is worth showing, so each turn ends in exactly one sendMessage. */
 const REPLY = 'Sure, done.';
 const SECRET = 'bench-webhook-secret';
@@ -109,78 +113,87 @@ export default async function run(): Promise<BenchResult[]> {
       telegram.reset();
       await post(textUpdate(warmChat, 'hello'));
       await telegram.replies([warmChat], 10_000);
-      client.close();
-      await settle(gateway.pid, { connections: true });
-      const { idle: rssBefore } = await idleResident(gateway.pid);
-      const heapBefore = await gateway.memory();
-      const collectedBefore = await residentAfterRelease(gateway.pid);
+      let rssBefore = 0;
+      let heapBefore: Awaited<ReturnType<GatewayProcess['memory']>> | undefined;
+      let collectedBefore = 0;
+      if (parts.has('memory') || parts.has('throughput')) {
+        client.close();
+        const memory = parts.has('memory');
+        await settle(gateway.pid, { connections: true });
+        if (memory) {
+          rssBefore = (await idleResident(gateway.pid)).idle;
+          heapBefore = await gateway.memory();
+          collectedBefore = await residentAfterRelease(gateway.pid);
+        }
 
-      client = createHttpClient(gateway.url, CONCURRENCY);
-      const waves: BenchResult[] = [];
-      waves.push(...(await measureWave('first', gateway, telegram, post)));
-      // The gateway's JIT and heap settle over a few waves; the last of three warm ones counts.
-      for (let warm = 0; warm < WARM_WAVES - 1; warm++) await measureWave('warm', gateway, telegram, post);
-      waves.push(...(await measureWave('warm', gateway, telegram, post)));
-      const floor = await measureFloorWave(model, telegram);
-      results.push(...waves, ...relativeToFloor(waves, floor));
+        client = createHttpClient(gateway.url, CONCURRENCY);
+        const waves: BenchResult[] = [];
+        waves.push(...(await measureWave('first', gateway, telegram, post)));
+        // The gateway's JIT and heap settle over a few waves; the last of three warm ones counts.
+        for (let warm = 0; warm < WARM_WAVES - 1; warm++) await measureWave('warm', gateway, telegram, post);
+        waves.push(...(await measureWave('warm', gateway, telegram, post)));
+        const floor = await measureFloorWave(model, telegram);
+        results.push(...waves, ...relativeToFloor(waves, floor));
 
-      client.close();
-      await settle(gateway.pid, { connections: true });
-      const { first: rssAfterBurst, idle: rssAfter, seconds: idleSeconds } = await idleResident(gateway.pid);
-      const heapAfter = await gateway.memory();
-      const collectedAfter = await residentAfterRelease(gateway.pid);
-      const perConversation = (rssAfter - rssBefore) / CONVERSATIONS;
-      const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-      const kb = (bytes: number) => bytes / 1024 / CONVERSATIONS;
-      const perCollected = (collectedAfter - collectedBefore) / CONVERSATIONS;
-      results.push(
-        {
-          name: 'gateway RSS after start-up with one warm conversation',
-          value: rssBefore / 1024,
-          unit: 'MB',
-          note: `after a full GC: V8 heap ${mb(heapBefore.heapUsed)} used of ${mb(heapBefore.physicalHeap)} resident, RSS ${(collectedBefore / 1024).toFixed(1)} MB a second later`,
-        },
-        {
-          name: `gateway RSS with ${CONVERSATIONS + 1} idle conversations`,
-          value: rssAfter / 1024,
-          unit: 'MB',
-          note: `after a full GC: V8 heap ${mb(heapAfter.heapUsed)} used of ${mb(heapAfter.physicalHeap)} resident, RSS ${(collectedAfter / 1024).toFixed(1)} MB a second later`,
-        },
-        {
-          name: 'resident memory per idle conversation right after the burst (RSS difference / 1,000)',
-          value: (rssAfterBurst - rssBefore) / CONVERSATIONS,
-          unit: 'KB',
-          note: 'the young generation and the garbage of 4,000 turns still resident',
-        },
-        {
-          name: 'resident memory per idle conversation (RSS difference / 1,000)',
-          value: perConversation,
-          unit: 'KB',
-          target: '<= 64 KB',
-          pass: perConversation <= 64,
-          note: `the gateway idle for ${idleSeconds} s, its kept-alive connections closed, no forced GC (V8's own memory reducer ran)`,
-        },
-        {
-          name: 'resident memory per idle conversation after a full GC (RSS a second after it, difference / 1,000)',
-          value: perCollected,
-          unit: 'KB',
-          note: 'what stays once V8 has collected and returned the pages the burst of 1,000 turns grew',
-        },
-        {
-          name: 'V8 heap per idle conversation after a full GC (heapUsed difference / 1,000)',
-          value: kb(heapAfter.heapUsed - heapBefore.heapUsed),
-          unit: 'KB',
-          note: `resident V8 heap pages ${kb(heapAfter.physicalHeap - heapBefore.physicalHeap).toFixed(1)} KB per conversation, external memory ${kb(heapAfter.external - heapBefore.external).toFixed(1)} KB`,
-        },
-      );
-
-      client = createHttpClient(gateway.url, CONCURRENCY);
-      results.push(...(await measureOverhead(gateway, telegram, model, client, post)));
+        client.close();
+        client = createHttpClient(gateway.url, CONCURRENCY);
+      }
+      if (parts.has('memory') && heapBefore) {
+        await settle(gateway.pid, { connections: true });
+        const { first: rssAfterBurst, idle: rssAfter, seconds: idleSeconds } = await idleResident(gateway.pid);
+        const heapAfter = await gateway.memory();
+        const collectedAfter = await residentAfterRelease(gateway.pid);
+        const perConversation = (rssAfter - rssBefore) / CONVERSATIONS;
+        const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+        const kb = (bytes: number) => bytes / 1024 / CONVERSATIONS;
+        const perCollected = (collectedAfter - collectedBefore) / CONVERSATIONS;
+        results.push(
+          {
+            name: 'gateway RSS after start-up with one warm conversation',
+            value: rssBefore / 1024,
+            unit: 'MB',
+            note: `after a full GC: V8 heap ${mb(heapBefore.heapUsed)} used of ${mb(heapBefore.physicalHeap)} resident, RSS ${(collectedBefore / 1024).toFixed(1)} MB a second later`,
+          },
+          {
+            name: `gateway RSS with ${CONVERSATIONS + 1} idle conversations`,
+            value: rssAfter / 1024,
+            unit: 'MB',
+            note: `after a full GC: V8 heap ${mb(heapAfter.heapUsed)} used of ${mb(heapAfter.physicalHeap)} resident, RSS ${(collectedAfter / 1024).toFixed(1)} MB a second later`,
+          },
+          {
+            name: 'resident memory per idle conversation right after the burst (RSS difference / 1,000)',
+            value: (rssAfterBurst - rssBefore) / CONVERSATIONS,
+            unit: 'KB',
+            note: 'the young generation and the garbage of 4,000 turns still resident',
+          },
+          {
+            name: 'resident memory per idle conversation (RSS difference / 1,000)',
+            value: perConversation,
+            unit: 'KB',
+            target: '<= 64 KB',
+            pass: perConversation <= 64,
+            note: `the gateway idle for ${idleSeconds} s, its kept-alive connections closed, no forced GC (V8's own memory reducer ran)`,
+          },
+          {
+            name: 'resident memory per idle conversation after a full GC (RSS a second after it, difference / 1,000)',
+            value: perCollected,
+            unit: 'KB',
+            note: 'what stays once V8 has collected and returned the pages the burst of 1,000 turns grew',
+          },
+          {
+            name: 'V8 heap per idle conversation after a full GC (heapUsed difference / 1,000)',
+            value: kb(heapAfter.heapUsed - heapBefore.heapUsed),
+            unit: 'KB',
+            note: `resident V8 heap pages ${kb(heapAfter.physicalHeap - heapBefore.physicalHeap).toFixed(1)} KB per conversation, external memory ${kb(heapAfter.external - heapBefore.external).toFixed(1)} KB`,
+          },
+        );
+      }
+      if (parts.has('overhead')) results.push(...(await measureOverhead(gateway, telegram, model, client, post)));
     } finally {
       client.close();
       await gateway.stop();
     }
-    results.push(...(await measureStartup(env)));
+    if (parts.has('startup')) results.push(...(await measureStartup(env)));
   } finally {
     await telegram.close();
     await model.close();

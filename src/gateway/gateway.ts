@@ -80,7 +80,14 @@ export class Gateway {
    */
   async start(): Promise<void> {
     const undelivered = await this.ledger.pending();
-    const unanswered = await this.inbox.pending();
+    // A message whose reply is on record was answered: a crash came between recording the reply
+    // and clearing the message from the inbox. The reply goes out; the message is not answered again.
+    const recorded = new Set(undelivered.flatMap((entry) => entry.answers ?? []));
+    const unanswered = [];
+    for (const entry of await this.inbox.pending()) {
+      if (recorded.has(entry.key)) await this.inbox.done(entry.key);
+      else unanswered.push(entry);
+    }
     for (const adapter of this.adapters.values()) {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
@@ -297,9 +304,9 @@ export class Gateway {
       if (event.type === 'text_delta') stream.push(event.text);
       if (event.type === 'turn_start') stream.separate();
     });
-    /** Marks done the messages answered so far: the first reply answers this message, later ones the follow-ups. */
-    const answered = async (all: boolean) => {
-      const keys = all ? [inboxKey, ...conversation.inboxKeys.splice(0)] : [inboxKey];
+    /** The messages answered so far: the first reply answers this message, later ones the follow-ups too. */
+    const answering = (all: boolean) => (all ? [inboxKey, ...conversation.inboxKeys.splice(0)] : [inboxKey]);
+    const answered = async (keys: string[]) => {
       await Promise.all(keys.map((key) => this.inbox.done(key)));
     };
     try {
@@ -309,7 +316,8 @@ export class Gateway {
       for (const [index, turn] of turns.entries()) {
         if (turn.aborted && !turn.text) continue;
         const previewId = await stream.close();
-        await this.#deliver(adapter, conversation, address, turn.text || '(no answer)', `${message.dedupeKey}#${index}`, previewId, index === 0 ? replyTo : undefined, () => answered(index > 0));
+        const answers = answering(index > 0);
+        await this.#deliver(adapter, conversation, address, { text: turn.text || '(no answer)', turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers }, () => answered(answers));
         stream = new ReplyStream(adapter, address);
       }
     } catch (error) {
@@ -319,7 +327,7 @@ export class Gateway {
     } finally {
       unsubscribe();
       typing.stop();
-      await answered(true).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
+      await answered(answering(true)).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
     }
   }
 
@@ -343,20 +351,21 @@ export class Gateway {
     return [entry.text, ...lost].filter((part) => part !== '').join('\n');
   }
 
-  /** Records the reply in the ledger, then delivers it (editing the preview when it fits). */
+  /**
+   * Records the reply in the ledger (with the inbox keys of the messages it answers), lets
+   * `recorded` clear them from the inbox, then delivers it (editing the preview when it fits).
+   */
   async #deliver(
     adapter: ChannelAdapter,
     conversation: Conversation,
     address: ConversationAddress,
-    text: string,
-    turnId: string,
-    previewId: string | undefined,
-    replyTo: string | undefined,
+    reply: { text: string; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
     recorded: () => Promise<void>,
   ): Promise<void> {
+    const { text, previewId, replyTo } = reply;
     // The preview is recorded with the reply: a gateway restarted after a crash then edits this
     // message too, rather than leave the half-streamed preview above a second copy.
-    const id = await this.ledger.record({ sessionKey: conversation.key, address, text, replyTo, turnId, previewId });
+    const id = await this.ledger.record({ sessionKey: conversation.key, address, ...reply });
     // From here the ledger answers for the reply: a crash no longer means answering anew.
     await recorded();
     if (text.trim() === silentReply) return;

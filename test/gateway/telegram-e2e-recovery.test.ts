@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { createInbox } from '../../src/gateway/inbox.ts';
+import { createDeliveryLedger } from '../../src/gateway/ledger/index.ts';
+import { createStore } from '../../src/store/index.ts';
+import type { InboundMessage } from '../../src/channels/types.ts';
 import { startGateway } from '../helpers/gateway-process.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
@@ -79,6 +83,27 @@ describe('Telegram recovery through the gateway', () => {
     expect(gateway.output.all()).toContain('answering a message left unanswered by the last run');
   });
 
+  it('sends a reply recorded just before a crash and does not answer its message again', async () => {
+    // The state a crash leaves between recording a reply and clearing its message from the inbox.
+    const chat = person + 3;
+    await gateway.stop();
+    const store = createStore({ driver: 'fs', base: join(home, 'state') });
+    const message = { ...replayable(chat), dedupeKey: `telegram:update:9${chat}`, text: 'did you get this?' };
+    const key = await createInbox(store).add(message, message.text);
+    await createDeliveryLedger(store).record({ sessionKey: message.sessionKey, address: message.address, text: 'Yes, got it.', turnId: `${key}#0`, answers: [key] });
+    await store.close();
+    const requestsBefore = model.requests.length;
+
+    gateway = await start();
+    await find(chat, 'Yes, got it.');
+    model.enqueue({ text: 'Still here.' });
+    say(chat, 'still there?');
+    await find(chat, 'Still here.');
+    expect(texts(chat)).toEqual(['Yes, got it.', 'Still here.']);
+    expect(model.requests).toHaveLength(requestsBefore + 1);
+    expect(gateway.output.all()).not.toContain('answering a message left unanswered');
+  });
+
   it('sends the reply anew when the preview it should have replaced can no longer be edited', async () => {
     const chat = person + 1;
     const answer = 'A streamed answer whose preview was deleted meanwhile.';
@@ -139,3 +164,20 @@ describe('Telegram recovery through the gateway', () => {
     }
   });
 });
+
+/** A direct Telegram text message as the gateway takes it in (what its inbox and ledger keep). */
+function replayable(chat: number): InboundMessage {
+  return {
+    id: '1',
+    dedupeKey: `telegram:update:9${chat}`,
+    sessionKey: `telegram:dm:${chat}`,
+    address: { platform: 'telegram', conversationId: String(chat) },
+    scope: 'dm',
+    sender: { id: String(chat), name: 'Ada' },
+    text: '',
+    attachments: [],
+    mentioned: true,
+    receivedAt: Date.now(),
+    raw: undefined,
+  };
+}

@@ -4,29 +4,23 @@
  * restart `pending()` lists what still has to go out, and `claim()` makes sure only one sender
  * sends each entry.
  *
- * Only the {@link Store} interface is used, so it works on the filesystem, in memory and on Redis.
- * An entry's id is its `turnId` as a key segment, so recording needs no lookup: a delivered reply
- * costs one write to record, then one read, one write and one delete to mark. Keys:
- * - `ledger:open:<id>`: the entry while it is pending (recorded, neither delivered nor given up)
- *   with its recording order, so a restart reads only these;
- * - `ledger:entry:<id>`: the entry once settled (delivered, failed or silent). Reads prefer it to
- *   an open key beside it, which is a leftover (a crash inside `markDelivered`, or the turn
- *   recorded again after it settled) that `pending()` removes. Marks read only the open key when
- *   there is one, so a turn recorded and sent again is settled again with that send's outcome;
- * - `ledger:failed:<id>`: final failures, for `/status`;
- * - `ledger:claim:<id>`: held briefly by the one sender sending the entry.
+ * The entries live in a {@link createJournal journal} named `ledger`: recording a reply and marking
+ * it delivered are one appended record each, with no file created or deleted per reply. A pending
+ * entry holds the whole reply; once settled (delivered, given up, or `[SILENT]`) it shrinks to a
+ * small marker without the text (the session keeps the text), remembered for `keepHours`, so a
+ * turn recorded again after it settled is not sent again. Final failures are also written to
+ * `ledger:failed:<id>` and kept for `retentionDays`, for `/status`.
  *
- * Entries of the earlier layout (random ids; `ledger:open:<id>` holding the creation time beside
- * the entry in `ledger:entry:<id>` in every state; `ledger:turn:<turnId>` mapping turns to ids)
- * are still listed, claimed and marked, so replies left pending by an older version go out after
- * the upgrade; nothing writes that layout any more and it expires with the retention. A turn
- * recorded by the older version and again by this one would get a second entry, but a turn is
- * recorded again only if its inbound message is processed again, which the gateway's dedupe
- * prevents for a day.
+ * Only the {@link Store} interface is used, so it works on the filesystem, in memory and on
+ * Redis. An entry's id is its `turnId` as a key segment, so recording needs no lookup.
+ *
+ * Replies left pending by earlier versions (one store key per entry under `ledger:open:`) are
+ * moved into the journal when the ledger is first used, so they still go out after an upgrade.
  */
 import type { Store } from '../../store/store.ts';
 import { keySegment } from '../dedupe.ts';
-import { silentReplyText, type LedgerEntry, type NewLedgerEntry } from './ledger-entry.ts';
+import { createJournal } from '../journal.ts';
+import { silentReplyText, type LedgerEntry, type NewLedgerEntry, type SettledLedgerEntry } from './ledger-entry.ts';
 
 /** Records replies and tracks their delivery. */
 export interface DeliveryLedger {
@@ -36,8 +30,11 @@ export interface DeliveryLedger {
    * recorded afresh, a settled one stays settled.
    */
   record(entry: NewLedgerEntry): Promise<string>;
-  /** The entry, or `null` when unknown or expired. */
-  get(id: string): Promise<LedgerEntry | null>;
+  /**
+   * The entry, or `null` when unknown or expired. A delivered or silent one is a
+   * {@link SettledLedgerEntry} (without the reply); a final failure keeps everything.
+   */
+  get(id: string): Promise<LedgerEntry | SettledLedgerEntry | null>;
   /**
    * Reserves a pending entry for sending: true for exactly one caller (per claim TTL), false when
    * someone else holds it or it is no longer pending. Call before sending a {@link pending} entry.
@@ -55,7 +52,12 @@ export interface DeliveryLedger {
 
 /** Options of {@link createDeliveryLedger}. */
 export interface DeliveryLedgerOptions {
-  /** How long entries are kept, in days (default 7). */
+  /**
+   * How long entries stay in the journal, in hours (default 24, the inbox's replay window): a
+   * pending reply is sent after a restart within this time, a settled one is remembered as long.
+   */
+  keepHours?: number;
+  /** How long final failures are kept for `/status`, in days (default 7). */
   retentionDays?: number;
   /** How long a claim holds, in seconds (default 300): longer than any one send with its retries. */
   claimTtlSeconds?: number;
@@ -63,15 +65,20 @@ export interface DeliveryLedgerOptions {
   now?: () => number;
 }
 
-/**
- * How long an open key of the earlier layout (a creation time) may go without its entry: an older
- * version still running beside this one writes the entry just after it. Older ones were left by a
- * crash.
- */
-const staleMarkerMs = 60_000;
-
 /** Longest error message kept per entry. */
 const maxErrorLength = 500;
+
+/**
+ * A journal value: the entry (whole while pending or failed, a marker once settled otherwise) and
+ * its rank among the entries this process recorded, which orders entries of the same millisecond.
+ */
+interface Stored {
+  e: LedgerEntry | SettledLedgerEntry;
+  o: number;
+}
+
+/** Rank of the next entry recorded by this process. */
+let recordOrder = 0;
 
 /**
  * Creates a {@link DeliveryLedger} over `store`.
@@ -85,35 +92,40 @@ const maxErrorLength = 500;
  */
 export function createDeliveryLedger(store: Store, options: DeliveryLedgerOptions = {}): DeliveryLedger {
   const now = options.now ?? Date.now;
-  const ttlSeconds = (options.retentionDays ?? 7) * 86_400;
+  const failureTtlSeconds = (options.retentionDays ?? 7) * 86_400;
   const claimTtlSeconds = options.claimTtlSeconds ?? 300;
+  const journal = createJournal<Stored>(store, { name: 'ledger', ttlSeconds: (options.keepHours ?? 24) * 3_600, now });
+  let imported: Promise<void> | undefined;
 
-  /** The entry as it is now: settled if it is, else pending; `null` when unknown or expired. */
-  async function current(id: string): Promise<LedgerEntry | null> {
-    const settled = await store.get(entryKey(id));
-    if (isEntry(settled)) return settled;
-    return asOpen(await store.get(openKey(id)))?.entry ?? null;
+  /** The journal, with entries of earlier versions moved in (once; tried again after a failure). */
+  async function ready(): Promise<void> {
+    imported ??= importEarlierEntries(store, (entry) => journal.set(entry.id, { e: entry, o: recordOrder++ }));
+    try {
+      await imported;
+    } catch (error) {
+      imported = undefined;
+      throw error;
+    }
   }
 
-  /**
-   * The entry to update (the caller holds its lock): the open one when there is one, a single
-   * read on the common path; else the settled one or one of the earlier layout. `order` is set
-   * when it came from the open key, `hasOpenKey` when an open key exists at all.
-   */
-  async function forUpdate(id: string): Promise<{ entry: LedgerEntry; order?: number; hasOpenKey: boolean }> {
-    const stored = await store.get(openKey(id));
-    const open = asOpen(stored);
-    if (open) return { entry: open.entry, order: open.order, hasOpenKey: true };
-    const settled = await store.get(entryKey(id));
-    if (!isEntry(settled)) throw new Error(`Unknown delivery ledger entry ${id} (never recorded, or expired)`);
-    return { entry: settled, hasOpenKey: stored !== null };
+  async function stored(id: string): Promise<Stored | undefined> {
+    await ready();
+    return journal.get(id);
+  }
+
+  /** The stored entry to update, or an error naming the id. */
+  async function forUpdate(id: string): Promise<Stored> {
+    const found = await stored(id);
+    if (!found) throw new Error(`Unknown delivery ledger entry ${id} (never recorded, or expired)`);
+    return found;
   }
 
   return {
     async record(input) {
       const id = keySegment(input.turnId);
+      const previous = await stored(id);
+      if (previous && previous.e.status !== 'pending') return id;
       const createdAt = now();
-      const silent = input.text.trim() === silentReplyText;
       const entry: LedgerEntry = {
         id,
         sessionKey: input.sessionKey,
@@ -122,142 +134,147 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
         replyTo: input.replyTo,
         previewId: input.previewId,
         turnId: input.turnId,
-        status: silent ? 'silent' : 'pending',
+        answers: input.answers,
+        status: 'pending',
         createdAt,
         updatedAt: createdAt,
         attempts: 0,
       };
-      // One write and no read: a pending entry lives in its open key, all pending() reads.
-      // Recording the turn again writes the same key again, so it stays one entry.
-      await store.withLock(entryKey(id), () =>
-        silent ? store.set(entryKey(id), entry, { ttlSeconds }) : store.set(openKey(id), { entry, order: recordOrder++ } satisfies OpenValue, { ttlSeconds }),
-      );
+      const order = previous?.o ?? recordOrder++;
+      await journal.set(id, { e: input.text.trim() === silentReplyText ? settled(entry, 'silent') : entry, o: order });
       return id;
     },
 
-    get: current,
+    async get(id) {
+      const found = await stored(id);
+      if (found) return found.e;
+      // Past the journal's window a final failure is still kept for /status.
+      const failed = await store.get(failedKey(id));
+      return isEntry(failed) ? failed : null;
+    },
 
     async claim(id) {
+      if ((await stored(id))?.e.status !== 'pending') return false;
       if (!(await store.setIfAbsent(`ledger:claim:${id}`, now(), { ttlSeconds: claimTtlSeconds }))) return false;
-      return (await current(id))?.status === 'pending';
+      return (await stored(id))?.e.status === 'pending';
     },
 
     async markDelivered(id, platformIds) {
-      await store.withLock(entryKey(id), async () => {
-        const { entry, hasOpenKey } = await forUpdate(id);
-        if (entry.status === 'pending' || entry.status === 'failed') {
-          const delivered: LedgerEntry = { ...entry, status: 'delivered', platformIds: [...platformIds], updatedAt: now() };
-          // Settled before the open key goes: a crash in between leaves a leftover, never a resend.
-          await store.set(entryKey(id), delivered, { ttlSeconds });
-          if (entry.status === 'failed') await store.delete(failedKey(id));
-        }
-        if (hasOpenKey) await store.delete(openKey(id));
+      await store.withLock(lockKey(id), async () => {
+        const { e: entry, o: order } = await forUpdate(id);
+        if (!isWhole(entry)) return;
+        const delivered = settled({ ...entry, platformIds: [...platformIds], updatedAt: now() }, 'delivered');
+        await journal.set(id, { e: delivered, o: order });
+        if (entry.status === 'failed') await store.delete(failedKey(id));
       });
     },
 
     async markFailed(id, error, { final }) {
-      await store.withLock(entryKey(id), async () => {
-        const { entry, order, hasOpenKey } = await forUpdate(id);
-        if (entry.status !== 'pending') return;
-        entry.attempts++;
-        entry.error = error.length > maxErrorLength ? `${error.slice(0, maxErrorLength - 3)}...` : error;
-        entry.updatedAt = now();
+      await store.withLock(lockKey(id), async () => {
+        const { e: entry, o: order } = await forUpdate(id);
+        if (!isWhole(entry) || entry.status !== 'pending') return;
+        const updated: LedgerEntry = {
+          ...entry,
+          attempts: entry.attempts + 1,
+          error: error.length > maxErrorLength ? `${error.slice(0, maxErrorLength - 3)}...` : error,
+          updatedAt: now(),
+        };
         if (!final) {
-          // Still pending: kept where it was.
-          if (order === undefined) await store.set(entryKey(id), entry, { ttlSeconds });
-          else await store.set(openKey(id), { entry, order } satisfies OpenValue, { ttlSeconds });
+          await journal.set(id, { e: updated, o: order });
           return;
         }
-        entry.status = 'failed';
+        const failed: LedgerEntry = { ...updated, status: 'failed' };
         // Listed first: a crash before the entry settles leaves it pending, to be retried after
-        // the restart, rather than given up without showing in /status.
-        await store.set(failedKey(id), { sessionKey: entry.sessionKey }, { ttlSeconds });
-        await store.set(entryKey(id), entry, { ttlSeconds });
-        if (hasOpenKey) await store.delete(openKey(id));
+        // the restart (recentFailures skips a listing whose entry is still pending).
+        await store.set(failedKey(id), failed, { ttlSeconds: failureTtlSeconds });
+        await journal.set(id, { e: failed, o: order });
       });
     },
 
     async pending() {
-      const ids = idsOf(await store.list('ledger:open:'), 'ledger:open:');
-      // The open key first: if markDelivered settles the entry between the two reads, the
-      // settled entry is then seen, rather than neither.
-      const found = await Promise.all(ids.map(async (id) => ({ id, stored: await store.get(openKey(id)), settled: await store.get(entryKey(id)) })));
-      const pending: { entry: LedgerEntry; order?: number }[] = [];
-      for (const { id, stored, settled } of found) {
-        const open = asOpen(stored);
-        if (isEntry(settled)) {
-          // An entry of the earlier layout is pending in its entry key; anything else settled
-          // leaves the open key a leftover.
-          if (settled.status === 'pending') pending.push({ entry: settled });
-          else await store.delete(openKey(id));
-        } else if (open) pending.push(open);
-        else if (!isFreshEarlierMarker(stored, now())) await store.delete(openKey(id));
-      }
-      return pending.sort(byCreation).map(({ entry }) => entry);
+      await ready();
+      const pending = (await journal.entries()).map(([, value]) => value).filter((value) => value.e.status === 'pending');
+      return pending.sort(byCreation).flatMap((value) => (isWhole(value.e) ? [value.e] : []));
     },
 
     async recentFailures(sessionKey, limit = 20) {
+      await ready();
       const keys = await store.list('ledger:failed:');
-      const markers = await Promise.all(keys.map(async (key) => ({ key, marker: await store.get<{ sessionKey: string }>(key) })));
-      const ids = markers
-        .filter(({ marker }) => marker !== null && (sessionKey === undefined || marker.sessionKey === sessionKey))
-        .map(({ key }) => key.slice('ledger:failed:'.length));
-      const settled = await Promise.all(ids.map((id) => store.get(entryKey(id))));
-      const failed = settled.flatMap((entry) => (isEntry(entry) && entry.status === 'failed' ? [{ entry }] : []));
-      return failed.sort(byCreation).slice(-limit).map(({ entry }) => entry);
+      const found = await Promise.all(
+        keys.map(async (key) => {
+          const id = key.slice('ledger:failed:'.length);
+          // A listing whose entry is still pending is a final failure a crash cut short.
+          if ((await journal.get(id))?.e.status === 'pending') return undefined;
+          return failedEntry(store, id, await store.get(key));
+        }),
+      );
+      const failed = found.filter((entry): entry is LedgerEntry => entry !== undefined && (sessionKey === undefined || entry.sessionKey === sessionKey));
+      return failed.sort((a, b) => a.createdAt - b.createdAt).slice(-limit);
     },
   };
 }
 
+/** The marker a settled entry leaves: its state without the reply itself. */
+function settled(entry: LedgerEntry, status: SettledLedgerEntry['status']): SettledLedgerEntry {
+  const { text: _text, address: _address, replyTo: _replyTo, answers: _answers, status: _status, ...rest } = entry;
+  return { ...rest, status };
+}
+
+/** True for an entry still holding its reply (pending or failed). */
+function isWhole(entry: LedgerEntry | SettledLedgerEntry): entry is LedgerEntry {
+  return entry.status === 'pending' || entry.status === 'failed';
+}
+
+/** A failure listing's entry: the entry itself, or (earlier versions) the session key beside a separate entry key. */
+async function failedEntry(store: Store, id: string, listed: unknown): Promise<LedgerEntry | undefined> {
+  if (isEntry(listed)) return listed.status === 'failed' ? listed : undefined;
+  if (listed === null) return undefined;
+  const earlier = await store.get(`ledger:entry:${id}`);
+  return isEntry(earlier) && earlier.status === 'failed' ? earlier : undefined;
+}
+
 /**
- * What an open key holds: the pending entry, and its rank among the entries this process recorded.
- * Ids come from turn ids, so they no longer order entries recorded in the same millisecond.
+ * Moves replies that earlier versions left pending into the journal, then removes their keys.
+ * Those versions kept a pending reply under `ledger:open:<id>`, either as `{ entry, order }` or as
+ * a creation time beside the entry in `ledger:entry:<id>` (with `ledger:turn:<turn>` mapping its
+ * turn); an open key beside a settled entry, or without any entry, is a leftover of a crash.
  */
-interface OpenValue {
-  entry: LedgerEntry;
-  order: number;
-}
-
-/** Rank of the next entry recorded by this process. */
-let recordOrder = 0;
-
-function entryKey(id: string): string {
-  return `ledger:entry:${id}`;
-}
-
-function openKey(id: string): string {
-  return `ledger:open:${id}`;
+async function importEarlierEntries(store: Store, add: (entry: LedgerEntry) => Promise<void>): Promise<void> {
+  const ids = (await store.list('ledger:open:')).map((key) => key.slice('ledger:open:'.length));
+  const found: LedgerEntry[] = [];
+  for (const id of ids) {
+    const open = await store.get(`ledger:open:${id}`);
+    const entry = await store.get(`ledger:entry:${id}`);
+    const pending = isEntry(entry) ? entry : typeof open === 'object' && open !== null && isEntry((open as { entry?: unknown }).entry) ? (open as { entry: LedgerEntry }).entry : undefined;
+    if (pending?.status === 'pending') found.push(pending);
+  }
+  for (const entry of found.sort((a, b) => a.createdAt - b.createdAt)) await add(entry);
+  for (const id of ids) {
+    const entry = await store.get(`ledger:entry:${id}`);
+    if (isEntry(entry)) {
+      await store.delete(`ledger:turn:${keySegment(entry.turnId)}`);
+      // A settled entry of the earlier layout stays until it expires: /status may list it.
+      if (entry.status === 'pending') await store.delete(`ledger:entry:${id}`);
+    }
+    await store.delete(`ledger:open:${id}`);
+  }
 }
 
 function failedKey(id: string): string {
   return `ledger:failed:${id}`;
 }
 
-function idsOf(keys: string[], prefix: string): string[] {
-  return keys.map((key) => key.slice(prefix.length));
+/** The in-process lock of one entry's updates (no store key is written under it). */
+function lockKey(id: string): string {
+  return `ledger:lock:${id}`;
 }
 
-/** Oldest first: by creation time, then recording order (when both have one), then id. */
-function byCreation(a: { entry: LedgerEntry; order?: number }, b: { entry: LedgerEntry; order?: number }): number {
-  const byTime = a.entry.createdAt - b.entry.createdAt;
-  if (byTime !== 0) return byTime;
-  if (a.order !== undefined && b.order !== undefined && a.order !== b.order) return a.order - b.order;
-  return a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0;
+/** Oldest first: by creation time, then recording order. */
+function byCreation(a: Stored, b: Stored): number {
+  return a.e.createdAt - b.e.createdAt || a.o - b.o;
 }
 
 /** True for a stored entry. */
 function isEntry(value: unknown): value is LedgerEntry {
   return typeof value === 'object' && value !== null && typeof (value as LedgerEntry).id === 'string' && typeof (value as LedgerEntry).status === 'string';
-}
-
-/** The open key's value, or `null` for none or one of the earlier layout (a creation time). */
-function asOpen(value: unknown): OpenValue | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const { entry, order } = value as Partial<OpenValue>;
-  return isEntry(entry) && typeof order === 'number' ? { entry, order } : null;
-}
-
-/** An open key of the earlier layout (its creation time) young enough that its entry may still come. */
-function isFreshEarlierMarker(open: unknown, now: number): boolean {
-  return typeof open === 'number' && now - open <= staleMarkerMs;
 }

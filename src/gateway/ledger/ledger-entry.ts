@@ -26,6 +26,12 @@ export interface NewLedgerEntry {
   previewId?: string;
   /** Unique per logical reply (e.g. `<inbound dedupe key>#<n>`); the entry's id is derived from it, so recording it again gives the same id. */
   turnId: string;
+  /**
+   * Inbox keys of the messages this reply answers. Recording the reply and clearing those
+   * messages from the inbox are two steps; after a crash between them, a restart sees the
+   * messages answered here and does not answer them again.
+   */
+  answers?: string[];
 }
 
 /** A recorded reply. Times are milliseconds since the epoch. */
@@ -41,6 +47,12 @@ export interface LedgerEntry extends NewLedgerEntry {
   /** Ids of the sent platform messages (one per chunk). */
   platformIds?: string[];
 }
+
+/**
+ * What the ledger keeps of a reply once it is delivered or silent: its state, without the reply
+ * itself (the session holds the text).
+ */
+export type SettledLedgerEntry = Omit<LedgerEntry, 'text' | 'address' | 'replyTo' | 'answers' | 'status'> & { status: 'delivered' | 'silent' };
 
 /** The text of a reply that is recorded but never sent. */
 export const silentReplyText = '[SILENT]';
