@@ -1,38 +1,42 @@
 /**
  * Append-only logs on the filesystem. Each log is the very file a value of the same key would use
- * (`a:b:c` -> `<base>/a/b/c`, see `fs-layout.ts`), so it stays readable with `getItemRaw`. An
- * append is one `write` on a file opened with `O_APPEND`: it costs the same at record 10 and at
- * record 10,000, and a crash can tear only the record being written.
+ * (`a:b:c` -> `<base>/a/b/c`, see `fs-layout.ts`), so it stays readable with `getItemRaw`. Logs are
+ * written through `OpenLogs` (`open-logs.ts`), which keeps recently used log files open: an
+ * append is then one `write` on a file opened with `O_APPEND` (plus one `fstat`, see there). It
+ * costs the same at record 10 and at record 10,000, and a crash can tear only the record being
+ * written. This file holds what opening, reading and removing a log takes.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, promises as fsp, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { mkdirSync, openSync, promises as fsp, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
- * Appends `record` and a newline to the log file at `path`, creating folders as needed.
+ * Opens the log file at `path` for appending (`a+`: `O_APPEND`, and readable for
+ * {@link endsWithoutNewline}), creating it and its folders as needed. Returns the descriptor.
  *
- * Synchronous on purpose: one small `O_APPEND` write takes about 10 µs, while the same append
- * through `fs.promises` costs several thread-pool round trips (about 0.8 ms here), which would
- * dominate a turn. The event loop is held for microseconds only.
+ * Synchronous on purpose: `fs.promises` costs several thread-pool round trips per call (about
+ * 0.8 ms per append here), which would dominate a turn; these calls hold the event loop for
+ * microseconds.
  */
-export async function appendRecord(path: string, record: string): Promise<void> {
-  let fd: number;
+export function openLog(path: string): number {
   try {
-    fd = openSync(path, 'a+');
+    return openSync(path, 'a+');
   } catch (error) {
     if (!isNotFound(error)) throw error;
     mkdirSync(dirname(path), { recursive: true });
-    fd = openSync(path, 'a+');
+    return openSync(path, 'a+');
   }
-  try {
-    // A crash may have left a last line without its newline; start on a fresh line so this
-    // record is not glued to the torn one.
-    const torn = endsWithoutNewline(fd);
-    const data = Buffer.from(torn ? `\n${record}\n` : `${record}\n`, 'utf8');
-    let offset = 0;
-    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
-  } finally {
-    closeSync(fd);
-  }
+}
+
+/**
+ * True when the log open as `fd`, `size` bytes long, ends without a newline: a crash (or a failed
+ * write) left a torn last record, and the next record must start on a fresh line so it is not
+ * glued to it.
+ */
+export function endsWithoutNewline(fd: number, size: number): boolean {
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
 }
 
 /** The records of the log file at `path`, a torn last line included; `[]` when there is none. */
@@ -45,7 +49,7 @@ export async function readRecords(path: string): Promise<string[]> {
     throw error;
   }
   const records = text.split('\n');
-  // Empty lines can only come from a repaired torn line (see appendRecord) or the final newline;
+  // Empty lines can only come from a repaired torn line (see OpenLogs.append) or the final newline;
   // they are not records.
   return records.includes('') ? records.filter((line) => line.length > 0) : records;
 }
@@ -79,17 +83,12 @@ async function readWhole(path: string): Promise<string> {
 /** Logs up to this size are read synchronously (about a millisecond's read at most). */
 const syncReadLimit = 256 * 1024;
 
-/** Removes the log file at `path`, if any. */
+/**
+ * Removes the log file at `path`, if any. Through the store, use `OpenLogs.remove`, which
+ * first closes the log if it is open.
+ */
 export async function removeLog(path: string): Promise<void> {
   await fsp.rm(path, { force: true });
-}
-
-function endsWithoutNewline(fd: number): boolean {
-  const { size } = fstatSync(fd);
-  if (size === 0) return false;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] !== 0x0a;
 }
 
 function isNotFound(error: unknown): boolean {

@@ -6,7 +6,8 @@ import memoryDriver from 'unstorage/drivers/memory';
 import type { Store } from './store.ts';
 import { assertValidKey, assertValidPrefix, listingBase } from './keys.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
-import { appendRecord, readRecords, removeLog } from './file-log.ts';
+import { readRecords } from './file-log.ts';
+import { OpenLogs } from './open-logs.ts';
 import { keyToPath, listFileKeys } from './fs-layout.ts';
 import { fsSyncDriver } from './fs-sync-driver.ts';
 import { appendKeyedRecord, deleteKeyedLog, readKeyedRecords } from './keyed-log.ts';
@@ -38,7 +39,8 @@ interface Envelope {
  * Creates a {@link Store}.
  *
  * - `fs`: one file per key under `base` (`a:b` -> `<base>/a/b`), read and written synchronously
- *   and replaced atomically (see `fs-sync-driver.ts`); logs are append-only files.
+ *   and replaced atomically (see `fs-sync-driver.ts`); logs are append-only files, the most
+ *   recently appended of which stay open until `close()` (see `open-logs.ts`).
  * - `memory`: process memory, for tests and one-off runs.
  * - `redis`: a Redis server at `url`, keys optionally namespaced by `base`.
  *
@@ -80,6 +82,8 @@ class UnstorageStore implements Store {
   private readonly ownsStorage: boolean;
   /** Set on the fs driver: logs are files there. */
   private readonly fileBase: string | undefined;
+  /** The log files kept open for appending, on the fs driver. */
+  private readonly openLogs = new OpenLogs();
 
   constructor(
     private readonly storage: Storage,
@@ -139,9 +143,9 @@ class UnstorageStore implements Store {
   async append(key: string, record: string): Promise<void> {
     assertValidKey(key);
     assertValidRecord(record);
-    await this.writes.run(key, () =>
+    await this.writes.run(key, async () =>
       this.fileBase !== undefined
-        ? appendRecord(keyToPath(this.fileBase, key), record)
+        ? this.openLogs.append(keyToPath(this.fileBase, key), record)
         : appendKeyedRecord(this.storage, key, record),
     );
   }
@@ -154,7 +158,7 @@ class UnstorageStore implements Store {
   async deleteLog(key: string): Promise<void> {
     assertValidKey(key);
     await this.writes.run(key, () =>
-      this.fileBase !== undefined ? removeLog(keyToPath(this.fileBase, key)) : deleteKeyedLog(this.storage, key),
+      this.fileBase !== undefined ? this.openLogs.remove(keyToPath(this.fileBase, key)) : deleteKeyedLog(this.storage, key),
     );
   }
 
@@ -164,6 +168,7 @@ class UnstorageStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.openLogs.close();
     if (this.ownsStorage) await this.storage.dispose();
   }
 
