@@ -40,7 +40,7 @@ import { compiledIsFresh, cpuMs, createHttpClient, freePort, machineCpuMs, ownCp
 import type { GatewayProcess } from './gateway-process.ts';
 import { startFakeTelegramProcess } from './gateway-telegram-process.ts';
 import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
-import { elapsedMs, median, quantile, type BenchResult } from './lib.ts';
+import { benchHome, benchHomeRoot, elapsedMs, fileCreateMs, median, quantile, type BenchResult } from './lib.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
 
 const CONVERSATIONS = 1_000;
@@ -85,7 +85,7 @@ export default async function run(): Promise<BenchResult[]> {
   const mode = compiledIsFresh() ? 'compiled dist/' : 'sources through tsx: run `npm run build` first for the figures that count';
   const model = await startFakeModelProcess({ text: REPLY, usage: { input: 1200, output: 5, cacheRead: 1000 } });
   const telegram = await startFakeTelegramProcess(REPLY);
-  const home = mkdtempSync(join(tmpdir(), 'operator-bench-gateway-'));
+  const home = benchHome('gateway-');
   const env = (gatewayHome: string, port: number): Record<string, string> => ({
     HOME: gatewayHome,
     OPERATOR_HOME: gatewayHome,
@@ -98,7 +98,14 @@ export default async function run(): Promise<BenchResult[]> {
     OPERATOR_DM_POLICY: 'open',
     OPERATOR_REVIEW_EVERY: '0',
   });
-  const results: BenchResult[] = [];
+  const results: BenchResult[] = [
+    {
+      name: "creating one file in the gateway's home folder (median of 200)",
+      value: fileCreateMs(benchHomeRoot()),
+      unit: 'ms',
+      note: `home under ${benchHomeRoot()} (OPERATOR_BENCH_HOME); the same in ${tmpdir()}: ${fileCreateMs(tmpdir()).toFixed(3)} ms`,
+    },
+  ];
   try {
     const port = await freePort();
     const nodeArgs = process.env.OPERATOR_BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean);
@@ -414,7 +421,7 @@ async function measureStartup(env: (home: string, port: number) => Record<string
   const ready: number[] = [];
   for (let i = 0; i < STARTUP_RUNS; i++) {
     floor.push(await timeBareNode());
-    const home = mkdtempSync(join(tmpdir(), 'operator-bench-gateway-start-'));
+    const home = benchHome('gateway-start-');
     const port = await freePort();
     const gateway = spawnGateway({ port, env: env(home, port) });
     try {
