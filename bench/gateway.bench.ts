@@ -85,7 +85,7 @@ export default async function run(): Promise<BenchResult[]> {
   const mode = compiledIsFresh() ? 'compiled dist/' : 'sources through tsx: run `npm run build` first for the figures that count';
   const model = await startFakeModelProcess({ text: REPLY, usage: { input: 1200, output: 5, cacheRead: 1000 } });
   const telegram = await startFakeTelegramProcess(REPLY);
-  const home = benchHome('gateway-');
+  const home = benchHome('operator-bench-gateway-');
   const env = (gatewayHome: string, port: number): Record<string, string> => ({
     HOME: gatewayHome,
     OPERATOR_HOME: gatewayHome,
@@ -100,10 +100,10 @@ export default async function run(): Promise<BenchResult[]> {
   });
   const results: BenchResult[] = [
     {
-      name: "creating one file in the gateway's home folder (median of 200)",
+      name: "creating one file in the gateway's home folder, median of 200 (the disk's own cost, for context)",
       value: fileCreateMs(benchHomeRoot()),
       unit: 'ms',
-      note: `home under ${benchHomeRoot()} (OPERATOR_BENCH_HOME); the same in ${tmpdir()}: ${fileCreateMs(tmpdir()).toFixed(3)} ms`,
+      note: `home under ${benchHomeRoot()} (OPERATOR_BENCH_HOME)`,
     },
   ];
   try {
@@ -421,7 +421,7 @@ async function measureStartup(env: (home: string, port: number) => Record<string
   const ready: number[] = [];
   for (let i = 0; i < STARTUP_RUNS; i++) {
     floor.push(await timeBareNode());
-    const home = benchHome('gateway-start-');
+    const home = benchHome('operator-bench-gateway-start-');
     const port = await freePort();
     const gateway = spawnGateway({ port, env: env(home, port) });
     try {

@@ -3,7 +3,7 @@
  * measured in the same run, because this machine is noisy.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** One figure a benchmark reports. */
@@ -59,14 +59,12 @@ export function collectGarbage(): void {
 }
 
 /**
- * Where benchmarks that run the gateway put its OPERATOR_HOME: `OPERATOR_BENCH_HOME`, else a
- * folder under the home directory, beside where operator's default `~/.operator` lies. Not the
- * system temp folder: on this machine's disk a file created under `/tmp` costs about 1 ms
- * against 0.03-0.06 ms under the home directory (see {@link fileCreateMs}), which would measure
- * the disk's slow corner rather than the gateway as it runs by default.
+ * Where benchmarks that run the gateway put its OPERATOR_HOME: `OPERATOR_BENCH_HOME`, else the
+ * system temp folder. Creating a file on this machine's disk costs anywhere from 0.03 to over
+ * 1 ms, varying between runs and folders; {@link fileCreateMs} reports what it cost in the run.
  */
 export function benchHomeRoot(): string {
-  const root = process.env.OPERATOR_BENCH_HOME?.trim() || join(homedir(), '.cache', 'operator-bench');
+  const root = process.env.OPERATOR_BENCH_HOME?.trim() || tmpdir();
   mkdirSync(root, { recursive: true });
   return root;
 }
