@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 describe('delivery ledger', () => {
-  it('records a reply as pending, then delivered with its platform ids', async () => {
+  it('records a reply as pending, and forgets it once delivered', async () => {
     const time = clock();
     const ledger = createDeliveryLedger(createStore({ driver: 'memory', now: time.now }), { now: time.now });
     const id = await ledger.record({ ...reply('Hello', 'u1#0'), replyTo: '77' });
@@ -43,7 +43,7 @@ describe('delivery ledger', () => {
     expect((await ledger.pending()).map((entry) => entry.id)).toEqual([id]);
     time.advance(1_000);
     await ledger.markDelivered(id, ['100', '101']);
-    expect(await ledger.get(id)).toMatchObject({ status: 'delivered', platformIds: ['100', '101'], updatedAt: start + 1_000 });
+    expect(await ledger.get(id)).toBeNull();
     expect(await ledger.pending()).toEqual([]);
   });
 
@@ -85,13 +85,13 @@ describe('delivery ledger', () => {
     expect(await ledger.recentFailures('telegram:dm:1')).toEqual([]);
   });
 
-  it('stores a [SILENT] reply as silent and never returns it as pending', async () => {
+  it('keeps no [SILENT] reply, and never returns one as pending', async () => {
     const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
     const silent = await ledger.record(reply('[SILENT]', 's#0'));
     const padded = await ledger.record(reply('  [SILENT]\n', 's#1'));
     const spoken = await ledger.record(reply('[SILENT] but not quite', 's#2'));
-    expect((await ledger.get(silent))!.status).toBe('silent');
-    expect((await ledger.get(padded))!.status).toBe('silent');
+    expect(await ledger.get(silent)).toBeNull();
+    expect(await ledger.get(padded)).toBeNull();
     expect((await ledger.pending()).map((entry) => entry.id)).toEqual([spoken]);
     expect(await ledger.claim(silent)).toBe(false);
   });
@@ -153,7 +153,7 @@ describe('delivery ledger', () => {
           }
         }),
       );
-      expect((await reopened.get(lost))!.status).toBe('delivered');
+      expect(await reopened.get(lost)).toBeNull();
       expect((await reopened.recentFailures()).map((entry) => entry.id)).toEqual([failed]);
       await store.close();
     }
@@ -231,20 +231,18 @@ describe('delivery ledger store operations', () => {
     await ledger.markDelivered(id, ['1']);
     expect(take()).toEqual({ reads: 0, writes: 1 });
 
+    // A [SILENT] reply costs nothing: there is nothing to deliver.
     await ledger.record(reply('[SILENT]', 'ops#1'));
-    expect(take()).toEqual({ reads: 0, writes: 1 });
-    expect(await ledger.get(id)).toMatchObject({ status: 'delivered', platformIds: ['1'] });
+    expect(take()).toEqual({ reads: 0, writes: 0 });
   });
 
-  it('keeps no reply text once delivered, and the inbox keys a pending reply answers', async () => {
+  it('keeps the inbox keys a pending reply answers, and nothing of it once delivered', async () => {
     const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
     const id = await ledger.record({ ...reply('the reply', 'k#0'), replyTo: '9', answers: ['telegram%3Au1', 'telegram%3Au2'] });
     expect((await ledger.pending())[0]).toMatchObject({ text: 'the reply', answers: ['telegram%3Au1', 'telegram%3Au2'] });
     await ledger.markDelivered(id, ['5']);
-    const settled = await ledger.get(id);
-    expect(settled).toMatchObject({ id, status: 'delivered', turnId: 'k#0', platformIds: ['5'] });
-    expect(settled).not.toHaveProperty('text');
-    expect(settled).not.toHaveProperty('answers');
+    expect(await ledger.get(id)).toBeNull();
+    expect(await ledger.pending()).toEqual([]);
   });
 
   it('keeps the id of the streamed preview with the entry, for a resend after a restart', async () => {
@@ -255,8 +253,6 @@ describe('delivery ledger store operations', () => {
       expect.objectContaining({ id: streamed, previewId: '555' }),
       expect.not.objectContaining({ previewId: expect.anything() }),
     ]);
-    await ledger.markDelivered(streamed, ['555']);
-    expect(await ledger.get(streamed)).toMatchObject({ status: 'delivered', previewId: '555' });
     expect((await ledger.get(plain))!.previewId).toBeUndefined();
   });
 });
@@ -296,18 +292,17 @@ describe.each(backends)('delivery ledger on $name', ({ name, open }) => {
     await store?.close();
   });
 
-  it('keeps one entry when a turn is recorded again, and a settled one stays settled', async () => {
+  it('keeps one entry when a pending turn is recorded again', async () => {
     const ledger = createDeliveryLedger(store);
     const first = await ledger.record(reply('hi', 'again#0'));
-    expect(await ledger.record(reply('hi', 'again#0'))).toBe(first);
-    expect((await ledger.pending()).map((entry) => entry.id)).toEqual([first]);
-    await ledger.markDelivered(first, ['1']);
-
-    expect(await ledger.record(reply('hi', 'again#0'))).toBe(first);
-    expect(await ledger.get(first)).toMatchObject({ status: 'delivered', platformIds: ['1'] });
-    expect(await ledger.pending()).toEqual([]);
-    expect(await store.list('ledger:open:')).toEqual([]);
-    expect(await ledger.claim(first)).toBe(false);
+    expect(await ledger.record(reply('hi again', 'again#0'))).toBe(first);
+    expect((await ledger.pending()).map((entry) => entry.text)).toEqual(['hi again']);
+    expect((await createDeliveryLedger(store).pending()).map((entry) => entry.text)).toEqual(['hi again']);
+    // A pending turn answered again with [SILENT] leaves nothing to send.
+    const quiet = await ledger.record(reply('something', 'again#1'));
+    await ledger.record(reply('[SILENT]', 'again#1'));
+    expect(await ledger.get(quiet)).toBeNull();
+    expect((await createDeliveryLedger(store).pending()).map((entry) => entry.id)).toEqual([first]);
   });
 
   it('keeps a reply pending when a crash cuts short the mark of its delivery (never lost; sent once more at most)', async () => {
@@ -383,7 +378,7 @@ describe.each(backends)('delivery ledger on $name', ({ name, open }) => {
     expect(await ledger.pending()).toEqual([]);
     expect(await store.list('ledger:open:')).toEqual([]);
     expect(await store.list('ledger:turn:')).toEqual([]);
-    expect(await ledger.get(pendingId)).toMatchObject({ status: 'delivered', platformIds: ['11'], attempts: 1 });
+    expect(await ledger.get(pendingId)).toBeNull();
     expect((await ledger.recentFailures()).map((entry) => entry.id)).toEqual([failingId]);
     // Moved for good: a restarted ledger finds them in the journal, settled.
     const restarted = createDeliveryLedger(store);

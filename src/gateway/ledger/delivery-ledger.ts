@@ -4,12 +4,13 @@
  * restart `pending()` lists what still has to go out, and `claim()` makes sure only one sender
  * sends each entry.
  *
- * The entries live in a {@link createJournal journal} named `ledger`: recording a reply and marking
- * it delivered are one appended record each, with no file created or deleted per reply. A pending
- * entry holds the whole reply; once settled (delivered, given up, or `[SILENT]`) it shrinks to a
- * small marker without the text (the session keeps the text), remembered for `keepHours`, so a
- * turn recorded again after it settled is not sent again. Final failures are also written to
- * `ledger:failed:<id>` and kept for `retentionDays`, for `/status`.
+ * Pending entries live in a {@link createJournal journal} named `ledger`: recording a reply and
+ * marking it delivered are one appended record each, with no file created or deleted per reply.
+ * A delivered (or `[SILENT]`) reply leaves the ledger: the session keeps its text, and holding
+ * every delivered reply in memory for a day would grow with traffic. Final failures are written
+ * to `ledger:failed:<id>` and kept for `retentionDays`, for `/status`. The gateway never records a
+ * delivered turn again: its inbound message is deduplicated, and a restart does not answer again
+ * a message whose reply was on record (`answers`).
  *
  * Only the {@link Store} interface is used, so it works on the filesystem, in memory and on
  * Redis. An entry's id is its `turnId` as a key segment, so recording needs no lookup.
@@ -20,27 +21,23 @@
 import type { Store } from '../../store/store.ts';
 import { keySegment } from '../dedupe.ts';
 import { createJournal } from '../journal.ts';
-import { silentReplyText, type LedgerEntry, type NewLedgerEntry, type SettledLedgerEntry } from './ledger-entry.ts';
+import { silentReplyText, type LedgerEntry, type NewLedgerEntry } from './ledger-entry.ts';
 
 /** Records replies and tracks their delivery. */
 export interface DeliveryLedger {
   /**
-   * Records a reply before sending it (status `pending`, or `silent` for `[SILENT]`); resolves to
-   * its id. Recording a `turnId` again gives the same id and still one entry: a pending one is
-   * recorded afresh, a settled one stays settled.
+   * Records a reply before sending it (status `pending`; a `[SILENT]` one is not kept); resolves
+   * to its id. Recording a pending `turnId` again gives the same id and still one entry.
    */
   record(entry: NewLedgerEntry): Promise<string>;
-  /**
-   * The entry, or `null` when unknown or expired. A delivered or silent one is a
-   * {@link SettledLedgerEntry} (without the reply); a final failure keeps everything.
-   */
-  get(id: string): Promise<LedgerEntry | SettledLedgerEntry | null>;
+  /** The entry while pending or given up (failed), else `null` (delivered, silent, unknown or expired). */
+  get(id: string): Promise<LedgerEntry | null>;
   /**
    * Reserves a pending entry for sending: true for exactly one caller (per claim TTL), false when
    * someone else holds it or it is no longer pending. Call before sending a {@link pending} entry.
    */
   claim(id: string): Promise<boolean>;
-  /** The platform accepted the reply; `platformIds` are the sent messages' ids. */
+  /** The platform accepted the reply (`platformIds`: the sent messages' ids); the entry is done. */
   markDelivered(id: string, platformIds: string[]): Promise<void>;
   /** A delivery attempt failed; `final` gives up (the entry then shows in {@link recentFailures}). */
   markFailed(id: string, error: string, options: { final: boolean }): Promise<void>;
@@ -53,8 +50,8 @@ export interface DeliveryLedger {
 /** Options of {@link createDeliveryLedger}. */
 export interface DeliveryLedgerOptions {
   /**
-   * How long entries stay in the journal, in hours (default 24, the inbox's replay window): a
-   * pending reply is sent after a restart within this time, a settled one is remembered as long.
+   * How long a pending entry is kept, in hours (default 24, the inbox's replay window): a reply
+   * not delivered within this time (the gateway was down that long) is not sent after a restart.
    */
   keepHours?: number;
   /** How long final failures are kept for `/status`, in days (default 7). */
@@ -69,11 +66,11 @@ export interface DeliveryLedgerOptions {
 const maxErrorLength = 500;
 
 /**
- * A journal value: the entry (whole while pending or failed, a marker once settled otherwise) and
- * its rank among the entries this process recorded, which orders entries of the same millisecond.
+ * A journal value: the entry (pending, or failed while its listing is written) and its rank among
+ * the entries this process recorded, which orders entries of the same millisecond.
  */
 interface Stored {
-  e: LedgerEntry | SettledLedgerEntry;
+  e: LedgerEntry;
   o: number;
 }
 
@@ -124,7 +121,11 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
     async record(input) {
       const id = keySegment(input.turnId);
       const previous = await stored(id);
-      if (previous && previous.e.status !== 'pending') return id;
+      if (input.text.trim() === silentReplyText) {
+        // Nothing to deliver; a pending entry of the same turn (an earlier answer) is replaced by silence.
+        if (previous) await journal.delete(id);
+        return id;
+      }
       const createdAt = now();
       const entry: LedgerEntry = {
         id,
@@ -141,7 +142,7 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
         attempts: 0,
       };
       const order = previous?.o ?? recordOrder++;
-      await journal.set(id, { e: input.text.trim() === silentReplyText ? settled(entry, 'silent') : entry, o: order });
+      await journal.set(id, { e: entry, o: order });
       return id;
     },
 
@@ -159,12 +160,10 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
       return (await stored(id))?.e.status === 'pending';
     },
 
-    async markDelivered(id, platformIds) {
+    async markDelivered(id) {
       await store.withLock(lockKey(id), async () => {
-        const { e: entry, o: order } = await forUpdate(id);
-        if (!isWhole(entry)) return;
-        const delivered = settled({ ...entry, platformIds: [...platformIds], updatedAt: now() }, 'delivered');
-        await journal.set(id, { e: delivered, o: order });
+        const { e: entry } = await forUpdate(id);
+        await journal.delete(id);
         if (entry.status === 'failed') await store.delete(failedKey(id));
       });
     },
@@ -172,7 +171,7 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
     async markFailed(id, error, { final }) {
       await store.withLock(lockKey(id), async () => {
         const { e: entry, o: order } = await forUpdate(id);
-        if (!isWhole(entry) || entry.status !== 'pending') return;
+        if (entry.status !== 'pending') return;
         const updated: LedgerEntry = {
           ...entry,
           attempts: entry.attempts + 1,
@@ -187,14 +186,14 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
         // Listed first: a crash before the entry settles leaves it pending, to be retried after
         // the restart (recentFailures skips a listing whose entry is still pending).
         await store.set(failedKey(id), failed, { ttlSeconds: failureTtlSeconds });
-        await journal.set(id, { e: failed, o: order });
+        await journal.delete(id);
       });
     },
 
     async pending() {
       await ready();
       const pending = (await journal.entries()).map(([, value]) => value).filter((value) => value.e.status === 'pending');
-      return pending.sort(byCreation).flatMap((value) => (isWhole(value.e) ? [value.e] : []));
+      return pending.sort(byCreation).map((value) => value.e);
     },
 
     async recentFailures(sessionKey, limit = 20) {
@@ -212,17 +211,6 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
       return failed.sort((a, b) => a.createdAt - b.createdAt).slice(-limit);
     },
   };
-}
-
-/** The marker a settled entry leaves: its state without the reply itself. */
-function settled(entry: LedgerEntry, status: SettledLedgerEntry['status']): SettledLedgerEntry {
-  const { text: _text, address: _address, replyTo: _replyTo, answers: _answers, status: _status, ...rest } = entry;
-  return { ...rest, status };
-}
-
-/** True for an entry still holding its reply (pending or failed). */
-function isWhole(entry: LedgerEntry | SettledLedgerEntry): entry is LedgerEntry {
-  return entry.status === 'pending' || entry.status === 'failed';
 }
 
 /** A failure listing's entry: the entry itself, or (earlier versions) the session key beside a separate entry key. */

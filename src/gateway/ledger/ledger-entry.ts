@@ -5,11 +5,11 @@ import type { ConversationAddress } from '../../channels/types.ts';
 
 /**
  * - `pending`: recorded, not yet delivered (possibly after failed attempts that may be retried);
- * - `delivered`: the platform accepted it;
- * - `failed`: given up (a final failure), shown by `/status`;
- * - `silent`: the reply was exactly `[SILENT]`: kept, never sent.
+ * - `failed`: given up (a final failure), shown by `/status`.
+ *
+ * A delivered reply, or one that was exactly `[SILENT]`, is no longer in the ledger.
  */
-export type LedgerStatus = 'pending' | 'delivered' | 'failed' | 'silent';
+export type LedgerStatus = 'pending' | 'failed';
 
 /** A reply to record, before it is sent. */
 export interface NewLedgerEntry {
@@ -47,12 +47,6 @@ export interface LedgerEntry extends NewLedgerEntry {
   /** Ids of the sent platform messages (one per chunk). */
   platformIds?: string[];
 }
-
-/**
- * What the ledger keeps of a reply once it is delivered or silent: its state, without the reply
- * itself (the session holds the text).
- */
-export type SettledLedgerEntry = Omit<LedgerEntry, 'text' | 'address' | 'replyTo' | 'answers' | 'status'> & { status: 'delivered' | 'silent' };
 
 /** The text of a reply that is recorded but never sent. */
 export const silentReplyText = '[SILENT]';
