@@ -306,9 +306,6 @@ export class Gateway {
     });
     /** The messages answered so far: the first reply answers this message, later ones the follow-ups too. */
     const answering = (all: boolean) => (all ? [inboxKey, ...conversation.inboxKeys.splice(0)] : [inboxKey]);
-    const answered = async (keys: string[]) => {
-      await Promise.all(keys.map((key) => this.inbox.done(key)));
-    };
     try {
       const input = replay ? await this.#replayInput(conversation, replay) : await this.#input(conversation, message, text);
       const result = await agent.invoke(input, { channel: message.sessionKey, images: replay ? [] : await this.#images(message) });
@@ -316,8 +313,7 @@ export class Gateway {
       for (const [index, turn] of turns.entries()) {
         if (turn.aborted && !turn.text) continue;
         const previewId = await stream.close();
-        const answers = answering(index > 0);
-        await this.#deliver(adapter, conversation, address, { text: turn.text || '(no answer)', turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers }, () => answered(answers));
+        await this.#deliver(adapter, conversation, address, { text: turn.text || '(no answer)', turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers: answering(index > 0) });
         stream = new ReplyStream(adapter, address);
       }
     } catch (error) {
@@ -327,7 +323,7 @@ export class Gateway {
     } finally {
       unsubscribe();
       typing.stop();
-      await answered(answering(true)).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
+      await this.#answered(answering(true)).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
     }
   }
 
@@ -352,24 +348,28 @@ export class Gateway {
   }
 
   /**
-   * Records the reply in the ledger (with the inbox keys of the messages it answers), lets
-   * `recorded` clear them from the inbox, then delivers it (editing the preview when it fits).
+   * Records the reply in the ledger (with the inbox keys of the messages it answers), clears
+   * those from the inbox, then delivers it (editing the preview when it fits).
    */
   async #deliver(
     adapter: ChannelAdapter,
     conversation: Conversation,
     address: ConversationAddress,
     reply: { text: string; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
-    recorded: () => Promise<void>,
   ): Promise<void> {
     const { text, previewId, replyTo } = reply;
     // The preview is recorded with the reply: a gateway restarted after a crash then edits this
     // message too, rather than leave the half-streamed preview above a second copy.
     const id = await this.ledger.record({ sessionKey: conversation.key, address, ...reply });
     // From here the ledger answers for the reply: a crash no longer means answering anew.
-    await recorded();
+    await this.#answered(reply.answers);
     if (text.trim() === silentReply) return;
     await this.#send(adapter, { id, sessionKey: conversation.key, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+  }
+
+  /** Clears answered messages from the inbox. */
+  async #answered(inboxKeys: string[]): Promise<void> {
+    await Promise.all(inboxKeys.map((key) => this.inbox.done(key)));
   }
 
   /**

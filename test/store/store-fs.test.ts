@@ -84,72 +84,62 @@ describe('fs store files', () => {
     expect(await store.list('a:b:')).toEqual(['a:b:c']);
     expect(await store.list('')).toEqual(['a:b:c', 'a:bc', 'z']);
   });
-});
 
-describe('fs store open log files', () => {
-  let base: string;
-  let store: Store;
-  beforeEach(async () => {
-    base = await tempFolder();
-    store = createStore({ driver: 'fs', base });
-  });
-  afterEach(async () => {
-    await store.close();
-  });
+  describe('open log files', () => {
+    it('reads back many appends to one log in order', async () => {
+      const records = Array.from({ length: 500 }, (_, index) => JSON.stringify({ index }));
+      for (const record of records) await store.append('sessions:many', record);
+      expect(await store.readLog('sessions:many')).toEqual(records);
+    });
 
-  it('reads back many appends to one log in order', async () => {
-    const records = Array.from({ length: 500 }, (_, index) => JSON.stringify({ index }));
-    for (const record of records) await store.append('sessions:many', record);
-    expect(await store.readLog('sessions:many')).toEqual(records);
-  });
+    it('sees a record in a read right after its append', async () => {
+      for (let index = 0; index < 20; index++) {
+        await store.append('sessions:read-after', `record ${index}`);
+        expect((await store.readLog('sessions:read-after')).at(-1)).toBe(`record ${index}`);
+      }
+    });
 
-  it('sees a record in a read right after its append', async () => {
-    for (let index = 0; index < 20; index++) {
-      await store.append('sessions:read-after', `record ${index}`);
-      expect((await store.readLog('sessions:read-after')).at(-1)).toBe(`record ${index}`);
-    }
-  });
+    it('lands appends to more logs than it keeps open', async () => {
+      const keys = Array.from({ length: 300 }, (_, index) => `journals:j${index}`);
+      for (let round = 0; round < 2; round++) {
+        for (const key of keys) await store.append(key, `${key} ${round}`);
+      }
+      if (canCountOpenFiles) expect(openFilesUnder(base)).toBeLessThanOrEqual(256);
+      for (const key of keys) expect(await store.readLog(key)).toEqual([`${key} 0`, `${key} 1`]);
+    });
 
-  it('lands appends to more logs than it keeps open', async () => {
-    const keys = Array.from({ length: 300 }, (_, index) => `journals:j${index}`);
-    for (let round = 0; round < 2; round++) {
-      for (const key of keys) await store.append(key, `${key} ${round}`);
-    }
-    if (canCountOpenFiles) expect(openFilesUnder(base)).toBeLessThanOrEqual(256);
-    for (const key of keys) expect(await store.readLog(key)).toEqual([`${key} 0`, `${key} 1`]);
-  });
+    it('starts a log deleted with deleteLog afresh, its file closed', async () => {
+      await store.append('sessions:again', 'old 1');
+      await store.append('sessions:again', 'old 2');
+      await store.deleteLog('sessions:again');
+      if (canCountOpenFiles) expect(openFilesUnder(base)).toBe(0);
+      await store.append('sessions:again', 'new');
+      expect(await store.readLog('sessions:again')).toEqual(['new']);
+    });
 
-  it('starts a log deleted with deleteLog afresh, its file closed', async () => {
-    await store.append('sessions:again', 'old 1');
-    await store.append('sessions:again', 'old 2');
-    await store.deleteLog('sessions:again');
-    if (canCountOpenFiles) expect(openFilesUnder(base)).toBe(0);
-    await store.append('sessions:again', 'new');
-    expect(await store.readLog('sessions:again')).toEqual(['new']);
-  });
+    it('recreates a log file removed from outside while it is open', async () => {
+      await store.append('sessions:outside', 'before');
+      rmSync(join(base, 'sessions'), { recursive: true });
+      await store.append('sessions:outside', 'after');
+      expect(await store.readLog('sessions:outside')).toEqual(['after']);
+      expect(await readFile(join(base, 'sessions', 'outside'), 'utf8')).toBe('after\n');
+    });
 
-  it('recreates a log file removed from outside while it is open', async () => {
-    await store.append('sessions:outside', 'before');
-    rmSync(join(base, 'sessions'), { recursive: true });
-    await store.append('sessions:outside', 'after');
-    expect(await store.readLog('sessions:outside')).toEqual(['after']);
-    expect(await readFile(join(base, 'sessions', 'outside'), 'utf8')).toBe('after\n');
-  });
+    it('appends to a log again after an append failed', async () => {
+      await store.append('jobs:a:log', 'first');
+      rmSync(join(base, 'jobs', 'a'), { recursive: true });
+      writeFileSync(join(base, 'jobs', 'a'), 'a file where the folder was');
+      await expect(store.append('jobs:a:log', 'lost')).rejects.toThrow(/ENOTDIR/);
+      rmSync(join(base, 'jobs', 'a'));
+      await store.append('jobs:a:log', 'second');
+      expect(await store.readLog('jobs:a:log')).toEqual(['second']);
+    });
 
-  it('appends to a log again after an append failed', async () => {
-    await store.append('jobs:a:log', 'first');
-    rmSync(join(base, 'jobs', 'a'), { recursive: true });
-    writeFileSync(join(base, 'jobs', 'a'), 'a file where the folder was');
-    await expect(store.append('jobs:a:log', 'lost')).rejects.toThrow(/ENOTDIR/);
-    rmSync(join(base, 'jobs', 'a'));
-    await store.append('jobs:a:log', 'second');
-    expect(await store.readLog('jobs:a:log')).toEqual(['second']);
-  });
-
-  it.runIf(canCountOpenFiles)('leaves no log file open after close', async () => {
-    for (let index = 0; index < 20; index++) await store.append(`sessions:s${index}`, 'x');
-    expect(openFilesUnder(base)).toBe(20);
-    await store.close();
-    expect(openFilesUnder(base)).toBe(0);
+    it.runIf(canCountOpenFiles)('leaves no log file open after close', async () => {
+      for (let index = 0; index < 20; index++) await store.append(`sessions:s${index}`, 'x');
+      expect(openFilesUnder(base)).toBe(20);
+      await store.close();
+      expect(openFilesUnder(base)).toBe(0);
+    });
   });
 });

@@ -66,8 +66,8 @@ export interface DeliveryLedgerOptions {
 const maxErrorLength = 500;
 
 /**
- * A journal value: the entry (pending, or failed while its listing is written) and its rank among
- * the entries this process recorded, which orders entries of the same millisecond.
+ * A journal value: a pending entry (the journal holds no other) and its rank among the entries
+ * this process recorded, which orders entries of the same millisecond.
  */
 interface Stored {
   e: LedgerEntry;
@@ -155,23 +155,21 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
     },
 
     async claim(id) {
-      if ((await stored(id))?.e.status !== 'pending') return false;
+      if (!(await stored(id))) return false;
       if (!(await store.setIfAbsent(`ledger:claim:${id}`, now(), { ttlSeconds: claimTtlSeconds }))) return false;
-      return (await stored(id))?.e.status === 'pending';
+      return (await stored(id)) !== undefined;
     },
 
     async markDelivered(id) {
       await store.withLock(lockKey(id), async () => {
-        const { e: entry } = await forUpdate(id);
+        await forUpdate(id);
         await journal.delete(id);
-        if (entry.status === 'failed') await store.delete(failedKey(id));
       });
     },
 
     async markFailed(id, error, { final }) {
       await store.withLock(lockKey(id), async () => {
         const { e: entry, o: order } = await forUpdate(id);
-        if (entry.status !== 'pending') return;
         const updated: LedgerEntry = {
           ...entry,
           attempts: entry.attempts + 1,
@@ -192,7 +190,7 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
 
     async pending() {
       await ready();
-      const pending = (await journal.entries()).map(([, value]) => value).filter((value) => value.e.status === 'pending');
+      const pending = (await journal.entries()).map(([, value]) => value);
       return pending.sort(byCreation).map((value) => value.e);
     },
 
@@ -203,7 +201,7 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
         keys.map(async (key) => {
           const id = key.slice('ledger:failed:'.length);
           // A listing whose entry is still pending is a final failure a crash cut short.
-          if ((await journal.get(id))?.e.status === 'pending') return undefined;
+          if (await journal.get(id)) return undefined;
           return failedEntry(store, id, await store.get(key));
         }),
       );
@@ -229,16 +227,13 @@ async function failedEntry(store: Store, id: string, listed: unknown): Promise<L
  */
 async function importEarlierEntries(store: Store, add: (entry: LedgerEntry) => Promise<void>): Promise<void> {
   const ids = (await store.list('ledger:open:')).map((key) => key.slice('ledger:open:'.length));
-  const found: LedgerEntry[] = [];
-  for (const id of ids) {
-    const open = await store.get(`ledger:open:${id}`);
-    const entry = await store.get(`ledger:entry:${id}`);
-    const pending = isEntry(entry) ? entry : typeof open === 'object' && open !== null && isEntry((open as { entry?: unknown }).entry) ? (open as { entry: LedgerEntry }).entry : undefined;
-    if (pending?.status === 'pending') found.push(pending);
-  }
-  for (const entry of found.sort((a, b) => a.createdAt - b.createdAt)) await add(entry);
-  for (const id of ids) {
-    const entry = await store.get(`ledger:entry:${id}`);
+  const earlier = await Promise.all(ids.map(async (id) => ({ id, open: await store.get(`ledger:open:${id}`), entry: await store.get(`ledger:entry:${id}`) })));
+  const pending = earlier.flatMap(({ open, entry }) => {
+    const found = isEntry(entry) ? entry : typeof open === 'object' && open !== null ? (open as { entry?: unknown }).entry : undefined;
+    return isEntry(found) && found.status === 'pending' ? [found] : [];
+  });
+  for (const entry of pending.sort((a, b) => a.createdAt - b.createdAt)) await add(entry);
+  for (const { id, entry } of earlier) {
     if (isEntry(entry)) {
       await store.delete(`ledger:turn:${keySegment(entry.turnId)}`);
       // A settled entry of the earlier layout stays until it expires: /status may list it.
