@@ -170,6 +170,11 @@ export interface ChannelAdapter {
   edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
   /** Shows the typing indicator once (platforms expire it after a few seconds). */
   typing(address: ConversationAddress): Promise<void>;
+  /**
+   * Takes down a working indicator that does not expire by itself (a reaction on the person's
+   * message, say). Called when the turn ends, only if `typing` was called during it.
+   */
+  stopTyping?(address: ConversationAddress): Promise<void>;
   /** Registers the command menu (when `capabilities.commandMenu`). */
   setCommands?(commands: CommandInfo[]): Promise<void>;
   /** Acknowledges a button press, optionally with a short notice. */

@@ -420,7 +420,11 @@ export class Gateway {
   #keepTyping(adapter: ChannelAdapter, address: ConversationAddress): { stop(): void } {
     if (!adapter.capabilities.typing) return { stop() {} };
     let repeat: ReturnType<typeof setInterval> | undefined;
-    const tick = () => void adapter.typing(address).catch(() => undefined);
+    let shown = false;
+    const tick = () => {
+      shown = true;
+      void adapter.typing(address).catch(() => undefined);
+    };
     const first = setTimeout(() => {
       tick();
       repeat = setInterval(tick, typingRepeatMs);
@@ -431,6 +435,7 @@ export class Gateway {
       stop: () => {
         clearTimeout(first);
         clearInterval(repeat);
+        if (shown) void adapter.stopTyping?.(address).catch(() => undefined);
       },
     };
   }
