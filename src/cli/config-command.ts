@@ -58,5 +58,7 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     `  profile bindings: ${Object.keys(config.profiles.channels).length} channels, ${Object.keys(config.profiles.people).length} people`,
     `  memory review every: ${config.reviewEvery === undefined ? 'default' : `${config.reviewEvery} turns`}`,
     `  telegram: token ${set('TELEGRAM_BOT_TOKEN')}, ${webhook}${config.telegram.apiRoot ? `, API ${config.telegram.apiRoot}` : ''}`,
+    `  discord: token ${set('DISCORD_BOT_TOKEN')}${config.discord.apiUrl ? `, API ${config.discord.apiUrl}` : ''}`,
+    `  slack: bot token ${set('SLACK_BOT_TOKEN')}, signing secret ${set('SLACK_SIGNING_SECRET')}, app token ${set('SLACK_APP_TOKEN')}${config.slack.apiUrl ? `, API ${config.slack.apiUrl}` : ''}`,
   ];
 }

@@ -6,7 +6,6 @@
  * Start-up is kept short: what only some set-ups need is imported when they need it, and what
  * can wait (the model SDK, the Telegram formatter) loads once the gateway is ready.
  */
-import type { TelegramChannelOptions } from '../channels/telegram/telegram-channel.ts';
 import type { ChannelAdapter } from '../channels/types.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { loadConfig } from '../gateway/config/index.ts';
@@ -14,38 +13,21 @@ import { Gateway } from '../gateway/gateway.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
 import { Runtime } from '../runtime/runtime.ts';
-
-const platformHelp = [
-  'Telegram: set TELEGRAM_BOT_TOKEN (optional TELEGRAM_WEBHOOK_URL + TELEGRAM_WEBHOOK_SECRET for webhooks, TELEGRAM_API_ROOT for a self-hosted Bot API)',
-  'Discord:  set DISCORD_BOT_TOKEN (coming with the Discord channel)',
-  'Slack:    set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (coming with the Slack channel)',
-];
-
-/**
- * The Telegram adapter, imported only when Telegram is configured: a gateway without it should
- * not spend the time grammy and the adapter take to load.
- */
-async function createTelegramChannel(options: TelegramChannelOptions): Promise<ChannelAdapter> {
-  const telegram = await import('../channels/telegram/telegram-channel.ts');
-  return telegram.createTelegramChannel(options);
-}
+import { platformChannels } from './platform-channels.ts';
 
 /** Runs the gateway until a signal stops it; resolves to the exit code. */
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
   const { config } = loadConfig(env);
+  // Incomplete credentials stop the start here, before anything is running.
+  const platforms = await platformChannels(env, config);
   // The runtime warms the model SDK, whose import would take the main thread while the channels
   // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
   const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = config.model ? { ...env, OPERATOR_MODEL: config.model } : env;
   const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false });
-  const adapters: ChannelAdapter[] = [createWebChannel()];
-  const token = env.TELEGRAM_BOT_TOKEN?.trim();
-  if (token) {
-    const webhook = config.telegram?.webhookUrl && config.telegram.webhookSecret ? { url: config.telegram.webhookUrl, secret: config.telegram.webhookSecret } : undefined;
-    adapters.push(await createTelegramChannel({ token, apiRoot: config.telegram?.apiRoot, webhook }));
-  }
+  const adapters: ChannelAdapter[] = [createWebChannel(), ...platforms.adapters];
   const gateway = new Gateway({ runtime, config, adapters });
   let state: GatewayState = 'starting';
   const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
@@ -75,8 +57,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
       ? '  model: none configured; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'
       : `  model: ${runtime.client.model}`,
   );
-  const missing = platformHelp.filter((line) => !(token && line.startsWith('Telegram')));
-  if (missing.length > 0) banner.push(`  to add a platform:\n    ${missing.join('\n    ')}`);
+  if (platforms.help.length > 0) banner.push(`  to add a platform:\n    ${platforms.help.join('\n    ')}`);
   log(banner.join('\n'));
 
   return new Promise<number>((resolve) => {

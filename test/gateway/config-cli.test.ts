@@ -43,6 +43,15 @@ describe('operator config', () => {
     expect(result.stdout).not.toContain('token-value');
   });
 
+  it('check: says which Discord and Slack credentials are set, never their values', async () => {
+    const env = { OPERATOR_HOME: home, DISCORD_BOT_TOKEN: 'discord-token-value', SLACK_BOT_TOKEN: 'xoxb-slack-value', SLACK_API_URL: 'http://127.0.0.1:9/api/' };
+    const result = await operator(['config', 'check'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('discord: token set');
+    expect(result.stdout).toContain('slack: bot token set, signing secret not set, app token not set, API http://127.0.0.1:9/api/');
+    expect(result.stdout).not.toMatch(/discord-token-value|xoxb-slack-value/);
+  });
+
   it('check: without a file reports the defaults', async () => {
     const result = await operator(['config', 'check'], { OPERATOR_HOME: home });
     expect(result.code).toBe(0);

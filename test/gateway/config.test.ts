@@ -49,6 +49,8 @@ describe('loadConfig defaults', () => {
       maxConcurrentTurns: 64,
       profiles: { channels: {}, people: {} },
       telegram: {},
+      discord: {},
+      slack: {},
     });
   });
 
@@ -105,6 +107,8 @@ describe('loadConfig from the file and the environment', () => {
       TELEGRAM_API_ROOT: 'http://127.0.0.1:9999',
       TELEGRAM_WEBHOOK_URL: 'https://other.example.com/hook',
       TELEGRAM_WEBHOOK_SECRET: 'env_secret-1',
+      DISCORD_API_URL: 'http://127.0.0.1:9998/api',
+      SLACK_API_URL: 'http://127.0.0.1:9997/api/',
     });
     expect(loaded.config).toMatchObject({
       port: 0,
@@ -113,6 +117,8 @@ describe('loadConfig from the file and the environment', () => {
       admins: ['telegram:123', 'slack:U42', 'discord:777'],
       reviewEvery: 5,
       telegram: { apiRoot: 'http://127.0.0.1:9999', webhookUrl: 'https://other.example.com/hook', webhookSecret: 'env_secret-1' },
+      discord: { apiUrl: 'http://127.0.0.1:9998/api' },
+      slack: { apiUrl: 'http://127.0.0.1:9997/api/' },
       busyMode: 'steer',
     });
     expect(loaded.environment).toEqual([
@@ -124,6 +130,8 @@ describe('loadConfig from the file and the environment', () => {
       'TELEGRAM_API_ROOT',
       'TELEGRAM_WEBHOOK_URL',
       'TELEGRAM_WEBHOOK_SECRET',
+      'DISCORD_API_URL',
+      'SLACK_API_URL',
     ]);
   });
 
@@ -194,7 +202,9 @@ describe('loadConfig problems', () => {
     [{ reviewEvery: -1 }, 'reviewEvery: must be at least 0'],
     [{ profiles: { people: { 'telegram:1': 'my profile' } } }, 'profiles.people["telegram:1"]: expected a profile name (letters, digits, - and _, at most 64)'],
     [{ telegram: { webhookUrl: 'not a url', webhookSecret: 's' } }, 'telegram.webhookUrl: expected a URL such as https://example.com/path'],
-    [{ telegram: { token: '123:ABC' } }, 'telegram.token: not a setting: tokens are read only from the environment (e.g. TELEGRAM_BOT_TOKEN)'],
+    [{ telegram: { token: '123:ABC' } }, 'telegram.token: not a setting: tokens and signing secrets are read only from the environment (e.g. TELEGRAM_BOT_TOKEN, SLACK_SIGNING_SECRET)'],
+    [{ slack: { signingSecret: 'abc' } }, 'slack.signingSecret: not a setting: tokens and signing secrets are read only from the environment (e.g. TELEGRAM_BOT_TOKEN, SLACK_SIGNING_SECRET)'],
+    [{ discord: { apiUrl: 'discord' } }, 'discord.apiUrl: expected a URL such as https://example.com/path'],
     [{ telegram: { webhookUrl: 'https://example.com/hook' } }, 'telegram.webhookSecret: required when a Telegram webhook URL is set (set telegram.webhookSecret or TELEGRAM_WEBHOOK_SECRET)'],
     [[], '(top level): expected an object, got an array'],
   ])('reports %j with its path and reason', (content, line) => {

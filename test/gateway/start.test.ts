@@ -20,7 +20,7 @@ describe('operator start', () => {
     const started = await startGateway({ home });
     gateway = started;
     const url = started.origin;
-    expect(started.output.stdout()).toContain('TELEGRAM_BOT_TOKEN');
+    for (const variable of ['TELEGRAM_BOT_TOKEN', 'DISCORD_BOT_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN']) expect(started.output.stdout()).toContain(variable);
     expect(started.output.stdout()).toContain('ANTHROPIC_API_KEY');
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
@@ -29,6 +29,15 @@ describe('operator start', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await started.stop()).toBe(0);
+  });
+
+  it('refuses a Slack bot token without a signing secret or app token, naming both, never the token', async () => {
+    home = createTempHome('operator-gateway-');
+    gateway = spawnGateway({ home, env: { SLACK_BOT_TOKEN: 'xoxb-never-shown' } });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.output.stderr()).toContain('SLACK_SIGNING_SECRET');
+    expect(gateway.output.stderr()).toContain('SLACK_APP_TOKEN');
+    expect(gateway.output.stderr() + gateway.output.stdout()).not.toContain('xoxb-never-shown');
   });
 
   it('refuses an invalid configuration file with its path and reason', async () => {

@@ -18,7 +18,9 @@ export type ConfigEnvironment = Partial<
     | 'OPERATOR_REVIEW_EVERY'
     | 'TELEGRAM_API_ROOT'
     | 'TELEGRAM_WEBHOOK_URL'
-    | 'TELEGRAM_WEBHOOK_SECRET',
+    | 'TELEGRAM_WEBHOOK_SECRET'
+    | 'DISCORD_API_URL'
+    | 'SLACK_API_URL',
     string
   >
 >;
@@ -73,6 +75,18 @@ const overrides = [
     schema: settingSchemas.webhookSecret,
     read: asText,
     apply: (config, webhookSecret) => ({ ...config, telegram: { ...config.telegram, webhookSecret } }),
+  } satisfies Override<string>,
+  {
+    name: 'DISCORD_API_URL',
+    schema: settingSchemas.apiRoot,
+    read: asText,
+    apply: (config, apiUrl) => ({ ...config, discord: { ...config.discord, apiUrl } }),
+  } satisfies Override<string>,
+  {
+    name: 'SLACK_API_URL',
+    schema: settingSchemas.apiRoot,
+    read: asText,
+    apply: (config, apiUrl) => ({ ...config, slack: { ...config.slack, apiUrl } }),
   } satisfies Override<string>,
 ] as const;
 

@@ -40,7 +40,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], input: unknown
 }
 
 function unknownKeyReason(key: string): string {
-  if (/token/i.test(key)) return 'not a setting: tokens are read only from the environment (e.g. TELEGRAM_BOT_TOKEN)';
+  if (/token|signingsecret/i.test(key)) return 'not a setting: tokens and signing secrets are read only from the environment (e.g. TELEGRAM_BOT_TOKEN, SLACK_SIGNING_SECRET)';
   return 'unknown setting (see operator.schema.json)';
 }
 

@@ -24,6 +24,18 @@ export interface TelegramSettings {
   apiRoot?: string;
 }
 
+/** Discord settings (the token is read only from `DISCORD_BOT_TOKEN`). */
+export interface DiscordSettings {
+  /** REST base of a non-default Discord API (the websocket URL is discovered from it). */
+  apiUrl?: string;
+}
+
+/** Slack settings (tokens and the signing secret are read only from the environment). */
+export interface SlackSettings {
+  /** A non-default Web API base. */
+  apiUrl?: string;
+}
+
 /** Settings of one group chat. */
 export interface GroupSettings {
   /** Answer only when mentioned or replied to (default true). */
@@ -55,4 +67,6 @@ export interface GatewayConfig {
   /** Person turns between memory reviews; unset means the runtime's default. */
   reviewEvery?: number;
   telegram: TelegramSettings;
+  discord: DiscordSettings;
+  slack: SlackSettings;
 }

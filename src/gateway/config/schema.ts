@@ -142,6 +142,18 @@ export const operatorConfigSchema = z
       })
       .prefault({})
       .describe('Telegram settings. The bot token is read only from TELEGRAM_BOT_TOKEN.'),
+    discord: z
+      .strictObject({
+        apiUrl: settingSchemas.apiRoot.optional().describe('Discord REST base (the gateway websocket URL is discovered from it). Env: DISCORD_API_URL.'),
+      })
+      .prefault({})
+      .describe('Discord settings. The bot token is read only from DISCORD_BOT_TOKEN.'),
+    slack: z
+      .strictObject({
+        apiUrl: settingSchemas.apiRoot.optional().describe('Slack Web API base, e.g. "https://slack.com/api/". Env: SLACK_API_URL.'),
+      })
+      .prefault({})
+      .describe('Slack settings. SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and SLACK_APP_TOKEN are read only from the environment.'),
   })
   .meta({ title: 'operator.json', description: 'Configuration of the operator gateway (OPERATOR_HOME/operator.json).' });
 

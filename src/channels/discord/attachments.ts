@@ -1,0 +1,40 @@
+/**
+ * Discord attachments as neutral {@link Attachment}s. Nothing is fetched until `download()`:
+ * the bytes come from the attachment's CDN URL, which needs no token (it is signed by Discord
+ * and expires after a while, so a download much later can fail with 404).
+ */
+import type { APIAttachment } from 'discord.js';
+import { DeliveryError, type Attachment } from '../types.ts';
+
+/** Downloads an attachment's bytes from its URL (injectable transport). */
+export type FetchBytes = (url: string, name: string) => Promise<Uint8Array>;
+
+/** The attachments of a message: images (by their content type) and other files. */
+export function attachmentsOf(attachments: readonly APIAttachment[], fetchBytes: FetchBytes): Attachment[] {
+  return attachments.map((attachment) => {
+    const mediaType = attachment.content_type ?? 'application/octet-stream';
+    return {
+      kind: mediaType.startsWith('image/') ? 'image' : 'file',
+      mediaType,
+      name: attachment.filename,
+      size: attachment.size,
+      download: () => fetchBytes(attachment.url, attachment.filename),
+    };
+  });
+}
+
+/** Downloads with `fetch`, with failures as {@link DeliveryError}s naming the file, not the signed URL. */
+export async function fetchAttachmentBytes(url: string, name: string): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    throw new DeliveryError(`Discord attachment download failed (${name}): network error: ${reason}`, { retryable: true });
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new DeliveryError(`Discord attachment download failed (${name}): HTTP ${response.status}`, { retryable: response.status === 429 || response.status >= 500 });
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}

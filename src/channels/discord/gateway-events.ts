@@ -1,0 +1,129 @@
+/**
+ * What the adapter does with the gateway's dispatches. Messages are handed over one at a time, in
+ * arrival order, each waited for until the gateway has it on record. A gateway dispatch cannot be
+ * left unacknowledged for Discord to deliver again, so when the gateway refuses one
+ * ({@link NotAcceptedError}) the person is asked, in the channel, to send it again. Slash
+ * commands are acknowledged at once with a deferred response ("thinking…"), which the first
+ * message to that channel completes; button presses at once with a deferred update, then handed
+ * over without waiting.
+ */
+import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction, type APIInteraction, type GatewayMessageCreateDispatchData, type APIMessageComponentButtonInteraction } from 'discord.js';
+import { NotAcceptedError, type ChannelHandlers } from '../types.ts';
+import type { CallDiscord } from './call-discord.ts';
+import type { ChannelKinds } from './channel-kinds.ts';
+import { conversationOf } from './conversation.ts';
+import { describeError, type Scrub } from './discord-errors.ts';
+import { isForAdapter, toInboundMessage, type InboundContext } from './inbound.ts';
+import type { InteractionTokens } from './interaction-tokens.ts';
+import { interactionUser, toButtonAction, toCommandMessage } from './interactions.ts';
+import type { DiscordOutbound } from './outbound.ts';
+
+/** The notice sent when the gateway could not take a message. */
+export const notAcceptedNotice = 'Sorry, I could not take that message just now. Please send it again in a moment.';
+
+/** What the dispatch handlers need. */
+export interface GatewayEventsContext {
+  handlers(): ChannelHandlers | undefined;
+  inbound(): InboundContext | undefined;
+  allowBots: boolean;
+  channelKinds: ChannelKinds;
+  call: CallDiscord;
+  tokens: InteractionTokens;
+  outbound: DiscordOutbound;
+  log(line: string): void;
+  scrub: Scrub;
+}
+
+/** The handlers of MESSAGE_CREATE and INTERACTION_CREATE. */
+export interface GatewayEvents {
+  messageCreate(message: GatewayMessageCreateDispatchData): void;
+  interactionCreate(interaction: APIInteraction): void;
+  /** Resolves once every message handed over so far is done with. */
+  settled(): Promise<void>;
+}
+
+/** Creates the dispatch handlers. */
+export function createGatewayEvents(context: GatewayEventsContext): GatewayEvents {
+  const { log, scrub, tokens } = context;
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (job: () => Promise<void>) => {
+    queue = queue.then(job).catch((error: unknown) => log(`discord: dispatch not handled: ${describeError(error, scrub)}`));
+  };
+
+  async function handOver(messageId: string, deliver: (handlers: ChannelHandlers) => Promise<void>, refused: () => Promise<void>): Promise<void> {
+    const handlers = context.handlers();
+    if (!handlers) return;
+    try {
+      await deliver(handlers);
+    } catch (error) {
+      if (!(error instanceof NotAcceptedError)) return log(`discord: handler failed for ${messageId}: ${describeError(error, scrub)}`);
+      log(`discord: ${messageId} not taken (${describeError(error, scrub)}); asking the sender to send it again`);
+      await refused().catch((noticeError: unknown) => log(`discord: notice for ${messageId} failed: ${describeError(noticeError, scrub)}`));
+    }
+  }
+
+  async function onMessage(payload: GatewayMessageCreateDispatchData): Promise<void> {
+    const inbound = context.inbound();
+    if (!inbound || !isForAdapter(payload, inbound.botId, context.allowBots)) return;
+    const kind = await context.channelKinds(payload.channel_id, { guildId: payload.guild_id, userId: payload.author.id });
+    const conversation = conversationOf(payload.channel_id, kind);
+    const message = toInboundMessage(payload, conversation, inbound);
+    if (!message) return;
+    await handOver(`message ${payload.id}`, (handlers) => handlers.onMessage(message), async () => {
+      await context.outbound.notice(conversation.address, notAcceptedNotice, payload.id);
+    });
+  }
+
+  async function acknowledge(interaction: APIInteraction, type: 5 | 6): Promise<boolean> {
+    try {
+      await context.call('interactionCallback', (rest) => rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body: { type }, auth: false }));
+      return true;
+    } catch (error) {
+      log(`discord: interaction ${interaction.id} could not be acknowledged: ${describeError(error, scrub)}`);
+      return false;
+    }
+  }
+
+  async function onCommand(interaction: APIChatInputApplicationCommandInteraction, inbound: InboundContext): Promise<void> {
+    const user = interactionUser(interaction);
+    const channelId = interaction.channel?.id ?? interaction.channel_id;
+    if (!user || !channelId) return;
+    const acknowledged = await acknowledge(interaction, 5);
+    if (acknowledged) tokens.deferred(channelId, interaction.token);
+    const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
+    const message = toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now());
+    if (!message) return;
+    enqueue(() =>
+      handOver(`interaction ${interaction.id}`, (handlers) => handlers.onMessage(message), async () => {
+        if (acknowledged) await context.outbound.completeDeferred(channelId, interaction.token, notAcceptedNotice);
+      }),
+    );
+  }
+
+  async function onButton(interaction: APIMessageComponentButtonInteraction): Promise<void> {
+    const user = interactionUser(interaction);
+    const channelId = interaction.channel?.id ?? interaction.channel_id;
+    if (!user || !channelId) return;
+    if (await acknowledge(interaction, 6)) tokens.action(interaction.id, interaction.token);
+    const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
+    const action = toButtonAction(interaction, conversationOf(channelId, kind));
+    const handlers = context.handlers();
+    if (!action || !handlers) return;
+    void handlers.onAction(action).catch((error: unknown) => log(`discord: action handler failed for interaction ${interaction.id}: ${describeError(error, scrub)}`));
+  }
+
+  return {
+    messageCreate(payload) {
+      enqueue(() => onMessage(payload));
+    },
+    interactionCreate(interaction) {
+      const inbound = context.inbound();
+      if (!inbound || !context.handlers()) return;
+      let work: Promise<void> | undefined;
+      if (interaction.type === InteractionType.ApplicationCommand && interaction.data.type === 1) work = onCommand(interaction as APIChatInputApplicationCommandInteraction, inbound);
+      if (interaction.type === InteractionType.MessageComponent && interaction.data.component_type === 2) work = onButton(interaction as APIMessageComponentButtonInteraction);
+      work?.catch((error: unknown) => log(`discord: interaction ${interaction.id} not handled: ${describeError(error, scrub)}`));
+    },
+    settled: () => queue,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * A person's MESSAGE_CREATE as an {@link InboundMessage}: which messages are for the adapter at
+ * all (not the bot's own, not other bots' or webhooks' unless allowed, only ordinary messages
+ * and replies), the mention and reply fields, the text without the bot's mention, a leading
+ * `/command`, attachments. The dedupe key, `discord:<messageId>`, is the same however often the
+ * gateway delivers the message (a resume replays dispatches).
+ */
+import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';
+import type { InboundMessage, Sender } from '../types.ts';
+import { attachmentsOf, type FetchBytes } from './attachments.ts';
+import type { DiscordConversation } from './conversation.ts';
+import { analyzeContent } from './mentions.ts';
+
+/** What converting a message needs to know. */
+export interface InboundContext {
+  /** The bot's user id. */
+  botId: string;
+  fetchBytes: FetchBytes;
+  /** The clock (ms since the epoch). */
+  now(): number;
+}
+
+/** Message types a person writes: a default message (0) and a reply (19). */
+const personMessageTypes: ReadonlySet<number> = new Set([0, 19]);
+
+/** The sender of a message or interaction. */
+export function senderOf(user: APIUser): Sender {
+  return {
+    id: user.id,
+    ...(user.global_name ? { name: user.global_name } : {}),
+    username: user.username,
+    isBot: user.bot === true,
+  };
+}
+
+/** Whether a message is one to hand over: a person's (or, when allowed, another bot's) ordinary message. */
+export function isForAdapter(message: GatewayMessageCreateDispatchData, botId: string, allowBots: boolean): boolean {
+  if (message.author.id === botId || !personMessageTypes.has(message.type)) return false;
+  const fromBot = message.author.bot === true || message.webhook_id !== undefined;
+  return allowBots || !fromBot;
+}
+
+/** A message as an {@link InboundMessage} in `conversation`, or undefined when it carries nothing. */
+export function toInboundMessage(message: GatewayMessageCreateDispatchData, conversation: DiscordConversation, context: InboundContext): InboundMessage | undefined {
+  const attachments = attachmentsOf(message.attachments, context.fetchBytes);
+  const analysis = analyzeContent(message.content, message.mentions.map((user) => user.id), context.botId);
+  if (analysis.text === '' && attachments.length === 0) return undefined;
+  const referenced = message.referenced_message ?? undefined;
+  const replyId = referenced?.id ?? (message.type === 19 ? message.message_reference?.message_id : undefined);
+  const repliesToBot = referenced?.author.id === context.botId;
+  return {
+    id: message.id,
+    dedupeKey: `discord:${message.id}`,
+    sessionKey: conversation.sessionKey,
+    address: conversation.address,
+    scope: conversation.scope,
+    sender: senderOf(message.author),
+    text: analysis.text,
+    attachments,
+    mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
+    ...(replyId !== undefined ? { replyTo: { id: replyId, fromBot: repliesToBot, ...(referenced ? { text: referenced.content } : {}) } } : {}),
+    ...(analysis.command ? { command: analysis.command } : {}),
+    receivedAt: context.now(),
+    raw: message,
+  };
+}

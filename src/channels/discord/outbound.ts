@@ -1,0 +1,168 @@
+/**
+ * Neutral outbound operations as Discord REST calls: send (adapted, split, the first chunk
+ * replying, the last carrying the buttons, a pending slash command's deferred response completed
+ * by the first new message to its channel), edit, typing, the command menu and ephemeral answers
+ * to button presses. No message pings anyone but the person replied to (`allowed_mentions`).
+ */
+import { Routes, type APIMessage, type RESTPostAPIChannelMessageJSONBody } from 'discord.js';
+import { DeliveryError, type Button, type ChannelAction, type CommandInfo, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
+import type { CallDiscord } from './call-discord.ts';
+import { commandMenuBody } from './command-menu.ts';
+import { channelIdOf } from './conversation.ts';
+import { discordErrorCode } from './discord-errors.ts';
+import { loadFormatter } from './format/load-formatter.ts';
+import type { InteractionTokens } from './interaction-tokens.ts';
+
+/** Discord's outbound operations for one bot. */
+export interface DiscordOutbound {
+  send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage>;
+  /** Edits one message: a text too long for one message keeps only its first chunk. */
+  edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
+  typing(address: ConversationAddress): Promise<void>;
+  setCommands(commands: CommandInfo[]): Promise<void>;
+  answerAction(action: ChannelAction, text?: string): Promise<void>;
+  /** Completes a deferred slash command response with `text` (a notice), if its token lives. */
+  completeDeferred(channelId: string, token: string, text: string): Promise<void>;
+  /** Posts a short notice replying to `replyTo`, never as a pending command's response. */
+  notice(address: ConversationAddress, text: string, replyTo: string): Promise<void>;
+}
+
+/** What the outbound operations need. */
+export interface OutboundContext {
+  call: CallDiscord;
+  tokens: InteractionTokens;
+  /** The bot's application id (known from READY, else asked for). */
+  applicationId(): Promise<string>;
+  log(line: string): void;
+}
+
+type MessageBody = Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'components' | 'allowed_mentions' | 'message_reference' | 'flags'>;
+
+const noPings: NonNullable<MessageBody['allowed_mentions']> = { parse: [] };
+
+/** Buttons as action rows: at most 5 buttons a row and 5 rows (Discord's limits). */
+function componentsOf(buttons: Button[][] | undefined, log: (line: string) => void): NonNullable<MessageBody['components']> {
+  const rows = (buttons ?? []).flatMap((row) => Array.from({ length: Math.ceil(row.length / 5) }, (_, index) => row.slice(index * 5, index * 5 + 5)));
+  if (rows.length > 5) log(`discord: ${rows.length - 5} row(s) of buttons left out (Discord shows at most 5 rows)`);
+  return rows.slice(0, 5).map((row) => ({
+    type: 1,
+    components: row.map((button) => ({ type: 2, style: 2, label: button.label.slice(0, 80), custom_id: button.data.slice(0, 100) })),
+  }));
+}
+
+async function chunksOf(text: string): Promise<string[]> {
+  const { formatDiscordMessage } = await loadFormatter();
+  const chunks = formatDiscordMessage(text);
+  if (chunks.length === 0) throw new DeliveryError('Discord: nothing to send (empty message)', { retryable: false });
+  return chunks;
+}
+
+/** Outbound operations, each call through `context.call` (rate-limit retries, scrubbed errors). */
+export function createDiscordOutbound(context: OutboundContext): DiscordOutbound {
+  const { call, tokens, log } = context;
+
+  /** Edits a message, through the interaction's webhook while it is a live interaction response. */
+  async function editMessage(channelId: string, messageId: string, body: MessageBody): Promise<void> {
+    const token = tokens.responseToken(messageId);
+    if (token) {
+      const applicationId = await context.applicationId();
+      await call('editWebhookMessage', (rest) => rest.patch(Routes.webhookMessage(applicationId, token, messageId), { body, auth: false }));
+      return;
+    }
+    await call('editMessage', (rest) => rest.patch(Routes.channelMessage(channelId, messageId), { body }));
+  }
+
+  /** Edits `messageId` into `body`; false (logged) when Discord refuses for good (gone, not ours). */
+  async function replaceWith(channelId: string, messageId: string, body: MessageBody): Promise<boolean> {
+    try {
+      await editMessage(channelId, messageId, body);
+      return true;
+    } catch (error) {
+      if (error instanceof DeliveryError && error.retryable) throw error;
+      log(`discord: message ${messageId} could not be edited (${error instanceof Error ? error.message : String(error)}); sending anew`);
+      return false;
+    }
+  }
+
+  /** Posts `body` as the deferred response `token`; undefined (logged) when the token is spent. */
+  async function respond(token: string, body: MessageBody): Promise<string | undefined> {
+    const applicationId = await context.applicationId();
+    try {
+      const message = await call<APIMessage>('editOriginalResponse', (rest) => rest.patch(Routes.webhookMessage(applicationId, token), { body, auth: false }));
+      tokens.response(message.id, token);
+      return message.id;
+    } catch (error) {
+      if (error instanceof DeliveryError && error.retryable) throw error;
+      log(`discord: deferred command response could not be completed (code ${discordErrorCode(error) ?? 'none'}); sending a new message`);
+      return undefined;
+    }
+  }
+
+  return {
+    async send(address, message) {
+      const chunks = await chunksOf(message.text);
+      const channelId = channelIdOf(address);
+      const components = componentsOf(message.buttons, log);
+      const ids: string[] = [];
+      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
+        const body: MessageBody = { content: chunks[index]!, allowed_mentions: noPings, components: index === chunks.length - 1 ? components : [] };
+        try {
+          if (index === 0 && message.replace !== undefined && (await replaceWith(channelId, message.replace, body))) {
+            ids.push(message.replace);
+            continue;
+          }
+          const token = tokens.takeDeferred(channelId);
+          const responseId = token === undefined ? undefined : await respond(token, body);
+          if (responseId !== undefined) {
+            ids.push(responseId);
+            continue;
+          }
+          const reply = index === 0 && message.replyTo !== undefined ? { message_reference: { message_id: message.replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } } : {};
+          const sent = await call<APIMessage>('createMessage', (rest) => rest.post(Routes.channelMessages(channelId), { body: { ...body, ...reply } }));
+          ids.push(sent.id);
+        } catch (error) {
+          throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
+        }
+      }
+      return { ids };
+    },
+
+    async edit(address, messageId, message) {
+      const [first] = await chunksOf(message.text);
+      await editMessage(channelIdOf(address), messageId, { content: first!, allowed_mentions: noPings, components: componentsOf(message.buttons, log) });
+    },
+
+    async typing(address) {
+      await call('triggerTyping', (rest) => rest.post(Routes.channelTyping(channelIdOf(address))));
+    },
+
+    async setCommands(commands) {
+      const body = commandMenuBody(commands, (command) => log(`discord: command "${command.name}" left out of the menu (Discord allows 1-32 of a-z, 0-9, - and _, each name once)`));
+      const applicationId = await context.applicationId();
+      await call('bulkOverwriteCommands', (rest) => rest.put(Routes.applicationCommands(applicationId), { body }));
+    },
+
+    async answerAction(action, text) {
+      // The press was acknowledged (deferred update) when it arrived; only a notice is left to send.
+      if (text === undefined || text.trim() === '') return;
+      const token = tokens.actionToken(action.id);
+      if (!token) {
+        log(`discord: button press ${action.id} can no longer be answered (its 15 minutes are over)`);
+        return;
+      }
+      const applicationId = await context.applicationId();
+      const body = { content: text.slice(0, 2000), flags: 64, allowed_mentions: noPings };
+      await call('createFollowup', (rest) => rest.post(Routes.webhook(applicationId, token), { body, auth: false }));
+    },
+
+    async notice(address, text, replyTo) {
+      const body = { content: text, message_reference: { message_id: replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } };
+      await call('createMessage', (rest) => rest.post(Routes.channelMessages(channelIdOf(address)), { body }));
+    },
+
+    async completeDeferred(channelId, token, text) {
+      tokens.dropDeferred(channelId, token);
+      await respond(token, { content: text, allowed_mentions: noPings });
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Files of a Slack message as neutral {@link Attachment}s. Nothing is fetched until `download()`:
+ * then `url_private_download` is fetched with the bot token as a Bearer header (the token is sent
+ * only to Slack's file host or the Web API's own origin). Slack answers a request it does not
+ * authorise with a redirect to its sign-in page, so redirects are failures, not followed.
+ */
+import { DeliveryError, type Attachment } from '../types.ts';
+
+/** The fields of a Slack file object that matter here. */
+export interface SlackFile {
+  id: string;
+  name?: string | null;
+  mimetype?: string;
+  size?: number;
+  url_private?: string;
+  url_private_download?: string;
+}
+
+/** Fetches a Slack file's bytes from its private URL. */
+export type DownloadFile = (url: string, file: SlackFile) => Promise<Uint8Array>;
+
+/** The attachments of a message's `files` (files without a private URL left out). */
+export function attachmentsOf(files: readonly SlackFile[] | undefined, download: DownloadFile): Attachment[] {
+  return (files ?? []).flatMap((file) => {
+    const url = file.url_private_download ?? file.url_private;
+    if (url === undefined) return [];
+    const mediaType = file.mimetype || 'application/octet-stream';
+    return [{
+      kind: mediaType.startsWith('image/') ? 'image' : 'file',
+      mediaType,
+      ...(file.name ? { name: file.name } : {}),
+      ...(file.size !== undefined ? { size: file.size } : {}),
+      download: () => download(url, file),
+    } satisfies Attachment];
+  });
+}
+
+/** Options of {@link createFileDownloader}. */
+export interface FileDownloaderOptions {
+  botToken: string;
+  /** Origins that may receive the token (Slack's file host and the Web API's origin). */
+  trustedOrigins: readonly string[];
+}
+
+/** A {@link DownloadFile} sending the bot token to trusted origins only, failures as {@link DeliveryError}s. */
+export function createFileDownloader(options: FileDownloaderOptions): DownloadFile {
+  return async (url, file) => {
+    const label = `Slack file download failed (${file.id})`;
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      throw new DeliveryError(`${label}: not a URL`, { retryable: false });
+    }
+    if (!options.trustedOrigins.includes(origin)) throw new DeliveryError(`${label}: ${origin} is not a Slack file host`, { retryable: false });
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { authorization: `Bearer ${options.botToken}` }, redirect: 'manual' });
+    } catch (error) {
+      const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      throw new DeliveryError(`${label}: network error: ${reason}`, { retryable: true });
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      const refused = response.status >= 300 && response.status < 400 ? ' (redirected: the token may lack files:read)' : '';
+      throw new DeliveryError(`${label}: HTTP ${response.status}${refused}`, { retryable: response.status === 429 || response.status >= 500 });
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Neutral outbound operations as Web API calls: send (rendered, split, every chunk in the
+ * conversation's thread, the last carrying the buttons), edit, the reaction that stands in for a
+ * typing indicator, and notices for button presses. `replyTo` is not used: Slack replies are
+ * threads, and the address already says which thread (or none) the conversation is.
+ */
+import type { webApi } from '@slack/bolt';
+import { DeliveryError, type ChannelAction, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
+import { blocksWithButtons, type SlackBlock } from './blocks.ts';
+import type { CallSlack } from './call-slack.ts';
+import { escapeMrkdwn } from './format/escape-mrkdwn.ts';
+import { formatSlackMessage } from './format/format-message.ts';
+import { slackErrorCode } from './slack-errors.ts';
+import type { TypingIndicator } from './typing-indicator.ts';
+
+/** Slack's outbound operations for one bot. */
+export interface SlackOutbound {
+  send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage>;
+  /** Edits one message: a text too long for one message keeps only its first chunk. */
+  edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
+  typing(address: ConversationAddress): Promise<void>;
+  stopTyping(address: ConversationAddress): Promise<void>;
+  answerAction(action: ChannelAction, text?: string): Promise<void>;
+}
+
+/** What the outbound operations need. */
+export interface SlackOutboundOptions {
+  client: webApi.WebClient;
+  call: CallSlack;
+  indicator: TypingIndicator;
+  /** The reaction shown while a turn works (a Slack emoji name, no colons). */
+  workingReaction: string;
+  log(line: string): void;
+}
+
+/** Reaction errors that mean the wanted state holds already (or the message is gone). */
+const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction', 'message_not_found']);
+
+function chunksOf(text: string): string[] {
+  const chunks = formatSlackMessage(text);
+  if (chunks.length > 0) return chunks;
+  if (text.trim() === '') throw new DeliveryError('Slack: nothing to send (empty message)', { retryable: false });
+  return [escapeMrkdwn(text.trim())];
+}
+
+function threadParams(address: ConversationAddress): { thread_ts?: string } {
+  return address.threadId !== undefined ? { thread_ts: address.threadId } : {};
+}
+
+/** Outbound operations over `client`, each call through `call` (rate-limit retries, scrubbed errors). */
+export function createSlackOutbound(options: SlackOutboundOptions): SlackOutbound {
+  const { client, call, indicator, log } = options;
+
+  async function post(address: ConversationAddress, text: string, blocks: SlackBlock[] | undefined): Promise<string> {
+    const result = await call('chat.postMessage', () =>
+      client.chat.postMessage({ channel: address.conversationId, text, mrkdwn: true, ...threadParams(address), ...(blocks ? { blocks } : {}) }),
+    );
+    if (typeof result.ts !== 'string') throw new DeliveryError('Slack chat.postMessage answered without a ts', { retryable: false });
+    return result.ts;
+  }
+
+  // Without `blocks`, chat.update keeps a message's old blocks (and with them the old text and
+  // buttons on screen), so an edit always says which blocks the message has now: none, or these.
+  async function update(address: ConversationAddress, ts: string, text: string, blocks: SlackBlock[] | undefined): Promise<void> {
+    await call('chat.update', () => client.chat.update({ channel: address.conversationId, ts, text, blocks: blocks ?? [] }));
+  }
+
+  /** Edits `ts` into `text`; false when Slack will not edit it any more, so the caller sends anew. */
+  async function replaceWith(address: ConversationAddress, ts: string, text: string, blocks: SlackBlock[] | undefined): Promise<boolean> {
+    try {
+      await update(address, ts, text, blocks);
+      return true;
+    } catch (error) {
+      if (error instanceof DeliveryError && error.retryable) throw error;
+      log(`slack: message ${ts} could not be edited (${slackErrorCode(error) ?? 'refused'}); sending anew`);
+      return false;
+    }
+  }
+
+  async function react(method: 'reactions.add' | 'reactions.remove', target: { channel: string; timestamp: string }): Promise<void> {
+    try {
+      await call(method, () => client.reactions[method === 'reactions.add' ? 'add' : 'remove']({ ...target, name: options.workingReaction }));
+    } catch (error) {
+      if (!harmlessReactionErrors.has(slackErrorCode(error) ?? '')) throw error;
+    }
+  }
+
+  return {
+    async send(address, message) {
+      const chunks = chunksOf(message.text);
+      const ids: string[] = [];
+      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
+        const text = chunks[index]!;
+        const blocks = index === chunks.length - 1 ? blocksWithButtons(text, message.buttons) : undefined;
+        try {
+          if (index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text, blocks))) {
+            ids.push(message.replace);
+            continue;
+          }
+          ids.push(await post(address, text, blocks));
+        } catch (error) {
+          throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
+        }
+      }
+      return { ids };
+    },
+
+    async edit(address, messageId, message) {
+      const [first] = chunksOf(message.text);
+      await update(address, messageId, first!, blocksWithButtons(first!, message.buttons));
+    },
+
+    async typing(address) {
+      const target = indicator.startTarget(address);
+      if (target) await react('reactions.add', target);
+    },
+
+    async stopTyping(address) {
+      const target = indicator.stopTarget(address);
+      if (target) await react('reactions.remove', target);
+    },
+
+    // A notice only the presser sees, posted with the bot token rather than the press's
+    // response_url: it works for as long as the bot is in the conversation, not just 30 minutes.
+    async answerAction(action, text) {
+      if (text === undefined || text.trim() === '') return;
+      const [mrkdwn] = chunksOf(text);
+      await call('chat.postEphemeral', () =>
+        client.chat.postEphemeral({ channel: action.address.conversationId, user: action.sender.id, text: mrkdwn!, ...threadParams(action.address) }),
+      );
+    },
+  };
+}

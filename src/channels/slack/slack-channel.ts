@@ -1,0 +1,184 @@
+/**
+ * The Slack channel: a bolt `App` behind the neutral {@link ChannelAdapter} contract. bolt runs
+ * no server of its own: the gateway mounts {@link ChannelAdapter.routes} (Events API,
+ * interactivity and slash commands at one path, signature-verified) and the route hands each
+ * request to bolt's `processEvent`. `auth.test` runs once at start; its bot ids are given to
+ * bolt, which then never calls it per event. Sending goes through one WebClient built with no
+ * retries of its own: rate limits are waited out by `call-slack.ts`, everything else becomes a
+ * {@link DeliveryError} for the gateway's delivery ledger.
+ */
+import { App, webApi } from '@slack/bolt';
+import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
+import { createFileDownloader } from './attachments.ts';
+import { actionIdPrefix } from './blocks.ts';
+import { createBoltLogger } from './bolt-logger.ts';
+import { createCallSlack, defaultRetryPolicy, type RetryPolicy } from './call-slack.ts';
+import { slackMaxLength } from './format/max-length.ts';
+import { slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
+import { createSlackOutbound } from './outbound.ts';
+import { createScrub } from './slack-errors.ts';
+import { createTypingIndicator } from './typing-indicator.ts';
+import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
+
+/** Options of {@link createSlackChannel}. */
+export interface SlackChannelOptions {
+  /** The bot token (`xoxb-…`). Never logged. */
+  botToken: string;
+  /** The app's signing secret: receive events over HTTP at `path`. Never logged. */
+  signingSecret?: string;
+  /** An app-level token (`xapp-…`) for Socket Mode: not supported yet (see the README). */
+  appToken?: string;
+  /** The Web API base (default `https://slack.com/api/`), e.g. `http://127.0.0.1:PORT/api/`. */
+  apiUrl?: string;
+  /** The route's path on the gateway's server (default `/webhooks/slack`). */
+  path?: string;
+  /** Where problems are reported (default stderr). Lines never contain a token or the secret. */
+  log?: (line: string) => void;
+  /** The clock for `receivedAt` and the signature's timestamp check (default `Date.now`). */
+  now?: () => number;
+  /** Rate-limit retries (default: 3 attempts, waits up to 30 s honoured in place). */
+  retry?: Partial<RetryPolicy>;
+  /** The reaction shown on the person's message while a turn works (default `hourglass_flowing_sand`). */
+  workingReaction?: string;
+  /** How long one Web API call may take, in ms (default 30,000). */
+  requestTimeoutMs?: number;
+}
+
+const capabilities: ChannelCapabilities = {
+  edit: true,
+  typing: true,
+  buttons: true,
+  threads: true,
+  maxLength: slackMaxLength,
+  // chat.update is a Tier 3 method (about 50 calls a minute per workspace): one edit a second
+  // per streamed message leaves room for a few conversations at once.
+  editIntervalMs: 1_200,
+  commandMenu: false,
+};
+
+const busyNotice = 'I could not take that just now. Please try again in a moment.';
+
+/**
+ * Creates the Slack adapter.
+ *
+ * @example
+ * const slack = createSlackChannel({ botToken: process.env.SLACK_BOT_TOKEN!, signingSecret: process.env.SLACK_SIGNING_SECRET! });
+ * await slack.start({ onMessage, onAction });
+ * for (const route of slack.routes!()) server.on(route.method, route.path, (c) => route.handler(c.req.raw));
+ */
+export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter {
+  if (!options.signingSecret) {
+    throw new Error(options.appToken ? 'slack: Socket Mode (appToken) is not supported yet; set a signingSecret and receive events over HTTP' : 'slack: a signingSecret is required');
+  }
+  const signingSecret = options.signingSecret;
+  const scrub = createScrub([options.botToken, signingSecret, options.appToken]);
+  const log = options.log ?? ((line: string) => console.error(line));
+  const now = options.now ?? Date.now;
+  const slackApiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');
+  const logger = createBoltLogger(log, scrub);
+  const clientOptions: webApi.WebClientOptions = {
+    slackApiUrl,
+    logger,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: options.requestTimeoutMs ?? 30_000,
+  };
+  const client = new webApi.WebClient(options.botToken, { ...clientOptions });
+  const call = createCallSlack({ ...defaultRetryPolicy, ...options.retry }, scrub);
+  const indicator = createTypingIndicator();
+  const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', log });
+  let identity: SlackIdentity | undefined;
+  let app: App | undefined;
+
+  const context: InboundContext = {
+    get bot() {
+      if (!identity) throw new Error('slack: not started');
+      return identity;
+    },
+    download: createFileDownloader({ botToken: options.botToken, trustedOrigins: ['https://files.slack.com', new URL(slackApiUrl).origin] }),
+    now,
+  };
+
+  function createApp(bot: SlackIdentity, handlers: ChannelHandlers): App {
+    const created = new App({
+      token: options.botToken,
+      botId: bot.botId,
+      botUserId: bot.userId,
+      tokenVerificationEnabled: false,
+      receiver: { init: () => {}, start: async () => {}, stop: async () => {} },
+      clientOptions: { ...clientOptions },
+      logger,
+      convoStore: false,
+    });
+    // Errors go up to the route, which tells a refusal (503) from a failure (logged, 200).
+    created.error(async (error) => {
+      throw error;
+    });
+
+    // A message is handed over and waited for until the gateway has it on record; only then
+    // does the route answer. A refusal goes up, so Slack delivers the event again.
+    const handOver = async (event: SlackMessageEvent) => {
+      const message = toInboundMessage(event, context);
+      if (!message) return;
+      indicator.remember(message.address, message.id);
+      try {
+        await handlers.onMessage(message);
+      } catch (error) {
+        if (error instanceof NotAcceptedError) throw error;
+        log(scrub(`slack: handler failed for message ${message.dedupeKey}: ${describeError(error)}`));
+      }
+    };
+    created.event('message', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
+    created.event('app_mention', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
+
+    created.action({ type: 'block_actions', action_id: new RegExp(`^${actionIdPrefix}`) }, async ({ ack, body }) => {
+      await ack();
+      const action = toChannelAction(body as unknown as SlackBlockActions);
+      if (action) void handlers.onAction(action).catch((error: unknown) => log(scrub(`slack: handler failed for action ${action.dedupeKey}: ${describeError(error)}`)));
+    });
+
+    // Slack never redelivers a slash command: a refusal is told to the person instead.
+    created.command(/.*/, async ({ ack, command }) => {
+      const message = slashCommandToMessage(command as unknown as SlackSlashCommand, context);
+      try {
+        await handlers.onMessage(message);
+      } catch (error) {
+        if (error instanceof NotAcceptedError) return ack({ response_type: 'ephemeral', text: busyNotice });
+        log(scrub(`slack: handler failed for ${command.command} ${message.dedupeKey}: ${describeError(error)}`));
+      }
+      await ack();
+    });
+    return created;
+  }
+
+  return {
+    platform: 'slack',
+    capabilities,
+
+    async start(handlers) {
+      if (app) throw new Error('slack: already started');
+      const auth = await call('auth.test', () => client.auth.test());
+      if (!auth.user_id || !auth.team_id) throw new DeliveryError('Slack auth.test answered without user_id/team_id (is this a bot token?)', { retryable: false });
+      identity = { userId: auth.user_id, botId: auth.bot_id ?? '', teamId: auth.team_id };
+      app = createApp(identity, handlers);
+    },
+
+    async stop() {
+      app = undefined;
+    },
+
+    send: (address, message) => outbound.send(address, message),
+    edit: (address, messageId, message) => outbound.edit(address, messageId, message),
+    typing: (address) => outbound.typing(address),
+    stopTyping: (address) => outbound.stopTyping(address),
+    answerAction: (action, text) => outbound.answerAction(action, text),
+
+    routes() {
+      return [createWebhookRoute({ path: options.path ?? defaultWebhookPath, signingSecret, now, app: () => app, log, scrub })];
+    },
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,86 @@
+/**
+ * Socket Mode: events, button presses and slash commands arrive over a websocket the adapter
+ * opens (`apps.connections.open` with the app-level token, then `wss://…`) instead of HTTP posts,
+ * so no route is mounted. `@slack/socket-mode`'s `SocketModeClient` keeps the connection: it
+ * opens a new URL when Slack asks (`disconnect`) or the socket drops, and pings. Each envelope
+ * goes to the same bolt app as in HTTP mode, through {@link dispatchEnvelope}, which decides when
+ * it is acknowledged; bolt's own SocketModeReceiver is not used because it acknowledges events
+ * before the listeners ran.
+ */
+import type { App } from '@slack/bolt';
+import { SocketModeClient } from '@slack/socket-mode';
+import { createBoltLogger } from './bolt-logger.ts';
+import { toDeliveryError, type Scrub } from './slack-errors.ts';
+import { dispatchEnvelope, type SocketEnvelope } from './socket-mode-dispatch.ts';
+
+/** Options of {@link createSocketMode}. */
+export interface SocketModeOptions {
+  /** The app-level token (`xapp-…`, with the `connections:write` scope). Never logged. */
+  appToken: string;
+  /** The Web API base `apps.connections.open` is called at. */
+  slackApiUrl: string;
+  /** How long one `apps.connections.open` call may take, in ms. */
+  timeoutMs: number;
+  /**
+   * How long a pong from Slack may take before the socket counts as dead (the SDK's
+   * `clientPingTimeout`, default 5,000). The SDK also waits this long (times the consecutive
+   * failures) before it reconnects.
+   */
+  pingTimeoutMs?: number;
+  /** The bolt app while the adapter runs, else undefined (envelopes are then not acknowledged). */
+  app(): App | undefined;
+  log(line: string): void;
+  scrub: Scrub;
+}
+
+/** A Socket Mode connection to Slack. */
+export interface SocketMode {
+  /** Opens the socket; resolves once Slack said `hello`. Rejects with a scrubbed `DeliveryError`. */
+  start(): Promise<void>;
+  /** Closes the socket (no reconnect); resolves once it is closed. */
+  stop(): Promise<void>;
+}
+
+/** App-level tokens start `xapp-`; any other token is refused by `apps.connections.open`. */
+const appTokenShape = /^xapp-/;
+
+/**
+ * Creates the Socket Mode connection (not yet opened). Throws when `appToken` is not an
+ * app-level token: the SDK would otherwise retry `not_allowed_token_type` forever.
+ */
+export function createSocketMode(options: SocketModeOptions): SocketMode {
+  if (!appTokenShape.test(options.appToken)) throw new Error('slack: appToken must be an app-level token (xapp-…) for Socket Mode');
+  const { log, scrub } = options;
+  const logger = createBoltLogger(log, scrub);
+  logger.setName('socket-mode');
+  let client: SocketModeClient | undefined;
+
+  return {
+    async start() {
+      const created = new SocketModeClient({
+        appToken: options.appToken,
+        logger,
+        // No retryConfig: the SDK's own (many quick retries) is what keeps reconnecting alive.
+        clientOptions: { slackApiUrl: options.slackApiUrl, timeout: options.timeoutMs },
+        ...(options.pingTimeoutMs !== undefined ? { clientPingTimeout: options.pingTimeoutMs } : {}),
+      });
+      created.on('slack_event', (envelope: SocketEnvelope) => {
+        void dispatchEnvelope(options.app(), envelope, { log, scrub }).catch((error: unknown) => log(scrub(`slack: envelope ${envelope.envelope_id} failed: ${String(error)}`)));
+      });
+      client = created;
+      try {
+        await created.start();
+      } catch (error) {
+        client = undefined;
+        await created.disconnect();
+        throw toDeliveryError(error, 'apps.connections.open', scrub);
+      }
+    },
+
+    async stop() {
+      const current = client;
+      client = undefined;
+      await current?.disconnect();
+    },
+  };
+}

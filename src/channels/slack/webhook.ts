@@ -1,0 +1,105 @@
+/**
+ * The route Slack posts to: Events API callbacks, interactivity (button presses) and slash
+ * commands, all at one path. Every request is verified before anything is read from it (401
+ * otherwise); `url_verification` is answered with its challenge. The rest goes to bolt's
+ * `processEvent`, with an `ack` that decides the HTTP answer:
+ *
+ * - An event is answered only when bolt has finished with it, that is once the gateway has the
+ *   message on record (bolt acks events before its listeners run; that early ack is ignored
+ *   here). When the gateway could not take it ({@link NotAcceptedError}), the answer is 503 so
+ *   Slack delivers it again; other failures are logged and answered 200.
+ * - A button press or a slash command is answered as soon as its listener acks.
+ */
+import type { App } from '@slack/bolt';
+import { NotAcceptedError, type ChannelRoute } from '../types.ts';
+import { parseSlackBody, type SlackBody } from './request-body.ts';
+import type { Scrub } from './slack-errors.ts';
+import { refusalOf } from './verify-request.ts';
+
+/** Where Slack posts unless configured otherwise. */
+export const defaultWebhookPath = '/webhooks/slack';
+
+/** Options of {@link createWebhookRoute}. */
+export interface WebhookRouteOptions {
+  path: string;
+  signingSecret: string;
+  /** The clock (ms since the epoch) the request timestamp is checked against. */
+  now(): number;
+  /** The bolt app while the adapter runs, else undefined (requests are then answered 503). */
+  app(): App | undefined;
+  log(line: string): void;
+  scrub: Scrub;
+}
+
+/** The gateway's refusal inside bolt's error wrapping, if that is what `error` is. */
+export function notAccepted(error: unknown): NotAcceptedError | undefined {
+  if (error instanceof NotAcceptedError) return error;
+  const original = (error as { original?: unknown } | null)?.original;
+  return original instanceof NotAcceptedError ? original : undefined;
+}
+
+/** The HTTP answer for what a listener passed to `ack`. */
+function ackResponse(answer: unknown): Response {
+  if (answer === undefined || answer === '') return new Response(null, { status: 200 });
+  if (typeof answer === 'string') return new Response(answer, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  return Response.json(answer);
+}
+
+function describeBody(body: SlackBody): string {
+  const event = body.event as { type?: unknown } | undefined;
+  if (typeof body.event_id === 'string') return `event ${body.event_id} (${String(event?.type)})`;
+  if (typeof body.command === 'string') return `command ${body.command}`;
+  return String(body.type ?? 'request');
+}
+
+/** The POST route receiving Slack's requests for the app `options.app()`. */
+export function createWebhookRoute(options: WebhookRouteOptions): ChannelRoute {
+  const { log, scrub } = options;
+
+  async function dispatch(app: App, body: SlackBody, headers: Headers): Promise<Response> {
+    let settle: (response: Response) => void = () => {};
+    const acked = new Promise<Response>((resolve) => (settle = resolve));
+    const retryNum = Number(headers.get('x-slack-retry-num') ?? Number.NaN);
+    const retryReason = headers.get('x-slack-retry-reason') ?? undefined;
+    const processed = app
+      .processEvent({
+        body,
+        ack: async (answer?: unknown) => settle(ackResponse(answer)),
+        ...(Number.isInteger(retryNum) ? { retryNum } : {}),
+        ...(retryReason !== undefined ? { retryReason } : {}),
+      })
+      .then(
+        () => new Response(null, { status: 200 }),
+        (error: unknown) => {
+          const refused = notAccepted(error);
+          if (refused) {
+            log(scrub(`slack: ${describeBody(body)} left for redelivery: ${refused.message}`));
+            return new Response('not taken now, deliver again', { status: 503 });
+          }
+          log(scrub(`slack: handler failed for ${describeBody(body)}: ${error instanceof Error ? error.message : String(error)}`));
+          return new Response(null, { status: 200 });
+        },
+      );
+    return body.type === 'event_callback' ? processed : Promise.race([acked, processed]);
+  }
+
+  return {
+    method: 'POST',
+    path: options.path,
+    async handler(request) {
+      const rawBody = await request.text();
+      const refusal = refusalOf(rawBody, request.headers, options.signingSecret, options.now());
+      if (refusal) {
+        log(`slack: request refused: ${refusal}`);
+        return new Response('invalid signature', { status: 401 });
+      }
+      const body = parseSlackBody(rawBody, request.headers.get('content-type') ?? '');
+      if (!body) return new Response('bad request', { status: 400 });
+      if (body.type === 'url_verification') return Response.json({ challenge: body.challenge });
+      if (body.ssl_check !== undefined) return new Response(null, { status: 200 });
+      const app = options.app();
+      if (!app) return new Response('not running', { status: 503 });
+      return dispatch(app, body, request.headers);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * What the fake Slack remembers: every Web API call, each channel's messages (the people's and
+ * the bot's, by channel and thread, as they stand after updates, with their blocks and
+ * reactions), ephemeral notices, `response_url` posts, hosted files and scripted failures.
+ */
+
+/** The bot the fake's token belongs to. */
+export interface FakeSlackBot {
+  token: string;
+  userId: string;
+  botId: string;
+  teamId: string;
+  appId: string;
+}
+
+/** One Web API call as the fake received it. */
+export interface FakeSlackCall {
+  method: string;
+  /** Parameters after parsing (form or JSON; `blocks` and other JSON fields decoded). */
+  params: Record<string, unknown>;
+  /** The HTTP status answered (`0` for a dropped connection). */
+  status: number;
+  /** Slack's `error` for an `ok: false` answer. */
+  error?: string;
+}
+
+/** A message in a channel, as it stands now. */
+export interface FakeSlackMessage {
+  channel: string;
+  ts: string;
+  /** The thread it was posted in (the parent's ts), if any. */
+  threadTs?: string;
+  user: string;
+  botId?: string;
+  /** The `text` field as sent (mrkdwn). */
+  text: string;
+  blocks?: Record<string, unknown>[];
+  /** Reaction name -> users who reacted. */
+  reactions: Map<string, Set<string>>;
+  edits: number;
+}
+
+/** An ephemeral message (chat.postEphemeral) or a `response_url` post. */
+export interface FakeSlackNotice {
+  channel?: string;
+  user?: string;
+  text: string;
+  threadTs?: string;
+  /** The `response_url` it was posted to, for response posts. */
+  responseUrl?: string;
+  body?: Record<string, unknown>;
+}
+
+/** Picks calls by their parameters. */
+export type FakeSlackCallFilter = (params: Record<string, unknown>) => boolean;
+
+/**
+ * An answer scripted with `failNext`: an `ok: false` error, an HTTP status (429 comes with
+ * `Retry-After`), or a connection dropped without an answer; with `when`, only the calls it
+ * accepts fail.
+ */
+export type FakeSlackFailure =
+  | { error: string; times?: number; when?: FakeSlackCallFilter }
+  | { status: number; retryAfter?: number; body?: string; times?: number; when?: FakeSlackCallFilter }
+  | { dropConnection: true; times?: number; when?: FakeSlackCallFilter };
+
+/** A file the fake serves at its private download URL. */
+export interface FakeSlackFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  bytes: Uint8Array;
+  path: string;
+}
+
+/** State of one fake Slack. */
+export class FakeSlackState {
+  readonly calls: FakeSlackCall[] = [];
+  readonly messages: FakeSlackMessage[] = [];
+  readonly ephemerals: FakeSlackNotice[] = [];
+  readonly responses: FakeSlackNotice[] = [];
+  readonly files = new Map<string, FakeSlackFile>();
+  readonly failures = new Map<string, FakeSlackFailure[]>();
+  #clock = 1_760_000_000;
+  #counter = 0;
+  #listeners = new Set<() => void>();
+
+  constructor(readonly bot: FakeSlackBot) {}
+
+  /** A fresh message ts: seconds and microseconds, increasing, unique in the workspace. */
+  nextTs(): string {
+    this.#counter += 1;
+    return `${this.#clock + this.#counter}.${String(this.#counter).padStart(6, '0')}`;
+  }
+
+  /** A fresh number for ids (event ids, trigger ids, file ids). */
+  nextNumber(): number {
+    this.#counter += 1;
+    return this.#counter;
+  }
+
+  message(channel: string, ts: string): FakeSlackMessage | undefined {
+    return this.messages.find((message) => message.channel === channel && message.ts === ts);
+  }
+
+  /** Stores a message and returns it. */
+  addMessage(message: Omit<FakeSlackMessage, 'reactions' | 'edits'>): FakeSlackMessage {
+    const stored: FakeSlackMessage = { ...message, reactions: new Map(), edits: 0 };
+    this.messages.push(stored);
+    this.notify();
+    return stored;
+  }
+
+  /** The scripted failure for this call, if any (consumed). */
+  takeFailure(method: string, params: Record<string, unknown>): FakeSlackFailure | undefined {
+    const queue = this.failures.get(method);
+    const failure = queue?.[0];
+    if (!queue || !failure) return undefined;
+    if (failure.when && !failure.when(params)) return undefined;
+    const remaining = (failure.times ?? 1) - 1;
+    if (remaining > 0) queue[0] = { ...failure, times: remaining };
+    else queue.shift();
+    return failure;
+  }
+
+  /** Tells waiters that something changed. */
+  notify(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** Calls `listener` on every change until the returned function is called. */
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * What a Discord end-to-end test runs the gateway against: the fake model server, the fake
+ * Discord (REST and the gateway websocket) and a temp OPERATOR_HOME, with the gateway environment
+ * that joins them up.
+ */
+import { startFakeDiscordServer } from '../fakes/fake-discord-server.ts';
+import type { FakeDiscord } from '../fakes/fake-discord-server.ts';
+import { startFakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { fakeAnthropicEnv } from './fake-model-env.ts';
+import { startGateway, type StartedGateway } from './gateway-process.ts';
+import { createTempHome, removeTempHome } from './temp-home.ts';
+
+/** The fakes of a Discord end-to-end test, and the gateway's home. */
+export interface DiscordGatewayFakes {
+  model: FakeModelServer;
+  discord: FakeDiscord;
+  /** HOME and OPERATOR_HOME of the gateway; removed by {@link close}. */
+  home: string;
+  /** Starts the gateway with the Discord users `admins` as admins and background reviews off. */
+  startGateway(admins: readonly string[]): Promise<StartedGateway>;
+  /** Closes both servers and removes the home (stop the gateway first). */
+  close(): Promise<void>;
+}
+
+/** Starts both fake servers and makes a temp home named `<homePrefix><random>`. */
+export async function startDiscordGatewayFakes(homePrefix: string): Promise<DiscordGatewayFakes> {
+  const model = await startFakeModelServer();
+  const discord = await startFakeDiscordServer();
+  const home = createTempHome(homePrefix);
+  return {
+    model,
+    discord,
+    home,
+    startGateway: (admins) =>
+      startGateway({
+        home,
+        env: {
+          ...fakeAnthropicEnv(model),
+          DISCORD_BOT_TOKEN: discord.token,
+          DISCORD_API_URL: discord.apiUrl,
+          OPERATOR_ADMINS: admins.map((id) => `discord:${id}`).join(','),
+          OPERATOR_REVIEW_EVERY: '0',
+        },
+      }),
+    async close() {
+      await discord.close();
+      await model.close();
+      removeTempHome(home);
+    },
+  };
+}
