@@ -16,6 +16,9 @@
  *    SDK call replaying the request that turn sent to the fake model, and a bare send through the
  *    platform's SDK (`chat.postMessage`; discord.js's REST `createMessage`).
  *
+ * Discord's own global rate limit (50 requests a second per bot, kept by discord.js in the
+ * adapter and the relay alike) bounds its throughput figures: every turn sends one message.
+ *
  * `OPERATOR_BENCH_CHANNELS` picks the platforms (default `slack,discord`).
  */
 import Anthropic from '@anthropic-ai/sdk';
@@ -42,6 +45,12 @@ const SEQUENTIAL_TURNS = 300;
 const SEQUENTIAL_WARMUP = 30;
 const SEQUENTIAL_CONVERSATIONS = 50;
 const REPLY = 'Sure, done.';
+/**
+ * Discord allows a bot 50 requests a second (its global rate limit, which discord.js keeps), so
+ * sequential Discord turns are spaced to at most 40 a second: faster, the gateway's sends would
+ * wait for the limit and the figure would measure Discord's rule, not the gateway.
+ */
+const DISCORD_TURN_SPACING_MS = 25;
 const platforms = (process.env.OPERATOR_BENCH_CHANNELS ?? 'slack,discord').split(',').map((name) => name.trim()) as Platform[];
 
 /** How the benchmark makes a platform's people talk. */
@@ -234,6 +243,7 @@ async function measureOverhead(platform: Platform, gateway: GatewayProcess, fake
   const floors: number[] = [];
   try {
     for (let i = 0; i < SEQUENTIAL_WARMUP + SEQUENTIAL_TURNS; i++) {
+      const iteration = process.hrtime.bigint();
       const conversation = conversations[i % SEQUENTIAL_CONVERSATIONS]!;
       const { sentAt } = await turnWave(driver, fake, [conversation], `question ${i}`);
       const turnMs = Number(fake.arrived.get(conversation)! - sentAt.get(conversation)!) / 1e6;
@@ -251,6 +261,8 @@ async function measureOverhead(platform: Platform, gateway: GatewayProcess, fake
       t = process.hrtime.bigint();
       await bareSend();
       const sendMs = elapsedMs(t);
+      const spacing = platform === 'discord' ? DISCORD_TURN_SPACING_MS - elapsedMs(iteration) : 0;
+      if (spacing > 0) await new Promise((resolve) => setTimeout(resolve, spacing));
       if (i < SEQUENTIAL_WARMUP) continue;
       turns.push(turnMs);
       floors.push(healthMs + sdkMs + sendMs);

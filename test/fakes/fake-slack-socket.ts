@@ -42,8 +42,10 @@ export interface FakeSocketAck {
 export interface FakeSocketConnection {
   /** The `ws://` URL it was opened with. */
   url: string;
-  /** Open and greeted with `hello`. */
+  /** Open (and greeted with `hello`, unless it was held back). */
   open: boolean;
+  /** `hello` was sent. */
+  greeted: boolean;
   /** `disconnect` messages sent on it. */
   disconnects: string[];
 }
@@ -65,6 +67,8 @@ export interface FakeSlackSocket {
   disconnect(reason: 'refresh_requested' | 'warning' | 'link_disabled'): void;
   /** Ends the newest open connection without a close handshake (a dropped socket). */
   drop(): void;
+  /** The next connection gets no `hello` (it stays in the middle of being set up). */
+  holdHello(): void;
 }
 
 /** What the fake server uses: the socket controls plus the Web API's app-token method. */
@@ -89,6 +93,7 @@ export function attachFakeSocketMode(server: Server, state: FakeSlackState, orig
   const connections: FakeSocketConnection[] = [];
   const delivered: FakeSocketEnvelope[] = [];
   const acks: FakeSocketAck[] = [];
+  let helloHeld = false;
 
   function newest(): { socket: WebSocket; connection: FakeSocketConnection } {
     for (let index = connections.length - 1; index >= 0; index -= 1) {
@@ -106,7 +111,8 @@ export function attachFakeSocketMode(server: Server, state: FakeSlackState, orig
 
   function accept(socket: WebSocket, url: string): void {
     const index = connections.length;
-    const connection: FakeSocketConnection = { url, open: true, disconnects: [] };
+    const connection: FakeSocketConnection = { url, open: true, greeted: !helloHeld, disconnects: [] };
+    helloHeld = false;
     sockets.push(socket);
     connections.push(connection);
     socket.on('message', (data) => {
@@ -121,7 +127,7 @@ export function attachFakeSocketMode(server: Server, state: FakeSlackState, orig
       state.notify();
     });
     const open = connections.filter((candidate) => candidate.open).length;
-    socket.send(JSON.stringify({
+    if (connection.greeted) socket.send(JSON.stringify({
       type: 'hello',
       num_connections: open,
       debug_info: { host: 'applink-fake-1', build_number: 1, approximate_connection_time: 18060 },
@@ -157,6 +163,9 @@ export function attachFakeSocketMode(server: Server, state: FakeSlackState, orig
     },
     drop() {
       newest().socket.terminate();
+    },
+    holdHello() {
+      helloHeld = true;
     },
     appMethod(method, token) {
       if (token !== fakeAppToken) return { ok: false, error: token === state.bot.token ? 'not_allowed_token_type' : 'invalid_auth' };

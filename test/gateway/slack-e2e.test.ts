@@ -157,3 +157,25 @@ describe('Slack through the gateway', () => {
     expect(shown).toEqual(lines);
   });
 });
+
+describe('Slack through the gateway in Socket Mode', () => {
+  let fakes: SlackGatewayFakes;
+  let gateway: StartedGateway | undefined;
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await fakes?.close();
+  });
+
+  it('connects with SLACK_APP_TOKEN alone, mounts no webhook, and answers what arrives over the socket', async () => {
+    fakes = await startSlackGatewayFakes('operator-slack-socket-e2e-');
+    const { model, slack } = fakes;
+    gateway = await fakes.startGateway([admin.id], { socketMode: true });
+    expect(slack.socket.connections.length).toBeGreaterThan(0);
+    expect((await fetch(`${gateway.origin}/webhooks/slack`, { method: 'POST', body: '{}' })).status).toBe(404);
+    model.enqueue({ text: 'Hello over the socket.' });
+    const envelope = slack.socket.deliver(slack.envelope(slack.personMessage({ channel: adminDm, from: admin, text: 'hi' })));
+    await slack.waitFor((fake) => fake.botMessages(adminDm).find((message) => message.text.includes('Hello over the socket.')), 15_000);
+    expect(slack.socket.acked(envelope.envelope_id)).toBeDefined();
+  });
+});

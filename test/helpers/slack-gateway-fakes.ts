@@ -17,8 +17,11 @@ export interface SlackGatewayFakes {
   slack: FakeSlack;
   /** HOME and OPERATOR_HOME of the gateway; removed by {@link close}. */
   home: string;
-  /** Starts the gateway with the Slack users `admins` as admins and background reviews off. */
-  startGateway(admins: readonly string[]): Promise<StartedGateway>;
+  /**
+   * Starts the gateway with the Slack users `admins` as admins and background reviews off, by
+   * HTTP events (the signing secret) or, with `socketMode`, by Socket Mode (the app token alone).
+   */
+  startGateway(admins: readonly string[], options?: { socketMode?: boolean }): Promise<StartedGateway>;
   /** Signs and posts `request` to the running gateway's `/webhooks/slack`. */
   post(request: SlackRequest, options?: Omit<SendOptions, 'signingSecret'>): Promise<SendResult>;
   /** Closes both servers and removes the home (stop the gateway first). */
@@ -35,11 +38,11 @@ export async function startSlackGatewayFakes(homePrefix: string): Promise<SlackG
     model,
     slack,
     home,
-    async startGateway(admins) {
+    async startGateway(admins, options = {}) {
       const env = {
         ...fakeAnthropicEnv(model),
         SLACK_BOT_TOKEN: slack.bot.token,
-        SLACK_SIGNING_SECRET: slack.signingSecret,
+        ...(options.socketMode ? { SLACK_APP_TOKEN: slack.socket.appToken } : { SLACK_SIGNING_SECRET: slack.signingSecret }),
         SLACK_API_URL: slack.apiUrl,
         OPERATOR_ADMINS: admins.map((id) => `slack:${id}`).join(','),
         OPERATOR_REVIEW_EVERY: '0',

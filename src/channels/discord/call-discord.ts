@@ -8,24 +8,10 @@
  * retryable {@link DeliveryError} and the gateway's delivery ledger decides about sending again.
  */
 import { REST, RateLimitError } from 'discord.js';
+import { retryRateLimited, type RetryPolicy } from '../rate-limit-retry.ts';
 import { toDeliveryError, type Scrub } from './discord-errors.ts';
 
-/** How rate limits are retried. */
-export interface RetryPolicy {
-  /** Attempts in all, the first included (default 3). */
-  attempts: number;
-  /** The longest wait honoured in place, in ms (default 30,000); a longer one fails at once. */
-  maxWaitMs: number;
-  /** Waits (injectable for tests). */
-  sleep(ms: number): Promise<void>;
-}
-
-/** The default {@link RetryPolicy}. */
-export const defaultRetryPolicy: RetryPolicy = {
-  attempts: 3,
-  maxWaitMs: 30_000,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+export { defaultRetryPolicy, type RetryPolicy } from '../rate-limit-retry.ts';
 
 /** Calls Discord for the operation `operation` with the policy's retries and scrubbed errors. */
 export type CallDiscord = <T>(operation: string, call: (rest: REST) => Promise<unknown>) => Promise<T>;
@@ -37,15 +23,7 @@ export function createRest(apiUrl: string | undefined, token: string, timeoutMs:
 
 /** Makes a {@link CallDiscord} over `rest` for a policy and a token scrubber. */
 export function createCallDiscord(rest: REST, policy: RetryPolicy, scrub: Scrub): CallDiscord {
-  return async <T>(operation: string, call: (client: REST) => Promise<unknown>): Promise<T> => {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return (await call(rest)) as T;
-      } catch (error) {
-        const waitMs = error instanceof RateLimitError ? error.retryAfter : undefined;
-        if (waitMs === undefined || attempt >= policy.attempts || waitMs > policy.maxWaitMs) throw toDeliveryError(error, operation, scrub);
-        await policy.sleep(waitMs);
-      }
-    }
-  };
+  const retryAfterMs = (error: unknown) => (error instanceof RateLimitError ? error.retryAfter : undefined);
+  return async <T>(operation: string, call: (client: REST) => Promise<unknown>): Promise<T> =>
+    (await retryRateLimited(policy, () => call(rest), retryAfterMs, (error) => toDeliveryError(error, operation, scrub))) as T;
 }

@@ -7,24 +7,10 @@
  * the gateway's delivery ledger decides about sending it again.
  */
 import { webApi } from '@slack/bolt';
+import { retryRateLimited, type RetryPolicy } from '../rate-limit-retry.ts';
 import { toDeliveryError, type Scrub } from './slack-errors.ts';
 
-/** How rate limits are retried. */
-export interface RetryPolicy {
-  /** Attempts in all, the first included (default 3). */
-  attempts: number;
-  /** The longest `Retry-After` waited out in place, in ms (default 30,000). */
-  maxWaitMs: number;
-  /** Waits (injectable for tests). */
-  sleep(ms: number): Promise<void>;
-}
-
-/** The default {@link RetryPolicy}. */
-export const defaultRetryPolicy: RetryPolicy = {
-  attempts: 3,
-  maxWaitMs: 30_000,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+export { defaultRetryPolicy, type RetryPolicy } from '../rate-limit-retry.ts';
 
 /** A function calling the Web API method `method` with the policy's retries and scrubbed errors. */
 export type CallSlack = <T>(method: string, call: () => Promise<T>) => Promise<T>;
@@ -36,15 +22,5 @@ function retryAfterMs(error: unknown): number | undefined {
 
 /** Makes a {@link CallSlack} for a policy and a scrubber. */
 export function createCallSlack(policy: RetryPolicy, scrub: Scrub): CallSlack {
-  return async (method, call) => {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await call();
-      } catch (error) {
-        const waitMs = retryAfterMs(error);
-        if (waitMs === undefined || attempt >= policy.attempts || waitMs > policy.maxWaitMs) throw toDeliveryError(error, method, scrub);
-        await policy.sleep(waitMs);
-      }
-    }
-  };
+  return (method, call) => retryRateLimited(policy, call, retryAfterMs, (error) => toDeliveryError(error, method, scrub));
 }

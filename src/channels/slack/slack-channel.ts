@@ -1,9 +1,10 @@
 /**
  * The Slack channel: a bolt `App` behind the neutral {@link ChannelAdapter} contract. bolt runs
- * no server of its own: the gateway mounts {@link ChannelAdapter.routes} (Events API,
- * interactivity and slash commands at one path, signature-verified) and the route hands each
- * request to bolt's `processEvent`. `auth.test` runs once at start; its bot ids are given to
- * bolt, which then never calls it per event. Sending goes through one WebClient built with no
+ * no server of its own: with a signing secret the gateway mounts {@link ChannelAdapter.routes}
+ * (Events API, interactivity and slash commands at one path, signature-verified) and the route
+ * hands each request to bolt's `processEvent`; without one, the app token opens a Socket Mode
+ * connection (`socket-mode.ts`) whose envelopes go to `processEvent` alike. `auth.test` runs
+ * once at start; its bot ids are given to bolt, which then never calls it per event. Sending goes through one WebClient built with no
  * retries of its own: rate limits are waited out by `call-slack.ts`, everything else becomes a
  * {@link DeliveryError} for the gateway's delivery ledger.
  */
@@ -17,6 +18,7 @@ import { slackMaxLength } from './format/max-length.ts';
 import { slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { createSlackOutbound } from './outbound.ts';
 import { createScrub } from './slack-errors.ts';
+import { createSocketMode } from './socket-mode.ts';
 import { createTypingIndicator } from './typing-indicator.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
 
@@ -24,10 +26,12 @@ import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
 export interface SlackChannelOptions {
   /** The bot token (`xoxb-…`). Never logged. */
   botToken: string;
-  /** The app's signing secret: receive events over HTTP at `path`. Never logged. */
+  /** The app's signing secret: receive events over HTTP at `path` (wins over `appToken`). Never logged. */
   signingSecret?: string;
-  /** An app-level token (`xapp-…`) for Socket Mode: not supported yet (see the README). */
+  /** An app-level token (`xapp-…`): without a `signingSecret`, receive events over Socket Mode. Never logged. */
   appToken?: string;
+  /** Socket Mode: how long a pong may take before the socket is reopened, in ms (default 5,000; also the first reconnect delay). */
+  socketPingTimeoutMs?: number;
   /** The Web API base (default `https://slack.com/api/`), e.g. `http://127.0.0.1:PORT/api/`. */
   apiUrl?: string;
   /** The route's path on the gateway's server (default `/webhooks/slack`). */
@@ -65,13 +69,13 @@ const busyNotice = 'I could not take that just now. Please try again in a moment
  * const slack = createSlackChannel({ botToken: process.env.SLACK_BOT_TOKEN!, signingSecret: process.env.SLACK_SIGNING_SECRET! });
  * await slack.start({ onMessage, onAction });
  * for (const route of slack.routes!()) server.on(route.method, route.path, (c) => route.handler(c.req.raw));
+ * // Socket Mode: no signing secret, an app-level token; no routes.
+ * const socket = createSlackChannel({ botToken: process.env.SLACK_BOT_TOKEN!, appToken: process.env.SLACK_APP_TOKEN! });
  */
 export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter {
-  if (!options.signingSecret) {
-    throw new Error(options.appToken ? 'slack: Socket Mode (appToken) is not supported yet; set a signingSecret and receive events over HTTP' : 'slack: a signingSecret is required');
-  }
-  const signingSecret = options.signingSecret;
-  const scrub = createScrub([options.botToken, signingSecret, options.appToken]);
+  const { signingSecret, appToken } = options;
+  if (!signingSecret && !appToken) throw new Error('slack: a signingSecret (HTTP events) or an appToken (Socket Mode) is required');
+  const scrub = createScrub([options.botToken, signingSecret, appToken]);
   const log = options.log ?? ((line: string) => console.error(line));
   const now = options.now ?? Date.now;
   const slackApiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');
@@ -89,6 +93,10 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', log });
   let identity: SlackIdentity | undefined;
   let app: App | undefined;
+  // A signing secret means HTTP events even when an app token is given too.
+  const socketMode = !signingSecret && appToken
+    ? createSocketMode({ appToken, slackApiUrl, timeoutMs: clientOptions.timeout ?? 30_000, pingTimeoutMs: options.socketPingTimeoutMs, app: () => app, log, scrub })
+    : undefined;
 
   const context: InboundContext = {
     get bot() {
@@ -161,10 +169,17 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
       if (!auth.user_id || !auth.team_id) throw new DeliveryError('Slack auth.test answered without user_id/team_id (is this a bot token?)', { retryable: false });
       identity = { userId: auth.user_id, botId: auth.bot_id ?? '', teamId: auth.team_id };
       app = createApp(identity, handlers);
+      try {
+        await socketMode?.start();
+      } catch (error) {
+        app = undefined;
+        throw error;
+      }
     },
 
     async stop() {
       app = undefined;
+      await socketMode?.stop();
     },
 
     send: (address, message) => outbound.send(address, message),
@@ -174,6 +189,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     answerAction: (action, text) => outbound.answerAction(action, text),
 
     routes() {
+      if (!signingSecret) return [];
       return [createWebhookRoute({ path: options.path ?? defaultWebhookPath, signingSecret, now, app: () => app, log, scrub })];
     },
   };

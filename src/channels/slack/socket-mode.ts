@@ -41,6 +41,15 @@ export interface SocketMode {
   stop(): Promise<void>;
 }
 
+/** One `SocketModeClient` and where its connection stands. */
+interface Connection {
+  client: SocketModeClient;
+  /** The current connection attempt waits for Slack's `hello`. */
+  awaitingHello: boolean;
+  /** stop() was called (or start() failed): nothing may stay open. */
+  stopped: boolean;
+}
+
 /** App-level tokens start `xapp-`; any other token is refused by `apps.connections.open`. */
 const appTokenShape = /^xapp-/;
 
@@ -53,34 +62,54 @@ export function createSocketMode(options: SocketModeOptions): SocketMode {
   const { log, scrub } = options;
   const logger = createBoltLogger(log, scrub);
   logger.setName('socket-mode');
-  let client: SocketModeClient | undefined;
+  let current: Connection | undefined;
 
   return {
     async start() {
-      const created = new SocketModeClient({
+      const client = new SocketModeClient({
         appToken: options.appToken,
         logger,
         // No retryConfig: the SDK's own (many quick retries) is what keeps reconnecting alive.
         clientOptions: { slackApiUrl: options.slackApiUrl, timeout: options.timeoutMs },
         ...(options.pingTimeoutMs !== undefined ? { clientPingTimeout: options.pingTimeoutMs } : {}),
       });
-      created.on('slack_event', (envelope: SocketEnvelope) => {
+      const connection: Connection = { client, awaitingHello: false, stopped: false };
+      client.on('slack_event', (envelope: SocketEnvelope) => {
         void dispatchEnvelope(options.app(), envelope, { log, scrub }).catch((error: unknown) => log(scrub(`slack: envelope ${envelope.envelope_id} failed: ${String(error)}`)));
       });
-      client = created;
+      client.on('connecting', () => (connection.awaitingHello = true));
+      client.on('disconnected', () => (connection.awaitingHello = false));
+      client.on('connected', () => {
+        connection.awaitingHello = false;
+        // After stop(), a connection that was still being set up is closed as soon as it is up.
+        // Not within this emit: the SDK's own 'connected' listener, which settles its start(),
+        // runs after this one, and a disconnect can fire 'disconnected' synchronously.
+        if (connection.stopped) queueMicrotask(() => void client.disconnect());
+      });
+      current = connection;
       try {
-        await created.start();
+        await client.start();
       } catch (error) {
-        client = undefined;
-        await created.disconnect();
+        connection.stopped = true;
+        if (current === connection) current = undefined;
+        await client.disconnect();
         throw toDeliveryError(error, 'apps.connections.open', scrub);
       }
     },
 
     async stop() {
-      const current = client;
-      client = undefined;
-      await current?.disconnect();
+      const connection = current;
+      current = undefined;
+      if (!connection) return;
+      connection.stopped = true;
+      const { client } = connection;
+      const closed = new Promise<void>((resolve) => client.once('disconnected', () => resolve()));
+      // A reconnect of the SDK waits for `hello` on a promise nobody catches, which a disconnect
+      // now would reject (an unhandled rejection, fatal in Node). Settling it first lets the
+      // 'connected' listener above close the socket instead.
+      if (connection.awaitingHello) client.emit('connected');
+      else void client.disconnect();
+      await closed;
     },
   };
 }

@@ -1,0 +1,43 @@
+/**
+ * Waiting out a platform's rate limit in place, shared by the adapters. A 429 means the platform
+ * did not carry the call out, so trying it again never duplicates a message; anything else is not
+ * retried here (a send that failed on the network may have arrived: the gateway's delivery ledger
+ * decides).
+ */
+
+/** How rate limits are retried. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (default 3). */
+  attempts: number;
+  /** The longest wait honoured in place, in ms (default 30,000); a longer one fails at once. */
+  maxWaitMs: number;
+  /** Waits (injectable for tests). */
+  sleep(ms: number): Promise<void>;
+}
+
+/** The default {@link RetryPolicy}. */
+export const defaultRetryPolicy: RetryPolicy = {
+  attempts: 3,
+  maxWaitMs: 30_000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * Runs `call`, waiting and trying again while it fails with a rate limit (`waitFor` gives the
+ * wait in ms, or undefined for any other failure), at most `policy.attempts` times in all and
+ * never longer than `policy.maxWaitMs` per wait. The last failure goes through `fail`.
+ *
+ * @example
+ * const sent = await retryRateLimited(policy, () => api.sendMessage(chat, text), retryAfterOf, (error) => toDeliveryError(error));
+ */
+export async function retryRateLimited<T>(policy: RetryPolicy, call: () => Promise<T>, waitFor: (error: unknown) => number | undefined, fail: (error: unknown) => Error): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      const waitMs = waitFor(error);
+      if (waitMs === undefined || attempt >= policy.attempts || waitMs > policy.maxWaitMs) throw fail(error);
+      await policy.sleep(waitMs);
+    }
+  }
+}
