@@ -1,8 +1,9 @@
 /**
- * The contract every channel adapter passes (Telegram now; Discord, Slack and the web chat on the
- * same suite later). A platform plugs in through an {@link AdapterHarness}: its adapter (not yet
- * started), a conversation to talk in, and the platform-side powers of its fake (deliver a
- * person's text, press a button, read what the bot's messages show now).
+ * The contract every channel adapter passes (Telegram, Discord and Slack run it; the web chat has
+ * its own tests, its other side being a browser). A platform plugs in through an
+ * {@link AdapterHarness}: its adapter (not yet started), a conversation to talk in, and the
+ * platform-side powers of its fake (deliver a person's text, press a button, read what the bot's
+ * messages show now).
  *
  * @example
  * describeAdapterContract('telegram', async () => telegramHarness());
