@@ -29,7 +29,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChannelFakeProcess, type ChannelFakeProcess } from './channel-fake-process.ts';
-import { startFakeModelProcess, type FakeModelProcess } from './fake-model-process.ts';
+import { replayLastRequest, startFakeModelProcess, type FakeModelProcess } from './fake-model-process.ts';
 import { compiledIsFresh, cpuMs, createHttpClient, freePort, root, spawnGateway, type GatewayProcess } from './gateway-process.ts';
 import { benchHome, elapsedMs, median, quantile, type BenchResult } from './lib.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
@@ -251,13 +251,7 @@ async function measureOverhead(platform: Platform, gateway: GatewayProcess, fake
       let t = process.hrtime.bigint();
       if ((await health.request('GET', '/healthz')) !== 200) throw new Error('/healthz did not answer 200');
       const healthMs = elapsedMs(t);
-      const request = JSON.parse(await model.lastBody()) as Anthropic.MessageCreateParamsStreaming;
-      t = process.hrtime.bigint();
-      const stream = await sdk.messages.create({ ...request, stream: true });
-      for await (const _event of stream) {
-        // consume the whole stream, as the provider does
-      }
-      const sdkMs = elapsedMs(t);
+      const sdkMs = await replayLastRequest(sdk, model);
       t = process.hrtime.bigint();
       await bareSend();
       const sendMs = elapsedMs(t);

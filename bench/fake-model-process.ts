@@ -4,6 +4,7 @@
  * reply given on the command line and serves the raw body of the last request it received at
  * `GET /last` on a second port (for benchmarks that replay the agent's exact request).
  */
+import type Anthropic from '@anthropic-ai/sdk';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -46,4 +47,18 @@ export async function startFakeModelProcess(reply: ReplySpec): Promise<FakeModel
       await exited;
     },
   };
+}
+
+/**
+ * The floor's model call: the last request the fake received, sent again through the bare SDK
+ * and streamed to its end, as the provider does. Resolves with its duration in ms.
+ */
+export async function replayLastRequest(sdk: Anthropic, model: Pick<FakeModelProcess, 'lastBody'>): Promise<number> {
+  const request = JSON.parse(await model.lastBody()) as Anthropic.MessageCreateParamsStreaming;
+  const start = process.hrtime.bigint();
+  const stream = await sdk.messages.create({ ...request, stream: true });
+  for await (const _event of stream) {
+    // consume the whole stream
+  }
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }

@@ -35,7 +35,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeModelProcess } from './fake-model-process.ts';
+import { replayLastRequest, startFakeModelProcess } from './fake-model-process.ts';
 import { compiledIsFresh, cpuMs, createHttpClient, freePort, machineCpuMs, ownCpuMs, residentKb, root, spawnGateway, timeToHealthy } from './gateway-process.ts';
 import type { GatewayProcess } from './gateway-process.ts';
 import { startFakeTelegramProcess } from './gateway-telegram-process.ts';
@@ -378,13 +378,7 @@ async function measureOverhead(
     const refusedMs = elapsedMs(t);
     if (refused !== 401) throw new Error(`the webhook answered ${refused} to a wrong secret`);
 
-    const request = JSON.parse(await model.lastBody()) as Anthropic.MessageCreateParamsStreaming;
-    t = process.hrtime.bigint();
-    const stream = await sdk.messages.create({ ...request, stream: true });
-    for await (const _event of stream) {
-      // consume the whole stream, as the provider does
-    }
-    const sdkMs = elapsedMs(t);
+    const sdkMs = await replayLastRequest(sdk, model);
 
     t = process.hrtime.bigint();
     await api.sendMessage(floorChat, REPLY, { parse_mode: 'HTML' });

@@ -43,6 +43,31 @@ export function sentRecordOf(slack: FakeSlack, message: FakeSlackMessage): SentR
   };
 }
 
+/** What both Slack harnesses (HTTP and Socket Mode) read and make the same way in one conversation. */
+export interface SlackConversationSide {
+  /** The conversation (a requested `threadId: 'new'` replaced by a thread just started). */
+  address: ConversationAddress;
+  messageEvent: SlackHarness['messageEvent'];
+  sent: AdapterHarness['sent'];
+  actionAnswered: AdapterHarness['actionAnswered'];
+}
+
+/** The fake's side of the conversation `requested` (default: a DM). */
+export function slackConversationSide(slack: FakeSlack, requested: ConversationAddress | undefined): SlackConversationSide {
+  let address = requested ?? { platform: 'slack', conversationId: 'D0DIRECT1' };
+  if (address.threadId === 'new') {
+    const parent = slack.personMessage({ channel: address.conversationId, text: 'Starting a thread' });
+    address = { ...address, threadId: String(parent.ts) };
+  }
+  return {
+    address,
+    messageEvent: (target, text, extra = {}) =>
+      slack.personMessage({ channel: target.conversationId, text, ...(target.threadId !== undefined ? { threadTs: target.threadId } : {}), ...extra }),
+    sent: async (target) => slack.botMessages(target.conversationId, target.threadId ?? null).map((message) => sentRecordOf(slack, message)),
+    actionAnswered: async (action) => slack.ephemerals.some((notice) => notice.user === action.sender.id && notice.channel === action.address.conversationId),
+  };
+}
+
 /** Starts the fake and the route server, and creates (without starting) the adapter. */
 export async function startSlackHarness(options: SlackHarnessOptions = {}): Promise<SlackHarness> {
   const slack = await startFakeSlackServer();
@@ -56,41 +81,28 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     log: (line) => logs.push(line),
     ...options.adapter,
   });
-  let address = options.address ?? { platform: 'slack', conversationId: 'D0DIRECT1' };
-  if (address.threadId === 'new') {
-    const parent = slack.personMessage({ channel: address.conversationId, text: 'Starting a thread' });
-    address = { ...address, threadId: String(parent.ts) };
-  }
+  const side = slackConversationSide(slack, options.address);
   const url = `${routes.origin}/webhooks/slack`;
   const post = (request: SlackRequest, sendOptions: Omit<SendOptions, 'signingSecret'> = {}) => slack.send(url, request, sendOptions);
   const delivered = async (request: SlackRequest, sendOptions?: Omit<SendOptions, 'signingSecret'>) => {
     const result = await post(request, sendOptions);
     if (result.status !== 200) throw new Error(`Slack request answered ${result.status}: ${result.body}`);
   };
-  const messageEvent: SlackHarness['messageEvent'] = (target, text, extra = {}) =>
-    slack.personMessage({ channel: target.conversationId, text, ...(target.threadId !== undefined ? { threadTs: target.threadId } : {}), ...extra });
   return {
+    ...side,
     slack,
     logs,
     routes,
     url,
     adapter,
-    address,
     post,
-    messageEvent,
     async deliverText(target, text) {
-      const request = slack.envelope(messageEvent(target, text));
+      const request = slack.envelope(side.messageEvent(target, text));
       await delivered(request);
       return { redeliver: () => delivered(request, { retryNum: 1, retryReason: 'http_timeout' }) };
     },
-    async sent(target) {
-      return slack.botMessages(target.conversationId, target.threadId ?? null).map((message) => sentRecordOf(slack, message));
-    },
     async pressButton(target, messageId, data) {
       await delivered(slack.blockAction({ channel: target.conversationId, messageTs: messageId, value: data }));
-    },
-    async actionAnswered(action) {
-      return slack.ephemerals.some((notice) => notice.user === action.sender.id && notice.channel === action.address.conversationId);
     },
     async close() {
       await routes.close();

@@ -8,7 +8,7 @@ import { createSlackChannel, type SlackChannelOptions } from '../../src/channels
 import type { ChannelAdapter, ConversationAddress } from '../../src/channels/types.ts';
 import { startFakeSlackServer, type FakeSlack, type FakeSocketAck, type FakeSocketEnvelope, type SlackRequest } from '../fakes/fake-slack-server.ts';
 import type { AdapterHarness } from './adapter-contract.ts';
-import { sentRecordOf } from './slack-harness.ts';
+import { slackConversationSide } from './slack-harness.ts';
 
 /** A Socket Mode Slack adapter on a fake Slack. */
 export interface SlackSocketHarness extends AdapterHarness {
@@ -44,38 +44,25 @@ export async function startSlackSocketHarness(options: SlackSocketHarnessOptions
     log: (line) => logs.push(line),
     ...options.adapter,
   });
-  let address = options.address ?? { platform: 'slack', conversationId: 'D0DIRECT1' };
-  if (address.threadId === 'new') {
-    const parent = slack.personMessage({ channel: address.conversationId, text: 'Starting a thread' });
-    address = { ...address, threadId: String(parent.ts) };
-  }
+  const side = slackConversationSide(slack, options.address);
   const ackOf = (envelope: FakeSocketEnvelope) => slack.waitFor((fake) => fake.socket.acked(envelope.envelope_id));
   const deliver = (request: SlackRequest) => slack.socket.deliver(request);
   const deliverAcked = (request: SlackRequest) => ackOf(deliver(request));
-  const messageEvent: SlackSocketHarness['messageEvent'] = (target, text, extra = {}) =>
-    slack.personMessage({ channel: target.conversationId, text, ...(target.threadId !== undefined ? { threadTs: target.threadId } : {}), ...extra });
   return {
+    ...side,
     slack,
     logs,
     adapter,
-    address,
     deliver,
     deliverAcked,
     ackOf,
-    messageEvent,
     async deliverText(target, text) {
-      const envelope = deliver(slack.envelope(messageEvent(target, text)));
+      const envelope = deliver(slack.envelope(side.messageEvent(target, text)));
       await ackOf(envelope);
       return { redeliver: async () => void (await ackOf(slack.socket.redeliver(envelope))) };
     },
-    async sent(target) {
-      return slack.botMessages(target.conversationId, target.threadId ?? null).map((message) => sentRecordOf(slack, message));
-    },
     async pressButton(target, messageId, data) {
       await deliverAcked(slack.blockAction({ channel: target.conversationId, messageTs: messageId, value: data }));
-    },
-    async actionAnswered(action) {
-      return slack.ephemerals.some((notice) => notice.user === action.sender.id && notice.channel === action.address.conversationId);
     },
     async close() {
       await slack.close();

@@ -198,23 +198,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       state.failures.set(route, queue);
     },
     disconnectGateway: (code = 4000) => gateway.disconnect(code),
-    waitFor(predicate, timeoutMs = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const value = predicate(discord);
-          if (value === undefined || value === null || value === false) return;
-          clearTimeout(timer);
-          unsubscribe();
-          resolve(value);
-        };
-        const timer = setTimeout(() => {
-          unsubscribe();
-          reject(new Error(`fake Discord: condition not met within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const unsubscribe = state.subscribe(check);
-        check();
-      });
-    },
+    waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(discord), timeoutMs, 'fake Discord'),
     async close() {
       gateway.close();
       await new Promise<void>((resolve) => {

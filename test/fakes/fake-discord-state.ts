@@ -6,6 +6,7 @@
  * builders.
  */
 import type { APIActionRowComponent, APIComponentInMessageActionRow, APIMessage, APIUser } from 'discord.js';
+import { ChangeFeed, takeScripted } from './fake-change-feed.ts';
 
 /** One REST call as the fake received it. */
 export interface FakeDiscordCall {
@@ -84,7 +85,7 @@ export type FakeComponents = APIActionRowComponent<APIComponentInMessageActionRo
 const discordEpoch = 1_420_070_400_000n;
 
 /** State of one fake Discord. */
-export class FakeDiscordState {
+export class FakeDiscordState extends ChangeFeed {
   readonly token: string;
   readonly bot: APIUser;
   readonly applicationId: string;
@@ -99,9 +100,9 @@ export class FakeDiscordState {
   readonly failures = new Map<string, FakeDiscordFailure[]>();
   commands: unknown[] = [];
   #increment = 0n;
-  #listeners = new Set<() => void>();
 
   constructor(options: { token: string; bot: APIUser; applicationId: string }) {
+    super();
     this.token = options.token;
     this.bot = options.bot;
     this.applicationId = options.applicationId;
@@ -120,25 +121,7 @@ export class FakeDiscordState {
 
   /** The scripted failure for this call of `route`, if any (consumed). */
   takeFailure(route: string, body: unknown, path: string): FakeDiscordFailure | undefined {
-    const queue = this.failures.get(route);
-    const failure = queue?.[0];
-    if (!queue || !failure) return undefined;
-    if (failure.when && !failure.when(body, path)) return undefined;
-    const remaining = (failure.times ?? 1) - 1;
-    if (remaining > 0) queue[0] = { ...failure, times: remaining };
-    else queue.shift();
-    return failure;
-  }
-
-  /** Tells waiters (`waitFor`) that something changed. */
-  notify(): void {
-    for (const listener of [...this.#listeners]) listener();
-  }
-
-  /** Calls `listener` on every change until the returned function is called. */
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return takeScripted(this.failures, route, (failure) => !failure.when || failure.when(body, path));
   }
 }
 

@@ -166,23 +166,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
       state.failures.set(method, queue);
     },
     send: (url, request, sendOptions = {}) => sendSigned(url, request, { ...sendOptions, signingSecret: slack.signingSecret }),
-    waitFor(predicate, timeoutMs = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const value = predicate(slack);
-          if (value === undefined || value === null || value === false) return;
-          clearTimeout(timer);
-          unsubscribe();
-          resolve(value);
-        };
-        const timer = setTimeout(() => {
-          unsubscribe();
-          reject(new Error(`fake Slack: condition not met within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const unsubscribe = state.subscribe(check);
-        check();
-      });
-    },
+    waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(slack), timeoutMs, 'fake Slack'),
     close: () =>
       new Promise<void>((resolve) => {
         socketMode.close();

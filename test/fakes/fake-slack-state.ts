@@ -4,6 +4,8 @@
  * reactions), ephemeral notices, `response_url` posts, hosted files and scripted failures.
  */
 
+import { ChangeFeed, takeScripted } from './fake-change-feed.ts';
+
 /** The bot the fake's token belongs to. */
 export interface FakeSlackBot {
   token: string;
@@ -74,7 +76,7 @@ export interface FakeSlackFile {
 }
 
 /** State of one fake Slack. */
-export class FakeSlackState {
+export class FakeSlackState extends ChangeFeed {
   readonly calls: FakeSlackCall[] = [];
   readonly messages: FakeSlackMessage[] = [];
   readonly ephemerals: FakeSlackNotice[] = [];
@@ -83,9 +85,10 @@ export class FakeSlackState {
   readonly failures = new Map<string, FakeSlackFailure[]>();
   #clock = 1_760_000_000;
   #counter = 0;
-  #listeners = new Set<() => void>();
 
-  constructor(readonly bot: FakeSlackBot) {}
+  constructor(readonly bot: FakeSlackBot) {
+    super();
+  }
 
   /** A fresh message ts: seconds and microseconds, increasing, unique in the workspace. */
   nextTs(): string {
@@ -113,24 +116,6 @@ export class FakeSlackState {
 
   /** The scripted failure for this call, if any (consumed). */
   takeFailure(method: string, params: Record<string, unknown>): FakeSlackFailure | undefined {
-    const queue = this.failures.get(method);
-    const failure = queue?.[0];
-    if (!queue || !failure) return undefined;
-    if (failure.when && !failure.when(params)) return undefined;
-    const remaining = (failure.times ?? 1) - 1;
-    if (remaining > 0) queue[0] = { ...failure, times: remaining };
-    else queue.shift();
-    return failure;
-  }
-
-  /** Tells waiters that something changed. */
-  notify(): void {
-    for (const listener of [...this.#listeners]) listener();
-  }
-
-  /** Calls `listener` on every change until the returned function is called. */
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return takeScripted(this.failures, method, (failure) => !failure.when || failure.when(params));
   }
 }

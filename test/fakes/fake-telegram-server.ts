@@ -216,24 +216,7 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
       queue.push(when);
       state.holds.set(method, queue);
     },
-    waitFor(predicate, timeoutMs = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const value = predicate(telegram);
-          if (value === undefined || value === null || value === false) return false;
-          clearTimeout(timer);
-          unsubscribe();
-          resolve(value);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          unsubscribe();
-          reject(new Error(`fake Telegram: condition not met within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const unsubscribe = state.subscribe(() => void check());
-        check();
-      });
-    },
+    waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(telegram), timeoutMs, 'fake Telegram'),
     async close() {
       for (const controller of inFlight) controller.abort('shutdown');
       await new Promise<void>((resolve) => {

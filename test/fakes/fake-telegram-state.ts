@@ -4,6 +4,7 @@
  * the method handlers and the update builders.
  */
 import type { Message, MessageEntity, Update, UserFromGetMe } from 'grammy/types';
+import { ChangeFeed, takeScripted } from './fake-change-feed.ts';
 
 /** One Bot API call as the fake received it. */
 export interface FakeTelegramCall {
@@ -63,7 +64,7 @@ interface QueuedUpdate {
 const optInTypes = new Set(['chat_member', 'message_reaction', 'message_reaction_count']);
 
 /** State of one fake Bot API server. */
-export class FakeTelegramState {
+export class FakeTelegramState extends ChangeFeed {
   readonly bot: UserFromGetMe;
   readonly calls: FakeTelegramCall[] = [];
   readonly sent: FakeSentMessage[] = [];
@@ -79,9 +80,9 @@ export class FakeTelegramState {
   #messageCounters = new Map<number, number>();
   #updates: QueuedUpdate[] = [];
   #nextUpdateId = 100_000;
-  #listeners = new Set<() => void>();
 
   constructor(bot: { id: number; username: string; firstName: string }) {
+    super();
     this.bot = {
       id: bot.id,
       is_bot: true,
@@ -171,14 +172,7 @@ export class FakeTelegramState {
 
   /** The scripted failure for this call of `method` with `params`, if any (consumed). */
   takeFailure(method: string, params: Record<string, unknown> = {}): FakeFailure | undefined {
-    const queue = this.failures.get(method);
-    const failure = queue?.[0];
-    if (!queue || !failure) return undefined;
-    if (failure.when && !failure.when(params)) return undefined;
-    const remaining = (failure.times ?? 1) - 1;
-    if (remaining > 0) queue[0] = { ...failure, times: remaining };
-    else queue.shift();
-    return failure;
+    return takeScripted(this.failures, method, (failure) => !failure.when || failure.when(params));
   }
 
   /** Whether this call of `method` is to be held (the matching hold is consumed). */
@@ -188,16 +182,5 @@ export class FakeTelegramState {
     if (index < 0) return false;
     queue!.splice(index, 1);
     return true;
-  }
-
-  /** Tells waiters (long polls, `waitFor`) that something changed. */
-  notify(): void {
-    for (const listener of [...this.#listeners]) listener();
-  }
-
-  /** Calls `listener` on every change until the returned function is called. */
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
   }
 }
