@@ -3,7 +3,7 @@ import type { ModelInfo } from '../llm/catalog.ts';
 import type { Cost } from '../llm/cost.ts';
 import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, ToolCallPart, Usage } from '../llm/types.ts';
 import type { SessionManager } from '../session/session-manager.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, TurnContext } from '../tools/tool.ts';
 import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
 import type { Guardrail } from './guardrail.ts';
@@ -57,6 +57,8 @@ export interface InvokeOptions {
   /** The conversation channel; keys the system prompt cache. */
   channel?: string;
   images?: ImagePart[];
+  /** Who and where the turn is for, handed to tools (follow-ups run under it too). */
+  turn?: TurnContext;
 }
 
 /** The outcome of one turn. */

@@ -13,7 +13,7 @@ import { SessionManager } from '../session/session-manager.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { CompactionEntry } from '../session/types.ts';
 import { createStore } from '../store/unstorage-store.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, TurnContext } from '../tools/tool.ts';
 import { createAgentContext } from './agent-context.ts';
 import { sessionStats } from './session-stats.ts';
 import type { SessionStats } from './session-stats.ts';
@@ -128,7 +128,7 @@ export class Agent {
       while (this.#followUps.length > 0 && !this.#abort.signal.aborted) {
         const queued = this.#followUps.splice(0);
         try {
-          result.followUps.push(await this.#turn(queued.join('\n\n'), { channel: options.channel }));
+          result.followUps.push(await this.#turn(queued.join('\n\n'), { channel: options.channel, turn: options.turn }));
         } catch {
           // Reported through `turn_error`; the first turn's answer still stands.
           break;
@@ -387,7 +387,7 @@ export class Agent {
 
       // 8-9. Tools are merged at construction; run with retries.
       lifecycle.start();
-      const run = await this.#runWithRetry(tree, systemPrompt, [...history, userMessage], userEntryId, leafBefore);
+      const run = await this.#runWithRetry(tree, systemPrompt, [...history, userMessage], userEntryId, leafBefore, options.turn);
 
       // 10. Durable: save point, then the end of the turn.
       lifecycle.complete();
@@ -422,6 +422,7 @@ export class Agent {
     initialMessages: Message[],
     userEntryId: string,
     leafBeforeUser: string | null,
+    turn: TurnContext | undefined,
   ): Promise<{ messages: Message[]; usage: Usage; cost: Cost; aborted: boolean }> {
     let messages = initialMessages;
     let attemptLeaf = userEntryId;
@@ -429,7 +430,7 @@ export class Agent {
     let cost = emptyCost();
     const maxRetries = this.#retry.enabled ? this.#retry.maxRetries : 0;
     for (let attempt = 0; ; attempt++) {
-      const engine = this.#createEngine(tree);
+      const engine = this.#createEngine(tree, turn);
       const result = await engine.run({ systemPrompt, messages, signal: this.#abort.signal });
       usage = addUsage(usage, result.usage);
       cost = addCost(cost, computeCost(result.usage, this.options.modelInfo));
@@ -467,7 +468,7 @@ export class Agent {
     }
   }
 
-  #createEngine(tree: SessionTree): Engine {
+  #createEngine(tree: SessionTree, turn: TurnContext | undefined): Engine {
     return new Engine({
       provider: this.options.provider,
       model: this.options.model,
@@ -479,6 +480,7 @@ export class Agent {
       truncation: this.options.truncation,
       contextWindow: this.options.modelInfo?.contextWindow,
       cwd: this.options.cwd,
+      turn,
       getEphemeralMessages: this.options.getEphemeralMessages,
       takeSteeringMessages: () =>
         this.#steering.splice(0).map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),

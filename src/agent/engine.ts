@@ -18,7 +18,7 @@ import type {
   Usage,
 } from '../llm/types.ts';
 import { addUsage, emptyUsage } from '../llm/types.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, TurnContext } from '../tools/tool.ts';
 import { toToolDefinition } from '../tools/tool.ts';
 import type { EngineEvent } from './engine-events.ts';
 import { createLoopDetector, loopWarning } from './loop-detector.ts';
@@ -76,6 +76,8 @@ export interface EngineOptions extends EngineHooks {
   contextWarningThreshold?: number;
   /** Working directory handed to tools. Default: the process's. */
   cwd?: string;
+  /** The chat turn handed to tools (see `TurnContext`). */
+  turn?: TurnContext;
 }
 
 /** The outcome of one run. */
@@ -328,6 +330,7 @@ export class Engine {
         signal: controller.signal,
         cwd: this.options.cwd ?? process.cwd(),
         toolCallId: call.id,
+        turn: this.options.turn,
         onOutput: (text) => void emit({ type: 'tool_execution_update', call, text }),
       });
       const settled = await Promise.race([running, timeout]);

@@ -87,9 +87,36 @@ export interface Button {
   data: string;
 }
 
-/** What the gateway sends. `text` is Markdown; the adapter renders it for its platform. */
+/**
+ * A file the gateway sends. The adapter reads it from `path` when sending; the gateway keeps
+ * the file there (a copy of its own) until the message is delivered or given up.
+ */
+export interface OutboundFile {
+  /** Absolute path of the file to read. */
+  path: string;
+  /** The name the chat shows (already safe: no folders). */
+  name: string;
+  /** e.g. `application/pdf`, `image/png`. */
+  mediaType: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/**
+ * What the gateway sends. `text` is Markdown; the adapter renders it for its platform.
+ *
+ * A message is sent as parts: first the text's chunks, then one part per file, in order.
+ * `skipParts`, {@link SentMessage.ids} and {@link DeliveryError.delivered} count the same
+ * parts, so a retry after a failed upload sends only what did not arrive.
+ */
 export interface OutboundMessage {
+  /** May be empty when `files` are given (the files go alone). */
   text: string;
+  /**
+   * Files sent after the text, one part each (never more than `capabilities.maxFileBytes` each;
+   * an adapter refuses a larger one with a non-retryable {@link DeliveryError}).
+   */
+  files?: OutboundFile[];
   /** Rows of buttons (when the platform has them). */
   buttons?: Button[][];
   /** Reply to this platform message id. */
@@ -126,6 +153,8 @@ export interface ChannelCapabilities {
   editIntervalMs: number;
   /** A native command menu exists (`setCommands`). */
   commandMenu: boolean;
+  /** Largest file the bot may send, in bytes; 0 when the platform takes no files from bots. */
+  maxFileBytes: number;
 }
 
 /** A chat command for the platform's menu. */

@@ -13,12 +13,18 @@
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type NodeFetch from 'node-fetch';
 
 /**
  * Idle connections are closed after this long: servers close theirs after a few seconds, and a
  * request must not be sent on a connection the server is closing.
  */
 const idleSocketMs = 4_000;
+
+/** What node-fetch takes as a body. */
+type NodeFetchBody = NonNullable<Parameters<typeof NodeFetch>[1]>['body'];
 
 let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
 let loaded: typeof fetch | undefined;
@@ -30,10 +36,18 @@ export function loadKeepAliveFetch(): Promise<typeof fetch> {
     const pool = (agents ??= { http: new HttpAgent({ keepAlive: true, timeout: idleSocketMs }), https: new HttpsAgent({ keepAlive: true, timeout: idleSocketMs }) });
     const agent = (url: URL) => (url.protocol === 'http:' ? pool.http : pool.https);
     loaded = ((input: string | URL, init?: RequestInit) =>
-      nodeFetch(typeof input === 'string' ? input : input.toString(), { ...(init as Parameters<typeof nodeFetch>[1]), agent })) as unknown as typeof fetch;
+      nodeFetch(typeof input === 'string' ? input : input.toString(), { ...(init as Parameters<typeof nodeFetch>[1]), body: nodeBody(init?.body), agent })) as unknown as typeof fetch;
     return loaded;
   });
   return loading;
+}
+
+/**
+ * A request body node-fetch can send. It takes strings, buffers and Node streams, but would
+ * send a web `ReadableStream` (grammy's multipart uploads) as the text "[object ReadableStream]".
+ */
+function nodeBody(body: RequestInit['body'] | undefined): NodeFetchBody {
+  return (body instanceof ReadableStream ? Readable.fromWeb(body as NodeReadableStream) : body) as NodeFetchBody;
 }
 
 /**

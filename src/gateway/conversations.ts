@@ -9,6 +9,7 @@ import type { InboundMessage } from '../channels/types.ts';
 import type { ProfileBindings } from '../resources/profile-binding.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { Runtime } from '../runtime/runtime.ts';
+import type { Tool } from '../tools/tool.ts';
 import { keySegment } from './dedupe.ts';
 
 /** A message seen in a group without being addressed to the bot. */
@@ -42,9 +43,12 @@ export class Conversations {
   #live = new Map<string, Promise<Conversation>>();
   #askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
   #now: () => number;
+  #tools: readonly Tool[];
 
   constructor(options: {
     runtime: Runtime;
+    /** Tools the gateway adds to every conversation's agent (`send_file`, `schedule`). */
+    tools?: readonly Tool[];
     bindings: () => Promise<ProfileBindings>;
     askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
     now?: () => number;
@@ -53,6 +57,7 @@ export class Conversations {
     this.#bindings = options.bindings;
     this.#askApproval = options.askApproval;
     this.#now = options.now ?? Date.now;
+    this.#tools = options.tools ?? [];
   }
 
   /** Number of conversations in memory. */
@@ -125,6 +130,7 @@ export class Conversations {
       sessionKey: message.sessionKey,
       profile,
       model,
+      tools: this.#tools,
       requestApproval: (request) => this.#askApproval(conversation, request),
     });
     conversation.agent = agent;

@@ -4,20 +4,23 @@
  * interrupt) -> agent turn with a streamed reply -> delivery ledger -> adapter. Adapters know
  * nothing of agents; the agent knows nothing of platforms.
  */
-import { mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
-import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
-import { DeliveryError, NotAcceptedError } from '../channels/types.ts';
+import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage, OutboundFile } from '../channels/types.ts';
+import { DeliveryError, NotAcceptedError, type SentMessage } from '../channels/types.ts';
 import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
 import type { Runtime } from '../runtime/runtime.ts';
+import type { TurnContext } from '../tools/tool.ts';
 import { createAccessPolicy } from './access/index.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import type { Conversation } from './conversations.ts';
 import { Conversations, senderLabel } from './conversations.ts';
 import { createDedupe, keySegment } from './dedupe.ts';
+import { formatBytes, mediaTypeOf, safeFileName, writeNewFile } from './files/file-names.ts';
+import { Outbox } from './files/outbox.ts';
+import { createSendFileTool } from './files/send-file-tool.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
 import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
 import { ReplyStream, silentReply } from './reply-stream.ts';
@@ -51,6 +54,8 @@ export class Gateway {
   readonly ledger;
   readonly log: GatewayLog;
   readonly inbox;
+  /** Files the agent sends, until their reply is delivered. */
+  readonly outbox: Outbox;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -65,8 +70,11 @@ export class Gateway {
     this.access = createAccessPolicy(this.config, this.runtime.store);
     this.ledger = createDeliveryLedger(this.runtime.store);
     this.inbox = createInbox(this.runtime.store);
+    this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
+    const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
     this.conversations = new Conversations({
       runtime: this.runtime,
+      tools: [sendFile],
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: (conversation, request) => this.#askApproval(conversation, request),
     });
@@ -80,6 +88,8 @@ export class Gateway {
    */
   async start(): Promise<void> {
     const undelivered = await this.ledger.pending();
+    // Copies of files no pending reply carries are left over from replies settled or never made.
+    await this.outbox.sweep(undelivered.flatMap((entry) => entry.files ?? [])).catch((error: unknown) => this.log(`outbox not swept: ${errorMessage(error)}`));
     // A message whose reply is on record was answered: a crash came between recording the reply
     // and clearing the message from the inbox. The reply goes out; the message is not answered again.
     const recorded = new Set(undelivered.flatMap((entry) => entry.answers ?? []));
@@ -308,12 +318,15 @@ export class Gateway {
     const answering = (all: boolean) => (all ? [inboxKey, ...conversation.inboxKeys.splice(0)] : [inboxKey]);
     try {
       const input = replay ? await this.#replayInput(conversation, replay) : await this.#input(conversation, message, text);
-      const result = await agent.invoke(input, { channel: message.sessionKey, images: replay ? [] : await this.#images(message) });
-      const turns = [result, ...result.followUps];
-      for (const [index, turn] of turns.entries()) {
-        if (turn.aborted && !turn.text) continue;
+      const result = await agent.invoke(input, { channel: message.sessionKey, images: replay ? [] : await this.#images(message), turn: this.#turnContext(message) });
+      // Aborted turns without text send nothing; files the agent sent go with the last answer.
+      const answers = [result, ...result.followUps].map((turn, index) => ({ turn, index })).filter(({ turn }) => !turn.aborted || turn.text);
+      const files = answers.length > 0 ? this.outbox.take(message.sessionKey) : [];
+      for (const { turn, index } of answers) {
         const previewId = await stream.close();
-        await this.#deliver(adapter, conversation, address, { text: turn.text || '(no answer)', turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers: answering(index > 0) });
+        const withFiles = index === answers.at(-1)!.index && files.length > 0 ? files : undefined;
+        const reply = { text: turn.text || (withFiles ? '' : '(no answer)'), files: withFiles, turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers: answering(index > 0) };
+        await this.#deliver(adapter, conversation, address, reply);
         stream = new ReplyStream(adapter, address);
       }
     } catch (error) {
@@ -323,8 +336,21 @@ export class Gateway {
     } finally {
       unsubscribe();
       typing.stop();
+      // Files of a turn that failed or was stopped before it answered are not sent.
+      await this.outbox.discard(this.outbox.take(message.sessionKey)).catch(() => undefined);
       await this.#answered(answering(true)).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
     }
+  }
+
+  /** What the turn's tools know of it: where it is and who asked. */
+  #turnContext(message: InboundMessage): TurnContext {
+    const { platform } = message.address;
+    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin: this.isAdmin(platform, message.sender.id), scheduled: false };
+  }
+
+  /** Whether `platform:userId` is one of the configured admins. */
+  isAdmin(platform: string, userId: string): boolean {
+    return this.config.admins.includes(`${platform}:${userId}`);
   }
 
   /** The model's input for a message: its text, plus where its documents were saved. */
@@ -355,16 +381,18 @@ export class Gateway {
     adapter: ChannelAdapter,
     conversation: Conversation,
     address: ConversationAddress,
-    reply: { text: string; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
+    reply: { text: string; files: OutboundFile[] | undefined; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
   ): Promise<void> {
-    const { text, previewId, replyTo } = reply;
+    const { previewId, replyTo, files } = reply;
+    // Files are sent even when the text is silent: they are what the agent chose to send.
+    const text = files && reply.text.trim() === silentReply ? '' : reply.text;
     // The preview is recorded with the reply: a gateway restarted after a crash then edits this
     // message too, rather than leave the half-streamed preview above a second copy.
-    const id = await this.ledger.record({ sessionKey: conversation.key, address, ...reply });
+    const id = await this.ledger.record({ sessionKey: conversation.key, address, ...reply, text });
     // From here the ledger answers for the reply: a crash no longer means answering anew.
     await this.#answered(reply.answers);
     if (text.trim() === silentReply) return;
-    await this.#send(adapter, { id, sessionKey: conversation.key, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    await this.#send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
   }
 
   /** Clears answered messages from the inbox. */
@@ -375,38 +403,64 @@ export class Gateway {
   /**
    * Delivers a recorded reply and marks it in the ledger, retrying retryable failures. The
    * streamed preview becomes the reply's first part; a retry sends only the parts not delivered.
+   * The text goes first, then each file on its own, with what arrived noted in the ledger after
+   * each (uploads take long): a restart after a crash sends only what is left.
    */
-  async #send(
-    adapter: ChannelAdapter,
-    entry: { id: string; sessionKey: string; address: ConversationAddress; text: string; replyTo?: string },
-    previewId: string | undefined,
-    options: { attempts: number; failure: string },
-  ): Promise<void> {
-    const { id, address, text, replyTo } = entry;
+  async #send(adapter: ChannelAdapter, entry: SendableReply, previewId: string | undefined, options: { attempts: number; failure: string }): Promise<void> {
+    const { id, address, text, files = [], replyTo } = entry;
+    let textIds = entry.sent?.text;
+    const fileIds = [...(entry.sent?.files ?? [])];
+    if (textIds === undefined) {
+      textIds = text.trim() === '' && files.length > 0 ? [] : await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text, replyTo, replace: previewId, skipParts }));
+      if (textIds === undefined) return this.#discardFiles(entry);
+      if (files.length > 0) await this.#noteProgress(entry, { text: textIds, files: fileIds });
+    }
+    for (const file of files.slice(fileIds.length)) {
+      const ids = await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
+      if (ids === undefined) return this.#discardFiles(entry);
+      fileIds.push(...ids);
+      if (fileIds.length < files.length) await this.#noteProgress(entry, { text: textIds, files: fileIds });
+    }
+    // Sent: a failure to note it must not send it again (after a restart it may, once).
+    await this.ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
+    await this.#discardFiles(entry);
+  }
+
+  /**
+   * Sends what `send` sends, trying again after retryable failures (only the parts not yet
+   * delivered); resolves to the ids of every part, or `undefined` once given up (noted in the
+   * ledger and the log).
+   */
+  async #sendParts(entry: SendableReply, options: { attempts: number; failure: string }, send: (skipParts: number) => Promise<SentMessage>): Promise<string[] | undefined> {
     /** Parts delivered by failed attempts: a retry sends only the rest. */
     const delivered: string[] = [];
     for (let attempt = 1; ; attempt++) {
-      let ids: string[];
       try {
-        const sent = await adapter.send(address, { text, replyTo, replace: previewId, skipParts: delivered.length });
-        ids = [...delivered, ...sent.ids];
+        const sent = await send(delivered.length);
+        return [...delivered, ...sent.ids];
       } catch (error) {
         if (error instanceof DeliveryError) delivered.push(...error.delivered);
         const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
         const final = !retryable || attempt >= options.attempts;
-        await this.ledger.markFailed(id, errorMessage(error), { final });
+        await this.ledger.markFailed(entry.id, errorMessage(error), { final });
         if (final) {
           this.log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
-          return;
+          return undefined;
         }
         const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
         await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 30_000)));
-        continue;
       }
-      // Sent: a failure to note it must not send it again (after a restart it may, once).
-      await this.ledger.markDelivered(id, ids).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
-      return;
     }
+  }
+
+  /** Notes in the ledger which parts of a reply arrived (a failure to note it is only logged). */
+  async #noteProgress(entry: SendableReply, sent: { text: string[]; files: string[] }): Promise<void> {
+    await this.ledger.markProgress(entry.id, sent).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery progress not noted: ${errorMessage(error)}`));
+  }
+
+  /** Removes the outbox copies of a reply's files once it is delivered or given up. */
+  async #discardFiles(entry: { sessionKey: string; files?: OutboundFile[] }): Promise<void> {
+    await this.outbox.discard(entry.files).catch((error: unknown) => this.log(`${entry.sessionKey}: sent files not removed from the outbox: ${errorMessage(error)}`));
   }
 
   async #sendDirect(adapter: ChannelAdapter, address: ConversationAddress, text: string): Promise<void> {
@@ -541,6 +595,9 @@ export class Gateway {
   }
 }
 
+/** A recorded reply, as `#send` delivers it. */
+type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
+
 /** Messages accepted longer ago than this are not answered after a restart. */
 const inboxReplayHours = 24;
 
@@ -570,61 +627,6 @@ function replayedMessage(entry: InboxEntry): InboundMessage {
 /** Where versions before the preview id went into the ledger kept it (read for their pending replies). */
 function legacyPreviewKey(turnId: string): string {
   return `ledger-preview:${keySegment(turnId)}`;
-}
-
-/** Longest file name kept, in UTF-8 bytes (file systems allow 255; a `-2` may be added). */
-const maxFileNameBytes = 150;
-
-/**
- * A file name from a chat made safe to write: its last path segment only, no control or
- * reserved characters, no leading dots (so never `..` nor hidden), at most 150 bytes with its
- * extension kept; `file` when nothing is left.
- */
-export function safeFileName(name: string | undefined): string {
-  const last = (name ?? '').split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = last.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim().replace(/^\.+/, '');
-  const extension = /\.[A-Za-z0-9]{1,16}$/.exec(cleaned)?.[0] ?? '';
-  const stem = [...cleaned.slice(0, cleaned.length - extension.length)];
-  while (stem.length > 0 && Buffer.byteLength(stem.join('') + extension) > maxFileNameBytes) stem.pop();
-  const safe = stem.join('').trim() + extension;
-  return safe.replace(/^\.+/, '') === '' ? 'file' : safe;
-}
-
-/** Writes `bytes` as a new file in `folder` named `name`, or `name-2`, `name-3`... when taken; returns its path. */
-async function writeNewFile(folder: string, name: string, bytes: Uint8Array): Promise<string> {
-  await mkdir(folder, { recursive: true });
-  const extension = /\.[A-Za-z0-9]{1,16}$/.exec(name)?.[0] ?? '';
-  const stem = name.slice(0, name.length - extension.length);
-  for (let copy = 1; copy <= 1_000; copy++) {
-    const path = join(folder, copy === 1 ? name : `${stem}-${copy}${extension}`);
-    let file;
-    try {
-      file = await open(path, 'wx');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw error;
-    }
-    try {
-      await file.writeFile(bytes);
-    } finally {
-      await file.close();
-    }
-    return path;
-  }
-  throw new Error(`too many files named ${name} in ${folder}`);
-}
-
-/** A platform's media type, or `application/octet-stream` when it is not one. */
-function mediaTypeOf(mediaType: string): string {
-  return /^[\w.+-]+\/[\w.+-]+$/.test(mediaType) ? mediaType : 'application/octet-stream';
-}
-
-/** `512 bytes`, `12.3 KB`, `4.0 MB`. */
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 /** A short, clear message for a failed turn: never a stack trace, never a secret. */

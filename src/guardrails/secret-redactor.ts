@@ -51,7 +51,7 @@ export function createSecretRedactor({ env = process.env }: SecretRedactorOption
  * name (`OPENAI_BASE_URL`, `DOCKER_CONFIG`): they are not secret, and redacting them would
  * garble every file that mentions them. A password inside a URL is redacted on its own too.
  */
-function secretValues(env: NodeJS.ProcessEnv): string[] {
+export function secretValues(env: NodeJS.ProcessEnv): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !isSecretEnv(name, value)) continue;

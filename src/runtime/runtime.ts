@@ -140,6 +140,8 @@ export class Runtime {
     requestApproval?: AgentOptions['requestApproval'];
     /** A model id or alias for this conversation instead of the configured one. */
     model?: string;
+    /** Tools beyond the built-in ones (the gateway's `send_file`, say). */
+    tools?: readonly Tool[];
   }): Promise<{ agent: Agent; report: ReloadReport }> {
     const [{ resources, report }, { Agent, BackgroundReviewer, createBuiltinTools }] = await Promise.all([this.resources(options.profile), agentModules()]);
     const client = options.model ? this.clientFor(options.model) : this.client;
@@ -149,7 +151,7 @@ export class Runtime {
       modelInfo: client.info,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: (this.#tools ??= createBuiltinTools({ cwd: this.cwd })),
+      tools: this.#withBuiltinTools(createBuiltinTools, options.tools),
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
@@ -157,6 +159,23 @@ export class Runtime {
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };
   }
+
+  /**
+   * The built-in tools followed by `extra`. The list is cached per `extra` array, so agents given
+   * the same tools share one list (and one set of generated schemas).
+   */
+  #withBuiltinTools(create: (options: { cwd: string }) => Tool[], extra: readonly Tool[] | undefined): readonly Tool[] {
+    const builtin = (this.#tools ??= create({ cwd: this.cwd }));
+    if (!extra || extra.length === 0) return builtin;
+    let combined = this.#combined.get(extra);
+    if (!combined) {
+      combined = [...builtin, ...extra];
+      this.#combined.set(extra, combined);
+    }
+    return combined;
+  }
+
+  #combined = new WeakMap<readonly Tool[], readonly Tool[]>();
 
   /** A model client for `spec` (id, alias or `provider:name`); throws a clear error for unknown setups. */
   clientFor(spec: string): ModelClient {

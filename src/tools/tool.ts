@@ -5,6 +5,25 @@
 import { z } from 'zod';
 import type { ToolDefinition, ToolResultContent } from '../llm/types.ts';
 
+/**
+ * Who and where a turn is for, when it comes from a chat conversation (the gateway sets it;
+ * the terminal chat does not). Tools that act on the conversation (send a file, schedule a
+ * follow-up) read it; it never reaches the model.
+ */
+export interface TurnContext {
+  /** The conversation's session key, e.g. `telegram:dm:42`. */
+  sessionKey: string;
+  /** `telegram`, `discord`, `slack`, `web`. */
+  platform: string;
+  /** The person whose message started the turn (for a scheduled job: the job's creator). */
+  senderId: string;
+  senderName?: string;
+  /** That person is an admin of the gateway. */
+  admin: boolean;
+  /** The turn was started by a scheduled job, not by a person's message. */
+  scheduled: boolean;
+}
+
 /** What a running tool may use. */
 export interface ToolContext {
   /** Aborted when the turn is aborted or the tool times out. */
@@ -14,6 +33,8 @@ export interface ToolContext {
   toolCallId: string;
   /** Streams partial output (shown to people, not to the model). */
   onOutput?: (text: string) => void;
+  /** The conversation's turn, when the agent serves a chat (see {@link TurnContext}). */
+  turn?: TurnContext;
 }
 
 /** What a tool returns. A string is shorthand for one text part. */

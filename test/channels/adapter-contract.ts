@@ -10,6 +10,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Button, ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../../src/channels/types.ts';
+import { binaryBytes, textBytes, writeOutboundFiles } from './outbound-files.ts';
 
 /** One of the bot's messages as the platform shows it now (after edits). */
 export interface SentRecord {
@@ -21,6 +22,14 @@ export interface SentRecord {
   /** Contents of the preformatted (code) blocks, as displayed. */
   codeBlocks: string[];
   buttons?: Button[][];
+}
+
+/** A file the bot sent, as the platform stores it. */
+export interface SentFileRecord {
+  /** The file name the chat shows. */
+  name: string;
+  /** The file's content as the platform received it. */
+  bytes: Uint8Array;
 }
 
 /** A delivery the platform can make again (same event, same ids), as after a lost acknowledgement. */
@@ -38,6 +47,11 @@ export interface AdapterHarness {
   deliverText(address: ConversationAddress, text: string): Promise<Delivery>;
   /** The bot's messages in `address`, oldest first. */
   sent(address: ConversationAddress): Promise<SentRecord[]>;
+  /**
+   * The files the bot sent in `address`, oldest first (only for adapters whose
+   * `capabilities.maxFileBytes > 0`).
+   */
+  sentFiles?(address: ConversationAddress): Promise<SentFileRecord[]>;
   /** Makes the platform deliver a press of the button `data` under message `messageId`. */
   pressButton(address: ConversationAddress, messageId: string, data: string): Promise<void>;
   /** Whether the platform saw the press `action` acknowledged. */
@@ -161,6 +175,29 @@ export function describeAdapterContract(name: string, setup: () => Promise<Adapt
       const all = await harness.sent(harness.address);
       expect(rest.ids).toHaveLength(whole.ids.length - 1);
       expect(all.slice(middle).map((record) => record.text)).toEqual(all.slice(before + 1, middle).map((record) => record.text));
+    });
+
+    it('sends files after the text, counted as parts', async () => {
+      if (!(harness.adapter.capabilities.maxFileBytes > 0)) return;
+      expect(harness.sentFiles, 'an adapter that sends files needs a harness with sentFiles').toBeTypeOf('function');
+      const contents = [textBytes('first file\n'), binaryBytes(3000)];
+      const files = await writeOutboundFiles([
+        { name: 'notes.txt', bytes: contents[0]!, mediaType: 'text/plain' },
+        { name: 'data.bin', bytes: contents[1]! },
+      ]);
+      const before = (await harness.sentFiles!(harness.address)).length;
+      const result = await harness.adapter.send(harness.address, { text: 'Here are the files', files });
+      expect(result.ids).toHaveLength(3);
+      expect(new Set(result.ids).size).toBe(3);
+      expect((await harness.sent(harness.address)).find((record) => record.id === result.ids[0])?.text).toBe('Here are the files');
+      const arrived = (await harness.sentFiles!(harness.address)).slice(before);
+      expect(arrived.map((file) => file.name)).toEqual(['notes.txt', 'data.bin']);
+      expect(arrived.map((file) => [...file.bytes])).toEqual(contents.map((bytes) => [...bytes]));
+
+      // A retry after the first file arrived sends only the second one.
+      const retry = await harness.adapter.send(harness.address, { text: 'Here are the files', files, skipParts: 2 });
+      expect(retry.ids).toHaveLength(1);
+      expect((await harness.sentFiles!(harness.address)).slice(before).map((file) => file.name)).toEqual(['notes.txt', 'data.bin', 'data.bin']);
     });
 
     it('round-trips a button press as an action', async () => {

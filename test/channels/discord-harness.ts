@@ -6,7 +6,7 @@ import { createDiscordChannel, type DiscordChannelOptions } from '../../src/chan
 import type { ChannelAdapter, ConversationAddress } from '../../src/channels/types.ts';
 import { displayedContent } from '../fakes/fake-discord-markdown.ts';
 import { startFakeDiscordServer, type FakeDiscord, type FakeDiscordOptions, type FakeStoredMessage } from '../fakes/fake-discord-server.ts';
-import type { AdapterHarness, SentRecord } from './adapter-contract.ts';
+import type { AdapterHarness, SentFileRecord, SentRecord } from './adapter-contract.ts';
 
 /** A Discord adapter on a fake Discord. */
 export interface DiscordHarness extends AdapterHarness {
@@ -39,6 +39,18 @@ export function sentRecordOf(stored: FakeStoredMessage): SentRecord {
   return { id: stored.message.id, text, length: stored.message.content.length, codeBlocks, ...(buttons.length > 0 ? { buttons } : {}) };
 }
 
+/** The files of the bot's messages in a channel, oldest first, downloaded from the fake as a person would. */
+export async function sentFilesOf(discord: FakeDiscord, channelId: string): Promise<SentFileRecord[]> {
+  const attachments = discord.botMessages(channelId).flatMap((stored) => stored.message.attachments);
+  return Promise.all(
+    attachments.map(async (attachment) => {
+      const response = await fetch(attachment.url);
+      if (!response.ok) throw new Error(`fake Discord: attachment ${attachment.filename} answered ${response.status}`);
+      return { name: attachment.filename, bytes: new Uint8Array(await response.arrayBuffer()) };
+    }),
+  );
+}
+
 /** Starts the fake and creates (without starting) the adapter. */
 export async function startDiscordHarness(options: DiscordHarnessOptions = {}): Promise<DiscordHarness> {
   const discord = await startFakeDiscordServer(options.fake);
@@ -64,6 +76,7 @@ export async function startDiscordHarness(options: DiscordHarnessOptions = {}): 
     async sent(target) {
       return discord.botMessages(channelOf(target)).filter((stored) => !stored.ephemeral).map(sentRecordOf);
     },
+    sentFiles: (target) => sentFilesOf(discord, channelOf(target)),
     async pressButton(target, messageId, data) {
       discord.buttonPress({ channelId: channelOf(target), messageId, customId: data });
     },

@@ -1,10 +1,12 @@
 /**
  * Discord outbound: the message bodies on the wire (no pings, replies, buttons, tables as code),
- * replace falling back to a new message, partial sends, rate limits (waited out a bounded number
- * of times), error classification, typing and the command menu.
+ * replace falling back to a new message, partial sends, rate limits (short predicted waits queued
+ * by discord.js, long ones refused at once, 429s waited out a bounded number of times), error
+ * classification, typing and the command menu.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryError, type ConversationAddress } from '../../src/channels/types.ts';
+import { maxQueuedWaitMs } from '../../src/channels/discord/call-discord.ts';
 import type { DiscordChannelOptions } from '../../src/channels/discord/index.ts';
 import { startDiscordHarness, type DiscordHarness } from './discord-harness.ts';
 
@@ -22,6 +24,11 @@ async function failure(promise: Promise<unknown>): Promise<DeliveryError> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught);
   expect(error).toBeInstanceOf(DeliveryError);
   return error as DeliveryError;
+}
+
+/** A retry policy that records the waits it is asked for instead of sleeping. */
+function recordingRetry(waits: number[]): Partial<DiscordChannelOptions> {
+  return { retry: { attempts: 3, maxWaitMs: 10_000, sleep: async (ms) => void waits.push(ms) } };
 }
 
 const long = Array.from({ length: 3 }, (_, index) => `**Part ${index}** ${'word '.repeat(300)}`).join('\n\n');
@@ -96,10 +103,12 @@ describe('discord outbound', () => {
 
   it('waits a bounded number of times, then gives up with retryAfterMs; a long wait fails at once', async () => {
     const waits: number[] = [];
-    const { discord, adapter } = await start({ retry: { attempts: 3, maxWaitMs: 10_000, sleep: async (ms) => void waits.push(ms) } });
+    const { discord, adapter } = await start(recordingRetry(waits));
     discord.failNext('createMessage', { status: 429, retryAfter: 0.2, times: 5 });
     const error = await failure(adapter.send(channel, { text: 'flooded' }));
     expect(waits).toHaveLength(2);
+    // Each attempt reached Discord: the rest of the bucket's wait after a 429 is queued by discord.js, not refused.
+    expect(discord.callsOf('createMessage').map((call) => call.status)).toEqual([429, 429, 429]);
     expect(error).toMatchObject({ retryable: true });
     expect(error.retryAfterMs).toBeGreaterThan(0);
     expect(discord.botMessages(channel.conversationId)).toEqual([]);
@@ -109,6 +118,62 @@ describe('discord outbound', () => {
     const typing = await failure(adapter.typing(channel));
     expect(waits).toEqual([]);
     expect(typing.retryAfterMs).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('queues a burst beyond the channel bucket in discord.js: every message sent once, none refused', async () => {
+    const waits: number[] = [];
+    const { discord, adapter } = await start(recordingRetry(waits));
+    discord.limitRoute('createMessage', { limit: 2, resetAfter: 0.2 });
+    await adapter.send(channel, { text: 'first' });
+    const texts = Array.from({ length: 6 }, (_, index) => `burst ${index}`);
+    const sent = await Promise.all(texts.map((text) => adapter.send(channel, { text })));
+    // The fake answers 429 to any call beyond 2 per window: none came, so discord.js held them back.
+    expect(discord.callsOf('createMessage').map((call) => call.status)).toEqual(Array.from({ length: 7 }, () => 200));
+    expect(discord.botMessages(channel.conversationId).map((stored) => stored.message.content).sort()).toEqual(['first', ...texts].sort());
+    expect(new Set(sent.flatMap((one) => one.ids)).size).toBe(6);
+    expect(waits).toEqual([]);
+  });
+
+  it('queues past the 50 requests a second discord.js keeps for the bot: every message sent once', async () => {
+    const waits: number[] = [];
+    const { discord, adapter } = await start(recordingRetry(waits));
+    const texts = Array.from({ length: 60 }, (_, index) => `message ${index}`);
+    await Promise.all(texts.map((text) => adapter.send(channel, { text })));
+    expect(discord.callsOf('createMessage').map((call) => call.status)).toEqual(texts.map(() => 200));
+    expect(discord.botMessages(channel.conversationId).map((stored) => stored.message.content).sort()).toEqual([...texts].sort());
+    expect(waits).toEqual([]);
+  });
+
+  it('refuses at once a predicted wait too long to queue: retryable, nothing sent, other channels unaffected', async () => {
+    const waits: number[] = [];
+    const { discord, adapter } = await start(recordingRetry(waits));
+    const dm: ConversationAddress = { platform: 'discord', conversationId: discord.world.dmChannelId };
+    const thread: ConversationAddress = { ...channel, threadId: discord.world.threadId };
+    await adapter.send(dm, { text: 'learns the bucket' });
+    discord.limitRoute('createMessage', { limit: 1, resetAfter: 60 });
+    const error = await failure(adapter.send(channel, { text: long }));
+    expect(error).toMatchObject({ retryable: true, delivered: [expect.any(String)] });
+    expect(error.retryAfterMs).toBeGreaterThan(maxQueuedWaitMs);
+    expect(error.message).toMatch(/^Discord createMessage not sent: rate limited, discord\.js would wait \d+ ms/);
+    expect(waits).toEqual([]);
+    // Only the first part reached Discord, and the error says so: the ledger's retry sends only the rest.
+    expect(discord.botMessages(channel.conversationId).map((stored) => stored.message.content.slice(0, 10))).toEqual(['**Part 0**']);
+    expect(discord.callsOf('createMessage').map((call) => call.status)).toEqual([200, 200]);
+    await adapter.send(thread, { text: 'another channel' });
+    expect(discord.botMessages(discord.world.threadId).map((stored) => stored.message.content)).toEqual(['another channel']);
+  });
+
+  it('never queues a typing indicator: refused at once while its bucket is spent, even for a short wait', async () => {
+    const waits: number[] = [];
+    const { discord, adapter } = await start(recordingRetry(waits));
+    await adapter.typing({ platform: 'discord', conversationId: discord.world.dmChannelId });
+    discord.limitRoute('triggerTyping', { limit: 1, resetAfter: 1 });
+    await adapter.typing(channel);
+    const refused = await failure(adapter.typing(channel));
+    expect(refused).toMatchObject({ retryable: true, message: expect.stringMatching(/^Discord triggerTyping not sent: rate limited/) });
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(maxQueuedWaitMs);
+    expect(discord.typing).toEqual([discord.world.dmChannelId, channel.conversationId]);
+    expect(waits).toEqual([]);
   });
 
   it('classifies failures: 4xx final, 5xx and network retryable, neither retried in place', async () => {

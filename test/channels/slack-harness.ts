@@ -49,6 +49,7 @@ export interface SlackConversationSide {
   address: ConversationAddress;
   messageEvent: SlackHarness['messageEvent'];
   sent: AdapterHarness['sent'];
+  sentFiles: NonNullable<AdapterHarness['sentFiles']>;
   actionAnswered: AdapterHarness['actionAnswered'];
 }
 
@@ -64,6 +65,7 @@ export function slackConversationSide(slack: FakeSlack, requested: ConversationA
     messageEvent: (target, text, extra = {}) =>
       slack.personMessage({ channel: target.conversationId, text, ...(target.threadId !== undefined ? { threadTs: target.threadId } : {}), ...extra }),
     sent: async (target) => slack.botMessages(target.conversationId, target.threadId ?? null).map((message) => sentRecordOf(slack, message)),
+    sentFiles: async (target) => slack.sharedFiles(target.conversationId, target.threadId ?? null).map((file) => ({ name: file.name, bytes: file.bytes })),
     actionAnswered: async (action) => slack.ephemerals.some((notice) => notice.user === action.sender.id && notice.channel === action.address.conversationId),
   };
 }

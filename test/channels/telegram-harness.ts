@@ -82,6 +82,9 @@ export async function startTelegramHarness(options: TelegramHarnessOptions): Pro
     async sent(target) {
       return telegram.messages(Number(target.conversationId), topic(target)).map(sentRecordOf);
     },
+    async sentFiles(target) {
+      return telegram.messages(Number(target.conversationId), topic(target)).flatMap((message) => (message.file ? [message.file] : []));
+    },
     async pressButton(target, messageId, data) {
       await deliver(telegram.callbackQuery({ chatId: Number(target.conversationId), chatType: chatTypeOf(target), messageId: Number(messageId), data, ...topic(target) }));
     },

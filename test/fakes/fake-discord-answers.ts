@@ -2,8 +2,8 @@
  * Discord's REST answers as the real API writes them: JSON errors `{ message, code }` (with
  * `errors` for a form that does not validate) and the HTTP status, 429s with `retry_after` in the
  * body and `Retry-After` / `X-RateLimit-*` headers, and the rate-limit headers every answer has.
- * The fake reports buckets but never enforces them (a real bucket of 5 messages per 5 s would
- * slow the tests down, and discord.js's own throttling is not what is tested here).
+ * The fake reports buckets but does not enforce them (a real bucket of 5 messages per 5 s would
+ * slow the tests down) unless a test limits a route (`fake-discord-buckets.ts`).
  */
 import { createHash } from 'node:crypto';
 
@@ -50,7 +50,8 @@ export function fieldError(code: string, message: string): { _errors: { code: st
   return { _errors: [{ code, message }] };
 }
 
-function bucketOf(route: string): string {
+/** The `X-RateLimit-Bucket` of a route. */
+export function bucketOf(route: string): string {
   return createHash('sha1').update(route).digest('hex').slice(0, 16);
 }
 

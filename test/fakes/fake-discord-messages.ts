@@ -1,12 +1,14 @@
 /**
  * The bot's messages as Discord makes them from a REST body: validation as Discord does it (an
  * empty message, content over 2,000 characters, more than 5 buttons in a row, a reply to a
- * message that does not exist), the stored `APIMessage` (a reply is type 19 with its
- * `referenced_message`) and edits that change only the fields the body names.
+ * message that does not exist, a file over the upload limit), the stored `APIMessage` (a reply is
+ * type 19 with its `referenced_message`; uploaded files become its `attachments`) and edits that
+ * change only the fields the body names.
  */
 import type { APIMessage } from 'discord.js';
 import { discordErrors, fieldError } from './fake-discord-answers.ts';
 import type { FakeComponents, FakeDiscordState, FakeStoredMessage } from './fake-discord-state.ts';
+import { hostUploads, validateUploads, type FakeUpload } from './fake-discord-uploads.ts';
 
 /** The fields of a create / edit message body the fake understands (embeds are ignored). */
 export interface MessageBody {
@@ -16,6 +18,14 @@ export interface MessageBody {
   flags?: number;
   allowed_mentions?: unknown;
   message_reference?: { message_id: string; channel_id?: string; fail_if_not_exists?: boolean };
+  /** Names for the uploaded `files[n]` parts: `{ id: n, filename }`. */
+  attachments?: unknown[];
+}
+
+/** The files of a multipart create-message request, hosted under `origin`. */
+export interface MessageUploads {
+  uploads: readonly FakeUpload[];
+  origin: string;
 }
 
 const maxContent = 2000;
@@ -34,11 +44,13 @@ function validate(body: MessageBody): void {
   if (Object.keys(errors).length > 0) throw discordErrors.invalidForm(errors);
 }
 
-/** Creates one of the bot's messages in `channelId` from a create-message body. */
-export function createBotMessage(state: FakeDiscordState, channelId: string, body: MessageBody, extra: Partial<FakeStoredMessage> = {}): FakeStoredMessage {
+/** Creates one of the bot's messages in `channelId` from a create-message body (and its files). */
+export function createBotMessage(state: FakeDiscordState, channelId: string, body: MessageBody, extra: Partial<FakeStoredMessage> = {}, files?: MessageUploads): FakeStoredMessage {
   validate(body);
+  const uploads = files?.uploads ?? [];
+  validateUploads(uploads);
   const hasContent = typeof body.content === 'string' && body.content.trim() !== '';
-  if (!hasContent && (body.components ?? []).length === 0 && (body.embeds ?? []).length === 0 && !extra.message?.flags) throw discordErrors.emptyMessage();
+  if (!hasContent && (body.components ?? []).length === 0 && (body.embeds ?? []).length === 0 && uploads.length === 0 && !extra.message?.flags) throw discordErrors.emptyMessage();
   const reference = body.message_reference;
   const referenced = reference ? state.messages.get(reference.message_id) : undefined;
   if (reference && (!referenced || referenced.message.channel_id !== channelId) && reference.fail_if_not_exists !== false) {
@@ -56,7 +68,7 @@ export function createBotMessage(state: FakeDiscordState, channelId: string, bod
     mention_everyone: false,
     mentions: [],
     mention_roles: [],
-    attachments: [],
+    attachments: files ? hostUploads(state, channelId, uploads, body.attachments, files.origin) : [],
     embeds: [],
     pinned: false,
     type: referenced ? 19 : 0,
@@ -76,7 +88,7 @@ export function editStoredMessage(state: FakeDiscordState, stored: FakeStoredMes
   validate(body);
   const content = body.content ?? stored.message.content;
   const components = body.components ?? stored.message.components ?? [];
-  if (content.trim() === '' && components.length === 0 && stored.message.embeds.length === 0) throw discordErrors.emptyMessage();
+  if (content.trim() === '' && components.length === 0 && stored.message.embeds.length === 0 && stored.message.attachments.length === 0) throw discordErrors.emptyMessage();
   // An edit of a deferred response ends its "thinking" state (flag 128, LOADING).
   const flags = (body.flags ?? stored.message.flags ?? 0) & ~128;
   stored.message = { ...stored.message, content, components, flags, edited_timestamp: new Date().toISOString() };

@@ -7,12 +7,15 @@
 import { discordErrors, fieldError, type RestAnswer } from './fake-discord-answers.ts';
 import { createBotMessage, editStoredMessage, type MessageBody } from './fake-discord-messages.ts';
 import type { FakeDiscordState, FakeInteraction, FakeStoredMessage } from './fake-discord-state.ts';
+import type { FakeUpload } from './fake-discord-uploads.ts';
 
 /** What a route handler gets. */
 export interface RouteContext {
   state: FakeDiscordState;
   params: string[];
   body: unknown;
+  /** The `files[n]` parts of a multipart request (none for JSON). */
+  uploads: FakeUpload[];
   /** `http://127.0.0.1:<port>`. */
   origin: string;
 }
@@ -123,7 +126,7 @@ export const restRoutes: RestRoute[] = [
     method: 'POST',
     pattern: /^\/channels\/(\d+)\/messages$/,
     botAuth: true,
-    handle: (context) => ok(createBotMessage(context.state, channelOf(context).id, (context.body ?? {}) as MessageBody).message),
+    handle: (context) => ok(createBotMessage(context.state, channelOf(context).id, (context.body ?? {}) as MessageBody, {}, { uploads: context.uploads, origin: context.origin }).message),
   },
   { name: 'getMessage', method: 'GET', pattern: /^\/channels\/(\d+)\/messages\/(\d+)$/, botAuth: true, handle: (context) => ok(botMessageOf(context).message) },
   {

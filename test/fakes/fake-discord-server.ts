@@ -1,11 +1,12 @@
 /**
  * A protocol-faithful fake of Discord for real discord.js clients, on one node:http port: the
- * REST API under `/api/v10` (JSON errors `{ message, code }` with the HTTP status, 429s with
- * `retry_after` and rate-limit headers), the gateway websocket at `/gateway` (JSON, no
- * compression) and attachment downloads at `/attachments/...`. Tests script it (dispatch a
- * person's message, a slash command, a button press; redeliver; fail the next calls; drop the
- * gateway) and read what the bot did (its messages as they stand after edits, interaction
- * callbacks and follow-ups, commands, typing).
+ * REST API under `/api/v10` (JSON bodies, or multipart ones with `payload_json` and `files[n]`
+ * parts; JSON errors `{ message, code }` with the HTTP status, 429s with `retry_after` and
+ * rate-limit headers), the gateway websocket at `/gateway` (JSON, no compression) and attachment
+ * downloads at `/attachments/...` (people's files and the bot's uploads). Tests script it
+ * (dispatch a person's message, a slash command, a button press; redeliver; fail the next calls;
+ * drop the gateway) and read what the bot did (its messages as they stand after edits,
+ * interaction callbacks and follow-ups, commands, typing).
  *
  * @example
  * const discord = await startFakeDiscordServer();
@@ -19,13 +20,16 @@ import type { APIUser } from 'discord.js';
 import { DiscordApiFailure, discordErrors, rateLimitHeaders, scriptedAnswer, type RestAnswer } from './fake-discord-answers.ts';
 import { createEvents, type FakeDiscordEvents } from './fake-discord-events.ts';
 import { FakeGateway, type GatewaySession } from './fake-discord-gateway.ts';
+import { FakeBuckets, type FakeRouteLimit } from './fake-discord-buckets.ts';
 import { restRoutes } from './fake-discord-rest.ts';
+import { readRestBody } from './fake-discord-uploads.ts';
 import { FakeDiscordState, fakeUser, type FakeDiscordCall, type FakeDiscordFailure, type FakeInteractionCallback, type FakeStoredMessage } from './fake-discord-state.ts';
 import { channelPayload, createWorld, guildCreatePayload, readyPayload, type FakeDiscordWorld } from './fake-discord-world.ts';
 
 export type { FakeDiscordCall, FakeDiscordFailure, FakeInteractionCallback, FakeStoredMessage } from './fake-discord-state.ts';
 export type { FakeDispatch, FakePersonMessage, FakeSlashCommand, FakeButtonPress } from './fake-discord-events.ts';
 export type { FakeDiscordWorld } from './fake-discord-world.ts';
+export type { FakeRouteLimit } from './fake-discord-buckets.ts';
 
 /** Options of {@link startFakeDiscordServer}. */
 export interface FakeDiscordOptions {
@@ -68,18 +72,13 @@ export interface FakeDiscord extends FakeDiscordEvents {
   addDmChannel(name: string): { channelId: string; user: APIUser };
   /** Answers the next call(s) of `route` with an error, or drops the connection. */
   failNext(route: string, failure: FakeDiscordFailure): void;
+  /** Enforces a rate limit on `route` per channel from now on: `limit` calls per `resetAfter` seconds, then 429s. */
+  limitRoute(route: string, limit: FakeRouteLimit): void;
   /** Closes every gateway connection with `code` (4000: the client resumes; 1000: it identifies anew). */
   disconnectGateway(code?: number): void;
   /** Resolves with the predicate's first truthy value, checked on every change; rejects after `timeoutMs`. */
   waitFor<T>(predicate: (discord: FakeDiscord) => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
-}
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
 /** Starts a fake Discord on a free local port. */
@@ -88,6 +87,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
   const applicationId = '1100000000000000001';
   const state = new FakeDiscordState({ token, applicationId, bot: fakeUser(applicationId, 'Operator', { bot: true }) });
   const world = createWorld(state);
+  const buckets = new FakeBuckets();
   let origin = '';
   const gateway = new FakeGateway(
     {
@@ -107,11 +107,12 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
 
   async function answerRest(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
     const route = restRoutes.find((candidate) => candidate.method === request.method && candidate.pattern.test(path));
-    const body = await readJson(request);
+    const { body, uploads } = await readRestBody(request);
     const call: FakeDiscordCall = { route: route?.name ?? 'unknown', method: request.method ?? 'GET', path, body, status: 0 };
     state.calls.push(call);
     let answer: RestAnswer;
-    const failure = route ? state.takeFailure(route.name, body, path) : undefined;
+    const bucket = route ? buckets.take(route.name, path) : undefined;
+    const failure = route && !(bucket && 'refused' in bucket) ? state.takeFailure(route.name, body, path) : undefined;
     if (failure && 'dropConnection' in failure) {
       state.notify();
       response.socket?.destroy();
@@ -120,7 +121,9 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
     try {
       if (!route) throw discordErrors.notFound();
       if (route.botAuth && request.headers.authorization !== `Bot ${token}`) throw discordErrors.unauthorized();
-      answer = failure ? scriptedAnswer(route.name, failure) : route.handle({ state, params: route.pattern.exec(path)!.slice(1), body, origin });
+      if (bucket && 'refused' in bucket) answer = bucket.refused;
+      else answer = failure ? scriptedAnswer(route.name, failure) : route.handle({ state, params: route.pattern.exec(path)!.slice(1), body, uploads, origin });
+      if (bucket && 'headers' in bucket && !failure) answer = { ...answer, headers: { ...bucket.headers, ...answer.headers } };
     } catch (error) {
       if (!(error instanceof DiscordApiFailure)) throw error;
       answer = error.answer();
@@ -197,6 +200,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       queue.push(failure);
       state.failures.set(route, queue);
     },
+    limitRoute: (route, limit) => buckets.limit(route, limit),
     disconnectGateway: (code = 4000) => gateway.disconnect(code),
     waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(discord), timeoutMs, 'fake Discord'),
     async close() {

@@ -3,15 +3,19 @@
  * where a client depends on them: `no_text`, `msg_too_long`, `invalid_blocks` (section text over
  * 3,000 characters, a button label over 75 or value over 2,000, repeated `action_id`s, more than
  * 25 elements or 50 blocks), `message_not_found`, `cant_update_message`, `already_reacted`,
- * `no_reaction`. Like Slack, chat.update without `blocks` keeps the message's blocks.
+ * `no_reaction`. Like Slack, chat.update without `blocks` keeps the message's blocks. File
+ * uploads are in `fake-slack-uploads.ts`.
  */
 import type { FakeSlackMessage, FakeSlackState } from './fake-slack-state.ts';
+import { uploadMethods } from './fake-slack-uploads.ts';
 
 /** A Web API answer body (always HTTP 200). */
 export type SlackAnswer = { ok: true; [field: string]: unknown } | { ok: false; error: string; [field: string]: unknown };
 
 type Params = Record<string, unknown>;
-type Method = (state: FakeSlackState, params: Params) => SlackAnswer;
+
+/** One Web API method: its answer to `params`; `origin` is the fake's (`http://127.0.0.1:<port>`). */
+export type SlackMethod = (state: FakeSlackState, params: Params, origin: string) => SlackAnswer;
 
 const maxTextLength = 40_000;
 
@@ -82,7 +86,7 @@ export function messageObject(state: FakeSlackState, message: FakeSlackMessage):
   };
 }
 
-const postMessage: Method = (state, params) => {
+const postMessage: SlackMethod = (state, params) => {
   const channel = stringParam(params, 'channel');
   if (!channel) return fail('channel_not_found');
   const body = content(params, true);
@@ -92,7 +96,7 @@ const postMessage: Method = (state, params) => {
   return { ok: true, channel, ts: message.ts, message: messageObject(state, message) };
 };
 
-const update: Method = (state, params) => {
+const update: SlackMethod = (state, params) => {
   const channel = stringParam(params, 'channel') ?? '';
   const message = state.message(channel, stringParam(params, 'ts') ?? '');
   if (!message) return fail('message_not_found');
@@ -107,7 +111,7 @@ const update: Method = (state, params) => {
   return { ok: true, channel, ts: message.ts, text: message.text, message: messageObject(state, message) };
 };
 
-const postEphemeral: Method = (state, params) => {
+const postEphemeral: SlackMethod = (state, params) => {
   const channel = stringParam(params, 'channel');
   const user = stringParam(params, 'user');
   if (!channel) return fail('channel_not_found');
@@ -120,7 +124,7 @@ const postEphemeral: Method = (state, params) => {
   return { ok: true, message_ts: state.nextTs() };
 };
 
-function reaction(adding: boolean): Method {
+function reaction(adding: boolean): SlackMethod {
   return (state, params) => {
     const name = stringParam(params, 'name');
     if (!name || !/^[a-z0-9_+'-]+$/.test(name)) return fail('invalid_name');
@@ -138,7 +142,7 @@ function reaction(adding: boolean): Method {
 }
 
 /** The methods, by name. */
-export const slackMethods: Record<string, Method> = {
+export const slackMethods: Record<string, SlackMethod> = {
   'auth.test': (state) => ({
     ok: true,
     url: 'https://fake-workspace.slack.com/',
@@ -154,4 +158,5 @@ export const slackMethods: Record<string, Method> = {
   'chat.postEphemeral': postEphemeral,
   'reactions.add': reaction(true),
   'reactions.remove': reaction(false),
+  ...uploadMethods,
 };

@@ -3,9 +3,10 @@
  * `POST /api/<method>` with a form or JSON body and the token in `Authorization: Bearer` (or a
  * `token` field), answering `{ ok: true, … }` or `{ ok: false, error }` with HTTP 200 as Slack
  * does, HTTP 429 with `Retry-After` for rate limits; private file downloads that need the bot
- * token (else a redirect to sign-in, as Slack does); `response_url` posts. It keeps each
- * channel's messages as they stand after updates, and signs and sends what Slack posts to an app
- * (see `fake-slack-events.ts`, `fake-slack-people.ts`), or delivers it over Socket Mode on the same
+ * token (else a redirect to sign-in, as Slack does); `response_url` posts; the bot's file uploads
+ * (an `upload_url` on the same port, see `fake-slack-uploads.ts`). It keeps each channel's
+ * messages as they stand after updates, and signs and sends what Slack posts to an app (see
+ * `fake-slack-events.ts`, `fake-slack-people.ts`), or delivers it over Socket Mode on the same
  * port (`slack.socket`, see `fake-slack-socket.ts`).
  *
  * @example
@@ -20,9 +21,10 @@ import { slackMethods, type SlackAnswer } from './fake-slack-methods.ts';
 import { displayMessage, type DisplayedMessage } from './fake-slack-mrkdwn.ts';
 import { peopleBuilders, type FakePeopleBuilders } from './fake-slack-people.ts';
 import { attachFakeSocketMode, type FakeSlackSocket } from './fake-slack-socket.ts';
-import { FakeSlackState, type FakeSlackBot, type FakeSlackCall, type FakeSlackFailure, type FakeSlackMessage, type FakeSlackNotice } from './fake-slack-state.ts';
+import { FakeSlackState, type FakeSlackBot, type FakeSlackCall, type FakeSlackFailure, type FakeSlackMessage, type FakeSlackNotice, type FakeSlackSharedFile } from './fake-slack-state.ts';
+import { receiveUpload, uploadPathPrefix } from './fake-slack-uploads.ts';
 
-export type { FakeSlackBot, FakeSlackCall, FakeSlackFailure, FakeSlackMessage, FakeSlackNotice } from './fake-slack-state.ts';
+export type { FakeSlackBot, FakeSlackCall, FakeSlackFailure, FakeSlackMessage, FakeSlackNotice, FakeSlackSharedFile } from './fake-slack-state.ts';
 export type { DisplayedMessage } from './fake-slack-mrkdwn.ts';
 export type { SendOptions, SendResult, SlackRequest } from './fake-slack-events.ts';
 export type { FakeSlackSocket, FakeSocketAck, FakeSocketConnection, FakeSocketEnvelope } from './fake-slack-socket.ts';
@@ -43,11 +45,19 @@ export interface FakeSlack extends FakePeopleBuilders {
   callsOf(method: string): FakeSlackCall[];
   /** The bot's messages in a channel (only the thread `threadTs`, or only top-level when null), oldest first. */
   botMessages(channel: string, threadTs?: string | null): FakeSlackMessage[];
+  /**
+   * Files the bot shared (`files.completeUploadExternal`) into a channel (only the thread
+   * `threadTs`, or only top-level when null), oldest first.
+   */
+  sharedFiles(channel: string, threadTs?: string | null): FakeSlackSharedFile[];
   /** A stored message (anyone's). */
   message(channel: string, ts: string): FakeSlackMessage | undefined;
   /** How Slack shows a message now. */
   display(message: FakeSlackMessage): DisplayedMessage;
-  /** Answers the next call(s) of `method` with an error, a status, or a dropped connection. */
+  /**
+   * Answers the next call(s) of `method` with an error, a status, or a dropped connection
+   * (`upload_url`: the POST of a file's bytes to its upload URL).
+   */
   failNext(method: string, failure: FakeSlackFailure): void;
   /** Signs and POSTs a request to the app at `url` as Slack would. */
   send(url: string, request: SlackRequest, options?: Omit<SendOptions, 'signingSecret'>): Promise<SendResult>;
@@ -107,7 +117,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
     else if (!token) body = { ok: false, error: 'not_authed' };
     else if (method === 'apps.connections.open' || token === socketMode.appToken) body = socketMode.appMethod(method, token);
     else if (token !== state.bot.token) body = { ok: false, error: 'invalid_auth' };
-    else body = slackMethods[method]?.(state, params) ?? { ok: false, error: 'unknown_method', req_method: method };
+    else body = slackMethods[method]?.(state, params, origin) ?? { ok: false, error: 'unknown_method', req_method: method };
     if (!body.ok) call.error = body.error;
     state.notify();
     answer(response, 200, body);
@@ -139,6 +149,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
     if (method && request.method === 'POST') return void callMethod(request, response, method).catch(fail);
     if (path.startsWith('/files-pri/') && request.method === 'GET') return serveFile(request, response, decodeURI(path));
     if (/^\/(actions|commands)\/\d+$/.test(path) && request.method === 'POST') return void recordResponse(request, response, path).catch(fail);
+    if (path.startsWith(uploadPathPrefix) && request.method === 'POST') return void receiveUpload(state, request, response, path).catch(fail);
     answer(response, 404, { ok: false, error: 'unknown_method' });
   });
   const socketMode = attachFakeSocketMode(server, state, () => origin);
@@ -158,6 +169,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
     callsOf: (method) => state.calls.filter((call) => call.method === method),
     botMessages: (channel, threadTs) =>
       state.messages.filter((message) => message.channel === channel && message.user === state.bot.userId && (threadTs === undefined || (message.threadTs ?? null) === threadTs)),
+    sharedFiles: (channel, threadTs) => state.sharedFiles.filter((file) => file.channel === channel && (threadTs === undefined || (file.threadTs ?? null) === threadTs)),
     message: (channel, ts) => state.message(channel, ts),
     display: (message) => displayMessage(message),
     failNext(method, failure) {

@@ -1,7 +1,8 @@
 /**
  * What the fake Slack remembers: every Web API call, each channel's messages (the people's and
  * the bot's, by channel and thread, as they stand after updates, with their blocks and
- * reactions), ephemeral notices, `response_url` posts, hosted files and scripted failures.
+ * reactions), ephemeral notices, `response_url` posts, hosted files, the bot's file uploads (begun,
+ * uploaded, shared) and scripted failures.
  */
 
 import { ChangeFeed, takeScripted } from './fake-change-feed.ts';
@@ -75,6 +76,35 @@ export interface FakeSlackFile {
   path: string;
 }
 
+/** A file upload begun with `files.getUploadURLExternal`, by the bot. */
+export interface FakeSlackUpload {
+  id: string;
+  filename: string;
+  /** The `length` declared when the upload began. */
+  length: number;
+  /** The path of its `upload_url`. */
+  uploadPath: string;
+  /** The bytes POSTed to the upload URL, once they arrived. */
+  bytes?: Uint8Array;
+  /** The media type of the uploaded part, when it said. */
+  mimetype?: string;
+  /** Finished with `files.completeUploadExternal`. */
+  completed: boolean;
+}
+
+/** A file the bot shared into a channel (or a thread) with `files.completeUploadExternal`. */
+export interface FakeSlackSharedFile {
+  id: string;
+  name: string;
+  title: string;
+  bytes: Uint8Array;
+  channel: string;
+  /** The thread it was shared into, if any. */
+  threadTs?: string;
+  /** When it was shared, in message ts order (so it sorts among the channel's messages). */
+  ts: string;
+}
+
 /** State of one fake Slack. */
 export class FakeSlackState extends ChangeFeed {
   readonly calls: FakeSlackCall[] = [];
@@ -82,6 +112,9 @@ export class FakeSlackState extends ChangeFeed {
   readonly ephemerals: FakeSlackNotice[] = [];
   readonly responses: FakeSlackNotice[] = [];
   readonly files = new Map<string, FakeSlackFile>();
+  /** The bot's uploads by file id. */
+  readonly uploads = new Map<string, FakeSlackUpload>();
+  readonly sharedFiles: FakeSlackSharedFile[] = [];
   readonly failures = new Map<string, FakeSlackFailure[]>();
   #clock = 1_760_000_000;
   #counter = 0;

@@ -94,6 +94,7 @@ function storeSent(state: FakeTelegramState, chatId: number, params: Params, con
     replyMarkup: params.reply_markup,
     replyToMessageId: reply.id,
     kind: content.kind,
+    ...(content.file ? { file: content.file } : {}),
     edits: 0,
   });
   return message;
@@ -154,7 +155,8 @@ function sendFile(kind: 'photo' | 'document'): Method {
     const media = kind === 'photo'
       ? { photo: [{ file_id: upload ? fileId : String(input), file_unique_id: fileId, width: 1, height: 1, file_size: upload?.size }] }
       : { document: { file_id: upload ? fileId : String(input), file_unique_id: fileId, file_name: upload?.name, file_size: upload?.size } };
-    const message = storeSent(state, chatId, params, { kind, text: caption.text, entities: caption.entities, sentText: String(params.caption ?? '') }, {
+    const file = upload ? { name: upload.name, bytes: upload.bytes } : undefined;
+    const message = storeSent(state, chatId, params, { kind, text: caption.text, entities: caption.entities, sentText: String(params.caption ?? ''), ...(file ? { file } : {}) }, {
       ...media,
       ...(caption.text ? { caption: caption.text } : {}),
     });

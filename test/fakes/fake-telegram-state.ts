@@ -32,6 +32,8 @@ export interface FakeSentMessage {
   replyMarkup?: unknown;
   replyToMessageId?: number;
   kind: 'text' | 'photo' | 'document';
+  /** The uploaded file of a photo or document (absent when it was sent by file id or URL). */
+  file?: { name: string; bytes: Uint8Array };
   /** How many times it was edited. */
   edits: number;
 }

@@ -255,6 +255,26 @@ describe('delivery ledger store operations', () => {
     ]);
     expect((await ledger.get(plain))!.previewId).toBeUndefined();
   });
+
+  it('keeps a reply\'s files and what of it arrived, through a restart, until it is delivered', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'operator-ledger-'));
+    folders.push(base);
+    const file = { path: '/outbox/ab/report.pdf', name: 'report.pdf', mediaType: 'application/pdf', size: 1200 };
+    const first = createDeliveryLedger(createStore({ driver: 'fs', base }));
+    const id = await first.record({ ...reply('Here it is.', 'f#0'), files: [file, { ...file, name: 'b.pdf' }] });
+    await first.markProgress(id, { text: ['10'], files: ['11'] });
+    const restarted = createDeliveryLedger(createStore({ driver: 'fs', base }));
+    expect(await restarted.pending()).toEqual([expect.objectContaining({ id, files: [file, { ...file, name: 'b.pdf' }], sent: { text: ['10'], files: ['11'] }, status: 'pending' })]);
+    await restarted.markDelivered(id, ['10', '11', '12']);
+    expect(await restarted.pending()).toEqual([]);
+    await expect(restarted.markProgress(id, { text: [], files: [] })).rejects.toThrow(/Unknown delivery ledger entry/);
+  });
+
+  it('records no files key for a reply without files', async () => {
+    const ledger = createDeliveryLedger(createStore({ driver: 'memory' }));
+    const id = await ledger.record({ ...reply('plain', 'n#0'), files: [] });
+    expect(await ledger.get(id)).not.toHaveProperty('files');
+  });
 });
 
 const redisBinary = findRedisServer();

@@ -8,7 +8,7 @@ function recordingAdapter(options: { edit?: boolean; maxLength?: number; editInt
   let next = 0;
   const adapter: ChannelAdapter = {
     platform: 'test',
-    capabilities: { edit: options.edit ?? true, typing: false, buttons: false, threads: false, maxLength: options.maxLength ?? 4096, editIntervalMs: options.editIntervalMs ?? 0, commandMenu: false },
+    capabilities: { edit: options.edit ?? true, typing: false, buttons: false, threads: false, maxLength: options.maxLength ?? 4096, editIntervalMs: options.editIntervalMs ?? 0, commandMenu: false, maxFileBytes: 0 },
     async start() {},
     async stop() {},
     async send(_address: ConversationAddress, message: OutboundMessage) {

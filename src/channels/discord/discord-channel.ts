@@ -51,6 +51,7 @@ const capabilities: ChannelCapabilities = {
   // other messages of the conversation in the same bucket.
   editIntervalMs: 1_000,
   commandMenu: true,
+  maxFileBytes: 10 * 1024 * 1024,
 };
 
 /** A start failure as a {@link DeliveryError} that tells what to fix. */
@@ -89,6 +90,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     call,
     tokens,
     log,
+    maxFileBytes: capabilities.maxFileBytes,
     async applicationId() {
       applicationId ??= (await call<{ id: string }>('getCurrentApplication', (api) => api.get(Routes.currentApplication()))).id;
       return applicationId;

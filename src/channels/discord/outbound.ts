@@ -1,8 +1,9 @@
 /**
- * Neutral outbound operations as Discord REST calls: send (adapted, split, the first chunk
- * replying, the last carrying the buttons, a pending slash command's deferred response completed
- * by the first new message to its channel), edit, typing, the command menu and ephemeral answers
- * to button presses. No message pings anyone but the person replied to (`allowed_mentions`).
+ * Neutral outbound operations as Discord REST calls: send (adapted, split, then the files, one
+ * message each; the first part replying, the last text chunk carrying the buttons, a pending
+ * slash command's deferred response completed by the first new text message to its channel),
+ * edit, typing, the command menu and ephemeral answers to button presses. No message pings anyone
+ * but the person replied to (`allowed_mentions`).
  */
 import { Routes, type APIMessage, type RESTPostAPIChannelMessageJSONBody } from 'discord.js';
 import { DeliveryError, type Button, type ChannelAction, type CommandInfo, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
@@ -12,6 +13,7 @@ import { channelIdOf } from './conversation.ts';
 import { discordErrorCode } from './discord-errors.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import type { InteractionTokens } from './interaction-tokens.ts';
+import { createSendDiscordFile } from './upload.ts';
 
 /** Discord's outbound operations for one bot. */
 export interface DiscordOutbound {
@@ -33,12 +35,19 @@ export interface OutboundContext {
   tokens: InteractionTokens;
   /** The bot's application id (known from READY, else asked for). */
   applicationId(): Promise<string>;
+  /** The largest file the bot may send, in bytes (larger ones are refused). */
+  maxFileBytes: number;
   log(line: string): void;
 }
 
 type MessageBody = Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'components' | 'allowed_mentions' | 'message_reference' | 'flags'>;
 
 const noPings: NonNullable<MessageBody['allowed_mentions']> = { parse: [] };
+
+/** A reply to `replyTo` that pings only the person replied to. */
+function replyBody(replyTo: string): Pick<MessageBody, 'message_reference' | 'allowed_mentions'> {
+  return { message_reference: { message_id: replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } };
+}
 
 /** Buttons as action rows: at most 5 buttons a row and 5 rows (Discord's limits). */
 function componentsOf(buttons: Button[][] | undefined, log: (line: string) => void): NonNullable<MessageBody['components']> {
@@ -60,6 +69,7 @@ async function chunksOf(text: string): Promise<string[]> {
 /** Outbound operations, each call through `context.call` (rate-limit retries, scrubbed errors). */
 export function createDiscordOutbound(context: OutboundContext): DiscordOutbound {
   const { call, tokens, log } = context;
+  const sendFile = createSendDiscordFile(call, context.maxFileBytes);
 
   /** Edits a message, through the interaction's webhook while it is a live interaction response. */
   async function editMessage(channelId: string, messageId: string, body: MessageBody): Promise<void> {
@@ -98,28 +108,39 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
     }
   }
 
+  /**
+   * One text part: an edit of `replace` where it can be edited, else a pending slash command's
+   * deferred response, else a new message (replying when `reply` says so). Resolves with its id.
+   */
+  async function sendText(channelId: string, body: MessageBody, replace: string | undefined, reply: MessageBody): Promise<string> {
+    if (replace !== undefined && (await replaceWith(channelId, replace, body))) return replace;
+    const token = tokens.takeDeferred(channelId);
+    const responseId = token === undefined ? undefined : await respond(token, body);
+    if (responseId !== undefined) return responseId;
+    const sent = await call<APIMessage>('createMessage', (rest) => rest.post(Routes.channelMessages(channelId), { body: { ...body, ...reply } }));
+    return sent.id;
+  }
+
   return {
     async send(address, message) {
-      const chunks = await chunksOf(message.text);
+      const files = message.files ?? [];
+      // Files alone: no text part at all (Discord refuses an empty message).
+      const chunks = files.length > 0 && message.text.trim() === '' ? [] : await chunksOf(message.text);
       const channelId = channelIdOf(address);
-      const components = componentsOf(message.buttons, log);
+      const parts = chunks.length + files.length;
+      // Buttons go under the last text chunk; with no text, under the last file.
+      const buttonsAt = chunks.length > 0 ? chunks.length - 1 : parts - 1;
       const ids: string[] = [];
-      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
-        const body: MessageBody = { content: chunks[index]!, allowed_mentions: noPings, components: index === chunks.length - 1 ? components : [] };
+      for (let index = message.skipParts ?? 0; index < parts; index++) {
+        const components = index === buttonsAt ? componentsOf(message.buttons, log) : [];
+        const reply = index === 0 && message.replyTo !== undefined ? replyBody(message.replyTo) : {};
+        const chunk = chunks[index];
         try {
-          if (index === 0 && message.replace !== undefined && (await replaceWith(channelId, message.replace, body))) {
-            ids.push(message.replace);
-            continue;
+          if (chunk === undefined) {
+            ids.push((await sendFile(channelId, files[index - chunks.length]!, { allowed_mentions: noPings, components, ...reply })).id);
+          } else {
+            ids.push(await sendText(channelId, { content: chunk, allowed_mentions: noPings, components }, index === 0 ? message.replace : undefined, reply));
           }
-          const token = tokens.takeDeferred(channelId);
-          const responseId = token === undefined ? undefined : await respond(token, body);
-          if (responseId !== undefined) {
-            ids.push(responseId);
-            continue;
-          }
-          const reply = index === 0 && message.replyTo !== undefined ? { message_reference: { message_id: message.replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } } : {};
-          const sent = await call<APIMessage>('createMessage', (rest) => rest.post(Routes.channelMessages(channelId), { body: { ...body, ...reply } }));
-          ids.push(sent.id);
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
         }
@@ -156,7 +177,7 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
     },
 
     async notice(address, text, replyTo) {
-      const body = { content: text, message_reference: { message_id: replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } };
+      const body = { content: text, ...replyBody(replyTo) };
       await call('createMessage', (rest) => rest.post(Routes.channelMessages(channelIdOf(address)), { body }));
     },
 

@@ -1,8 +1,9 @@
 /**
- * Neutral outbound operations as Web API calls: send (rendered, split, every chunk in the
- * conversation's thread, the last carrying the buttons), edit, the reaction that stands in for a
- * typing indicator, and notices for button presses. `replyTo` is not used: Slack replies are
- * threads, and the address already says which thread (or none) the conversation is.
+ * Neutral outbound operations as Web API calls: send (rendered, split, then the files, one upload
+ * each; every part in the conversation's thread, the last text chunk carrying the buttons), edit,
+ * the reaction that stands in for a typing indicator, and notices for button presses. `replyTo`
+ * is not used: Slack replies are threads, and the address already says which thread (or none) the
+ * conversation is.
  */
 import type { webApi } from '@slack/bolt';
 import { DeliveryError, type ChannelAction, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
@@ -12,6 +13,7 @@ import { escapeMrkdwn } from './format/escape-mrkdwn.ts';
 import { formatSlackMessage } from './format/format-message.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import type { TypingIndicator } from './typing-indicator.ts';
+import { createSendSlackFile } from './upload.ts';
 
 /** Slack's outbound operations for one bot. */
 export interface SlackOutbound {
@@ -30,6 +32,8 @@ export interface SlackOutboundOptions {
   indicator: TypingIndicator;
   /** The reaction shown while a turn works (a Slack emoji name, no colons). */
   workingReaction: string;
+  /** The largest file the bot may send, in bytes (larger ones are refused). */
+  maxFileBytes: number;
   log(line: string): void;
 }
 
@@ -50,6 +54,7 @@ function threadParams(address: ConversationAddress): { thread_ts?: string } {
 /** Outbound operations over `client`, each call through `call` (rate-limit retries, scrubbed errors). */
 export function createSlackOutbound(options: SlackOutboundOptions): SlackOutbound {
   const { client, call, indicator, log } = options;
+  const sendFile = createSendSlackFile(client, call, options.maxFileBytes);
 
   async function post(address: ConversationAddress, text: string, blocks: SlackBlock[] | undefined): Promise<string> {
     const result = await call('chat.postMessage', () =>
@@ -87,12 +92,20 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
 
   return {
     async send(address, message) {
-      const chunks = chunksOf(message.text);
+      const files = message.files ?? [];
+      // Files alone: no text part at all (Slack refuses an empty message).
+      const chunks = files.length > 0 && message.text.trim() === '' ? [] : chunksOf(message.text);
+      // A shared file carries no buttons: they stay with the text, or are left out without it.
+      if (chunks.length === 0 && (message.buttons ?? []).length > 0) log('slack: buttons left out (a message of files alone cannot carry them)');
       const ids: string[] = [];
-      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
-        const text = chunks[index]!;
-        const blocks = index === chunks.length - 1 ? blocksWithButtons(text, message.buttons) : undefined;
+      for (let index = message.skipParts ?? 0; index < chunks.length + files.length; index++) {
+        const text = chunks[index];
+        const blocks = text !== undefined && index === chunks.length - 1 ? blocksWithButtons(text, message.buttons) : undefined;
         try {
+          if (text === undefined) {
+            ids.push(await sendFile(address, files[index - chunks.length]!));
+            continue;
+          }
           if (index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text, blocks))) {
             ids.push(message.replace);
             continue;

@@ -58,6 +58,7 @@ const capabilities: ChannelCapabilities = {
   // per streamed message leaves room for a few conversations at once.
   editIntervalMs: 1_200,
   commandMenu: false,
+  maxFileBytes: 1024 * 1024 * 1024,
 };
 
 const busyNotice = 'I could not take that just now. Please try again in a moment.';
@@ -90,7 +91,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   const client = new webApi.WebClient(options.botToken, { ...clientOptions });
   const call = createCallSlack({ ...defaultRetryPolicy, ...options.retry }, scrub);
   const indicator = createTypingIndicator();
-  const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', log });
+  const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
   let identity: SlackIdentity | undefined;
   let app: App | undefined;
   // A signing secret means HTTP events even when an app token is given too.

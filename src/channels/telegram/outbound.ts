@@ -1,8 +1,9 @@
 /**
- * Neutral outbound operations as Bot API calls: send (rendered, split, the first chunk replying,
- * the last carrying the inline keyboard, every one in the conversation's forum topic), edit,
- * typing, the command menu and button acknowledgements. A chunk whose markup Telegram refuses
- * ("can't parse entities") goes again as plain text; an edit to identical content succeeds.
+ * Neutral outbound operations as Bot API calls: send (rendered, split, then the files, one
+ * message each; the first part replying, the last text chunk carrying the inline keyboard, every
+ * part in the conversation's forum topic), edit, typing, the command menu and button
+ * acknowledgements. A chunk whose markup Telegram refuses ("can't parse entities") goes again as
+ * plain text; an edit to identical content succeeds.
  */
 import type { Api } from 'grammy/web';
 import type { InlineKeyboardMarkup } from 'grammy/types';
@@ -12,6 +13,7 @@ import { escapeHtml } from './format/escape-html.ts';
 import type { TelegramChunk } from './format/format-message.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import { telegramDescription } from './telegram-errors.ts';
+import { createSendTelegramFile } from './upload.ts';
 
 /** Telegram's outbound operations for one bot. */
 export interface TelegramOutbound {
@@ -53,8 +55,13 @@ function commandName(name: string): string | undefined {
   return /^[a-z0-9_]{1,32}$/.test(normalized) ? normalized : undefined;
 }
 
-/** Outbound operations over `api`, each call through `call` (rate-limit retries, scrubbed errors). */
-export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line: string) => void): TelegramOutbound {
+/**
+ * Outbound operations over `api`, each call through `call` (rate-limit retries, scrubbed errors);
+ * files over `maxFileBytes` are refused.
+ */
+export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line: string) => void, maxFileBytes: number): TelegramOutbound {
+  const sendFile = createSendTelegramFile(api, call, maxFileBytes, log);
+
   async function sendChunk(chatId: number | string, chunk: TelegramChunk, extra: Record<string, unknown>) {
     try {
       return await call('sendMessage', () => api.sendMessage(chatId, chunk.html, { ...extra, parse_mode: 'HTML' }));
@@ -95,19 +102,24 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
 
   return {
     async send(address, message) {
-      const chunks = await chunksOf(message.text);
+      const files = message.files ?? [];
+      // Files alone: no text part at all (Telegram refuses an empty message).
+      const chunks = files.length > 0 && message.text.trim() === '' ? [] : await chunksOf(message.text);
       const chatId = chatIdOf(address);
+      const parts = chunks.length + files.length;
+      const keyboardAt = chunks.length > 0 ? chunks.length - 1 : parts - 1;
       const ids: string[] = [];
-      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
-        const chunk = chunks[index]!;
-        const keyboard = index === chunks.length - 1 ? keyboardOf(message.buttons) : {};
+      for (let index = message.skipParts ?? 0; index < parts; index++) {
+        const keyboard = index === keyboardAt ? keyboardOf(message.buttons) : {};
+        const chunk = chunks[index];
         try {
-          if (index === 0 && message.replace !== undefined && (await replaceWith(chatId, message.replace, chunk, keyboard))) {
+          if (index === 0 && chunk && message.replace !== undefined && (await replaceWith(chatId, message.replace, chunk, keyboard))) {
             ids.push(message.replace);
             continue;
           }
           const replyTo = index === 0 && message.replyTo !== undefined ? { reply_parameters: { message_id: Number(message.replyTo), allow_sending_without_reply: true } } : {};
-          const sent = await sendChunk(chatId, chunk, { ...topicParams(address), ...replyTo, ...keyboard });
+          const extra = { ...topicParams(address), ...replyTo, ...keyboard };
+          const sent = chunk ? await sendChunk(chatId, chunk, extra) : await sendFile(chatId, files[index - chunks.length]!, extra);
           ids.push(String(sent.message_id));
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;

@@ -59,6 +59,7 @@ const capabilities: ChannelCapabilities = {
   maxLength: telegramMaxLength,
   editIntervalMs: 1_000,
   commandMenu: true,
+  maxFileBytes: 50 * 1000 * 1000,
 };
 
 const allowedUpdates: ('message' | 'callback_query')[] = ['message', 'callback_query'];
@@ -77,7 +78,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   // The keep-alive transport once warm() has loaded it (half the CPU per call of Node's fetch).
   const bot = new Bot(options.token, { client: { apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] } });
   const call = createCallTelegram({ ...defaultRetryPolicy, ...options.retry }, scrub);
-  const outbound = createTelegramOutbound(bot.api, call, log);
+  const outbound = createTelegramOutbound(bot.api, call, log, capabilities.maxFileBytes);
   let handlers: ChannelHandlers | undefined;
   let running = false;
   let lifecycle: AbortController | undefined;

@@ -1,8 +1,8 @@
 /**
  * The open Server-Sent Events connections of the web chat, per client id. Events for a client
- * go to every page it has open; while it has none, messages, edits and notices wait in a small
- * per-client buffer that is flushed on the next connection. Every bound is explicit: events per
- * client, clients with a buffer, bytes queued for a page that stopped reading.
+ * go to every page it has open; while it has none, messages, edits, files and notices wait in a
+ * small per-client buffer that is flushed on the next connection. Every bound is explicit: events
+ * per client, clients with a buffer, bytes queued for a page that stopped reading.
  */
 import { formatEvent, heartbeatComment } from './web-events.ts';
 import type { BufferableEvent, WebEvent } from './web-events.ts';
@@ -102,7 +102,7 @@ export class EventHub {
     });
   }
 
-  /** Sends an event to the client's open pages; buffers messages, edits and notices otherwise. */
+  /** Sends an event to the client's open pages; buffers messages, edits, files and notices otherwise. */
   publish(clientId: string, event: WebEvent): void {
     const state = this.#clients.get(clientId);
     if (state && state.connections.size > 0) {
@@ -110,7 +110,7 @@ export class EventHub {
       for (const connection of [...state.connections]) connection.write(text);
       return;
     }
-    if (event.type === 'message' || event.type === 'update' || event.type === 'notice') this.#buffer(clientId, event);
+    if (event.type === 'message' || event.type === 'update' || event.type === 'file' || event.type === 'notice') this.#buffer(clientId, event);
   }
 
   /** Open connections of one client, or of all clients. */
@@ -163,7 +163,7 @@ export class EventHub {
     if (event.type === 'update') {
       // A streamed reply is a burst of edits: keep only its latest text.
       const earlier = pending.find((item) => (item.type === 'message' || item.type === 'update') && item.id === event.id);
-      if (earlier && earlier.type !== 'notice') {
+      if (earlier && (earlier.type === 'message' || earlier.type === 'update')) {
         // An edit replaces the buttons too (none given: none shown), as on Telegram.
         earlier.text = event.text;
         if (event.buttons === undefined) delete earlier.buttons;

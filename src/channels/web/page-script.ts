@@ -3,7 +3,8 @@
  * {@link markdownScript}'s functions). It keeps a random client id in localStorage, shows the
  * history, sends messages (retried with the same id, so a retry is never answered twice),
  * listens to the event stream (reconnecting by itself), grows streamed replies in place, shows
- * the typing indicator and renders buttons. Nothing is ever disabled while a reply streams.
+ * the typing indicator, renders buttons, and shows the bot's files as links (images with a
+ * preview). Nothing is ever disabled while a reply streams.
  *
  * Same rules as the Markdown source: no backticks, no `${`.
  */
@@ -71,6 +72,39 @@ function showBot(element, text, buttons) {
   const old = element.querySelector('.buttons');
   if (old) old.remove();
   if (Array.isArray(buttons) && buttons.length > 0) element.appendChild(buttonBox(element, buttons));
+}
+
+function formatSize(bytes) {
+  if (bytes < 1024) return bytes + ' B';
+  if (bytes < 1024 * 1024) return Math.round(bytes / 1024) + ' KB';
+  return (bytes / (1024 * 1024)).toFixed(1) + ' MB';
+}
+
+// Names go in as text, never as HTML. The link opens in a new tab: a file that is no longer kept
+// answers with a page saying so.
+function showFile(element, file) {
+  const body = element.querySelector('.body');
+  if (/^image\/(png|jpeg|gif|webp)$/i.test(file.mediaType)) {
+    const image = document.createElement('img');
+    image.className = 'preview';
+    image.alt = file.name;
+    image.loading = 'lazy';
+    image.addEventListener('error', () => image.remove());
+    image.src = file.url;
+    body.appendChild(image);
+  }
+  const link = document.createElement('a');
+  link.href = file.url;
+  link.target = '_blank';
+  link.rel = 'noopener noreferrer';
+  link.textContent = file.name;
+  const size = document.createElement('span');
+  size.className = 'size';
+  size.textContent = formatSize(file.size);
+  const line = document.createElement('div');
+  line.className = 'download';
+  line.append(link, size);
+  body.appendChild(line);
 }
 
 function showNotice(text) {
@@ -208,6 +242,17 @@ function apply(event, catchingUp) {
     if (!userMessages.has(event.id)) keepAtBottom(() => showUser(event.text, event.id));
     return;
   }
+  if (event.type === 'file') {
+    // Only links this server made (a part is shown once, even when it comes again from the buffer).
+    if (botMessages.has(event.id) || typeof event.url !== 'string' || !event.url.startsWith(api + '/files/')) return;
+    setTyping(false);
+    keepAtBottom(() => {
+      const element = bubble('bot file', event.id);
+      botMessages.set(event.id, element);
+      showFile(element, event);
+    });
+    return;
+  }
   if (event.type !== 'message' && event.type !== 'update') return;
   let element = botMessages.get(event.id);
   if (!element && (catchingUp || event.buffered) && alreadyInHistory(event)) return;
@@ -235,7 +280,7 @@ function connect() {
   setStatus('connecting', 'connecting…');
   const source = new EventSource(api + '/events?clientId=' + encodeURIComponent(clientId));
   source.addEventListener('ready', () => setStatus('connected', 'connected'));
-  for (const type of ['message', 'update', 'typing', 'notice', 'user']) {
+  for (const type of ['message', 'update', 'file', 'typing', 'notice', 'user']) {
     source.addEventListener(type, (message) => {
       let data;
       try {

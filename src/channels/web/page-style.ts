@@ -63,6 +63,8 @@ header h1 { margin: 0; font-size: 17px; font-weight: 600; letter-spacing: 0.2px;
 .message hr { border: 0; border-top: 1px solid var(--border); }
 .message a { color: var(--accent); }
 .message.user a { color: inherit; }
+.message.file .preview { display: block; max-width: 100%; max-height: 320px; margin-bottom: 6px; border-radius: 8px; }
+.message.file .size { margin-left: 8px; font-size: 12px; color: var(--muted); }
 .buttons { margin-top: 8px; display: flex; flex-direction: column; gap: 6px; }
 .buttons .row { display: flex; gap: 6px; flex-wrap: wrap; }
 .buttons button { flex: 1; padding: 6px 12px; border-radius: 8px; border: 1px solid var(--accent); background: transparent; color: var(--accent); font: inherit; cursor: pointer; }

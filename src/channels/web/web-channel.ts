@@ -1,9 +1,10 @@
 /**
  * The local web chat as a channel adapter. The gateway's HTTP server mounts its routes; a browser
  * talks to it with plain `fetch` (messages, button presses, history) and Server-Sent Events
- * (bot messages, edits, typing).
+ * (bot messages, edits, files, typing); files the bot sent are downloaded from `/web/files/`.
  */
 import { randomBytes } from 'node:crypto';
+import { readOutboundFile } from '../read-outbound-file.ts';
 import { DeliveryError, NotAcceptedError } from '../types.ts';
 import type {
   ChannelAction,
@@ -12,6 +13,7 @@ import type {
   ChannelHandlers,
   ChannelRoute,
   ConversationAddress,
+  OutboundFile,
   OutboundMessage,
   SentMessage,
 } from '../types.ts';
@@ -20,6 +22,7 @@ import { renderWebPage } from './page.ts';
 import { toChannelAction, toInboundMessage, webPlatform, webSessionKey } from './web-inbound.ts';
 import { actionBodySchema, clientIdPattern, errorResponse, jsonResponse, messageBodySchema, messageIdPattern, parseClientIdQuery, parseJsonBody } from './web-requests.ts';
 import { splitText } from './split-text.ts';
+import { fileIdPattern, fileResponse, WebFileStore } from './web-files.ts';
 
 /** Options of {@link createWebChannel}. */
 export interface WebChannelOptions {
@@ -31,6 +34,11 @@ export interface WebChannelOptions {
   bufferLimit?: number;
   /** Disconnected clients whose buffer is kept (1,000 by default; the least recent go first). */
   maxBufferedClients?: number;
+  /**
+   * Bytes of sent files kept in memory for download (64 MiB by default); the oldest go first, and
+   * their links answer 404. A file larger than this is refused.
+   */
+  fileMemoryBytes?: number;
   /** Where failures of the handlers are reported (stderr by default). Never message content. */
   log?: (line: string) => void;
   /** The clock for `receivedAt` (tests). */
@@ -55,6 +63,8 @@ export const webCapabilities: ChannelCapabilities = Object.freeze({
   maxLength: 100_000,
   editIntervalMs: 100,
   commandMenu: false,
+  // Files are kept in memory (64 MiB in all by default): 20 MiB each leaves room for a few.
+  maxFileBytes: 20 * 1024 * 1024,
 });
 
 /** `''` for the root, else `/segment[/segment...]` without a trailing slash. */
@@ -82,6 +92,7 @@ class WebChannelAdapter implements WebChannel {
   readonly capabilities = webCapabilities;
   readonly #base: string;
   readonly #hub: EventHub;
+  readonly #files: WebFileStore;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
   readonly #idPrefix = `b${randomBytes(4).toString('hex')}`;
@@ -98,6 +109,7 @@ class WebChannelAdapter implements WebChannel {
       maxBufferedClients: options.maxBufferedClients ?? 1_000,
       maxQueuedBytes: 8 * 1024 * 1024,
     });
+    this.#files = new WebFileStore(options.fileMemoryBytes ?? 64 * 1024 * 1024);
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.#now = options.now ?? Date.now;
   }
@@ -111,14 +123,25 @@ class WebChannelAdapter implements WebChannel {
     this.#handlers = undefined;
     this.#stopped = true;
     this.#hub.closeAll();
+    this.#files.clear();
   }
 
   async send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage> {
     const clientId = this.#clientOf(address);
-    const chunks = splitText(message.text, this.capabilities.maxLength);
+    const files = message.files ?? [];
+    // Files alone: no text part at all.
+    const chunks = files.length > 0 && message.text.trim() === '' ? [] : splitText(message.text, this.capabilities.maxLength);
     const ids: string[] = [];
-    for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
-      const text = chunks[index]!;
+    for (let index = message.skipParts ?? 0; index < chunks.length + files.length; index++) {
+      const text = chunks[index];
+      if (text === undefined) {
+        try {
+          ids.push(await this.#sendFile(clientId, files[index - chunks.length]!));
+        } catch (error) {
+          throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
+        }
+        continue;
+      }
       const last = index === chunks.length - 1;
       const buttons = last && message.buttons ? { buttons: message.buttons } : {};
       if (index === 0 && message.replace !== undefined && messageIdPattern.test(message.replace)) {
@@ -126,11 +149,27 @@ class WebChannelAdapter implements WebChannel {
         ids.push(message.replace);
         continue;
       }
-      const id = `${this.#idPrefix}-${this.#nextId++}`;
+      const id = this.#newId();
       this.#hub.publish(clientId, { type: 'message', id, text, ...buttons, ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) });
       ids.push(id);
     }
     return { ids };
+  }
+
+  /** Reads the file into the store and tells the client where to fetch it; the part's id. */
+  async #sendFile(clientId: string, file: OutboundFile): Promise<string> {
+    // Never more than the store holds, or it would push out everything and still not fit.
+    const maxBytes = Math.min(this.capabilities.maxFileBytes, this.#files.maxBytes);
+    const bytes = await readOutboundFile(file, { platform: 'web chat', maxBytes });
+    const fileId = this.#files.add({ name: file.name, mediaType: file.mediaType, bytes });
+    const id = this.#newId();
+    const url = `${this.#base}/web/files/${fileId}/${encodeURIComponent(file.name)}`;
+    this.#hub.publish(clientId, { type: 'file', id, name: file.name, size: bytes.byteLength, mediaType: file.mediaType, url });
+    return id;
+  }
+
+  #newId(): string {
+    return `${this.#idPrefix}-${this.#nextId++}`;
   }
 
   async edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void> {
@@ -165,7 +204,14 @@ class WebChannelAdapter implements WebChannel {
       { method: 'POST', path: `${api}/actions`, handler: (request) => this.#receiveAction(request) },
       { method: 'GET', path: `${api}/events`, handler: async (request) => this.#openEvents(request) },
       { method: 'GET', path: `${api}/history`, handler: (request) => this.#serveHistory(request) },
+      { method: 'GET', path: `${api}/files/:id/:name`, handler: async (request) => this.#serveFile(request) },
     ];
+  }
+
+  /** `GET <base>/web/files/<id>/<name>`: the name is only for the browser, the id finds the file. */
+  #serveFile(request: Request): Response {
+    const [id = ''] = new URL(request.url).pathname.split('/').slice(-2);
+    return fileResponse(fileIdPattern.test(id) ? this.#files.get(id) : undefined, this.#files.maxBytes);
   }
 
   #servePage(): Response {

@@ -23,6 +23,21 @@ export interface WebUpdateEvent {
   buffered?: boolean;
 }
 
+/**
+ * A file the bot sent, one part of a message: `url` (under the chat's base path) downloads it
+ * while the adapter still keeps it in memory.
+ */
+export interface WebFileEvent {
+  type: 'file';
+  id: string;
+  name: string;
+  /** Size in bytes. */
+  size: number;
+  mediaType: string;
+  url: string;
+  buffered?: boolean;
+}
+
 /** The bot is working on an answer. Never buffered: it means nothing later. */
 export interface WebTypingEvent {
   type: 'typing';
@@ -49,10 +64,10 @@ export interface WebReadyEvent {
 }
 
 /** Every event the page handles. */
-export type WebEvent = WebMessageEvent | WebUpdateEvent | WebTypingEvent | WebNoticeEvent | WebUserEvent | WebReadyEvent;
+export type WebEvent = WebMessageEvent | WebUpdateEvent | WebFileEvent | WebTypingEvent | WebNoticeEvent | WebUserEvent | WebReadyEvent;
 
 /** Events kept for a client while none of its pages is connected. */
-export type BufferableEvent = WebMessageEvent | WebUpdateEvent | WebNoticeEvent;
+export type BufferableEvent = WebMessageEvent | WebUpdateEvent | WebFileEvent | WebNoticeEvent;
 
 /**
  * One event in the SSE wire format: `event: <type>` and one `data:` line of JSON (JSON never

@@ -39,6 +39,8 @@ export interface DeliveryLedger {
   claim(id: string): Promise<boolean>;
   /** The platform accepted the reply (`platformIds`: the sent messages' ids); the entry is done. */
   markDelivered(id: string, platformIds: string[]): Promise<void>;
+  /** Parts of a reply arrived (its text, some of its files); the entry stays pending. */
+  markProgress(id: string, sent: { text: string[]; files: string[] }): Promise<void>;
   /** A delivery attempt failed; `final` gives up (the entry then shows in {@link recentFailures}). */
   markFailed(id: string, error: string, options: { final: boolean }): Promise<void>;
   /** Entries recorded and not yet delivered or given up, oldest first: what to send after a restart. */
@@ -132,6 +134,7 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
         sessionKey: input.sessionKey,
         address: input.address,
         text: input.text,
+        ...(input.files && input.files.length > 0 ? { files: input.files } : {}),
         replyTo: input.replyTo,
         previewId: input.previewId,
         turnId: input.turnId,
@@ -164,6 +167,13 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
       await store.withLock(lockKey(id), async () => {
         await forUpdate(id);
         await journal.delete(id);
+      });
+    },
+
+    async markProgress(id, sent) {
+      await store.withLock(lockKey(id), async () => {
+        const { e: entry, o: order } = await forUpdate(id);
+        await journal.set(id, { e: { ...entry, sent: { text: [...sent.text], files: [...sent.files] }, updatedAt: now() }, o: order });
       });
     },
 

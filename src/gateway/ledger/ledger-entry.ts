@@ -1,7 +1,7 @@
 /**
  * What the delivery ledger keeps about one logical reply.
  */
-import type { ConversationAddress } from '../../channels/types.ts';
+import type { ConversationAddress, OutboundFile } from '../../channels/types.ts';
 
 /**
  * - `pending`: recorded, not yet delivered (possibly after failed attempts that may be retried);
@@ -17,6 +17,8 @@ export interface NewLedgerEntry {
   address: ConversationAddress;
   /** Markdown, as the adapter's `send` takes it. */
   text: string;
+  /** Files sent after the text (copies in the gateway's outbox). */
+  files?: OutboundFile[];
   /** Platform message id to reply to. */
   replyTo?: string;
   /**
@@ -46,6 +48,11 @@ export interface LedgerEntry extends NewLedgerEntry {
   error?: string;
   /** Ids of the sent platform messages (one per chunk). */
   platformIds?: string[];
+  /**
+   * What of a reply with files has arrived so far: the text's parts (once all were sent) and the
+   * files sent one by one. A resend after a restart sends only the rest.
+   */
+  sent?: { text: string[]; files: string[] };
 }
 
 /** The text of a reply that is recorded but never sent. */

@@ -1,0 +1,82 @@
+/**
+ * The `send_file` tool: the agent sends a file from its workspace to the person it is talking
+ * with. The file is checked (exists, a file, not empty, within the platform's limit, holding no
+ * secret of this process), copied into the outbox and sent after the turn's reply, as parts of
+ * the same delivery (recorded in the ledger with it, so a crash neither loses nor doubles it).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { secretValues } from '../../guardrails/secret-redactor.ts';
+import { resolvePath } from '../../tools/builtin/paths.ts';
+import { errorResult, fileErrorResult } from '../../tools/builtin/results.ts';
+import { defineTool, type Tool } from '../../tools/tool.ts';
+import { formatBytes } from './file-names.ts';
+import type { Outbox } from './outbox.ts';
+
+/** What the tool needs from the gateway. */
+export interface SendFileToolOptions {
+  outbox: Outbox;
+  /** The largest file `platform` takes from the bot (0: none, or no such platform here). */
+  maxFileBytes(platform: string): number;
+  /** Environment whose secret values a file must not contain (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+const parameters = z.object({
+  path: z.string().min(1).describe('The file to send: relative to the working directory, or absolute.'),
+  name: z.string().min(1).max(150).optional().describe("The file name the chat shows (default: the file's own name)."),
+});
+
+/** Creates the `send_file` tool over the gateway's outbox. */
+export function createSendFileTool(options: SendFileToolOptions): Tool<typeof parameters> {
+  const secrets = secretValues(options.env ?? process.env).map((value) => Buffer.from(value));
+  return defineTool({
+    name: 'send_file',
+    description:
+      'Send a file to the person you are talking with in this chat (a report, an export, an image you made). It goes ' +
+      'out right after your reply; say in your reply what it is, do not paste its content. At most 10 files per reply.',
+    parameters,
+    async execute(args, context) {
+      const turn = context.turn;
+      if (!turn) return errorResult('send_file works only in a chat conversation; here, tell the person where the file is.');
+      const path = resolvePath(context.cwd, args.path);
+      let size: number;
+      try {
+        const info = await stat(path);
+        if (info.isDirectory()) return errorResult(`${args.path} is a folder; send a file (pack the folder into an archive first if it should go as a whole)`);
+        if (!info.isFile()) return errorResult(`${args.path} is not a regular file`);
+        size = info.size;
+      } catch (error) {
+        return fileErrorResult(error, args.path, context.signal);
+      }
+      const limit = options.maxFileBytes(turn.platform);
+      if (limit <= 0) return errorResult(`this chat (${turn.platform}) cannot receive files from the bot`);
+      if (size === 0) return errorResult(`${args.path} is empty; chats do not take empty files`);
+      if (size > limit) return errorResult(`${args.path} is ${formatBytes(size)}; ${turn.platform} takes files up to ${formatBytes(limit)}`);
+      if (await containsAny(path, secrets)) {
+        return errorResult(`${args.path} holds the value of one of this gateway's secret settings (a token or key); it is not sent`);
+      }
+      try {
+        const file = await options.outbox.add(turn.sessionKey, path, { name: args.name, size });
+        return `${file.name} (${formatBytes(size)}, ${file.mediaType}) will be sent after your reply.`;
+      } catch (error) {
+        return fileErrorResult(error, args.path, context.signal);
+      }
+    },
+  });
+}
+
+/** Whether the file at `path` contains any of `needles`, read in chunks (files may be large). */
+async function containsAny(path: string, needles: readonly Buffer[]): Promise<boolean> {
+  if (needles.length === 0) return false;
+  // A needle may straddle two chunks: each chunk is searched with the tail of the one before.
+  const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
+  let tail = Buffer.alloc(0);
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+    const window = Buffer.concat([tail, chunk as Buffer]);
+    if (needles.some((needle) => window.includes(needle))) return true;
+    tail = window.subarray(Math.max(0, window.length - overlap));
+  }
+  return false;
+}
