@@ -1,0 +1,11 @@
+export { Scheduler, type CreatedJob, type JobFilter, type SchedulerOptions, type SchedulerSettings } from './scheduler.ts';
+export type { NewJob, SchedulerActor } from './new-job.ts';
+export { openJobStore, type JobStore, type JobStoreOptions } from './job-store.ts';
+export { parseSchedule, type ParsedSchedule, type ScheduleArguments, type ScheduleContext } from './parse-schedule.ts';
+export { describeNextRun, type NextRunDescription } from './describe-next-run.ts';
+export { latestRunAtOrBefore, nextRunAfter } from './next-run.ts';
+export { interruptedError, settleRun, type FailurePolicy, type RunDelivery, type RunOutcome } from './run-outcome.ts';
+export { ScheduleError, type ScheduleErrorCode } from './schedule-error.ts';
+export { isJob, jobLabel, newJobId, normalizeJobId, type DeliveryRecord, type Job, type JobClaim, type JobCreator, type JobSchedule, type JobState, type JobTarget, type MissedPolicy, type RunStatus } from './job.ts';
+export { durationFormat, formatDuration, parseDuration } from './duration.ts';
+export { formatIsoInZone, formatReadableInZone, isValidTimezone } from './zoned-time.ts';
