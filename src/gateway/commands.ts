@@ -7,6 +7,8 @@ import { errorMessage } from '../core/errors.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { modelChoiceKey } from './conversations.ts';
 import type { Gateway } from './gateway.ts';
+import { describeJobs } from './schedule-tool.ts';
+import { jobLabel, ScheduleError } from './scheduler/index.ts';
 
 interface CommandContext {
   gateway: Gateway;
@@ -99,6 +101,11 @@ const commands: Command[] = [
       return `Profile is now ${wanted}.`;
     },
   },
+  {
+    name: 'schedule',
+    description: 'Scheduled jobs here: list, cancel ID, pause ID, resume ID',
+    run: (context) => scheduleCommand(context),
+  },
   { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApproval(context, true) },
   { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApproval(context, false) },
   {
@@ -169,6 +176,27 @@ async function answerApproval({ gateway, message }: CommandContext, allowed: boo
   if (!conversation?.pendingApproval) return 'Nothing is waiting for an answer.';
   conversation.pendingApproval.resolve(allowed);
   return allowed ? 'Approved.' : 'Denied.';
+}
+
+/** `/schedule [list [all]] | cancel ID | pause ID | resume ID`: the creator or an admin acts on a job. */
+async function scheduleCommand({ gateway, message, admin, args }: CommandContext): Promise<string> {
+  const [verb = 'list', id, ...extra] = args.trim().split(/\s+/).filter((word) => word !== '');
+  const { scheduler } = gateway;
+  if (verb === 'list' && (id === undefined || (id === 'all' && extra.length === 0))) {
+    if (id === 'all' && !admin) return 'Only an admin can list the jobs of every conversation.';
+    return describeJobs(scheduler, scheduler.list(id === 'all' ? {} : { sessionKey: message.sessionKey }));
+  }
+  if ((verb !== 'cancel' && verb !== 'pause' && verb !== 'resume') || id === undefined || extra.length > 0) {
+    return 'Usage: /schedule [list | list all | cancel ID | pause ID | resume ID]';
+  }
+  try {
+    const job = await scheduler[verb](id, { id: message.sender.id, name: message.sender.name, admin, fromJob: false });
+    const next = verb === 'resume' ? scheduler.nextRunOf(job) : undefined;
+    return `${{ cancel: 'Cancelled', pause: 'Paused', resume: 'Resumed' }[verb]} job ${jobLabel(job)}.${next ? ` Next run ${next.words}.` : ''}`;
+  } catch (error) {
+    if (error instanceof ScheduleError) return error.message;
+    throw error;
+  }
 }
 
 function helpText(): string {

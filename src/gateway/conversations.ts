@@ -27,6 +27,8 @@ export interface Conversation {
   overheard: OverheardMessage[];
   /** Inbox keys of messages taken in as follow-ups or steering by the running turn. */
   inboxKeys: string[];
+  /** A scheduled job's turn is running: a person's message then waits for its own turn. */
+  scheduledRun?: boolean;
   /** The approval question waiting for `/approve` or `/deny`, if any. */
   pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean) => void };
   lastActive: number;

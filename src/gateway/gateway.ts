@@ -24,6 +24,10 @@ import { createSendFileTool } from './files/send-file-tool.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
 import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
 import { ReplyStream, silentReply } from './reply-stream.ts';
+import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
+import { createScheduleTool } from './schedule-tool.ts';
+import { scheduledMessage } from './scheduled-turn.ts';
+import { ScheduleError, Scheduler, type JobTarget, type SchedulerSettings } from './scheduler/index.ts';
 import { createSessionQueue } from './session-queue.ts';
 
 /** Largest document taken from a chat, in bytes (what Telegram lets bots download). */
@@ -56,6 +60,8 @@ export class Gateway {
   readonly inbox;
   /** Files the agent sends, until their reply is delivered. */
   readonly outbox: Outbox;
+  /** Scheduled follow-ups: their turns run here, in their conversations. */
+  readonly scheduler: Scheduler;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -72,9 +78,17 @@ export class Gateway {
     this.inbox = createInbox(this.runtime.store);
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
     const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
+    this.scheduler = new Scheduler({
+      store: this.runtime.store,
+      run: (job, scheduledFor) => this.runJob(job, scheduledFor),
+      notify: (job, text) => this.#notifyOwner(job, text),
+      settings: schedulerSettings(this.config.schedule),
+      log: (line) => this.log(line),
+    });
+    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => this.#jobTarget(turn, deliver) });
     this.conversations = new Conversations({
       runtime: this.runtime,
-      tools: [sendFile],
+      tools: [sendFile, schedule],
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: (conversation, request) => this.#askApproval(conversation, request),
     });
@@ -111,6 +125,7 @@ export class Gateway {
     }
     await this.resendPending(undelivered);
     this.answerInbox(unanswered);
+    await this.scheduler.start();
     const ttlMs = this.config.idleTtlSeconds * 1000;
     this.#sweeper = setInterval(() => void this.conversations.sweep(ttlMs), Math.min(ttlMs, 60_000));
     this.#sweeper.unref();
@@ -120,6 +135,8 @@ export class Gateway {
   async stop(): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#sweeper);
+    // No job fires from here on; runs in flight finish (their turns are in the queue).
+    await this.scheduler.stop();
     // Background work may queue turns (answers left by the last run) and turns may start
     // background work: wait until neither has anything left.
     for (;;) {
@@ -155,10 +172,11 @@ export class Gateway {
         return;
       }
       const conversation = await this.conversations.get(message);
-      this.rememberAddress(message.sessionKey, message.address);
+      this.rememberAddress(message.sessionKey, message.address, message.scope);
       const text = this.#turnText(conversation, message);
       const inboxKey = await this.#accept(message, text);
-      if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn') {
+      // A scheduled job's turn never takes a person's message in: it gets its own turn after.
+      if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn' && !conversation.scheduledRun) {
         // Follow-ups and steering carry text only: a message with a photo or a file waits for
         // the running turn and gets its own.
         if (message.attachments.length === 0) {
@@ -198,7 +216,7 @@ export class Gateway {
 
   /** Queues the turn of an accepted message (one turn at a time per conversation). */
   #startTurn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, inboxKey: string, replay?: InboxEntry): void {
-    const turn = this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, text, inboxKey, replay));
+    const turn = this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, text, { inboxKey, replay }));
     turn.catch((error: unknown) => this.log(`${message.sessionKey}: turn not run: ${errorMessage(error)}`));
   }
 
@@ -260,7 +278,7 @@ export class Gateway {
       const message = replayedMessage(entry);
       this.#background(
         this.conversations.get(message).then((conversation) => {
-          this.rememberAddress(message.sessionKey, message.address);
+          this.rememberAddress(message.sessionKey, message.address, message.scope);
           this.log(`${entry.sessionKey}: answering a message left unanswered by the last run`);
           this.#startTurn(adapter, conversation, message, entry.text, entry.key, entry);
         }),
@@ -304,10 +322,14 @@ export class Gateway {
    * streamed, recorded and delivered. The inbox entries of the messages answered are done once
    * their reply is on record; a failed turn is told to the person and done too.
    */
-  async #turn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, inboxKey: string, replay?: InboxEntry): Promise<void> {
+  async #turn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, source: TurnSource): Promise<RunOutcome> {
     const { agent } = conversation;
     const address = message.address;
-    const replyTo = message.scope === 'group' ? message.id : undefined;
+    const job = 'job' in source ? source.job : undefined;
+    const inboxKey = 'inboxKey' in source ? source.inboxKey : undefined;
+    const replay = 'inboxKey' in source ? source.replay : undefined;
+    const replyTo = message.scope === 'group' && !job ? message.id : undefined;
+    const deliveries: RunDelivery[] = [];
     let stream = new ReplyStream(adapter, address, { replyTo });
     const typing = this.#keepTyping(adapter, address);
     const unsubscribe = agent.subscribe((event) => {
@@ -315,10 +337,12 @@ export class Gateway {
       if (event.type === 'turn_start') stream.separate();
     });
     /** The messages answered so far: the first reply answers this message, later ones the follow-ups too. */
-    const answering = (all: boolean) => (all ? [inboxKey, ...conversation.inboxKeys.splice(0)] : [inboxKey]);
+    const answering = (all: boolean) => [...(inboxKey === undefined ? [] : [inboxKey]), ...(all ? conversation.inboxKeys.splice(0) : [])];
+    if (job) conversation.scheduledRun = true;
     try {
-      const input = replay ? await this.#replayInput(conversation, replay) : await this.#input(conversation, message, text);
-      const result = await agent.invoke(input, { channel: message.sessionKey, images: replay ? [] : await this.#images(message), turn: this.#turnContext(message) });
+      const input = replay ? await this.#replayInput(conversation, replay) : job ? text : await this.#input(conversation, message, text);
+      const images = replay || job ? [] : await this.#images(message);
+      const result = await agent.invoke(input, { channel: message.sessionKey, images, turn: this.#turnContext(message, job !== undefined) });
       // Aborted turns without text send nothing; files the agent sent go with the last answer.
       const answers = [result, ...result.followUps].map((turn, index) => ({ turn, index })).filter(({ turn }) => !turn.aborted || turn.text);
       const files = answers.length > 0 ? this.outbox.take(message.sessionKey) : [];
@@ -326,14 +350,17 @@ export class Gateway {
         const previewId = await stream.close();
         const withFiles = index === answers.at(-1)!.index && files.length > 0 ? files : undefined;
         const reply = { text: turn.text || (withFiles ? '' : '(no answer)'), files: withFiles, turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers: answering(index > 0) };
-        await this.#deliver(adapter, conversation, address, reply);
+        deliveries.push(await this.#deliver(adapter, conversation, address, reply));
         stream = new ReplyStream(adapter, address);
       }
+      return { status: 'ok', delivery: combinedDelivery(deliveries) };
     } catch (error) {
       await stream.close();
       await this.#sendDirect(adapter, address, failureReply(error));
       this.log(`${message.sessionKey}: turn failed: ${errorMessage(error)}`);
+      return { status: 'error', error: errorMessage(error) };
     } finally {
+      if (job) conversation.scheduledRun = false;
       unsubscribe();
       typing.stop();
       // Files of a turn that failed or was stopped before it answered are not sent.
@@ -342,10 +369,10 @@ export class Gateway {
     }
   }
 
-  /** What the turn's tools know of it: where it is and who asked. */
-  #turnContext(message: InboundMessage): TurnContext {
+  /** What the turn's tools know of it: where it is and who asked (for a job: its creator). */
+  #turnContext(message: InboundMessage, scheduled: boolean): TurnContext {
     const { platform } = message.address;
-    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin: this.isAdmin(platform, message.sender.id), scheduled: false };
+    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin: this.isAdmin(platform, message.sender.id), scheduled };
   }
 
   /** Whether `platform:userId` is one of the configured admins. */
@@ -382,7 +409,7 @@ export class Gateway {
     conversation: Conversation,
     address: ConversationAddress,
     reply: { text: string; files: OutboundFile[] | undefined; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
-  ): Promise<void> {
+  ): Promise<RunDelivery> {
     const { previewId, replyTo, files } = reply;
     // Files are sent even when the text is silent: they are what the agent chose to send.
     const text = files && reply.text.trim() === silentReply ? '' : reply.text;
@@ -391,8 +418,9 @@ export class Gateway {
     const id = await this.ledger.record({ sessionKey: conversation.key, address, ...reply, text });
     // From here the ledger answers for the reply: a crash no longer means answering anew.
     await this.#answered(reply.answers);
-    if (text.trim() === silentReply) return;
-    await this.#send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    if (text.trim() === silentReply) return { status: 'silent' };
+    const failure = await this.#send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    return failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure };
   }
 
   /** Clears answered messages from the inbox. */
@@ -406,38 +434,44 @@ export class Gateway {
    * The text goes first, then each file on its own, with what arrived noted in the ledger after
    * each (uploads take long): a restart after a crash sends only what is left.
    */
-  async #send(adapter: ChannelAdapter, entry: SendableReply, previewId: string | undefined, options: { attempts: number; failure: string }): Promise<void> {
+  async #send(adapter: ChannelAdapter, entry: SendableReply, previewId: string | undefined, options: { attempts: number; failure: string }): Promise<string | undefined> {
     const { id, address, text, files = [], replyTo } = entry;
     let textIds = entry.sent?.text;
     const fileIds = [...(entry.sent?.files ?? [])];
+    const givenUp = async (error: string) => {
+      await this.#discardFiles(entry);
+      return error;
+    };
     if (textIds === undefined) {
-      textIds = text.trim() === '' && files.length > 0 ? [] : await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text, replyTo, replace: previewId, skipParts }));
-      if (textIds === undefined) return this.#discardFiles(entry);
+      const sent = text.trim() === '' && files.length > 0 ? { ids: [] } : await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text, replyTo, replace: previewId, skipParts }));
+      if ('error' in sent) return givenUp(sent.error);
+      textIds = sent.ids;
       if (files.length > 0) await this.#noteProgress(entry, { text: textIds, files: fileIds });
     }
     for (const file of files.slice(fileIds.length)) {
-      const ids = await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
-      if (ids === undefined) return this.#discardFiles(entry);
-      fileIds.push(...ids);
+      const sent = await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
+      if ('error' in sent) return givenUp(sent.error);
+      fileIds.push(...sent.ids);
       if (fileIds.length < files.length) await this.#noteProgress(entry, { text: textIds, files: fileIds });
     }
     // Sent: a failure to note it must not send it again (after a restart it may, once).
     await this.ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
     await this.#discardFiles(entry);
+    return undefined;
   }
 
   /**
    * Sends what `send` sends, trying again after retryable failures (only the parts not yet
-   * delivered); resolves to the ids of every part, or `undefined` once given up (noted in the
+   * delivered); resolves to the ids of every part, or to the error once given up (noted in the
    * ledger and the log).
    */
-  async #sendParts(entry: SendableReply, options: { attempts: number; failure: string }, send: (skipParts: number) => Promise<SentMessage>): Promise<string[] | undefined> {
+  async #sendParts(entry: SendableReply, options: { attempts: number; failure: string }, send: (skipParts: number) => Promise<SentMessage>): Promise<{ ids: string[] } | { error: string }> {
     /** Parts delivered by failed attempts: a retry sends only the rest. */
     const delivered: string[] = [];
     for (let attempt = 1; ; attempt++) {
       try {
         const sent = await send(delivered.length);
-        return [...delivered, ...sent.ids];
+        return { ids: [...delivered, ...sent.ids] };
       } catch (error) {
         if (error instanceof DeliveryError) delivered.push(...error.delivered);
         const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
@@ -445,7 +479,7 @@ export class Gateway {
         await this.ledger.markFailed(entry.id, errorMessage(error), { final });
         if (final) {
           this.log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
-          return undefined;
+          return { error: errorMessage(error) };
         }
         const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
         await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 30_000)));
@@ -571,15 +605,54 @@ export class Gateway {
     });
   }
 
-  #addresses = new Map<string, ConversationAddress>();
+  #addresses = new Map<string, { address: ConversationAddress; scope: 'dm' | 'group' }>();
 
-  /** Remembers where a conversation lives (for approval questions sent mid-turn). */
-  rememberAddress(sessionKey: string, address: ConversationAddress): void {
-    this.#addresses.set(sessionKey, address);
+  /** Remembers where a conversation lives (for approval questions sent mid-turn, and jobs' targets). */
+  rememberAddress(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): void {
+    this.#addresses.set(sessionKey, { address, scope });
   }
 
   #addressOf(conversation: Conversation): ConversationAddress | undefined {
-    return this.#addresses.get(conversation.key);
+    return this.#addresses.get(conversation.key)?.address;
+  }
+
+  /**
+   * Where a job created in `turn` runs: its own conversation (`deliver` absent or `origin`), or
+   * `platform:conversation[:thread]`, one this gateway has talked in since it started (only an
+   * admin may aim a job at another conversation). Throws a {@link ScheduleError} saying why not.
+   */
+  async #jobTarget(turn: TurnContext, deliver?: string): Promise<{ target: JobTarget; profile: string }> {
+    const origin = this.#addresses.get(turn.sessionKey);
+    const conversation = await this.conversations.peek(turn.sessionKey);
+    if (!origin || !conversation) throw new ScheduleError('invalid', 'this conversation is not known to the gateway yet; try again after the next message');
+    const own = { target: { sessionKey: turn.sessionKey, address: origin.address, scope: origin.scope }, profile: conversation.profile };
+    if (deliver === undefined || deliver.trim() === '' || deliver.trim() === 'origin') return own;
+    const [platform, conversationId, threadId] = deliver.trim().split(':');
+    if (!platform || !conversationId) throw new ScheduleError('invalid', `deliver must be "origin" or "platform:conversation[:thread]", e.g. "telegram:-1001234", not "${deliver}"`);
+    const found = [...this.#addresses].find(([, known]) => known.address.platform === platform && known.address.conversationId === conversationId && known.address.threadId === threadId);
+    if (!found) throw new ScheduleError('invalid', `operator has not talked in ${deliver} since it started; someone must write there (mentioning the bot) first`);
+    if (found[0] !== turn.sessionKey && !turn.admin) throw new ScheduleError('forbidden', 'only an admin may schedule a job for another conversation');
+    return { target: { sessionKey: found[0], address: found[1].address, scope: found[1].scope }, profile: (await this.conversations.peek(found[0]))?.profile ?? conversation.profile };
+  }
+
+  /**
+   * Runs one due job: its turn waits for the conversation's queue like a person's message (never
+   * inside another turn), then answers in the conversation; resolves to what happened.
+   */
+  async runJob(job: Job, scheduledFor: number): Promise<RunOutcome> {
+    const adapter = this.adapters.get(job.target.address.platform);
+    if (!adapter) return { status: 'error', error: `no ${job.target.address.platform} channel is running` };
+    const message = scheduledMessage(job, scheduledFor, Date.now());
+    const conversation = await this.conversations.get(message);
+    this.rememberAddress(message.sessionKey, message.address, message.scope);
+    return this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, message.text, { job }));
+  }
+
+  /** Tells a job's conversation (its owner) about the job: repeated failures, a pause. */
+  async #notifyOwner(job: Job, text: string): Promise<void> {
+    const adapter = this.adapters.get(job.target.address.platform);
+    if (!adapter) return;
+    await this.#sendDirect(adapter, job.target.address, text);
   }
 
   async #history(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]> {
@@ -593,6 +666,27 @@ export class Gateway {
       }))
       .filter((message) => message.text.trim().length > 0);
   }
+}
+
+/** The scheduler's settings from the configuration (a time zone only when one is configured). */
+function schedulerSettings(config: GatewayConfig['schedule']): Partial<SchedulerSettings> {
+  return {
+    ...(config.timezone ? { timezone: config.timezone } : {}),
+    maxJobsPerPerson: config.maxJobsPerPerson,
+    maxJobsPerConversation: config.maxJobsPerConversation,
+    minIntervalMs: config.minIntervalMinutes * 60_000,
+    graceMs: config.missedGraceHours * 3_600_000,
+    allowJobsFromJobs: config.allowJobsFromJobs,
+  };
+}
+
+/** What a turn answers: a person's message (from the inbox; `replay` after a restart) or a scheduled job. */
+type TurnSource = { inboxKey: string; replay?: InboxEntry } | { job: Job };
+
+/** One delivery status for a run's answers: failed if any failed, silent if all were, else delivered. */
+function combinedDelivery(deliveries: RunDelivery[]): RunDelivery | undefined {
+  if (deliveries.length === 0) return undefined;
+  return deliveries.find((delivery) => delivery.status === 'failed') ?? deliveries.find((delivery) => delivery.status === 'delivered') ?? deliveries[0];
 }
 
 /** A recorded reply, as `#send` delivers it. */

@@ -51,7 +51,13 @@ describe('loadConfig defaults', () => {
       telegram: {},
       discord: {},
       slack: {},
+      schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },
     });
+  });
+
+  it('refuses a schedule time zone that is not an IANA zone, naming the setting', () => {
+    expect(() => withFile({ schedule: { timezone: 'Mars/Olympus' } })).toThrow(/schedule\.timezone: expected an IANA time zone/);
+    expect(withFile({ schedule: { timezone: 'Europe/Berlin' } }).config.schedule.timezone).toBe('Europe/Berlin');
   });
 
   it('fills defaults inside partly written settings', () => {

@@ -69,4 +69,19 @@ export interface GatewayConfig {
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;
+  schedule: ScheduleSettings;
+}
+
+/** Scheduled follow-ups. */
+export interface ScheduleSettings {
+  /** IANA zone of jobs that name none; unset means this machine's. */
+  timezone?: string;
+  maxJobsPerPerson: number;
+  maxJobsPerConversation: number;
+  /** Shortest interval of a recurring job (5). */
+  minIntervalMinutes: number;
+  /** How old a missed run may be and still run once at start-up (6). */
+  missedGraceHours: number;
+  /** Whether a job's turn may create jobs (false). */
+  allowJobsFromJobs: boolean;
 }

@@ -6,6 +6,7 @@
  * in the file: they come only from the environment.
  */
 import { z } from 'zod';
+import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
 /** The chat platforms the gateway serves. */
 export const platforms = ['telegram', 'discord', 'slack', 'web'] as const;
@@ -148,6 +149,21 @@ export const operatorConfigSchema = z
       })
       .prefault({})
       .describe('Discord settings. The bot token is read only from DISCORD_BOT_TOKEN.'),
+    schedule: z
+      .strictObject({
+        timezone: z
+          .string()
+          .refine(isValidTimezone, 'expected an IANA time zone such as "Europe/Berlin" or "UTC"')
+          .optional()
+          .describe("Time zone of jobs that name none (default: this machine's, TZ)."),
+        maxJobsPerPerson: z.int().min(1).max(100_000).default(25).describe('Active or paused jobs one person may have.'),
+        maxJobsPerConversation: z.int().min(1).max(100_000).default(50).describe('Active or paused jobs one conversation may have.'),
+        minIntervalMinutes: z.number().min(1).max(1_440).default(5).describe('Shortest interval of a recurring job, in minutes.'),
+        missedGraceHours: z.number().min(0).max(720).default(6).describe('A run missed while the gateway was down runs once at start-up if it is at most this old (policy run_once).'),
+        allowJobsFromJobs: z.boolean().default(false).describe("Whether a job's own turn may create further jobs."),
+      })
+      .prefault({})
+      .describe('Scheduled follow-ups (the schedule tool, /schedule, operator schedule).'),
     slack: z
       .strictObject({
         apiUrl: settingSchemas.apiRoot.optional().describe('Slack Web API base, e.g. "https://slack.com/api/". Env: SLACK_API_URL.'),

@@ -1,0 +1,89 @@
+/**
+ * The `schedule` tool: the agent schedules its own follow-ups in the conversation they came from
+ * (reminders, recurring jobs, check-backs), lists them, and cancels, pauses or resumes them. It
+ * acts for the person whose message started the turn; every refusal and every invalid argument
+ * comes back as a precise message for the model.
+ */
+import { z } from 'zod';
+import { defineTool, type Tool, type TurnContext } from '../tools/tool.ts';
+import { ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor } from './scheduler/index.ts';
+import { jobLabel } from './scheduler/index.ts';
+
+/** What the tool needs from the gateway. */
+export interface ScheduleToolOptions {
+  scheduler: Scheduler;
+  /** Where a job created in `turn` runs (`deliver`: `origin` or `platform:conversation[:thread]`); throws a `ScheduleError`. */
+  target(turn: TurnContext, deliver: string | undefined): Promise<{ target: JobTarget; profile: string }>;
+}
+
+// Numbers and strings are left loose (`unknown` in the scheduler): its messages say precisely
+// what is wrong, better than a schema error would.
+const parameters = z.object({
+  action: z.enum(['create', 'list', 'cancel', 'pause', 'resume']),
+  prompt: z.string().optional().describe('create: what you will be asked to do when it fires, written as an instruction to yourself.'),
+  at: z.string().optional().describe('create: one time, ISO 8601 with offset, e.g. 2026-11-25T09:00:00+01:00.'),
+  delay_seconds: z.number().optional().describe('create: one time, this many seconds from now.'),
+  every: z.string().optional().describe('create: repeat at this interval, e.g. 30m, 2h, 1d (at least 5 minutes).'),
+  cron: z.string().optional().describe('create: repeat on a 5-field cron expression, e.g. "0 9 * * 1" for Mondays 09:00.'),
+  timezone: z.string().optional().describe('create: IANA time zone for cron and the answer, e.g. Europe/Berlin (default: the configured one).'),
+  name: z.string().optional().describe('create: a short name.'),
+  deliver: z.string().optional().describe('create: "origin" (default, this conversation) or platform:conversation[:thread].'),
+  repeat: z.number().optional().describe('create: for every/cron, stop after this many runs.'),
+  missed: z.enum(['run_once', 'skip']).optional().describe('create: a run missed while the gateway was down runs once when it is back (run_once, default, within 6 hours) or is skipped.'),
+  id: z.string().optional().describe('cancel, pause, resume: the job id.'),
+});
+
+/** Creates the `schedule` tool over the gateway's scheduler. */
+export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof parameters> {
+  const { scheduler } = options;
+  return defineTool({
+    name: 'schedule',
+    description:
+      'Schedule a follow-up in this conversation: a reminder, a recurring job or a check-back. When it fires you get its ' +
+      'prompt as a message marked as scheduled, and your answer is sent here. create needs prompt and exactly one of ' +
+      'at, delay_seconds, every, cron. Also list, cancel, pause, resume (by id).',
+    parameters,
+    async execute(args, context) {
+      const turn = context.turn;
+      if (!turn) return { content: 'Error: schedule works only in a chat conversation.', isError: true };
+      const actor: SchedulerActor = { id: turn.senderId, name: turn.senderName, admin: turn.admin, fromJob: turn.scheduled };
+      try {
+        switch (args.action) {
+          case 'create': {
+            if (!args.prompt?.trim()) return { content: 'Error: create needs a prompt: what to do when the job fires.', isError: true };
+            const { target, profile } = await options.target(turn, args.deliver);
+            const { job, nextRun } = await scheduler.create({ ...args, prompt: args.prompt, target, profile }, actor);
+            return `Scheduled job ${job.id}${job.name ? ` "${job.name}"` : ''}: next run ${nextRun.words}, ${nextRun.iso}.`;
+          }
+          case 'list':
+            return describeJobs(scheduler, scheduler.list({ sessionKey: turn.sessionKey }));
+          default: {
+            if (!args.id?.trim()) return { content: `Error: ${args.action} needs the job's id (see action list).`, isError: true };
+            const job = await scheduler[args.action](args.id, actor);
+            const done = { cancel: 'Cancelled', pause: 'Paused', resume: 'Resumed' }[args.action];
+            const next = args.action === 'resume' ? scheduler.nextRunOf(job) : undefined;
+            return `${done} job ${jobLabel(job)}.${next ? ` Next run ${next.words}, ${next.iso}.` : ''}`;
+          }
+        }
+      } catch (error) {
+        if (error instanceof ScheduleError) return { content: `Error: ${error.message}`, isError: true };
+        throw error;
+      }
+    },
+  });
+}
+
+/** One line per job: id, name, state, schedule, next run and last outcome. */
+export function describeJobs(scheduler: Scheduler, jobs: readonly Job[]): string {
+  if (jobs.length === 0) return 'No scheduled jobs in this conversation.';
+  return jobs
+    .map((job) => {
+      const next = job.state === 'active' ? scheduler.nextRunOf(job) : undefined;
+      const parts = [`${job.id}${job.name ? ` "${job.name}"` : ''}`, job.state === 'paused' ? `paused${job.pausedReason ? ` (${job.pausedReason})` : ''}` : job.state];
+      if (next) parts.push(`next ${next.words}`);
+      if (job.lastStatus) parts.push(`last run ${job.lastStatus}${job.lastError ? `: ${job.lastError}` : ''}`);
+      parts.push(`prompt: ${job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt}`);
+      return `- ${parts.join('; ')}`;
+    })
+    .join('\n');
+}
