@@ -5,8 +5,9 @@
  */
 import { truncate } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeliveryError, type ConversationAddress, type OutboundFile } from '../../src/channels/types.ts';
+import { type ConversationAddress, type OutboundFile } from '../../src/channels/types.ts';
 import type { UploadedFile } from '../fakes/fake-telegram-request.ts';
+import { deliveryFailure } from './delivery-failure.ts';
 import { missingFile, textBytes, writeOutboundFiles } from './outbound-files.ts';
 import { startTelegramHarness, type TelegramHarness } from './telegram-harness.ts';
 
@@ -18,12 +19,6 @@ async function start(adapter: Parameters<typeof startTelegramHarness>[0]['adapte
   harness = await startTelegramHarness({ mode: 'polling', adapter });
   await harness.adapter.start({ onMessage: async () => {}, onAction: async () => {} });
   return harness;
-}
-
-async function failure(promise: Promise<unknown>): Promise<DeliveryError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(DeliveryError);
-  return error as DeliveryError;
 }
 
 const fileOf = async (name: string, mediaType: string, bytes: Uint8Array) => (await writeOutboundFiles([{ name, bytes, mediaType }]))[0]!;
@@ -111,7 +106,7 @@ describe('telegram files out', () => {
     const small = await fileOf('small.txt', 'text/plain', textBytes('fits'));
     const big = await emptyFileOf('backup.tar', 'application/x-tar', adapter.capabilities.maxFileBytes + 1);
     const long = `${'first part. '.repeat(300)}\n\n${'second part. '.repeat(300)}`;
-    const error = await failure(adapter.send(topic, { text: long, files: [small, big] }));
+    const error = await deliveryFailure(adapter.send(topic, { text: long, files: [small, big] }));
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('backup.tar');
     expect(error.message).toContain('50,000,000');
@@ -124,7 +119,7 @@ describe('telegram files out', () => {
     const { telegram, adapter } = await start();
     const files = [await fileOf('one.txt', 'text/plain', textBytes('1')), await fileOf('two.txt', 'text/plain', textBytes('2')), await fileOf('three.txt', 'text/plain', textBytes('3'))];
     telegram.failNext('sendDocument', { status: 500, when: named('two.txt') });
-    const error = await failure(adapter.send(topic, { text: 'Three files:', files }));
+    const error = await deliveryFailure(adapter.send(topic, { text: 'Three files:', files }));
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('sendDocument');
     expect(error.message).not.toContain(telegram.token);
@@ -151,7 +146,7 @@ describe('telegram files out', () => {
     const { telegram, adapter } = await start({ retry: { maxWaitMs: 10_000, sleep: async () => {} } });
     const file = await fileOf('photo.webp', 'image/webp', textBytes('RIFF....WEBP'));
     telegram.failNext('sendPhoto', { status: 429, retryAfter: 60 });
-    const error = await failure(adapter.send(topic, { text: 'Look:', files: [file] }));
+    const error = await deliveryFailure(adapter.send(topic, { text: 'Look:', files: [file] }));
     expect(error).toMatchObject({ retryable: true, retryAfterMs: 60_000 });
     expect(error.delivered).toHaveLength(1);
     expect(telegram.callsOf('sendDocument')).toEqual([]);
@@ -160,7 +155,7 @@ describe('telegram files out', () => {
   it('refuses a file that cannot be read with a final error naming it', async () => {
     const { telegram, adapter } = await start();
     const missing = await missingFile('gone.pdf');
-    const error = await failure(adapter.send(topic, { text: 'Attached:', files: [missing] }));
+    const error = await deliveryFailure(adapter.send(topic, { text: 'Attached:', files: [missing] }));
     expect(error.retryable).toBe(false);
     expect(error.message).toMatch(/gone\.pdf could not be read/);
     expect(error.delivered).toHaveLength(1);

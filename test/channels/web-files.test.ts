@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { truncate, writeFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryError } from '../../src/channels/types.ts';
 import { launchChromium, whenChromiumInstalled } from '../helpers/chromium.ts';
+import { deliveryFailure } from './delivery-failure.ts';
 import { missingFile, textBytes, writeOutboundFiles } from './outbound-files.ts';
 import { openSse, startWebHarness } from '../helpers/web-harness.ts';
 import type { SseEvent, SseStream, WebHarness } from '../helpers/web-harness.ts';
@@ -41,12 +41,6 @@ async function events(origin: string, clientId: string): Promise<SseStream> {
 }
 
 const fileOf = async (name: string, mediaType: string, bytes: Uint8Array) => (await writeOutboundFiles([{ name, bytes, mediaType }]))[0]!;
-
-async function failure(promise: Promise<unknown>): Promise<DeliveryError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(DeliveryError);
-  return error as DeliveryError;
-}
 
 const fileEvents = (stream: SseStream) => stream.events.filter((event) => event.type === 'file');
 const urlOf = (event: SseEvent) => String(event.data.url);
@@ -141,7 +135,7 @@ describe('web chat: files out', () => {
     const stream = await events(origin, clientId);
     const big = await fileOf('movie.mp4', 'video/mp4', new Uint8Array());
     await truncate(big.path, channel.capabilities.maxFileBytes + 1);
-    const error = await failure(channel.send(address(clientId), { text: 'The movie:', files: [await fileOf('poster.png', 'image/png', pixel), big] }));
+    const error = await deliveryFailure(channel.send(address(clientId), { text: 'The movie:', files: [await fileOf('poster.png', 'image/png', pixel), big] }));
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('movie.mp4');
     expect(error.message).toContain('20,971,520');
@@ -152,7 +146,7 @@ describe('web chat: files out', () => {
 
   it('refuses a file larger than its memory bound', async () => {
     const { channel } = await start({ channel: { fileMemoryBytes: 100 } });
-    const error = await failure(channel.send(address(newClientId()), { text: '', files: [await fileOf('big.txt', 'text/plain', new Uint8Array(101))] }));
+    const error = await deliveryFailure(channel.send(address(newClientId()), { text: '', files: [await fileOf('big.txt', 'text/plain', new Uint8Array(101))] }));
     expect(error).toMatchObject({ retryable: false, delivered: [] });
     expect(error.message).toContain('over the limit of 100 bytes');
   });
@@ -164,7 +158,7 @@ describe('web chat: files out', () => {
     const first = await fileOf('first.txt', 'text/plain', textBytes('1'));
     const later = await missingFile('later.txt');
     const message = { text: 'Files:', files: [first, later] };
-    const error = await failure(channel.send(address(clientId), message));
+    const error = await deliveryFailure(channel.send(address(clientId), message));
     expect(error.retryable).toBe(false);
     expect(error.message).toMatch(/later\.txt could not be read/);
     expect(error.delivered).toHaveLength(2);
