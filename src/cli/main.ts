@@ -4,10 +4,10 @@
  */
 import { AgentError, errorMessage } from '../core/errors.ts';
 
-/** A subcommand: a one-line summary, its usage text and what it does. */
+/** A subcommand: a one-line summary, its usage text (or where to get it) and what it does. */
 interface Command {
   summary: string;
-  usage: string;
+  usage: string | (() => Promise<string>);
   run(args: string[]): Promise<number>;
 }
 
@@ -32,6 +32,11 @@ const commands: Record<string, Command> = {
     run: async (args) => (await import('./chat-command.ts')).runChatCommand(args),
   },
   config: { summary: 'Check the configuration (operator.json and environment) or print its JSON Schema', usage: 'operator config check | schema\n\n  check    validate OPERATOR_HOME/operator.json (or OPERATOR_CONFIG) and the environment; exit 1 when invalid\n  schema   print the JSON Schema of operator.json', run: async (args) => (await import('./config-command.ts')).runConfigCommand(args) },
+  schedule: {
+    summary: 'List, add, remove, pause or resume scheduled jobs (through the running gateway, if any)',
+    usage: async () => (await import('./schedule-command.ts')).scheduleUsage,
+    run: async (args) => (await import('./schedule-command.ts')).runScheduleCommand(args),
+  },
   pairing: { summary: 'Approve or list pairing codes of people asking to talk to the bot', usage: 'operator pairing approve CODE | list\n\n  approve CODE   let the person who got CODE talk to the bot in direct messages\n  list           pending codes and approved people', run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
 };
 
@@ -68,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`Usage: ${command.usage}\n`);
+    process.stdout.write(`Usage: ${typeof command.usage === 'string' ? command.usage : await command.usage()}\n`);
     return 0;
   }
   try {

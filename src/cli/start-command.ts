@@ -7,8 +7,11 @@
  * can wait (the model SDK, the Telegram formatter) loads once the gateway is ready.
  */
 import type { ChannelAdapter } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { loadConfig } from '../gateway/config/index.ts';
+import { createControlRoute } from '../gateway/control/control-route.ts';
+import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
@@ -30,7 +33,10 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const adapters: ChannelAdapter[] = [createWebChannel(), ...platforms.adapters];
   const gateway = new Gateway({ runtime, config, adapters });
   let state: GatewayState = 'starting';
-  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }));
+  // `operator schedule` reaches this gateway with the token it finds in OPERATOR_HOME/gateway.json.
+  const token = newControlToken();
+  const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gateway.scheduleControl() });
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }), [control]);
   const server = await listen(app, config.port);
   try {
     await gateway.start();
@@ -43,6 +49,9 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     throw error;
   }
   state = 'ready';
+  await writeControlFile(runtime.home, { pid: process.pid, url: `http://127.0.0.1:${server.port}`, token, startedAt: Date.now() }).catch((error: unknown) =>
+    process.stderr.write(`operator: could not write ${runtime.home}/gateway.json, so \`operator schedule\` cannot reach this gateway: ${errorMessage(error)}\n`),
+  );
   // What the first replies need loads now, in the background; a failure shows on first use.
   releaseWarmUps();
   for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
@@ -67,6 +76,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
       stopping = true;
       state = 'stopping';
       log('operator: finishing the answers in progress, then stopping');
+      await removeControlFile(runtime.home, token).catch(() => undefined);
       await gateway.stop();
       await server.close();
       await runtime.close();

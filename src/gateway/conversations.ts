@@ -5,7 +5,7 @@
  */
 import type { Agent } from '../agent/agent.ts';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
-import type { InboundMessage } from '../channels/types.ts';
+import type { ConversationAddress, InboundMessage } from '../channels/types.ts';
 import type { ProfileBindings } from '../resources/profile-binding.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { Runtime } from '../runtime/runtime.ts';
@@ -21,6 +21,9 @@ export interface OverheardMessage {
 /** One live conversation. */
 export interface Conversation {
   key: string;
+  /** Where it lives (approval questions go there). */
+  address: ConversationAddress;
+  scope: 'dm' | 'group';
   agent: Agent;
   profile: string;
   /** Recent unaddressed group messages, oldest first (bounded). */
@@ -115,29 +118,52 @@ export class Conversations {
     if (conversation.overheard.length > overheardLimit) conversation.overheard.shift();
   }
 
+  /**
+   * The profile the bindings choose for a conversation (its live one's, if it is in memory), as
+   * if `senderId` wrote there.
+   */
+  async profileFor(conversation: { sessionKey: string; address: ConversationAddress; scope: 'dm' | 'group' }, senderId: string): Promise<string> {
+    const live = await this.#live.get(conversation.sessionKey)?.catch(() => undefined);
+    return live?.profile ?? boundProfile(conversation, senderId, await this.#bindings());
+  }
+
+  /**
+   * A stand-in for `live` whose agent has `profile` instead, over the same session: a scheduled
+   * job runs with the profile it was created with, also after the conversation was bound to
+   * another. It is not kept: the caller runs one turn in it (in the conversation's queue, so never
+   * beside another turn) and disposes of its agent. Approval questions go through `live`, where
+   * `/approve` looks for them.
+   */
+  async borrow(live: Conversation, profile: string): Promise<Conversation> {
+    const agent = await this.#agent(live.key, profile, live);
+    return { key: live.key, address: live.address, scope: live.scope, agent, profile, overheard: [], inboxKeys: [], lastActive: this.#now() };
+  }
+
   async #create(message: InboundMessage): Promise<Conversation> {
-    const { profile } = resolveProfile(
-      {
-        platform: message.address.platform,
-        conversationId: message.address.conversationId,
-        threadId: message.address.threadId,
-        senderId: message.sender.id,
-        isDirect: message.scope === 'dm',
-      },
-      await this.#bindings(),
-    );
-    const conversation = { key: message.sessionKey, profile, overheard: [], inboxKeys: [], lastActive: this.#now() } as unknown as Conversation;
-    const model = (await this.#runtime.store.get<string>(modelChoiceKey(message.sessionKey))) ?? undefined;
+    const profile = boundProfile(message, message.sender.id, await this.#bindings());
+    const conversation = { key: message.sessionKey, address: message.address, scope: message.scope, profile, overheard: [], inboxKeys: [], lastActive: this.#now() } as unknown as Conversation;
+    conversation.agent = await this.#agent(message.sessionKey, profile, conversation);
+    return conversation;
+  }
+
+  /** An agent for the session at `sessionKey` with `profile`, its conversation's model, and approvals asked in `approvals`. */
+  async #agent(sessionKey: string, profile: string, approvals: Conversation): Promise<Agent> {
+    const model = (await this.#runtime.store.get<string>(modelChoiceKey(sessionKey))) ?? undefined;
     const { agent } = await this.#runtime.createAgent({
-      sessionKey: message.sessionKey,
+      sessionKey,
       profile,
       model,
       tools: this.#tools,
-      requestApproval: (request) => this.#askApproval(conversation, request),
+      requestApproval: (request) => this.#askApproval(approvals, request),
     });
-    conversation.agent = agent;
-    return conversation;
+    return agent;
   }
+}
+
+/** The profile `bindings` choose for a conversation, as if `senderId` wrote there. */
+export function boundProfile(conversation: { address: ConversationAddress; scope: 'dm' | 'group' }, senderId: string, bindings: ProfileBindings): string {
+  const { platform, conversationId, threadId } = conversation.address;
+  return resolveProfile({ platform, conversationId, threadId, senderId, isDirect: conversation.scope === 'dm' }, bindings).profile;
 }
 
 /** `Ada (@ada)`: how a group message's sender is named to the model. */

@@ -22,12 +22,14 @@ import { formatBytes, mediaTypeOf, safeFileName, writeNewFile } from './files/fi
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool } from './files/send-file-tool.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
+import { KnownConversations } from './known-conversations.ts';
 import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
 import { ReplyStream, silentReply } from './reply-stream.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
+import { cliActor, findTarget, schedulerSettings, type ScheduleControl } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
 import { scheduledMessage } from './scheduled-turn.ts';
-import { ScheduleError, Scheduler, type JobTarget, type SchedulerSettings } from './scheduler/index.ts';
+import { ScheduleError, Scheduler, type JobTarget } from './scheduler/index.ts';
 import { createSessionQueue } from './session-queue.ts';
 
 /** Largest document taken from a chat, in bytes (what Telegram lets bots download). */
@@ -62,6 +64,8 @@ export class Gateway {
   readonly outbox: Outbox;
   /** Scheduled follow-ups: their turns run here, in their conversations. */
   readonly scheduler: Scheduler;
+  /** Where the conversations the gateway has talked in live (for jobs aimed at one). */
+  readonly known: KnownConversations;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -77,6 +81,7 @@ export class Gateway {
     this.ledger = createDeliveryLedger(this.runtime.store);
     this.inbox = createInbox(this.runtime.store);
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
+    this.known = new KnownConversations(this.runtime.store);
     const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
     this.scheduler = new Scheduler({
       store: this.runtime.store,
@@ -172,7 +177,7 @@ export class Gateway {
         return;
       }
       const conversation = await this.conversations.get(message);
-      this.rememberAddress(message.sessionKey, message.address, message.scope);
+      this.#remember(message);
       const text = this.#turnText(conversation, message);
       const inboxKey = await this.#accept(message, text);
       // A scheduled job's turn never takes a person's message in: it gets its own turn after.
@@ -278,7 +283,7 @@ export class Gateway {
       const message = replayedMessage(entry);
       this.#background(
         this.conversations.get(message).then((conversation) => {
-          this.rememberAddress(message.sessionKey, message.address, message.scope);
+          this.#remember(message);
           this.log(`${entry.sessionKey}: answering a message left unanswered by the last run`);
           this.#startTurn(adapter, conversation, message, entry.text, entry.key, entry);
         }),
@@ -585,8 +590,8 @@ export class Gateway {
   async #askApproval(conversation: Conversation, request: ApprovalRequest): Promise<boolean> {
     const key = conversation.key;
     const adapter = this.adapters.get(key.slice(0, key.indexOf(':')));
-    const address = this.#addressOf(conversation);
-    if (!adapter || !address) return false;
+    const address = conversation.address;
+    if (!adapter) return false;
     return new Promise<boolean>((resolve) => {
       const settle = (allowed: boolean) => {
         if (conversation.pendingApproval?.resolve === settle) conversation.pendingApproval = undefined;
@@ -605,34 +610,36 @@ export class Gateway {
     });
   }
 
-  #addresses = new Map<string, { address: ConversationAddress; scope: 'dm' | 'group' }>();
-
-  /** Remembers where a conversation lives (for approval questions sent mid-turn, and jobs' targets). */
-  rememberAddress(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): void {
-    this.#addresses.set(sessionKey, { address, scope });
-  }
-
-  #addressOf(conversation: Conversation): ConversationAddress | undefined {
-    return this.#addresses.get(conversation.key)?.address;
+  /** Records where the message's conversation lives, in the background (the store is written only when that changed). */
+  #remember(message: InboundMessage): void {
+    this.#background(
+      this.known.remember(message.sessionKey, message.address, message.scope).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
+    );
   }
 
   /**
    * Where a job created in `turn` runs: its own conversation (`deliver` absent or `origin`), or
-   * `platform:conversation[:thread]`, one this gateway has talked in since it started (only an
-   * admin may aim a job at another conversation). Throws a {@link ScheduleError} saying why not.
+   * `platform:conversation[:thread]`, one this gateway has talked in (only an admin may aim a job
+   * at another conversation). Throws a {@link ScheduleError} saying why not.
    */
   async #jobTarget(turn: TurnContext, deliver?: string): Promise<{ target: JobTarget; profile: string }> {
-    const origin = this.#addresses.get(turn.sessionKey);
     const conversation = await this.conversations.peek(turn.sessionKey);
-    if (!origin || !conversation) throw new ScheduleError('invalid', 'this conversation is not known to the gateway yet; try again after the next message');
-    const own = { target: { sessionKey: turn.sessionKey, address: origin.address, scope: origin.scope }, profile: conversation.profile };
+    if (!conversation) throw new ScheduleError('invalid', 'this conversation is not known to the gateway yet; try again after the next message');
+    const own = { target: { sessionKey: conversation.key, address: conversation.address, scope: conversation.scope }, profile: conversation.profile };
     if (deliver === undefined || deliver.trim() === '' || deliver.trim() === 'origin') return own;
-    const [platform, conversationId, threadId] = deliver.trim().split(':');
-    if (!platform || !conversationId) throw new ScheduleError('invalid', `deliver must be "origin" or "platform:conversation[:thread]", e.g. "telegram:-1001234", not "${deliver}"`);
-    const found = [...this.#addresses].find(([, known]) => known.address.platform === platform && known.address.conversationId === conversationId && known.address.threadId === threadId);
-    if (!found) throw new ScheduleError('invalid', `operator has not talked in ${deliver} since it started; someone must write there (mentioning the bot) first`);
-    if (found[0] !== turn.sessionKey && !turn.admin) throw new ScheduleError('forbidden', 'only an admin may schedule a job for another conversation');
-    return { target: { sessionKey: found[0], address: found[1].address, scope: found[1].scope }, profile: (await this.conversations.peek(found[0]))?.profile ?? conversation.profile };
+    const target = await findTarget(this.known, deliver);
+    if (target.sessionKey !== turn.sessionKey && !turn.admin) throw new ScheduleError('forbidden', 'only an admin may schedule a job for another conversation');
+    return { target, profile: target.sessionKey === turn.sessionKey ? conversation.profile : await this.conversations.profileFor(target, turn.senderId) };
+  }
+
+  /** What `operator schedule` acts on while this gateway runs (see the control route). */
+  scheduleControl(): ScheduleControl {
+    return {
+      scheduler: this.scheduler,
+      findTarget: (address) => findTarget(this.known, address),
+      profileFor: (target) => this.conversations.profileFor(target, cliActor.id),
+      assertProfile: (name) => this.runtime.assertProfile(name),
+    };
   }
 
   /**
@@ -643,9 +650,20 @@ export class Gateway {
     const adapter = this.adapters.get(job.target.address.platform);
     if (!adapter) return { status: 'error', error: `no ${job.target.address.platform} channel is running` };
     const message = scheduledMessage(job, scheduledFor, Date.now());
-    const conversation = await this.conversations.get(message);
-    this.rememberAddress(message.sessionKey, message.address, message.scope);
-    return this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, message.text, { job }));
+    const live = await this.conversations.get(message);
+    this.#remember(message);
+    return this.queue.run(message.sessionKey, async () => {
+      // A job runs with the profile it was created with, also after the conversation was bound to another.
+      const conversation = live.profile === job.profile ? live : await this.conversations.borrow(live, job.profile);
+      if (conversation === live) return this.#turn(adapter, conversation, message, message.text, { job });
+      live.scheduledRun = true;
+      try {
+        return await this.#turn(adapter, conversation, message, message.text, { job });
+      } finally {
+        live.scheduledRun = false;
+        conversation.agent.dispose();
+      }
+    });
   }
 
   /** Tells a job's conversation (its owner) about the job: repeated failures, a pause. */
@@ -666,18 +684,6 @@ export class Gateway {
       }))
       .filter((message) => message.text.trim().length > 0);
   }
-}
-
-/** The scheduler's settings from the configuration (a time zone only when one is configured). */
-function schedulerSettings(config: GatewayConfig['schedule']): Partial<SchedulerSettings> {
-  return {
-    ...(config.timezone ? { timezone: config.timezone } : {}),
-    maxJobsPerPerson: config.maxJobsPerPerson,
-    maxJobsPerConversation: config.maxJobsPerConversation,
-    minIntervalMs: config.minIntervalMinutes * 60_000,
-    graceMs: config.missedGraceHours * 3_600_000,
-    allowJobsFromJobs: config.allowJobsFromJobs,
-  };
 }
 
 /** What a turn answers: a person's message (from the inbox; `replay` after a restart) or a scheduled job. */

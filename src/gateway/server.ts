@@ -9,7 +9,7 @@ import type { ServerType } from '@hono/node-server';
 // The tiny preset (PatternRouter): the routes are a handful of fixed paths, and it loads a third
 // fewer modules than the default preset's RegExpRouter and TrieRouter, before the gateway is ready.
 import { Hono } from 'hono/tiny';
-import type { ChannelAdapter } from '../channels/types.ts';
+import type { ChannelAdapter, ChannelRoute } from '../channels/types.ts';
 
 /** Where the gateway is in its life: only `ready` takes messages from every channel. */
 export type GatewayState = 'starting' | 'ready' | 'stopping';
@@ -22,21 +22,18 @@ export interface HealthInfo {
 }
 
 /**
- * The hono app with the health check and the adapters' routes. `/healthz` answers 200 with
- * `{ status: 'ok', channels, liveSessions }` when `health().state` is `ready`, else 503 with the
- * state as `status`.
+ * The hono app with the health check, the adapters' routes and the gateway's own `routes` (the
+ * control route). `/healthz` answers 200 with `{ status: 'ok', channels, liveSessions }` when
+ * `health().state` is `ready`, else 503 with the state as `status`.
  */
-export function createGatewayApp(adapters: Iterable<ChannelAdapter>, health: () => HealthInfo): Hono {
+export function createGatewayApp(adapters: Iterable<ChannelAdapter>, health: () => HealthInfo, routes: readonly ChannelRoute[] = []): Hono {
   const app = new Hono();
   app.get('/healthz', (context) => {
     const { state, ...info } = health();
     return state === 'ready' ? context.json({ status: 'ok', ...info }) : context.json({ status: state, ...info }, 503);
   });
-  for (const adapter of adapters) {
-    for (const route of adapter.routes?.() ?? []) {
-      app.on(route.method, route.path, (context) => route.handler(context.req.raw));
-    }
-  }
+  const all = [...[...adapters].flatMap((adapter) => adapter.routes?.() ?? []), ...routes];
+  for (const route of all) app.on(route.method, route.path, (context) => route.handler(context.req.raw));
   app.notFound((context) => context.json({ error: 'not found' }, 404));
   app.onError((_error, context) => context.json({ error: 'internal error' }, 500));
   return app;

@@ -3,8 +3,6 @@
  * per profile its resources, from which agents are made. Shared by the terminal chat and the
  * gateway.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentOptions } from '../agent/agent-options.ts';
 import type { ReviewOutcome } from '../agent/reviewer.ts';
@@ -20,6 +18,7 @@ import type { Store } from '../store/store.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
+import { assertProfile } from './profile-check.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
@@ -32,9 +31,6 @@ function agentModules() {
     createBuiltinTools: tools.createBuiltinTools,
   }));
 }
-
-/** Profile names are folder names: letters, digits, `-` and `_`. */
-const profileName = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** How the runtime is set up. */
 export interface RuntimeOptions {
@@ -101,12 +97,7 @@ export class Runtime {
 
   /** Throws a clear error unless `name` is a profile that exists (built in or in OPERATOR_HOME). */
   assertProfile(name: string): void {
-    if (!profileName.test(name)) throw new ConfigurationError(`Invalid profile name "${name}": use letters, digits, - and _`);
-    if (name === 'default') return;
-    const folders = [join(this.home, 'profiles', name), join(this.builtin, 'profiles', name)];
-    if (!folders.some((folder) => existsSync(folder))) {
-      throw new ConfigurationError(`Profile "${name}" not found (looked in ${folders.join(' and ')}); create the folder to add it`);
-    }
+    assertProfile(name, this.home, this.builtin);
   }
 
   /**

@@ -1,0 +1,163 @@
+/**
+ * `operator schedule list|add|rm|pause|resume`: the scheduled jobs, from the command line. While
+ * the gateway runs, its scheduler holds the jobs, so the request goes to it (the URL and token
+ * are in OPERATOR_HOME/gateway.json); when no gateway runs, the jobs are changed in the store
+ * directly. Either way the answers are the same (see `gateway/schedule-control.ts`).
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../gateway/config/index.ts';
+import { scheduleControlPath } from '../gateway/control/control-route.ts';
+import { isProcessRunning, readControlFile } from '../gateway/control/control-file.ts';
+import { boundProfile } from '../gateway/conversations.ts';
+import { KnownConversations } from '../gateway/known-conversations.ts';
+import { applyScheduleRequest, cliActor, findTarget, schedulerSettings, type ScheduleReply, type ScheduleRequest } from '../gateway/schedule-control.ts';
+import { Scheduler } from '../gateway/scheduler/index.ts';
+import { ProfileBindingStore } from '../resources/profile-binding.ts';
+import { assertProfile } from '../runtime/profile-check.ts';
+import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
+
+/** The usage text of `operator schedule`. */
+export const scheduleUsage = [
+  'operator schedule list [--json]',
+  '       operator schedule add --to PLATFORM:CONVERSATION[:THREAD] WHEN [options] PROMPT...',
+  '       operator schedule rm ID | pause ID | resume ID',
+  '',
+  '  list              every job: state, conversation, schedule, next and last run (--json: as JSON)',
+  '  add               a job in a conversation the bot has talked in, e.g. --to telegram:-1001234',
+  '    WHEN            one of --at ISO-TIME-WITH-OFFSET, --in 20m, --every 2h, --cron "0 9 * * 1"',
+  '    --timezone Z    IANA zone for --cron and the times shown (default: the configured one)',
+  '    --name NAME     a short name',
+  '    --repeat N      with --every or --cron: stop after N runs',
+  '    --missed skip   skip a run missed while the gateway was down (default: run it once, within 6 h)',
+  '    --profile NAME  profile the job runs with (default: the one bound to the conversation)',
+  '    PROMPT          what the agent is asked to do when the job runs',
+  '  rm ID             remove a job',
+  '  pause ID          stop a job from running until it is resumed',
+  '  resume ID         let a paused job run again',
+  '',
+  'Works on the running gateway when there is one, else on the store (OPERATOR_HOME, OPERATOR_STORE).',
+].join('\n');
+
+/** How long the gateway gets to answer. */
+const requestTimeoutMs = 30_000;
+
+/** Runs `operator schedule <subcommand>`; resolves to the exit code. */
+export async function runScheduleCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let parsed: { request: ScheduleRequest; json: boolean };
+  try {
+    parsed = parseScheduleArgs(args);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\nUsage: ${scheduleUsage}\n`);
+    return 2;
+  }
+  const reply = await sendToGateway(parsed.request, env) ?? (await applyToStore(parsed.request, env));
+  if (!reply.ok) {
+    process.stderr.write(`${reply.text}\n`);
+    return 1;
+  }
+  process.stdout.write(parsed.json ? `${JSON.stringify(reply.jobs, null, 2)}\n` : `${reply.text}\n`);
+  return 0;
+}
+
+/** The request the arguments ask for; throws a message for the person typing them. */
+export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; json: boolean } {
+  const [subcommand, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean' },
+      to: { type: 'string' },
+      at: { type: 'string' },
+      in: { type: 'string' },
+      every: { type: 'string' },
+      cron: { type: 'string' },
+      timezone: { type: 'string' },
+      name: { type: 'string' },
+      repeat: { type: 'string' },
+      missed: { type: 'string' },
+      profile: { type: 'string' },
+    },
+  });
+  const addOnly = (['to', 'at', 'in', 'every', 'cron', 'timezone', 'name', 'repeat', 'missed', 'profile'] as const).filter((name) => values[name] !== undefined);
+  const json = values.json === true;
+  switch (subcommand) {
+    case 'list':
+      if (positionals.length > 0 || addOnly.length > 0) throw new Error('list takes no arguments besides --json');
+      return { request: { action: 'list' }, json };
+    case 'add': {
+      if (values.to === undefined) throw new Error('add needs --to PLATFORM:CONVERSATION[:THREAD], the conversation the job runs in');
+      const prompt = positionals.join(' ').trim();
+      if (prompt === '') throw new Error('add needs a prompt: what the agent is asked to do when the job runs');
+      if (values.missed !== undefined && values.missed !== 'run_once' && values.missed !== 'skip') throw new Error(`--missed is run_once or skip, not "${values.missed}"`);
+      const repeat = values.repeat === undefined ? undefined : Number(values.repeat);
+      if (repeat !== undefined && !Number.isInteger(repeat)) throw new Error(`--repeat takes a whole number, not "${values.repeat}"`);
+      const { at, in: delay, every, cron, timezone, name, profile } = values;
+      const request = { action: 'add' as const, to: values.to, prompt, at, in: delay, every, cron, timezone, name, repeat, missed: values.missed as 'run_once' | 'skip' | undefined, profile };
+      return { request: Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as typeof request, json };
+    }
+    case 'rm':
+    case 'pause':
+    case 'resume':
+      if (positionals.length !== 1 || addOnly.length > 0) throw new Error(`${subcommand} takes one job id`);
+      return { request: { action: subcommand, id: positionals[0]! }, json };
+    default:
+      throw new Error(subcommand === undefined ? 'operator schedule needs a subcommand' : `unknown subcommand "${subcommand}"`);
+  }
+}
+
+/**
+ * Sends the request to the running gateway; undefined when none runs (no control file, its
+ * process is gone, or nothing listens at its address any more: the pid was reused).
+ */
+async function sendToGateway(request: ScheduleRequest, env: NodeJS.ProcessEnv): Promise<ScheduleReply | undefined> {
+  const file = await readControlFile(operatorHome(env));
+  if (!file || !isProcessRunning(file.pid)) return undefined;
+  let response: Response;
+  try {
+    response = await fetch(`${file.url}${scheduleControlPath}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${file.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    });
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined;
+    throw new Error(`the gateway (pid ${file.pid}) did not answer at ${file.url}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const body = (await response.json().catch(() => ({}))) as Partial<ScheduleReply> & { error?: string };
+  if (!response.ok || typeof body.text !== 'string') {
+    throw new Error(`the gateway (pid ${file.pid}) refused the request (HTTP ${response.status}): ${body.error ?? 'no reason given'}`);
+  }
+  return { ok: body.ok === true, text: body.text, jobs: body.jobs ?? [] };
+}
+
+/** Applies the request to the store directly: no gateway runs, so nothing else changes the jobs meanwhile. */
+async function applyToStore(request: ScheduleRequest, env: NodeJS.ProcessEnv): Promise<ScheduleReply> {
+  if (env.OPERATOR_STORE?.trim() === 'memory') {
+    return { ok: false, text: 'No gateway is running, and OPERATOR_STORE=memory keeps no jobs between processes: there is nothing to work on.', jobs: [] };
+  }
+  const { config } = loadConfig(env);
+  const store = createStoreFromEnv(env);
+  try {
+    const scheduler = new Scheduler({
+      store,
+      settings: schedulerSettings(config.schedule),
+      // Never started here: the gateway runs the jobs.
+      run: () => Promise.reject(new Error('the command line does not run jobs')),
+      notify: async () => {},
+    });
+    await scheduler.load();
+    const known = new KnownConversations(store);
+    const bindings = new ProfileBindingStore(store);
+    return await applyScheduleRequest(request, {
+      scheduler,
+      findTarget: (address) => findTarget(known, address),
+      profileFor: async (target) => boundProfile(target, cliActor.id, await bindings.bindings(config.profiles)),
+      assertProfile: (name) => assertProfile(name, operatorHome(env)),
+    });
+  } finally {
+    await store.close();
+  }
+}

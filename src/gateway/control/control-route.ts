@@ -1,0 +1,48 @@
+/**
+ * `POST /control/schedule`: the command line's `operator schedule` requests, applied by the
+ * running gateway (its scheduler holds the jobs, so changes must go through it). Only requests
+ * with the token of `gateway.json` are taken; the token is compared in constant time and never
+ * logged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ChannelRoute } from '../../channels/types.ts';
+import { applyScheduleRequest, scheduleRequestSchema, type ScheduleControl } from '../schedule-control.ts';
+
+/** The path of the schedule control route. */
+export const scheduleControlPath = '/control/schedule';
+
+/** What the route needs: the token, whether the gateway is ready, and the scheduler's side. */
+export interface ControlRouteOptions {
+  token: string;
+  /** False while the gateway starts or stops: requests get 503. */
+  ready(): boolean;
+  control(): ScheduleControl;
+}
+
+/** The control route, to mount on the gateway's server. */
+export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
+  const expected = digest(options.token);
+  return {
+    method: 'POST',
+    path: scheduleControlPath,
+    async handler(request) {
+      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+      if (given === undefined || !timingSafeEqual(digest(given), expected)) return Response.json({ error: 'unauthorized' }, { status: 401 });
+      if (!options.ready()) return Response.json({ error: 'the gateway is starting or stopping; try again in a moment' }, { status: 503 });
+      let body: unknown;
+      try {
+        body = await request.json();
+      } catch {
+        return Response.json({ error: 'the body must be JSON' }, { status: 400 });
+      }
+      const parsed = scheduleRequestSchema.safeParse(body);
+      if (!parsed.success) return Response.json({ error: `invalid request: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ')}` }, { status: 400 });
+      return Response.json(await applyScheduleRequest(parsed.data, options.control()));
+    },
+  };
+}
+
+/** Fixed-length digests, so the comparison takes the same time whatever the given token's length. */
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

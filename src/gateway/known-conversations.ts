@@ -1,0 +1,103 @@
+/**
+ * The conversations the gateway has talked in, by address (`telegram:-1001234`,
+ * `slack:C123:1700000000.000100`). A scheduled job names its conversation this way (the tool's
+ * `deliver`, the CLI's `--to`), so the gateway needs the session key and scope behind an address:
+ * also after a restart, and also in `operator schedule add` while the gateway is down. Each one is
+ * written to the store once per process (and again when its scope changes); the most recent
+ * ones are also kept in memory.
+ */
+import type { ConversationAddress } from '../channels/types.ts';
+import type { Store } from '../store/store.ts';
+import { keySegment } from './dedupe.ts';
+
+/** A conversation the gateway has seen, and where it lives. */
+export interface KnownConversation {
+  sessionKey: string;
+  address: ConversationAddress;
+  scope: 'dm' | 'group';
+}
+
+/** How many conversations are kept in memory; older ones are read from the store again. */
+const cacheLimit = 10_000;
+
+/** `platform:conversation[:thread]`, the form people and the model write an address in. */
+export function formatAddress(address: ConversationAddress): string {
+  return [address.platform, address.conversationId, ...(address.threadId === undefined ? [] : [address.threadId])].join(':');
+}
+
+/** The address written as `platform:conversation[:thread]`, or undefined when it is not of that form. */
+export function parseAddress(text: string): ConversationAddress | undefined {
+  const parts = text.trim().split(':');
+  if (parts.length < 2 || parts.length > 3 || parts.some((part) => part.trim() === '' || part !== part.trim())) return undefined;
+  const [platform, conversationId, threadId] = parts as [string, string, string | undefined];
+  return threadId === undefined ? { platform, conversationId } : { platform, conversationId, threadId };
+}
+
+/** The conversations seen, persisted through the store. */
+export class KnownConversations {
+  readonly #store: Store;
+  /** By formatted address, least recently remembered first. */
+  readonly #recent = new Map<string, KnownConversation>();
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /**
+   * Notes that `sessionKey` lives at `address`. Resolves at once when nothing changed since this
+   * process last wrote it; otherwise once the store has it.
+   */
+  async remember(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): Promise<void> {
+    const name = formatAddress(address);
+    const known = this.#recent.get(name);
+    if (known && known.sessionKey === sessionKey && known.scope === scope) {
+      // Refreshed, so the conversations in use stay cached.
+      this.#recent.delete(name);
+      this.#recent.set(name, known);
+      return;
+    }
+    const entry: KnownConversation = { sessionKey, address: { ...address }, scope };
+    this.#cache(name, entry);
+    try {
+      await this.#store.set(storeKey(name), entry);
+    } catch (error) {
+      // Not written: the next message there tries again.
+      this.#recent.delete(name);
+      throw error;
+    }
+  }
+
+  /** The conversation at `address`, if the gateway has ever talked there. */
+  async find(address: ConversationAddress): Promise<KnownConversation | undefined> {
+    const name = formatAddress(address);
+    const cached = this.#recent.get(name);
+    if (cached) return cached;
+    const stored = await this.#store.get<KnownConversation>(storeKey(name));
+    if (!isKnownConversation(stored) || formatAddress(stored.address) !== name) return undefined;
+    this.#cache(name, stored);
+    return stored;
+  }
+
+  #cache(name: string, entry: KnownConversation): void {
+    this.#recent.delete(name);
+    this.#recent.set(name, entry);
+    if (this.#recent.size > cacheLimit) this.#recent.delete(this.#recent.keys().next().value!);
+  }
+}
+
+function storeKey(name: string): string {
+  return `known-conversation:${keySegment(name)}`;
+}
+
+function isKnownConversation(value: unknown): value is KnownConversation {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Partial<KnownConversation>;
+  return (
+    typeof entry.sessionKey === 'string' &&
+    (entry.scope === 'dm' || entry.scope === 'group') &&
+    typeof entry.address === 'object' &&
+    entry.address !== null &&
+    typeof entry.address.platform === 'string' &&
+    typeof entry.address.conversationId === 'string'
+  );
+}
