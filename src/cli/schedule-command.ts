@@ -50,7 +50,11 @@ export async function runScheduleCommand(args: string[], env: NodeJS.ProcessEnv 
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\nUsage: ${scheduleUsage}\n`);
     return 2;
   }
-  const reply = await sendToGateway(parsed.request, env) ?? (await applyToStore(parsed.request, env));
+  let reply = await sendToGateway(parsed.request, env);
+  if (!reply) {
+    reply = await applyToStore(parsed.request, env);
+    if (reply.ok && parsed.request.action !== 'list') process.stderr.write('No gateway is running: the store was changed directly, and the gateway takes it up when it starts.\n');
+  }
   if (!reply.ok) {
     process.stderr.write(`${reply.text}\n`);
     return 1;
@@ -124,7 +128,7 @@ async function sendToGateway(request: ScheduleRequest, env: NodeJS.ProcessEnv): 
     });
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined;
-    throw new Error(`the gateway (pid ${file.pid}) did not answer at ${file.url}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`the gateway (pid ${file.pid}) did not answer at ${file.url}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   const body = (await response.json().catch(() => ({}))) as Partial<ScheduleReply> & { error?: string };
   if (!response.ok || typeof body.text !== 'string') {

@@ -650,9 +650,10 @@ export class Gateway {
     const adapter = this.adapters.get(job.target.address.platform);
     if (!adapter) return { status: 'error', error: `no ${job.target.address.platform} channel is running` };
     const message = scheduledMessage(job, scheduledFor, Date.now());
-    const live = await this.conversations.get(message);
     this.#remember(message);
     return this.queue.run(message.sessionKey, async () => {
+      // Taken in the queue's slot: a /profile while the job waited replaces the live conversation.
+      const live = await this.conversations.get(message);
       // A job runs with the profile it was created with, also after the conversation was bound to another.
       const conversation = live.profile === job.profile ? live : await this.conversations.borrow(live, job.profile);
       if (conversation === live) return this.#turn(adapter, conversation, message, message.text, { job });

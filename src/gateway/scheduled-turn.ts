@@ -3,6 +3,7 @@
  * job's creator, whose text tells the model that no person typed it.
  */
 import type { InboundMessage } from '../channels/types.ts';
+import { cliActor } from './schedule-control.ts';
 import type { Job } from './scheduler/index.ts';
 import { formatDuration, formatIsoInZone } from './scheduler/index.ts';
 
@@ -30,7 +31,8 @@ export function scheduledMessage(job: Job, scheduledFor: number, now: number): I
  * was due, how it repeats), the job's prompt, and how to stay silent.
  */
 export function scheduledPrompt(job: Job, scheduledFor: number): string {
-  const creator = job.creator.name ? `${job.creator.name} (${job.target.address.platform}:${job.creator.id})` : `${job.target.address.platform}:${job.creator.id}`;
+  const person = `${job.target.address.platform}:${job.creator.id}`;
+  const creator = job.creator.id === cliActor.id ? cliActor.name : job.creator.name ? `${job.creator.name} (${person})` : person;
   const header = [
     `[operator: scheduled follow-up, not typed by a person. Job ${job.id}${job.name ? ` "${job.name}"` : ''}, set by ${creator}`,
     `${describeRepeat(job)}, due ${formatIsoInZone(scheduledFor, job.timezone)}.`,

@@ -1,21 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderConfigJsonSchema } from '../../src/gateway/config/index.ts';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs `node bin/operator.js ...args` as a real process. */
-function operator(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/operator.js', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runOperator } from '../helpers/operator-process.ts';
 
 let home: string;
 beforeEach(() => {
@@ -29,7 +17,7 @@ describe('operator config', () => {
       join(home, 'operator.json'),
       JSON.stringify({ admins: ['telegram:5'], groups: { 'telegram:-100': { requireMention: false } }, telegram: { webhookUrl: 'https://bot.example.com/hook', webhookSecret: 'sekrit_value' } }),
     );
-    const result = await operator(['config', 'check'], { OPERATOR_HOME: home, PORT: '9100', TELEGRAM_BOT_TOKEN: '123:token-value' });
+    const result = await runOperator(['config', 'check'], { OPERATOR_HOME: home, PORT: '9100', TELEGRAM_BOT_TOKEN: '123:token-value' });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Configuration is valid: ${join(home, 'operator.json')}`);
@@ -45,7 +33,7 @@ describe('operator config', () => {
 
   it('check: says which Discord and Slack credentials are set, never their values', async () => {
     const env = { OPERATOR_HOME: home, DISCORD_BOT_TOKEN: 'discord-token-value', SLACK_BOT_TOKEN: 'xoxb-slack-value', SLACK_API_URL: 'http://127.0.0.1:9/api/' };
-    const result = await operator(['config', 'check'], env);
+    const result = await runOperator(['config', 'check'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('discord: token set');
     expect(result.stdout).toContain('slack: bot token set, signing secret not set, app token not set, API http://127.0.0.1:9/api/');
@@ -53,7 +41,7 @@ describe('operator config', () => {
   });
 
   it('check: without a file reports the defaults', async () => {
-    const result = await operator(['config', 'check'], { OPERATOR_HOME: home });
+    const result = await runOperator(['config', 'check'], { OPERATOR_HOME: home });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('(no file: defaults)');
     expect(result.stdout).toContain('port: 8787');
@@ -61,7 +49,7 @@ describe('operator config', () => {
 
   it('check: prints the file, path and reason of a bad configuration and exits 1', async () => {
     writeFileSync(join(home, 'operator.json'), JSON.stringify({ admins: ['telegram:1', 'nobody'], dmPolicy: { discord: 'closed' } }));
-    const result = await operator(['config', 'check'], { OPERATOR_HOME: home });
+    const result = await runOperator(['config', 'check'], { OPERATOR_HOME: home });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
@@ -76,19 +64,19 @@ describe('operator config', () => {
 
   it('check: reports bad JSON with its line and column', async () => {
     writeFileSync(join(home, 'operator.json'), '{\n  "port": 80,\n}\n');
-    const result = await operator(['config', 'check'], { OPERATOR_HOME: home });
+    const result = await runOperator(['config', 'check'], { OPERATOR_HOME: home });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`Invalid JSON in ${join(home, 'operator.json')} at line 3, column 1: trailing comma before "}"\n`);
   });
 
   it('schema: prints the JSON Schema', async () => {
-    const result = await operator(['config', 'schema'], { OPERATOR_HOME: home });
+    const result = await runOperator(['config', 'schema'], { OPERATOR_HOME: home });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(renderConfigJsonSchema());
   });
 
   it('refuses an unknown subcommand with the usage', async () => {
-    const result = await operator(['config', 'validate'], { OPERATOR_HOME: home });
+    const result = await runOperator(['config', 'validate'], { OPERATOR_HOME: home });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage: operator config check | schema');
   });

@@ -60,6 +60,11 @@ describe('loadConfig defaults', () => {
     expect(withFile({ schedule: { timezone: 'Europe/Berlin' } }).config.schedule.timezone).toBe('Europe/Berlin');
   });
 
+  it('takes a minimum interval in fractions of a minute down to one second, and refuses less', () => {
+    expect(withFile({ schedule: { minIntervalMinutes: 0.05 } }).config.schedule.minIntervalMinutes).toBe(0.05);
+    expect(() => withFile({ schedule: { minIntervalMinutes: 0.01 } })).toThrow(/schedule\.minIntervalMinutes/);
+  });
+
   it('fills defaults inside partly written settings', () => {
     const { config } = withFile({ dmPolicy: { slack: 'pairing' }, groups: { 'telegram:-100': {} }, allowlists: { telegram: { users: [42] } } });
     expect(config.dmPolicy).toEqual({ telegram: 'pairing', discord: 'pairing', slack: 'pairing', web: 'open' });

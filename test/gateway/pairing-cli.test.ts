@@ -1,23 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/channels/types.ts';
 import { createAccessPolicy } from '../../src/gateway/access/index.ts';
 import { loadConfig } from '../../src/gateway/config/index.ts';
 import { createStore, type Store } from '../../src/store/index.ts';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function operator(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/operator.js', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runOperator } from '../helpers/operator-process.ts';
 
 function dm(userId: string, name: string): InboundMessage {
   return {
@@ -53,25 +42,25 @@ describe('operator pairing', () => {
     const decision = await access.check(dm('42', 'Ada'));
     const code = /\n\n([A-Z0-9]{8})\n\n/.exec(decision.allowed ? '' : (decision.reply ?? ''))![1]!;
 
-    const listed = await operator(['pairing', 'list'], { OPERATOR_HOME: home });
+    const listed = await runOperator(['pairing', 'list'], { OPERATOR_HOME: home });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`^Waiting for approval:\\n  ${code}  telegram:42 Ada \\(@ada\\)  asked \\d+ minutes? ago, expires in \\d+ minutes?\\nApproved:\\n  none\\n$`));
 
-    const approved = await operator(['pairing', 'approve', code.toLowerCase()], { OPERATOR_HOME: home });
+    const approved = await runOperator(['pairing', 'approve', code.toLowerCase()], { OPERATOR_HOME: home });
     expect(approved).toEqual({ code: 0, stdout: 'Paired telegram:42 Ada (@ada): they can now talk to the bot in direct messages.\n', stderr: '' });
     expect(await access.check(dm('42', 'Ada'))).toEqual({ allowed: true, admin: false });
 
-    const after = await operator(['pairing', 'list'], { OPERATOR_HOME: home });
+    const after = await runOperator(['pairing', 'list'], { OPERATOR_HOME: home });
     expect(after.stdout).toMatch(new RegExp(String.raw`^Waiting for approval:\n  none\nApproved:\n  telegram:42 Ada \(@ada\)  since \d{4}-\d\d-\d\d \d\d:\d\d UTC\n$`));
   });
 
   it('explains an unknown code and exits 1', async () => {
-    const result = await operator(['pairing', 'approve', 'ABCDEFGH'], { OPERATOR_HOME: home });
+    const result = await runOperator(['pairing', 'approve', 'ABCDEFGH'], { OPERATOR_HOME: home });
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'Unknown pairing code ABCDEFGH: check it, or ask the person to write to the bot again for a new one\n' });
   });
 
   it('shows the usage for a missing code', async () => {
-    const result = await operator(['pairing', 'approve'], { OPERATOR_HOME: home });
+    const result = await runOperator(['pairing', 'approve'], { OPERATOR_HOME: home });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage: operator pairing approve CODE | list');
   });

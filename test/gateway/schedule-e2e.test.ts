@@ -6,6 +6,8 @@
  * skipped beyond it; an undeliverable answer is recorded as such; a crash mid-run never runs that
  * time again.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scheduler, type NewJob } from '../../src/gateway/scheduler/index.ts';
 import { createStoreFromEnv } from '../../src/store/from-env.ts';
@@ -32,6 +34,10 @@ describe('scheduled follow-ups through Telegram', () => {
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-schedule-e2e-');
     ({ model, telegram } = fakes);
+    // Recurring jobs may run every 3 seconds here, so that one can be seen to run twice.
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ schedule: { minIntervalMinutes: 0.05 } }));
+    mkdirSync(join(fakes.home, 'profiles', 'formal'), { recursive: true });
+    writeFileSync(join(fakes.home, 'profiles', 'formal', 'SOUL.md'), 'You are the formal assistant (marker FORMAL-7).\n');
     await start();
   });
 
@@ -107,10 +113,43 @@ describe('scheduled follow-ups through Telegram', () => {
   });
 
   it('gives the model a precise error for an invalid schedule', async () => {
-    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', cron: '*/1 * * * *', prompt: 'too often' } }] }, { text: 'That was too often.' });
-    say('check every minute');
+    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', cron: '*/1 * * * * *', prompt: 'every second' } }] }, { text: 'Seconds are not possible.' });
+    say('check every second');
+    await find((text) => text === 'Seconds are not possible.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/has 6 fields \(seconds and years fields are not supported\); it takes exactly 5 fields/);
+    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', every: '1s', prompt: 'too often' } }] }, { text: 'That was too often.' });
+    say('check every second, really');
     await find((text) => text === 'That was too often.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/at least 5 minutes|5m/);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/every 1s is shorter than the minimum interval for recurring jobs \(3s\)/);
+  });
+
+  it('runs a recurring job at each of its times, as often as its repeat count says', async () => {
+    const id = await schedule({ every: '3s', repeat: 2, prompt: 'Count the ticks.', name: 'ticks' }, 'Two ticks coming.');
+    model.enqueue({ text: 'Tick one.' }, { text: 'Tick two.' });
+    await find((text) => text === 'Tick one.');
+    await find((text) => text === 'Tick two.');
+    await roundTrip('After the ticks.');
+    const prompts = model.requests.filter((request) => JSON.stringify(request.body.messages.at(-1)).includes('Count the ticks.'));
+    expect(prompts).toHaveLength(2);
+    expect(JSON.stringify(prompts[0]!.body.messages.at(-1))).toContain('repeats every 3s');
+    expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id} "ticks"; done; last run ok`));
+  });
+
+  it('runs a job with the profile it was created with, after the chat switched to another', async () => {
+    expect(await command('/profile formal', /Profile/)).toBe('Profile is now formal.');
+    const id = await schedule({ delay_seconds: 4, prompt: 'Say something formal.' }, 'A formal note is scheduled.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.system)).toMatch(/FORMAL-7/);
+    expect(await command('/profile default', /Profile/)).toBe('Profile is now default.');
+    await roundTrip('Plain again.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.system)).not.toMatch(/FORMAL-7/);
+    model.enqueue({ text: 'A formal note.' });
+    await find((text) => text === 'A formal note.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('Say something formal.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.system)).toMatch(/FORMAL-7/);
+    // The chat keeps the profile it is bound to.
+    await roundTrip('Still plain.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.system)).not.toMatch(/FORMAL-7/);
+    expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id}; done; last run ok`));
   });
 
   it('fires once after a restart that came before the due time', async () => {

@@ -2,7 +2,7 @@
  * The `operator` command run for real (`node bin/operator.js <args>`) in a process of its own, the
  * way a person runs it, with an environment the test spells out and its output captured.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { captureOutput } from './captured-output.ts';
@@ -64,4 +64,23 @@ export function spawnOperator(args: readonly string[], options: OperatorProcessO
       return exited;
     },
   };
+}
+
+/** What a finished `operator` command printed, and its exit code. */
+export interface OperatorRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node bin/operator.js ...args` to its end, as a person would type it, with `env` (of the
+ * runner's own environment only PATH is passed on).
+ */
+export function runOperator(args: readonly string[], env: Record<string, string>): Promise<OperatorRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }

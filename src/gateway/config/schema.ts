@@ -158,7 +158,12 @@ export const operatorConfigSchema = z
           .describe("Time zone of jobs that name none (default: this machine's, TZ)."),
         maxJobsPerPerson: z.int().min(1).max(100_000).default(25).describe('Active or paused jobs one person may have.'),
         maxJobsPerConversation: z.int().min(1).max(100_000).default(50).describe('Active or paused jobs one conversation may have.'),
-        minIntervalMinutes: z.number().min(1).max(1_440).default(5).describe('Shortest interval of a recurring job, in minutes.'),
+        minIntervalMinutes: z
+          .number()
+          .min(1 / 60)
+          .max(1_440)
+          .default(5)
+          .describe('Shortest interval of a recurring job, in minutes; fractions count (0.5 is 30 seconds, the least is one second).'),
         missedGraceHours: z.number().min(0).max(720).default(6).describe('A run missed while the gateway was down runs once at start-up if it is at most this old (policy run_once).'),
         allowJobsFromJobs: z.boolean().default(false).describe("Whether a job's own turn may create further jobs."),
       })
