@@ -95,8 +95,10 @@ export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; j
       const prompt = positionals.join(' ').trim();
       if (prompt === '') throw new Error('add needs a prompt: what the agent is asked to do when the job runs');
       if (values.missed !== undefined && values.missed !== 'run_once' && values.missed !== 'skip') throw new Error(`--missed is run_once or skip, not "${values.missed}"`);
+      const when = (['at', 'in', 'every', 'cron'] as const).filter((name) => values[name] !== undefined);
+      if (when.length !== 1) throw new Error(`add needs exactly one of --at, --in, --every, --cron${when.length > 1 ? `; got ${when.map((name) => `--${name}`).join(' and ')}` : ''}`);
+      if (values.repeat !== undefined && !/^\d+$/.test(values.repeat)) throw new Error(`--repeat takes a whole number, not "${values.repeat}"`);
       const repeat = values.repeat === undefined ? undefined : Number(values.repeat);
-      if (repeat !== undefined && !Number.isInteger(repeat)) throw new Error(`--repeat takes a whole number, not "${values.repeat}"`);
       const { at, in: delay, every, cron, timezone, name, profile } = values;
       const request = { action: 'add' as const, to: values.to, prompt, at, in: delay, every, cron, timezone, name, repeat, missed: values.missed as 'run_once' | 'skip' | undefined, profile };
       return { request: Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as typeof request, json };

@@ -61,8 +61,8 @@ export class KnownConversations {
     try {
       await this.#store.set(storeKey(name), entry);
     } catch (error) {
-      // Not written: the next message there tries again.
-      this.#recent.delete(name);
+      // Not written: the next message there tries again (unless a newer entry took its place).
+      if (this.#recent.get(name) === entry) this.#recent.delete(name);
       throw error;
     }
   }

@@ -124,7 +124,7 @@ export function schedulerSettings(config: ScheduleSettings): Partial<SchedulerSe
     maxJobsPerPerson: config.maxJobsPerPerson,
     maxJobsPerConversation: config.maxJobsPerConversation,
     minIntervalMs: Math.round(config.minIntervalMinutes * 60_000),
-    graceMs: config.missedGraceHours * 3_600_000,
+    graceMs: Math.round(config.missedGraceHours * 3_600_000),
     allowJobsFromJobs: config.allowJobsFromJobs,
   };
 }
@@ -146,10 +146,15 @@ export function describeJobsForCli(jobs: readonly Job[], now: number): string {
         const delivery = job.lastDelivery ? `, answer ${job.lastDelivery.status}${job.lastDelivery.error ? ` (${job.lastDelivery.error})` : ''}` : '';
         lines.push(`  last      ${at}${job.lastStatus ?? ''}${job.lastError ? `: ${job.lastError}` : ''}${delivery}`);
       }
-      lines.push(`  prompt    ${job.prompt.length > 200 ? `${job.prompt.slice(0, 197)}...` : job.prompt}`.replace(/\s*\n\s*/g, ' '));
-      return lines.join('\n');
+      lines.push(`  prompt    ${job.prompt.length > 200 ? `${job.prompt.slice(0, 197)}...` : job.prompt}`);
+      return lines.map(oneLine).join('\n');
     })
     .join('\n\n');
+}
+
+/** A line of the listing with the line breaks of names, prompts and errors flattened, so each job stays one block. */
+function oneLine(line: string): string {
+  return line.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /** `once at 2026-11-25T09:00:00+01:00`, `every 2h`, `cron "0 9 * * 1" in Europe/Berlin`, with the repeat count. */

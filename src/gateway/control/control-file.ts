@@ -32,6 +32,8 @@ export async function writeControlFile(home: string, file: ControlFile): Promise
   const path = controlFilePath(home);
   const temporary = `${path}.${process.pid}.tmp`;
   await mkdir(home, { recursive: true });
+  // A temp file left by a crash keeps its mode when rewritten: start from none.
+  await rm(temporary, { force: true });
   await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, path);
 }
