@@ -32,6 +32,8 @@ export interface Conversation {
   inboxKeys: string[];
   /** A scheduled job's turn is running: a person's message then waits for its own turn. */
   scheduledRun?: boolean;
+  /** Who the running turn is for: only their messages join it (tools act with their rights). */
+  turnSender?: string;
   /** The approval question waiting for `/approve` or `/deny`, if any. */
   pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean) => void };
   lastActive: number;

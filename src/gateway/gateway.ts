@@ -180,8 +180,9 @@ export class Gateway {
       this.#remember(message);
       const text = this.#turnText(conversation, message);
       const inboxKey = await this.#accept(message, text);
-      // A scheduled job's turn never takes a person's message in: it gets its own turn after.
-      if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn' && !conversation.scheduledRun) {
+      // A running turn takes in messages of the person it is for; anyone else's, and any during a
+      // scheduled job's turn, get a turn of their own after it: a turn's tools act with one person's rights.
+      if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn' && !conversation.scheduledRun && conversation.turnSender === message.sender.id) {
         // Follow-ups and steering carry text only: a message with a photo or a file waits for
         // the running turn and gets its own.
         if (message.attachments.length === 0) {
@@ -344,6 +345,7 @@ export class Gateway {
     /** The messages answered so far: the first reply answers this message, later ones the follow-ups too. */
     const answering = (all: boolean) => [...(inboxKey === undefined ? [] : [inboxKey]), ...(all ? conversation.inboxKeys.splice(0) : [])];
     if (job) conversation.scheduledRun = true;
+    conversation.turnSender = message.sender.id;
     try {
       const input = replay ? await this.#replayInput(conversation, replay) : job ? text : await this.#input(conversation, message, text);
       const images = replay || job ? [] : await this.#images(message);
@@ -366,6 +368,7 @@ export class Gateway {
       return { status: 'error', error: errorMessage(error) };
     } finally {
       if (job) conversation.scheduledRun = false;
+      conversation.turnSender = undefined;
       unsubscribe();
       typing.stop();
       // Files of a turn that failed or was stopped before it answered are not sent.

@@ -122,6 +122,37 @@ describe('Telegram conversations through the gateway', () => {
     expect(model.pending()).toBe(0);
   });
 
+  it("gives another person's message during a turn a turn of its own, with that person's rights", async () => {
+    const mention = `@${telegram.bot.username}`;
+    const member = { id: 3006, first_name: 'Eve' };
+    // The gateway has talked in topic 31, so a job may be aimed there (by an admin).
+    model.enqueue({ text: 'Topic 31 noted.' });
+    telegram.pushUpdate(telegram.textMessage({ chatId: forum, threadId: 31, text: `${mention} note topic 31`, from: fromAdmin }));
+    await find(forum, 'Topic 31 noted.', 31);
+
+    const slow = `Ada's answer streams slowly, ${'word by word, '.repeat(8)}and ends here.`;
+    const deliver = `telegram:${forum}:31`;
+    model.enqueue(
+      { text: slow, chunkSize: 4, delayMs: 60 },
+      { toolCalls: [{ name: 'schedule', arguments: { action: 'create', delay_seconds: 3600, prompt: 'Post in topic 31.', deliver } }] },
+      { text: 'Eve, that was not allowed.' },
+    );
+    const before = model.requests.length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: forum, threadId: 30, text: `${mention} Ada asks something long`, from: fromAdmin }));
+    await telegram.waitFor((fake) => fake.messages(forum, { threadId: 30 }).find((message) => message.text.startsWith("Ada's answer") && message.text.endsWith('…')), wait);
+    telegram.pushUpdate(telegram.textMessage({ chatId: forum, threadId: 30, text: `${mention} Eve wants a job in topic 31`, from: member }));
+
+    await find(forum, 'Eve, that was not allowed.', 30);
+    const requests = model.requests.slice(before);
+    expect(requests).toHaveLength(3);
+    expect(userText(requests[0]!)).not.toContain('Eve wants a job');
+    // Eve's turn starts after Ada's answer, from Eve's message alone.
+    expect(lastContent(requests[1]!).map((block) => block.text ?? '').join('')).toContain('Eve wants a job in topic 31');
+    expect(JSON.stringify(requests[1]!.body.messages)).toContain('and ends here.');
+    // In Ada's turn the schedule tool would have acted with an admin's rights; in Eve's it refuses.
+    expect(JSON.stringify(requests[2]!.body.messages.at(-1))).toContain('only an admin may schedule a job for another conversation');
+  });
+
   it('stops a running turn with /stop, and the conversation keeps working', async () => {
     const ending = 'THE-END-OF-THE-LONG-ANSWER';
     const long = `A very long answer begins, ${'and goes on, '.repeat(40)}${ending}`;
