@@ -615,6 +615,7 @@ export class Gateway {
 
   /** Records where the message's conversation lives, in the background (the store is written only when that changed). */
   #remember(message: InboundMessage): void {
+    if (this.known.isCurrent(message.sessionKey, message.address, message.scope)) return;
     this.#background(
       this.known.remember(message.sessionKey, message.address, message.scope).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
     );

@@ -48,14 +48,8 @@ export class KnownConversations {
    * process last wrote it; otherwise once the store has it.
    */
   async remember(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): Promise<void> {
+    if (this.isCurrent(sessionKey, address, scope)) return;
     const name = formatAddress(address);
-    const known = this.#recent.get(name);
-    if (known && known.sessionKey === sessionKey && known.scope === scope) {
-      // Refreshed, so the conversations in use stay cached.
-      this.#recent.delete(name);
-      this.#recent.set(name, known);
-      return;
-    }
     const entry: KnownConversation = { sessionKey, address: { ...address }, scope };
     this.#cache(name, entry);
     try {
@@ -65,6 +59,20 @@ export class KnownConversations {
       if (this.#recent.get(name) === entry) this.#recent.delete(name);
       throw error;
     }
+  }
+
+  /**
+   * True when this process has already written `sessionKey` at `address` with `scope`, so
+   * {@link remember} has nothing to do (checked without a promise, on every message).
+   */
+  isCurrent(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): boolean {
+    const name = formatAddress(address);
+    const known = this.#recent.get(name);
+    if (!known || known.sessionKey !== sessionKey || known.scope !== scope) return false;
+    // Refreshed, so the conversations in use stay cached.
+    this.#recent.delete(name);
+    this.#recent.set(name, known);
+    return true;
   }
 
   /** The conversation at `address`, if the gateway has ever talked there. */

@@ -44,6 +44,15 @@ describe('KnownConversations', () => {
     expect(await known.find(group)).toEqual({ sessionKey: 'telegram:group:-100123', address: group, scope: 'group' });
   });
 
+  it('says a conversation is current only once it was written with the same session key and scope', async () => {
+    const known = new KnownConversations(createStore({ driver: 'memory' }));
+    expect(known.isCurrent('telegram:group:-100123', group, 'group')).toBe(false);
+    await known.remember('telegram:group:-100123', group, 'group');
+    expect(known.isCurrent('telegram:group:-100123', group, 'group')).toBe(true);
+    expect(known.isCurrent('telegram:group:-100123', group, 'dm')).toBe(false);
+    expect(known.isCurrent('telegram:group:-100999', group, 'group')).toBe(false);
+  });
+
   it('finds a conversation remembered by another instance over the same store', async () => {
     const store = createStore({ driver: 'memory' });
     await new KnownConversations(store).remember('telegram:group:-100123', group, 'group');
