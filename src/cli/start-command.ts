@@ -35,7 +35,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   let state: GatewayState = 'starting';
   // `operator schedule` reaches this gateway with the token it finds in OPERATOR_HOME/gateway.json.
   const token = newControlToken();
-  const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gateway.scheduleControl() });
+  const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gateway.scheduleControl(), log: gateway.log });
   const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }), [control]);
   const server = await listen(app, config.port);
   try {

@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ChannelRoute } from '../../channels/types.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { applyScheduleRequest, scheduleRequestSchema, type ScheduleControl } from '../schedule-control.ts';
 
 /** The path of the schedule control route. */
@@ -17,6 +18,8 @@ export interface ControlRouteOptions {
   /** False while the gateway starts or stops: requests get 503. */
   ready(): boolean;
   control(): ScheduleControl;
+  /** Where a request that failed unexpectedly is reported. */
+  log(line: string): void;
 }
 
 /** The control route, to mount on the gateway's server. */
@@ -37,7 +40,13 @@ export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
       }
       const parsed = scheduleRequestSchema.safeParse(body);
       if (!parsed.success) return Response.json({ error: `invalid request: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ')}` }, { status: 400 });
-      return Response.json(await applyScheduleRequest(parsed.data, options.control()));
+      try {
+        return Response.json(await applyScheduleRequest(parsed.data, options.control()));
+      } catch (error) {
+        // The reason goes to the gateway's log, not over HTTP, like every other failure the server answers.
+        options.log(`operator schedule: the request failed: ${errorMessage(error)}`);
+        return Response.json({ error: "internal error (the gateway's log says why)" }, { status: 500 });
+      }
     },
   };
 }
