@@ -7,6 +7,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { modelChoiceKey } from './conversations.ts';
 import type { Gateway } from './gateway.ts';
+import { formatAddress } from './known-conversations.ts';
 import { describeJobs } from './schedule-tool.ts';
 import { jobLabel, ScheduleError } from './scheduler/index.ts';
 
@@ -184,7 +185,9 @@ async function scheduleCommand({ gateway, message, admin, args }: CommandContext
   const { scheduler } = gateway;
   if (verb === 'list' && (id === undefined || (id === 'all' && extra.length === 0))) {
     if (id === 'all' && !admin) return 'Only an admin can list the jobs of every conversation.';
-    return describeJobs(scheduler, scheduler.list(id === 'all' ? {} : { sessionKey: message.sessionKey }));
+    if (id === 'all') return describeJobs(scheduler, scheduler.list(), true);
+    // How this conversation is named to `operator schedule add --to`, which people rarely know otherwise.
+    return `${describeJobs(scheduler, scheduler.list({ sessionKey: message.sessionKey }))}\n\nThis conversation is ${formatAddress(message.address)} (for operator schedule add --to).`;
   }
   if ((verb !== 'cancel' && verb !== 'pause' && verb !== 'resume') || id === undefined || extra.length > 0) {
     return 'Usage: /schedule [list | list all | cancel ID | pause ID | resume ID]';

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool, type TurnContext } from '../tools/tool.ts';
 import { ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor } from './scheduler/index.ts';
+import { formatAddress } from './known-conversations.ts';
 import { jobLabel } from './scheduler/index.ts';
 
 /** What the tool needs from the gateway. */
@@ -73,13 +74,17 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
   });
 }
 
-/** One line per job: id, name, state, schedule, next run and last outcome. */
-export function describeJobs(scheduler: Scheduler, jobs: readonly Job[]): string {
-  if (jobs.length === 0) return 'No scheduled jobs in this conversation.';
+/**
+ * One line per job: id, name, state, schedule, next run and last outcome; with `everywhere`, also
+ * each job's conversation (for a listing of every conversation's jobs).
+ */
+export function describeJobs(scheduler: Scheduler, jobs: readonly Job[], everywhere = false): string {
+  if (jobs.length === 0) return everywhere ? 'No scheduled jobs.' : 'No scheduled jobs in this conversation.';
   return jobs
     .map((job) => {
       const next = job.state === 'active' ? scheduler.nextRunOf(job) : undefined;
       const parts = [`${job.id}${job.name ? ` "${job.name}"` : ''}`, job.state === 'paused' ? `paused${job.pausedReason ? ` (${job.pausedReason})` : ''}` : job.state];
+      if (everywhere) parts.push(`in ${formatAddress(job.target.address)}`);
       if (next) parts.push(`next ${next.words}`);
       if (job.lastStatus) parts.push(`last run ${job.lastStatus}${job.lastError ? `: ${job.lastError}` : ''}`);
       parts.push(`prompt: ${job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt}`);

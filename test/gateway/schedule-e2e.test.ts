@@ -103,7 +103,10 @@ describe('scheduled follow-ups through Telegram', () => {
 
   it('lists, pauses, resumes and cancels a recurring job by /schedule', async () => {
     const id = await schedule({ every: '1d', prompt: 'Post the on-call summary.' }, 'Every day it is.');
-    expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id}; active; next in 1 day`));
+    const listed = await command('/schedule list', new RegExp(id));
+    expect(listed).toMatch(new RegExp(`${id}; active; next in 1 day`));
+    expect(listed).toContain(`This conversation is telegram:${chat} (for operator schedule add --to).`);
+    expect(await command('/schedule list all', new RegExp(id))).toMatch(new RegExp(`${id}; active; in telegram:${chat}; next in 1 day`));
     expect(await command(`/schedule pause ${id}`, /Paused|job/)).toBe(`Paused job ${id}.`);
     expect(await command(`/schedule resume ${id}`, /Resumed|job/)).toMatch(new RegExp(`^Resumed job ${id}\\. Next run in 1 day`));
     expect(await command(`/schedule cancel ${id}`, /Cancelled|job/)).toBe(`Cancelled job ${id}.`);
