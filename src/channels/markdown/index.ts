@@ -1,1 +1,2 @@
 export { chunkMarkdown, type MarkdownChunkOptions } from './chunk-markdown.ts';
+export { decodeEntities } from './decode-entities.ts';
