@@ -11,6 +11,7 @@ import type { APIUser } from 'discord.js';
 import { startFakeDiscordServer } from '../test/fakes/fake-discord-server.ts';
 import { startFakeSlackServer } from '../test/fakes/fake-slack-server.ts';
 import type { ChildMessage, ParentMessage } from './channel-fake-process.ts';
+import { replyBatcher } from './reply-batch.ts';
 
 const platform = process.argv[2];
 const replyText = process.argv[3] ?? 'ok';
@@ -90,25 +91,11 @@ async function discordFake(): Promise<Fake> {
 
 const fake = platform === 'discord' ? await discordFake() : await slackFake();
 
-let batch: [string, string][] = [];
-let flushing = false;
-const flush = () => {
-  flushing = false;
-  if (batch.length === 0) return;
-  send({ type: 'replies', items: batch });
-  batch = [];
-};
+const report = replyBatcher<string>(send);
 // A predicate that is never satisfied: it runs on every change the fake records, right after the
 // call arrived, and reads only the calls it has not seen yet.
 fake.waitFor(() => {
-  const found = fake.newReplies();
-  if (found.length === 0) return false;
-  const now = process.hrtime.bigint().toString();
-  for (const conversation of found) batch.push([conversation, now]);
-  if (!flushing) {
-    flushing = true;
-    setImmediate(flush);
-  }
+  report(fake.newReplies());
   return false;
 });
 

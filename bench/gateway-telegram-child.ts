@@ -7,36 +7,24 @@
  */
 import { startFakeTelegramServer } from '../test/fakes/fake-telegram-server.ts';
 import type { ParentMessage } from './gateway-telegram-process.ts';
+import { replyBatcher } from './reply-batch.ts';
 
 const replyText = process.argv[2] ?? 'ok';
 const telegram = await startFakeTelegramServer();
 const send = (message: unknown) => process.send!(message);
 
 let cursor = 0;
-let batch: [number, string][] = [];
-let flushing = false;
-const flush = () => {
-  flushing = false;
-  if (batch.length === 0) return;
-  send({ type: 'replies', items: batch });
-  batch = [];
-};
+const report = replyBatcher<number>(send);
 // A predicate that is never satisfied: it runs on every change the fake records, right after the
 // call arrived, and reads only the calls it has not seen yet.
 void telegram.waitFor(() => {
   const calls = telegram.calls;
-  if (cursor === calls.length) return false;
-  const now = process.hrtime.bigint().toString();
+  const found: number[] = [];
   for (; cursor < calls.length; cursor++) {
     const call = calls[cursor]!;
-    if ((call.method === 'sendMessage' || call.method === 'editMessageText') && call.params.text === replyText) {
-      batch.push([Number(call.params.chat_id), now]);
-    }
+    if ((call.method === 'sendMessage' || call.method === 'editMessageText') && call.params.text === replyText) found.push(Number(call.params.chat_id));
   }
-  if (batch.length > 0 && !flushing) {
-    flushing = true;
-    setImmediate(flush);
-  }
+  report(found);
   return false;
 }, 2 ** 31 - 1);
 
