@@ -113,7 +113,8 @@ const lockKey = 'schedule:lock';
  * const { job, nextRun } = await scheduler.create({ every: '1d', prompt: 'Post the on-call summary', target, profile }, actor);
  */
 export class Scheduler {
-  private readonly settings: SchedulerSettings;
+  /** The settings; `timezone` only when one was given (see {@link defaultTimezone}). */
+  private readonly settings: Omit<SchedulerSettings, 'timezone'> & { timezone?: string };
   private readonly now: () => number;
   private readonly setTimer: (callback: () => Promise<void>, ms: number) => unknown;
   private readonly clearTimer: (handle: unknown) => void;
@@ -134,9 +135,11 @@ export class Scheduler {
   private retryAt = 0;
 
   constructor(private readonly options: SchedulerOptions) {
-    const timezone = options.settings?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (!isValidTimezone(timezone)) throw new RangeError(`Scheduler timezone ${JSON.stringify(timezone)} is not a known IANA zone`);
-    this.settings = { ...defaults, ...options.settings, timezone };
+    const timezone = options.settings?.timezone;
+    if (timezone !== undefined && !isValidTimezone(timezone)) throw new RangeError(`Scheduler timezone ${JSON.stringify(timezone)} is not a known IANA zone`);
+    // This machine's zone is looked up when a job first needs it: the first Intl call loads the
+    // time zone data (about 25 ms), which the gateway's start need not wait for.
+    this.settings = { ...defaults, ...options.settings };
     this.now = options.now ?? Date.now;
     this.setTimer = options.setTimer ?? ((callback, ms) => setTimeout(callback, ms).unref());
     this.clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
@@ -212,7 +215,7 @@ export class Scheduler {
     }
     const checked = checkNewJob(input);
     const now = this.now();
-    const parsed = parseSchedule(input, { now, timezone: this.settings.timezone, minIntervalMs: this.settings.minIntervalMs });
+    const parsed = parseSchedule(input, { now, timezone: this.defaultTimezone(), minIntervalMs: this.settings.minIntervalMs });
 
     return this.exclusive(async (jobs) => {
       this.checkCaps(actor.id, input.target.sessionKey);
@@ -451,6 +454,11 @@ export class Scheduler {
   }
 
   // ---- helpers ----
+
+  /** The zone of jobs that name none: the configured one, else this machine's. */
+  private defaultTimezone(): string {
+    return (this.settings.timezone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
+  }
 
   /** Persists a new or changed job, counts it and queues its new due time. */
   private async save(jobs: JobStore, job: Job): Promise<void> {
