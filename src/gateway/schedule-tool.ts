@@ -39,6 +39,7 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
   const { scheduler } = options;
   return defineTool({
     name: 'schedule',
+    machine: 'none',
     description:
       'Schedule a follow-up in this conversation: a reminder, a recurring job or a check-back. When it fires you get its ' +
       'prompt as a message marked as scheduled, and your answer is sent here. create needs prompt and exactly one of ' +

@@ -22,7 +22,31 @@ export interface TurnContext {
   admin: boolean;
   /** The turn was started by a scheduled job, not by a person's message. */
   scheduled: boolean;
+  /**
+   * The tools the model is offered in this turn, by name (the gateway's grants decide); unset
+   * offers every tool. A call to any other tool is refused.
+   */
+  tools?: ReadonlySet<string>;
+  /** Where this turn's tools work; unset means the agent's own working directory and roots. */
+  workspace?: Workspace;
 }
+
+/**
+ * Where a turn's tools may work: relative paths and the shell start in `cwd`; file tools stay
+ * inside `roots` (and never reach `hidden`), and the command sandbox binds `roots` writable.
+ */
+export interface Workspace {
+  cwd: string;
+  /** Folders the file tools may read and change; the sandbox binds them read-write. */
+  roots: readonly string[];
+}
+
+/**
+ * What a tool does to the machine: `read` (reads files), `write` (changes files), `shell` (runs
+ * commands). Grants are given per group; a tool without one is the conversation's own (memory,
+ * skills, knowledge search, schedule) and always offered.
+ */
+export type MachineAccess = 'read' | 'write' | 'shell';
 
 /** What a running tool may use. */
 export interface ToolContext {
@@ -50,6 +74,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   parameters: Schema;
   /** Milliseconds before the call is aborted with a timeout error; unset means no limit. */
   timeoutMs?: number;
+  /**
+   * What the tool does to the machine, for grants. Built-in tools say; a tool from an extension
+   * that says nothing counts as `shell` (it may do anything), so it is offered only where
+   * commands are.
+   */
+  machine?: MachineAccess | 'none';
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
 }
 

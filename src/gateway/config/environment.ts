@@ -12,6 +12,8 @@ import { platforms, settingSchemas, type DmPolicy } from './schema.ts';
 export type ConfigEnvironment = Partial<
   Record<
     | 'PORT'
+    | 'HOST'
+    | 'OPERATOR_PUBLIC_HOSTS'
     | 'OPERATOR_MODEL'
     | 'OPERATOR_DM_POLICY'
     | 'OPERATOR_ADMINS'
@@ -44,6 +46,13 @@ const asList = (text: string) =>
 
 const overrides = [
   { name: 'PORT', schema: settingSchemas.port, read: asInteger, apply: (config, port) => ({ ...config, port }) } satisfies Override<number>,
+  { name: 'HOST', schema: settingSchemas.host, read: asText, apply: (config, host) => ({ ...config, host }) } satisfies Override<string>,
+  {
+    name: 'OPERATOR_PUBLIC_HOSTS',
+    schema: settingSchemas.publicHosts,
+    read: asList,
+    apply: (config, publicHosts) => ({ ...config, publicHosts }),
+  } satisfies Override<string[]>,
   { name: 'OPERATOR_MODEL', schema: settingSchemas.model, read: asText, apply: (config, model) => ({ ...config, model }) } satisfies Override<string>,
   {
     name: 'OPERATOR_DM_POLICY',

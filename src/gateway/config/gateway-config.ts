@@ -4,7 +4,10 @@
  * plain value.
  */
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
-import type { BusyMode, DmPolicy, Platform } from './schema.ts';
+import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
+import type { BusyMode, DmPolicy, Platform, ToolGroup } from './schema.ts';
+
+export type { SandboxSettings };
 
 /** Chats and people a platform is restricted to. An empty list restricts nothing in groups. */
 export interface Allowlist {
@@ -42,14 +45,37 @@ export interface GroupSettings {
   requireMention: boolean;
 }
 
+/** One grant of machine tools (see `tools.grants` in the schema). */
+export interface ToolGrant {
+  tools: 'all' | readonly ToolGroup[];
+  /** `platform:userId` entries; unset means anyone. */
+  people?: readonly string[];
+  /** `platform:conversationId[:thread]` entries; unset means any conversation. */
+  chats?: readonly string[];
+  platforms?: readonly Platform[];
+  scope: 'dm' | 'group' | 'any';
+}
+
 /** The gateway's configuration, complete. */
 export interface GatewayConfig {
   /** HTTP port (8787). */
   port: number;
+  /** Listening address (127.0.0.1). */
+  host: string;
+  /** Host names the gateway is reached by from elsewhere (reverse proxy, tunnel). */
+  publicHosts: readonly string[];
+  /** The web chat's login. */
+  web: { login: 'auto' | 'always' };
+  /** Grants of the tools that act on the machine. */
+  tools: { grants: readonly ToolGrant[] };
+  sandbox: SandboxSettings;
   /** Model id or alias; unset means the runtime chooses from the credentials. */
   model?: string;
-  /** Direct-message policy per platform. */
-  dmPolicy: Readonly<Record<Platform, DmPolicy>>;
+  /**
+   * Direct-message policy per platform. The web chat's is unset unless configured: it depends on
+   * whether the gateway is exposed (open when local, pairing when exposed).
+   */
+  dmPolicy: Readonly<Record<Exclude<Platform, 'web'>, DmPolicy>> & { readonly web?: DmPolicy };
   /** Per platform allowlists. */
   allowlists: Readonly<Record<Platform, Allowlist>>;
   /** `platform:userId` of the admins. */

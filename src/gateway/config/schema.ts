@@ -26,13 +26,37 @@ export const busyModes = ['followUp', 'steer', 'interrupt'] as const;
 /** One of {@link busyModes}. */
 export type BusyMode = (typeof busyModes)[number];
 
-/** The direct-message policy of each platform when nothing is configured. */
+/**
+ * The direct-message policy of each platform when nothing is configured. The web chat's is `open`
+ * only while the gateway is reachable from this machine alone; exposed, it is `pairing` (see
+ * `resolveExposure`), which is why the file leaves it unset unless the owner names one.
+ */
 export const defaultDmPolicy: Readonly<Record<Platform, DmPolicy>> = {
   telegram: 'pairing',
   discord: 'pairing',
   slack: 'open',
   web: 'open',
 };
+
+/**
+ * What a tool does to the machine, as grants name it: `read` (read files: read_file, grep, glob,
+ * list_dir, send_file), `write` (change files: write_file, edit_file, apply_patch), `shell` (run
+ * commands). Tools outside these groups (memory, skills, knowledge search, schedule) are the
+ * conversation's own and always offered.
+ */
+export const toolGroups = ['read', 'write', 'shell'] as const;
+
+/** One of {@link toolGroups}. */
+export type ToolGroup = (typeof toolGroups)[number];
+
+/** How commands are sandboxed: `auto` uses bubblewrap when it is there, `required` refuses to start without it, `off` never sandboxes. */
+export const sandboxModes = ['auto', 'required', 'off'] as const;
+
+/** One of {@link sandboxModes}. */
+export type SandboxMode = (typeof sandboxModes)[number];
+
+/** Whether the web chat asks for a login: `auto` when the gateway is reachable beyond this machine, `always` everywhere. */
+export const webLoginModes = ['auto', 'always'] as const;
 
 const platformPattern = platforms.join('|');
 
@@ -43,6 +67,31 @@ const adminMessage = `expected "platform:userId" with platform ${platforms.join(
 /** `platform:id` or `platform:id:thread`, as used by groups and profile bindings. */
 const scopedKeyPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
 const scopedKeyMessage = `expected "platform:id" with platform ${platforms.join(', ')} (e.g. telegram:-1001234)`;
+
+/** A host name or IP address, as in a `Host` header without the port. */
+const hostNamePattern = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|[0-9A-Fa-f:]+)$/;
+const hostName = z.string().regex(hostNamePattern, 'expected a host name or IP address without scheme, port or path (e.g. bot.example.com)');
+
+const absolutePath = z.string().regex(/^\//, 'expected an absolute path');
+
+/** Who and where a grant applies; every selector given must match, and at least one is given. */
+const toolGrant = z
+  .strictObject({
+    tools: z
+      .union([z.literal('all'), z.array(z.enum(toolGroups)).min(1)])
+      .describe('What is granted: "all", or some of "read" (read files), "write" (change files), "shell" (run commands).'),
+    people: z.array(z.string().regex(adminPattern, adminMessage)).min(1).optional().describe('People it applies to, "platform:userId".'),
+    chats: z
+      .array(z.string().regex(scopedKeyPattern, scopedKeyMessage))
+      .min(1)
+      .optional()
+      .describe('Conversations it applies to, "platform:conversationId" (a thread or topic follows its chat) or "platform:conversationId:thread".'),
+    platforms: z.array(z.enum(platforms)).min(1).optional().describe('Platforms it applies to.'),
+    scope: z.enum(['dm', 'group', 'any']).default('any').describe('Direct messages, groups, or both (default).'),
+  })
+  .refine((grant) => grant.people !== undefined || grant.chats !== undefined || grant.platforms !== undefined, {
+    message: 'a grant names at least one of people, chats or platforms',
+  });
 
 const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -72,6 +121,8 @@ export const settingSchemas = {
   dmPolicy,
   admins: z.array(z.string().regex(adminPattern, adminMessage)),
   reviewEvery: z.int().min(0),
+  host: z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.:-]+)$/, 'expected an address to listen on, e.g. 127.0.0.1, 0.0.0.0 or ::'),
+  publicHosts: z.array(hostName),
   webhookUrl: z.url(),
   webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'expected 1-256 characters of A-Z, a-z, 0-9, _ and -'),
   apiRoot: z.url(),
@@ -82,13 +133,57 @@ export const operatorConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of this JSON Schema (for editors).'),
     port: settingSchemas.port.default(8787).describe('HTTP port of the gateway (webhooks, web chat). Env: PORT.'),
+    host: settingSchemas.host
+      .default('127.0.0.1')
+      .describe('Address the gateway listens on: 127.0.0.1 (this machine only, the default), 0.0.0.0 or :: (every interface), or one address. Env: HOST.'),
+    publicHosts: settingSchemas.publicHosts
+      .default([])
+      .describe(
+        'Host names the gateway is reached by from elsewhere (through a reverse proxy or tunnel), e.g. "bot.example.com"; requests naming another host are refused. Env: OPERATOR_PUBLIC_HOSTS (comma-separated).',
+      ),
+    web: z
+      .strictObject({
+        login: z
+          .enum(webLoginModes)
+          .default('auto')
+          .describe('"auto": a login is required when the gateway is reachable beyond this machine; "always": also on 127.0.0.1. The token is OPERATOR_WEB_TOKEN or OPERATOR_HOME/web-token.'),
+      })
+      .prefault({})
+      .describe('The web chat.'),
+    tools: z
+      .strictObject({
+        grants: z
+          .array(toolGrant)
+          .default([])
+          .describe(
+            "Tools that act on the machine, granted beyond their defaults (admins' own direct messages, the terminal and a local web chat get every tool; everyone else gets none of them).",
+          ),
+      })
+      .prefault({})
+      .describe('Who may use the tools that read files, change files and run commands.'),
+    sandbox: z
+      .strictObject({
+        mode: z
+          .enum(sandboxModes)
+          .default('auto')
+          .describe('"auto": commands run in bubblewrap when it is installed; "required": the gateway does not start without it; "off": no sandbox (shell is then offered only in the owner\'s own conversations).'),
+        network: z.boolean().default(true).describe('Whether commands may use the network (they share this machine\'s, loopback services included).'),
+        readOnly: z.array(absolutePath).default([]).describe('More folders commands may read (beyond the system folders).'),
+        readWrite: z.array(absolutePath).default([]).describe('More folders commands may change (beyond the workspace).'),
+        env: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'))
+          .default([])
+          .describe('More environment variables passed to commands (beyond PATH, LANG, TERM, TZ and the like); secret-looking names are still withheld.'),
+      })
+      .prefault({})
+      .describe('How commands the agent runs are isolated.'),
     model: settingSchemas.model.optional().describe('Model id or alias, e.g. "sonnet" or "openai:llama3.1:8b". Env: OPERATOR_MODEL.'),
     dmPolicy: z
       .strictObject({
         telegram: dmPolicy.default(defaultDmPolicy.telegram),
         discord: dmPolicy.default(defaultDmPolicy.discord),
         slack: dmPolicy.default(defaultDmPolicy.slack),
-        web: dmPolicy.default(defaultDmPolicy.web),
+        web: dmPolicy.optional().describe('Default: open while the gateway is reachable from this machine alone, pairing when exposed.'),
       })
       .prefault({})
       .describe('Who may talk to the bot in direct messages, per platform. Env: OPERATOR_DM_POLICY (all platforms).'),

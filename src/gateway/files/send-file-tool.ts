@@ -33,6 +33,7 @@ export function createSendFileTool(options: SendFileToolOptions): Tool<typeof pa
   const secrets = secretValues(options.env ?? process.env).map((value) => Buffer.from(value));
   return defineTool({
     name: 'send_file',
+    machine: 'read',
     description:
       'Send a file to the person you are talking with in this chat (a report, an export, an image you made). It goes ' +
       'out right after your reply; say in your reply what it is, do not paste its content. At most 10 files per reply.',

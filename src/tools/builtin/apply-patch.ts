@@ -32,6 +32,7 @@ type Diff = Awaited<ReturnType<typeof loadDiff>>;
 export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
   return defineTool({
     name: 'apply_patch',
+    machine: 'write',
     description:
       'Apply a unified diff to files. Use `--- a/path` / `+++ b/path` headers and `@@` hunks with a few lines of ' +
       'context; `--- /dev/null` creates a file and `+++ /dev/null` deletes one. Either every file is patched or none is.',

@@ -18,6 +18,7 @@ const parameters = z.object({
 export function createEditFileTool(options: BuiltinToolOptions = {}) {
   return defineTool({
     name: 'edit_file',
+    machine: 'write',
     description:
       'Replace exact text in a file. old_string must match the file exactly (including indentation) and be ' +
       'unique unless replace_all is true; include surrounding lines to make it unique.',

@@ -20,6 +20,7 @@ const statConcurrency = 64;
 export function createGlobTool(options: BuiltinToolOptions = {}) {
   return defineTool({
     name: 'glob',
+    machine: 'read',
     description:
       'Find files by glob pattern. Returns absolute paths, most recently modified first. node_modules and .git ' +
       'are skipped unless the pattern names them.',

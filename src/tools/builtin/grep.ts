@@ -34,6 +34,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
   return defineTool({
     name: 'grep',
+    machine: 'read',
     description:
       'Search file contents with a regular expression. Returns `path:line: text` lines, paths relative to the ' +
       'working directory. Skips node_modules, .git and binary files.',

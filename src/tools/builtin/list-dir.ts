@@ -28,6 +28,7 @@ export function createListDirTool(options: ListDirToolOptions = {}) {
   const maxEntries = options.maxEntries ?? 5_000;
   return defineTool({
     name: 'list_dir',
+    machine: 'read',
     description:
       'List a directory: directories end with "/", files show their size in bytes, deeper levels are indented ' +
       'by two spaces. node_modules and .git are listed but not expanded.',

@@ -30,6 +30,7 @@ export function createReadFileTool(options: ReadFileToolOptions = {}) {
   const maxTextBytes = options.maxTextBytes ?? 32 * 1024 * 1024;
   return defineTool({
     name: 'read_file',
+    machine: 'read',
     description:
       'Read a file. Text comes back with line numbers (`     1\\tfirst line`); use offset and limit to read part of a ' +
       'long file. PNG, JPEG, GIF and WebP images come back as images.',

@@ -38,6 +38,7 @@ export function createShellTool(options: ShellToolOptions = {}) {
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   return defineTool({
     name: 'shell',
+    machine: 'shell',
     description:
       `Run a command with ${shell} -c in the working directory and return its output (stdout, then stderr after ` +
       `"STDERR:"). Times out after timeout_ms (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}); the command ` +

@@ -17,6 +17,7 @@ const parameters = z.object({
 export function createWriteFileTool(options: BuiltinToolOptions = {}) {
   return defineTool({
     name: 'write_file',
+    machine: 'write',
     description:
       'Create a file or replace its whole content. Parent directories are created as needed. ' +
       'To change part of an existing file, prefer edit_file.',

@@ -19,6 +19,7 @@ const parameters = z.object({
 export function createKnowledgeSearchTool(options: KnowledgeSearchToolOptions) {
   return defineTool({
     name: 'knowledge_search',
+    machine: 'none',
     description:
       'Search the knowledge documents (the team\'s runbooks, references and notes) before answering from memory. ' +
       'Returns the best matching sections with file, heading and an excerpt; read the whole file with read_file ' +

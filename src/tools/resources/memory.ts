@@ -58,6 +58,7 @@ export function createMemoryTool(options: MemoryToolOptions) {
   };
   return defineTool({
     name: 'memory',
+    machine: 'none',
     description,
     parameters,
     async execute(args, context): Promise<ToolOutput> {

@@ -55,6 +55,7 @@ export function createSkillManageTool(options: SkillManageToolOptions) {
   const root = resolve(options.skillsDirectory);
   return defineTool({
     name: 'skill_manage',
+    machine: 'none',
     description:
       'Save a reusable procedure as a skill, or change or delete one you saved. Use it when you worked out ' +
       'steps worth repeating (a deployment, a report format, a fix that took several tries). ' +

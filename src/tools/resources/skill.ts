@@ -22,6 +22,7 @@ const parameters = z.object({
 export function createSkillTool(options: SkillToolOptions) {
   return defineTool({
     name: 'skill',
+    machine: 'none',
     description:
       'Load a skill: its full instructions, its reference documents, and the absolute paths of its scripts and ' +
       'assets. Call it before doing a task that one of the <available_skills> describes, then follow the ' +

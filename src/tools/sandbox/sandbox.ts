@@ -1,0 +1,51 @@
+/**
+ * The command sandbox contract. Every child process a tool starts (today the `shell` tool's)
+ * runs through a {@link Sandbox}: on Linux bubblewrap gives it its own PID namespace, a view of
+ * the workspace and the system's read-only folders only, and an environment built from an
+ * allowlist. Where no sandbox can run, the `none` sandbox still builds the allowlisted
+ * environment, and the gateway offers `shell` only in the owner's own conversations.
+ */
+
+/** How commands are isolated (`sandbox` in operator.json). */
+export interface SandboxSettings {
+  /** `auto`: bubblewrap when installed; `required`: refuse to start without it; `off`: never. */
+  mode: 'auto' | 'required' | 'off';
+  /** Commands may use the network (the machine's, loopback services included). */
+  network: boolean;
+  /** Extra folders commands may read. */
+  readOnly: readonly string[];
+  /** Extra folders commands may change. */
+  readWrite: readonly string[];
+  /** Extra environment variable names passed to commands (secret-looking ones stay withheld). */
+  env: readonly string[];
+}
+
+/** One command to run inside the sandbox. */
+export interface SandboxCommand {
+  /** Shell executable, run as `shell -c command`. */
+  shell: string;
+  command: string;
+  /** Working directory (inside one of `writable`). */
+  cwd: string;
+  /** Folders the command may change: the turn's workspace roots. */
+  writable: readonly string[];
+}
+
+/** What to hand `child_process.spawn` for a {@link SandboxCommand}. */
+export interface SpawnSpec {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The working directory to spawn in (outside the sandbox). */
+  cwd: string;
+}
+
+/** Runs commands isolated from operator's own state and secrets. */
+export interface Sandbox {
+  /** `bubblewrap` when commands are isolated, `none` when they run as operator's children. */
+  readonly kind: 'bubblewrap' | 'none';
+  /** One line for the start-up output, e.g. `commands run in bubblewrap (network on)`. */
+  describe(): string;
+  /** How to spawn the command. */
+  spawnSpec(command: SandboxCommand): SpawnSpec;
+}
