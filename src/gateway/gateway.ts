@@ -70,8 +70,15 @@ export class Gateway {
   #stopping = false;
   #work = new Set<Promise<void>>();
 
-  constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog }) {
+  /**
+   * The web chat is reachable from this machine alone and without a login, so whoever uses it is
+   * the owner (every tool, as in an admin's direct messages). False when it requires a login.
+   */
+  readonly localWeb: boolean;
+
+  constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean }) {
     this.runtime = options.runtime;
+    this.localWeb = options.localWeb ?? false;
     this.config = options.config;
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
