@@ -54,7 +54,12 @@ export class Agent {
   #allowedTools: ReadonlySet<string> | undefined;
   #retry: RetrySettings;
   #compaction: CompactionSettings;
+  /** Prompts by channel, working directory and offered tools (see {@link promptKey}). */
   #promptCache = new Map<string, { date: string; prompt: string }>();
+  /** What the last turn offered, so a child's request repeats its bytes (prompt cache). */
+  #lastOffer: { tools: readonly Tool[]; cwd: string | undefined } | undefined;
+  /** Offered tool lists per set of names, for the current {@link #tools}. */
+  #offers = new WeakMap<ReadonlySet<string>, { from: readonly Tool[]; tools: readonly Tool[] }>();
   #lastPrompt: string | undefined;
   #followUps: string[] = [];
   #steering: string[] = [];
@@ -236,7 +241,7 @@ export class Agent {
    */
   invalidatePromptCache(channel?: string): void {
     if (channel === undefined) this.#promptCache.clear();
-    else this.#promptCache.delete(channel);
+    else for (const key of this.#promptCache.keys()) if (key.startsWith(`${channel}\u0000`)) this.#promptCache.delete(key);
   }
 
   /** What the last prompt build had to cut (from the resources, for `/status`). */
@@ -307,7 +312,8 @@ export class Agent {
       ...this.options,
       sessions: undefined,
       sessionKey: `${this.sessionKey}:child`,
-      tools: this.#tools,
+      tools: this.#lastOffer?.tools ?? this.#tools,
+      cwd: this.#lastOffer ? this.#lastOffer.cwd : this.options.cwd,
       extensions: [],
       guardrails: this.#guardrails.guardrails,
       resources: undefined,
@@ -363,7 +369,12 @@ export class Agent {
 
       // 3-4. System prompt (cached per channel), then extensions may replace it.
       const tree = await this.session();
-      let systemPrompt = await this.#systemPrompt(options.channel, tree.id);
+      // The tools this turn may use, and where: the model is offered only those, and the prompt
+      // names only those, so a conversation's bytes stay the same from turn to turn.
+      const tools = this.#offered(options.turn);
+      const cwd = options.turn?.workspace?.cwd ?? this.options.cwd;
+      this.#lastOffer = { tools, cwd };
+      let systemPrompt = await this.#systemPrompt(options.channel, tree.id, tools, cwd);
       for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {
         if (isObject(result) && typeof result.systemPrompt === 'string') systemPrompt = result.systemPrompt;
       }
@@ -387,7 +398,7 @@ export class Agent {
 
       // 8-9. Tools are merged at construction; run with retries.
       lifecycle.start();
-      const run = await this.#runWithRetry(tree, systemPrompt, [...history, userMessage], userEntryId, leafBefore, options.turn);
+      const run = await this.#runWithRetry(tree, systemPrompt, [...history, userMessage], userEntryId, leafBefore, options.turn, tools);
 
       // 10. Durable: save point, then the end of the turn.
       lifecycle.complete();
@@ -423,6 +434,7 @@ export class Agent {
     userEntryId: string,
     leafBeforeUser: string | null,
     turn: TurnContext | undefined,
+    tools: readonly Tool[],
   ): Promise<{ messages: Message[]; usage: Usage; cost: Cost; aborted: boolean }> {
     let messages = initialMessages;
     let attemptLeaf = userEntryId;
@@ -430,7 +442,7 @@ export class Agent {
     let cost = emptyCost();
     const maxRetries = this.#retry.enabled ? this.#retry.maxRetries : 0;
     for (let attempt = 0; ; attempt++) {
-      const engine = this.#createEngine(tree, turn);
+      const engine = this.#createEngine(tree, turn, tools);
       const result = await engine.run({ systemPrompt, messages, signal: this.#abort.signal });
       usage = addUsage(usage, result.usage);
       cost = addCost(cost, computeCost(result.usage, this.options.modelInfo));
@@ -468,18 +480,18 @@ export class Agent {
     }
   }
 
-  #createEngine(tree: SessionTree, turn: TurnContext | undefined): Engine {
+  #createEngine(tree: SessionTree, turn: TurnContext | undefined, tools: readonly Tool[]): Engine {
     return new Engine({
       provider: this.options.provider,
       model: this.options.model,
-      tools: this.#tools,
+      tools,
       allowedTools: this.#allowedTools,
       maxToolRounds: this.options.maxToolRounds,
       maxTokens: this.options.maxTokens,
       reasoningEffort: this.options.reasoningEffort,
       truncation: this.options.truncation,
       contextWindow: this.options.modelInfo?.contextWindow,
-      cwd: this.options.cwd,
+      cwd: turn?.workspace?.cwd ?? this.options.cwd,
       turn,
       getEphemeralMessages: this.options.getEphemeralMessages,
       takeSteeringMessages: () =>
@@ -488,7 +500,7 @@ export class Agent {
         for (const result of await this.#emit({ type: 'tool_call', call })) {
           if (isObject(result) && result.block === true) return { block: true, reason: String(result.reason ?? 'blocked by an extension') };
         }
-        const decision = await this.#guardrails.before(call);
+        const decision = await this.#guardrails.before(call, turn);
         if (decision.action === 'block') return { block: true, reason: decision.reason };
         if (decision.action === 'halt') {
           this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
@@ -600,8 +612,23 @@ export class Agent {
 
   // --- plumbing -------------------------------------------------------------------------------
 
-  async #systemPrompt(channel: string | undefined, sessionId: string): Promise<string> {
-    const key = channel ?? '';
+  /**
+   * The tools a turn offers: those named in `turn.tools` (the gateway's grants), else all. The
+   * list is kept per set of names, so a conversation's turns share one (and its definitions).
+   */
+  #offered(turn: TurnContext | undefined): readonly Tool[] {
+    const names = turn?.tools;
+    if (!names) return this.#tools;
+    const known = this.#offers.get(names);
+    if (known && known.from === this.#tools) return known.tools;
+    const tools = this.#tools.filter((tool) => names.has(tool.name));
+    this.#offers.set(names, { from: this.#tools, tools });
+    return tools;
+  }
+
+  async #systemPrompt(channel: string | undefined, sessionId: string, tools: readonly Tool[], cwd: string | undefined): Promise<string> {
+    const toolNames = tools.map((tool) => tool.name);
+    const key = promptKey(channel, cwd ?? '', toolNames);
     const date = today();
     const cached = this.#promptCache.get(key);
     if (cached && cached.date === date) return cached.prompt;
@@ -609,9 +636,9 @@ export class Agent {
     const prompt = await builder({
       channel,
       sessionId: this.#pinnedSessionId ?? sessionId,
-      cwd: this.options.cwd ?? process.cwd(),
+      cwd: cwd ?? process.cwd(),
       date,
-      toolNames: this.#tools.map((tool) => tool.name),
+      toolNames,
     });
     this.#promptCache.set(key, { date, prompt });
     return prompt;
@@ -650,6 +677,11 @@ export class Agent {
   #assertIdle(): void {
     if (this.#phase !== 'idle') throw new InternalError(`The agent is busy (${this.#phase})`);
   }
+}
+
+/** The prompt cache's key: one prompt per channel, working directory and offered tools. */
+function promptKey(channel: string | undefined, cwd: string, toolNames: readonly string[]): string {
+  return `${channel ?? ''}\u0000${cwd}\u0000${toolNames.join(',')}`;
 }
 
 /** Built-in tools win over extension tools of the same name. */

@@ -5,6 +5,7 @@
  * result. A guardrail that throws counts as allowing.
  */
 import type { ToolCallPart, ToolResultContent } from '../llm/types.ts';
+import type { TurnContext } from '../tools/tool.ts';
 import type { AfterCallResult, BeforeCallDecision, Guardrail } from './guardrail.ts';
 
 /** File guardrails plus extension guardrails; a file guardrail wins over an extension one of the same name. */
@@ -27,11 +28,12 @@ export class GuardrailSet {
     }
   }
 
-  async before(call: ToolCallPart): Promise<BeforeCallDecision> {
+  /** The first block, halt or ask of any guardrail; `turn` is the chat turn, when there is one. */
+  async before(call: ToolCallPart, turn?: TurnContext): Promise<BeforeCallDecision> {
     for (const guardrail of this.guardrails) {
       let decision: BeforeCallDecision | void;
       try {
-        decision = await guardrail.beforeCall?.(call);
+        decision = await guardrail.beforeCall?.(call, turn);
       } catch {
         continue;
       }

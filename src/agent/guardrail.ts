@@ -6,6 +6,7 @@
  * its decision is the signal, its bugs are not.
  */
 import type { ToolCallPart, ToolResultContent } from '../llm/types.ts';
+import type { TurnContext } from '../tools/tool.ts';
 
 /** A guardrail's verdict before a call. */
 export type BeforeCallDecision =
@@ -26,7 +27,8 @@ export interface Guardrail {
   name: string;
   /** Resets per-turn state (counters, budgets). */
   onTurnStart?(): void;
-  beforeCall?(call: ToolCallPart): BeforeCallDecision | void | Promise<BeforeCallDecision | void>;
+  /** `turn` is the chat turn the call belongs to (its workspace among others), when there is one. */
+  beforeCall?(call: ToolCallPart, turn?: TurnContext): BeforeCallDecision | void | Promise<BeforeCallDecision | void>;
   /**
    * May also return `{ content }` to replace what the model sees (e.g. with secrets redacted)
    * together with its decision.

@@ -1,6 +1,8 @@
 /**
  * Chat commands. Every command is answered by the gateway itself and never reaches the model; an
- * admin-only command asked by someone else gets a clear refusal and does nothing.
+ * admin-only command asked by someone else gets a clear refusal and does nothing. In groups, a
+ * command that changes the conversation for everyone (`/new`, `/model NAME`, `/compact`, ...) is
+ * an admin's; `/stop`, `/approve` and `/deny` belong to the person whose turn it is, or an admin.
  */
 import type { ChannelAdapter, CommandInfo, InboundMessage } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -21,19 +23,22 @@ interface CommandContext {
 
 interface Command extends CommandInfo {
   adminOnly?: boolean;
+  /** In a group only an admin may use it (it changes the conversation for everyone there). */
+  groupAdminOnly?: boolean;
   run(context: CommandContext): Promise<string>;
 }
 
 const commands: Command[] = [
   { name: 'help', description: 'What I can do and the commands', run: async () => helpText() },
-  { name: 'new', description: 'Start a fresh conversation', run: (context) => fresh(context) },
-  { name: 'reset', description: 'Same as /new', run: (context) => fresh(context) },
+  { name: 'new', description: 'Start a fresh conversation', groupAdminOnly: true, run: (context) => fresh(context) },
+  { name: 'reset', description: 'Same as /new', groupAdminOnly: true, run: (context) => fresh(context) },
   {
     name: 'stop',
     description: 'Stop the current answer',
-    async run({ gateway, message }) {
+    async run({ gateway, message, admin }) {
       const conversation = await gateway.conversations.peek(message.sessionKey);
       if (!conversation || conversation.agent.phase !== 'turn') return 'Nothing is running.';
+      if (!admin && conversation.turnSender !== message.sender.id) return 'Only the person being answered, or an admin, can stop this answer.';
       conversation.agent.abort();
       return 'Stopping.';
     },
@@ -64,6 +69,7 @@ const commands: Command[] = [
   {
     name: 'compact',
     description: 'Summarize older messages now',
+    groupAdminOnly: true,
     async run({ gateway, message }) {
       const conversation = await gateway.conversations.get(message);
       const entry = await gateway.queue.run(message.sessionKey, () => conversation.agent.runCompaction());
@@ -73,10 +79,11 @@ const commands: Command[] = [
   {
     name: 'model',
     description: 'Show or choose the model of this conversation',
-    async run({ gateway, message, args }) {
+    async run({ gateway, message, admin, args }) {
       const conversation = await gateway.conversations.get(message);
       const wanted = args.trim();
       if (!wanted) return `Model: ${conversation.agent.model}`;
+      if (message.scope === 'group' && !admin) return 'Only an admin can choose the model of a group.';
       const client = gateway.runtime.clientFor(wanted);
       await gateway.runtime.store.set(modelChoiceKey(message.sessionKey), wanted);
       await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
@@ -155,6 +162,7 @@ export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, m
   if (!command) return false;
   let reply: string;
   if (command.adminOnly && !admin) reply = `/${command.name} is for admins only.`;
+  else if (command.groupAdminOnly && message.scope === 'group' && !admin) reply = `In a group, /${command.name} is for admins only: it changes the conversation for everyone here.`;
   else {
     try {
       reply = await command.run({ gateway, adapter, message, admin, args: message.command?.args ?? '' });
@@ -172,9 +180,10 @@ async function fresh({ gateway, message }: CommandContext): Promise<string> {
   return 'Started a fresh conversation.';
 }
 
-async function answerApproval({ gateway, message }: CommandContext, allowed: boolean): Promise<string> {
+async function answerApproval({ gateway, message, admin }: CommandContext, allowed: boolean): Promise<string> {
   const conversation = await gateway.conversations.peek(message.sessionKey);
   if (!conversation?.pendingApproval) return 'Nothing is waiting for an answer.';
+  if (!mayAnswerApproval(conversation, message.sender.id, admin)) return approvalRefusal;
   conversation.pendingApproval.resolve(allowed);
   return allowed ? 'Approved.' : 'Denied.';
 }
@@ -200,6 +209,14 @@ async function scheduleCommand({ gateway, message, admin, args }: CommandContext
     if (error instanceof ScheduleError) return error.message;
     throw error;
   }
+}
+
+/** What someone gets who may not answer the waiting question. */
+export const approvalRefusal = 'Only the person being answered, or an admin, can answer this question.';
+
+/** Whether `senderId` may answer the conversation's approval question: the turn's person, or an admin. */
+export function mayAnswerApproval(conversation: { turnSender?: string }, senderId: string, admin: boolean): boolean {
+  return admin || conversation.turnSender === senderId;
 }
 
 function helpText(): string {

@@ -13,7 +13,8 @@ import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import { createAccessPolicy } from './access/index.ts';
-import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
+import { ToolGrants } from './access/tool-grants.ts';
+import { approvalRefusal, commandList, handleCommand, isGatewayCommand, mayAnswerApproval } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import type { Conversation } from './conversations.ts';
 import { Conversations, senderLabel } from './conversations.ts';
@@ -31,6 +32,7 @@ import { createScheduleTool } from './schedule-tool.ts';
 import { scheduledMessage } from './scheduled-turn.ts';
 import { ScheduleError, Scheduler, type JobTarget } from './scheduler/index.ts';
 import { createSessionQueue } from './session-queue.ts';
+import { TurnAccess } from './turn-access.ts';
 
 /** Largest document taken from a chat, in bytes (what Telegram lets bots download). */
 export const maxInboundFileBytes = 20 * 1024 * 1024;
@@ -75,16 +77,22 @@ export class Gateway {
    * the owner (every tool, as in an admin's direct messages). False when it requires a login.
    */
   readonly localWeb: boolean;
+  /** Who may use the tools that act on the machine (`tools.grants`). */
+  readonly grants: ToolGrants;
+  readonly #turnAccess: TurnAccess;
 
-  constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean }) {
+  constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean; sandboxed?: boolean }) {
     this.runtime = options.runtime;
     this.localWeb = options.localWeb ?? false;
+    this.grants = new ToolGrants({ grants: options.config.tools.grants, localWeb: this.localWeb, sandboxed: options.sandboxed ?? false });
+    this.#turnAccess = new TurnAccess({ grants: this.grants, cwd: this.runtime.cwd, home: this.runtime.home });
     this.config = options.config;
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns });
     this.dedupe = createDedupe(this.runtime.store);
-    this.access = createAccessPolicy(this.config, this.runtime.store);
+    // The web chat's policy, unless configured: open while it is the owner's (local), pairing when exposed.
+    this.access = createAccessPolicy({ ...this.config, dmPolicy: { ...this.config.dmPolicy, web: this.config.dmPolicy.web ?? (this.localWeb ? 'open' : 'pairing') } }, this.runtime.store);
     this.ledger = createDeliveryLedger(this.runtime.store);
     this.inbox = createInbox(this.runtime.store);
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
@@ -253,6 +261,10 @@ export class Gateway {
         await adapter.answerAction?.(action, 'Nothing is waiting for an answer.');
         return;
       }
+      if (!mayAnswerApproval(conversation, action.sender.id, this.isAdmin(action.address.platform, action.sender.id))) {
+        await adapter.answerAction?.(action, approvalRefusal);
+        return;
+      }
       conversation.pendingApproval.resolve(verb === 'approve');
       await adapter.answerAction?.(action, verb === 'approve' ? 'Approved.' : 'Denied.');
     } catch (error) {
@@ -356,7 +368,7 @@ export class Gateway {
     try {
       const input = replay ? await this.#replayInput(conversation, replay) : job ? text : await this.#input(conversation, message, text);
       const images = replay || job ? [] : await this.#images(message);
-      const result = await agent.invoke(input, { channel: message.sessionKey, images, turn: this.#turnContext(message, job !== undefined) });
+      const result = await agent.invoke(input, { channel: message.sessionKey, images, turn: await this.#turnContext(conversation, message, job !== undefined) });
       // Aborted turns without text send nothing; files the agent sent go with the last answer.
       const answers = [result, ...result.followUps].map((turn, index) => ({ turn, index })).filter(({ turn }) => !turn.aborted || turn.text);
       const files = answers.length > 0 ? this.outbox.take(message.sessionKey) : [];
@@ -384,10 +396,16 @@ export class Gateway {
     }
   }
 
-  /** What the turn's tools know of it: where it is and who asked (for a job: its creator). */
-  #turnContext(message: InboundMessage, scheduled: boolean): TurnContext {
-    const { platform } = message.address;
-    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin: this.isAdmin(platform, message.sender.id), scheduled };
+  /**
+   * What the turn's tools know of it: where it is, who asked (for a job: its creator), which tools
+   * that person may use there and the workspace they work in.
+   */
+  async #turnContext(conversation: Conversation, message: InboundMessage, scheduled: boolean): Promise<TurnContext> {
+    const { platform, conversationId, threadId } = message.address;
+    const admin = this.isAdmin(platform, message.sender.id);
+    const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
+    const access = await this.#turnAccess.forTurn(seat, conversation.agent.tools, await this.#tempDirectory(conversation));
+    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
   }
 
   /** Whether `platform:userId` is one of the configured admins. */

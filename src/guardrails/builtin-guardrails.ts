@@ -9,6 +9,8 @@ import { createWorkspaceConfinement } from './workspace-confinement.ts';
 export interface BuiltinGuardrailOptions {
   /** Folders the file tools may use; relative paths resolve against the first. */
   roots: string[];
+  /** Paths no file tool may touch, even inside a root (operator's private state). */
+  hidden?: string[];
   /** Environment whose secret values are redacted from results. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Tool calls allowed per turn. Default 60. */
@@ -27,7 +29,7 @@ export function createBuiltinGuardrails(options: BuiltinGuardrailOptions): Guard
   return [
     createToolCallCap({ maxPerTurn: options.maxToolCallsPerTurn }),
     createDoomLoopGuard({ threshold: options.doomLoopThreshold }),
-    createWorkspaceConfinement({ roots: options.roots }),
+    createWorkspaceConfinement({ roots: options.roots, hidden: options.hidden }),
     createSecretRedactor({ env: options.env }),
   ];
 }

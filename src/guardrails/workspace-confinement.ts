@@ -11,6 +11,11 @@ import { isInside, resolveRealPath } from './real-path.ts';
 export interface WorkspaceConfinementOptions {
   /** Folders the file tools may use; relative paths in calls resolve against the first. */
   roots: string[];
+  /**
+   * Paths no file tool may touch even inside a root: operator's own state, control file, web
+   * token, outbox and extensions when the workspace contains `OPERATOR_HOME`.
+   */
+  hidden?: string[];
 }
 
 /** Tools whose `path` argument names what they read or write. */
@@ -23,21 +28,38 @@ const pathTools = new Set(['read_file', 'send_file', 'write_file', 'edit_file', 
  * `../..` nor a link pointing out of the workspace gets through. For `glob` the fixed start of
  * the pattern counts too (`../../etc/*`); for `apply_patch` every file named in the patch.
  */
-export function createWorkspaceConfinement({ roots }: WorkspaceConfinementOptions): Guardrail {
+export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConfinementOptions): Guardrail {
   if (roots.length === 0) throw new RangeError('workspace confinement needs at least one root');
   const base = path.resolve(roots[0]!);
-  let realRoots: Promise<string[]> | undefined;
+  /** Real paths of root lists, resolved once per list (a turn's workspace repeats its list). */
+  const resolved = new WeakMap<readonly string[], Promise<string[]>>();
+  const real = (list: readonly string[]) => {
+    let paths = resolved.get(list);
+    if (!paths) {
+      paths = Promise.all(list.map((root) => resolveRealPath(path.resolve(root))));
+      resolved.set(list, paths);
+    }
+    return paths;
+  };
   return {
     name: 'workspace-confinement',
-    async beforeCall(call) {
+    async beforeCall(call, turn) {
       const targets = targetsOf(call);
       if (targets.length === 0) return;
-      realRoots ??= Promise.all(roots.map((root) => resolveRealPath(path.resolve(root))));
-      const allowed = await realRoots;
+      // A chat turn may have a workspace of its own (a conversation's folder, say).
+      const workspace = turn?.workspace;
+      const allowed = await real(workspace?.roots ?? roots);
+      const secret = await real(hidden);
+      const closed = workspace?.hidden ? await real(workspace.hidden) : [];
+      const from = workspace ? path.resolve(workspace.cwd) : base;
       for (const target of targets) {
-        const real = await resolveRealPath(resolvePath(base, target));
-        if (allowed.some((root) => isInside(root, real))) continue;
-        const shown = real === target ? target : `${target} (${real})`;
+        const actual = await resolveRealPath(resolvePath(from, target));
+        const shown = actual === target ? target : `${target} (${actual})`;
+        if (secret.some((entry) => isInside(entry, actual))) return { action: 'block', reason: `${shown} is operator's private state, which no tool may touch` };
+        // A folder hidden in this turn stays reachable only through a root inside it.
+        const through = (entry: string) => allowed.some((root) => isInside(entry, root) && isInside(root, actual));
+        if (closed.some((entry) => isInside(entry, actual) && !through(entry))) return { action: 'block', reason: `${shown} is not open to this conversation` };
+        if (allowed.some((root) => isInside(root, actual))) continue;
         return { action: 'block', reason: `${shown} is outside the workspace; allowed: ${allowed.join(', ')}` };
       }
     },

@@ -27,6 +27,7 @@ import type { NamedText, PromptCaps } from '../resources/prompt-assembly.ts';
 import { assembleSystemPrompt, defaultPromptCaps } from '../resources/prompt-assembly.ts';
 import { buildFooter } from '../resources/prompt-footer.ts';
 import { readTextFile } from '../resources/read-text.ts';
+import { privatePaths } from './private-paths.ts';
 import { createRulesLoader } from '../resources/rules.ts';
 import { loadSkills } from '../resources/skills.ts';
 import type { KnowledgeDocument, ResourceProblem, Skill } from '../resources/types.ts';
@@ -220,7 +221,7 @@ export class ProfileResources {
     const loadedExtensions = await loadExtensionsFromDirectory(join(this.layers.home, 'extensions'), { fresh: previous !== undefined });
     for (const failure of loadedExtensions.failures) problems.push({ file: failure.extension, message: failure.message });
 
-    const builtinGuardrails = createBuiltinGuardrails({ roots: [this.options.cwd, profileHome(this.layers)], env: this.options.env });
+    const builtinGuardrails = createBuiltinGuardrails({ roots: [this.options.cwd, profileHome(this.layers)], hidden: privatePaths(this.layers.home), env: this.options.env });
     // Built-ins are not replaceable by files: a checked-out project must not be able to switch
     // off, say, workspace confinement with a file of the same name.
     const reserved = new Set(builtinGuardrails.map((guardrail) => guardrail.name));

@@ -39,6 +39,11 @@ export interface Workspace {
   cwd: string;
   /** Folders the file tools may read and change; the sandbox binds them read-write. */
   roots: readonly string[];
+  /**
+   * Folders no file tool may reach in this turn except through a root inside them (e.g.
+   * `OPERATOR_HOME` when the working directory contains it: other conversations' folders).
+   */
+  hidden?: readonly string[];
 }
 
 /**

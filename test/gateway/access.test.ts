@@ -77,10 +77,12 @@ describe('access: groups', () => {
 });
 
 describe('access: direct messages', () => {
-  it('has the default policies: pairing on Telegram and Discord, open on Slack and the web', async () => {
+  it('has the default policies: pairing on Telegram and Discord, open on Slack; the web chat unset is pairing (the gateway opens it while local)', async () => {
     const access = createAccessPolicy(config(), createStore({ driver: 'memory' }));
     expect(await access.check(message({ platform: 'slack', userId: 'U1' }))).toEqual(allowed);
-    expect(await access.check(message({ platform: 'web', userId: 'browser-1' }))).toEqual(allowed);
+    expect((await access.check(message({ platform: 'web', userId: 'browser-1' }))).allowed).toBe(false);
+    const local = createAccessPolicy(config({ dmPolicy: { ...config().dmPolicy, web: 'open' } }), createStore({ driver: 'memory' }));
+    expect(await local.check(message({ platform: 'web', userId: 'browser-1' }))).toEqual(allowed);
     for (const platform of ['telegram', 'discord']) {
       const decision = await access.check(message({ platform }));
       expect(decision.allowed).toBe(false);
