@@ -51,7 +51,7 @@ const banner = /^operator is running\b.*\n\s*web chat: (http:\/\/localhost:\d+)\
 export function spawnGateway(options: GatewayProcessOptions): GatewayProcess {
   const port = options.port === undefined ? 0 : options.port;
   const env = port === null ? options.env : { PORT: String(port), ...options.env };
-  const gateway = spawnOperator(['start'], { home: options.home, env });
+  const gateway = spawnOperator(['start'], { home: options.home, env, cwd: options.cwd });
   return {
     ...gateway,
     ready: async (timeoutMs) => (await gateway.output.waitFor(banner, { timeoutMs, label: 'the start-up banner' }))[1]!,

@@ -23,6 +23,8 @@ export interface OperatorProcessOptions {
    * and keys the developer happens to have set never reach the process.
    */
   env?: Record<string, string>;
+  /** Working directory of the process (the tools' workspace); default the test runner's. */
+  cwd?: string;
 }
 
 /** A running (or finished) `operator` process. */
@@ -46,6 +48,7 @@ export interface OperatorProcess {
 /** Starts `node bin/operator.js ...args`; returns at once, without waiting for anything it prints. */
 export function spawnOperator(args: readonly string[], options: OperatorProcessOptions): OperatorProcess {
   const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd,
     env: { PATH: process.env.PATH, HOME: options.home, OPERATOR_HOME: options.home, ...options.env },
   });
   const output = captureOutput(child);
