@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AfterCallResult, BeforeCallDecision, Guardrail } from '../../src/agent/guardrail.ts';
 import type { ToolCallPart, ToolResultContent } from '../../src/llm/types.ts';
+import type { TurnContext } from '../../src/tools/tool.ts';
 
 let nextId = 0;
 
@@ -18,9 +19,9 @@ export async function writeFiles(folder: string, files: Record<string, string>):
   return folder;
 }
 
-/** The before decision, `allow` when the guardrail says nothing. */
-export async function before(guardrail: Guardrail, call: ToolCallPart): Promise<BeforeCallDecision> {
-  return (await guardrail.beforeCall?.(call)) ?? { action: 'allow' };
+/** The before decision (in `turn`, when given), `allow` when the guardrail says nothing. */
+export async function before(guardrail: Guardrail, call: ToolCallPart, turn?: TurnContext): Promise<BeforeCallDecision> {
+  return (await guardrail.beforeCall?.(call, turn)) ?? { action: 'allow' };
 }
 
 /** The after result for a text result, `allow` when the guardrail says nothing. */

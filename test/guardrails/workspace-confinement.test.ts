@@ -135,3 +135,66 @@ describe('resolveRealPath', () => {
     expect(await resolveRealPath(path.join(workspace, 'no', 'such', 'file'))).toBe(path.join(workspace, 'no', 'such', 'file'));
   });
 });
+
+describe("workspace-confinement: a turn's own workspace and operator's private state", () => {
+  /** OPERATOR_HOME inside the workspace, the hardest case: the store and the control file are in reach. */
+  async function setUpHome() {
+    const root = await makeTempDir();
+    const workspace = path.join(root, 'workspace');
+    const home = path.join(workspace, '.operator');
+    const own = path.join(home, 'profiles', 'default', 'temp', 'telegram_group_-100');
+    const other = path.join(home, 'profiles', 'default', 'temp', 'telegram_dm_1');
+    await mkdir(path.join(home, 'state', 'sessions'), { recursive: true });
+    await mkdir(own, { recursive: true });
+    await mkdir(other, { recursive: true });
+    await writeFile(path.join(home, 'gateway.json'), '{"token":"t"}');
+    await writeFile(path.join(own, 'notes.txt'), 'n');
+    await writeFile(path.join(other, 'private.txt'), 'p');
+    const guard = createWorkspaceConfinement({ roots: [workspace], hidden: [path.join(home, 'state'), path.join(home, 'gateway.json')] });
+    const turn = (workspaceOfTurn: { cwd: string; roots: string[]; hidden?: string[] }) => ({ sessionKey: 'k', platform: 'telegram', senderId: '7', admin: false, scheduled: false, workspace: workspaceOfTurn });
+    return { workspace, home, own, other, guard, turn };
+  }
+
+  it('never lets a file tool reach the private entries, even from inside the workspace', async () => {
+    const { home, guard } = await setUpHome();
+    for (const call of [
+      toolCall('read_file', { path: '.operator/gateway.json' }),
+      toolCall('list_dir', { path: '.operator/state' }),
+      toolCall('grep', { pattern: 'x', path: path.join(home, 'state', 'sessions') }),
+      toolCall('glob', { pattern: '.operator/state/**' }),
+      toolCall('write_file', { path: '.operator/state/new', content: 'x' }),
+    ]) {
+      const decision = await before(guard, call);
+      expect(decision.action, JSON.stringify(call.arguments)).toBe('block');
+      expect(decision).toHaveProperty('reason', expect.stringContaining("operator's private state"));
+    }
+    expect(await before(guard, toolCall('read_file', { path: 'README.md' }))).toEqual({ action: 'allow' });
+  });
+
+  it("confines a turn to its own workspace, relative paths from the turn's folder", async () => {
+    const { own, other, home, guard, turn } = await setUpHome();
+    const restricted = turn({ cwd: own, roots: [own], hidden: [home] });
+    expect(await before(guard, toolCall('read_file', { path: 'notes.txt' }), restricted)).toEqual({ action: 'allow' });
+    expect(await before(guard, toolCall('grep', { pattern: 'x' }), restricted)).toEqual({ action: 'allow' });
+    for (const target of [path.join(other, 'private.txt'), '../telegram_dm_1/private.txt', path.join(home, 'profiles', 'default', 'MEMORY.md'), '/etc/passwd']) {
+      expect((await before(guard, toolCall('read_file', { path: target }), restricted)).action, target).toBe('block');
+    }
+  });
+
+  it("keeps hidden folders closed to a granted turn except through its own folder", async () => {
+    const { workspace, own, other, home, guard, turn } = await setUpHome();
+    const granted = turn({ cwd: workspace, roots: [workspace, own], hidden: [home] });
+    expect(await before(guard, toolCall('read_file', { path: 'src/a.ts' }), granted)).toEqual({ action: 'allow' });
+    expect(await before(guard, toolCall('read_file', { path: path.join(own, 'notes.txt') }), granted)).toEqual({ action: 'allow' });
+    const decision = await before(guard, toolCall('read_file', { path: path.join(other, 'private.txt') }), granted);
+    expect(decision).toMatchObject({ action: 'block', reason: expect.stringContaining('not open to this conversation') });
+    expect((await before(guard, toolCall('list_dir', { path: '.operator' }), granted)).action).toBe('block');
+  });
+
+  it('follows a symlink the workspace holds into a hidden folder, and blocks it', async () => {
+    const { own, other, home, guard, turn } = await setUpHome();
+    await symlink(path.join(other, 'private.txt'), path.join(own, 'link.txt'));
+    const restricted = turn({ cwd: own, roots: [own], hidden: [home] });
+    expect((await before(guard, toolCall('read_file', { path: 'link.txt' }), restricted)).action).toBe('block');
+  });
+});

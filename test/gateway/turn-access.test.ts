@@ -1,0 +1,67 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ToolGrants, type ToolSeat } from '../../src/gateway/access/tool-grants.ts';
+import { keySegment } from '../../src/gateway/dedupe.ts';
+import { TurnAccess } from '../../src/gateway/turn-access.ts';
+import { createBuiltinTools } from '../../src/tools/builtin/index.ts';
+import { defineTool, type Tool } from '../../src/tools/tool.ts';
+
+let root: string | undefined;
+afterEach(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+const conversationTool = defineTool({ name: 'memory', machine: 'none', description: 'x', parameters: z.object({}), execute: async () => 'ok' });
+/** An extension's tool that says nothing of what it does: it may do anything. */
+const unknownTool = defineTool({ name: 'deploy', description: 'x', parameters: z.object({}), execute: async () => 'ok' });
+const tools: Tool[] = [...createBuiltinTools(), conversationTool, unknownTool];
+
+function setUp(grants: ConstructorParameters<typeof ToolGrants>[0]['grants'] = []) {
+  root = mkdtempSync(join(tmpdir(), 'operator-turn-access-'));
+  const home = join(root, 'home');
+  const cwd = join(root, 'workspace');
+  const temp = join(home, 'profiles', 'default', 'temp');
+  const access = new TurnAccess({ grants: new ToolGrants({ grants, localWeb: false, sandboxed: true }), cwd, home });
+  return { home, cwd, temp, access };
+}
+const seat = (changes: Partial<ToolSeat> = {}) => ({ sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId: '7', admin: false, ...changes });
+
+describe('turn access', () => {
+  it("gives the owner every tool in the gateway's working directory and the profile's folder", async () => {
+    const { cwd, temp, access } = setUp();
+    const turn = await access.forTurn(seat({ scope: 'dm', admin: true, sessionKey: 'telegram:dm:7' }), tools, temp);
+    expect(turn.tools).toBeUndefined();
+    expect(turn.workspace).toEqual({ cwd, roots: [cwd, join(temp, '..')].map((path) => join(path)) });
+  });
+
+  it("gives a stranger the conversation's own tools and reading in the conversation's own folder, which it creates", async () => {
+    const { home, temp, access } = setUp();
+    const turn = await access.forTurn(seat(), tools, temp);
+    const own = join(temp, keySegment('telegram:group:-100'));
+    expect([...turn.tools!].sort()).toEqual(['glob', 'grep', 'list_dir', 'memory', 'read_file']);
+    expect(turn.workspace).toEqual({ cwd: own, roots: [own], hidden: [home] });
+    expect(existsSync(own)).toBe(true);
+  });
+
+  it('opens the workspace with the granted tools; a tool that says nothing counts as shell', async () => {
+    const { home, cwd, temp, access } = setUp([{ tools: ['write'], chats: ['telegram:-100'], scope: 'any' }]);
+    const turn = await access.forTurn(seat(), tools, temp);
+    expect([...turn.tools!].sort()).toEqual(['apply_patch', 'edit_file', 'glob', 'grep', 'list_dir', 'memory', 'read_file', 'write_file']);
+    expect(turn.workspace).toEqual({ cwd, roots: [cwd, join(temp, keySegment('telegram:group:-100'))], hidden: [home] });
+    const withShell = setUp([{ tools: ['shell'], people: ['telegram:7'], scope: 'any' }]);
+    const shellTurn = await withShell.access.forTurn(seat(), tools, withShell.temp);
+    expect(shellTurn.tools).toContain('shell');
+    expect(shellTurn.tools).toContain('deploy');
+  });
+
+  it('hands equal seats the same set of names', async () => {
+    const { temp, access } = setUp();
+    const first = await access.forTurn(seat(), tools, temp);
+    const second = await access.forTurn(seat({ senderId: '8', sessionKey: 'telegram:group:-200', conversationId: '-200' }), tools, temp);
+    expect(first.tools).toBe(second.tools);
+  });
+});
