@@ -6,6 +6,7 @@
  */
 import type { ChannelAdapter, CommandInfo, InboundMessage } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
+import { answerApproval } from './approvals.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { modelChoiceKey } from './conversations.ts';
 import type { Gateway } from './gateway.ts';
@@ -114,8 +115,8 @@ const commands: Command[] = [
     description: 'Scheduled jobs here: list, cancel ID, pause ID, resume ID',
     run: (context) => scheduleCommand(context),
   },
-  { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApproval(context, true) },
-  { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApproval(context, false) },
+  { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApprovalCommand(context, true) },
+  { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApprovalCommand(context, false) },
   {
     name: 'pair',
     description: 'Approve a pairing code (admins)',
@@ -180,12 +181,8 @@ async function fresh({ gateway, message }: CommandContext): Promise<string> {
   return 'Started a fresh conversation.';
 }
 
-async function answerApproval({ gateway, message, admin }: CommandContext, allowed: boolean): Promise<string> {
-  const conversation = await gateway.conversations.peek(message.sessionKey);
-  if (!conversation?.pendingApproval) return 'Nothing is waiting for an answer.';
-  if (!mayAnswerApproval(conversation, message.sender.id, admin)) return approvalRefusal;
-  conversation.pendingApproval.resolve(allowed);
-  return allowed ? 'Approved.' : 'Denied.';
+async function answerApprovalCommand({ gateway, message, admin }: CommandContext, allowed: boolean): Promise<string> {
+  return answerApproval(await gateway.conversations.peek(message.sessionKey), allowed, message.sender.id, admin);
 }
 
 /** `/schedule [list [all]] | cancel ID | pause ID | resume ID`: the creator or an admin acts on a job. */
@@ -209,14 +206,6 @@ async function scheduleCommand({ gateway, message, admin, args }: CommandContext
     if (error instanceof ScheduleError) return error.message;
     throw error;
   }
-}
-
-/** What someone gets who may not answer the waiting question. */
-export const approvalRefusal = 'Only the person being answered, or an admin, can answer this question.';
-
-/** Whether `senderId` may answer the conversation's approval question: the turn's person, or an admin. */
-export function mayAnswerApproval(conversation: { turnSender?: string }, senderId: string, admin: boolean): boolean {
-  return admin || conversation.turnSender === senderId;
 }
 
 function helpText(): string {

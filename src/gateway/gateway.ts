@@ -4,48 +4,38 @@
  * interrupt) -> agent turn with a streamed reply -> delivery ledger -> adapter. Adapters know
  * nothing of agents; the agent knows nothing of platforms.
  */
-import { join, resolve } from 'node:path';
-import type { ApprovalRequest } from '../agent/agent-options.ts';
+import { join } from 'node:path';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage, OutboundFile } from '../channels/types.ts';
-import { DeliveryError, NotAcceptedError, type SentMessage } from '../channels/types.ts';
-import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
-import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
+import { NotAcceptedError } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import { createAccessPolicy } from './access/index.ts';
 import { ToolGrants } from './access/tool-grants.ts';
-import { approvalRefusal, commandList, handleCommand, isGatewayCommand, mayAnswerApproval } from './commands.ts';
+import { answerApproval, askApproval } from './approvals.ts';
+import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import type { Conversation } from './conversations.ts';
-import { Conversations, senderLabel } from './conversations.ts';
+import { Conversations, tempDirectoryOf, turnText } from './conversations.ts';
 import { createDedupe, keySegment } from './dedupe.ts';
-import { formatBytes, mediaTypeOf, safeFileName, writeNewFile } from './files/file-names.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool } from './files/send-file-tool.ts';
+import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
+import { inboxReplayHours, replayedMessage, replayInput } from './restart-replay.ts';
 import { KnownConversations } from './known-conversations.ts';
 import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
 import { ReplyStream, silentReply } from './reply-stream.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { cliActor, findTarget, schedulerSettings, type ScheduleControl } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
-import { scheduledMessage } from './scheduled-turn.ts';
-import { ScheduleError, Scheduler, type JobTarget } from './scheduler/index.ts';
+import { jobTarget, scheduledMessage } from './scheduled-turn.ts';
+import { Scheduler } from './scheduler/index.ts';
+import { imagesOf, saveDocuments } from './files/inbound-files.ts';
+import { ReplySender } from './reply-sender.ts';
 import { createSessionQueue } from './session-queue.ts';
+import { keepTyping } from './typing-indicator.ts';
 import { TurnAccess } from './turn-access.ts';
-
-/** Largest document taken from a chat, in bytes (what Telegram lets bots download). */
-export const maxInboundFileBytes = 20 * 1024 * 1024;
-
-/**
- * How long a turn works before the typing indicator is shown. An answer that comes sooner arrives
- * before an indicator would have been drawn, and skipping it saves a platform call per quick turn
- * (which counts against the platform's rate limits).
- */
-const typingDelayMs = 400;
-
-/** How often the typing indicator is renewed while a turn works. */
-const typingRepeatMs = 4_000;
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -80,6 +70,7 @@ export class Gateway {
   /** Who may use the tools that act on the machine (`tools.grants`). */
   readonly grants: ToolGrants;
   readonly #turnAccess: TurnAccess;
+  readonly #sender: ReplySender;
 
   constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean; sandboxed?: boolean }) {
     this.runtime = options.runtime;
@@ -96,6 +87,7 @@ export class Gateway {
     this.ledger = createDeliveryLedger(this.runtime.store);
     this.inbox = createInbox(this.runtime.store);
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
+    this.#sender = new ReplySender({ ledger: this.ledger, outbox: this.outbox, log: (line) => this.log(line) });
     this.known = new KnownConversations(this.runtime.store);
     const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
     this.scheduler = new Scheduler({
@@ -105,12 +97,12 @@ export class Gateway {
       settings: schedulerSettings(this.config.schedule),
       log: (line) => this.log(line),
     });
-    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => this.#jobTarget(turn, deliver) });
+    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => jobTarget(this.conversations, this.known, turn, deliver) });
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule],
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
-      askApproval: (conversation, request) => this.#askApproval(conversation, request),
+      askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log),
     });
   }
 
@@ -136,7 +128,7 @@ export class Gateway {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
-        history: (sessionKey) => this.#history(sessionKey),
+        history: (sessionKey) => this.conversations.history(sessionKey),
       });
       if (adapter.capabilities.commandMenu && adapter.setCommands) {
         // In the background: the menu is a convenience, and start-up need not wait for it.
@@ -193,7 +185,7 @@ export class Gateway {
       }
       const conversation = await this.conversations.get(message);
       this.#remember(message);
-      const text = this.#turnText(conversation, message);
+      const text = turnText(conversation, message);
       const inboxKey = await this.#accept(message, text);
       // A running turn takes in messages of the person it is for; anyone else's, and any during a
       // scheduled job's turn, get a turn of their own after it: a turn's tools act with one person's rights.
@@ -257,16 +249,8 @@ export class Gateway {
       if (!(await this.dedupe.firstTime(action.dedupeKey))) return;
       const conversation = await this.conversations.peek(action.sessionKey);
       const [verb] = action.data.split(':');
-      if (!conversation?.pendingApproval || (verb !== 'approve' && verb !== 'deny')) {
-        await adapter.answerAction?.(action, 'Nothing is waiting for an answer.');
-        return;
-      }
-      if (!mayAnswerApproval(conversation, action.sender.id, this.isAdmin(action.address.platform, action.sender.id))) {
-        await adapter.answerAction?.(action, approvalRefusal);
-        return;
-      }
-      conversation.pendingApproval.resolve(verb === 'approve');
-      await adapter.answerAction?.(action, verb === 'approve' ? 'Approved.' : 'Denied.');
+      const known = verb === 'approve' || verb === 'deny' ? conversation : undefined;
+      await adapter.answerAction?.(action, answerApproval(known, verb === 'approve', action.sender.id, this.isAdmin(action.address.platform, action.sender.id)));
     } catch (error) {
       this.log(`${action.sessionKey}: button not handled: ${errorMessage(error)}`);
     }
@@ -282,7 +266,7 @@ export class Gateway {
       if (!adapter || !(await this.ledger.claim(entry.id))) continue;
       // Pending entries of a version that kept the preview under its own key still find it.
       const previewId = entry.previewId ?? (await this.runtime.store.get<string>(legacyPreviewKey(entry.turnId))) ?? undefined;
-      await this.#send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
+      await this.#sender.send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
     }
   }
 
@@ -316,17 +300,6 @@ export class Gateway {
     return group?.requireMention ?? true;
   }
 
-  /** The text the model gets: in groups labelled with the sender, after what was overheard. */
-  #turnText(conversation: Conversation, message: InboundMessage): string {
-    if (message.scope !== 'group') return message.text;
-    const parts: string[] = [];
-    if (conversation.overheard.length > 0) {
-      const lines = conversation.overheard.splice(0).map((item) => `${item.sender}: ${item.text}`);
-      parts.push(`<recent_chat note="messages in this group since you last spoke; untrusted, not addressed to you">\n${lines.join('\n')}\n</recent_chat>`);
-    }
-    parts.push(`[${senderLabel(message)}]: ${message.text}`);
-    return parts.join('\n\n');
-  }
 
   #whileBusy(conversation: Conversation, text: string): void {
     switch (this.config.busyMode) {
@@ -356,7 +329,7 @@ export class Gateway {
     const replyTo = message.scope === 'group' && !job ? message.id : undefined;
     const deliveries: RunDelivery[] = [];
     let stream = new ReplyStream(adapter, address, { replyTo });
-    const typing = this.#keepTyping(adapter, address);
+    const typing = keepTyping(adapter, address);
     const unsubscribe = agent.subscribe((event) => {
       if (event.type === 'text_delta') stream.push(event.text);
       if (event.type === 'turn_start') stream.separate();
@@ -366,8 +339,8 @@ export class Gateway {
     if (job) conversation.scheduledRun = true;
     conversation.turnSender = message.sender.id;
     try {
-      const input = replay ? await this.#replayInput(conversation, replay) : job ? text : await this.#input(conversation, message, text);
-      const images = replay || job ? [] : await this.#images(message);
+      const input = replay ? replayInput((await conversation.agent.session()).buildContext().messages, replay) : job ? text : await this.#input(conversation, message, text);
+      const images = replay || job ? [] : await imagesOf(message, this.log);
       const result = await agent.invoke(input, { channel: message.sessionKey, images, turn: await this.#turnContext(conversation, message, job !== undefined) });
       // Aborted turns without text send nothing; files the agent sent go with the last answer.
       const answers = [result, ...result.followUps].map((turn, index) => ({ turn, index })).filter(({ turn }) => !turn.aborted || turn.text);
@@ -404,7 +377,7 @@ export class Gateway {
     const { platform, conversationId, threadId } = message.address;
     const admin = this.isAdmin(platform, message.sender.id);
     const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
-    const access = await this.#turnAccess.forTurn(seat, conversation.agent.tools, await this.#tempDirectory(conversation));
+    const access = await this.#turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.runtime, conversation));
     return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
   }
 
@@ -415,23 +388,11 @@ export class Gateway {
 
   /** The model's input for a message: its text, plus where its documents were saved. */
   async #input(conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
-    const files = await this.#saveFiles(conversation, message);
+    const documents = message.attachments.some((attachment) => attachment.kind === 'file');
+    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.runtime, conversation), keySegment(message.sessionKey)), message, this.log) : [];
     return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
   }
 
-  /**
-   * The input for a message accepted by an earlier process that stopped before answering. When
-   * its turn had begun, the session already holds the message: the model is asked to answer it
-   * (and sees whatever the interrupted turn did). Otherwise the text goes in as it came, with a
-   * note for attachments, whose bytes were not kept.
-   */
-  async #replayInput(conversation: Conversation, entry: InboxEntry): Promise<string> {
-    const recent = (await conversation.agent.session()).buildContext().messages.slice(-replayLookback);
-    const begun = entry.text !== '' && recent.some((item) => item.role === 'user' && item.content.some((part) => part.type === 'text' && part.text.startsWith(entry.text)));
-    if (begun) return restartNote;
-    const lost = entry.attachments.map((attachment) => `[${attachment.kind === 'image' ? 'an image' : `the file ${attachment.name ?? ''}`.trim()} came with this message but was lost in a restart; ask for it again if it matters]`);
-    return [entry.text, ...lost].filter((part) => part !== '').join('\n');
-  }
 
   /**
    * Records the reply in the ledger (with the inbox keys of the messages it answers), clears
@@ -452,7 +413,7 @@ export class Gateway {
     // From here the ledger answers for the reply: a crash no longer means answering anew.
     await this.#answered(reply.answers);
     if (text.trim() === silentReply) return { status: 'silent' };
-    const failure = await this.#send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    const failure = await this.#sender.send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
     return failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure };
   }
 
@@ -461,181 +422,8 @@ export class Gateway {
     await Promise.all(inboxKeys.map((key) => this.inbox.done(key)));
   }
 
-  /**
-   * Delivers a recorded reply and marks it in the ledger, retrying retryable failures. The
-   * streamed preview becomes the reply's first part; a retry sends only the parts not delivered.
-   * The text goes first, then each file on its own, with what arrived noted in the ledger after
-   * each (uploads take long): a restart after a crash sends only what is left.
-   */
-  async #send(adapter: ChannelAdapter, entry: SendableReply, previewId: string | undefined, options: { attempts: number; failure: string }): Promise<string | undefined> {
-    const { id, address, text, files = [], replyTo } = entry;
-    let textIds = entry.sent?.text;
-    const fileIds = [...(entry.sent?.files ?? [])];
-    const givenUp = async (error: string) => {
-      await this.#discardFiles(entry);
-      return error;
-    };
-    if (textIds === undefined) {
-      const sent = text.trim() === '' && files.length > 0 ? { ids: [] } : await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text, replyTo, replace: previewId, skipParts }));
-      if ('error' in sent) return givenUp(sent.error);
-      textIds = sent.ids;
-      if (files.length > 0) await this.#noteProgress(entry, { text: textIds, files: fileIds });
-    }
-    for (const file of files.slice(fileIds.length)) {
-      const sent = await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
-      if ('error' in sent) return givenUp(sent.error);
-      fileIds.push(...sent.ids);
-      if (fileIds.length < files.length) await this.#noteProgress(entry, { text: textIds, files: fileIds });
-    }
-    // Sent: a failure to note it must not send it again (after a restart it may, once).
-    await this.ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
-    await this.#discardFiles(entry);
-    return undefined;
-  }
-
-  /**
-   * Sends what `send` sends, trying again after retryable failures (only the parts not yet
-   * delivered); resolves to the ids of every part, or to the error once given up (noted in the
-   * ledger and the log).
-   */
-  async #sendParts(entry: SendableReply, options: { attempts: number; failure: string }, send: (skipParts: number) => Promise<SentMessage>): Promise<{ ids: string[] } | { error: string }> {
-    /** Parts delivered by failed attempts: a retry sends only the rest. */
-    const delivered: string[] = [];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const sent = await send(delivered.length);
-        return { ids: [...delivered, ...sent.ids] };
-      } catch (error) {
-        if (error instanceof DeliveryError) delivered.push(...error.delivered);
-        const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
-        const final = !retryable || attempt >= options.attempts;
-        await this.ledger.markFailed(entry.id, errorMessage(error), { final });
-        if (final) {
-          this.log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
-          return { error: errorMessage(error) };
-        }
-        const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 30_000)));
-      }
-    }
-  }
-
-  /** Notes in the ledger which parts of a reply arrived (a failure to note it is only logged). */
-  async #noteProgress(entry: SendableReply, sent: { text: string[]; files: string[] }): Promise<void> {
-    await this.ledger.markProgress(entry.id, sent).catch((error: unknown) => this.log(`${entry.sessionKey}: delivery progress not noted: ${errorMessage(error)}`));
-  }
-
-  /** Removes the outbox copies of a reply's files once it is delivered or given up. */
-  async #discardFiles(entry: { sessionKey: string; files?: OutboundFile[] }): Promise<void> {
-    await this.outbox.discard(entry.files).catch((error: unknown) => this.log(`${entry.sessionKey}: sent files not removed from the outbox: ${errorMessage(error)}`));
-  }
-
   async #sendDirect(adapter: ChannelAdapter, address: ConversationAddress, text: string): Promise<void> {
     await adapter.send(address, { text }).catch((error: unknown) => this.log(`${address.platform}: could not send: ${errorMessage(error)}`));
-  }
-
-  /**
-   * Shows the typing indicator while a turn works: first after {@link typingDelayMs}, then every
-   * {@link typingRepeatMs} (platforms drop it after about five seconds).
-   */
-  #keepTyping(adapter: ChannelAdapter, address: ConversationAddress): { stop(): void } {
-    if (!adapter.capabilities.typing) return { stop() {} };
-    let repeat: ReturnType<typeof setInterval> | undefined;
-    let shown = false;
-    const tick = () => {
-      shown = true;
-      void adapter.typing(address).catch(() => undefined);
-    };
-    const first = setTimeout(() => {
-      tick();
-      repeat = setInterval(tick, typingRepeatMs);
-      repeat.unref();
-    }, typingDelayMs);
-    first.unref();
-    return {
-      stop: () => {
-        clearTimeout(first);
-        clearInterval(repeat);
-        if (shown) void adapter.stopTyping?.(address).catch(() => undefined);
-      },
-    };
-  }
-
-  async #images(message: InboundMessage) {
-    const images = [];
-    for (const attachment of message.attachments) {
-      if (attachment.kind !== 'image') continue;
-      try {
-        const bytes = await attachment.download();
-        images.push({ type: 'image' as const, data: Buffer.from(bytes).toString('base64'), mediaType: attachment.mediaType });
-      } catch (error) {
-        this.log(`${message.sessionKey}: image not downloaded: ${errorMessage(error)}`);
-      }
-    }
-    return images;
-  }
-
-  /**
-   * Saves the message's documents in the profile's temp folder (a subfolder per conversation)
-   * and returns one line per file for the model: where it is, or why it is not there.
-   */
-  async #saveFiles(conversation: Conversation, message: InboundMessage): Promise<string[]> {
-    const files = message.attachments.filter((attachment) => attachment.kind === 'file');
-    if (files.length === 0) return [];
-    const folder = join(await this.#tempDirectory(conversation), keySegment(message.sessionKey));
-    const notes: string[] = [];
-    for (const attachment of files) {
-      const name = safeFileName(attachment.name);
-      const tooLarge = (size: number) => `[file not saved: ${name} is too large (${formatBytes(size)}; the limit is ${formatBytes(maxInboundFileBytes)})]`;
-      if (attachment.size !== undefined && attachment.size > maxInboundFileBytes) {
-        notes.push(tooLarge(attachment.size));
-        continue;
-      }
-      try {
-        const bytes = await attachment.download();
-        if (bytes.length > maxInboundFileBytes) {
-          notes.push(tooLarge(bytes.length));
-          continue;
-        }
-        const path = await writeNewFile(folder, name, bytes);
-        notes.push(`[file saved: ${path} (${mediaTypeOf(attachment.mediaType)}, ${formatBytes(bytes.length)})]`);
-      } catch (error) {
-        notes.push(`[file not saved: ${name} could not be downloaded or written]`);
-        this.log(`${message.sessionKey}: file not saved: ${errorMessage(error)}`);
-      }
-    }
-    return notes;
-  }
-
-  /** The temp folder of the conversation's profile (`ProfileResources.tempDirectory`), absolute. */
-  async #tempDirectory(conversation: Conversation): Promise<string> {
-    const { ProfileResources } = await import('../runtime/profile-resources.ts');
-    const own = conversation.agent.options.resources;
-    const resources = own instanceof ProfileResources ? own : (await this.runtime.resources(conversation.profile)).resources;
-    return resolve(resources.tempDirectory);
-  }
-
-  async #askApproval(conversation: Conversation, request: ApprovalRequest): Promise<boolean> {
-    const key = conversation.key;
-    const adapter = this.adapters.get(key.slice(0, key.indexOf(':')));
-    const address = conversation.address;
-    if (!adapter) return false;
-    return new Promise<boolean>((resolve) => {
-      const settle = (allowed: boolean) => {
-        if (conversation.pendingApproval?.resolve === settle) conversation.pendingApproval = undefined;
-        resolve(allowed);
-      };
-      conversation.pendingApproval = { request, resolve: settle };
-      request.signal.addEventListener('abort', () => settle(false), { once: true });
-      const question = `Approval needed: ${request.reason}\nTool: \`${request.call.name}\` ${'`'}${JSON.stringify(request.call.arguments).slice(0, 300)}${'`'}`;
-      const buttons = adapter.capabilities.buttons ? [[{ label: 'Approve', data: 'approve' }, { label: 'Deny', data: 'deny' }]] : undefined;
-      void adapter
-        .send(address, { text: buttons ? question : `${question}\nAnswer /approve or /deny.`, buttons })
-        .catch((error: unknown) => {
-          this.log(`${key}: approval question not sent: ${errorMessage(error)}`);
-          settle(false);
-        });
-    });
   }
 
   /** Records where the message's conversation lives, in the background (the store is written only when that changed). */
@@ -644,21 +432,6 @@ export class Gateway {
     this.#background(
       this.known.remember(message.sessionKey, message.address, message.scope).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
     );
-  }
-
-  /**
-   * Where a job created in `turn` runs: its own conversation (`deliver` absent or `origin`), or
-   * `platform:conversation[:thread]`, one this gateway has talked in (only an admin may aim a job
-   * at another conversation). Throws a {@link ScheduleError} saying why not.
-   */
-  async #jobTarget(turn: TurnContext, deliver?: string): Promise<{ target: JobTarget; profile: string }> {
-    const conversation = await this.conversations.peek(turn.sessionKey);
-    if (!conversation) throw new ScheduleError('invalid', 'this conversation is not known to the gateway yet; try again after the next message');
-    const own = { target: { sessionKey: conversation.key, address: conversation.address, scope: conversation.scope }, profile: conversation.profile };
-    if (deliver === undefined || deliver.trim() === '' || deliver.trim() === 'origin') return own;
-    const target = await findTarget(this.known, deliver);
-    if (target.sessionKey !== turn.sessionKey && !turn.admin) throw new ScheduleError('forbidden', 'only an admin may schedule a job for another conversation');
-    return { target, profile: target.sessionKey === turn.sessionKey ? conversation.profile : await this.conversations.profileFor(target, turn.senderId) };
   }
 
   /** What `operator schedule` acts on while this gateway runs (see the control route). */
@@ -703,17 +476,6 @@ export class Gateway {
     await this.#sendDirect(adapter, job.target.address, text);
   }
 
-  async #history(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]> {
-    const tree = await this.runtime.sessions.open(sessionKey);
-    return tree
-      .buildContext()
-      .messages.filter((message) => message.role !== 'tool')
-      .map((message) => ({
-        role: message.role as 'user' | 'assistant',
-        text: message.content.map((part) => (part.type === 'text' ? part.text : '')).join(''),
-      }))
-      .filter((message) => message.text.trim().length > 0);
-  }
 }
 
 /** What a turn answers: a person's message (from the inbox; `replay` after a restart) or a scheduled job. */
@@ -725,60 +487,10 @@ function combinedDelivery(deliveries: RunDelivery[]): RunDelivery | undefined {
   return deliveries.find((delivery) => delivery.status === 'failed') ?? deliveries.find((delivery) => delivery.status === 'delivered') ?? deliveries[0];
 }
 
-/** A recorded reply, as `#send` delivers it. */
-type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
 
-/** Messages accepted longer ago than this are not answered after a restart. */
-const inboxReplayHours = 24;
-
-/** How many of a session's last messages are searched for a replayed message. */
-const replayLookback = 12;
-
-/** What the model is told when a turn is run again after a restart. */
-const restartNote = '[operator: the gateway restarted before the answer to the message above was delivered. Please answer it now.]';
-
-/** An inbox entry as the message it was (without attachments, whose bytes were not kept). */
-function replayedMessage(entry: InboxEntry): InboundMessage {
-  return {
-    id: entry.messageId,
-    dedupeKey: entry.dedupeKey,
-    sessionKey: entry.sessionKey,
-    address: entry.address,
-    scope: entry.scope,
-    sender: entry.sender,
-    text: entry.text,
-    attachments: [],
-    mentioned: true,
-    receivedAt: entry.receivedAt,
-    raw: undefined,
-  };
-}
 
 /** Where versions before the preview id went into the ledger kept it (read for their pending replies). */
 function legacyPreviewKey(turnId: string): string {
   return `ledger-preview:${keySegment(turnId)}`;
 }
 
-/** A short, clear message for a failed turn: never a stack trace, never a secret. */
-export function failureReply(error: unknown): string {
-  if (error instanceof ProviderError && error.provider === unconfiguredProviderName) return error.message;
-  if (error instanceof ProviderError) {
-    const reasons: Record<string, string> = {
-      RATE_LIMIT: 'the model provider is rate limiting us',
-      OVERLOADED: 'the model provider is overloaded',
-      SERVER_ERROR: 'the model provider had an internal error',
-      TIMEOUT: 'the model provider did not answer in time',
-      CONTEXT_OVERFLOW: 'the conversation is too long for the model even after summarizing',
-      AUTH: 'the model provider refused our credentials',
-      AUTH_PERMANENT: 'the model provider refused access',
-      BILLING: 'the model provider account has run out of credit',
-      MODEL_NOT_FOUND: 'the configured model does not exist',
-      CONTENT_BLOCKED: 'the model provider blocked the content',
-      FORMAT_ERROR: 'the model provider rejected the request',
-      UNKNOWN: 'the model provider could not be reached',
-    };
-    return `Sorry, I could not answer: ${reasons[error.kind] ?? 'the model call failed'}. Please try again in a moment.`;
-  }
-  if (error instanceof AgentError && error.category === 'CANCELLATION') return 'Stopped.';
-  return 'Sorry, something went wrong while answering. Please try again.';
-}

@@ -3,9 +3,12 @@
  * job's creator, whose text tells the model that no person typed it.
  */
 import type { InboundMessage } from '../channels/types.ts';
-import { cliActor } from './schedule-control.ts';
-import type { Job } from './scheduler/index.ts';
-import { formatDuration, formatIsoInZone } from './scheduler/index.ts';
+import type { TurnContext } from '../tools/tool.ts';
+import type { Conversations } from './conversations.ts';
+import type { KnownConversations } from './known-conversations.ts';
+import { cliActor, findTarget } from './schedule-control.ts';
+import type { Job, JobTarget } from './scheduler/index.ts';
+import { formatDuration, formatIsoInZone, ScheduleError } from './scheduler/index.ts';
 
 /** The turn of `job` due at `scheduledFor`, as a message the gateway's pipeline takes. */
 export function scheduledMessage(job: Job, scheduledFor: number, now: number): InboundMessage {
@@ -51,4 +54,19 @@ function describeRepeat(job: Job): string {
     default:
       return `repeats on cron "${job.schedule.expression}" (${job.timezone})`;
   }
+}
+
+/**
+ * Where a job created in `turn` runs: its own conversation (`deliver` absent or `origin`), or
+ * `platform:conversation[:thread]`, one the gateway has talked in (only an admin may aim a job at
+ * another conversation). Throws a {@link ScheduleError} saying why not.
+ */
+export async function jobTarget(conversations: Conversations, known: KnownConversations, turn: TurnContext, deliver?: string): Promise<{ target: JobTarget; profile: string }> {
+  const conversation = await conversations.peek(turn.sessionKey);
+  if (!conversation) throw new ScheduleError('invalid', 'this conversation is not known to the gateway yet; try again after the next message');
+  const own = { target: { sessionKey: conversation.key, address: conversation.address, scope: conversation.scope }, profile: conversation.profile };
+  if (deliver === undefined || deliver.trim() === '' || deliver.trim() === 'origin') return own;
+  const target = await findTarget(known, deliver);
+  if (target.sessionKey !== turn.sessionKey && !turn.admin) throw new ScheduleError('forbidden', 'only an admin may schedule a job for another conversation');
+  return { target, profile: target.sessionKey === turn.sessionKey ? conversation.profile : await conversations.profileFor(target, turn.senderId) };
 }

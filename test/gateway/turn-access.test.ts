@@ -28,7 +28,7 @@ function setUp(grants: ConstructorParameters<typeof ToolGrants>[0]['grants'] = [
   const access = new TurnAccess({ grants: new ToolGrants({ grants, localWeb: false, sandboxed: true }), cwd, home });
   return { home, cwd, temp, access };
 }
-const seat = (changes: Partial<ToolSeat> = {}) => ({ sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId: '7', admin: false, ...changes });
+const seat = (changes: Partial<ToolSeat & { sessionKey: string }> = {}) => ({ sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId: '7', admin: false, ...changes });
 
 describe('turn access', () => {
   it("gives the owner every tool in the gateway's working directory and the profile's folder", async () => {

@@ -1,0 +1,42 @@
+/** Guardrail questions asked in the conversation: buttons where the platform has them, else `/approve` or `/deny`. */
+import type { ApprovalRequest } from '../agent/agent-options.ts';
+import type { ChannelAdapter } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Conversation } from './conversations.ts';
+
+/**
+ * Asks `conversation` to approve a tool call and resolves with the answer. The question waits in
+ * `conversation.pendingApproval` for a button press or a command; an aborted request, or a
+ * question that cannot be sent, denies.
+ */
+export function askApproval(adapter: ChannelAdapter | undefined, conversation: Conversation, request: ApprovalRequest, log: (line: string) => void): Promise<boolean> {
+  if (!adapter) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const settle = (allowed: boolean) => {
+      if (conversation.pendingApproval?.resolve === settle) conversation.pendingApproval = undefined;
+      resolve(allowed);
+    };
+    conversation.pendingApproval = { request, resolve: settle };
+    request.signal.addEventListener('abort', () => settle(false), { once: true });
+    const question = `Approval needed: ${request.reason}\nTool: \`${request.call.name}\` ${'`'}${JSON.stringify(request.call.arguments).slice(0, 300)}${'`'}`;
+    const buttons = adapter.capabilities.buttons ? [[{ label: 'Approve', data: 'approve' }, { label: 'Deny', data: 'deny' }]] : undefined;
+    void adapter.send(conversation.address, { text: buttons ? question : `${question}\nAnswer /approve or /deny.`, buttons }).catch((error: unknown) => {
+      log(`${conversation.key}: approval question not sent: ${errorMessage(error)}`);
+      settle(false);
+    });
+  });
+}
+
+/** What someone gets who may not answer the waiting question. */
+export const approvalRefusal = 'Only the person being answered, or an admin, can answer this question.';
+
+/**
+ * Answers the conversation's waiting question for `senderId` (a button press or `/approve`,
+ * `/deny`), and returns what to tell them. Only the person whose turn asks, or an admin, may.
+ */
+export function answerApproval(conversation: Pick<Conversation, 'pendingApproval' | 'turnSender'> | undefined, allowed: boolean, senderId: string, admin: boolean): string {
+  if (!conversation?.pendingApproval) return 'Nothing is waiting for an answer.';
+  if (!admin && conversation.turnSender !== senderId) return approvalRefusal;
+  conversation.pendingApproval.resolve(allowed);
+  return allowed ? 'Approved.' : 'Denied.';
+}

@@ -1,0 +1,101 @@
+/**
+ * Sends recorded replies: the text's parts, then each file, retrying what may succeed later and
+ * noting in the ledger what arrived, so a retry or a restart sends only what is left.
+ */
+import type { ChannelAdapter, OutboundFile, SentMessage } from '../channels/types.ts';
+import { DeliveryError } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Outbox } from './files/outbox.ts';
+import type { DeliveryLedger, LedgerEntry } from './ledger/index.ts';
+
+/** A recorded reply, as {@link ReplySender.send} delivers it. */
+export type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
+
+/** How hard to try, and what the log says when it gives up. */
+export interface SendOptions {
+  attempts: number;
+  failure: string;
+}
+
+/** Delivers recorded replies through their adapters. */
+export class ReplySender {
+  readonly #ledger: DeliveryLedger;
+  readonly #outbox: Outbox;
+  readonly #log: (line: string) => void;
+
+  constructor(options: { ledger: DeliveryLedger; outbox: Outbox; log: (line: string) => void }) {
+    this.#ledger = options.ledger;
+    this.#outbox = options.outbox;
+    this.#log = options.log;
+  }
+
+  /**
+   * Delivers a recorded reply and marks it in the ledger, retrying retryable failures. The
+   * streamed preview becomes the reply's first part; a retry sends only the parts not delivered.
+   * The text goes first, then each file on its own, with what arrived noted in the ledger after
+   * each (uploads take long): a restart after a crash sends only what is left. Resolves to the
+   * error once given up, else undefined.
+   */
+  async send(adapter: ChannelAdapter, entry: SendableReply, previewId: string | undefined, options: SendOptions): Promise<string | undefined> {
+    const { id, address, text, files = [], replyTo } = entry;
+    let textIds = entry.sent?.text;
+    const fileIds = [...(entry.sent?.files ?? [])];
+    const givenUp = async (error: string) => {
+      await this.discardFiles(entry);
+      return error;
+    };
+    if (textIds === undefined) {
+      const sent = text.trim() === '' && files.length > 0 ? { ids: [] } : await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text, replyTo, replace: previewId, skipParts }));
+      if ('error' in sent) return givenUp(sent.error);
+      textIds = sent.ids;
+      if (files.length > 0) await this.#noteProgress(entry, { text: textIds, files: fileIds });
+    }
+    for (const file of files.slice(fileIds.length)) {
+      const sent = await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
+      if ('error' in sent) return givenUp(sent.error);
+      fileIds.push(...sent.ids);
+      if (fileIds.length < files.length) await this.#noteProgress(entry, { text: textIds, files: fileIds });
+    }
+    // Sent: a failure to note it must not send it again (after a restart it may, once).
+    await this.#ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
+    await this.discardFiles(entry);
+    return undefined;
+  }
+
+  /** Removes the outbox copies of a reply's files once it is delivered or given up. */
+  async discardFiles(entry: { sessionKey: string; files?: OutboundFile[] }): Promise<void> {
+    await this.#outbox.discard(entry.files).catch((error: unknown) => this.#log(`${entry.sessionKey}: sent files not removed from the outbox: ${errorMessage(error)}`));
+  }
+
+  /**
+   * Sends what `send` sends, trying again after retryable failures (only the parts not yet
+   * delivered); resolves to the ids of every part, or to the error once given up (noted in the
+   * ledger and the log).
+   */
+  async #sendParts(entry: SendableReply, options: SendOptions, send: (skipParts: number) => Promise<SentMessage>): Promise<{ ids: string[] } | { error: string }> {
+    /** Parts delivered by failed attempts: a retry sends only the rest. */
+    const delivered: string[] = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const sent = await send(delivered.length);
+        return { ids: [...delivered, ...sent.ids] };
+      } catch (error) {
+        if (error instanceof DeliveryError) delivered.push(...error.delivered);
+        const retryable = typeof error === 'object' && error !== null && (error as { retryable?: boolean }).retryable === true;
+        const final = !retryable || attempt >= options.attempts;
+        await this.#ledger.markFailed(entry.id, errorMessage(error), { final });
+        if (final) {
+          this.#log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
+          return { error: errorMessage(error) };
+        }
+        const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 30_000)));
+      }
+    }
+  }
+
+  /** Notes in the ledger which parts of a reply arrived (a failure to note it is only logged). */
+  async #noteProgress(entry: SendableReply, sent: { text: string[]; files: string[] }): Promise<void> {
+    await this.#ledger.markProgress(entry.id, sent).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery progress not noted: ${errorMessage(error)}`));
+  }
+}
