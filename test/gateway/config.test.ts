@@ -35,7 +35,12 @@ describe('loadConfig defaults', () => {
     expect(loaded.environment).toEqual([]);
     expect(loaded.config).toEqual({
       port: 8787,
-      dmPolicy: { telegram: 'pairing', discord: 'pairing', slack: 'open', web: 'open' },
+      host: '127.0.0.1',
+      publicHosts: [],
+      web: { login: 'auto' },
+      tools: { grants: [] },
+      sandbox: { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [] },
+      dmPolicy: { telegram: 'pairing', discord: 'pairing', slack: 'open' },
       allowlists: {
         telegram: { chats: [], users: [] },
         discord: { chats: [], users: [] },
@@ -67,9 +72,52 @@ describe('loadConfig defaults', () => {
 
   it('fills defaults inside partly written settings', () => {
     const { config } = withFile({ dmPolicy: { slack: 'pairing' }, groups: { 'telegram:-100': {} }, allowlists: { telegram: { users: [42] } } });
-    expect(config.dmPolicy).toEqual({ telegram: 'pairing', discord: 'pairing', slack: 'pairing', web: 'open' });
+    expect(config.dmPolicy).toEqual({ telegram: 'pairing', discord: 'pairing', slack: 'pairing' });
     expect(config.groups).toEqual({ 'telegram:-100': { requireMention: true } });
     expect(config.allowlists.telegram).toEqual({ chats: [], users: ['42'] });
+  });
+});
+
+describe('loadConfig: the network edge, tool grants and the sandbox', () => {
+  it('takes the listening address and public names from the file, and HOST and OPERATOR_PUBLIC_HOSTS over it', () => {
+    const fromFile = withFile({ host: '0.0.0.0', publicHosts: ['bot.example.com'] });
+    expect(fromFile.config).toMatchObject({ host: '0.0.0.0', publicHosts: ['bot.example.com'] });
+    const fromEnv = withFile({ host: '0.0.0.0' }, { HOST: '::', OPERATOR_PUBLIC_HOSTS: 'a.example.com, b.example.com,' });
+    expect(fromEnv.config).toMatchObject({ host: '::', publicHosts: ['a.example.com', 'b.example.com'] });
+    expect(fromEnv.environment).toEqual(['HOST', 'OPERATOR_PUBLIC_HOSTS']);
+  });
+
+  it('refuses a public name with a scheme, port or path, and a bad listening address, naming the setting', () => {
+    expect(() => withFile({ publicHosts: ['https://bot.example.com'] })).toThrow(/publicHosts\[0\]: expected a host name/);
+    expect(() => withFile({ publicHosts: ['bot.example.com:443'] })).toThrow(/publicHosts\[0\]/);
+    expect(() => withFile({}, { OPERATOR_PUBLIC_HOSTS: 'bot.example.com/path' })).toThrow(/OPERATOR_PUBLIC_HOSTS/);
+    expect(() => withFile({}, { HOST: 'local host' })).toThrow(/HOST: expected an address to listen on/);
+  });
+
+  it('reads grants with their selectors, defaulting the scope to any', () => {
+    const grants = [
+      { tools: ['shell', 'read'], people: ['telegram:42'] },
+      { tools: 'all', chats: ['slack:C1', 'telegram:-100:17'], scope: 'group' },
+    ];
+    expect(withFile({ tools: { grants } }).config.tools.grants).toEqual([
+      { tools: ['shell', 'read'], people: ['telegram:42'], scope: 'any' },
+      { tools: 'all', chats: ['slack:C1', 'telegram:-100:17'], scope: 'group' },
+    ]);
+  });
+
+  it('refuses a grant that names no one, an unknown tool group, or a malformed person', () => {
+    expect(() => withFile({ tools: { grants: [{ tools: ['shell'] }] } })).toThrow(/tools\.grants\[0\]: a grant names at least one of people, chats or platforms/);
+    expect(() => withFile({ tools: { grants: [{ tools: ['root'], platforms: ['slack'] }] } })).toThrow(/tools\.grants\[0\]\.tools/);
+    expect(() => withFile({ tools: { grants: [{ tools: ['read'], people: ['42'] }] } })).toThrow(/tools\.grants\[0\]\.people\[0\]: expected "platform:userId"/);
+    expect(() => withFile({ tools: { grants: [{ tools: [], platforms: ['slack'] }] } })).toThrow(/tools\.grants\[0\]\.tools/);
+  });
+
+  it('reads the sandbox settings and refuses relative folders and bad variable names', () => {
+    const { config } = withFile({ sandbox: { mode: 'required', network: false, readOnly: ['/opt/data'], env: ['GOPATH'] } });
+    expect(config.sandbox).toEqual({ mode: 'required', network: false, readOnly: ['/opt/data'], readWrite: [], env: ['GOPATH'] });
+    expect(() => withFile({ sandbox: { readWrite: ['data'] } })).toThrow(/sandbox\.readWrite\[0\]: expected an absolute path/);
+    expect(() => withFile({ sandbox: { env: ['A-B'] } })).toThrow(/sandbox\.env\[0\]/);
+    expect(() => withFile({ sandbox: { mode: 'docker' } })).toThrow(/sandbox\.mode/);
   });
 });
 
@@ -95,7 +143,7 @@ describe('loadConfig from the file and the environment', () => {
     expect(config).toMatchObject({
       port: 9000,
       model: 'haiku',
-      dmPolicy: { telegram: 'allowlist', discord: 'pairing', slack: 'open', web: 'open' },
+      dmPolicy: { telegram: 'allowlist', discord: 'pairing', slack: 'open' },
       admins: ['telegram:1', 'slack:U9'],
       groups: { 'telegram:-1001': { requireMention: false } },
       busyMode: 'steer',
