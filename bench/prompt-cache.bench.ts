@@ -23,6 +23,9 @@ import { createAnthropicProvider } from '../src/llm/providers/anthropic.ts';
 import { SessionManager } from '../src/session/session-manager.ts';
 import { createStore } from '../src/store/unstorage-store.ts';
 import { createBuiltinTools } from '../src/tools/builtin/index.ts';
+import type { TurnContext } from '../src/tools/tool.ts';
+import { ToolGrants } from '../src/gateway/access/tool-grants.ts';
+import { TurnAccess } from '../src/gateway/turn-access.ts';
 import { startFakeModelServer } from '../test/fakes/fake-model-server.ts';
 import type { FakeModelServer, RecordedRequest, ReplySpec } from '../test/fakes/fake-model-server.ts';
 import type { BenchResult } from './lib.ts';
@@ -90,11 +93,22 @@ interface RunFigures {
   review: { requests: number; input: number; read: number; reviews: number };
   breaks: string[];
   memoryEntries: number;
+  /** How many tools the conversation's turns offered (the last turn's). */
+  offered: number;
 }
+
+/**
+ * Who speaks in a group run: `member` alone (no grants: the conversation's own tools and reading
+ * in its folder), or `alternating` between that member and an admin granted every tool there, so
+ * every other turn is offered a different tool list.
+ */
+type GroupSpeakers = 'member' | 'alternating';
 
 export default async function run(): Promise<BenchResult[]> {
   const on = await converse(true);
   const off = await converse(false);
+  const group = await converse(true, 'member');
+  const mixed = await converse(true, 'alternating');
   const fraction = (part: { input: number; read: number }) => (part.input === 0 ? 0 : part.read / part.input);
   const breaks = (figures: RunFigures) => (figures.breaks.length === 0 ? 'no cache breaks' : `cache breaks: ${figures.breaks.join(' | ')}`);
   return [
@@ -113,6 +127,20 @@ export default async function run(): Promise<BenchResult[]> {
     { name: "reviewer on: the conversation's requests alone, read fraction", value: fraction(on.main), unit: '', note: `${on.main.read} of ${on.main.input} tokens` },
     { name: "reviewer on: the reviews' requests alone, read fraction", value: fraction(on.review), unit: '', note: `${on.review.read} of ${on.review.input} tokens; memory entries saved ${on.memoryEntries}` },
     {
+      name: 'a group member without grants, reviewer on (readFraction)',
+      value: group.readFraction,
+      unit: '',
+      target: '>= 0.90',
+      pass: group.readFraction >= 0.9,
+      note: `the tools offered are the conversation's own and reading in its folder (${group.offered}); ${breaks(group)}`,
+    },
+    {
+      name: 'a group where a granted admin and a member take turns, reviewer on (readFraction)',
+      value: mixed.readFraction,
+      unit: '',
+      note: `the tool list changes with the speaker; ${mixed.breaks.length} cache breaks`,
+    },
+    {
       name: 'input tokens served from the cache, reviewer off (readFraction)',
       value: off.readFraction,
       unit: '',
@@ -122,7 +150,7 @@ export default async function run(): Promise<BenchResult[]> {
 }
 
 /** Runs the scripted conversation on a fresh profile and a fresh fake server. */
-async function converse(withReviewer: boolean): Promise<RunFigures> {
+async function converse(withReviewer: boolean, speakers?: GroupSpeakers): Promise<RunFigures> {
   const root = await mkdtemp(join(tmpdir(), 'operator-bench-prompt-cache-'));
   const server = await startFakeModelServer({ promptCache: true });
   try {
@@ -139,6 +167,17 @@ async function converse(withReviewer: boolean): Promise<RunFigures> {
       cwd: fixture.cwd,
     });
     const reviewer = withReviewer ? new BackgroundReviewer(agent, { everyTurns: REVIEW_EVERY }) : undefined;
+    // A group's turns are told their tools and workspace as the gateway tells them.
+    const grants = new ToolGrants({ grants: [{ tools: 'all', people: ['telegram:1'], scope: 'any' }], localWeb: false, sandboxed: true });
+    const access = new TurnAccess({ grants, cwd: fixture.cwd, home: root });
+    const turnOf = async (index: number): Promise<TurnContext | undefined> => {
+      if (!speakers) return undefined;
+      const senderId = speakers === 'alternating' && index % 2 === 1 ? '1' : '2';
+      const seat = { sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId, admin: senderId === '1' };
+      const tools = await access.forTurn(seat, agent.tools, resources.tempDirectory);
+      return { sessionKey: seat.sessionKey, platform: seat.platform, senderId, admin: seat.admin, scheduled: false, ...tools };
+    };
+    let offered = agent.tools.length;
     agent.setReviewer(reviewer);
 
     // Conversation replies come from a queue filled per turn; reviews are answered by content,
@@ -154,24 +193,26 @@ async function converse(withReviewer: boolean): Promise<RunFigures> {
     });
 
     let memoryEntries = 0;
-    for (const turn of conversation()) {
+    for (const [index, turn] of conversation().entries()) {
       for (const round of turn.rounds) queue.push({ toolCalls: round, usage: { output: 30 } });
       queue.push({ text: turn.answer, usage: { output: Math.ceil(turn.answer.length / 4) }, chunkSize: 256 });
-      await agent.invoke(turn.input, { channel: benchChannel });
+      const context = await turnOf(index);
+      offered = context?.tools?.size ?? agent.tools.length;
+      await agent.invoke(turn.input, { channel: benchChannel, turn: context });
       const outcome = await reviewer?.running;
       if (outcome?.status === 'done') memoryEntries++;
       else if (outcome && outcome.status !== 'skipped') throw new Error(`review ${outcome.status}: ${outcome.error ?? ''}`);
       if (queue.length > 0) throw new Error(`turn left ${queue.length} scripted replies unused`);
     }
     agent.dispose();
-    return figures(server, memoryEntries);
+    return { ...figures(server, memoryEntries), offered };
   } finally {
     await server.close();
     await rm(root, { recursive: true, force: true });
   }
 }
 
-function figures(server: FakeModelServer, memoryEntries: number): RunFigures {
+function figures(server: FakeModelServer, memoryEntries: number): Omit<RunFigures, 'offered'> {
   const stats = server.cacheStats();
   const main = { requests: 0, input: 0, read: 0 };
   const review = { requests: 0, input: 0, read: 0, reviews: 0 };
