@@ -128,4 +128,17 @@ describe('tool access through the gateway', () => {
     telegram.pushUpdate(telegram.textMessage({ chatId: group, text: '/model opus', from: { id: admin, first_name: 'Ada' } }));
     await find(group, 'Model is now claude-opus');
   });
+
+  it("lets only the person being answered, or an admin, stop a turn in a group", async () => {
+    const before = model.requests.length;
+    model.enqueue({ text: 'a slow and careful answer that takes its time', chunkSize: 2, delayMs: 250 });
+    inGroup('explain everything slowly');
+    await telegram.waitFor(() => model.requests.length > before, wait);
+    const bystander = { id: 3004, first_name: 'Trent' };
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, text: '/stop', from: bystander }));
+    await find(group, 'Only the person being answered, or an admin, can stop this answer.');
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, text: '/stop', from: member }));
+    await find(group, 'Stopping.');
+  });
 });
+
