@@ -46,6 +46,9 @@ describe('tool access through the gateway', () => {
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-tool-access-e2e-');
     ({ model, telegram, home } = fakes);
+    // Saving to memory needs a person's yes here, so a question waits in the group.
+    mkdirSync(join(home, 'guardrails'), { recursive: true });
+    writeFileSync(join(home, 'guardrails', 'ask-memory.yaml'), 'rules:\n  - tool: memory\n    decision: ask\n    reason: memory is shared\n');
     gateway = await startTelegramGateway(fakes, [admin], undefined, { cwd: home });
   });
 
@@ -140,5 +143,17 @@ describe('tool access through the gateway', () => {
     telegram.pushUpdate(telegram.textMessage({ chatId: group, text: '/stop', from: member }));
     await find(group, 'Stopping.');
   });
-});
 
+  it("lets only the person being answered, or an admin, answer a guardrail's question in a group", async () => {
+    model.enqueue({ toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'The team ships on Fridays.' } }] }, { text: 'Saved it.' });
+    inGroup('remember that we ship on Fridays');
+    const question = await find(group, 'Approval needed');
+    const press = (from: { id: number; first_name: string }) => telegram.pushUpdate(telegram.callbackQuery({ chatId: group, from, data: 'approve', messageId: question.messageId }));
+    press({ id: 3004, first_name: 'Trent' });
+    await telegram.waitFor((fake) => fake.answeredCallbacks.some((answer) => answer.text === 'Only the person being answered, or an admin, can answer this question.'), wait);
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, text: '/approve', from: { id: 3004, first_name: 'Trent' } }));
+    await telegram.waitFor((fake) => fake.messages(group).filter((message) => message.text.includes('Only the person being answered, or an admin, can answer')).length >= 1, wait);
+    press(member);
+    await find(group, 'Saved it.');
+  });
+});
