@@ -56,8 +56,9 @@ export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConf
         const actual = await resolveRealPath(resolvePath(from, target));
         const shown = actual === target ? target : `${target} (${actual})`;
         if (secret.some((entry) => isInside(entry, actual))) return { action: 'block', reason: `${shown} is operator's private state, which no tool may touch` };
-        // A folder hidden in this turn stays reachable only through a root inside it.
-        const through = (entry: string) => allowed.some((root) => isInside(entry, root) && isInside(root, actual));
+        // A folder hidden in this turn stays reachable only through a root inside it (not one
+        // that is the hidden folder itself: a workspace that is OPERATOR_HOME opens nothing).
+        const through = (entry: string) => allowed.some((root) => root !== entry && isInside(entry, root) && isInside(root, actual));
         if (closed.some((entry) => isInside(entry, actual) && !through(entry))) return { action: 'block', reason: `${shown} is not open to this conversation` };
         if (allowed.some((root) => isInside(root, actual))) continue;
         return { action: 'block', reason: `${shown} is outside the workspace; allowed: ${allowed.join(', ')}` };

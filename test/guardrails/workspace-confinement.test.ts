@@ -191,6 +191,15 @@ describe("workspace-confinement: a turn's own workspace and operator's private s
     expect((await before(guard, toolCall('list_dir', { path: '.operator' }), granted)).action).toBe('block');
   });
 
+  it('opens nothing of a hidden folder that is itself the workspace, but for the roots inside it', async () => {
+    const { own, other, home, guard, turn } = await setUpHome();
+    const granted = turn({ cwd: home, roots: [home, own], hidden: [home] });
+    expect(await before(guard, toolCall('read_file', { path: path.join(own, 'notes.txt') }), granted)).toEqual({ action: 'allow' });
+    for (const target of [path.join(other, 'private.txt'), 'profiles', path.join(home, 'profiles', 'default', 'MEMORY.md')]) {
+      expect((await before(guard, toolCall('read_file', { path: target }), granted)).action, target).toBe('block');
+    }
+  });
+
   it('follows a symlink the workspace holds into a hidden folder, and blocks it', async () => {
     const { own, other, home, guard, turn } = await setUpHome();
     await symlink(path.join(other, 'private.txt'), path.join(own, 'link.txt'));
