@@ -3,8 +3,11 @@
  * anything and prints a summary; `operator config schema` prints the JSON Schema of
  * `operator.json`. Secrets are never printed: only whether they are set.
  */
+import { existsSync } from 'node:fs';
 import { ConfigurationError } from '../core/errors.ts';
-import { loadConfig, platforms, renderConfigJsonSchema, type LoadedConfig } from '../gateway/config/index.ts';
+import { loadConfig, platforms, renderConfigJsonSchema, type GatewayConfig, type LoadedConfig } from '../gateway/config/index.ts';
+import { hostAndPort, listenScope, resolveExposure, webhookSources, webTokenPath, webTokenVariable, type Exposure } from '../gateway/http/index.ts';
+import { operatorHome } from '../store/from-env.ts';
 
 /** The usage text of `operator config`. */
 export const configUsage = [
@@ -44,12 +47,17 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     .map((platform) => `${platform} (${config.allowlists[platform].chats.length} chats, ${config.allowlists[platform].users.length} users)`);
   const groups = Object.entries(config.groups).map(([key, group]) => `${key}${group.requireMention ? '' : ' (answers without mention)'}`);
   const webhook = config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl} (secret set)` : 'long polling';
+  const exposure = resolveExposure(config, { webhooks: webhookSources(env, config) });
   return [
     `Configuration is valid: ${loaded.file}${loaded.fileFound ? '' : ' (no file: defaults)'}`,
     ...(loaded.environment.length > 0 ? [`  from the environment: ${loaded.environment.join(', ')}`] : []),
     `  port: ${config.port}`,
+    `  listening on: ${hostAndPort(config.host, config.port)} (${listenScope(config.host)})`,
+    `  public hosts: ${config.publicHosts.length > 0 ? config.publicHosts.join(', ') : 'none'}`,
+    `  exposed: ${exposure.exposed ? `yes, ${exposure.exposedBecause.join('; ')}` : 'no (reachable from this machine only)'}`,
+    `  web login: ${webLogin(exposure, env)}`,
     `  model: ${config.model ?? '(chosen from the credentials)'}`,
-    `  direct messages: ${platforms.map((platform) => `${platform} ${config.dmPolicy[platform]}`).join(', ')}`,
+    `  direct messages: ${platforms.map((platform) => `${platform} ${platform === 'web' ? webPolicy(config, exposure) : config.dmPolicy[platform]}`).join(', ')}`,
     `  admins: ${config.admins.length > 0 ? config.admins.join(', ') : 'none'}`,
     `  allowlists: ${allowlists.length > 0 ? allowlists.join(', ') : 'none'}`,
     `  groups: ${groups.length > 0 ? groups.join(', ') : 'defaults (answer when mentioned)'}`,
@@ -61,4 +69,18 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     `  discord: token ${set('DISCORD_BOT_TOKEN')}${config.discord.apiUrl ? `, API ${config.discord.apiUrl}` : ''}`,
     `  slack: bot token ${set('SLACK_BOT_TOKEN')}, signing secret ${set('SLACK_SIGNING_SECRET')}, app token ${set('SLACK_APP_TOKEN')}${config.slack.apiUrl ? `, API ${config.slack.apiUrl}` : ''}`,
   ];
+}
+
+/** The web chat's policy: as configured, else what it follows and what it is now. */
+function webPolicy(config: GatewayConfig, exposure: Exposure): string {
+  if (config.dmPolicy.web !== undefined) return config.dmPolicy.web;
+  return `open while local, pairing when exposed (now ${exposure.webDmPolicy})`;
+}
+
+/** Whether the web chat asks for a login, why, and where its token is (never the token). */
+function webLogin(exposure: Exposure, env: NodeJS.ProcessEnv): string {
+  if (!exposure.loginRequired) return 'not required (the web chat is the owner\'s, on this machine)';
+  const path = webTokenPath(operatorHome(env));
+  const token = env[webTokenVariable]?.trim() ? `token from ${webTokenVariable}` : existsSync(path) ? `token in ${path}` : `token made at the first start in ${path}`;
+  return `required because ${exposure.loginBecause.join('; ')}; ${token}`;
 }

@@ -3,41 +3,57 @@
  * credentials are present; the local web chat always. `/healthz` answers 200 once every channel
  * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver, then exits 0.
  *
+ * It listens on `config.host` (127.0.0.1 unless configured) behind the network edge: the host and
+ * origin checks, and the web chat's login when the gateway is exposed (see `resolveExposure`).
+ *
  * Start-up is kept short: what only some set-ups need is imported when they need it, and what
  * can wait (the model SDK, the Telegram formatter) loads once the gateway is ready.
  */
 import type { ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
-import { loadConfig } from '../gateway/config/index.ts';
+import { loadConfig, type GatewayConfig } from '../gateway/config/index.ts';
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
+import { edgeBanner, loadWebToken, localGatewayUrl, networkEdge, resolveExposure, webChatUrl, webhookSources } from '../gateway/http/index.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
 import { Runtime } from '../runtime/runtime.ts';
+import { operatorHome } from '../store/from-env.ts';
 import { platformChannels } from './platform-channels.ts';
 
 /** Runs the gateway until a signal stops it; resolves to the exit code. */
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
-  const { config } = loadConfig(env);
+  const { config: loaded } = loadConfig(env);
   // Incomplete credentials stop the start here, before anything is running.
-  const platforms = await platformChannels(env, config);
+  const platforms = await platformChannels(env, loaded);
+  const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded) });
+  // The web chat's policy is settled here, so the access policy reads it like any platform's.
+  const config: GatewayConfig = { ...loaded, dmPolicy: { ...loaded.dmPolicy, web: exposure.webDmPolicy } };
+  // Made (or read) before anything runs: a token that cannot be had stops the start.
+  const webToken = exposure.loginRequired ? await loadWebToken(env, operatorHome(env)) : undefined;
   // The runtime warms the model SDK, whose import would take the main thread while the channels
   // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
   const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = config.model ? { ...env, OPERATOR_MODEL: config.model } : env;
-  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false });
-  const adapters: ChannelAdapter[] = [createWebChannel(), ...platforms.adapters];
-  const gateway = new Gateway({ runtime, config, adapters });
+  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox });
+  const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
+  // Without a login the web chat is reachable from this machine alone: the owner's seat.
+  const gateway = new Gateway({ runtime, config, adapters, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });
   let state: GatewayState = 'starting';
   // `operator schedule` reaches this gateway with the token it finds in OPERATOR_HOME/gateway.json.
   const token = newControlToken();
   const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gateway.scheduleControl(), log: gateway.log });
-  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }), [control]);
-  const server = await listen(app, config.port);
+  const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }), [control], edge);
+  const host = config.host.replace(/^\[(.*)\]$/, '$1');
+  const server = await listen(app, config.port, host).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
   try {
     await gateway.start();
   } catch (error) {
@@ -49,7 +65,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     throw error;
   }
   state = 'ready';
-  await writeControlFile(runtime.home, { pid: process.pid, url: `http://127.0.0.1:${server.port}`, token, startedAt: Date.now() }).catch((error: unknown) =>
+  await writeControlFile(runtime.home, { pid: process.pid, url: localGatewayUrl(host, server.port), token, startedAt: Date.now() }).catch((error: unknown) =>
     process.stderr.write(`operator: could not write ${runtime.home}/gateway.json, so \`operator schedule\` cannot reach this gateway: ${errorMessage(error)}\n`),
   );
   // What the first replies need loads now, in the background; a failure shows on first use.
@@ -59,8 +75,11 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.
-  const banner = [`operator is running (ready in ${Math.round(performance.now() - started)} ms)`, `  web chat: http://localhost:${server.port}/`];
+  const banner = [`operator is running (ready in ${Math.round(performance.now() - started)} ms)`, `  web chat: ${webChatUrl(host, server.port)}`];
+  banner.push(...edgeBanner({ host, port: server.port, exposure, token: webToken?.source, webPolicyConfigured: loaded.dmPolicy.web !== undefined }));
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
+  banner.push(`  commands: ${runtime.sandbox.describe()}`);
+  if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(
     runtime.client.model === 'none'
       ? '  model: none configured; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'

@@ -6,14 +6,15 @@ import path from 'node:path';
 /**
  * Writes `text` to `file` through a temp file in the same folder (so the rename stays on one
  * filesystem and is atomic), flushed to disk before the rename. Missing folders are created; the
- * temp file is removed when anything fails.
+ * temp file is removed when anything fails. `mode` (e.g. `0o600` for a secret) is the file's from
+ * its creation, so its content is never readable by others, not even for a moment.
  */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(file: string, text: string, options: { mode?: number } = {}): Promise<void> {
   const folder = path.dirname(file);
   await mkdir(folder, { recursive: true });
   const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const handle = await open(temp, 'wx');
+    const handle = await open(temp, 'wx', options.mode ?? 0o666);
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();

@@ -6,10 +6,12 @@
  */
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
+import type { MiddlewareHandler } from 'hono';
 // The tiny preset (PatternRouter): the routes are a handful of fixed paths, and it loads a third
 // fewer modules than the default preset's RegExpRouter and TrieRouter, before the gateway is ready.
 import { Hono } from 'hono/tiny';
 import type { ChannelAdapter, ChannelRoute } from '../channels/types.ts';
+import { hostAndPort } from './http/listen-address.ts';
 
 /** Where the gateway is in its life: only `ready` takes messages from every channel. */
 export type GatewayState = 'starting' | 'ready' | 'stopping';
@@ -24,10 +26,17 @@ export interface HealthInfo {
 /**
  * The hono app with the health check, the adapters' routes and the gateway's own `routes` (the
  * control route). `/healthz` answers 200 with `{ status: 'ok', channels, liveSessions }` when
- * `health().state` is `ready`, else 503 with the state as `status`.
+ * `health().state` is `ready`, else 503 with the state as `status`. `edge` (the network edge's
+ * host, origin and login checks) runs in order before every route, `/healthz` and 404s included.
  */
-export function createGatewayApp(adapters: Iterable<ChannelAdapter>, health: () => HealthInfo, routes: readonly ChannelRoute[] = []): Hono {
+export function createGatewayApp(
+  adapters: Iterable<ChannelAdapter>,
+  health: () => HealthInfo,
+  routes: readonly ChannelRoute[] = [],
+  edge: readonly MiddlewareHandler[] = [],
+): Hono {
   const app = new Hono();
+  for (const middleware of edge) app.use(middleware);
   app.get('/healthz', (context) => {
     const { state, ...info } = health();
     return state === 'ready' ? context.json({ status: 'ok', ...info }) : context.json({ status: state, ...info }, 503);
@@ -39,10 +48,14 @@ export function createGatewayApp(adapters: Iterable<ChannelAdapter>, health: () 
   return app;
 }
 
-/** Listens on `port` (0 picks a free one) at 127.0.0.1 unless `hostname` says otherwise. */
-export async function listen(app: Hono, port: number, hostname = '0.0.0.0'): Promise<{ server: ServerType; port: number; close(): Promise<void> }> {
-  return new Promise((resolve) => {
+/**
+ * Listens on `port` (0 picks a free one) at 127.0.0.1 unless `hostname` says otherwise. Rejects
+ * when it cannot (the port taken, an address this machine does not have), saying where.
+ */
+export async function listen(app: Hono, port: number, hostname = '127.0.0.1'): Promise<{ server: ServerType; port: number; close(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+      server.off('error', failed);
       resolve({
         server,
         port: info.port,
@@ -54,5 +67,7 @@ export async function listen(app: Hono, port: number, hostname = '0.0.0.0'): Pro
           }),
       });
     });
+    const failed = (error: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${hostAndPort(hostname, port)}: ${error.code ?? error.message}`));
+    server.once('error', failed);
   });
 }

@@ -15,6 +15,9 @@ import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
 import type { Store } from '../store/store.ts';
+import { createSandbox } from '../tools/sandbox/create-sandbox.ts';
+import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
+import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
@@ -48,6 +51,11 @@ export interface RuntimeOptions {
    * the variables to set (the gateway starts anyway). Default true.
    */
   requireModel?: boolean;
+  /**
+   * How commands are isolated (`sandbox` in operator.json). Default: bubblewrap when it works
+   * here, network on.
+   */
+  sandbox?: SandboxSettings;
 }
 
 /** The configured model client, or a stand-in whose answers say what to configure. */
@@ -71,6 +79,8 @@ export class Runtime {
   readonly client: ModelClient;
   readonly bindings: ProfileBindingStore;
   readonly reviewEvery: number;
+  /** Where `shell` runs commands: chosen once, at construction; OPERATOR_HOME is hidden from them. */
+  readonly sandbox: Sandbox;
   #profiles = new Map<string, Promise<{ resources: ProfileResources; report: ReloadReport }>>();
   /**
    * The built-in tools, made once and shared by every agent: they keep no state between calls,
@@ -84,6 +94,8 @@ export class Runtime {
     this.env = options.env ?? process.env;
     this.home = operatorHome(this.env);
     this.cwd = options.cwd ?? process.cwd();
+    // Before anything else starts: `required` without bubblewrap stops the start here.
+    this.sandbox = createSandbox(options.sandbox ?? defaultSandboxSettings, { hidden: [this.home], env: this.env });
     this.builtin = options.builtin ?? builtinRoot;
     this.client = options.requireModel === false ? createModelClientOrStandIn(this.env) : createModelClient(this.env);
     // Load the SDK in the background; a failure shows on the first call.
@@ -155,8 +167,8 @@ export class Runtime {
    * The built-in tools followed by `extra`. The list is cached per `extra` array, so agents given
    * the same tools share one list (and one set of generated schemas).
    */
-  #withBuiltinTools(create: (options: { cwd: string }) => Tool[], extra: readonly Tool[] | undefined): readonly Tool[] {
-    const builtin = (this.#tools ??= create({ cwd: this.cwd }));
+  #withBuiltinTools(create: (options: { cwd: string; sandbox: Sandbox }) => Tool[], extra: readonly Tool[] | undefined): readonly Tool[] {
+    const builtin = (this.#tools ??= create({ cwd: this.cwd, sandbox: this.sandbox }));
     if (!extra || extra.length === 0) return builtin;
     let combined = this.#combined.get(extra);
     if (!combined) {

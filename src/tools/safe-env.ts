@@ -1,8 +1,15 @@
 /**
- * The environment handed to child processes the agent starts. The model can run `env`, so
- * anything secret in operator's own environment (platform tokens, model keys, store URLs) must
- * not reach them.
+ * The environment handed to commands the agent starts. The model can run `env` (or read
+ * `/proc/<pid>/environ`, in any encoding), so commands get only the variables on an allowlist:
+ * what shells, locales and terminals need, and names the owner adds. A secret-looking name
+ * (see {@link isSecretEnv}) stays withheld even when added.
  */
+
+/** Passed to every command: the search path, the locale and the terminal's abilities. */
+const allowedNames: ReadonlySet<string> = new Set(['PATH', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'COLORTERM', 'NO_COLOR']);
+
+/** Debian's default search path, for a gateway started without one. */
+const defaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Secrets operator itself reads, and well-known ones the patterns below might miss. */
 const secretNames: ReadonlySet<string> = new Set([
@@ -62,15 +69,20 @@ export function isSecretEnv(name: string, value = ''): boolean {
 }
 
 /**
- * A copy of `env` without secrets (see {@link isSecretEnv}) and without unset entries.
+ * The variables of `env` a command may see: {@link allowedNames}, `LC_*` and `extraNames`, without
+ * secrets ({@link isSecretEnv}) and unset entries; PATH is a sane default when unset. HOME and
+ * TMPDIR are the sandbox's to set.
  *
  * @example
- * spawn('/bin/sh', ['-c', command], { env: safeEnv() });
+ * spawn('/bin/sh', ['-c', command], { env: { ...safeEnv(process.env, settings.env), HOME: '/tmp' } });
  */
-export function safeEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function safeEnv(env: NodeJS.ProcessEnv = process.env, extraNames: readonly string[] = []): Record<string, string> {
+  const extra = new Set(extraNames);
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isSecretEnv(name, value)) result[name] = value;
+    if (value === undefined || !(allowedNames.has(name) || name.startsWith('LC_') || extra.has(name))) continue;
+    if (!isSecretEnv(name, value)) result[name] = value;
   }
+  if (!result.PATH) result.PATH = defaultPath;
   return result;
 }

@@ -177,10 +177,10 @@ export interface SseStream {
   close(): void;
 }
 
-/** Opens `url` as an event stream. */
-export async function openSse(url: string): Promise<SseStream> {
+/** Opens `url` as an event stream; `headers` are sent too (a session cookie). */
+export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
   const controller = new AbortController();
-  const response = await fetch(url, { signal: controller.signal, headers: { accept: 'text/event-stream' } });
+  const response = await fetch(url, { signal: controller.signal, headers: { accept: 'text/event-stream', ...headers } });
   const events: SseEvent[] = [];
   const comments: string[] = [];
   let all = '';

@@ -32,7 +32,7 @@ describe('safeEnv', () => {
     'GOOGLE_APPLICATION_CREDENTIALS',
   ])('removes %s', (name) => {
     expect(isSecretEnv(name, 'value')).toBe(true);
-    expect(safeEnv({ [name]: 'value' })).toEqual({});
+    expect(safeEnv({ [name]: 'value' }, [name])).not.toHaveProperty(name);
   });
 
   it.each(['PATH', 'HOME', 'LANG', 'TERM', 'USER', 'SHELL', 'TMPDIR', 'NODE_ENV', 'TOKENIZERS_PARALLELISM', 'KEYBOARD_LAYOUT', 'API_BASE_URL'])(
@@ -42,15 +42,40 @@ describe('safeEnv', () => {
     },
   );
 
-  it('removes variables whose value is a URL with a password', () => {
-    expect(safeEnv({ CACHE_URL: 'redis://:hunter2@cache:6379', QUEUE_URL: 'amqp://user:pw@mq/vhost', PLAIN_URL: 'https://host/x' })).toEqual({
-      PLAIN_URL: 'https://host/x',
-    });
+  it('removes variables whose value is a URL with a password, even when listed', () => {
+    const env = { PATH: '/bin', CACHE_URL: 'redis://:hunter2@cache:6379', QUEUE_URL: 'amqp://user:pw@mq/vhost', PLAIN_URL: 'https://host/x' };
+    expect(safeEnv(env, ['CACHE_URL', 'QUEUE_URL', 'PLAIN_URL'])).toEqual({ PATH: '/bin', PLAIN_URL: 'https://host/x' });
+  });
+
+  it('passes only the allowlist and the names given', () => {
+    const env = {
+      PATH: '/bin',
+      LANG: 'C.UTF-8',
+      LANGUAGE: 'en',
+      LC_ALL: 'C',
+      LC_CTYPE: 'C.UTF-8',
+      TERM: 'xterm',
+      TZ: 'UTC',
+      COLORTERM: 'truecolor',
+      NO_COLOR: '1',
+      HOME: '/root',
+      USER: 'root',
+      NODE_OPTIONS: '--require x',
+      OPERATOR_HOME: '/root/.operator',
+      BUILD_MODE: 'ci',
+    };
+    const { HOME: _home, USER: _user, NODE_OPTIONS: _options, OPERATOR_HOME: _operatorHome, BUILD_MODE: _buildMode, ...allowlisted } = env;
+    expect(safeEnv(env)).toEqual(allowlisted);
+    expect(safeEnv(env, ['BUILD_MODE'])).toEqual({ ...allowlisted, BUILD_MODE: 'ci' });
+  });
+
+  it('gives a default PATH when there is none', () => {
+    expect(safeEnv({})).toEqual({ PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' });
   });
 
   it('drops unset entries and does not change its input', () => {
-    const env = { PATH: '/bin', EMPTY: undefined, GITHUB_TOKEN: 'ghp' };
-    expect(safeEnv(env)).toEqual({ PATH: '/bin' });
-    expect(env).toEqual({ PATH: '/bin', EMPTY: undefined, GITHUB_TOKEN: 'ghp' });
+    const env = { PATH: '/bin', LANG: undefined, GITHUB_TOKEN: 'ghp' };
+    expect(safeEnv(env, ['GITHUB_TOKEN'])).toEqual({ PATH: '/bin' });
+    expect(env).toEqual({ PATH: '/bin', LANG: undefined, GITHUB_TOKEN: 'ghp' });
   });
 });

@@ -136,7 +136,7 @@ describe('shell', () => {
     expect(output).toEqual({ content: `Error: working directory not found: ${path.join(cwd, 'missing')}`, isError: true });
   });
 
-  it('hides secrets from the environment', async () => {
+  it('passes only the allowlisted environment: no secrets, nothing else', async () => {
     const cwd = await makeTempDir();
     const secrets = {
       OPENAI_API_KEY: 'sk-openai-secret',
@@ -162,10 +162,11 @@ describe('shell', () => {
       SERVICE_KEY: 'service-key-secret',
       CACHE_URL: 'redis://:url-password-secret@cache-host:6379',
     };
-    const tool = createShellTool({ env: { PATH: process.env.PATH, HARMLESS_SETTING: 'visible-value', ...secrets } });
+    const tool = createShellTool({ env: { PATH: process.env.PATH, LANG: 'C.UTF-8', HARMLESS_SETTING: 'not-on-the-allowlist', ...secrets } });
     const output = textOf(await callTool(tool, { command: 'env' }, { cwd }));
-    expect(output).toContain('HARMLESS_SETTING=visible-value');
+    expect(output).toContain('LANG=C.UTF-8');
     expect(output).toContain('PATH=');
+    expect(output).not.toContain('HARMLESS_SETTING');
     for (const [name, value] of Object.entries(secrets)) {
       expect(output).not.toContain(`${name}=`);
       expect(output).not.toContain(value);

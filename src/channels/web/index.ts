@@ -2,3 +2,4 @@
 export { createWebChannel, webCapabilities } from './web-channel.ts';
 export type { WebChannel, WebChannelOptions } from './web-channel.ts';
 export type { WebEvent } from './web-events.ts';
+export { pageStyle } from './page-style.ts';

@@ -4,7 +4,8 @@
  * history, sends messages (retried with the same id, so a retry is never answered twice),
  * listens to the event stream (reconnecting by itself), grows streamed replies in place, shows
  * the typing indicator, renders buttons, and shows the bot's files as links (images with a
- * preview). Nothing is ever disabled while a reply streams.
+ * preview). Nothing is ever disabled while a reply streams. Behind a login, a 401 means the
+ * session ended: the page reloads, which shows the login page.
  *
  * Same rules as the Markdown source: no backticks, no `${`.
  */
@@ -150,6 +151,30 @@ async function press(message, box, button, data) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Only behind a login: there a 401 means the session ended, and a reload shows the login page.
+function sessionEnded(response) {
+  if (!config.login || response.status !== 401) return false;
+  location.reload();
+  return true;
+}
+
+async function checkSession() {
+  try {
+    sessionEnded(await fetch(api + '/history?clientId=' + encodeURIComponent(clientId)));
+  } catch {}
+}
+
+const logoutButton = document.getElementById('logout');
+if (logoutButton) {
+  logoutButton.addEventListener('click', async () => {
+    logoutButton.disabled = true;
+    try {
+      await fetch(api + '/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    } catch {}
+    location.reload();
+  });
+}
+
 /** POSTs JSON; network failures, 429 and 5xx are retried with the same body (same ids). */
 async function postJson(path, body) {
   let failure = new Error('not sent');
@@ -163,6 +188,7 @@ async function postJson(path, body) {
       continue;
     }
     if (response.ok) return;
+    if (sessionEnded(response)) throw new Error('logged out');
     let reason = 'HTTP ' + response.status;
     try {
       reason = (await response.json()).error || reason;
@@ -297,7 +323,7 @@ function connect() {
     // EventSource retries by itself unless the server refused it (then readyState is CLOSED).
     if (source.readyState === EventSource.CLOSED) {
       source.close();
-      setTimeout(connect, 2000);
+      void checkSession().then(() => setTimeout(connect, 2000));
     }
   });
 }
@@ -307,6 +333,7 @@ async function loadHistory() {
     try {
       const response = await fetch(api + '/history?clientId=' + encodeURIComponent(clientId));
       if (response.ok) return (await response.json()).messages || [];
+      if (sessionEnded(response)) return [];
     } catch {}
     await sleep(500 * 2 ** attempt);
   }

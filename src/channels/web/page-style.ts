@@ -36,6 +36,9 @@ html, body { height: 100%; margin: 0; }
 body { display: flex; flex-direction: column; background: var(--background); color: var(--text); }
 header { display: flex; align-items: center; justify-content: space-between; padding: 10px 18px; background: var(--surface); border-bottom: 1px solid var(--border); }
 header h1 { margin: 0; font-size: 17px; font-weight: 600; letter-spacing: 0.2px; }
+.header-end { display: flex; align-items: center; gap: 14px; }
+.logout { padding: 3px 10px; border-radius: 8px; border: 1px solid var(--border); background: transparent; color: var(--muted); font: inherit; font-size: 12px; cursor: pointer; }
+.logout:hover { color: var(--text); border-color: var(--muted); }
 .status { font-size: 12px; color: var(--muted); display: flex; align-items: center; gap: 6px; }
 .status::before { content: ""; width: 8px; height: 8px; border-radius: 50%; background: var(--muted); }
 .status[data-state="connected"]::before { background: #16a34a; }

@@ -25,9 +25,10 @@ function scriptJson(value: unknown): string {
 
 /**
  * Builds the page. `apiBase` is the prefix of the `/web/...` endpoints (`''` when mounted at the
- * root).
+ * root); with `login`, the page has a button to log out (`POST <apiBase>/web/logout`).
  */
-export function renderWebPage(apiBase: string): WebPage {
+export function renderWebPage(apiBase: string, options: { login?: boolean } = {}): WebPage {
+  const login = options.login ?? false;
   const script = `'use strict';\n${markdownScript}\n(() => {\n${pageScript}\n})();\n`;
   const style = pageStyle;
   const html = `<!doctype html>
@@ -41,7 +42,7 @@ export function renderWebPage(apiBase: string): WebPage {
 <style>${style}</style>
 </head>
 <body>
-<header><h1>operator</h1><span id="status" class="status" data-state="connecting" role="status">connecting…</span></header>
+<header><h1>operator</h1><span class="header-end"><span id="status" class="status" data-state="connecting" role="status">connecting…</span>${login ? '<button id="logout" class="logout" type="button">Log out</button>' : ''}</span></header>
 <main id="log" class="log" role="log" aria-live="polite" aria-label="Conversation">
 <p id="empty" class="empty">Say hello. Replies appear here as they are written.</p>
 </main>
@@ -50,7 +51,7 @@ export function renderWebPage(apiBase: string): WebPage {
 <textarea id="input" rows="1" placeholder="Message operator (Enter sends, Shift+Enter for a new line)" aria-label="Message"></textarea>
 <button type="submit">Send</button>
 </form>
-<script type="application/json" id="operator-config">${scriptJson({ base: apiBase })}</script>
+<script type="application/json" id="operator-config">${scriptJson({ base: apiBase, ...(login ? { login } : {}) })}</script>
 <script>${script}</script>
 </body>
 </html>

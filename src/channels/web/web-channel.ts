@@ -39,6 +39,11 @@ export interface WebChannelOptions {
    * their links answer 404. A file larger than this is refused.
    */
   fileMemoryBytes?: number;
+  /**
+   * The gateway puts a login in front of the page (see the network edge): the page offers to log
+   * out, and goes back to the login page when a request says its session has ended (401).
+   */
+  login?: boolean;
   /** Where failures of the handlers are reported (stderr by default). Never message content. */
   log?: (line: string) => void;
   /** The clock for `receivedAt` (tests). */
@@ -95,6 +100,7 @@ class WebChannelAdapter implements WebChannel {
   readonly #files: WebFileStore;
   readonly #log: (line: string) => void;
   readonly #now: () => number;
+  readonly #login: boolean;
   readonly #idPrefix = `b${randomBytes(4).toString('hex')}`;
   #nextId = 1;
   #handlers: ChannelHandlers | undefined;
@@ -112,6 +118,7 @@ class WebChannelAdapter implements WebChannel {
     this.#files = new WebFileStore(options.fileMemoryBytes ?? 64 * 1024 * 1024);
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.#now = options.now ?? Date.now;
+    this.#login = options.login ?? false;
   }
 
   async start(handlers: ChannelHandlers): Promise<void> {
@@ -215,7 +222,7 @@ class WebChannelAdapter implements WebChannel {
   }
 
   #servePage(): Response {
-    this.#page ??= renderWebPage(this.#base);
+    this.#page ??= renderWebPage(this.#base, { login: this.#login });
     return new Response(this.#page.html, { headers: this.#page.headers });
   }
 

@@ -12,10 +12,11 @@ import { createWriteFileTool } from './write-file.ts';
 
 /**
  * Creates every built-in tool: read_file, write_file, edit_file, apply_patch, shell, grep, glob
- * and list_dir. Each resolves relative paths against the call's `context.cwd`.
+ * and list_dir. Each resolves relative paths against the call's `context.cwd`; `shell` runs
+ * commands through `options.sandbox`.
  *
  * @example
- * const tools = createBuiltinTools({ cwd: profileTempDirectory });
+ * const tools = createBuiltinTools({ cwd: profileTempDirectory, sandbox: createSandbox(settings, { hidden: [home], env }) });
  */
 export function createBuiltinTools(options: BuiltinToolOptions = {}): Tool[] {
   return [

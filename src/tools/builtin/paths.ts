@@ -1,6 +1,7 @@
 /** How the built-in tools find files: relative to the call's working directory. */
 import { homedir } from 'node:os';
 import path from 'node:path';
+import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { ToolContext } from '../tool.ts';
 
 /** Options every built-in tool accepts. */
@@ -10,6 +11,11 @@ export interface BuiltinToolOptions {
    * process's working directory. An absolute `context.cwd` wins.
    */
   cwd?: string;
+  /**
+   * Where `shell` runs commands (see `createSandbox`). Default: the `none` sandbox, which runs
+   * them directly with the allowlisted environment.
+   */
+  sandbox?: Sandbox;
 }
 
 /** The absolute working directory of one tool call. */

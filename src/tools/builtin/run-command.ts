@@ -1,19 +1,19 @@
 /**
- * Runs a shell command as the leader of its own process group, so that on timeout or abort the
- * whole group (background jobs, pipelines, grandchildren) can be signalled: SIGTERM first, SIGKILL
- * after a grace period.
+ * Runs a command (what a sandbox's `spawnSpec` gives) as the leader of its own process group, so
+ * that on timeout or abort the whole group (background jobs, pipelines, grandchildren) can be
+ * signalled: SIGTERM first, SIGKILL after a grace period. In the bubblewrap sandbox the leader is
+ * `bwrap`: its death takes down the sandbox's process 1 (`--die-with-parent`), and with it every
+ * process of the sandbox's PID namespace, even those in a session of their own.
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import type { SpawnSpec } from '../sandbox/sandbox.ts';
 import { OutputBuffer } from './output-buffer.ts';
 
 /** What {@link runCommand} runs, where, and for how long. */
 export interface RunCommandOptions {
-  command: string;
-  cwd: string;
-  env: Record<string, string>;
-  /** Shell executable, run as `shell -c command`. */
-  shell: string;
+  /** The program, its arguments, environment and working directory (see `Sandbox.spawnSpec`). */
+  spawn: SpawnSpec;
   timeoutMs: number;
   /** Aborting stops the command like a timeout does. */
   signal: AbortSignal;
@@ -34,7 +34,7 @@ export interface CommandResult {
   exitSignal: NodeJS.Signals | null;
   timedOut: boolean;
   aborted: boolean;
-  /** Process id of the shell, which is also the process group id. */
+  /** Process id of what was spawned (the shell, or `bwrap`), which is also the process group id. */
   pid: number | undefined;
 }
 
@@ -44,17 +44,17 @@ let exitHookInstalled = false;
 
 /**
  * Runs the command and resolves once its output is closed (so background jobs that keep stdout
- * open are waited for, up to the timeout) or, after SIGKILL, once the shell has exited. Rejects
- * only when the shell cannot be started.
+ * open are waited for, up to the timeout) or, after SIGKILL, once the process spawned has exited.
+ * Rejects only when it cannot be started.
  */
 export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const killGraceMs = options.killGraceMs ?? 2_000;
   const maxOutputChars = options.maxOutputChars ?? 1_000_000;
   installExitHook();
   return new Promise((resolve, reject) => {
-    const child = spawn(options.shell, ['-c', options.command], {
-      cwd: options.cwd,
-      env: options.env,
+    const child = spawn(options.spawn.file, options.spawn.args, {
+      cwd: options.spawn.cwd,
+      env: options.spawn.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,9 +1,13 @@
-/** The `shell` tool: runs a command in the call's working directory without operator's secrets. */
+/**
+ * The `shell` tool: runs a command in the call's working directory through the sandbox, which
+ * keeps operator's secrets and state from it (see `src/tools/sandbox/`).
+ */
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { CancellationError, errorMessage } from '../../core/errors.ts';
-import { safeEnv } from '../safe-env.ts';
+import { createNoSandbox } from '../sandbox/no-sandbox.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
 import { workingDirectory } from './paths.ts';
@@ -14,7 +18,10 @@ import type { CommandResult } from './run-command.ts';
 
 /** Options of {@link createShellTool}. */
 export interface ShellToolOptions extends BuiltinToolOptions {
-  /** Environment the child's comes from, after {@link safeEnv} removes secrets. Default `process.env`. */
+  /**
+   * Environment the command's allowlisted one is taken from when no `sandbox` is given (the
+   * `none` sandbox is made from it). Default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Shell executable. Default `/bin/bash` when present, else `/bin/sh`. */
   shell?: string;
@@ -36,13 +43,18 @@ export function createShellTool(options: ShellToolOptions = {}) {
   const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 10_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const sandbox: Sandbox = options.sandbox ?? createNoSandbox({ env: options.env ?? process.env, reason: 'the shell tool was given no sandbox' });
+  const isolation =
+    sandbox.kind === 'bubblewrap'
+      ? ` Commands run in a sandbox: the system's programs are read-only, the workspace is writable, HOME is a private /tmp, and nothing else of the machine is there.`
+      : '';
   return defineTool({
     name: 'shell',
     machine: 'shell',
     description:
       `Run a command with ${shell} -c in the working directory and return its output (stdout, then stderr after ` +
       `"STDERR:"). Times out after timeout_ms (default ${defaultTimeoutMs}, at most ${maxTimeoutMs}); the command ` +
-      'and everything it started are then killed. Nothing is interactive: stdin is closed.',
+      `and everything it started are then killed. Nothing is interactive: stdin is closed.${isolation}`,
     parameters,
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
@@ -50,13 +62,11 @@ export function createShellTool(options: ShellToolOptions = {}) {
       const cwdInfo = await stat(cwd).catch(() => undefined);
       if (!cwdInfo?.isDirectory()) return errorResult(`working directory not found: ${cwd}`);
       const timeoutMs = Math.min(args.timeout_ms ?? defaultTimeoutMs, maxTimeoutMs);
+      const writable = context.turn?.workspace?.roots ?? [cwd];
       let result: CommandResult;
       try {
         result = await runCommand({
-          command: args.command,
-          cwd,
-          env: safeEnv(options.env ?? process.env),
-          shell,
+          spawn: sandbox.spawnSpec({ shell, command: args.command, cwd, writable }),
           timeoutMs,
           signal: context.signal,
           onOutput: context.onOutput,

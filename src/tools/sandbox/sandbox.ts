@@ -49,3 +49,6 @@ export interface Sandbox {
   /** How to spawn the command. */
   spawnSpec(command: SandboxCommand): SpawnSpec;
 }
+
+/** The settings when operator.json says nothing: bubblewrap when installed, network on. */
+export const defaultSandboxSettings: SandboxSettings = { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [] };

@@ -1,0 +1,150 @@
+/**
+ * The web chat's login, as hono middleware in front of every route but the ones with their own
+ * authentication (`/healthz`, `/webhooks/*`, `/control/*`). Without a valid session, `GET /`
+ * serves the login page and everything else answers 401. `POST /web/login` takes the token (form
+ * or JSON) and sets the session cookie; `POST /web/logout` clears it. Failed attempts are rate
+ * limited per client address. The token is never logged or echoed.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { z } from 'zod';
+import { LoginRateLimiter } from './login-rate-limiter.ts';
+import { loginPageHeaders, loginPath, renderLoginPage } from './login-page.ts';
+import { clientAddress, clientKey, isHttps, localPort } from './request-origin.ts';
+import { SessionSigner, sessionLifetimeMs } from './session-signer.ts';
+
+/** The path that ends a session. */
+export const logoutPath = '/web/logout';
+
+/** Options of {@link webLogin}. */
+export interface WebLoginOptions {
+  token: string;
+  /** The gateway's port, naming the cookie when the request has no connection (tests). */
+  port: number;
+  limiter?: LoginRateLimiter;
+  now?: () => number;
+  /** Where a client that reached the attempt limit is reported (its address, never a token). */
+  log?: (line: string) => void;
+}
+
+/** Routes that keep their own authentication. */
+function exempt(path: string): boolean {
+  return path === '/healthz' || path.startsWith('/webhooks/') || path.startsWith('/control/');
+}
+
+/** The session cookie of the gateway on `port`: cookies are shared across a host's ports, so each gateway names its own. */
+export function sessionCookieName(port: number): string {
+  return `operator_session_${port}`;
+}
+
+const maxBodyBytes = 4096;
+const jsonBody = z.object({ token: z.string() });
+
+/**
+ * The login middleware.
+ *
+ * @example
+ * app.use(webLogin({ token, port: config.port, log: gateway.log }));
+ */
+export function webLogin(options: WebLoginOptions): MiddlewareHandler {
+  const signer = new SessionSigner(options.token);
+  const expected = digest(options.token);
+  const limiter = options.limiter ?? new LoginRateLimiter();
+  const now = options.now ?? Date.now;
+  const log = options.log ?? (() => undefined);
+
+  const cookieName = (context: Context) => sessionCookieName(localPort(context, options.port));
+
+  async function logIn(context: Context): Promise<Response> {
+    const form = !/^application\/json\s*(;|$)/i.test(context.req.header('content-type') ?? '');
+    const client = clientAddress(context);
+    const key = clientKey(client);
+    const wait = limiter.retryAfter(key);
+    if (wait !== undefined) return tooMany(context, form, wait);
+    const given = await readToken(context, form);
+    if (given instanceof Response) return given;
+    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+      const blocked = limiter.fail(key);
+      if (blocked !== undefined) {
+        log(`web login: too many failed attempts from ${client}; its attempts are refused for ${Math.ceil(blocked / 60)} min`);
+        return tooMany(context, form, blocked);
+      }
+      return form ? page(context, 401, 'That token is not right.') : context.json({ error: 'wrong token' }, 401, noStore);
+    }
+    limiter.succeed(key);
+    setCookie(context, cookieName(context), signer.sign(now() + sessionLifetimeMs), {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: isHttps(context),
+      maxAge: Math.floor(sessionLifetimeMs / 1000),
+    });
+    return form ? context.redirect('/', 303) : context.json({ ok: true }, 200, noStore);
+  }
+
+  function logOut(context: Context): Response {
+    deleteCookie(context, cookieName(context), { path: '/', httpOnly: true, sameSite: 'Strict', secure: isHttps(context) });
+    const form = !/^application\/json\s*(;|$)/i.test(context.req.header('content-type') ?? '');
+    return form ? context.redirect('/', 303) : context.json({ ok: true }, 200, noStore);
+  }
+
+  return async function requireWebLogin(context, next) {
+    const { path, method } = context.req;
+    if (exempt(path)) return next();
+    if (path === loginPath && method === 'POST') return logIn(context);
+    if (path === logoutPath && method === 'POST') return logOut(context);
+    const session = getCookie(context, cookieName(context));
+    if (session !== undefined && signer.verify(session, now())) return next();
+    if ((method === 'GET' || method === 'HEAD') && (path === '/' || path === loginPath)) return page(context, 401);
+    return context.json({ error: `log in first (the web chat asks for its token at /)` }, 401, noStore);
+  };
+}
+
+const noStore = { 'cache-control': 'no-store' };
+
+function page(context: Context, status: 401 | 429, problem?: string, headers: Record<string, string> = {}): Response {
+  return context.html(renderLoginPage(problem), status, { ...loginPageHeaders, ...headers });
+}
+
+function tooMany(context: Context, form: boolean, seconds: number): Response {
+  const headers = { 'retry-after': String(seconds) };
+  const text = `Too many failed attempts. Try again in ${Math.ceil(seconds / 60)} min.`;
+  return form ? page(context, 429, text, headers) : context.json({ error: text, retryAfter: seconds }, 429, { ...noStore, ...headers });
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** The token the body gives (undefined when it gives none), or the response refusing the body. */
+async function readToken(context: Context, form: boolean): Promise<string | undefined | Response> {
+  const text = await readLimited(context.req.raw, maxBodyBytes);
+  if (text === undefined) return context.json({ error: `the body must be at most ${maxBodyBytes} bytes` }, 413, noStore);
+  if (form) return new URLSearchParams(text).get('token')?.trim() || undefined;
+  try {
+    const parsed = jsonBody.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.token.trim() || undefined : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readLimited(request: Request, limit: number): Promise<string | undefined> {
+  if (Number(request.headers.get('content-length') ?? '0') > limit) return undefined;
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,49 @@
+/** The `bwrap` command line for one command: namespaces, privileges, the planned mounts. */
+import type { Mount } from './mount-plan.ts';
+
+/** What {@link bubblewrapArgs} turns into arguments. */
+export interface BubblewrapInvocation {
+  network: boolean;
+  /** In the order `planMounts` gives. */
+  mounts: readonly Mount[];
+  cwd: string;
+  shell: string;
+  command: string;
+}
+
+/**
+ * Its own PID namespace (so `/proc` shows the command's processes alone), IPC, UTS and cgroup
+ * namespaces, the network's when it is off; a session of its own (no reaching the terminal);
+ * killed with its parent; no new privileges (bubblewrap always sets that) and, when operator
+ * runs as root, no capabilities. The root stays read-only once the mounts are made.
+ */
+export function bubblewrapArgs(invocation: BubblewrapInvocation): string[] {
+  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (!invocation.network) args.push('--unshare-net');
+  // Unprivileged, bubblewrap gives the command no capabilities anyway.
+  if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
+  for (const mount of invocation.mounts) args.push(...mountArgs(mount));
+  args.push('--remount-ro', '/', '--chdir', invocation.cwd, '--', invocation.shell, '-c', invocation.command);
+  return args;
+}
+
+function mountArgs(mount: Mount): string[] {
+  switch (mount.kind) {
+    case 'ro-bind':
+      return ['--ro-bind', mount.source, mount.path];
+    case 'bind':
+      return ['--bind', mount.source, mount.path];
+    case 'symlink':
+      return ['--symlink', mount.target, mount.path];
+    case 'tmpfs':
+      return ['--tmpfs', mount.path];
+    case 'proc':
+      return ['--proc', mount.path];
+    case 'dev':
+      return ['--dev', mount.path];
+    case 'dir':
+      return ['--dir', mount.path];
+    case 'remount-ro':
+      return ['--remount-ro', mount.path];
+  }
+}

@@ -1,0 +1,68 @@
+/** The `bubblewrap` sandbox: each command in its own namespaces, seeing only what it may use. */
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { safeEnv } from '../safe-env.ts';
+import { bubblewrapArgs } from './bubblewrap-args.ts';
+import { planMounts } from './mount-plan.ts';
+import type { Sandbox, SandboxSettings } from './sandbox.ts';
+import { systemMounts } from './system-view.ts';
+
+/** Options of {@link createBubblewrapSandbox}. */
+export interface BubblewrapSandboxOptions {
+  /** The `bwrap` executable (found and checked by `detectBubblewrap`). */
+  bwrap: string;
+  settings: SandboxSettings;
+  /** Folders never shown, even inside the workspace (OPERATOR_HOME), but for roots inside them. */
+  hidden: readonly string[];
+  /** Environment the command's is taken from (see `safeEnv`); read at each command. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Inside the sandbox HOME and TMPDIR are its private /tmp, so nothing is written to the real home. */
+const privateHome = '/tmp';
+
+/**
+ * Commands see the system's programs read-only, `settings.readOnly` read-only, the command's
+ * writable roots and `settings.readWrite` read-write, their own /tmp, /proc and /dev, and
+ * nothing else; a hidden folder is covered wherever one of those would show it. Paths are
+ * resolved at each command, so folders made after start-up count.
+ */
+export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Sandbox {
+  const { settings } = options;
+  return {
+    kind: 'bubblewrap',
+    describe: () => `commands run in bubblewrap (network ${settings.network ? 'on' : 'off'})`,
+    spawnSpec(command) {
+      const cwd = realPath(command.cwd) ?? path.resolve(command.cwd);
+      const mounts = planMounts({
+        system: systemMounts(),
+        readOnly: realPaths(settings.readOnly),
+        writable: realPaths([...command.writable, ...settings.readWrite]),
+        hidden: realPaths(options.hidden).filter(isDirectory),
+        cwd,
+      });
+      const env = { ...safeEnv(options.env, settings.env), HOME: privateHome, TMPDIR: privateHome };
+      const args = bubblewrapArgs({ network: settings.network, mounts, cwd, shell: command.shell, command: command.command });
+      // bwrap itself runs with the command's environment: it is the sandbox's process 1, whose
+      // /proc/1/environ the command can read.
+      return { file: options.bwrap, args, env, cwd: '/' };
+    },
+  };
+}
+
+/** The real paths of those that exist, each once. */
+function realPaths(paths: readonly string[]): string[] {
+  return [...new Set(paths.map(realPath).filter((real) => real !== undefined))];
+}
+
+function realPath(target: string): string | undefined {
+  try {
+    return realpathSync(target);
+  } catch {
+    return undefined;
+  }
+}
+
+function isDirectory(target: string): boolean {
+  return statSync(target, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}

@@ -1,0 +1,45 @@
+/** Chooses the sandbox for commands: bubblewrap when it works here, else none (and says why). */
+import { ConfigurationError } from '../../core/errors.ts';
+import { createBubblewrapSandbox } from './bubblewrap-sandbox.ts';
+import { detectBubblewrap } from './detect-bubblewrap.ts';
+import { createNoSandbox } from './no-sandbox.ts';
+import type { Sandbox, SandboxSettings } from './sandbox.ts';
+
+/** What {@link createSandbox} needs besides the settings. */
+export interface CreateSandboxOptions {
+  /** Folders commands never see (OPERATOR_HOME), but for workspace roots inside them. */
+  hidden: readonly string[];
+  /** Operator's environment: commands get its allowlisted part, and `bwrap` is looked for on its PATH. */
+  env: NodeJS.ProcessEnv;
+  /** The `bwrap` executable instead of the one on PATH (a missing path means none is installed). */
+  bwrap?: string;
+}
+
+/**
+ * The sandbox `settings` ask for. `off`, or `auto` without a working bubblewrap, gives the `none`
+ * sandbox, whose `describe()` says why; `required` without one throws.
+ *
+ * @throws ConfigurationError when `settings.mode` is `required` and bubblewrap cannot run.
+ * @example
+ * const sandbox = createSandbox(config.sandbox, { hidden: [operatorHome], env: process.env });
+ * log(sandbox.describe()); // "commands run in bubblewrap (network on)"
+ */
+export function createSandbox(settings: SandboxSettings, options: CreateSandboxOptions): Sandbox {
+  const none = (reason: string) => createNoSandbox({ env: options.env, extraEnv: settings.env, reason });
+  if (settings.mode === 'off') return none('the sandbox is off in operator.json (sandbox.mode)');
+  const sandboxWith = (bwrap: string) => createBubblewrapSandbox({ bwrap, settings, hidden: options.hidden, env: options.env });
+  const detection = detectBubblewrap({
+    bwrap: options.bwrap,
+    searchPath: options.env.PATH,
+    probe: (bwrap) => sandboxWith(bwrap).spawnSpec({ shell: '/bin/sh', command: 'exit 0', cwd: '/', writable: [] }),
+  });
+  if (detection.found) return sandboxWith(detection.bwrap);
+  if (settings.mode === 'required') {
+    throw new ConfigurationError(
+      `sandbox.mode is "required" in operator.json, but ${detection.reason}. Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; ` +
+        'it needs Linux), or set sandbox.mode to "auto" to run commands unsandboxed, offering shell only in the owner\'s own conversations.',
+      { setting: 'sandbox.mode' },
+    );
+  }
+  return none(detection.reason);
+}

@@ -1,0 +1,31 @@
+/** The `none` sandbox: commands run as operator's own children, with the allowlisted environment. */
+import { homedir } from 'node:os';
+import { safeEnv } from '../safe-env.ts';
+import type { Sandbox } from './sandbox.ts';
+
+/** Options of {@link createNoSandbox}. */
+export interface NoSandboxOptions {
+  /** Environment the command's is taken from (see `safeEnv`); read at each command. */
+  env: NodeJS.ProcessEnv;
+  /** Names passed beyond the allowlist (`sandbox.env`). */
+  extraEnv?: readonly string[];
+  /** Why commands are not sandboxed, for {@link Sandbox.describe}. */
+  reason: string;
+}
+
+/**
+ * Runs the shell directly. Nothing is hidden from the command but operator's environment: it
+ * gets the allowlisted variables, with the real HOME (and TMPDIR when set).
+ */
+export function createNoSandbox(options: NoSandboxOptions): Sandbox {
+  return {
+    kind: 'none',
+    describe: () => `commands are not sandboxed: ${options.reason}; shell is offered only in the owner's own conversations`,
+    spawnSpec(command) {
+      const env = safeEnv(options.env, options.extraEnv);
+      env.HOME = options.env.HOME ?? homedir();
+      if (options.env.TMPDIR) env.TMPDIR = options.env.TMPDIR;
+      return { file: command.shell, args: ['-c', command.command], env, cwd: command.cwd };
+    },
+  };
+}
