@@ -3,6 +3,7 @@
  * answers. Everything past this file works with trusted plain values.
  */
 import { z } from 'zod';
+import { readLimitedBody } from '../../core/read-limited-body.ts';
 
 /** A client id the page made: 16 to 64 letters, digits, `-` or `_`. */
 export const clientIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
@@ -76,7 +77,7 @@ export async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): 
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
     return { ok: false, response: errorResponse(415, 'the body must be JSON (content-type: application/json)') };
   }
-  const text = await readLimited(request, maxBodyBytes);
+  const text = await readLimitedBody(request, maxBodyBytes);
   if (text === undefined) return { ok: false, response: errorResponse(413, `the body must be at most ${maxBodyBytes} bytes`) };
   let json: unknown;
   try {
@@ -95,25 +96,4 @@ export function parseClientIdQuery(request: Request): Parsed<string> {
   if (value === null || value === '') return { ok: false, response: errorResponse(400, 'clientId is required (query parameter)') };
   if (!clientIdPattern.test(value)) return { ok: false, response: errorResponse(400, 'clientId must be 16 to 64 letters, digits, "-" or "_"') };
   return { ok: true, value };
-}
-
-/** The body as text, or undefined when it is longer than `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<string | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > limit) return undefined;
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -13,6 +13,7 @@ import { LoginRateLimiter } from './login-rate-limiter.ts';
 import { loginPageHeaders, loginPath, renderLoginPage } from './login-page.ts';
 import { clientAddress, clientKey, isHttps, localPort } from './request-origin.ts';
 import { SessionSigner, sessionLifetimeMs } from './session-signer.ts';
+import { readLimitedBody } from '../../core/read-limited-body.ts';
 
 /** The path that ends a session. */
 export const logoutPath = '/web/logout';
@@ -119,7 +120,7 @@ function digest(text: string): Buffer {
 
 /** The token the body gives (undefined when it gives none), or the response refusing the body. */
 async function readToken(context: Context, form: boolean): Promise<string | undefined | Response> {
-  const text = await readLimited(context.req.raw, maxBodyBytes);
+  const text = await readLimitedBody(context.req.raw, maxBodyBytes);
   if (text === undefined) return context.json({ error: `the body must be at most ${maxBodyBytes} bytes` }, 413, noStore);
   if (form) return new URLSearchParams(text).get('token')?.trim() || undefined;
   try {
@@ -128,23 +129,4 @@ async function readToken(context: Context, form: boolean): Promise<string | unde
   } catch {
     return undefined;
   }
-}
-
-async function readLimited(request: Request, limit: number): Promise<string | undefined> {
-  if (Number(request.headers.get('content-length') ?? '0') > limit) return undefined;
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
