@@ -3,12 +3,10 @@
  * and rewind), retries, events and extensions, compaction, follow-ups and steering, and children.
  * See `README.md` in this folder for the turn flow and its invariants.
  */
-import { AgentError, CancellationError, InternalError, ProviderError, errorMessage } from '../core/errors.ts';
+import { AgentError, CancellationError, InternalError, errorMessage } from '../core/errors.ts';
 import { abortableSleep } from '../core/sleep.ts';
 import type { Cost } from '../llm/cost.ts';
-import { addCost, computeCost, emptyCost } from '../llm/cost.ts';
-import type { AssistantMessage, Message, ToolCallPart, UserMessage, Usage } from '../llm/types.ts';
-import { addUsage, emptyUsage } from '../llm/types.ts';
+import type { AssistantMessage, Message, UserMessage, Usage } from '../llm/types.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { CompactionEntry } from '../session/types.ts';
@@ -20,17 +18,24 @@ import type { SessionStats } from './session-stats.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
 import type { CompactionSettings } from './compaction.ts';
-import { defaultCompactionSettings, estimateTokens, planCut, shouldCompact, summarize } from './compaction.ts';
-import { Engine } from './engine.ts';
+import { compactSession, defaultCompactionSettings, shouldCompact } from './compaction.ts';
+import type { Engine } from './engine.ts';
 import type { EngineEvent } from './engine-events.ts';
 import type { ContextUsage, ExtensionContext } from './extension-context.ts';
-import { ExtensionRunner } from './extensions.ts';
-import { GuardrailSet } from './guardrail-set.ts';
+import type { ExtensionRunner } from './extensions.ts';
+import type { GuardrailSet } from './guardrail-set.ts';
 import type { RetrySettings } from './retry.ts';
-import { defaultRetrySettings, retryDelay } from './retry.ts';
+import { defaultRetrySettings } from './retry.ts';
+import { runWithRetry } from './retry-loop.ts';
 import { LifecycleStateMachine } from './state-machine.ts';
 import type { LifecycleState } from './state-machine.ts';
-import { defaultSystemPrompt, today } from './system-prompt.ts';
+import { defaultSystemPrompt } from './system-prompt.ts';
+import { PromptCache } from './prompt-cache.ts';
+import { waitForApproval } from './approval-wait.ts';
+import { createTurnEngine } from './turn-engine.ts';
+import { UsageBook } from './usage-book.ts';
+import { contextUsage } from './context-usage.ts';
+import { agentParts, childOptions } from './agent-parts.ts';
 
 export type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
 export type { RetrySettings } from './retry.ts';
@@ -54,12 +59,10 @@ export class Agent {
   #allowedTools: ReadonlySet<string> | undefined;
   #retry: RetrySettings;
   #compaction: CompactionSettings;
-  /** Prompts by channel, working directory and offered tools (see {@link promptKey}). */
-  #promptCache = new Map<string, { date: string; prompt: string }>();
+  /** Prompts by channel, working directory and offered tools, and the offers themselves. */
+  #prompts = new PromptCache();
   /** What the last turn offered, so a child's request repeats its bytes (prompt cache). */
   #lastOffer: { tools: readonly Tool[]; cwd: string | undefined } | undefined;
-  /** Offered tool lists per set of names, for the current {@link #tools}. */
-  #offers = new WeakMap<ReadonlySet<string>, { from: readonly Tool[]; tools: readonly Tool[] }>();
   #lastPrompt: string | undefined;
   #followUps: string[] = [];
   #steering: string[] = [];
@@ -67,19 +70,14 @@ export class Agent {
   #contextTokens: number | undefined;
   #idleWaiters: (() => void)[] = [];
   #pinnedSessionId: string | undefined;
-  #usage: Usage = emptyUsage();
   #reviewer: { cancel(): void; afterTurn(channel: string | undefined): void } | undefined;
-  #reviewTotals = { reviews: 0, usage: emptyUsage(), cost: emptyCost() };
-  #cost: Cost = emptyCost();
+  #spent = new UsageBook();
 
   constructor(options: AgentOptions) {
     this.options = options;
     this.sessionKey = options.sessionKey;
     this.sessions = options.sessions ?? new SessionManager(createStore({ driver: 'memory' }));
-    this.#extensions = new ExtensionRunner([]);
-    this.#guardrails = new GuardrailSet([]);
-    this.#tools = [];
-    this.#refreshFromResources();
+    ({ extensions: this.#extensions, guardrails: this.#guardrails, tools: this.#tools } = agentParts(options));
     this.#retry = { ...defaultRetrySettings, ...options.retry };
     this.#compaction = { ...defaultCompactionSettings, ...options.compaction };
     this.lifecycle.onTransition((from, to) => this.#emitLocal({ type: 'state_change', from, to }));
@@ -100,7 +98,7 @@ export class Agent {
   }
   /** Token usage and cost of everything this agent object ran. */
   get totals(): { usage: Usage; cost: Cost } {
-    return { usage: this.#usage, cost: this.#cost };
+    return this.#spent.totals;
   }
   /** Extension handler failures so far. */
   get extensionErrors(): ExtensionRunner['errors'] {
@@ -154,16 +152,13 @@ export class Agent {
 
   /** Adds a background review's usage to this agent's review totals (shown apart in `/status`). */
   chargeReview(usage: Usage, cost: Cost): void {
-    this.#reviewTotals = {
-      reviews: this.#reviewTotals.reviews + 1,
-      usage: addUsage(this.#reviewTotals.usage, usage),
-      cost: addCost(this.#reviewTotals.cost, cost),
-    };
+    this.#spent.chargeReview(usage, cost);
   }
+
 
   /** Usage and cost of the background reviews of this agent object. */
   get reviewTotals(): { reviews: number; usage: Usage; cost: Cost } {
-    return this.#reviewTotals;
+    return this.#spent.reviewTotals;
   }
 
   /** Queues a message to run as a turn after the current one. */
@@ -230,8 +225,8 @@ export class Agent {
    */
   async reload(): Promise<unknown> {
     const report = await this.options.resources?.reload();
-    this.#refreshFromResources();
-    this.#promptCache.clear();
+    ({ extensions: this.#extensions, guardrails: this.#guardrails, tools: this.#tools } = agentParts(this.options));
+    this.#prompts.invalidate();
     return report;
   }
 
@@ -240,20 +235,12 @@ export class Agent {
    * review changed MEMORY.md.
    */
   invalidatePromptCache(channel?: string): void {
-    if (channel === undefined) this.#promptCache.clear();
-    else for (const key of this.#promptCache.keys()) if (key.startsWith(`${channel}\u0000`)) this.#promptCache.delete(key);
+    this.#prompts.invalidate(channel);
   }
 
   /** What the last prompt build had to cut (from the resources, for `/status`). */
   get promptTruncations(): readonly string[] {
     return this.options.resources?.truncations ?? [];
-  }
-
-  #refreshFromResources(): void {
-    const resources = this.options.resources;
-    this.#extensions = new ExtensionRunner([...(this.options.extensions ?? []), ...(resources?.extensions() ?? [])]);
-    this.#guardrails = new GuardrailSet([...(this.options.guardrails ?? []), ...(resources?.guardrails() ?? [])], this.#extensions.guardrails());
-    this.#tools = mergeTools([...(this.options.tools ?? []), ...(resources?.tools() ?? [])], this.#extensions.tools());
   }
 
   /** The most recently built system prompt. */
@@ -263,42 +250,36 @@ export class Agent {
 
   /** Context size as last measured (0 before the first call of this process). */
   contextUsageNow(): ContextUsage {
-    const contextWindow = this.options.modelInfo?.contextWindow ?? 128_000;
-    const tokens = this.#contextTokens ?? 0;
-    return { tokens, contextWindow, fraction: tokens / contextWindow, measured: this.#contextTokens !== undefined };
+    return contextUsage(this.#contextTokens, this.options.modelInfo);
   }
 
   /** Context size relative to the model's window (measured after the first call, estimated before). */
   async getContextUsage(): Promise<ContextUsage> {
-    const contextWindow = this.options.modelInfo?.contextWindow ?? 128_000;
-    let tokens = this.#contextTokens;
-    const measured = tokens !== undefined;
-    if (tokens === undefined) {
-      const context = (await this.session()).buildContext();
-      tokens = context.messages.reduce((sum, message) => sum + estimateTokens(message), 0);
-    }
-    return { tokens, contextWindow, fraction: tokens / contextWindow, measured };
+    // Estimated only when no call has measured it yet.
+    const messages = this.#contextTokens === undefined ? (await this.session()).buildContext().messages : undefined;
+    return contextUsage(this.#contextTokens, this.options.modelInfo, messages);
   }
 
   /** Starts a fresh session for this conversation. */
-  async newSession(): Promise<SessionTree> {
-    this.#assertIdle();
-    this.#contextTokens = undefined;
-    return this.sessions.newSession(this.sessionKey);
+  newSession(): Promise<SessionTree> {
+    return this.#moveSession(() => this.sessions.newSession(this.sessionKey));
   }
 
   /** Continues in a copy of the current branch (up to `entryId`). */
-  async fork(entryId?: string): Promise<SessionTree> {
-    this.#assertIdle();
-    this.#contextTokens = undefined;
-    return this.sessions.fork(this.sessionKey, entryId);
+  fork(entryId?: string): Promise<SessionTree> {
+    return this.#moveSession(() => this.sessions.fork(this.sessionKey, entryId));
   }
 
   /** Switches this conversation to another stored session. */
-  async switchSession(sessionId: string): Promise<SessionTree> {
+  switchSession(sessionId: string): Promise<SessionTree> {
+    return this.#moveSession(() => this.sessions.switchSession(this.sessionKey, sessionId));
+  }
+
+  /** Moves the conversation to another session (idle only); the context is measured anew. */
+  async #moveSession(move: () => Promise<SessionTree>): Promise<SessionTree> {
     this.#assertIdle();
     this.#contextTokens = undefined;
-    return this.sessions.switchSession(this.sessionKey, sessionId);
+    return move();
   }
 
   /**
@@ -308,24 +289,11 @@ export class Agent {
    */
   async spawnChild(options: { tools?: readonly string[]; history?: readonly Message[]; maxToolRounds?: number; maxTokens?: number } = {}): Promise<Agent> {
     const parentSessionId = this.#pinnedSessionId ?? (await this.session()).id;
-    const child = new Agent({
-      ...this.options,
-      sessions: undefined,
-      sessionKey: `${this.sessionKey}:child`,
-      tools: this.#lastOffer?.tools ?? this.#tools,
-      cwd: this.#lastOffer ? this.#lastOffer.cwd : this.options.cwd,
-      extensions: [],
-      guardrails: this.#guardrails.guardrails,
-      resources: undefined,
-      systemPrompt: this.options.systemPrompt ?? this.options.resources?.systemPrompt,
-      compaction: { enabled: false },
-      getEphemeralMessages: undefined,
-      maxToolRounds: options.maxToolRounds ?? this.options.maxToolRounds,
-      maxTokens: options.maxTokens ?? this.options.maxTokens,
-    });
+    const offer = this.#lastOffer ?? { tools: this.#tools, cwd: this.options.cwd };
+    const child = new Agent(childOptions(this.options, { ...options, ...offer, sessionKey: `${this.sessionKey}:child`, guardrails: this.#guardrails.guardrails }));
     child.#allowedTools = new Set(options.tools ?? []);
     child.#pinnedSessionId = parentSessionId;
-    for (const [key, value] of this.#promptCache) child.#promptCache.set(key, value);
+    this.#prompts.shareWith(child.#prompts);
     if (options.history && options.history.length > 0) {
       // The child starts from the parent's conversation, so its request repeats the parent's
       // bytes and only adds what it is asked: a prompt-cache hit for everything before.
@@ -371,10 +339,11 @@ export class Agent {
       const tree = await this.session();
       // The tools this turn may use, and where: the model is offered only those, and the prompt
       // names only those, so a conversation's bytes stay the same from turn to turn.
-      const tools = this.#offered(options.turn);
+      const tools = this.#prompts.offered(this.#tools, options.turn);
       const cwd = options.turn?.workspace?.cwd ?? this.options.cwd;
       this.#lastOffer = { tools, cwd };
-      let systemPrompt = await this.#systemPrompt(options.channel, tree.id, tools, cwd);
+      const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
+      let systemPrompt = await this.#prompts.prompt(builder, { channel: options.channel, sessionId: this.#pinnedSessionId ?? tree.id, cwd: cwd ?? process.cwd(), tools });
       for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {
         if (isObject(result) && typeof result.systemPrompt === 'string') systemPrompt = result.systemPrompt;
       }
@@ -398,7 +367,20 @@ export class Agent {
 
       // 8-9. Tools are merged at construction; run with retries.
       lifecycle.start();
-      const run = await this.#runWithRetry(tree, systemPrompt, [...history, userMessage], userEntryId, leafBefore, options.turn, tools);
+      const run = await runWithRetry({
+        tree,
+        messages: [...history, userMessage],
+        userEntryId,
+        leafBeforeUser: leafBefore,
+        signal: this.#abort.signal,
+        settings: this.#retry,
+        modelInfo: this.options.modelInfo,
+        attempt: (messages) => this.#createEngine(tree, options.turn, tools).run({ systemPrompt, messages, signal: this.#abort.signal }),
+        emit: (event) => this.#emit(event),
+        compact: () => this.#compact('overflow'),
+        sleep: this.options.sleep ?? abortableSleep,
+      });
+      if (run.contextTokens > 0) this.#contextTokens = run.contextTokens;
 
       // 10. Durable: save point, then the end of the turn.
       lifecycle.complete();
@@ -427,152 +409,27 @@ export class Agent {
     }
   }
 
-  async #runWithRetry(
-    tree: SessionTree,
-    systemPrompt: string,
-    initialMessages: Message[],
-    userEntryId: string,
-    leafBeforeUser: string | null,
-    turn: TurnContext | undefined,
-    tools: readonly Tool[],
-  ): Promise<{ messages: Message[]; usage: Usage; cost: Cost; aborted: boolean }> {
-    let messages = initialMessages;
-    let attemptLeaf = userEntryId;
-    let usage = emptyUsage();
-    let cost = emptyCost();
-    const maxRetries = this.#retry.enabled ? this.#retry.maxRetries : 0;
-    for (let attempt = 0; ; attempt++) {
-      const engine = this.#createEngine(tree, turn, tools);
-      const result = await engine.run({ systemPrompt, messages, signal: this.#abort.signal });
-      usage = addUsage(usage, result.usage);
-      cost = addCost(cost, computeCost(result.usage, this.options.modelInfo));
-      if (attempt > 0) await this.#emit({ type: 'retry_end', attempt, success: !result.error, error: result.error });
-      if (!result.error) {
-        if (result.contextTokens > 0) this.#contextTokens = result.contextTokens;
-        return { messages: result.messages, usage, cost, aborted: result.aborted };
-      }
-
-      // Whatever the failed attempt wrote goes off the active branch before anything else.
-      await tree.setLeaf(attemptLeaf);
-      const error = result.error;
-      // An abort is the person's choice, not a failure: their message stays, the answer is dropped.
-      if (this.#abort.signal.aborted) return { messages: [], usage, cost, aborted: true };
-      const delayMs = retryDelay(error, attempt + 1, this.#retry);
-      if (delayMs === undefined) {
-        await tree.setLeaf(leafBeforeUser);
-        throw error;
-      }
-      if (error instanceof ProviderError && error.kind === 'CONTEXT_OVERFLOW') {
-        // The context must shrink before the same request can succeed.
-        const entry = await this.#compact('overflow');
-        if (entry) {
-          attemptLeaf = entry.id;
-          messages = tree.buildContext().messages;
-        }
-      }
-      await this.#emit({ type: 'retry_start', attempt: attempt + 1, maxRetries, delayMs, error });
-      try {
-        await (this.options.sleep ?? abortableSleep)(delayMs, this.#abort.signal);
-      } catch {
-        await tree.setLeaf(leafBeforeUser);
-        throw new CancellationError('Aborted while waiting to retry');
-      }
-    }
-  }
-
   #createEngine(tree: SessionTree, turn: TurnContext | undefined, tools: readonly Tool[]): Engine {
-    return new Engine({
-      provider: this.options.provider,
-      model: this.options.model,
+    return createTurnEngine(this.options, {
+      tree,
       tools,
-      allowedTools: this.#allowedTools,
-      maxToolRounds: this.options.maxToolRounds,
-      maxTokens: this.options.maxTokens,
-      reasoningEffort: this.options.reasoningEffort,
-      truncation: this.options.truncation,
-      contextWindow: this.options.modelInfo?.contextWindow,
-      cwd: turn?.workspace?.cwd ?? this.options.cwd,
       turn,
-      getEphemeralMessages: this.options.getEphemeralMessages,
-      takeSteeringMessages: () =>
-        this.#steering.splice(0).map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
-      beforeToolCall: async (call) => {
-        for (const result of await this.#emit({ type: 'tool_call', call })) {
-          if (isObject(result) && result.block === true) return { block: true, reason: String(result.reason ?? 'blocked by an extension') };
-        }
-        const decision = await this.#guardrails.before(call, turn);
-        if (decision.action === 'block') return { block: true, reason: decision.reason };
-        if (decision.action === 'halt') {
-          this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
-          return { block: true, reason: `halted: ${decision.reason}` };
-        }
-        if (decision.action === 'ask' && !(await this.#askApproval(call, decision.reason))) {
-          return { block: true, reason: `not approved: ${decision.reason}` };
-        }
-      },
-      afterToolCall: async (call, result) => {
-        let patched = { ...result, terminate: false };
-        if (this.#extensions.handles('tool_result')) {
-          for (const extension of this.#extensions.extensions) {
-            for (const handler of extension.handlers.get('tool_result') ?? []) {
-              // Each handler sees the result as patched by the previous ones.
-              const patch = await this.#extensions.call(extension, handler, { type: 'tool_result', call, content: patched.content, isError: patched.isError }, this.context);
-              if (!isObject(patch)) continue;
-              if (Array.isArray(patch.content)) patched = { ...patched, content: patch.content };
-              if (typeof patch.isError === 'boolean') patched = { ...patched, isError: patch.isError };
-              if (patch.terminate === true) patched = { ...patched, terminate: true };
-            }
-          }
-        }
-        this.#emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
-        const decision = await this.#guardrails.after(call, patched);
-        patched = { ...patched, content: decision.content };
-        if (decision.action === 'warn') patched = { ...patched, content: [...patched.content, { type: 'text', text: `\n[Guardrail warning: ${decision.reason}]` }] };
-        if (decision.action === 'halt') this.#abort.abort(new CancellationError(`Halted by guardrail: ${decision.reason}`));
-        return patched;
-      },
-      onEvent: async (event) => {
-        if (event.type === 'message_end') {
-          await tree.appendMessage(event.message);
-          if (event.message.role === 'assistant' && event.message.usage) {
-            const cost = computeCost(event.message.usage, this.options.modelInfo);
-            this.#usage = addUsage(this.#usage, event.message.usage);
-            this.#cost = addCost(this.#cost, cost);
-            await this.#emit({ type: 'model_usage', model: this.options.model, usage: event.message.usage, cost });
-          }
-        }
-        await this.#emit(event);
-      },
+      allowedTools: this.#allowedTools,
+      takeSteering: () => this.#steering.splice(0),
+      record: (usage) => this.#spent.record(usage, this.options.modelInfo),
+      extensions: this.#extensions,
+      guardrails: this.#guardrails,
+      context: this.context,
+      emit: (event) => this.#emit(event),
+      emitLocal: (event) => this.#emitLocal(event),
+      halt: (reason) => this.#abort.abort(reason),
+      // The turn is PAUSED while a person decides (see waitForApproval).
+      askApproval: (call, reason) =>
+        waitForApproval({ ask: this.options.requestApproval, call, reason, timeoutMs: this.options.approvalTimeoutMs ?? 5 * 60_000, turnSignal: this.#abort.signal, pause: (work) => this.pauseWhile(work) }),
     });
   }
 
-  /**
-   * Asks the conversation to approve `call` (PAUSED meanwhile). No way to ask, a refusal, an
-   * abort or no answer within `approvalTimeoutMs` all deny.
-   */
-  async #askApproval(call: ToolCallPart, reason: string): Promise<boolean> {
-    const ask = this.options.requestApproval;
-    if (!ask) return false;
-    const timeoutMs = this.options.approvalTimeoutMs ?? 5 * 60_000;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    this.#abort.signal.addEventListener('abort', onAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        resolve(false);
-      }, timeoutMs);
-    });
-    const aborted = new Promise<boolean>((resolve) => controller.signal.addEventListener('abort', () => resolve(false), { once: true }));
-    try {
-      const answer = () => Promise.resolve(ask({ call, reason, signal: controller.signal })).catch(() => false);
-      return (await this.pauseWhile(() => Promise.race([answer(), timedOut, aborted]))) === true;
-    } finally {
-      clearTimeout(timer);
-      this.#abort.signal.removeEventListener('abort', onAbort);
-    }
-  }
+
 
   // --- compaction -----------------------------------------------------------------------------
 
@@ -590,59 +447,15 @@ export class Agent {
 
   async #compact(reason: 'threshold' | 'overflow' | 'manual', instructions?: string): Promise<CompactionEntry | undefined> {
     if (!this.#compaction.enabled && reason !== 'manual') return undefined;
+    const { provider, model } = this.options;
     const tree = await this.session();
-    const plan = planCut(tree.branch(), this.#compaction.keepRecentTokens);
-    if (!plan) return undefined;
-    const tokensBefore = this.#contextTokens ?? tree.buildContext().messages.reduce((sum, message) => sum + estimateTokens(message), 0);
-    let summary: string | undefined;
-    let fromExtension = false;
-    for (const result of await this.#emit({ type: 'session_before_compact', reason, tokensBefore })) {
-      if (isObject(result) && result.cancel === true) return undefined;
-      if (isObject(result) && typeof result.summary === 'string') {
-        summary = result.summary;
-        fromExtension = true;
-      }
-    }
-    summary ??= await summarize(this.options.provider, this.options.model, plan, { instructions, signal: this.#abort.signal });
-    const entry = (await tree.append({ type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore })) as CompactionEntry;
-    this.#contextTokens = undefined;
-    await this.#emit({ type: 'session_compact', entry, fromExtension });
-    return entry;
+    const emit = (event: AgentEvent) => this.#emit(event);
+    const compacted = () => (this.#contextTokens = undefined);
+    return compactSession({ tree, settings: this.#compaction, reason, instructions, tokensBefore: this.#contextTokens, provider, model, signal: this.#abort.signal, emit, compacted });
   }
+
 
   // --- plumbing -------------------------------------------------------------------------------
-
-  /**
-   * The tools a turn offers: those named in `turn.tools` (the gateway's grants), else all. The
-   * list is kept per set of names, so a conversation's turns share one (and its definitions).
-   */
-  #offered(turn: TurnContext | undefined): readonly Tool[] {
-    const names = turn?.tools;
-    if (!names) return this.#tools;
-    const known = this.#offers.get(names);
-    if (known && known.from === this.#tools) return known.tools;
-    const tools = this.#tools.filter((tool) => names.has(tool.name));
-    this.#offers.set(names, { from: this.#tools, tools });
-    return tools;
-  }
-
-  async #systemPrompt(channel: string | undefined, sessionId: string, tools: readonly Tool[], cwd: string | undefined): Promise<string> {
-    const toolNames = tools.map((tool) => tool.name);
-    const key = promptKey(channel, cwd ?? '', toolNames);
-    const date = today();
-    const cached = this.#promptCache.get(key);
-    if (cached && cached.date === date) return cached.prompt;
-    const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
-    const prompt = await builder({
-      channel,
-      sessionId: this.#pinnedSessionId ?? sessionId,
-      cwd: cwd ?? process.cwd(),
-      date,
-      toolNames,
-    });
-    this.#promptCache.set(key, { date, prompt });
-    return prompt;
-  }
 
   /** Emits to listeners and extensions; returns what extension handlers returned. */
   async #emit(event: AgentEvent): Promise<unknown[]> {
@@ -679,16 +492,6 @@ export class Agent {
   }
 }
 
-/** The prompt cache's key: one prompt per channel, working directory and offered tools. */
-function promptKey(channel: string | undefined, cwd: string, toolNames: readonly string[]): string {
-  return `${channel ?? ''}\u0000${cwd}\u0000${toolNames.join(',')}`;
-}
-
-/** Built-in tools win over extension tools of the same name. */
-function mergeTools(builtin: readonly Tool[], fromExtensions: readonly Tool[]): Tool[] {
-  const names = new Set(builtin.map((tool) => tool.name));
-  return [...builtin, ...fromExtensions.filter((tool) => !names.has(tool.name))];
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

@@ -6,7 +6,9 @@
 import { LLMError } from '../core/errors.ts';
 import type { Message, Provider } from '../llm/types.ts';
 import { messageText } from '../llm/types.ts';
-import type { SessionEntry } from '../session/types.ts';
+import type { SessionTree } from '../session/session-tree.ts';
+import type { CompactionEntry, SessionEntry } from '../session/types.ts';
+import type { AgentEvent } from './agent-events.ts';
 
 /** When and how much to compact. */
 export interface CompactionSettings {
@@ -173,4 +175,44 @@ export async function summarize(
     }
   }
   throw new LLMError('The summary stream ended without a message');
+}
+
+/**
+ * Compacts the session's active branch: plans the cut, lets extensions cancel or give the summary
+ * (`session_before_compact`), else asks the model, appends the compaction entry and announces it
+ * (`session_compact`). Resolves to the entry, or undefined when there was nothing to cut or an
+ * extension cancelled. `tokensBefore` is the measured context size, when known.
+ */
+export async function compactSession(options: {
+  tree: SessionTree;
+  settings: CompactionSettings;
+  reason: 'threshold' | 'overflow' | 'manual';
+  instructions?: string;
+  tokensBefore: number | undefined;
+  provider: Provider;
+  model: string;
+  signal: AbortSignal;
+  emit(event: AgentEvent): Promise<unknown[]>;
+  /** Called once the entry is written, before `session_compact` goes out. */
+  compacted(): void;
+}): Promise<CompactionEntry | undefined> {
+  const { tree, reason } = options;
+  const plan = planCut(tree.branch(), options.settings.keepRecentTokens);
+  if (!plan) return undefined;
+  const tokensBefore = options.tokensBefore ?? tree.buildContext().messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+  let summary: string | undefined;
+  let fromExtension = false;
+  for (const result of await options.emit({ type: 'session_before_compact', reason, tokensBefore })) {
+    const answer = typeof result === 'object' && result !== null ? (result as { cancel?: unknown; summary?: unknown }) : undefined;
+    if (answer?.cancel === true) return undefined;
+    if (typeof answer?.summary === 'string') {
+      summary = answer.summary;
+      fromExtension = true;
+    }
+  }
+  summary ??= await summarize(options.provider, options.model, plan, { instructions: options.instructions, signal: options.signal });
+  const entry = (await tree.append({ type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore })) as CompactionEntry;
+  options.compacted();
+  await options.emit({ type: 'session_compact', entry, fromExtension });
+  return entry;
 }

@@ -6,6 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigurationError, errorMessage } from '../core/errors.ts';
+import type { ToolCallPart, ToolResultContent } from '../llm/types.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentEvent, AgentEventOf, AgentEventType } from './agent-events.ts';
 import type { ExtensionContext } from './extension-context.ts';
@@ -154,6 +155,26 @@ export class ExtensionRunner {
       this.#fail(extension.name, event.type, error);
       return undefined;
     }
+  }
+
+  /**
+   * Runs the `tool_result` handlers over a tool's result, each seeing it as the previous one
+   * patched it (`content`, `isError`, `terminate`).
+   */
+  async patchToolResult<T extends { content: ToolResultContent[]; isError: boolean; terminate: boolean }>(call: ToolCallPart, result: T, context: ExtensionContext): Promise<T> {
+    let patched = result;
+    if (!this.handles('tool_result')) return patched;
+    for (const extension of this.extensions) {
+      for (const handler of extension.handlers.get('tool_result') ?? []) {
+        const patch = await this.call(extension, handler, { type: 'tool_result', call, content: patched.content, isError: patched.isError }, context);
+        if (typeof patch !== 'object' || patch === null) continue;
+        const fields = patch as { content?: unknown; isError?: unknown; terminate?: unknown };
+        if (Array.isArray(fields.content)) patched = { ...patched, content: fields.content as ToolResultContent[] };
+        if (typeof fields.isError === 'boolean') patched = { ...patched, isError: fields.isError };
+        if (fields.terminate === true) patched = { ...patched, terminate: true };
+      }
+    }
+    return patched;
   }
 
   #fail(extension: string, event: AgentEventType, error: unknown): void {

@@ -1,0 +1,61 @@
+/**
+ * What happens around each tool call of a turn: before it, extensions may block it and the
+ * guardrails decide (block, halt the turn, or ask a person); after it, extensions may patch the
+ * result, listeners see it, and the guardrails may redact, warn or halt.
+ */
+import { CancellationError } from '../core/errors.ts';
+import type { ToolCallPart } from '../llm/types.ts';
+import type { TurnContext } from '../tools/tool.ts';
+import type { AgentEvent } from './agent-events.ts';
+import type { EngineHooks } from './engine.ts';
+import type { EngineEvent } from './engine-events.ts';
+import type { ExtensionContext } from './extension-context.ts';
+import type { ExtensionRunner } from './extensions.ts';
+import type { GuardrailSet } from './guardrail-set.ts';
+
+/** What the hooks work with: the agent's extensions, guardrails and ways to speak and stop. */
+export interface ToolCallParts {
+  extensions: ExtensionRunner;
+  guardrails: GuardrailSet;
+  context: ExtensionContext;
+  /** The chat turn the calls belong to, when there is one (guardrails read its workspace). */
+  turn: TurnContext | undefined;
+  /** Emits to listeners and extensions; resolves to the extensions' answers. */
+  emit(event: AgentEvent): Promise<unknown[]>;
+  /** Tells listeners only. */
+  emitLocal(event: AgentEvent | EngineEvent): void;
+  /** Aborts the turn. */
+  halt(reason: Error): void;
+  /** Asks a person whether `call` may run. */
+  askApproval(call: ToolCallPart, reason: string): Promise<boolean>;
+}
+
+/** The engine's `beforeToolCall` and `afterToolCall` for one turn. */
+export function toolCallHooks(parts: ToolCallParts): Required<Pick<EngineHooks, 'beforeToolCall' | 'afterToolCall'>> {
+  return {
+    async beforeToolCall(call) {
+      for (const result of await parts.emit({ type: 'tool_call', call })) {
+        const answer = typeof result === 'object' && result !== null ? (result as { block?: unknown; reason?: unknown }) : undefined;
+        if (answer?.block === true) return { block: true, reason: String(answer.reason ?? 'blocked by an extension') };
+      }
+      const decision = await parts.guardrails.before(call, parts.turn);
+      if (decision.action === 'block') return { block: true, reason: decision.reason };
+      if (decision.action === 'halt') {
+        parts.halt(new CancellationError(`Halted by guardrail: ${decision.reason}`));
+        return { block: true, reason: `halted: ${decision.reason}` };
+      }
+      if (decision.action === 'ask' && !(await parts.askApproval(call, decision.reason))) {
+        return { block: true, reason: `not approved: ${decision.reason}` };
+      }
+    },
+    async afterToolCall(call, result) {
+      let patched = await parts.extensions.patchToolResult(call, { ...result, terminate: false }, parts.context);
+      parts.emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
+      const decision = await parts.guardrails.after(call, patched);
+      patched = { ...patched, content: decision.content };
+      if (decision.action === 'warn') patched = { ...patched, content: [...patched.content, { type: 'text', text: `\n[Guardrail warning: ${decision.reason}]` }] };
+      if (decision.action === 'halt') parts.halt(new CancellationError(`Halted by guardrail: ${decision.reason}`));
+      return patched;
+    },
+  };
+}

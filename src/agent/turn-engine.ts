@@ -1,0 +1,55 @@
+/**
+ * The engine of one turn attempt, wired to its agent: the model and limits of the agent's
+ * options, the tools the turn offers in its workspace, steering between tool rounds, the tool-call
+ * hooks, and every final message written to the session (with its usage counted) as it comes.
+ */
+import type { Cost } from '../llm/cost.ts';
+import type { Usage, UserMessage } from '../llm/types.ts';
+import type { SessionTree } from '../session/session-tree.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { AgentOptions } from './agent-options.ts';
+import { Engine } from './engine.ts';
+import { toolCallHooks, type ToolCallParts } from './tool-call-hooks.ts';
+
+/** What a turn's engine is made of besides the agent's options. */
+export interface TurnEngineParts extends ToolCallParts {
+  tree: SessionTree;
+  tools: readonly Tool[];
+  /** Only these may run (a child's whitelist). */
+  allowedTools: ReadonlySet<string> | undefined;
+  /** Drains the steering messages queued since the last call. */
+  takeSteering(): string[];
+  /** Counts a model call's usage; returns its cost. */
+  record(usage: Usage): Cost;
+}
+
+/** A fresh engine for one attempt of a turn. */
+export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts): Engine {
+  const { tree, turn } = parts;
+  return new Engine({
+    provider: options.provider,
+    model: options.model,
+    tools: parts.tools,
+    allowedTools: parts.allowedTools,
+    maxToolRounds: options.maxToolRounds,
+    maxTokens: options.maxTokens,
+    reasoningEffort: options.reasoningEffort,
+    truncation: options.truncation,
+    contextWindow: options.modelInfo?.contextWindow,
+    cwd: turn?.workspace?.cwd ?? options.cwd,
+    turn,
+    getEphemeralMessages: options.getEphemeralMessages,
+    takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
+    ...toolCallHooks(parts),
+    onEvent: async (event) => {
+      if (event.type === 'message_end') {
+        await tree.appendMessage(event.message);
+        if (event.message.role === 'assistant' && event.message.usage) {
+          const cost = parts.record(event.message.usage);
+          await parts.emit({ type: 'model_usage', model: options.model, usage: event.message.usage, cost });
+        }
+      }
+      await parts.emit(event);
+    },
+  });
+}
