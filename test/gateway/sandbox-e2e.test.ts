@@ -13,7 +13,7 @@ import { keySegment } from '../../src/gateway/dedupe.ts';
 import type { FakeModelServer, RecordedRequest } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
-import { startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
@@ -55,10 +55,7 @@ describe('commands in the sandbox through the gateway', () => {
     await fakes?.close();
   });
 
-  const find = (chatId: number, contains: string) =>
-    telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text.includes(contains)), wait).catch((error: unknown) => {
-      throw new Error(`no message containing "${contains}" in chat ${chatId}: ${String(error)}\n${gateway.output.all()}`);
-    });
+  const find = (chatId: number, contains: string) => findBotMessage(telegram, gateway, chatId, contains, wait);
 
   /** Runs `commands` through the member's shell in the group; resolves to the tool results the model saw. */
   async function runInGroup(commands: string[], answer: string): Promise<string> {

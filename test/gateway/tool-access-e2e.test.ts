@@ -17,7 +17,7 @@ import { keySegment } from '../../src/gateway/dedupe.ts';
 import type { FakeModelServer, RecordedRequest } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
-import { startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
@@ -57,10 +57,7 @@ describe('tool access through the gateway', () => {
     await fakes?.close();
   });
 
-  const find = (chatId: number, contains: string) =>
-    telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text.includes(contains)), wait).catch((error: unknown) => {
-      throw new Error(`no message containing "${contains}" in chat ${chatId}: ${String(error)}\n${gateway.output.all()}`);
-    });
+  const find = (chatId: number, contains: string) => findBotMessage(telegram, gateway, chatId, contains, wait);
   /** Where the group's documents are saved: its own folder, the only one open to it. */
   const ownFolder = () => join(home, 'profiles', 'default', 'temp', keySegment(`telegram:group:${group}`));
   const inGroup = (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: group, text: `@${telegram.bot.username} ${text}`, from: member }));

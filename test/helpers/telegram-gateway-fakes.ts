@@ -73,3 +73,13 @@ export async function startTelegramGateway(
   }
   return gateway;
 }
+
+/**
+ * Waits for the bot's message containing `contains` in `chatId`; on time-out the error quotes what
+ * the gateway printed.
+ */
+export function findBotMessage(telegram: FakeTelegram, gateway: GatewayProcess, chatId: number, contains: string, timeoutMs: number) {
+  return telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text.includes(contains)), timeoutMs).catch((error: unknown) => {
+    throw new Error(`no message containing "${contains}" in chat ${chatId}: ${String(error)}\n${gateway.output.all()}`);
+  });
+}
