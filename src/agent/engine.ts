@@ -167,7 +167,8 @@ export class Engine {
       const calls = message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
       if (calls.length === 0) {
         await emit({ type: 'turn_end', round, message, toolResults: [] });
-        if (await this.#injectSteering(produce, emit)) continue;
+        // The answer is complete: a steering message that came too late for it is not taken in
+        // here (it would make another answer replace this one); it stays with its sender's turn.
         break;
       }
 

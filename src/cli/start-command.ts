@@ -1,7 +1,8 @@
 /**
  * `operator start` (and `npm start`): the gateway. Starts the HTTP server and every channel whose
  * credentials are present; the local web chat always. `/healthz` answers 200 once every channel
- * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver, then exits 0.
+ * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver (up to `shutdownGraceSeconds`),
+ * then exits 0; a second signal exits at once.
  *
  * It listens on `config.host` (127.0.0.1 unless configured) behind the network edge: the host and
  * origin checks, and the web chat's login when the gateway is exposed (see `resolveExposure`).
@@ -91,17 +92,21 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = async () => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal: whoever sent it does not want to wait. Unfinished work is in the inbox.
+        log('operator: stopping now; unfinished answers follow after the next start');
+        process.exit(1);
+      }
       stopping = true;
       state = 'stopping';
-      log('operator: finishing the answers in progress, then stopping');
+      log(`operator: finishing the answers in progress (up to ${(config.shutdownGraceSeconds ?? 25)} s), then stopping; a second signal stops at once`);
       await removeControlFile(runtime.home, token).catch(() => undefined);
-      await gateway.stop();
+      await gateway.stop({ graceMs: (config.shutdownGraceSeconds ?? 25) * 1000 });
       await server.close();
       await runtime.close();
       resolve(0);
     };
-    process.once('SIGTERM', () => void stop());
-    process.once('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
+    process.on('SIGINT', () => void stop());
   });
 }

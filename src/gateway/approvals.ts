@@ -40,3 +40,18 @@ export function answerApproval(conversation: Pick<Conversation, 'pendingApproval
   conversation.pendingApproval.resolve(allowed);
   return allowed ? 'Approved.' : 'Denied.';
 }
+
+/**
+ * Denies every question waiting for approval in `conversations` (the gateway is stopping, so
+ * nobody could answer it); returns the notes to send where they were asked.
+ */
+export function denyApprovals(conversations: readonly Conversation[]): { address: Conversation['address']; text: string }[] {
+  const notes = [];
+  for (const conversation of conversations) {
+    if (!conversation.pendingApproval) continue;
+    const { call } = conversation.pendingApproval.request;
+    conversation.pendingApproval.resolve(false);
+    notes.push({ address: conversation.address, text: `The gateway is restarting, so \`${call.name}\` was not approved. Ask again once it is back.` });
+  }
+  return notes;
+}

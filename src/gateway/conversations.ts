@@ -29,8 +29,6 @@ export interface Conversation {
   profile: string;
   /** Recent unaddressed group messages, oldest first (bounded). */
   overheard: OverheardMessage[];
-  /** Inbox keys of messages taken in as follow-ups or steering by the running turn. */
-  inboxKeys: string[];
   /** A scheduled job's turn is running: a person's message then waits for its own turn. */
   scheduledRun?: boolean;
   /** Who the running turn is for: only their messages join it (tools act with their rights). */
@@ -85,6 +83,12 @@ export class Conversations {
       live.lastActive = this.#now();
       return live;
     });
+  }
+
+  /** Every conversation in memory (those that could be set up). */
+  async all(): Promise<Conversation[]> {
+    const live = await Promise.all([...this.#live.values()].map((pending) => pending.catch(() => undefined)));
+    return live.filter((conversation): conversation is Conversation => conversation !== undefined);
   }
 
   /** The conversation if it is in memory. */
@@ -152,12 +156,12 @@ export class Conversations {
    */
   async borrow(live: Conversation, profile: string): Promise<Conversation> {
     const agent = await this.#agent(live.key, profile, live);
-    return { key: live.key, address: live.address, scope: live.scope, agent, profile, overheard: [], inboxKeys: [], lastActive: this.#now() };
+    return { key: live.key, address: live.address, scope: live.scope, agent, profile, overheard: [], lastActive: this.#now() };
   }
 
   async #create(message: InboundMessage): Promise<Conversation> {
     const profile = boundProfile(message, message.sender.id, await this.#bindings());
-    const conversation = { key: message.sessionKey, address: message.address, scope: message.scope, profile, overheard: [], inboxKeys: [], lastActive: this.#now() } as unknown as Conversation;
+    const conversation = { key: message.sessionKey, address: message.address, scope: message.scope, profile, overheard: [], lastActive: this.#now() } as unknown as Conversation;
     conversation.agent = await this.#agent(message.sessionKey, profile, conversation);
     return conversation;
   }

@@ -11,6 +11,12 @@ import { createJournal } from './journal.ts';
 export interface Dedupe {
   /** True the first time `key` is seen (within the TTL), false for every repeat. */
   firstTime(key: string): Promise<boolean>;
+  /**
+   * Whether `key` was seen (within the TTL), without marking it: the gateway checks first, records
+   * the message in its inbox, and only then marks it ({@link firstTime}), so that a crash between
+   * the two never leaves a message marked seen that nobody kept.
+   */
+  seen(key: string): Promise<boolean>;
   /** Forgets `key`, so its next delivery counts as the first (a delivery that could not be taken). */
   forget(key: string): Promise<void>;
 }
@@ -36,6 +42,7 @@ export function createDedupe(store: Store, options: DedupeOptions = {}): Dedupe 
   const seen = createJournal<1>(store, { name: 'dedupe', ttlSeconds: options.ttlSeconds ?? 86_400, now: options.now });
   return {
     firstTime: (key) => seen.setIfAbsent(key, 1),
+    seen: async (key) => (await seen.get(key)) !== undefined,
     forget: (key) => seen.delete(key),
   };
 }

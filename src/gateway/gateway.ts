@@ -5,37 +5,37 @@
  * nothing of agents; the agent knows nothing of platforms.
  */
 import { join } from 'node:path';
-import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage, OutboundFile } from '../channels/types.ts';
+import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
 import { NotAcceptedError } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
-import type { TurnContext } from '../tools/tool.ts';
 import { createAccessPolicy } from './access/index.ts';
 import { ToolGrants } from './access/tool-grants.ts';
-import { answerApproval, askApproval } from './approvals.ts';
+import { answerApproval, askApproval, denyApprovals } from './approvals.ts';
+import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import type { Conversation } from './conversations.ts';
-import { Conversations, tempDirectoryOf, turnText } from './conversations.ts';
+import { Conversations, turnText } from './conversations.ts';
 import { createDedupe, keySegment } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool } from './files/send-file-tool.ts';
 import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
-import { inboxReplayHours, replayedMessage, replayInput } from './restart-replay.ts';
+import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
 import { KnownConversations } from './known-conversations.ts';
 import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
-import { ReplyStream, silentReply } from './reply-stream.ts';
-import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
+import type { Job, RunOutcome } from './scheduler/index.ts';
 import { cliActor, findTarget, schedulerSettings, type ScheduleControl } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
 import { jobTarget, scheduledMessage } from './scheduled-turn.ts';
 import { Scheduler } from './scheduler/index.ts';
-import { imagesOf, saveDocuments } from './files/inbound-files.ts';
 import { ReplySender } from './reply-sender.ts';
 import { createSessionQueue } from './session-queue.ts';
-import { keepTyping } from './typing-indicator.ts';
+import { isStoreFailure } from './store-failure.ts';
 import { TurnAccess } from './turn-access.ts';
+import { TurnLanes } from './turn-lanes.ts';
+import { TurnRunner } from './turn-runner.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -71,6 +71,20 @@ export class Gateway {
   readonly grants: ToolGrants;
   readonly #turnAccess: TurnAccess;
   readonly #sender: ReplySender;
+  readonly #runner: TurnRunner;
+  /** Per conversation: messages waiting for a turn, steering, what an interrupted turn left. */
+  readonly #lanes = new TurnLanes();
+  /** Per conversation, messages are taken in (access, commands, busy mode) in the order they came. */
+  readonly #intake = createSessionQueue();
+  /** Deliveries being accepted right now (a second delivery of one of them is a duplicate). */
+  readonly #accepting = new Set<string>();
+  /** Inbox keys this process is answering (queued, running, or carried to the next turn). */
+  readonly #active = new Set<string>();
+  /** Resolves once turns may begin (the channels are up, earlier replies went out). */
+  readonly #opened: Promise<void>;
+  #release: () => void = () => {};
+  /** Whether the store takes writes; `/healthz` and `/readyz` report it. */
+  readonly health: { reportFailure(error: unknown, what: string): void; onRecovered(listener: () => void): void };
 
   constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean; sandboxed?: boolean }) {
     this.runtime = options.runtime;
@@ -89,6 +103,9 @@ export class Gateway {
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
     this.#sender = new ReplySender({ ledger: this.ledger, outbox: this.outbox, log: (line) => this.log(line) });
     this.known = new KnownConversations(this.runtime.store);
+    this.#opened = new Promise((resolve) => (this.#release = resolve));
+    this.health = { reportFailure() {}, onRecovered() {} } as never; // TEMP until StoreHealth
+    this.health.onRecovered(() => void this.#resume().catch((error: unknown) => this.log(`messages left by the store failure not resumed: ${errorMessage(error)}`)));
     const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
     this.scheduler = new Scheduler({
       store: this.runtime.store,
@@ -98,6 +115,18 @@ export class Gateway {
       log: (line) => this.log(line),
     });
     const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => jobTarget(this.conversations, this.known, turn, deliver) });
+    this.#runner = new TurnRunner({
+      runtime: this.runtime,
+      inbox: this.inbox,
+      ledger: this.ledger,
+      outbox: this.outbox,
+      sender: this.#sender,
+      turnAccess: this.#turnAccess,
+      isAdmin: (platform, userId) => this.isAdmin(platform, userId),
+      log: (line) => this.log(line),
+      stopping: () => this.#stopping,
+      storeFailed: (error, what) => this.#storeFailed(error, what),
+    });
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule],
@@ -108,9 +137,10 @@ export class Gateway {
 
   /**
    * Starts every adapter, registers command menus, then finishes what an earlier process left:
-   * replies recorded and never delivered go out, messages accepted and never answered are
-   * answered. What is left over is read before any adapter starts, so work this process takes
-   * on meanwhile is never mistaken for it (and never done twice).
+   * replies recorded and never delivered go out, then messages accepted and never answered are
+   * answered, in the order they came and before anything that arrives now. What is left over is
+   * read before any adapter starts, so work this process takes on meanwhile is never mistaken for
+   * it (and never done twice).
    */
   async start(): Promise<void> {
     const undelivered = await this.ledger.pending();
@@ -124,6 +154,8 @@ export class Gateway {
       if (recorded.has(entry.key)) await this.inbox.done(entry.key);
       else unanswered.push(entry);
     }
+    // Queued first (their turns wait until the channels are up): they come before anything new.
+    this.#answerInbox(unanswered);
     for (const adapter of this.adapters.values()) {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
@@ -136,101 +168,179 @@ export class Gateway {
       }
     }
     await this.resendPending(undelivered);
-    this.answerInbox(unanswered);
+    this.#open();
     await this.scheduler.start();
     const ttlMs = this.config.idleTtlSeconds * 1000;
     this.#sweeper = setInterval(() => void this.conversations.sweep(ttlMs), Math.min(ttlMs, 60_000));
     this.#sweeper.unref();
   }
 
-  /** Stops taking messages, lets turns in flight finish and deliver, stops adapters. */
-  async stop(): Promise<void> {
+  /**
+   * Stops: messages that arrive from now on are recorded and left for the next start; turns in
+   * flight get `graceMs` to finish and deliver, then are stopped (their messages are answered
+   * after the restart); questions waiting for approval are denied with a note; adapters that do
+   * not stop within a few seconds (a platform that is gone) are left behind.
+   */
+  async stop(options: { graceMs?: number } = {}): Promise<void> {
     this.#stopping = true;
+    this.#open();
     clearInterval(this.#sweeper);
+    // Nobody answers a question while the gateway stops: denied, with a note.
+    for (const { address, text } of denyApprovals(await this.conversations.all())) {
+      const adapter = this.adapters.get(address.platform);
+      if (adapter) this.#background(this.#sendDirect(adapter, address, text));
+    }
+    const graceMs = options.graceMs ?? 25_000;
     // No job fires from here on; runs in flight finish (their turns are in the queue).
-    await this.scheduler.stop();
-    // Background work may queue turns (answers left by the last run) and turns may start
-    // background work: wait until neither has anything left.
+    const settled = this.scheduler.stop().then(() => this.#settle());
+    if (!(await within(settled, graceMs))) {
+      this.log(`operator: turns still running after ${Math.round(graceMs / 1000)} s; stopping them (their messages are answered after the restart)`);
+      for (const conversation of await this.conversations.all()) conversation.agent.abort();
+      if (!(await within(settled, 5_000))) this.log('operator: some work did not stop; exiting anyway');
+    }
+    for (const adapter of this.adapters.values()) {
+      if (!(await within(adapter.stop().catch(() => undefined), 3_000))) this.log(`${adapter.platform}: did not stop within 3 s; left behind`);
+    }
+  }
+
+  /** Resolves when no turn is queued or running and no background work is left. */
+  async #settle(): Promise<void> {
+    // Background work may queue turns and turns may start background work: wait until neither has anything left.
     for (;;) {
       await this.queue.drain();
       if (this.#work.size === 0) break;
       await Promise.all(this.#work);
     }
-    for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
   }
 
   /**
    * One message from a platform. Resolves once the message is accepted: seen for the first time
-   * and, when it asks for an answer, in the inbox; the answer follows in the background. Rejects
-   * with {@link NotAcceptedError} only when the message could not be taken (the gateway is
-   * stopping, or the store failed), so the adapter leaves it for the platform to deliver again.
-   * Anything failing after acceptance is logged and, where it helps, answered briefly.
+   * and in the inbox; what it asks for follows in the background. Rejects with
+   * {@link NotAcceptedError} only when the message could not be recorded (the store failed), so
+   * the adapter leaves it for the platform to deliver again.
    */
   async handleMessage(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
-    if (this.#stopping) throw new NotAcceptedError('the gateway is stopping; the message is left for the platform to deliver again');
-    if (!(await this.#firstTime(message.dedupeKey))) return;
+    if (!(await this.#accept(message))) return;
+    // While stopping, a message is only recorded: the next start answers it.
+    if (this.#stopping) return;
+    this.#admit(adapter, message);
+  }
+
+  /**
+   * Records a message as accepted: false for a delivery seen before. The inbox entry is written
+   * before the dedupe record, so a crash between them leaves a message that is answered after the
+   * restart and whose redelivery is recognised (see `start`), never one marked seen and not kept.
+   */
+  async #accept(message: InboundMessage): Promise<boolean> {
+    const key = message.dedupeKey;
+    // Two deliveries of one update at once (a webhook retry while the first is being taken).
+    if (this.#accepting.has(key)) return false;
+    this.#accepting.add(key);
+    try {
+      if ((await this.inbox.has(key)) || (await this.dedupe.seen(key))) return false;
+      await this.inbox.add(message, message.text);
+      this.#active.add(key);
+    } catch (error) {
+      this.#storeFailed(error, `${message.sessionKey}: message not taken`);
+      throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
+    } finally {
+      this.#accepting.delete(key);
+    }
+    await this.dedupe.firstTime(key).catch((error: unknown) => this.#storeFailed(error, `${message.sessionKey}: message not marked seen`));
+    return true;
+  }
+
+  /** Hands an accepted message to its conversation's intake, where messages are taken in the order they came. */
+  #admit(adapter: ChannelAdapter, message: InboundMessage, entry?: InboxEntry): void {
+    this.#active.add(message.dedupeKey);
+    this.#background(this.#intake.run(message.sessionKey, () => this.#process(adapter, message, entry)));
+  }
+
+  /**
+   * What an accepted message asks for: refused, a command, overheard in a group, or a turn (queued
+   * behind the conversation's running turn, or taken into it by `busyMode`).
+   */
+  async #process(adapter: ChannelAdapter, message: InboundMessage, entry: InboxEntry | undefined): Promise<void> {
+    const key = message.dedupeKey;
+    const finish = async () => {
+      this.#active.delete(key);
+      await this.inbox.done(key);
+    };
     try {
       const access = await this.access.check(message);
       if (!access.allowed) {
-        if (access.reply) this.#background(this.#sendDirect(adapter, message.address, access.reply));
+        await finish();
+        if (access.reply) await this.#sendDirect(adapter, message.address, access.reply);
         return;
       }
       if (isGatewayCommand(message)) {
+        // Done before it runs: a crash may lose a command's answer, never run it twice.
+        await finish();
         this.#background(handleCommand(this, adapter, message, access.admin));
         return;
       }
       if (message.scope === 'group' && !message.mentioned && this.#requiresMention(message)) {
         await this.conversations.overhear(message);
+        await finish();
         return;
       }
       const conversation = await this.conversations.get(message);
       this.#remember(message);
-      const text = turnText(conversation, message);
-      const inboxKey = await this.#accept(message, text);
+      const lane = this.#lanes.get(message.sessionKey);
+      const item = { key, message, text: turnText(conversation, message), entry };
+      lane.waiting.add(item);
       // A running turn takes in messages of the person it is for; anyone else's, and any during a
       // scheduled job's turn, get a turn of their own after it: a turn's tools act with one person's rights.
-      if (this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn' && !conversation.scheduledRun && conversation.turnSender === message.sender.id) {
-        // Follow-ups and steering carry text only: a message with a photo or a file waits for
-        // the running turn and gets its own.
-        if (message.attachments.length === 0) {
-          conversation.inboxKeys.push(inboxKey);
-          this.#whileBusy(conversation, text);
-          return;
-        }
-        if (this.config.busyMode === 'interrupt') conversation.agent.abort();
+      const running = this.queue.busy(message.sessionKey) && conversation.agent.phase === 'turn' && !conversation.scheduledRun && conversation.turnSender === message.sender.id;
+      if (running && !entry && this.config.busyMode === 'steer' && message.attachments.length === 0) lane.steering.offer(conversation.agent, item);
+      if (running && !entry && this.config.busyMode === 'interrupt') {
+        lane.interrupted = true;
+        conversation.agent.abort();
       }
-      this.#startTurn(adapter, conversation, message, text, inboxKey);
+      this.#queueTurn(adapter, message.sessionKey, key);
     } catch (error) {
-      if (error instanceof NotAcceptedError) throw error;
+      if (isStoreFailure(error)) {
+        // Kept in the inbox: answered once the store works again.
+        this.#active.delete(key);
+        this.#storeFailed(error, `${message.sessionKey}: message not handled`);
+        return;
+      }
       // Seen but not answerable (e.g. its profile cannot load): the person hears so, once.
       this.log(`${message.sessionKey}: message not handled: ${errorMessage(error)}`);
-      this.#background(this.#sendDirect(adapter, message.address, failureReply(error)));
+      await finish().catch(() => undefined);
+      await this.#sendDirect(adapter, message.address, failureReply(error));
     }
   }
 
-  /** Dedupe, as acceptance: a store failure means "not taken", never "seen". */
-  async #firstTime(dedupeKey: string): Promise<boolean> {
-    try {
-      return await this.dedupe.firstTime(dedupeKey);
-    } catch (error) {
-      throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
-    }
+  /** Queues the turn of waiting message `key` (one turn at a time per conversation). */
+  #queueTurn(adapter: ChannelAdapter, sessionKey: string, key: string): void {
+    const lane = this.#lanes.get(sessionKey);
+    lane.turns++;
+    const turn = this.queue.run(sessionKey, async () => {
+      await this.#opened;
+      // Stopping: what has not begun is answered after the restart.
+      if (this.#stopping) return;
+      const batch = lane.waiting.take(key, true);
+      if (!batch) return;
+      const carried = [...lane.carried];
+      try {
+        const conversation = await this.conversations.get(batch[0]!.message);
+        await this.#runner.run(adapter, conversation, batch[0]!.message, { batch, lane });
+      } finally {
+        for (const done of [...carried, ...batch.map((item) => item.key), ...lane.steering.taken]) if (!lane.carried.includes(done)) this.#active.delete(done);
+      }
+    });
+    turn
+      .catch((error: unknown) => this.log(`${sessionKey}: turn not run: ${errorMessage(error)}`))
+      .finally(() => {
+        lane.turns--;
+        this.#lanes.release(sessionKey);
+      });
   }
 
-  /** Puts the message in the inbox; when that fails, forgets it was seen, so a redelivery is taken. */
-  async #accept(message: InboundMessage, text: string): Promise<string> {
-    try {
-      return await this.inbox.add(message, text);
-    } catch (error) {
-      await this.dedupe.forget(message.dedupeKey).catch(() => undefined);
-      throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
-    }
-  }
-
-  /** Queues the turn of an accepted message (one turn at a time per conversation). */
-  #startTurn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, inboxKey: string, replay?: InboxEntry): void {
-    const turn = this.queue.run(message.sessionKey, () => this.#turn(adapter, conversation, message, text, { inboxKey, replay }));
-    turn.catch((error: unknown) => this.log(`${message.sessionKey}: turn not run: ${errorMessage(error)}`));
+  /** Lets queued turns begin (once the channels are up and earlier replies went out). */
+  #open(): void {
+    this.#release();
   }
 
   /** Work that outlives the message's acceptance (command answers, refusals); `stop()` waits for it. */
@@ -271,28 +381,36 @@ export class Gateway {
   }
 
   /**
-   * Answers messages an earlier process accepted and never answered (it stopped mid-turn), in
-   * the order they came, through the usual queue. When the session already holds the message
-   * (the turn had begun), the model is asked to answer it rather than given it twice.
+   * Answers messages accepted and never answered (the last process stopped before answering, or
+   * the store failed under their turns), in the order they came, through the usual pipeline. Each
+   * is marked seen again, so a redelivery of it is not taken as new.
    */
-  answerInbox(entries: InboxEntry[]): void {
+  #answerInbox(entries: InboxEntry[]): void {
     const oldest = Date.now() - inboxReplayHours * 3_600_000;
     for (const entry of entries) {
+      if (this.#active.has(entry.key)) continue;
       const adapter = this.adapters.get(entry.address.platform);
       if (!adapter || entry.receivedAt < oldest) {
         this.log(`${entry.sessionKey}: message from before the restart not answered (${adapter ? 'too old' : `no ${entry.address.platform} adapter`})`);
         this.#background(this.inbox.done(entry.key));
         continue;
       }
-      const message = replayedMessage(entry);
-      this.#background(
-        this.conversations.get(message).then((conversation) => {
-          this.#remember(message);
-          this.log(`${entry.sessionKey}: answering a message left unanswered by the last run`);
-          this.#startTurn(adapter, conversation, message, entry.text, entry.key, entry);
-        }),
-      );
+      this.#background(this.dedupe.firstTime(entry.dedupeKey));
+      this.log(`${entry.sessionKey}: answering a message accepted earlier and not yet answered`);
+      this.#admit(adapter, replayedMessage(entry), entry);
     }
+  }
+
+  /** The store failed: reported, and once it works again the messages it left waiting are answered. */
+  #storeFailed(error: unknown, what: string): void {
+    this.log(`${what}: store failed: ${errorMessage(error)}`);
+    this.health.reportFailure(error, what);
+  }
+
+  /** The store works again: messages accepted and left waiting are answered now. */
+  async #resume(): Promise<void> {
+    if (this.#stopping) return;
+    this.#answerInbox(await this.inbox.pending());
   }
 
   #requiresMention(message: InboundMessage): boolean {
@@ -300,126 +418,9 @@ export class Gateway {
     return group?.requireMention ?? true;
   }
 
-
-  #whileBusy(conversation: Conversation, text: string): void {
-    switch (this.config.busyMode) {
-      case 'steer':
-        conversation.agent.steer(text);
-        break;
-      case 'interrupt':
-        conversation.agent.abort();
-        conversation.agent.followUp(text);
-        break;
-      default:
-        conversation.agent.followUp(text);
-    }
-  }
-
-  /**
-   * One turn: the agent answers `text` (and what arrives meanwhile, as follow-ups), each answer
-   * streamed, recorded and delivered. The inbox entries of the messages answered are done once
-   * their reply is on record; a failed turn is told to the person and done too.
-   */
-  async #turn(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, source: TurnSource): Promise<RunOutcome> {
-    const { agent } = conversation;
-    const address = message.address;
-    const job = 'job' in source ? source.job : undefined;
-    const inboxKey = 'inboxKey' in source ? source.inboxKey : undefined;
-    const replay = 'inboxKey' in source ? source.replay : undefined;
-    const replyTo = message.scope === 'group' && !job ? message.id : undefined;
-    const deliveries: RunDelivery[] = [];
-    let stream = new ReplyStream(adapter, address, { replyTo });
-    const typing = keepTyping(adapter, address);
-    const unsubscribe = agent.subscribe((event) => {
-      if (event.type === 'text_delta') stream.push(event.text);
-      if (event.type === 'turn_start') stream.separate();
-    });
-    /** The messages answered so far: the first reply answers this message, later ones the follow-ups too. */
-    const answering = (all: boolean) => [...(inboxKey === undefined ? [] : [inboxKey]), ...(all ? conversation.inboxKeys.splice(0) : [])];
-    if (job) conversation.scheduledRun = true;
-    conversation.turnSender = message.sender.id;
-    try {
-      const input = replay ? replayInput((await conversation.agent.session()).buildContext().messages, replay) : job ? text : await this.#input(conversation, message, text);
-      const images = replay || job ? [] : await imagesOf(message, this.log);
-      const result = await agent.invoke(input, { channel: message.sessionKey, images, turn: await this.#turnContext(conversation, message, job !== undefined) });
-      // Aborted turns without text send nothing; files the agent sent go with the last answer.
-      const answers = [result, ...result.followUps].map((turn, index) => ({ turn, index })).filter(({ turn }) => !turn.aborted || turn.text);
-      const files = answers.length > 0 ? this.outbox.take(message.sessionKey) : [];
-      for (const { turn, index } of answers) {
-        const previewId = await stream.close();
-        const withFiles = index === answers.at(-1)!.index && files.length > 0 ? files : undefined;
-        const reply = { text: turn.text || (withFiles ? '' : '(no answer)'), files: withFiles, turnId: `${message.dedupeKey}#${index}`, previewId, replyTo: index === 0 ? replyTo : undefined, answers: answering(index > 0) };
-        deliveries.push(await this.#deliver(adapter, conversation, address, reply));
-        stream = new ReplyStream(adapter, address);
-      }
-      return { status: 'ok', delivery: combinedDelivery(deliveries) };
-    } catch (error) {
-      await stream.close();
-      await this.#sendDirect(adapter, address, failureReply(error));
-      this.log(`${message.sessionKey}: turn failed: ${errorMessage(error)}`);
-      return { status: 'error', error: errorMessage(error) };
-    } finally {
-      if (job) conversation.scheduledRun = false;
-      conversation.turnSender = undefined;
-      unsubscribe();
-      typing.stop();
-      // Files of a turn that failed or was stopped before it answered are not sent.
-      await this.outbox.discard(this.outbox.take(message.sessionKey)).catch(() => undefined);
-      await this.#answered(answering(true)).catch((error: unknown) => this.log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
-    }
-  }
-
-  /**
-   * What the turn's tools know of it: where it is, who asked (for a job: its creator), which tools
-   * that person may use there and the workspace they work in.
-   */
-  async #turnContext(conversation: Conversation, message: InboundMessage, scheduled: boolean): Promise<TurnContext> {
-    const { platform, conversationId, threadId } = message.address;
-    const admin = this.isAdmin(platform, message.sender.id);
-    const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
-    const access = await this.#turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.runtime, conversation));
-    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
-  }
-
   /** Whether `platform:userId` is one of the configured admins. */
   isAdmin(platform: string, userId: string): boolean {
     return this.config.admins.includes(`${platform}:${userId}`);
-  }
-
-  /** The model's input for a message: its text, plus where its documents were saved. */
-  async #input(conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
-    const documents = message.attachments.some((attachment) => attachment.kind === 'file');
-    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.runtime, conversation), keySegment(message.sessionKey)), message, this.log) : [];
-    return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
-  }
-
-
-  /**
-   * Records the reply in the ledger (with the inbox keys of the messages it answers), clears
-   * those from the inbox, then delivers it (editing the preview when it fits).
-   */
-  async #deliver(
-    adapter: ChannelAdapter,
-    conversation: Conversation,
-    address: ConversationAddress,
-    reply: { text: string; files: OutboundFile[] | undefined; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
-  ): Promise<RunDelivery> {
-    const { previewId, replyTo, files } = reply;
-    // Files are sent even when the text is silent: they are what the agent chose to send.
-    const text = files && reply.text.trim() === silentReply ? '' : reply.text;
-    // The preview is recorded with the reply: a gateway restarted after a crash then edits this
-    // message too, rather than leave the half-streamed preview above a second copy.
-    const id = await this.ledger.record({ sessionKey: conversation.key, address, ...reply, text });
-    // From here the ledger answers for the reply: a crash no longer means answering anew.
-    await this.#answered(reply.answers);
-    if (text.trim() === silentReply) return { status: 'silent' };
-    const failure = await this.#sender.send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
-    return failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure };
-  }
-
-  /** Clears answered messages from the inbox. */
-  async #answered(inboxKeys: string[]): Promise<void> {
-    await Promise.all(inboxKeys.map((key) => this.inbox.done(key)));
   }
 
   async #sendDirect(adapter: ChannelAdapter, address: ConversationAddress, text: string): Promise<void> {
@@ -458,10 +459,10 @@ export class Gateway {
       const live = await this.conversations.get(message);
       // A job runs with the profile it was created with, also after the conversation was bound to another.
       const conversation = live.profile === job.profile ? live : await this.conversations.borrow(live, job.profile);
-      if (conversation === live) return this.#turn(adapter, conversation, message, message.text, { job });
+      if (conversation === live) return this.#runner.run(adapter, conversation, message, { job });
       live.scheduledRun = true;
       try {
-        return await this.#turn(adapter, conversation, message, message.text, { job });
+        return await this.#runner.run(adapter, conversation, message, { job });
       } finally {
         live.scheduledRun = false;
         conversation.agent.dispose();
@@ -477,17 +478,6 @@ export class Gateway {
   }
 
 }
-
-/** What a turn answers: a person's message (from the inbox; `replay` after a restart) or a scheduled job. */
-type TurnSource = { inboxKey: string; replay?: InboxEntry } | { job: Job };
-
-/** One delivery status for a run's answers: failed if any failed, silent if all were, else delivered. */
-function combinedDelivery(deliveries: RunDelivery[]): RunDelivery | undefined {
-  if (deliveries.length === 0) return undefined;
-  return deliveries.find((delivery) => delivery.status === 'failed') ?? deliveries.find((delivery) => delivery.status === 'delivered') ?? deliveries[0];
-}
-
-
 
 /** Where versions before the preview id went into the ledger kept it (read for their pending replies). */
 function legacyPreviewKey(turnId: string): string {

@@ -29,6 +29,23 @@ export interface InboxEntry {
   attachments: Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size'>[];
   /** Milliseconds since the epoch. */
   receivedAt: number;
+  /**
+   * Set when its turn began: where the session stood before it and what the model was given. A
+   * turn cut off by a crash is run again from here, from the person's message itself.
+   */
+  begun?: TurnStart;
+  /** The streamed preview of its answer, once one was sent: a turn run again finishes this message. */
+  previewId?: string;
+}
+
+/** Where a message's turn began (see {@link InboxEntry.begun}). */
+export interface TurnStart {
+  /** The session's leaf before the turn (`null`: the session was empty). */
+  leaf: string | null;
+  /** The model's input for the turn. */
+  input: string;
+  /** Inbox keys the turn answers together (this one first). */
+  keys: string[];
 }
 
 /** Accepted messages whose turns have not finished. */
@@ -37,6 +54,12 @@ export interface Inbox {
   add(message: InboundMessage, text: string): Promise<string>;
   /** The message's turn is over (reply recorded, or the failure told): forget it. */
   done(key: string): Promise<void>;
+  /** Whether `key` waits for an answer. */
+  has(key: string): Promise<boolean>;
+  /** Notes that the turn answering `start.keys` began (on each of them still waiting). */
+  begin(start: TurnStart): Promise<void>;
+  /** Notes the preview message of the answer to `key`. */
+  notePreview(key: string, previewId: string): Promise<void>;
   /** Messages accepted and never finished, oldest first (after a crash: what to answer now). */
   pending(): Promise<InboxEntry[]>;
 }
@@ -81,6 +104,20 @@ export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
     },
 
     done: (key) => journal.delete(key),
+
+    has: async (key) => (await journal.get(key)) !== undefined,
+
+    async begin(start) {
+      for (const key of start.keys) {
+        const entry = await journal.get(key);
+        if (entry) await journal.set(key, { ...entry, begun: start });
+      }
+    },
+
+    async notePreview(key, previewId) {
+      const entry = await journal.get(key);
+      if (entry && entry.previewId !== previewId) await journal.set(key, { ...entry, previewId });
+    },
 
     async pending() {
       const entries = (await journal.entries()).map(([key, entry]) => ({ ...entry, key }));

@@ -25,12 +25,20 @@ export class ReplyStream {
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
   #now: () => number;
+  #onPreview: ((messageId: string) => void) | undefined;
 
-  constructor(adapter: ChannelAdapter, address: ConversationAddress, options: { replyTo?: string; now?: () => number } = {}) {
+  /**
+   * `messageId` continues a preview sent before (by a process that stopped mid-answer): the
+   * stream edits it instead of sending another. `onPreview` hears the preview's id once it was
+   * sent, so the caller can record it before the answer is final.
+   */
+  constructor(adapter: ChannelAdapter, address: ConversationAddress, options: { replyTo?: string; now?: () => number; messageId?: string; onPreview?: (messageId: string) => void } = {}) {
     this.#adapter = adapter;
     this.#address = address;
     this.#replyTo = options.replyTo;
     this.#now = options.now ?? Date.now;
+    this.#messageId = options.messageId;
+    this.#onPreview = options.onPreview;
   }
 
   /** The id of the preview message, once one was sent. */
@@ -64,7 +72,7 @@ export class ReplyStream {
   #schedule(): void {
     if (this.#timer) return;
     const interval = this.#adapter.capabilities.editIntervalMs;
-    const wait = this.#messageId === undefined ? 0 : Math.max(0, this.#lastEdit + interval - this.#now());
+    const wait = this.#shown === '' ? 0 : Math.max(0, this.#lastEdit + interval - this.#now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
@@ -83,6 +91,7 @@ export class ReplyStream {
     if (this.#messageId === undefined) {
       const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo });
       this.#messageId = sent.ids[0];
+      if (this.#messageId !== undefined) this.#onPreview?.(this.#messageId);
     } else {
       await this.#adapter.edit(this.#address, this.#messageId, { text: preview });
     }

@@ -75,12 +75,13 @@ describe('Telegram recovery through the gateway', () => {
     await find(chat, 'The budget is fine.');
     expect(texts(chat)).toEqual(['The plan: ship on Friday.', 'The budget is fine.']);
     const [, replayFirst, replaySecond] = model.requests.slice(requestsBefore);
-    // The first message was already in the session: asked to answer it, not given it twice.
+    // The first message's turn had begun: it is run again from the person's message, given once.
     expect(userTexts(replayFirst!).filter((text) => text === 'what is the plan?')).toHaveLength(1);
-    expect(userTexts(replayFirst!).at(-1)).toContain('restarted before the answer');
+    expect(userTexts(replayFirst!).at(-1)).toBe('what is the plan?');
+    expect(userTexts(replayFirst!).join('\n')).not.toContain('restarted');
     expect(userTexts(replaySecond!).at(-1)).toBe('and the budget?');
     expect(model.requests).toHaveLength(requestsBefore + 3);
-    expect(gateway.output.all()).toContain('answering a message left unanswered by the last run');
+    expect(gateway.output.all()).toContain('answering a message accepted earlier and not yet answered');
   });
 
   it('sends a reply recorded just before a crash and does not answer its message again', async () => {
@@ -101,7 +102,7 @@ describe('Telegram recovery through the gateway', () => {
     await find(chat, 'Still here.');
     expect(texts(chat)).toEqual(['Yes, got it.', 'Still here.']);
     expect(model.requests).toHaveLength(requestsBefore + 1);
-    expect(gateway.output.all()).not.toContain('answering a message left unanswered');
+    expect(gateway.output.all()).not.toContain('answering a message accepted earlier');
   });
 
   it('sends the reply anew when the preview it should have replaced can no longer be edited', async () => {

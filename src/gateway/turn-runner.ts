@@ -1,0 +1,246 @@
+/**
+ * One turn, from its start to its recorded reply: the agent answers a person's messages (or a
+ * scheduled job), the answer is streamed, recorded in the delivery ledger with the inbox keys it
+ * answers, and delivered. Where the turn began is noted in the inbox first, with the preview
+ * once it shows, so a turn cut off by a crash is run again from the person's message and
+ * finishes the preview it left.
+ */
+import { join } from 'node:path';
+import type { ChannelAdapter, ConversationAddress, InboundMessage, OutboundFile } from '../channels/types.ts';
+import { AgentError, errorMessage } from '../core/errors.ts';
+import type { Runtime } from '../runtime/runtime.ts';
+import type { SessionTree } from '../session/session-tree.ts';
+import type { TurnContext } from '../tools/tool.ts';
+import type { Conversation } from './conversations.ts';
+import { tempDirectoryOf } from './conversations.ts';
+import { keySegment } from './dedupe.ts';
+import { failureReply } from './failure-reply.ts';
+import type { Outbox } from './files/outbox.ts';
+import { imagesOf, saveDocuments } from './files/inbound-files.ts';
+import type { Inbox, TurnStart } from './inbox.ts';
+import type { DeliveryLedger } from './ledger/index.ts';
+import { ReplyStream, silentReply } from './reply-stream.ts';
+import type { ReplySender } from './reply-sender.ts';
+import { replayInput } from './restart-replay.ts';
+import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
+import { isStoreFailure } from './store-failure.ts';
+import type { TurnAccess } from './turn-access.ts';
+import { keepTyping } from './typing-indicator.ts';
+import type { TurnLane } from './turn-lanes.ts';
+import type { WaitingMessage } from './waiting-messages.ts';
+
+/** What a turn answers: a person's messages (taken together, from their conversation's lane) or a scheduled job. */
+export type TurnSource = { batch: WaitingMessage[]; lane: TurnLane } | { job: Job };
+
+/** What the turn runner works with (the gateway's parts). */
+export interface TurnRunnerOptions {
+  runtime: Runtime;
+  inbox: Inbox;
+  ledger: DeliveryLedger;
+  outbox: Outbox;
+  sender: ReplySender;
+  turnAccess: TurnAccess;
+  isAdmin(platform: string, userId: string): boolean;
+  log(line: string): void;
+  /** True once the gateway stops: a turn cut short then is left for the next start. */
+  stopping(): boolean;
+  /** The store failed under a turn: its messages wait until it recovers (see StoreHealth). */
+  storeFailed(error: unknown, what: string): void;
+}
+
+/** How a turn ended for its messages: answered (done in the inbox) or left to be answered later. */
+type Settlement = 'answered' | 'left';
+
+/** Runs turns and delivers their replies. */
+export class TurnRunner {
+  readonly #options: TurnRunnerOptions;
+
+  constructor(options: TurnRunnerOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * One turn in `conversation` for `message` (the first of `source.batch`, or the job's). Messages
+   * the running turn takes in as steering are answered by its reply too. Resolves to what
+   * happened (for a job's run record).
+   */
+  async run(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, source: TurnSource): Promise<RunOutcome> {
+    const { agent } = conversation;
+    const { inbox, log } = this.#options;
+    const address = message.address;
+    const job = 'job' in source ? source.job : undefined;
+    const batch = 'batch' in source ? source.batch : [];
+    const lane = 'lane' in source ? source.lane : undefined;
+    const replayed = batch[0]?.entry;
+    // Messages an interrupted turn left unanswered are answered by this one.
+    const carried = lane?.carried.splice(0) ?? [];
+    const keys = [...carried, ...batch.map((item) => item.key)];
+    const answers = () => [...keys, ...(lane?.steering.taken ?? [])];
+    const replyTo = message.scope === 'group' && !job ? message.id : undefined;
+    const first = batch[0]?.key;
+    const stream = new ReplyStream(adapter, address, {
+      replyTo,
+      messageId: replayed?.previewId,
+      onPreview: first === undefined ? undefined : (id) => void inbox.notePreview(first, id).catch((error: unknown) => log(`${message.sessionKey}: preview not noted: ${errorMessage(error)}`)),
+    });
+    const typing = keepTyping(adapter, address);
+    const unsubscribe = agent.subscribe((event) => {
+      if (event.type === 'text_delta') stream.push(event.text);
+      if (event.type === 'turn_start') stream.separate();
+      if (event.type === 'steering_injected') lane?.steering.injected(event.text);
+    });
+    if (job) conversation.scheduledRun = true;
+    conversation.turnSender = message.sender.id;
+    lane?.steering.begin();
+    if (lane) lane.interrupted = false;
+    let settlement: Settlement = 'answered';
+    try {
+      const tree = await agent.session();
+      const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(conversation, batch, tree);
+      if (!job) await inbox.begin({ ...start, keys: batch.map((item) => item.key) });
+      const images = replayed || job ? [] : await imagesOf(message, log);
+      const result = await agent.invoke(start.input, { channel: message.sessionKey, images, turn: await this.#turnContext(conversation, message, job !== undefined) });
+      if (result.aborted && this.#options.stopping()) {
+        // Stopped by the shutdown: answered after the restart, from the person's message.
+        settlement = 'left';
+        await stream.close();
+        return { status: 'error', error: 'the gateway stopped before the turn finished' };
+      }
+      if (result.aborted && !result.text && lane?.interrupted) {
+        // Interrupted by a newer message before saying anything: that message's turn answers both.
+        settlement = 'left';
+        lane.carried.push(...answers());
+        await stream.close();
+        return { status: 'ok' };
+      }
+      // Aborted turns without text send nothing; files the agent sent go with the answer.
+      if (result.aborted && !result.text) {
+        const previewId = await stream.close();
+        if (previewId !== undefined) await this.#finishPreview(adapter, address, previewId, 'Stopped.');
+        return { status: 'ok' };
+      }
+      const files = this.#options.outbox.take(message.sessionKey);
+      const previewId = await stream.close();
+      const reply = { text: result.text || (files.length > 0 ? '' : '(no answer)'), files: files.length > 0 ? files : undefined, turnId: `${message.dedupeKey}#0`, previewId, replyTo, answers: answers() };
+      const delivery = await this.#deliver(adapter, conversation, address, reply);
+      return { status: 'ok', delivery };
+    } catch (error) {
+      const previewId = await stream.close();
+      if (!job && (isStoreFailure(error) || (this.#options.stopping() && isCancellation(error)))) {
+        // Nothing is told and nothing is cleared: the messages are answered once the store works
+        // again (or after the restart), from where the turn began.
+        settlement = 'left';
+        if (isStoreFailure(error)) this.#options.storeFailed(error, `${message.sessionKey}: turn`);
+        return { status: 'error', error: errorMessage(error) };
+      }
+      await this.#finishPreview(adapter, address, previewId, failureReply(error));
+      log(`${message.sessionKey}: turn failed: ${errorMessage(error)}`);
+      return { status: 'error', error: errorMessage(error) };
+    } finally {
+      if (job) conversation.scheduledRun = false;
+      conversation.turnSender = undefined;
+      lane?.steering.end();
+      unsubscribe();
+      typing.stop();
+      // Files of a turn that failed or was stopped before it answered are not sent.
+      await this.#options.outbox.discard(this.#options.outbox.take(message.sessionKey)).catch(() => undefined);
+      if (settlement === 'answered') await this.#answered(answers()).catch((error: unknown) => log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
+    }
+  }
+
+  /**
+   * Where the turn of `batch` starts and what the model is given. A turn that began before (the
+   * process stopped in it) starts again where it began: the session is rewound to before the
+   * person's message, which is given again, when the session went on from there.
+   */
+  async #start(conversation: Conversation, batch: WaitingMessage[], tree: SessionTree): Promise<TurnStart> {
+    const begun = batch[0]?.entry?.begun;
+    if (begun) {
+      // The session went on from where the turn began (the turn's own partial work): back to it.
+      await rewindTo(tree, begun.leaf);
+      return { ...begun, leaf: tree.leafId };
+    }
+    const first = batch[0]!;
+    if (first.entry) return { input: replayInput(first.entry), leaf: tree.leafId, keys: [] };
+    const texts = batch.map((item) => item.text);
+    texts[0] = await this.#input(conversation, first.message, first.text);
+    return { input: texts.join('\n\n'), leaf: tree.leafId, keys: [] };
+  }
+
+  /**
+   * What the turn's tools know of it: where it is, who asked (for a job: its creator), which tools
+   * that person may use there and the workspace they work in.
+   */
+  async #turnContext(conversation: Conversation, message: InboundMessage, scheduled: boolean): Promise<TurnContext> {
+    const { platform, conversationId, threadId } = message.address;
+    const admin = this.#options.isAdmin(platform, message.sender.id);
+    const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
+    const access = await this.#options.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.#options.runtime, conversation));
+    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
+  }
+
+  /** The model's input for a message: its text, plus where its documents were saved. */
+  async #input(conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
+    const documents = message.attachments.some((attachment) => attachment.kind === 'file');
+    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), message, this.#options.log) : [];
+    return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
+  }
+
+  /**
+   * Records the reply in the ledger (with the inbox keys of the messages it answers), clears
+   * those from the inbox, then delivers it (editing the preview when it fits).
+   */
+  async #deliver(
+    adapter: ChannelAdapter,
+    conversation: Conversation,
+    address: ConversationAddress,
+    reply: { text: string; files: OutboundFile[] | undefined; turnId: string; previewId: string | undefined; replyTo: string | undefined; answers: string[] },
+  ): Promise<RunDelivery> {
+    const { previewId, replyTo, files } = reply;
+    // Files are sent even when the text is silent: they are what the agent chose to send.
+    const text = files && reply.text.trim() === silentReply ? '' : reply.text;
+    // The preview is recorded with the reply: a gateway restarted after a crash then edits this
+    // message too, rather than leave the half-streamed preview above a second copy.
+    const id = await this.#options.ledger.record({ sessionKey: conversation.key, address, ...reply, text });
+    // From here the ledger answers for the reply: a crash no longer means answering anew.
+    await this.#answered(reply.answers);
+    if (text.trim() === silentReply) {
+      await this.#finishPreview(adapter, address, previewId, undefined);
+      return { status: 'silent' };
+    }
+    const failure = await this.#options.sender.send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    return failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure };
+  }
+
+  /** Clears answered messages from the inbox. */
+  async #answered(inboxKeys: string[]): Promise<void> {
+    await Promise.all(inboxKeys.map((key) => this.#options.inbox.done(key)));
+  }
+
+  /**
+   * Ends a preview that no answer replaces: it becomes `text` (a failure told, "Stopped."), or
+   * "(no answer)" for a silent one. Without a preview `text` is sent.
+   */
+  async #finishPreview(adapter: ChannelAdapter, address: ConversationAddress, previewId: string | undefined, text: string | undefined): Promise<void> {
+    const { log } = this.#options;
+    if (previewId === undefined) {
+      if (text !== undefined) await adapter.send(address, { text }).catch((error: unknown) => log(`${address.platform}: could not send: ${errorMessage(error)}`));
+      return;
+    }
+    await adapter.edit(address, previewId, { text: text ?? '(no answer)' }).catch(async (error: unknown) => {
+      log(`${address.platform}: preview not finished: ${errorMessage(error)}`);
+      if (text !== undefined) await adapter.send(address, { text }).catch(() => undefined);
+    });
+  }
+}
+
+/** Moves the session back to `leaf` when the session went on from there (else it stays). */
+async function rewindTo(tree: SessionTree, leaf: string | null): Promise<void> {
+  if (leaf === tree.leafId) return;
+  if (leaf !== null && !tree.branch().some((entry) => entry.id === leaf)) return;
+  await tree.setLeaf(leaf);
+}
+
+function isCancellation(error: unknown): boolean {
+  return error instanceof AgentError && error.category === 'CANCELLATION';
+}

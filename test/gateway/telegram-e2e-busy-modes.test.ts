@@ -1,0 +1,141 @@
+/**
+ * Telegram end to end, busy modes: what a message sent while its conversation's turn works does
+ * under `busyMode` followUp, steer and interrupt, through the real gateway process. Every message
+ * is answered, in order, none twice; a follow-up cut off by a crash is answered after the restart
+ * from the person's message, and the preview it left is finished, not left dangling.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeModelServer, RecordedRequest } from '../fakes/fake-model-server.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
+import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+
+const person = 7007;
+const from = { id: person, first_name: 'Ida' };
+const wait = 20_000;
+
+/** The user texts of a model request, in order. */
+function userTexts(request: RecordedRequest): string[] {
+  return (request.body.messages as { role: string; content: string | { type: string; text?: string }[] }[])
+    .filter((message) => message.role === 'user')
+    .flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.flatMap((part) => (part.type === 'text' && part.text ? [part.text] : []))));
+}
+
+describe('busy modes through the gateway', () => {
+  let fakes: TelegramGatewayFakes;
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gateway: GatewayProcess;
+
+  /** Starts the gateway with `busyMode` (the person is an admin: their own DM is the owner's seat). */
+  const start = async (busyMode: string) => {
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ busyMode }));
+    gateway = await startTelegramGateway(fakes, [person]);
+  };
+  const say = (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: person, text, from }));
+  const find = (contains: string) => findBotMessage(telegram, gateway, person, contains, wait);
+  const texts = () => telegram.messages(person).map((message) => message.text);
+  const streaming = (prefix: string) => telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.startsWith(prefix) && message.text.endsWith('…')), wait);
+
+  beforeEach(async () => {
+    fakes = await startTelegramGatewayFakes('operator-busy-modes-');
+    ({ model, telegram } = fakes);
+  });
+
+  afterEach(async () => {
+    await gateway?.stop();
+    await fakes?.close();
+  });
+
+  it('followUp: answers a message sent during a turn after it, and after a crash in its answer, once, from the message itself', async () => {
+    await start('followUp');
+    const first = `First answer, ${'streamed slowly, '.repeat(6)}done.`;
+    model.enqueue({ text: first, chunkSize: 4, delayMs: 40 });
+    // The follow-up's answer streams and never ends: the gateway dies in the middle of it.
+    model.enqueue({ text: `Second answer, ${'never finished, '.repeat(40)}`, chunkSize: 4, delayMs: 200 });
+    say('question A');
+    await streaming('First answer');
+    say('question B');
+    // A's answer is delivered when A's turn ends, not when the follow-up's does.
+    await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === first), wait);
+    await streaming('Second answer');
+    await gateway.kill();
+
+    model.enqueue({ text: 'Second answer, after the restart.' });
+    const before = model.requests.length;
+    gateway = await startTelegramGateway(fakes, [person]);
+    await find('Second answer, after the restart.');
+    // The preview the dead process left became the answer: one message, finished.
+    expect(texts()).toEqual([first, 'Second answer, after the restart.']);
+    const replay = model.requests.slice(before);
+    expect(replay).toHaveLength(1);
+    // Run again from the person's message: B once, as the last user message, and no note.
+    expect(userTexts(replay[0]!).filter((text) => text === 'question B')).toHaveLength(1);
+    expect(userTexts(replay[0]!).at(-1)).toBe('question B');
+    expect(userTexts(replay[0]!).join('\n')).not.toContain('restarted');
+  });
+
+  it('steer: a message taken into the running turn is answered by it, once', async () => {
+    await start('steer');
+    // The turn lists a folder first: the steering message is taken in after that tool round.
+    model.enqueue({ text: 'Let me look first.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }], delayMs: 300 });
+    model.enqueue({ text: 'Both answered: A and the steering B.' });
+    say('question A');
+    await telegram.waitFor(() => model.requests.length >= 1, wait);
+    say('also consider B');
+    await find('Both answered');
+    // Nothing else comes: B had no turn of its own.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(model.requests).toHaveLength(2);
+    expect(userTexts(model.requests[1]!)).toEqual(['question A', 'also consider B']);
+    expect(texts().filter((text) => text.includes('Both answered'))).toHaveLength(1);
+  });
+
+  it('steer: a message too late for the running turn gets a turn of its own', async () => {
+    await start('steer');
+    const first = `First answer, ${'streamed slowly, '.repeat(6)}done.`;
+    model.enqueue({ text: first, chunkSize: 4, delayMs: 40 }, { text: 'Late message answered.' });
+    say('question A');
+    await streaming('First answer');
+    // No tool round is left in this turn: the message cannot be taken in.
+    say('late B');
+    await find('Late message answered.');
+    expect(texts()).toEqual([first, 'Late message answered.']);
+    expect(userTexts(model.requests[1]!).at(-1)).toBe('late B');
+  });
+
+  it('interrupt: stops the running answer, keeps what it said, and answers the new message next, in order', async () => {
+    await start('interrupt');
+    const ending = 'NEVER-REACHED';
+    model.enqueue({ text: `First answer, ${'going on and on, '.repeat(30)}${ending}`, chunkSize: 4, delayMs: 40 });
+    model.enqueue({ text: 'Answer to the interruption.' });
+    say('question A');
+    await streaming('First answer');
+    say('actually, B');
+    await find('Answer to the interruption.');
+    const [stopped, next] = texts();
+    expect(stopped).toMatch(/^First answer/);
+    expect(stopped).not.toContain(ending);
+    expect(stopped!.endsWith('…')).toBe(false);
+    expect(next).toBe('Answer to the interruption.');
+    expect(texts()).toHaveLength(2);
+    expect(userTexts(model.requests[1]!).at(-1)).toBe('actually, B');
+  });
+
+  it('interrupt: a turn stopped before it said anything is answered with the interrupting message, once', async () => {
+    await start('interrupt');
+    model.enqueue({ text: 'never said', hangMs: 30_000 });
+    model.enqueue({ text: 'One answer for both.' });
+    say('question A');
+    await telegram.waitFor(() => model.requests.length >= 1, wait);
+    say('never mind, B');
+    await find('One answer for both.');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(texts()).toEqual(['One answer for both.']);
+    expect(model.requests).toHaveLength(2);
+    expect(userTexts(model.requests[1]!).slice(-2)).toEqual(['question A', 'never mind, B']);
+  });
+});
