@@ -27,6 +27,9 @@ import { platformChannels } from './platform-channels.ts';
 /** Runs the gateway until a signal stops it; resolves to the exit code. */
 export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
+  // Listened for from the first moment: a signal during start-up (or right after the banner)
+  // must stop the gateway cleanly, not end the process with the default action.
+  const signals = listenForStop();
   const { config: loaded } = loadConfig(env);
   // Incomplete credentials stop the start here, before anything is running.
   const platforms = await platformChannels(env, loaded);
@@ -90,23 +93,42 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   log(banner.join('\n'));
 
   return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) {
-        // A second signal: whoever sent it does not want to wait. Unfinished work is in the inbox.
-        log('operator: stopping now; unfinished answers follow after the next start');
-        process.exit(1);
-      }
-      stopping = true;
+    signals.onStop(async () => {
       state = 'stopping';
-      log(`operator: finishing the answers in progress (up to ${(config.shutdownGraceSeconds ?? 25)} s), then stopping; a second signal stops at once`);
+      log(`operator: finishing the answers in progress (up to ${config.shutdownGraceSeconds} s), then stopping; a second signal stops at once`);
       await removeControlFile(runtime.home, token).catch(() => undefined);
-      await gateway.stop({ graceMs: (config.shutdownGraceSeconds ?? 25) * 1000 });
+      await gateway.stop({ graceMs: config.shutdownGraceSeconds * 1000 });
       await server.close();
       await runtime.close();
+      // A platform that is gone may leave its client retrying (timers, sockets): it must not hold
+      // the exit. Unreferenced, so a process with nothing left exits as usual, sooner.
+      setTimeout(() => process.exit(0), 1_000).unref();
       resolve(0);
-    };
-    process.on('SIGTERM', () => void stop());
-    process.on('SIGINT', () => void stop());
+    });
   });
+}
+
+/**
+ * SIGTERM and SIGINT from now on: the first runs the stop given to `onStop` (at once if a signal
+ * came before it was given), a second exits at once. Unfinished work is in the inbox either way.
+ */
+function listenForStop(): { onStop(stop: () => Promise<void>): void } {
+  let signalled = false;
+  let stop: (() => Promise<void>) | undefined;
+  const onSignal = () => {
+    if (signalled) {
+      process.stdout.write('operator: stopping now; unfinished answers follow after the next start\n');
+      process.exit(1);
+    }
+    signalled = true;
+    void stop?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return {
+    onStop(given) {
+      stop = given;
+      if (signalled) void given();
+    },
+  };
 }

@@ -52,6 +52,7 @@ describe('loadConfig defaults', () => {
       busyMode: 'followUp',
       idleTtlSeconds: 1800,
       maxConcurrentTurns: 64,
+      shutdownGraceSeconds: 25,
       profiles: { channels: {}, people: {} },
       telegram: {},
       discord: {},

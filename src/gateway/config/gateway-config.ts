@@ -88,6 +88,8 @@ export interface GatewayConfig {
   idleTtlSeconds: number;
   /** Turns running at once across all conversations (64). */
   maxConcurrentTurns: number;
+  /** Seconds turns in flight may finish after SIGTERM or Ctrl+C (25). */
+  shutdownGraceSeconds: number;
   /** Configured profile bindings. */
   profiles: Required<ProfileBindings>;
   /** Person turns between memory reviews; unset means the runtime's default. */

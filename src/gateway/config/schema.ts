@@ -214,6 +214,12 @@ export const operatorConfigSchema = z
       .max(10_000)
       .default(64)
       .describe('Turns running at once across all conversations; further messages wait their turn in arrival order.'),
+    shutdownGraceSeconds: z
+      .number()
+      .min(0)
+      .max(3_600)
+      .default(25)
+      .describe('On SIGTERM or Ctrl+C, how long turns in flight may finish; then they stop and their messages are answered after the next start.'),
     profiles: z
       .strictObject({
         channels: z
