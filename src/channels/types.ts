@@ -61,6 +61,12 @@ export interface InboundMessage {
   command?: { name: string; args: string };
   /** Milliseconds since the epoch. */
   receivedAt: number;
+  /**
+   * When the platform says the message was sent, in milliseconds since the epoch (Telegram's
+   * `date`, Slack's `ts`, Discord's `timestamp`); absent where the platform gives none (the web
+   * chat, the terminal, Slack slash commands). Dedupe uses it after its journal lost records.
+   */
+  sentAt?: number;
   /** The platform's own object, for debugging only. */
   raw: unknown;
 }
@@ -132,6 +138,12 @@ export interface OutboundMessage {
    * only the parts after them are sent, so a retry never repeats what arrived.
    */
   skipParts?: number;
+  /**
+   * Called after each part is delivered, with the ids of the parts this call delivered so far and
+   * how many parts the message has (skipped ones included): a long reply's progress can be noted
+   * part by part, so a restart sends only what did not arrive.
+   */
+  onPart?(delivered: readonly string[], parts: number): void;
 }
 
 /** The platform ids of what was sent: one per chunk when a long message was split. */

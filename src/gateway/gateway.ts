@@ -15,7 +15,6 @@ import { answerApproval, askApproval, denyApprovals } from './approvals.ts';
 import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
-import type { Conversation } from './conversations.ts';
 import { Conversations, turnText } from './conversations.ts';
 import { createDedupe, keySegment } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
@@ -76,8 +75,8 @@ export class Gateway {
   readonly #lanes = new TurnLanes();
   /** Per conversation, messages are taken in (access, commands, busy mode) in the order they came. */
   readonly #intake = createSessionQueue();
-  /** Deliveries being accepted right now (a second delivery of one of them is a duplicate). */
-  readonly #accepting = new Set<string>();
+  /** Deliveries being accepted right now, by dedupe key (a second delivery waits for the first). */
+  readonly #accepting = new Map<string, Promise<boolean>>();
   /** Inbox keys this process is answering (queued, running, or carried to the next turn). */
   readonly #active = new Set<string>();
   /** Resolves once turns may begin (the channels are up, earlier replies went out). */
@@ -233,9 +232,22 @@ export class Gateway {
    */
   async #accept(message: InboundMessage): Promise<boolean> {
     const key = message.dedupeKey;
-    // Two deliveries of one update at once (a webhook retry while the first is being taken).
-    if (this.#accepting.has(key)) return false;
-    this.#accepting.add(key);
+    // Two deliveries of one update at once (a webhook retry while the first is being taken): the
+    // second is a duplicate if the first is taken, and refused like it if it is not.
+    const inFlight = this.#accepting.get(key);
+    if (inFlight) return inFlight.then(() => false);
+    const accepting = this.#record(message);
+    this.#accepting.set(key, accepting);
+    try {
+      return await accepting;
+    } finally {
+      this.#accepting.delete(key);
+    }
+  }
+
+  /** {@link #accept} for the first delivery of `message` at a time. */
+  async #record(message: InboundMessage): Promise<boolean> {
+    const key = message.dedupeKey;
     try {
       if ((await this.inbox.has(key)) || (await this.dedupe.seen(key))) return false;
       await this.inbox.add(message, message.text);
@@ -243,8 +255,6 @@ export class Gateway {
     } catch (error) {
       this.#storeFailed(error, `${message.sessionKey}: message not taken`);
       throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
-    } finally {
-      this.#accepting.delete(key);
     }
     await this.dedupe.firstTime(key).catch((error: unknown) => this.#storeFailed(error, `${message.sessionKey}: message not marked seen`));
     return true;

@@ -6,7 +6,7 @@ import type { ChannelAdapter, OutboundFile, SentMessage } from '../channels/type
 import { DeliveryError } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Outbox } from './files/outbox.ts';
-import type { DeliveryLedger, LedgerEntry } from './ledger/index.ts';
+import type { DeliveryLedger, DeliveryProgress, LedgerEntry } from './ledger/index.ts';
 
 /** A recorded reply, as {@link ReplySender.send} delivers it. */
 export type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
@@ -40,22 +40,34 @@ export class ReplySender {
     const { id, address, text, files = [], replyTo } = entry;
     let textIds = entry.sent?.text;
     const fileIds = [...(entry.sent?.files ?? [])];
+    // Progress notes go one after another, and all are written before the reply is marked delivered.
+    let noting = Promise.resolve();
+    const note = (sent: DeliveryProgress) => {
+      noting = noting.then(() => this.#noteProgress(entry, sent));
+    };
     const givenUp = async (error: string) => {
+      await noting;
       await this.discardFiles(entry);
       return error;
     };
     if (textIds === undefined) {
-      const sent = text.trim() === '' && files.length > 0 ? { ids: [] } : await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text, replyTo, replace: previewId, skipParts }));
+      const sent =
+        text.trim() === '' && files.length > 0
+          ? { ids: [] }
+          : await this.#sendParts(entry, options, entry.sent?.textParts ?? [], (textParts) => note({ textParts, files: fileIds }), (skipParts, onPart) =>
+              adapter.send(address, { text, replyTo, replace: previewId, skipParts, onPart }),
+            );
       if ('error' in sent) return givenUp(sent.error);
       textIds = sent.ids;
-      if (files.length > 0) await this.#noteProgress(entry, { text: textIds, files: fileIds });
+      if (files.length > 0) note({ text: textIds, files: fileIds });
     }
     for (const file of files.slice(fileIds.length)) {
-      const sent = await this.#sendParts(entry, options, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
+      const sent = await this.#sendParts(entry, options, [], undefined, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
       if ('error' in sent) return givenUp(sent.error);
       fileIds.push(...sent.ids);
-      if (fileIds.length < files.length) await this.#noteProgress(entry, { text: textIds, files: fileIds });
+      if (fileIds.length < files.length) note({ text: textIds, files: [...fileIds] });
     }
+    await noting;
     // Sent: a failure to note it must not send it again (after a restart it may, once).
     await this.#ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
     await this.discardFiles(entry);
@@ -72,12 +84,22 @@ export class ReplySender {
    * delivered); resolves to the ids of every part, or to the error once given up (noted in the
    * ledger and the log).
    */
-  async #sendParts(entry: SendableReply, options: SendOptions, send: (skipParts: number) => Promise<SentMessage>): Promise<{ ids: string[] } | { error: string }> {
-    /** Parts delivered by failed attempts: a retry sends only the rest. */
-    const delivered: string[] = [];
+  async #sendParts(
+    entry: SendableReply,
+    options: SendOptions,
+    already: readonly string[],
+    noteParts: ((delivered: string[]) => void) | undefined,
+    send: (skipParts: number, onPart: (ids: readonly string[], parts: number) => void) => Promise<SentMessage>,
+  ): Promise<{ ids: string[] } | { error: string }> {
+    /** Parts delivered before (a restart) and by failed attempts: an attempt sends only the rest. */
+    const delivered: string[] = [...already];
     for (let attempt = 1; ; attempt++) {
+      const before = [...delivered];
       try {
-        const sent = await send(delivered.length);
+        const sent = await send(delivered.length, (ids, parts) => {
+          // Noted while some parts are left: the last one is followed by the delivery itself.
+          if (noteParts && before.length + ids.length < parts) noteParts([...before, ...ids]);
+        });
         return { ids: [...delivered, ...sent.ids] };
       } catch (error) {
         if (error instanceof DeliveryError) delivered.push(...error.delivered);
@@ -95,7 +117,7 @@ export class ReplySender {
   }
 
   /** Notes in the ledger which parts of a reply arrived (a failure to note it is only logged). */
-  async #noteProgress(entry: SendableReply, sent: { text: string[]; files: string[] }): Promise<void> {
+  async #noteProgress(entry: SendableReply, sent: DeliveryProgress): Promise<void> {
     await this.#ledger.markProgress(entry.id, sent).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery progress not noted: ${errorMessage(error)}`));
   }
 }

@@ -106,6 +106,26 @@ describe('Telegram delivery through the gateway', () => {
     expect(model.requests).toHaveLength(requestsBefore + 2);
   });
 
+  it('after a crash between the parts of a long reply, sends only the parts that had not arrived', async () => {
+    // Three parts of about 3,000 characters each, one per message (Telegram takes 4,096 per message).
+    const paragraphs = ['first', 'second', 'third'].map((word) => `The ${word} part: ${`${word} `.repeat(450)}`.trim());
+    model.enqueue({ text: paragraphs.join('\n\n'), chunkSize: 4_000 });
+    // The third part never gets through: the gateway dies while sending it.
+    telegram.holdNext('sendMessage', (params) => String(params.text).startsWith('The third part'));
+    const before = telegram.messages(crashChat).length;
+    const callsBefore = telegram.calls.length;
+    say(crashChat, 'a long one');
+    await telegram.waitFor((fake) => fake.calls.slice(callsBefore).find((call) => call.held && call.method === 'sendMessage'), wait);
+    await gateway.kill();
+    expect(telegram.messages(crashChat).slice(before).map((message) => message.text.slice(0, 15))).toEqual(['The first part:', 'The second part']);
+
+    gateway = await startDeliveryGateway(fakes);
+    await find(crashChat, (text) => text.startsWith('The third part'));
+    await roundTrip(crashChat, 'Long and back.');
+    const since = telegram.messages(crashChat).slice(before).map((message) => message.text.slice(0, 15));
+    expect(since).toEqual(['The first part:', 'The second part', 'The third part:', 'Long and back.']);
+  });
+
   it('after a crash during a streamed reply, turns the preview into the reply instead of leaving it beside a copy', async () => {
     const answer = 'The streamed answer survives a crash of the gateway.';
     model.enqueue({ text: answer, delayMs: 30 });

@@ -131,15 +131,20 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
       // Buttons go under the last text chunk; with no text, under the last file.
       const buttonsAt = chunks.length > 0 ? chunks.length - 1 : parts - 1;
       const ids: string[] = [];
+      /** Notes a delivered part (the caller records progress of a long reply). */
+      const delivered = (id: string) => {
+        ids.push(id);
+        message.onPart?.(ids, parts);
+      };
       for (let index = message.skipParts ?? 0; index < parts; index++) {
         const components = index === buttonsAt ? componentsOf(message.buttons, log) : [];
         const reply = index === 0 && message.replyTo !== undefined ? replyBody(message.replyTo) : {};
         const chunk = chunks[index];
         try {
           if (chunk === undefined) {
-            ids.push((await sendFile(channelId, files[index - chunks.length]!, { allowed_mentions: noPings, components, ...reply })).id);
+            delivered((await sendFile(channelId, files[index - chunks.length]!, { allowed_mentions: noPings, components, ...reply })).id);
           } else {
-            ids.push(await sendText(channelId, { content: chunk, allowed_mentions: noPings, components }, index === 0 ? message.replace : undefined, reply));
+            delivered(await sendText(channelId, { content: chunk, allowed_mentions: noPings, components }, index === 0 ? message.replace : undefined, reply));
           }
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;

@@ -98,19 +98,24 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
       // A shared file carries no buttons: they stay with the text, or are left out without it.
       if (chunks.length === 0 && (message.buttons ?? []).length > 0) log('slack: buttons left out (a message of files alone cannot carry them)');
       const ids: string[] = [];
+      /** Notes a delivered part (the caller records progress of a long reply). */
+      const delivered = (id: string) => {
+        ids.push(id);
+        message.onPart?.(ids, chunks.length + files.length);
+      };
       for (let index = message.skipParts ?? 0; index < chunks.length + files.length; index++) {
         const text = chunks[index];
         const blocks = text !== undefined && index === chunks.length - 1 ? blocksWithButtons(text, message.buttons) : undefined;
         try {
           if (text === undefined) {
-            ids.push(await sendFile(address, files[index - chunks.length]!));
+            delivered(await sendFile(address, files[index - chunks.length]!));
             continue;
           }
           if (index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text, blocks))) {
-            ids.push(message.replace);
+            delivered(message.replace);
             continue;
           }
-          ids.push(await post(address, text, blocks));
+          delivered(await post(address, text, blocks));
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
         }

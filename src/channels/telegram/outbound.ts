@@ -109,18 +109,23 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
       const parts = chunks.length + files.length;
       const keyboardAt = chunks.length > 0 ? chunks.length - 1 : parts - 1;
       const ids: string[] = [];
+      /** Notes a delivered part (the caller records progress of a long reply). */
+      const delivered = (id: string) => {
+        ids.push(id);
+        message.onPart?.(ids, parts);
+      };
       for (let index = message.skipParts ?? 0; index < parts; index++) {
         const keyboard = index === keyboardAt ? keyboardOf(message.buttons) : {};
         const chunk = chunks[index];
         try {
           if (index === 0 && chunk && message.replace !== undefined && (await replaceWith(chatId, message.replace, chunk, keyboard))) {
-            ids.push(message.replace);
+            delivered(message.replace);
             continue;
           }
           const replyTo = index === 0 && message.replyTo !== undefined ? { reply_parameters: { message_id: Number(message.replyTo), allow_sending_without_reply: true } } : {};
           const extra = { ...topicParams(address), ...replyTo, ...keyboard };
           const sent = chunk ? await sendChunk(chatId, chunk, extra) : await sendFile(chatId, files[index - chunks.length]!, extra);
-          ids.push(String(sent.message_id));
+          delivered(String(sent.message_id));
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
         }

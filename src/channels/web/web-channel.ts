@@ -139,11 +139,16 @@ class WebChannelAdapter implements WebChannel {
     // Files alone: no text part at all.
     const chunks = files.length > 0 && message.text.trim() === '' ? [] : splitText(message.text, this.capabilities.maxLength);
     const ids: string[] = [];
+    /** Notes a delivered part (the caller records progress of a long reply). */
+    const delivered = (id: string) => {
+      ids.push(id);
+      message.onPart?.(ids, chunks.length + files.length);
+    };
     for (let index = message.skipParts ?? 0; index < chunks.length + files.length; index++) {
       const text = chunks[index];
       if (text === undefined) {
         try {
-          ids.push(await this.#sendFile(clientId, files[index - chunks.length]!));
+          delivered(await this.#sendFile(clientId, files[index - chunks.length]!));
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
         }
@@ -153,12 +158,12 @@ class WebChannelAdapter implements WebChannel {
       const buttons = last && message.buttons ? { buttons: message.buttons } : {};
       if (index === 0 && message.replace !== undefined && messageIdPattern.test(message.replace)) {
         this.#hub.publish(clientId, { type: 'update', id: message.replace, text, ...buttons });
-        ids.push(message.replace);
+        delivered(message.replace);
         continue;
       }
       const id = this.#newId();
       this.#hub.publish(clientId, { type: 'message', id, text, ...buttons, ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) });
-      ids.push(id);
+      delivered(id);
     }
     return { ids };
   }

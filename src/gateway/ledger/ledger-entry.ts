@@ -49,11 +49,21 @@ export interface LedgerEntry extends NewLedgerEntry {
   /** Ids of the sent platform messages (one per chunk). */
   platformIds?: string[];
   /**
-   * What of a reply with files has arrived so far: the text's parts (once all were sent) and the
-   * files sent one by one. A resend after a restart sends only the rest.
+   * What of a long reply, or one with files, has arrived so far. A resend after a restart sends
+   * only the rest.
    */
-  sent?: { text: string[]; files: string[] };
+  sent?: DeliveryProgress;
 }
 
 /** The text of a reply that is recorded but never sent. */
 export const silentReplyText = '[SILENT]';
+
+/** What of a reply has arrived (see {@link LedgerEntry.sent}). */
+export interface DeliveryProgress {
+  /** The text's parts, once all of them were sent (unset while the text is not through). */
+  text?: string[];
+  /** The text's parts delivered so far, while some are left (a long reply split in parts). */
+  textParts?: string[];
+  /** The files sent so far, one by one after the text. */
+  files: string[];
+}
