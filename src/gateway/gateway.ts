@@ -77,6 +77,8 @@ export class Gateway {
   readonly #intake = createSessionQueue();
   /** Deliveries being accepted right now, by dedupe key (a second delivery waits for the first). */
   readonly #accepting = new Map<string, Promise<boolean>>();
+  /** Inbox keys answered whose entries the failing store kept: cleared, not answered, when it recovers. */
+  readonly #answeredKeys = new Set<string>();
   /** Inbox keys this process is answering (queued, running, or carried to the next turn). */
   readonly #active = new Set<string>();
   /** Resolves once turns may begin (the channels are up, earlier replies went out). */
@@ -125,6 +127,7 @@ export class Gateway {
       log: (line) => this.log(line),
       stopping: () => this.#stopping,
       storeFailed: (error, what) => this.#storeFailed(error, what),
+      answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
     });
     this.conversations = new Conversations({
       runtime: this.runtime,
@@ -420,6 +423,10 @@ export class Gateway {
   /** The store works again: messages accepted and left waiting are answered now. */
   async #resume(): Promise<void> {
     if (this.#stopping) return;
+    for (const key of this.#answeredKeys) {
+      await this.inbox.done(key);
+      this.#answeredKeys.delete(key);
+    }
     this.#answerInbox(await this.inbox.pending());
   }
 

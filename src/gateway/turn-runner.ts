@@ -46,6 +46,8 @@ export interface TurnRunnerOptions {
   stopping(): boolean;
   /** The store failed under a turn: its messages wait until it recovers (see StoreHealth). */
   storeFailed(error: unknown, what: string): void;
+  /** Messages answered whose inbox entries could not be cleared (the store failed): not to be answered again. */
+  answeredButKept(keys: readonly string[]): void;
 }
 
 /** How a turn ended for its messages: answered (done in the inbox) or left to be answered later. */
@@ -144,7 +146,7 @@ export class TurnRunner {
       typing.stop();
       // Files of a turn that failed or was stopped before it answered are not sent.
       await this.#options.outbox.discard(this.#options.outbox.take(message.sessionKey)).catch(() => undefined);
-      if (settlement === 'answered') await this.#answered(answers()).catch((error: unknown) => log(`${message.sessionKey}: inbox not cleared: ${errorMessage(error)}`));
+      if (settlement === 'answered') await this.#answered(answers());
     }
   }
 
@@ -212,9 +214,18 @@ export class TurnRunner {
     return failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure };
   }
 
-  /** Clears answered messages from the inbox. */
+  /**
+   * Clears answered messages from the inbox. When the store fails here the reply still goes out:
+   * the messages are reported as answered but kept, so they are not answered again once the store
+   * works (see `TurnRunnerOptions.answeredButKept`).
+   */
   async #answered(inboxKeys: string[]): Promise<void> {
-    await Promise.all(inboxKeys.map((key) => this.#options.inbox.done(key)));
+    const kept: string[] = [];
+    await Promise.all(inboxKeys.map((key) => this.#options.inbox.done(key).catch((error: unknown) => {
+      kept.push(key);
+      this.#options.storeFailed(error, `${key}: answered message not cleared from the inbox`);
+    })));
+    if (kept.length > 0) this.#options.answeredButKept(kept);
   }
 
   /**
