@@ -52,7 +52,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const token = newControlToken();
   const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gateway.scheduleControl(), log: gateway.log });
   const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
-  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size }), [control], edge);
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [control], edge);
   const host = config.host.replace(/^\[(.*)\]$/, '$1');
   const server = await listen(app, config.port, host).catch(async (error: unknown) => {
     await runtime.close();

@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
-import { NotAcceptedError } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { createAccessPolicy } from './access/index.ts';
@@ -35,6 +34,9 @@ import { isStoreFailure } from './store-failure.ts';
 import { TurnAccess } from './turn-access.ts';
 import { TurnLanes } from './turn-lanes.ts';
 import { TurnRunner } from './turn-runner.ts';
+import { Acceptance } from './acceptance.ts';
+import { StoreHealth } from './health/store-health.ts';
+import { describeJournalDamage, type JournalDamage } from './journal.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -75,8 +77,8 @@ export class Gateway {
   readonly #lanes = new TurnLanes();
   /** Per conversation, messages are taken in (access, commands, busy mode) in the order they came. */
   readonly #intake = createSessionQueue();
-  /** Deliveries being accepted right now, by dedupe key (a second delivery waits for the first). */
-  readonly #accepting = new Map<string, Promise<boolean>>();
+  /** Takes messages in: recorded in the inbox, then marked seen. */
+  readonly #acceptance: Acceptance;
   /** Inbox keys answered whose entries the failing store kept: cleared, not answered, when it recovers. */
   readonly #answeredKeys = new Set<string>();
   /** Inbox keys this process is answering (queued, running, or carried to the next turn). */
@@ -85,7 +87,7 @@ export class Gateway {
   readonly #opened: Promise<void>;
   #release: () => void = () => {};
   /** Whether the store takes writes; `/healthz` and `/readyz` report it. */
-  readonly health: { reportFailure(error: unknown, what: string): void; onRecovered(listener: () => void): void };
+  readonly health: StoreHealth;
 
   constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean; sandboxed?: boolean }) {
     this.runtime = options.runtime;
@@ -96,16 +98,21 @@ export class Gateway {
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns });
-    this.dedupe = createDedupe(this.runtime.store);
+    this.health = new StoreHealth({ store: this.runtime.store, log: (line) => this.log(line) });
+    const onDamage = (report: JournalDamage) => {
+      this.log(`operator: ${describeJournalDamage(report)}`);
+      this.health.reportDamage(report);
+    };
+    this.dedupe = createDedupe(this.runtime.store, { onDamage, log: (line) => this.log(line) });
     // The web chat's policy, unless configured: open while it is the owner's (local), pairing when exposed.
     this.access = createAccessPolicy({ ...this.config, dmPolicy: { ...this.config.dmPolicy, web: this.config.dmPolicy.web ?? (this.localWeb ? 'open' : 'pairing') } }, this.runtime.store);
-    this.ledger = createDeliveryLedger(this.runtime.store);
-    this.inbox = createInbox(this.runtime.store);
+    this.ledger = createDeliveryLedger(this.runtime.store, { onDamage });
+    this.inbox = createInbox(this.runtime.store, { onDamage });
+    this.#acceptance = new Acceptance({ inbox: this.inbox, dedupe: this.dedupe, storeFailed: (error, what) => this.#storeFailed(error, what) });
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
     this.#sender = new ReplySender({ ledger: this.ledger, outbox: this.outbox, log: (line) => this.log(line) });
     this.known = new KnownConversations(this.runtime.store);
     this.#opened = new Promise((resolve) => (this.#release = resolve));
-    this.health = { reportFailure() {}, onRecovered() {} } as never; // TEMP until StoreHealth
     this.health.onRecovered(() => void this.#resume().catch((error: unknown) => this.log(`messages left by the store failure not resumed: ${errorMessage(error)}`)));
     const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
     this.scheduler = new Scheduler({
@@ -145,6 +152,7 @@ export class Gateway {
    * it (and never done twice).
    */
   async start(): Promise<void> {
+    this.health.start();
     const undelivered = await this.ledger.pending();
     // Copies of files no pending reply carries are left over from replies settled or never made.
     await this.outbox.sweep(undelivered.flatMap((entry) => entry.files ?? [])).catch((error: unknown) => this.log(`outbox not swept: ${errorMessage(error)}`));
@@ -203,6 +211,7 @@ export class Gateway {
     for (const adapter of this.adapters.values()) {
       if (!(await within(adapter.stop().catch(() => undefined), 3_000))) this.log(`${adapter.platform}: did not stop within 3 s; left behind`);
     }
+    this.health.stop();
   }
 
   /** Resolves when no turn is queued or running and no background work is left. */
@@ -218,49 +227,15 @@ export class Gateway {
   /**
    * One message from a platform. Resolves once the message is accepted: seen for the first time
    * and in the inbox; what it asks for follows in the background. Rejects with
-   * {@link NotAcceptedError} only when the message could not be recorded (the store failed), so
+   * `NotAcceptedError` only when the message could not be recorded (the store failed), so
    * the adapter leaves it for the platform to deliver again.
    */
   async handleMessage(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
-    if (!(await this.#accept(message))) return;
+    if (!(await this.#acceptance.accept(message))) return;
+    this.#active.add(message.dedupeKey);
     // While stopping, a message is only recorded: the next start answers it.
     if (this.#stopping) return;
     this.#admit(adapter, message);
-  }
-
-  /**
-   * Records a message as accepted: false for a delivery seen before. The inbox entry is written
-   * before the dedupe record, so a crash between them leaves a message that is answered after the
-   * restart and whose redelivery is recognised (see `start`), never one marked seen and not kept.
-   */
-  async #accept(message: InboundMessage): Promise<boolean> {
-    const key = message.dedupeKey;
-    // Two deliveries of one update at once (a webhook retry while the first is being taken): the
-    // second is a duplicate if the first is taken, and refused like it if it is not.
-    const inFlight = this.#accepting.get(key);
-    if (inFlight) return inFlight.then(() => false);
-    const accepting = this.#record(message);
-    this.#accepting.set(key, accepting);
-    try {
-      return await accepting;
-    } finally {
-      this.#accepting.delete(key);
-    }
-  }
-
-  /** {@link #accept} for the first delivery of `message` at a time. */
-  async #record(message: InboundMessage): Promise<boolean> {
-    const key = message.dedupeKey;
-    try {
-      if ((await this.inbox.has(key)) || (await this.dedupe.seen(key))) return false;
-      await this.inbox.add(message, message.text);
-      this.#active.add(key);
-    } catch (error) {
-      this.#storeFailed(error, `${message.sessionKey}: message not taken`);
-      throw new NotAcceptedError(`message not taken (store: ${errorMessage(error)})`);
-    }
-    await this.dedupe.firstTime(key).catch((error: unknown) => this.#storeFailed(error, `${message.sessionKey}: message not marked seen`));
-    return true;
   }
 
   /** Hands an accepted message to its conversation's intake, where messages are taken in the order they came. */

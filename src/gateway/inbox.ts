@@ -10,7 +10,7 @@
  */
 import type { Attachment, ConversationAddress, InboundMessage, Sender } from '../channels/types.ts';
 import type { Store } from '../store/store.ts';
-import { createJournal } from './journal.ts';
+import { createJournal, type JournalDamage } from './journal.ts';
 
 /** What is kept of an accepted message: enough to run its turn again in another process. */
 export interface InboxEntry {
@@ -73,6 +73,8 @@ export interface InboxOptions {
   ttlSeconds?: number;
   /** Clock in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /** Told about damage found in the inbox journal: accepted messages may be lost (see `JournalOptions.onDamage`). */
+  onDamage?: (report: JournalDamage) => void;
 }
 
 /**
@@ -85,7 +87,7 @@ export interface InboxOptions {
  * await inbox.done(key);
  */
 export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
-  const journal = createJournal<Omit<InboxEntry, 'key'>>(store, { name: 'inbox', ttlSeconds: options.ttlSeconds ?? 86_400, now: options.now });
+  const journal = createJournal<Omit<InboxEntry, 'key'>>(store, { name: 'inbox', ttlSeconds: options.ttlSeconds ?? 86_400, now: options.now, onDamage: options.onDamage });
   return {
     async add(message, text) {
       const key = message.dedupeKey;

@@ -6,19 +6,39 @@
  * of creating and deleting a file per message, which ext4 makes slow under bursts.
  *
  * Logs are segments of `ttl / 24` each (`journal:<name>:<segment number>`); a segment older than
- * the TTL holds only expired values and is deleted. A torn last record (a crash mid-append) is
- * skipped. One process per store: another process's changes are seen only after a restart.
+ * the TTL holds only expired values and is deleted. One process per store: another process's
+ * changes are seen only after a restart.
+ *
+ * Damage is never silent: a segment that cannot be read, or holds records that do not parse (a
+ * torn last record included: a crash or a full disk cut an append short), is reported through
+ * `onDamage`, moved aside (`journal-damaged:<name>:<segment>:<found at>`) and replaced by the
+ * records that could be read, and the journal goes on (see `journal-damage.ts`).
  */
 import type { Store } from '../store/store.ts';
+import { describeJournalDamage, pendingRepairs, readSegment, repairSegment, segmentKey, segmentNumbers, type JournalDamage } from './journal-damage.ts';
+
+export { describeJournalDamage, type JournalDamage } from './journal-damage.ts';
 
 /** Options of {@link createJournal}. */
-export interface JournalOptions {
+export interface JournalOptions<T = unknown> {
   /** Names the logs (`journal:<name>:…`): letters, digits and `-`. */
   name: string;
   /** How long a value lives after it was set, in seconds. */
   ttlSeconds: number;
   /** Clock in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /**
+   * Told once per damaged segment found while the logs are read back, after it was set aside and
+   * repaired (see {@link JournalDamage}). Default: the report is written to stderr. Log it loudly:
+   * records may be lost.
+   */
+  onDamage?: (report: JournalDamage) => void;
+  /**
+   * The value to keep for a damaged record whose key can still be read (its value cannot). Without
+   * it such a record is lost, and the key keeps the value it had before. Dedupe passes `() => 1`:
+   * a key it saw, even half-written, stays seen.
+   */
+  salvage?: (key: string) => T;
 }
 
 /** Expiring keyed values, durable through the store. */
@@ -44,7 +64,7 @@ type JournalRecord<T> = { k: string; t: number; v: T } | { k: string; t: number;
  * const seen = createJournal<1>(store, { name: 'dedupe', ttlSeconds: 86_400 });
  * if (!(await seen.setIfAbsent(updateKey, 1))) return; // a redelivery
  */
-export function createJournal<T>(store: Store, options: JournalOptions): Journal<T> {
+export function createJournal<T>(store: Store, options: JournalOptions<T>): Journal<T> {
   if (!/^[A-Za-z0-9-]+$/.test(options.name)) throw new TypeError(`Invalid journal name ${JSON.stringify(options.name)}`);
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlSeconds * 1000;
@@ -60,25 +80,85 @@ export function createJournal<T>(store: Store, options: JournalOptions): Journal
   /** The segment numbers with a log, ascending. */
   async function segments(): Promise<number[]> {
     // Listings name logs by key on the filesystem and by record (`<log key>:<n>`) elsewhere.
-    const numbers = new Set((await store.list(prefix)).map((key) => Number(key.slice(prefix.length).split(':')[0])));
-    return [...numbers].filter((segment) => Number.isSafeInteger(segment)).sort((a, b) => a - b);
+    return segmentNumbers(await store.list(prefix), prefix);
   }
 
   async function load(): Promise<void> {
     const at = now();
-    for (const segment of await segments()) {
+    // A repair a crash cut short is finished first, so its records are read below.
+    const repairs = await pendingRepairs(store, options.name, new Set(await segments()));
+    for (const segment of new Set([...(await segments()), ...repairs.keys()].sort((a, b) => a - b))) {
       if (isExpired(segment, at)) {
-        await store.deleteLog(prefix + segment);
+        await dropExpired(segment, repairs.get(segment));
         continue;
       }
-      for (const line of await store.readLog(prefix + segment)) {
-        const record = parse<T>(line);
-        if (!record) continue;
-        values.delete(record.k);
-        if ('v' in record) values.set(record.k, { t: record.t, v: record.v });
+      // Records a repair kept, when it could not be put in the segment's place, come before the segment's own.
+      for (const repair of repairs.get(segment) ?? []) {
+        for (const line of await store.readLog(repair)) {
+          const record = parse<T>(line);
+          if (record) apply(record);
+        }
       }
+      await loadSegment(segment, at);
     }
     swept = Math.floor(at / segmentMs);
+  }
+
+  /** Reads one segment into memory; a damaged one is repaired and reported. */
+  async function loadSegment(segment: number, at: number): Promise<void> {
+    const reading = await readSegment(store, prefix + segment, parse<T>);
+    if (reading.unreadable === undefined && reading.damagedRecords === 0) {
+      for (const { record } of reading.lines) apply(record!);
+      return;
+    }
+    // Records were written in the segment's span; a salvaged one without its time is put at its end.
+    const writtenUntil = Math.min((segment + 1) * segmentMs, at + 1);
+    const kept: JournalRecord<T>[] = [];
+    let salvaged = 0;
+    let keysUnknown = reading.unreadable !== undefined;
+    for (const { record, partial } of reading.lines) {
+      if (record) kept.push(record);
+      else if (!partial) keysUnknown = true;
+      else {
+        salvaged++;
+        const t = partial.t ?? writtenUntil - 1;
+        if (partial.deletion) kept.push({ k: partial.k, t, x: 1 });
+        else if (options.salvage) kept.push({ k: partial.k, t, v: options.salvage(partial.k) });
+      }
+    }
+    for (const record of kept) apply(record);
+    const foundAt = now();
+    const repair = await repairSegment(store, { journal: options.name, segment }, kept.map((record) => JSON.stringify(record)), foundAt);
+    report({
+      journal: options.name,
+      segment: segmentKey(options.name, segment),
+      kind: reading.unreadable !== undefined ? 'unreadable' : reading.damagedRecords === 1 && reading.tornTail ? 'torn-tail' : 'damaged-records',
+      damagedRecords: reading.damagedRecords,
+      tornTail: reading.tornTail,
+      keptRecords: kept.length,
+      salvagedKeys: salvaged,
+      keysUnknown,
+      writtenFrom: segment * segmentMs,
+      writtenUntil,
+      ...(reading.unreadable !== undefined ? { error: reading.unreadable.code } : {}),
+      foundAt,
+      ...(repair.movedTo !== undefined ? { movedTo: repair.movedTo } : {}),
+      ...(repair.error !== undefined ? { repairError: repair.error } : {}),
+    });
+  }
+
+  function apply(record: JournalRecord<T>): void {
+    values.delete(record.k);
+    if ('v' in record) values.set(record.k, { t: record.t, v: record.v });
+  }
+
+  function report(damage: JournalDamage): void {
+    try {
+      if (options.onDamage) options.onDamage(damage);
+      else process.stderr.write(`operator: ${describeJournalDamage(damage)}\n`);
+    } catch {
+      // A failing listener must not stop the journal from loading.
+    }
   }
 
   function isExpired(segment: number, at: number): boolean {
@@ -92,7 +172,15 @@ export function createJournal<T>(store: Store, options: JournalOptions): Journal
     if (segment === swept) return;
     swept = segment;
     for (const [key, entry] of values) if (!live(entry, at)) values.delete(key);
-    for (const segment of await segments()) if (isExpired(segment, at)) await store.deleteLog(prefix + segment);
+    for (const segment of await segments()) if (isExpired(segment, at)) await dropExpired(segment);
+  }
+
+  /**
+   * Deletes an expired segment's log. A store that cannot delete now (a read-only or full disk)
+   * must not stop reads: the log is left for the next sweep, and nothing in it is live.
+   */
+  async function dropExpired(segment: number, repairs: string[] = []): Promise<void> {
+    for (const key of [prefix + segment, ...repairs]) await store.deleteLog(key).catch(() => undefined);
   }
 
   async function ready(): Promise<number> {

@@ -1,8 +1,9 @@
 /**
- * The gateway's HTTP server (hono on @hono/node-server): `GET /healthz`, and every route the
- * adapters mount (webhooks, the web chat). The server listens before the channels start (a
- * webhook needs it), so `/healthz` answers 200 only once the gateway says it is ready, and 503
- * while it is starting or stopping.
+ * The gateway's HTTP server (hono on @hono/node-server): `GET /healthz`, `GET /readyz`, and every
+ * route the adapters mount (webhooks, the web chat). The server listens before the channels start
+ * (a webhook needs it), so both answer 200 only once the gateway says it is ready, and 503 while
+ * it is starting or stopping, or while the store fails (a full or read-only disk, Redis gone):
+ * messages are then not taken, and a load balancer should send them elsewhere.
  */
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
@@ -11,23 +12,35 @@ import type { MiddlewareHandler } from 'hono';
 // fewer modules than the default preset's RegExpRouter and TrieRouter, before the gateway is ready.
 import { Hono } from 'hono/tiny';
 import type { ChannelAdapter, ChannelRoute } from '../channels/types.ts';
+import type { JournalDamageSummary, StoreHealthSummary } from './health/store-health.ts';
 import { hostAndPort } from './http/listen-address.ts';
 
 /** Where the gateway is in its life: only `ready` takes messages from every channel. */
 export type GatewayState = 'starting' | 'ready' | 'stopping';
 
-/** What `/healthz` reports. */
+/** What `/healthz` and `/readyz` report. */
 export interface HealthInfo {
   state: GatewayState;
   channels: string[];
   liveSessions: number;
+  /** Whether the store takes writes (`StoreHealth.summary()`); absent counts as ok. */
+  store?: StoreHealthSummary;
+  /** Damage the journals found and repaired (`StoreHealth.summary()`): counts and codes, no content. */
+  journals?: JournalDamageSummary[];
 }
 
 /**
- * The hono app with the health check, the adapters' routes and the gateway's own `routes` (the
- * control route). `/healthz` answers 200 with `{ status: 'ok', channels, liveSessions }` when
- * `health().state` is `ready`, else 503 with the state as `status`. `edge` (the network edge's
- * host, origin and login checks) runs in order before every route, `/healthz` and 404s included.
+ * The hono app with the health checks, the adapters' routes and the gateway's own `routes` (the
+ * control route). `edge` (the network edge's host, origin and login checks) runs in order before
+ * every route, the health checks and 404s included.
+ *
+ * - `/healthz`: 200 `{ status: 'ok', channels, liveSessions, store, journals }` when the gateway is
+ *   ready and the store works; 503 with `status` `starting` / `stopping` (the gateway's state) or
+ *   `store-failing` (ready, but the store fails: `store.error.code` says why, `store.since` since when).
+ * - `/readyz`: the same status codes; while the store works its `status` is `ready`, or `degraded`
+ *   when a journal reported damage (listed in `journals`). Damage does not make it 503: the journal
+ *   set the damaged part aside and works on, and another instance would not get the lost records
+ *   back; it needs a person to look, which the status and the log say.
  */
 export function createGatewayApp(
   adapters: Iterable<ChannelAdapter>,
@@ -38,14 +51,27 @@ export function createGatewayApp(
   const app = new Hono();
   for (const middleware of edge) app.use(middleware);
   app.get('/healthz', (context) => {
-    const { state, ...info } = health();
-    return state === 'ready' ? context.json({ status: 'ok', ...info }) : context.json({ status: state, ...info }, 503);
+    const { status, info } = healthStatus(health());
+    return context.json({ status: status ?? 'ok', ...info }, status === undefined ? 200 : 503);
+  });
+  app.get('/readyz', (context) => {
+    const { status, info } = healthStatus(health());
+    if (status !== undefined) return context.json({ status, ...info }, 503);
+    return context.json({ status: info.journals.length > 0 ? 'degraded' : 'ready', ...info });
   });
   const all = [...[...adapters].flatMap((adapter) => adapter.routes?.() ?? []), ...routes];
   for (const route of all) app.on(route.method, route.path, (context) => route.handler(context.req.raw));
   app.notFound((context) => context.json({ error: 'not found' }, 404));
   app.onError((_error, context) => context.json({ error: 'internal error' }, 500));
   return app;
+}
+
+/** The answer's body without `state`, and the status of a 503 answer (`undefined`: ready, store ok). */
+function healthStatus(health: HealthInfo): { status: string | undefined; info: Omit<HealthInfo, 'state'> & { store: StoreHealthSummary; journals: JournalDamageSummary[] } } {
+  const { state, store = { state: 'ok' }, journals = [], ...rest } = health;
+  const info = { ...rest, store, journals };
+  if (state !== 'ready') return { status: state, info };
+  return { status: store.state === 'failing' ? 'store-failing' : undefined, info };
 }
 
 /**

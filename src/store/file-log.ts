@@ -6,8 +6,9 @@
  * costs the same at record 10 and at record 10,000, and a crash can tear only the record being
  * written. This file holds what opening, reading and removing a log takes.
  */
-import { mkdirSync, openSync, promises as fsp, readFileSync, readSync, statSync } from 'node:fs';
+import { openSync, promises as fsp, readFileSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeFolder } from './fs-layout.ts';
 
 /**
  * Opens the log file at `path` for appending (`a+`: `O_APPEND`, and readable for
@@ -22,7 +23,7 @@ export function openLog(path: string): number {
     return openSync(path, 'a+');
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolder(dirname(path));
     return openSync(path, 'a+');
   }
 }
@@ -89,6 +90,29 @@ const syncReadLimit = 256 * 1024;
  */
 export async function removeLog(path: string): Promise<void> {
   await fsp.rm(path, { force: true });
+}
+
+/**
+ * Renames the log file at `from` to `to`, creating `to`'s folders, replacing a file at `to`. A
+ * folder standing where the log should be is moved the same way. A missing `from` is no error.
+ * Through the store, use `OpenLogs.move`, which first closes both logs if they are open.
+ */
+export function moveLogFile(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+    return;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  // Either there is nothing to move, or `to`'s folder does not exist yet.
+  try {
+    statSync(from);
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+  makeFolder(dirname(to));
+  renameSync(from, to);
 }
 
 function isNotFound(error: unknown): boolean {

@@ -3,8 +3,8 @@
  * (`a:b:c` -> `<base>/a/b/c`), the layout unstorage's fs drivers have always used, so existing
  * state folders stay readable. Values and logs share it.
  */
-import { promises as fsp, type Dirent } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, promises as fsp, statSync, type Dirent } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * The file of `key` under `base`. Throws on a key that could leave `base` or name something
@@ -62,4 +62,40 @@ async function collect(folder: string, folderKey: string, depth: number, maxDept
       else if (entry.isFile() && !isHiddenName(entry.name)) into.push(key);
     }),
   );
+}
+
+/**
+ * Creates `folder` and its missing parents. Node's recursive `mkdir` reports `ENOENT` whatever
+ * stopped it (a read-only disk, lost permissions); here the folders are then made one by one, so
+ * the real cause (`EROFS`, `EACCES`...) is what is thrown, and a full disk or a read-only one is
+ * recognised as such.
+ */
+export function makeFolder(folder: string): void {
+  try {
+    mkdirSync(folder, { recursive: true });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const missing: string[] = [];
+  for (let current = resolve(folder); !exists(current); current = dirname(current)) {
+    missing.push(current);
+    if (dirname(current) === current) break;
+  }
+  for (const path of missing.reverse()) {
+    try {
+      mkdirSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

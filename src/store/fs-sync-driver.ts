@@ -23,10 +23,10 @@
  * never read as a value; it only takes a few bytes until the folder is cleared.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, promises as fsp, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { promises as fsp, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { defineDriver } from 'unstorage';
-import { keyToPath, listFileKeys } from './fs-layout.ts';
+import { keyToPath, listFileKeys, makeFolder } from './fs-layout.ts';
 
 /** Options of {@link fsSyncDriver}. */
 export interface FsSyncDriverOptions {
@@ -146,7 +146,7 @@ function writeNew(file: string, data: string | Uint8Array): void {
     writeFileSync(file, data, { flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(dirname(file), { recursive: true });
+    makeFolder(dirname(file));
     writeFileSync(file, data, { flag: 'wx' });
   }
 }

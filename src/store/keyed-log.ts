@@ -39,7 +39,10 @@ export async function readKeyedRecords(storage: Storage, key: string): Promise<s
     const batch = await storage.getItems<RecordValue>(recordKeys.slice(start, start + BATCH_SIZE));
     for (const { value } of batch) {
       // A record deleted between listing and reading is simply gone.
-      if (value && typeof value.v === 'string') records.push(value.v);
+      if (value === null || value === undefined) continue;
+      // Anything else under a record's key (damage, another tool's write) is handed on as its JSON
+      // text, one line that parses as no record of the reader's: it is seen, and reported, not skipped.
+      records.push(typeof value.v === 'string' ? value.v : JSON.stringify(value));
     }
   }
   return records;
@@ -49,6 +52,26 @@ export async function readKeyedRecords(storage: Storage, key: string): Promise<s
 export async function deleteKeyedLog(storage: Storage, key: string): Promise<void> {
   const recordKeys = await listRecordKeys(storage, key);
   await Promise.all([...recordKeys, `${key}:next`].map((recordKey) => storage.removeItem(recordKey)));
+}
+
+/**
+ * Moves the log at `from` to `to`, replacing the log there: the records are copied (renumbered from
+ * 0), then `from` is deleted, so a crash in between leaves both copies, never neither. Nothing
+ * happens when `from` holds no record. The caller holds the in-process locks of both keys.
+ */
+export async function moveKeyedLog(storage: Storage, from: string, to: string): Promise<void> {
+  const records = await readKeyedRecords(storage, from);
+  if (records.length === 0) {
+    await deleteKeyedLog(storage, from);
+    return;
+  }
+  await deleteKeyedLog(storage, to);
+  for (const [index, record] of records.entries()) {
+    const value: RecordValue = { v: record };
+    await storage.setItem(`${to}:${String(index).padStart(SEQUENCE_WIDTH, '0')}`, value);
+  }
+  await storage.setItem(`${to}:next`, { v: records.length });
+  await deleteKeyedLog(storage, from);
 }
 
 async function listRecordKeys(storage: Storage, key: string): Promise<string[]> {

@@ -3,9 +3,9 @@
  * (and one `fstat`) instead of open, stat, read, write and close: the `open` alone was about a
  * tenth of the gateway's CPU, at several appends per chat turn.
  */
-import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { endsWithoutNewline, openLog, removeLog } from './file-log.ts';
+import { endsWithoutNewline, moveLogFile, openLog, removeLog } from './file-log.ts';
 
 /** Writes bytes of `buffer` to `fd` and returns how many; `fs.writeSync` by default. */
 export type WriteFunction = (fd: number, buffer: Buffer, offset: number, length: number) => number;
@@ -77,11 +77,18 @@ export class OpenLogs {
       const torn = size !== log.size && endsWithoutNewline(log.fd, size);
       const data = Buffer.from(torn ? `\n${record}\n` : `${record}\n`, 'utf8');
       let offset = 0;
-      while (offset < data.length) offset += this.write(log.fd, data, offset, data.length - offset);
+      try {
+        while (offset < data.length) offset += this.write(log.fd, data, offset, data.length - offset);
+      } catch (error) {
+        // A full disk takes part of a record, then refuses the rest: cut the part off again, so
+        // the log does not keep a torn record that a later append would leave in its middle.
+        cutOwnTail(log.fd, size, data);
+        throw error;
+      }
       log.size = size + data.length;
     } catch (error) {
-      // The file may now end in part of this record; forget it so the next append reopens it
-      // and starts on a fresh line.
+      // The file may still end in part of this record (the cut failed); forget it so the next
+      // append reopens it and starts on a fresh line.
       closeQuietly(log.fd);
       throw error;
     }
@@ -92,6 +99,16 @@ export class OpenLogs {
   async remove(path: string): Promise<void> {
     this.forget(resolve(path));
     await removeLog(path);
+  }
+
+  /**
+   * Moves the log file at `from` to `to` (closing both if open), replacing a file at `to`; a
+   * missing `from` is no error. See {@link moveLogFile}.
+   */
+  move(from: string, to: string): void {
+    this.forget(resolve(from));
+    this.forget(resolve(to));
+    moveLogFile(from, to);
   }
 
   /** Closes every open log file. The cache stays usable: later appends open files again. */
@@ -142,6 +159,22 @@ export class OpenLogs {
     if (log === undefined) return;
     this.logs.delete(path);
     closeQuietly(log.fd);
+  }
+}
+
+/**
+ * Cuts the file open as `fd` back to `size` bytes when what follows is the start of `data` (part of
+ * our failed write, not another process's record). A cut that fails leaves the torn record, which
+ * readers skip and the next append starts a fresh line after.
+ */
+function cutOwnTail(fd: number, size: number, data: Buffer): void {
+  try {
+    const grown = fstatSync(fd).size - size;
+    if (grown <= 0 || grown > data.length) return;
+    const tail = Buffer.alloc(grown);
+    if (readSync(fd, tail, 0, grown, size) === grown && tail.equals(data.subarray(0, grown))) ftruncateSync(fd, size);
+  } catch {
+    // The write's own error is what the caller needs to hear.
   }
 }
 

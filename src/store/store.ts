@@ -4,6 +4,10 @@
  * Redis or Cloudflare storage by changing the unstorage driver behind it.
  *
  * Keys are `/`-free segments joined by `:` (unstorage's convention), e.g. `sessions:abc`.
+ *
+ * Errors: an invalid key, record or TTL throws a `TypeError` or `RangeError`; a failure of the
+ * storage itself (a full or read-only disk, Redis out of reach) throws a `StoreError` carrying the
+ * errno-style code (see `store-error.ts`).
  */
 export interface Store {
   /** The JSON value at `key`, or `null`. Expired values read as `null`. */
@@ -24,6 +28,14 @@ export interface Store {
   readLog(key: string): Promise<string[]>;
   /** Deletes the log at `key`. */
   deleteLog(key: string): Promise<void>;
+  /**
+   * Moves the log at `from` to `to`, replacing any log there; nothing happens when there is no log
+   * at `from`. Used to set a damaged log aside (kept for inspection, no longer read). Atomic on the
+   * filesystem (a rename, which also moves a folder standing where the log should be); elsewhere
+   * the records are copied, then the source deleted, so a crash in between leaves both, never
+   * neither.
+   */
+  moveLog(from: string, to: string): Promise<void>;
   /**
    * Runs `fn` while holding an exclusive lock on `key` within this process (and across processes
    * where the backend supports it). Locks are re-entrant-free: do not nest the same key.

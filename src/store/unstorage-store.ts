@@ -7,10 +7,11 @@ import type { Store } from './store.ts';
 import { assertValidKey, assertValidPrefix, listingBase } from './keys.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import { readRecords } from './file-log.ts';
+import { toStoreError, type StoreOperation } from './store-error.ts';
 import { OpenLogs } from './open-logs.ts';
 import { keyToPath, listFileKeys } from './fs-layout.ts';
 import { fsSyncDriver } from './fs-sync-driver.ts';
-import { appendKeyedRecord, deleteKeyedLog, readKeyedRecords } from './keyed-log.ts';
+import { appendKeyedRecord, deleteKeyedLog, moveKeyedLog, readKeyedRecords } from './keyed-log.ts';
 import { createLazyRedisDriver } from './lazy-redis-driver.ts';
 
 /** Which backend {@link createStore} uses, plus an injectable clock. */
@@ -47,6 +48,10 @@ interface Envelope {
  * Atomicity: `setIfAbsent`, `withLock` and appends are atomic within this process (per-key
  * in-process locks). None of these drivers makes them atomic across processes; a deployment with
  * several processes sharing one backend needs a backend with native conditional writes and locks.
+ *
+ * Failures of the storage (a full or read-only disk, Redis out of reach) are thrown as a
+ * `StoreError` with the errno-style code (see `store-error.ts`); invalid keys, records and TTLs as
+ * `TypeError` / `RangeError`.
  *
  * Listings return keys without reading their values, so a key whose value has expired but has
  * not been read since may still be listed; `get` of it returns `null`. Logs appear in listings in
@@ -96,80 +101,110 @@ class UnstorageStore implements Store {
 
   async get<T = unknown>(key: string): Promise<T | null> {
     assertValidKey(key);
-    const envelope = await this.readEnvelope(key);
-    if (envelope === null) return null;
-    if (this.isExpired(envelope)) {
-      await this.writes.run(key, async () => {
-        // Re-check under the lock: a set may have replaced the expired value meanwhile.
-        const current = await this.readEnvelope(key);
-        if (current !== null && this.isExpired(current)) await this.storage.removeItem(key);
-      });
-      return null;
-    }
-    return (envelope.v ?? null) as T | null;
+    return guard('get', key, async () => {
+      const envelope = await this.readEnvelope(key);
+      if (envelope === null) return null;
+      if (this.isExpired(envelope)) {
+        await this.writes.run(key, async () => {
+          // Re-check under the lock: a set may have replaced the expired value meanwhile.
+          const current = await this.readEnvelope(key);
+          if (current !== null && this.isExpired(current)) await this.storage.removeItem(key);
+        });
+        return null;
+      }
+      return (envelope.v ?? null) as T | null;
+    });
   }
 
   async set(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<void> {
     assertValidKey(key);
     const ttlSeconds = checkTtl(options?.ttlSeconds);
-    await this.writes.run(key, () => this.write(key, value, ttlSeconds));
+    await guard('set', key, () => this.writes.run(key, () => this.write(key, value, ttlSeconds)));
   }
 
   async setIfAbsent(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<boolean> {
     assertValidKey(key);
     const ttlSeconds = checkTtl(options?.ttlSeconds);
-    return this.writes.run(key, async () => {
-      const current = await this.readEnvelope(key);
-      if (current !== null && !this.isExpired(current) && (current.v ?? null) !== null) return false;
-      await this.write(key, value, ttlSeconds);
-      return true;
-    });
+    return guard('setIfAbsent', key, () =>
+      this.writes.run(key, async () => {
+        const current = await this.readEnvelope(key);
+        if (current !== null && !this.isExpired(current) && (current.v ?? null) !== null) return false;
+        await this.write(key, value, ttlSeconds);
+        return true;
+      }),
+    );
   }
 
   async delete(key: string): Promise<void> {
     assertValidKey(key);
-    await this.writes.run(key, () => this.storage.removeItem(key));
+    await guard('delete', key, () => this.writes.run(key, () => this.storage.removeItem(key)));
   }
 
   async list(prefix: string): Promise<string[]> {
     assertValidPrefix(prefix);
-    const keys =
-      this.fileBase !== undefined
-        ? await listFileKeys(this.fileBase, prefix)
-        : (await this.storage.getKeys(listingBase(prefix))).filter((key) => key.startsWith(prefix));
-    return keys.sort();
+    return guard('list', prefix, async () => {
+      const keys =
+        this.fileBase !== undefined
+          ? await listFileKeys(this.fileBase, prefix)
+          : (await this.storage.getKeys(listingBase(prefix))).filter((key) => key.startsWith(prefix));
+      return keys.sort();
+    });
   }
 
   async append(key: string, record: string): Promise<void> {
     assertValidKey(key);
     assertValidRecord(record);
-    await this.writes.run(key, async () =>
-      this.fileBase !== undefined
-        ? this.openLogs.append(keyToPath(this.fileBase, key), record)
-        : appendKeyedRecord(this.storage, key, record),
+    await guard('append', key, () =>
+      this.writes.run(key, async () =>
+        this.fileBase !== undefined
+          ? this.openLogs.append(keyToPath(this.fileBase, key), record)
+          : appendKeyedRecord(this.storage, key, record),
+      ),
     );
   }
 
   async readLog(key: string): Promise<string[]> {
     assertValidKey(key);
-    return this.fileBase !== undefined ? readRecords(keyToPath(this.fileBase, key)) : readKeyedRecords(this.storage, key);
+    return guard('readLog', key, () =>
+      this.fileBase !== undefined ? readRecords(keyToPath(this.fileBase, key)) : readKeyedRecords(this.storage, key),
+    );
   }
 
   async deleteLog(key: string): Promise<void> {
     assertValidKey(key);
-    await this.writes.run(key, () =>
-      this.fileBase !== undefined ? this.openLogs.remove(keyToPath(this.fileBase, key)) : deleteKeyedLog(this.storage, key),
+    await guard('deleteLog', key, () =>
+      this.writes.run(key, () =>
+        this.fileBase !== undefined ? this.openLogs.remove(keyToPath(this.fileBase, key)) : deleteKeyedLog(this.storage, key),
+      ),
+    );
+  }
+
+  async moveLog(from: string, to: string): Promise<void> {
+    assertValidKey(from);
+    assertValidKey(to);
+    if (from === to) return;
+    // Both keys' writes wait, taken in a fixed order so two moves cannot wait for each other.
+    const [first, second] = from < to ? [from, to] : [to, from];
+    await guard('moveLog', from, () =>
+      this.writes.run(first, () =>
+        this.writes.run(second, async () =>
+          this.fileBase !== undefined
+            ? this.openLogs.move(keyToPath(this.fileBase, from), keyToPath(this.fileBase, to))
+            : moveKeyedLog(this.storage, from, to),
+        ),
+      ),
     );
   }
 
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     assertValidKey(key);
+    // Not guarded: what `fn` throws is the caller's own error.
     return this.locks.run(key, fn);
   }
 
   async close(): Promise<void> {
     this.openLogs.close();
-    if (this.ownsStorage) await this.storage.dispose();
+    if (this.ownsStorage) await guard('close', undefined, () => this.storage.dispose());
   }
 
   private async write(key: string, value: unknown, ttlSeconds: number | undefined): Promise<void> {
@@ -187,6 +222,15 @@ class UnstorageStore implements Store {
 
   private isExpired(envelope: Envelope): boolean {
     return typeof envelope.exp === 'number' && this.now() >= envelope.exp;
+  }
+}
+
+/** Runs one store operation, its storage failures thrown as a `StoreError` (see `store-error.ts`). */
+async function guard<T>(operation: StoreOperation, key: string | undefined, run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toStoreError(error, operation, key);
   }
 }
 

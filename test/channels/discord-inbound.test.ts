@@ -38,7 +38,7 @@ describe('discord inbound messages', () => {
   it('keys guild channels, threads and DMs, and answers into the thread', async () => {
     const { discord, adapter } = await start();
     const { world } = discord;
-    discord.messageCreate({ channelId: world.channelId, content: 'hello all' });
+    const { payload: sent } = discord.messageCreate({ channelId: world.channelId, content: 'hello all' });
     discord.messageCreate({ channelId: world.threadId, content: 'in a thread' });
     discord.messageCreate({ channelId: world.dmChannelId, content: 'just us' });
     const [channel, thread, dm] = [await nextMessage(0), await nextMessage(1), await nextMessage(2)];
@@ -47,6 +47,7 @@ describe('discord inbound messages', () => {
     expect(thread).toMatchObject({ sessionKey: `discord:channel:${world.channelId}:thread:${world.threadId}`, scope: 'group', address: { conversationId: world.channelId, threadId: world.threadId } });
     expect(dm).toMatchObject({ sessionKey: `discord:dm:${world.person.id}`, scope: 'dm', mentioned: true, address: { conversationId: world.dmChannelId }, sender: { id: world.person.id, name: 'Ada Person', username: 'ada_person', isBot: false } });
     expect(channel).toMatchObject({ id: channel.dedupeKey.replace('discord:', ''), dedupeKey: `discord:${channel.id}` });
+    expect(channel.sentAt).toBe(Date.parse(sent.timestamp));
 
     await adapter.send(thread.address, { text: 'answer in the thread', replyTo: thread.id });
     await adapter.typing(thread.address);

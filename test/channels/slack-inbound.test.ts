@@ -53,6 +53,8 @@ describe('slack inbound', () => {
     });
     expect(messages[0]!.address.threadId).toBeUndefined();
     expect(messages[0]!.command).toBeUndefined();
+    // Slack's ts is the send time in seconds with microseconds.
+    expect(messages[0]!.sentAt).toBe(Math.floor(Number(plain.ts) * 1000));
     expect(messages[1]).toMatchObject({ mentioned: true, text: '/Status   now please', command: { name: 'status', args: 'now please' } });
     expect(messages[2]).toMatchObject({ mentioned: true, text: 'thanks for that' });
   });

@@ -34,11 +34,14 @@ afterEach(async () => {
 describe('telegram inbound', () => {
   it('keys direct messages, groups and forum topics, and answers into the same topic', async () => {
     const { telegram, adapter } = await start();
-    telegram.pushUpdate(telegram.textMessage({ chatId: 42, text: 'hi' }));
+    const hi = telegram.textMessage({ chatId: 42, text: 'hi' });
+    telegram.pushUpdate(hi);
     telegram.pushUpdate(telegram.textMessage({ chatId: group, chatType: 'supergroup', text: 'hello all' }));
     telegram.pushUpdate(telegram.textMessage({ chatId: group, chatType: 'supergroup', threadId: 17, text: 'in a topic' }));
     const [dm, plainGroup, topic] = [await nextMessage(0), await nextMessage(1), await nextMessage(2)];
     expect(dm).toMatchObject({ sessionKey: 'telegram:dm:42', scope: 'dm', mentioned: true, address: { platform: 'telegram', conversationId: '42' } });
+    // Telegram's send time, in whole seconds.
+    expect(dm.sentAt).toBe(hi.message!.date * 1000);
     expect(plainGroup).toMatchObject({ sessionKey: `telegram:group:${group}`, scope: 'group', mentioned: false });
     expect(plainGroup.address.threadId).toBeUndefined();
     expect(topic).toMatchObject({ sessionKey: `telegram:group:${group}:topic:17`, scope: 'group', address: { conversationId: String(group), threadId: '17' } });

@@ -196,6 +196,7 @@ function instrumented(store: Store, onOperation: (operation: string, key: string
     append: async (key, record) => (onOperation('append', key), store.append(key, record)),
     readLog: async (key) => (onOperation('readLog', key), store.readLog(key)),
     deleteLog: async (key) => (onOperation('deleteLog', key), store.deleteLog(key)),
+    moveLog: async (from, to) => (onOperation('moveLog', from), store.moveLog(from, to)),
     withLock: (key, fn) => store.withLock(key, fn),
     close: () => store.close(),
   };

@@ -132,7 +132,7 @@ describe('OpenLogs', () => {
     expect(await readRecords(join(base, 'log-0'))).toEqual(['x', 'y']);
   });
 
-  it('closes a log whose write failed midway, and the next append starts on a fresh line', async () => {
+  it('cuts off the part of a record a failing write left, closes the log, and appends again', async () => {
     let failNext = false;
     const write: WriteFunction = (fd, buffer, offset, length) => {
       if (!failNext) return writeSync(fd, buffer, offset, length);
@@ -148,9 +148,27 @@ describe('OpenLogs', () => {
     expect(() => logs.append(path, '{"n":2,"long":true}')).toThrow(/ENOSPC/);
     expect(logs.size).toBe(0);
     if (canCountOpenFiles) expect(openFilesUnder(base)).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n');
     logs.append(path, '{"n":3}');
     logs.append(path, '{"n":4}');
-    expect(await readRecords(path)).toEqual(['{"n":1}', '{"n":2,"lo', '{"n":3}', '{"n":4}']);
+    expect(await readRecords(path)).toEqual(['{"n":1}', '{"n":3}', '{"n":4}']);
+  });
+
+  it('leaves what another process appended after a write that failed midway', async () => {
+    let failNext = false;
+    const write: WriteFunction = (fd, buffer, offset, length) => {
+      if (!failNext) return writeSync(fd, buffer, offset, length);
+      failNext = false;
+      // Another process's record lands first; then the disk is full.
+      appendFileSync(path, 'theirs\n');
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
+    logs = new OpenLogs({ write });
+    const path = join(base, 'shared-failing');
+    logs.append(path, 'ours 1');
+    failNext = true;
+    expect(() => logs.append(path, 'ours 2')).toThrow(/ENOSPC/);
+    expect(readFileSync(path, 'utf8')).toBe('ours 1\ntheirs\n');
   });
 
   it('keeps working after an append whose open failed', async () => {

@@ -180,6 +180,27 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(await store.readLog('log:del')).toEqual(['b']);
         await expect(store.deleteLog('log:never')).resolves.toBeUndefined();
       });
+
+      it('moves a log to another key, replacing what was there, and leaves nothing at the old key', async () => {
+        for (const record of ['a', 'b', 'c']) await store.append('log:move:from', record);
+        await store.append('log:aside:to', 'replaced');
+        await store.moveLog('log:move:from', 'log:aside:to');
+        expect(await store.readLog('log:aside:to')).toEqual(['a', 'b', 'c']);
+        expect(await store.readLog('log:move:from')).toEqual([]);
+        expect(await store.list('log:move:')).toEqual([]);
+        // Both keys go on working as logs.
+        await store.append('log:move:from', 'fresh');
+        await store.append('log:aside:to', 'd');
+        expect(await store.readLog('log:move:from')).toEqual(['fresh']);
+        expect(await store.readLog('log:aside:to')).toEqual(['a', 'b', 'c', 'd']);
+      });
+
+      it('moves nothing when there is no log at the old key', async () => {
+        await store.append('log:kept', 'stays');
+        await expect(store.moveLog('log:none', 'log:kept')).resolves.toBeUndefined();
+        expect(await store.readLog('log:kept')).toEqual(['stays']);
+        expect(await store.readLog('log:none')).toEqual([]);
+      });
     });
 
     describe('withLock', () => {

@@ -40,6 +40,12 @@ export function isForAdapter(message: GatewayMessageCreateDispatchData, botId: s
   return allowBots || !fromBot;
 }
 
+/** The message's `timestamp` (ISO 8601) as `sentAt` in ms (the moment discord.js's `createdTimestamp` reads from the id), if it is one. */
+function sentAtOf(message: GatewayMessageCreateDispatchData): { sentAt?: number } {
+  const sentAt = Date.parse(message.timestamp);
+  return Number.isFinite(sentAt) && sentAt > 0 ? { sentAt } : {};
+}
+
 /** A message as an {@link InboundMessage} in `conversation`, or undefined when it carries nothing. */
 export function toInboundMessage(message: GatewayMessageCreateDispatchData, conversation: DiscordConversation, context: InboundContext): InboundMessage | undefined {
   const attachments = attachmentsOf(message.attachments, context.fetchBytes);
@@ -61,6 +67,7 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
     ...(replyId !== undefined ? { replyTo: { id: replyId, fromBot: repliesToBot, ...(referenced ? { text: referenced.content } : {}) } } : {}),
     ...(analysis.command ? { command: analysis.command } : {}),
     receivedAt: context.now(),
+    ...sentAtOf(message),
     raw: message,
   };
 }

@@ -81,6 +81,12 @@ function senderOf(event: SlackMessageEvent): Sender | undefined {
   };
 }
 
+/** A message's `ts` (`"1700000000.000100"`: seconds since the epoch) as `sentAt` in ms, if it is one. */
+function sentAtOf(ts: string): { sentAt?: number } {
+  const seconds = Number(ts);
+  return Number.isFinite(seconds) && seconds > 0 ? { sentAt: Math.floor(seconds * 1000) } : {};
+}
+
 /** Whether the event is a message of this bot's own. */
 export function isOwnMessage(event: Pick<SlackMessageEvent, 'user' | 'bot_id'>, bot: SlackIdentity): boolean {
   return (event.user !== undefined && event.user === bot.userId) || (event.bot_id !== undefined && event.bot_id === bot.botId);
@@ -109,6 +115,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     mentioned: conversation.scope === 'dm' || event.type === 'app_mention' || analysis.mentioned,
     ...(analysis.command ? { command: analysis.command } : {}),
     receivedAt: context.now(),
+    ...sentAtOf(event.ts),
     raw: event,
   };
 }

@@ -59,6 +59,8 @@ export function toInboundMessage(updateId: number, message: Message, context: In
     ...(reply ? { replyTo: { id: String(reply.message_id), fromBot: repliesToBot, ...(replyText !== undefined ? { text: replyText } : {}) } } : {}),
     ...(analysis.command ? { command: analysis.command } : {}),
     receivedAt: context.now(),
+    // Telegram gives whole seconds.
+    ...(Number.isFinite(message.date) && message.date > 0 ? { sentAt: message.date * 1000 } : {}),
     raw: message,
   };
 }

@@ -20,8 +20,8 @@
  */
 import type { Store } from '../../store/store.ts';
 import { keySegment } from '../dedupe.ts';
-import { createJournal } from '../journal.ts';
-import { silentReplyText, type LedgerEntry, type NewLedgerEntry } from './ledger-entry.ts';
+import { createJournal, type JournalDamage } from '../journal.ts';
+import { silentReplyText, type DeliveryProgress, type LedgerEntry, type NewLedgerEntry } from './ledger-entry.ts';
 
 /** Records replies and tracks their delivery. */
 export interface DeliveryLedger {
@@ -40,7 +40,7 @@ export interface DeliveryLedger {
   /** The platform accepted the reply (`platformIds`: the sent messages' ids); the entry is done. */
   markDelivered(id: string, platformIds: string[]): Promise<void>;
   /** Parts of a reply arrived (its text, some of its files); the entry stays pending. */
-  markProgress(id: string, sent: { text: string[]; files: string[] }): Promise<void>;
+  markProgress(id: string, sent: DeliveryProgress): Promise<void>;
   /** A delivery attempt failed; `final` gives up (the entry then shows in {@link recentFailures}). */
   markFailed(id: string, error: string, options: { final: boolean }): Promise<void>;
   /** Entries recorded and not yet delivered or given up, oldest first: what to send after a restart. */
@@ -62,6 +62,8 @@ export interface DeliveryLedgerOptions {
   claimTtlSeconds?: number;
   /** The clock, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /** Told about damage found in the ledger's journal: pending replies may be lost (see `JournalOptions.onDamage`). */
+  onDamage?: (report: JournalDamage) => void;
 }
 
 /** Longest error message kept per entry. */
@@ -93,7 +95,7 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
   const now = options.now ?? Date.now;
   const failureTtlSeconds = (options.retentionDays ?? 7) * 86_400;
   const claimTtlSeconds = options.claimTtlSeconds ?? 300;
-  const journal = createJournal<Stored>(store, { name: 'ledger', ttlSeconds: (options.keepHours ?? 24) * 3_600, now });
+  const journal = createJournal<Stored>(store, { name: 'ledger', ttlSeconds: (options.keepHours ?? 24) * 3_600, now, onDamage: options.onDamage });
   let imported: Promise<void> | undefined;
 
   /** The journal, with entries of earlier versions moved in (once; tried again after a failure). */
@@ -173,7 +175,8 @@ export function createDeliveryLedger(store: Store, options: DeliveryLedgerOption
     async markProgress(id, sent) {
       await store.withLock(lockKey(id), async () => {
         const { e: entry, o: order } = await forUpdate(id);
-        await journal.set(id, { e: { ...entry, sent: { text: [...sent.text], files: [...sent.files] }, updatedAt: now() }, o: order });
+        const progress: DeliveryProgress = { files: [...sent.files], ...(sent.text ? { text: [...sent.text] } : {}), ...(sent.textParts ? { textParts: [...sent.textParts] } : {}) };
+        await journal.set(id, { e: { ...entry, sent: progress, updatedAt: now() }, o: order });
       });
     },
 
