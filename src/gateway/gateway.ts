@@ -81,6 +81,8 @@ export class Gateway {
   readonly #acceptance: Acceptance;
   /** Inbox keys answered whose entries the failing store kept: cleared, not answered, when it recovers. */
   readonly #answeredKeys = new Set<string>();
+  /** Previews shown for the answers of messages still in flight, by inbox key (the store may have failed to note them). */
+  readonly #previews = new Map<string, string>();
   /** Inbox keys this process is answering (queued, running, or carried to the next turn). */
   readonly #active = new Set<string>();
   /** Resolves once turns may begin (the channels are up, earlier replies went out). */
@@ -135,6 +137,7 @@ export class Gateway {
       stopping: () => this.#stopping,
       storeFailed: (error, what) => this.#storeFailed(error, what),
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
+      previewShown: (key, previewId) => this.#previews.set(key, previewId),
     });
     this.conversations = new Conversations({
       runtime: this.runtime,
@@ -315,7 +318,12 @@ export class Gateway {
         const conversation = await this.conversations.get(batch[0]!.message);
         await this.#runner.run(adapter, conversation, batch[0]!.message, { batch, lane });
       } finally {
-        for (const done of [...carried, ...batch.map((item) => item.key), ...lane.steering.taken]) if (!lane.carried.includes(done)) this.#active.delete(done);
+        for (const done of [...carried, ...batch.map((item) => item.key), ...lane.steering.taken]) {
+          if (lane.carried.includes(done)) continue;
+          this.#active.delete(done);
+          // Kept while the message waits in the inbox (its turn was cut short): its next turn finishes that preview.
+          if (!(await this.inbox.has(done).catch(() => true))) this.#previews.delete(done);
+        }
       }
     });
     turn
@@ -385,7 +393,8 @@ export class Gateway {
       }
       this.#background(this.dedupe.firstTime(entry.dedupeKey));
       this.log(`${entry.sessionKey}: answering a message accepted earlier and not yet answered`);
-      this.#admit(adapter, replayedMessage(entry), entry);
+      const previewId = entry.previewId ?? this.#previews.get(entry.key);
+      this.#admit(adapter, replayedMessage(entry), previewId === undefined ? entry : { ...entry, previewId });
     }
   }
 

@@ -46,6 +46,8 @@ export interface TurnRunnerOptions {
   stopping(): boolean;
   /** The store failed under a turn: its messages wait until it recovers (see StoreHealth). */
   storeFailed(error: unknown, what: string): void;
+  /** The preview of the answer to inbox key `key` shows as `previewId` (kept in memory too, for a turn the failing store cuts short). */
+  previewShown(key: string, previewId: string): void;
   /** Messages answered whose inbox entries could not be cleared (the store failed): not to be answered again. */
   answeredButKept(keys: readonly string[]): void;
 }
@@ -83,7 +85,7 @@ export class TurnRunner {
     const stream = new ReplyStream(adapter, address, {
       replyTo,
       messageId: replayed?.previewId,
-      onPreview: first === undefined ? undefined : (id) => void inbox.notePreview(first, id).catch((error: unknown) => log(`${message.sessionKey}: preview not noted: ${errorMessage(error)}`)),
+      onPreview: first === undefined ? undefined : (id) => this.#notePreview(first, id),
     });
     const typing = keepTyping(adapter, address);
     const unsubscribe = agent.subscribe((event) => {
@@ -148,6 +150,12 @@ export class TurnRunner {
       await this.#options.outbox.discard(this.#options.outbox.take(message.sessionKey)).catch(() => undefined);
       if (settlement === 'answered') await this.#answered(answers());
     }
+  }
+
+  /** Notes the preview of the answer to `key` in the inbox (and in memory, should the store fail). */
+  #notePreview(key: string, previewId: string): void {
+    this.#options.previewShown(key, previewId);
+    void this.#options.inbox.notePreview(key, previewId).catch((error: unknown) => this.#options.storeFailed(error, `${key}: preview not noted`));
   }
 
   /**
