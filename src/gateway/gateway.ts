@@ -134,6 +134,7 @@ export class Gateway {
       turnAccess: this.#turnAccess,
       isAdmin: (platform, userId) => this.isAdmin(platform, userId),
       log: (line) => this.log(line),
+      turnTimeoutMs: this.config.turnTimeoutSeconds * 1000,
       stopping: () => this.#stopping,
       storeFailed: (error, what) => this.#storeFailed(error, what),
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
@@ -288,7 +289,8 @@ export class Gateway {
         lane.interrupted = true;
         conversation.agent.abort();
       }
-      this.#queueTurn(adapter, message.sessionKey, key);
+      // Counted against its model provider's share of the slots: a provider that hangs cannot take them all.
+      this.#queueTurn(adapter, message.sessionKey, key, conversation.agent.options.provider.name);
     } catch (error) {
       if (isStoreFailure(error)) {
         // Kept in the inbox: answered once the store works again.
@@ -304,7 +306,7 @@ export class Gateway {
   }
 
   /** Queues the turn of waiting message `key` (one turn at a time per conversation). */
-  #queueTurn(adapter: ChannelAdapter, sessionKey: string, key: string): void {
+  #queueTurn(adapter: ChannelAdapter, sessionKey: string, key: string, provider: string): void {
     const lane = this.#lanes.get(sessionKey);
     lane.turns++;
     const turn = this.queue.run(sessionKey, async () => {
@@ -325,7 +327,7 @@ export class Gateway {
           if (!(await this.inbox.has(done).catch(() => true))) this.#previews.delete(done);
         }
       }
-    });
+    }, { group: provider });
     turn
       .catch((error: unknown) => this.log(`${sessionKey}: turn not run: ${errorMessage(error)}`))
       .finally(() => {

@@ -7,7 +7,7 @@
 /** A per-key serial queue. */
 export interface SessionQueue {
   /** Runs `task` after every earlier task of `key` has settled; resolves or rejects as it does. */
-  run<T>(key: string, task: () => Promise<T>): Promise<T>;
+  run<T>(key: string, task: () => Promise<T>, options?: RunOptions): Promise<T>;
   /** A task of `key` is running or waiting. */
   busy(key: string): boolean;
   /** Tasks of `key` running or waiting (0 when idle). */
@@ -28,6 +28,19 @@ export interface SessionQueueOptions {
    * the connections a burst takes, and the calls it makes at once to the model provider.
    */
   maxRunning?: number;
+  /**
+   * Most tasks of one group (a model provider) running at once (default: `maxRunning` less an
+   * eighth of it, at least one slot kept back: 56 of 64). Turns waiting on a provider that hangs
+   * then hold at most this many slots; the rest keep serving conversations of other providers.
+   * Tasks without a group are not counted against any.
+   */
+  maxRunningPerGroup?: number;
+}
+
+/** Options of one {@link SessionQueue.run}. */
+export interface RunOptions {
+  /** The group the task counts against (see {@link SessionQueueOptions.maxRunningPerGroup}). */
+  group?: string;
 }
 
 interface Lane {
@@ -36,56 +49,94 @@ interface Lane {
   size: number;
 }
 
+/** Tasks of one group waiting for a slot, oldest first; `head` skips those already started. */
+interface Waiters {
+  starts: { order: number; start: () => void }[];
+  head: number;
+  running: number;
+}
+
 /**
  * Creates a {@link SessionQueue}. A task that throws rejects its own `run` only; the next task of
- * the key still runs.
+ * the key still runs. A freed slot goes to the oldest waiting task whose group is under its cap:
+ * a group at its cap never holds back the tasks of another.
  *
  * @example
- * const queue = createSessionQueue();
- * await queue.run(message.sessionKey, () => agent.invoke(text));
+ * const queue = createSessionQueue({ maxRunning: 64 });
+ * await queue.run(message.sessionKey, () => agent.invoke(text), { group: 'anthropic' });
  */
 export function createSessionQueue(options: SessionQueueOptions = {}): SessionQueue {
   const lanes = new Map<string, Lane>();
   const maxRunning = options.maxRunning ?? Infinity;
   if (!(maxRunning >= 1)) throw new RangeError(`maxRunning must be at least 1, got ${maxRunning}`);
+  const perGroup = options.maxRunningPerGroup ?? (maxRunning === Infinity ? Infinity : Math.max(1, maxRunning - Math.max(1, Math.floor(maxRunning / 8))));
+  if (!(perGroup >= 1)) throw new RangeError(`maxRunningPerGroup must be at least 1, got ${perGroup}`);
   let running = 0;
-  /** Starts of tasks waiting for a slot, oldest first; `head` skips those already started. */
-  let waiting: (() => void)[] = [];
-  let head = 0;
+  let waitingCount = 0;
+  let order = 0;
+  /** Per group: its running count and its waiting tasks (groups are few: the providers). */
+  const groups = new Map<string, Waiters>();
 
+  const groupOf = (name: string): Waiters => {
+    let group = groups.get(name);
+    if (!group) {
+      group = { starts: [], head: 0, running: 0 };
+      groups.set(name, group);
+    }
+    return group;
+  };
+  const ungrouped = () => groupOf('');
   /** Resolves once a running slot is this caller's. */
-  const acquire = (): Promise<void> | undefined => {
-    if (running < maxRunning) {
+  const acquire = (name: string): Promise<void> | undefined => {
+    const group = groupOf(name);
+    if (running < maxRunning && (name === '' || group.running < perGroup)) {
       running++;
+      group.running++;
       return undefined;
     }
-    return new Promise((resolve) => waiting.push(resolve));
+    waitingCount++;
+    return new Promise((resolve) => group.starts.push({ order: order++, start: resolve }));
   };
-  /** Hands the slot to the oldest waiter, or frees it. */
-  const release = () => {
-    if (head < waiting.length) {
-      const next = waiting[head]!;
-      waiting[head++] = noop;
-      if (head > 1024 && head * 2 > waiting.length) {
-        waiting = waiting.slice(head);
-        head = 0;
+  /** Starts the oldest waiting task whose group has room, while there is a free slot. */
+  const startWaiting = () => {
+    while (running < maxRunning && waitingCount > 0) {
+      let chosen: Waiters | undefined;
+      for (const group of groups.values()) {
+        if (group.head >= group.starts.length || (group !== ungrouped() && group.running >= perGroup)) continue;
+        if (!chosen || group.starts[group.head]!.order < chosen.starts[chosen.head]!.order) chosen = group;
       }
-      next();
-    } else {
-      running--;
+      if (!chosen) return;
+      const { start } = chosen.starts[chosen.head]!;
+      chosen.head++;
+      if (chosen.head > 1024 && chosen.head * 2 > chosen.starts.length) {
+        chosen.starts = chosen.starts.slice(chosen.head);
+        chosen.head = 0;
+      }
+      waitingCount--;
+      running++;
+      chosen.running++;
+      start();
     }
   };
-  const runInSlot = async <T>(task: () => Promise<T>): Promise<T> => {
-    await acquire();
+  /** Frees the slot and hands it on. */
+  const release = (name: string) => {
+    const group = groupOf(name);
+    running--;
+    group.running--;
+    startWaiting();
+    if (group.running === 0 && group.head >= group.starts.length) groups.delete(name);
+  };
+  const runInSlot = async <T>(task: () => Promise<T>, name: string): Promise<T> => {
+    await acquire(name);
     try {
       return await task();
     } finally {
-      release();
+      release(name);
     }
   };
 
   return {
-    run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    run<T>(key: string, task: () => Promise<T>, runOptions: RunOptions = {}): Promise<T> {
       let lane = lanes.get(key);
       if (!lane) {
         lane = { tail: Promise.resolve(), size: 0 };
@@ -99,7 +150,7 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
         if (current.size === 0 && lanes.get(key) === current) lanes.delete(key);
       };
       const outcome = current.tail
-        .then(() => runInSlot(task))
+        .then(() => runInSlot(task, runOptions.group ?? ''))
         .then(
           (value) => {
             finish();
@@ -129,9 +180,8 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
       return running;
     },
     get waiting() {
-      return waiting.length - head;
+      return waitingCount;
     },
   };
 }
 
-function noop(): void {}

@@ -42,6 +42,8 @@ export interface TurnRunnerOptions {
   turnAccess: TurnAccess;
   isAdmin(platform: string, userId: string): boolean;
   log(line: string): void;
+  /** Longest a turn may take (`turnTimeoutSeconds`); then it stops and the person is told. */
+  turnTimeoutMs: number;
   /** True once the gateway stops: a turn cut short then is left for the next start. */
   stopping(): boolean;
   /** The store failed under a turn: its messages wait until it recovers (see StoreHealth). */
@@ -95,6 +97,12 @@ export class TurnRunner {
     });
     if (job) conversation.scheduledRun = true;
     conversation.turnSender = message.sender.id;
+    // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops here.
+    let overdue = false;
+    const deadline = setTimeout(() => {
+      overdue = true;
+      agent.abort();
+    }, this.#options.turnTimeoutMs);
     lane?.steering.begin();
     if (lane) lane.interrupted = false;
     let settlement: Settlement = 'answered';
@@ -109,6 +117,13 @@ export class TurnRunner {
         settlement = 'left';
         await stream.close();
         return { status: 'error', error: 'the gateway stopped before the turn finished' };
+      }
+      if (result.aborted && overdue) {
+        const note = overdueNote(this.#options.turnTimeoutMs);
+        const previewId = await stream.close();
+        const reply = { text: result.text ? `${result.text}\n\n${note}` : note, files: undefined, turnId: `${message.dedupeKey}#0`, previewId, replyTo, answers: answers() };
+        log(`${message.sessionKey}: turn stopped at its deadline (${Math.round(this.#options.turnTimeoutMs / 1000)} s)`);
+        return { status: 'error', error: 'the turn took too long', delivery: await this.#deliver(adapter, conversation, address, reply) };
       }
       if (result.aborted && !result.text && lane?.interrupted) {
         // Interrupted by a newer message before saying anything: that message's turn answers both.
@@ -137,10 +152,12 @@ export class TurnRunner {
         if (isStoreFailure(error)) this.#options.storeFailed(error, `${message.sessionKey}: turn`);
         return { status: 'error', error: errorMessage(error) };
       }
-      await this.#finishPreview(adapter, address, previewId, failureReply(error));
-      log(`${message.sessionKey}: turn failed: ${errorMessage(error)}`);
+      const stoppedAtDeadline = overdue && isCancellation(error);
+      log(`${message.sessionKey}: ${stoppedAtDeadline ? `turn stopped at its deadline (${Math.round(this.#options.turnTimeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
+      await this.#finishPreview(adapter, address, previewId, stoppedAtDeadline ? overdueNote(this.#options.turnTimeoutMs) : failureReply(error));
       return { status: 'error', error: errorMessage(error) };
     } finally {
+      clearTimeout(deadline);
       if (job) conversation.scheduledRun = false;
       conversation.turnSender = undefined;
       lane?.steering.end();
@@ -258,6 +275,12 @@ async function rewindTo(tree: SessionTree, leaf: string | null): Promise<void> {
   if (leaf === tree.leafId) return;
   if (leaf !== null && !tree.branch().some((entry) => entry.id === leaf)) return;
   await tree.setLeaf(leaf);
+}
+
+/** What the person is told when their turn ran past its deadline. */
+function overdueNote(timeoutMs: number): string {
+  const limit = timeoutMs >= 120_000 ? `${Math.round(timeoutMs / 60_000)} minutes` : `${Math.round(timeoutMs / 1000)} seconds`;
+  return `(Stopped: this took longer than ${limit}. Ask again, perhaps in smaller steps.)`;
 }
 
 function isCancellation(error: unknown): boolean {

@@ -175,11 +175,12 @@ async function answer(
 async function writeStream(
   response: ServerResponse,
   events: SseEvent[],
-  options: { delayMs?: number; disconnectAfterEvents?: number },
+  options: { delayMs?: number; disconnectAfterEvents?: number; stallAfterHeadersMs?: number },
   signal: AbortSignal,
 ): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   response.flushHeaders();
+  if (options.stallAfterHeadersMs !== undefined && !(await pause(options.stallAfterHeadersMs, signal))) return;
   for (const [index, event] of events.entries()) {
     if (index > 0 && options.delayMs !== undefined && !(await pause(options.delayMs, signal))) return;
     if (signal.aborted) return;

@@ -79,6 +79,8 @@ export type ReplySpec =
       disconnectAfterEvents?: number;
       /** Wait this long before sending headers. */
       hangMs?: number;
+      /** Send the headers, then wait this long before the first SSE event (a provider that stalls after answering). */
+      stallAfterHeadersMs?: number;
     }
   | {
       error: {

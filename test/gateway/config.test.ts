@@ -52,6 +52,8 @@ describe('loadConfig defaults', () => {
       busyMode: 'followUp',
       idleTtlSeconds: 1800,
       maxConcurrentTurns: 64,
+      turnTimeoutSeconds: 600,
+      modelTimeouts: {},
       shutdownGraceSeconds: 25,
       profiles: { channels: {}, people: {} },
       telegram: {},

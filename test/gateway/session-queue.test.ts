@@ -144,6 +144,50 @@ describe('createSessionQueue', () => {
     expect([queue.running, queue.waiting]).toEqual([0, 0]);
   });
 
+  it('caps the tasks of one group, and a capped group never holds back the tasks of another', async () => {
+    const queue = createSessionQueue({ maxRunning: 4, maxRunningPerGroup: 3 });
+    const gates = new Map(['h1', 'h2', 'h3', 'h4', 'h5', 'o1', 'o2'].map((name) => [name, gate()]));
+    const started: string[] = [];
+    const task = (name: string) => async () => {
+      started.push(name);
+      await gates.get(name)!.opened;
+      return name;
+    };
+    // Five turns of conversations on a hanging provider, then two of another provider.
+    const hung = ['h1', 'h2', 'h3', 'h4', 'h5'].map((name) => queue.run(name, task(name), { group: 'hanging' }));
+    const others = ['o1', 'o2'].map((name) => queue.run(name, task(name), { group: 'other' }));
+    await settle();
+    // Three of the hanging provider's (its cap), and the fourth slot goes to the other provider,
+    // although h4 and h5 asked before it.
+    expect(started).toEqual(['h1', 'h2', 'h3', 'o1']);
+    expect([queue.running, queue.waiting]).toEqual([4, 3]);
+    gates.get('o1')!.open();
+    await settle();
+    // The freed slot goes to o2 (h4 is at its group's cap).
+    expect(started).toEqual(['h1', 'h2', 'h3', 'o1', 'o2']);
+    gates.get('h1')!.open();
+    gates.get('o2')!.open();
+    await settle();
+    // Now the oldest waiting task of a group under its cap: h4; then h5 once there is room.
+    expect(started).toEqual(['h1', 'h2', 'h3', 'o1', 'o2', 'h4']);
+    for (const g of gates.values()) g.open();
+    await Promise.all([...hung, ...others]);
+    expect(started.at(-1)).toBe('h5');
+    expect([queue.running, queue.waiting]).toEqual([0, 0]);
+  });
+
+  it('keeps back an eighth of the slots (at least one) from any one group by default', async () => {
+    const queue = createSessionQueue({ maxRunning: 16 });
+    const gate1 = gate();
+    const runs = Array.from({ length: 20 }, (_, index) => queue.run(`k${index}`, () => gate1.opened, { group: 'one' }));
+    await settle();
+    expect(queue.running).toBe(14);
+    const other = queue.run('other', async () => 'served', { group: 'two' });
+    await expect(other).resolves.toBe('served');
+    gate1.open();
+    await Promise.all(runs);
+  });
+
   it('frees the slot of a task that throws', async () => {
     const queue = createSessionQueue({ maxRunning: 1 });
     await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

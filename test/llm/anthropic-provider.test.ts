@@ -320,7 +320,7 @@ describe('Anthropic provider: failures and abort', () => {
   });
 
   it('reports a stream that falls silent after the headers as TIMEOUT', async () => {
-    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeoutMs: 300 });
+    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeouts: { firstByteMs: 300, idleMs: 300 } });
     server.enqueue({ text: 'stalls', delayMs: 60_000 });
     const events = await run(impatient, request('claude-sonnet-4-6'));
     expect(events[0]?.type).toBe('message-start');
@@ -331,7 +331,7 @@ describe('Anthropic provider: failures and abort', () => {
   });
 
   it('does not count a slow consumer as server silence', async () => {
-    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeoutMs: 1000 });
+    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeouts: { firstByteMs: 1000, idleMs: 1000 } });
     server.enqueue({ text: 'quick answer, slow reader', chunkSize: 5, delayMs: 50 });
     const events = [];
     for await (const event of impatient.stream(request('claude-sonnet-4-6'))) {
@@ -341,8 +341,17 @@ describe('Anthropic provider: failures and abort', () => {
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'quick answer, slow reader' }]);
   });
 
+  it('reports a stream that sends its headers and then nothing as TIMEOUT (no first byte), retryable', async () => {
+    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeouts: { firstByteMs: 200, idleMs: 5_000 } });
+    server.enqueue({ text: 'never starts', stallAfterHeadersMs: 60_000 });
+    const { error } = finalError(await run(impatient, request('claude-sonnet-4-6')));
+    expect(error.kind).toBe('TIMEOUT');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('no first byte within 200 ms');
+  });
+
   it('reports a response timeout as TIMEOUT', async () => {
-    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeoutMs: 100 });
+    const impatient = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL, timeouts: { firstByteMs: 100, idleMs: 100 } });
     server.enqueue({ text: 'late', hangMs: 60_000 });
     const { error } = finalError(await run(impatient, request('claude-sonnet-4-6')));
     expect(error.kind).toBe('TIMEOUT');

@@ -270,14 +270,23 @@ describe('OpenAI provider: failures and abort', () => {
   });
 
   it('reports a stream that falls silent after the headers as TIMEOUT', async () => {
-    const impatient = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL, timeoutMs: 300 });
+    const impatient = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL, timeouts: { firstByteMs: 300, idleMs: 300 } });
     server.enqueue({ text: 'stalls', delayMs: 60_000 });
     const { error } = finalError(await run(impatient, request('gpt-5.2')));
     expect(error.kind).toBe('TIMEOUT');
   });
 
+  it('reports a stream that sends its headers and then nothing as TIMEOUT (no first byte), retryable', async () => {
+    const impatient = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL, timeouts: { firstByteMs: 200, idleMs: 5_000 } });
+    server.enqueue({ text: 'never starts', stallAfterHeadersMs: 60_000 });
+    const { error } = finalError(await run(impatient, request('gpt-5.2')));
+    expect(error.kind).toBe('TIMEOUT');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('no first byte within 200 ms');
+  });
+
   it('reports a response timeout as TIMEOUT', async () => {
-    const impatient = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL, timeoutMs: 100 });
+    const impatient = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL, timeouts: { firstByteMs: 100, idleMs: 100 } });
     server.enqueue({ text: 'late', hangMs: 60_000 });
     const { error } = finalError(await run(impatient, request('gpt-5.2')));
     expect(error.kind).toBe('TIMEOUT');

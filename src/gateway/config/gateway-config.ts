@@ -88,6 +88,10 @@ export interface GatewayConfig {
   idleTtlSeconds: number;
   /** Turns running at once across all conversations (64). */
   maxConcurrentTurns: number;
+  /** Longest a turn may take, in seconds (600). */
+  turnTimeoutSeconds: number;
+  /** Model calls that send nothing fail after these many seconds (unset: the provider's default). */
+  modelTimeouts: { firstByteSeconds?: number; idleSeconds?: number };
   /** Seconds turns in flight may finish after SIGTERM or Ctrl+C (25). */
   shutdownGraceSeconds: number;
   /** Configured profile bindings. */

@@ -214,6 +214,19 @@ export const operatorConfigSchema = z
       .max(10_000)
       .default(64)
       .describe('Turns running at once across all conversations; further messages wait their turn in arrival order.'),
+    turnTimeoutSeconds: z
+      .number()
+      .min(1)
+      .max(86_400)
+      .default(600)
+      .describe('Longest a turn may take, tools and retries included; then it stops and the person is told (what it had said is kept).'),
+    modelTimeouts: z
+      .strictObject({
+        firstByteSeconds: z.number().positive().max(3_600).optional().describe('Longest wait for the first byte of a model response (default: Anthropic 60, OpenAI 180). Env: OPERATOR_MODEL_FIRST_BYTE_SECONDS.'),
+        idleSeconds: z.number().positive().max(3_600).optional().describe('Longest silence within a streamed model response (default: Anthropic 60, OpenAI 120). Env: OPERATOR_MODEL_IDLE_SECONDS.'),
+      })
+      .prefault({})
+      .describe('When a model call that sends nothing fails (as retryable: the turn tries again).'),
     shutdownGraceSeconds: z
       .number()
       .min(0)

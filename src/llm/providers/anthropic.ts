@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
-import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
+import { IdleWatch, type StreamTimeouts } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
@@ -18,13 +18,19 @@ export interface AnthropicProviderOptions {
   /** Default: `ANTHROPIC_BASE_URL`, else the public API. */
   baseURL?: string;
   /**
-   * Longest wait, in milliseconds, for the response headers and then between two stream events
-   * (default: 10 minutes).
+   * Longest wait, in milliseconds, for the first stream event of a request (the response headers
+   * included), then between two events (default {@link anthropicDefaultTimeouts}).
    */
-  timeoutMs?: number;
+  timeouts?: Partial<StreamTimeouts>;
 }
 
 const providerName = 'anthropic';
+
+/**
+ * Anthropic's timeouts: its stream opens with `message_start` as soon as the request is taken and
+ * sends `ping` events while the model thinks, so a minute of silence means a stalled stream.
+ */
+export const anthropicDefaultTimeouts: StreamTimeouts = { firstByteMs: 60_000, idleMs: 60_000 };
 
 /**
  * Creates the Anthropic provider. The SDK does not retry (`maxRetries: 0`): the Agent owns
@@ -35,21 +41,22 @@ const providerName = 'anthropic';
  * for await (const event of provider.stream({ model: 'claude-sonnet-4-6', systemPrompt: '', messages })) { ... }
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
+  const timeouts: StreamTimeouts = { ...anthropicDefaultTimeouts, ...options.timeouts };
   const client = new Anthropic({
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    // The SDK's own timeout covers the wait for the headers; the watch below covers it too.
+    timeout: timeouts.firstByteMs,
     maxRetries: 0,
     fetch: keepAliveFetch,
   });
   // The SDK's transport, loaded in the background; the first calls may use Node's own fetch.
   void loadKeepAliveFetch().catch(() => undefined);
-  const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {
     name: providerName,
     stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const builder = new AssistantMessageBuilder(providerName, request.model);
-      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, idleTimeoutMs));
+      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, timeouts));
     },
   };
 }
@@ -58,12 +65,11 @@ async function* streamEvents(
   client: Anthropic,
   request: ModelRequest,
   builder: AssistantMessageBuilder,
-  idleTimeoutMs: number,
+  timeouts: StreamTimeouts,
 ): AsyncGenerator<StreamEvent> {
-  const watch = new IdleWatch(idleTimeoutMs, request.signal);
+  const watch = new IdleWatch(timeouts, request.signal);
   try {
     const stream = await client.messages.create(toAnthropicRequest(request), { signal: watch.signal });
-    watch.touch();
     for await (const event of untilAborted(stream, watch.signal)) {
       // Paused while the caller handles the event: only the server's silence counts.
       watch.stop();

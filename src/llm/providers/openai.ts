@@ -8,7 +8,7 @@ import { ConfigurationError } from '../../core/errors.ts';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toOpenAIRequest } from './openai-request.ts';
-import { defaultIdleTimeoutMs, IdleWatch } from './idle-watch.ts';
+import { IdleWatch, type StreamTimeouts } from './idle-watch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
@@ -20,13 +20,19 @@ export interface OpenAIProviderOptions {
   /** Default: `OPENAI_BASE_URL`, else the public API. */
   baseURL?: string;
   /**
-   * Longest wait, in milliseconds, for the response headers and then between two stream events
-   * (default: 10 minutes).
+   * Longest wait, in milliseconds, for the first stream event of a request (the response headers
+   * included), then between two events (default {@link openaiDefaultTimeouts}).
    */
-  timeoutMs?: number;
+  timeouts?: Partial<StreamTimeouts>;
 }
 
 const providerName = 'openai';
+
+/**
+ * OpenAI's timeouts: Chat Completions sends nothing while a reasoning model reasons, before its
+ * first chunk and between tool-call rounds of thought, so the waits are longer than Anthropic's.
+ */
+export const openaiDefaultTimeouts: StreamTimeouts = { firstByteMs: 180_000, idleMs: 120_000 };
 
 // The SDK refuses to start without a key; a local compatible server ignores it.
 const placeholderKey = 'no-key-needed';
@@ -38,6 +44,7 @@ const placeholderKey = 'no-key-needed';
  * @throws ConfigurationError when there is neither an API key nor a base URL.
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provider {
+  const timeouts: StreamTimeouts = { ...openaiDefaultTimeouts, ...options.timeouts };
   const baseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL');
   const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY') ?? (baseURL !== undefined ? placeholderKey : undefined);
   if (apiKey === undefined) {
@@ -46,18 +53,18 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
   const client = new OpenAI({
     apiKey,
     ...(baseURL !== undefined && { baseURL }),
-    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    // The SDK's own timeout covers the wait for the headers; the watch below covers it too.
+    timeout: timeouts.firstByteMs,
     maxRetries: 0,
     fetch: keepAliveFetch,
   });
   // The SDK's transport, loaded in the background; the first calls may use Node's own fetch.
   void loadKeepAliveFetch().catch(() => undefined);
-  const idleTimeoutMs = options.timeoutMs ?? defaultIdleTimeoutMs;
   return {
     name: providerName,
     stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const builder = new AssistantMessageBuilder(providerName, request.model);
-      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, idleTimeoutMs));
+      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, timeouts));
     },
   };
 }
@@ -74,13 +81,12 @@ async function* streamEvents(
   client: OpenAI,
   request: ModelRequest,
   builder: AssistantMessageBuilder,
-  idleTimeoutMs: number,
+  timeouts: StreamTimeouts,
 ): AsyncGenerator<StreamEvent> {
-  const watch = new IdleWatch(idleTimeoutMs, request.signal);
+  const watch = new IdleWatch(timeouts, request.signal);
   let finished = false;
   try {
     const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: watch.signal });
-    watch.touch();
     let started = false;
     for await (const chunk of untilAborted(stream, watch.signal)) {
       // Paused while the caller handles the chunk: only the server's silence counts.

@@ -1,0 +1,72 @@
+/**
+ * A model provider that hangs, through the real gateway process: a call that sends nothing (no
+ * headers, or headers and then nothing) fails after the first-byte timeout and is tried again;
+ * the turn stops at its deadline and the person is told, within it. Turns hanging on one provider
+ * hold at most its share of the slots, so a conversation on another provider is still answered.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
+import { findBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+
+const wait = 30_000;
+
+describe('a model provider that hangs', () => {
+  let fakes: TelegramGatewayFakes;
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gateway: StartedGateway;
+
+  beforeEach(async () => {
+    fakes = await startTelegramGatewayFakes('operator-provider-hang-');
+    ({ model, telegram } = fakes);
+  });
+
+  afterEach(async () => {
+    await gateway?.stop();
+    await fakes?.close();
+  });
+
+  const start = async (config: Record<string, unknown>) => {
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify(config));
+    gateway = await startGateway(
+      { home: fakes.home, env: { ...fakes.env([]), OPERATOR_DM_POLICY: 'open', OPENAI_BASE_URL: model.openaiBaseURL, OPENAI_API_KEY: 'sk-openai-test' } },
+      wait,
+    );
+  };
+  const say = (chat: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: chat, text, from: { id: chat, first_name: 'Hal' } }));
+
+  for (const [name, hang] of [
+    ['sends no headers', { hangMs: 120_000 }],
+    ['sends its headers and then nothing', { stallAfterHeadersMs: 120_000 }],
+  ] as const) {
+    it(`tries again after the first-byte timeout, and tells the person at the turn's deadline when it ${name}`, async () => {
+      await start({ modelTimeouts: { firstByteSeconds: 1 }, turnTimeoutSeconds: 6 });
+      model.setDefault({ text: 'never sent', ...hang });
+      say(6001, 'are you there?');
+      const told = await findBotMessage(telegram, gateway, 6001, 'Stopped: this took longer than 6 seconds', wait);
+      expect(told.text).not.toContain('never sent');
+      // The first call timed out after a second and was tried again (2 s later), within the deadline.
+      expect(model.requests.length).toBeGreaterThanOrEqual(2);
+      expect(gateway.output.all()).toContain('turn stopped at its deadline');
+    });
+  }
+
+  it('answers a conversation on another provider while turns hang on one (maxConcurrentTurns 4)', async () => {
+    await start({ maxConcurrentTurns: 4 });
+    // Anthropic hangs for everyone; the OpenAI-compatible provider answers.
+    model.setDefault((request) => (request.protocol === 'openai' ? { text: 'Answer from the other provider.' } : { text: 'never sent', hangMs: 120_000 }));
+    say(6100, '/model openai:gpt-4o-mini');
+    await findBotMessage(telegram, gateway, 6100, 'Model is now', wait);
+    const hung = [6101, 6102, 6103, 6104, 6105, 6106];
+    for (const chat of hung) say(chat, 'hello?');
+    await telegram.waitFor(() => (model.requests.filter((request) => request.protocol === 'anthropic').length >= 3 ? true : undefined), wait);
+    say(6100, 'and me?');
+    await findBotMessage(telegram, gateway, 6100, 'Answer from the other provider.', wait);
+    // The hung conversations are still waiting: nothing was answered there.
+    for (const chat of hung) expect(telegram.messages(chat)).toEqual([]);
+  });
+});
