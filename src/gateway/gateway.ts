@@ -313,7 +313,7 @@ export class Gateway {
       await this.#opened;
       // Stopping: what has not begun is answered after the restart.
       if (this.#stopping) return;
-      const batch = lane.waiting.take(key, true);
+      const batch = lane.waiting.takeNext(true);
       if (!batch) return;
       const carried = [...lane.carried];
       try {

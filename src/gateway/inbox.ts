@@ -29,6 +29,8 @@ export interface InboxEntry {
   attachments: Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size'>[];
   /** Milliseconds since the epoch. */
   receivedAt: number;
+  /** When the platform says it was sent (see `InboundMessage.sentAt`). */
+  sentAt?: number;
   /**
    * Set when its turn began: where the session stood before it and what the model was given. A
    * turn cut off by a crash is run again from here, from the person's message itself.
@@ -101,6 +103,7 @@ export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
         text,
         attachments: message.attachments.map(({ kind, mediaType, name, size }) => ({ kind, mediaType, name, size })),
         receivedAt: message.receivedAt,
+        ...(message.sentAt !== undefined && { sentAt: message.sentAt }),
       });
       return key;
     },

@@ -21,16 +21,17 @@ export function replayedMessage(entry: InboxEntry): InboundMessage {
     attachments: [],
     mentioned: true,
     receivedAt: entry.receivedAt,
+    ...(entry.sentAt !== undefined && { sentAt: entry.sentAt }),
     raw: undefined,
   };
 }
 
 /**
- * The input for a message accepted by an earlier process whose turn never began: the text as it
- * came, with a note for attachments, whose bytes were not kept. (A turn that had begun is run
+ * The input for a message accepted by an earlier process whose turn never began: its `text` (as
+ * the turn gives it to the model), with a note for attachments, whose bytes were not kept. (A turn that had begun is run
  * again from where it began, with the input it had; see `TurnRunner`.)
  */
-export function replayInput(entry: InboxEntry): string {
+export function replayInput(text: string, entry: InboxEntry): string {
   const lost = entry.attachments.map((attachment) => `[${attachment.kind === 'image' ? 'an image' : `the file ${attachment.name ?? ''}`.trim()} came with this message but was lost in a restart; ask for it again if it matters]`);
-  return [entry.text, ...lost].filter((part) => part !== '').join('\n');
+  return [text, ...lost].filter((part) => part !== '').join('\n');
 }

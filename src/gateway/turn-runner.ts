@@ -84,10 +84,13 @@ export class TurnRunner {
     const answers = () => [...keys, ...(lane?.steering.taken ?? [])];
     const replyTo = message.scope === 'group' && !job ? message.id : undefined;
     const first = batch[0]?.key;
+    let noting = Promise.resolve();
     const stream = new ReplyStream(adapter, address, {
       replyTo,
       messageId: replayed?.previewId,
-      onPreview: first === undefined ? undefined : (id) => this.#notePreview(first, id),
+      // Noted one after another, and all before the messages leave the inbox: a note written after
+      // that would bring the entry back, to be answered again after a restart.
+      onPreview: first === undefined ? undefined : (id) => (noting = noting.then(() => this.#notePreview(first, id))),
     });
     const typing = keepTyping(adapter, address);
     const unsubscribe = agent.subscribe((event) => {
@@ -123,6 +126,7 @@ export class TurnRunner {
         const previewId = await stream.close();
         const reply = { text: result.text ? `${result.text}\n\n${note}` : note, files: undefined, turnId: `${message.dedupeKey}#0`, previewId, replyTo, answers: answers() };
         log(`${message.sessionKey}: turn stopped at its deadline (${Math.round(this.#options.turnTimeoutMs / 1000)} s)`);
+        await noting;
         return { status: 'error', error: 'the turn took too long', delivery: await this.#deliver(adapter, conversation, address, reply) };
       }
       if (result.aborted && !result.text && lane?.interrupted) {
@@ -141,6 +145,7 @@ export class TurnRunner {
       const files = this.#options.outbox.take(message.sessionKey);
       const previewId = await stream.close();
       const reply = { text: result.text || (files.length > 0 ? '' : '(no answer)'), files: files.length > 0 ? files : undefined, turnId: `${message.dedupeKey}#0`, previewId, replyTo, answers: answers() };
+      await noting;
       const delivery = await this.#deliver(adapter, conversation, address, reply);
       return { status: 'ok', delivery };
     } catch (error) {
@@ -165,14 +170,15 @@ export class TurnRunner {
       typing.stop();
       // Files of a turn that failed or was stopped before it answered are not sent.
       await this.#options.outbox.discard(this.#options.outbox.take(message.sessionKey)).catch(() => undefined);
+      await noting;
       if (settlement === 'answered') await this.#answered(answers());
     }
   }
 
   /** Notes the preview of the answer to `key` in the inbox (and in memory, should the store fail). */
-  #notePreview(key: string, previewId: string): void {
+  async #notePreview(key: string, previewId: string): Promise<void> {
     this.#options.previewShown(key, previewId);
-    void this.#options.inbox.notePreview(key, previewId).catch((error: unknown) => this.#options.storeFailed(error, `${key}: preview not noted`));
+    await this.#options.inbox.notePreview(key, previewId).catch((error: unknown) => this.#options.storeFailed(error, `${key}: preview not noted`));
   }
 
   /**
@@ -187,10 +193,8 @@ export class TurnRunner {
       await rewindTo(tree, begun.leaf);
       return { ...begun, leaf: tree.leafId };
     }
-    const first = batch[0]!;
-    if (first.entry) return { input: replayInput(first.entry), leaf: tree.leafId, keys: [] };
-    const texts = batch.map((item) => item.text);
-    texts[0] = await this.#input(conversation, first.message, first.text);
+    // Each message as the model gets it: documents saved (a live one), or what a restart lost noted.
+    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(conversation, item.message, item.text))));
     return { input: texts.join('\n\n'), leaf: tree.leafId, keys: [] };
   }
 

@@ -1,9 +1,10 @@
 /**
- * The messages of one conversation that are accepted and wait for a turn, in the order they came.
- * Each has a turn queued behind the running one; a turn takes its own message and, with it, the
- * text-only messages of the same person right behind it (they are answered together, as one
- * follow-up), or a message is taken into the running turn as steering. A queued turn whose
- * message was already taken that way has nothing left to do.
+ * The messages of one conversation that are accepted and wait for a turn, in the order they were
+ * sent (the platform's time and message id: a webhook retried after a restart may bring an earlier
+ * message after a later one). Each message has a turn queued behind the running one; a turn takes
+ * the first waiting message and, with it, the text-only messages of the same person right behind it
+ * (they are answered together, as one follow-up), or a message is taken into the running turn as
+ * steering. A queued turn that finds nothing waiting has nothing left to do.
  */
 import type { InboundMessage } from '../channels/types.ts';
 import type { InboxEntry } from './inbox.ts';
@@ -28,9 +29,11 @@ export class WaitingMessages {
     return this.#items.length;
   }
 
-  /** Adds a message behind the others. */
+  /** Adds a message in the order of sending: behind the others, unless it was sent before some of them. */
   add(item: WaitingMessage): void {
-    this.#items.push(item);
+    let index = this.#items.length;
+    while (index > 0 && sentBefore(item.message, this.#items[index - 1]!.message)) index--;
+    this.#items.splice(index, 0, item);
   }
 
   /** Whether `key` still waits. */
@@ -47,24 +50,23 @@ export class WaitingMessages {
   }
 
   /**
-   * Takes the messages the turn of `key` answers: `key` itself and, when `batch`, the text-only
-   * messages of the same sender right behind it. A message whose turn began before a restart
-   * takes exactly the messages that turn began with (those still waiting). Undefined when `key`
-   * no longer waits (an earlier turn answered it).
+   * Takes the messages the next turn answers: the first waiting one and, when `batch`, the
+   * text-only messages of the same sender right behind it. A message whose turn began before a
+   * restart takes exactly the messages that turn began with (those still waiting). Undefined when
+   * nothing waits (earlier turns answered it all).
    */
-  take(key: string, batch: boolean): WaitingMessage[] | undefined {
-    const index = this.#items.findIndex((item) => item.key === key);
-    if (index < 0) return undefined;
-    const first = this.#items[index]!;
+  takeNext(batch: boolean): WaitingMessage[] | undefined {
+    const first = this.#items[0];
+    if (!first) return undefined;
     const begun = first.entry?.begun;
-    let end = index + 1;
+    let end = 1;
     if (begun) {
       const together = new Set(begun.keys);
       while (end < this.#items.length && together.has(this.#items[end]!.key)) end++;
     } else if (batch && first.message.attachments.length === 0) {
       while (end < this.#items.length && joins(first, this.#items[end]!)) end++;
     }
-    return this.#items.splice(index, end - index);
+    return this.#items.splice(0, end);
   }
 
   /** Takes every waiting message (the conversation is dropped). */
@@ -76,4 +78,24 @@ export class WaitingMessages {
 /** Whether `next` is answered together with `first`: same person, text only, not begun on its own. */
 function joins(first: WaitingMessage, next: WaitingMessage): boolean {
   return next.message.sender.id === first.message.sender.id && next.message.attachments.length === 0 && next.entry?.begun === undefined;
+}
+
+/**
+ * Whether `a` was sent before `b`, by the platform's send time, then its message id (Telegram's
+ * and Discord's ids grow, Slack's are timestamps); false when it cannot tell, so arrival order stands.
+ */
+function sentBefore(a: InboundMessage, b: InboundMessage): boolean {
+  const at = a.sentAt ?? a.receivedAt;
+  const bt = b.sentAt ?? b.receivedAt;
+  if (at !== bt) return at < bt;
+  return /^\d+(\.\d+)?$/.test(a.id) && /^\d+(\.\d+)?$/.test(b.id) && compareNumeric(a.id, b.id) < 0;
+}
+
+/** Compares two non-negative decimal numbers written as text, of any length. */
+function compareNumeric(a: string, b: string): number {
+  const [ai = '', af = ''] = a.split('.');
+  const [bi = '', bf = ''] = b.split('.');
+  if (ai.length !== bi.length) return ai.length - bi.length;
+  if (ai !== bi) return ai < bi ? -1 : 1;
+  return af === bf ? 0 : af.padEnd(bf.length, '0') < bf.padEnd(af.length, '0') ? -1 : 1;
 }
