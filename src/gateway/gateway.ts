@@ -15,14 +15,14 @@ import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, turnText } from './conversations.ts';
-import { createDedupe, keySegment } from './dedupe.ts';
+import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool } from './files/send-file-tool.ts';
 import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
 import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
 import { KnownConversations } from './known-conversations.ts';
-import { createDeliveryLedger, type LedgerEntry } from './ledger/index.ts';
+import { createDeliveryLedger } from './ledger/index.ts';
 import type { Job, RunOutcome } from './scheduler/index.ts';
 import { cliActor, findTarget, schedulerSettings, type ScheduleControl } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
@@ -33,6 +33,7 @@ import { createSessionQueue } from './session-queue.ts';
 import { isStoreFailure } from './store-failure.ts';
 import { TurnAccess } from './turn-access.ts';
 import { TurnLanes } from './turn-lanes.ts';
+import type { WaitingMessage } from './waiting-messages.ts';
 import { TurnRunner } from './turn-runner.ts';
 import { Acceptance } from './acceptance.ts';
 import { StoreHealth } from './health/store-health.ts';
@@ -169,7 +170,7 @@ export class Gateway {
       else unanswered.push(entry);
     }
     // Queued first (their turns wait until the channels are up): they come before anything new.
-    this.#answerInbox(unanswered);
+    const replayed = this.#answerInbox(unanswered);
     for (const adapter of this.adapters.values()) {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
@@ -181,7 +182,8 @@ export class Gateway {
         this.#background(adapter.setCommands(commandList).catch((error: unknown) => this.log(`${adapter.platform}: could not register commands: ${errorMessage(error)}`)));
       }
     }
-    await this.resendPending(undelivered);
+    await this.#sender.resend(undelivered, this.adapters, this.runtime.store);
+    await replayed;
     this.#open();
     await this.scheduler.start();
     const ttlMs = this.config.idleTtlSeconds * 1000;
@@ -239,13 +241,15 @@ export class Gateway {
     this.#active.add(message.dedupeKey);
     // While stopping, a message is only recorded: the next start answers it.
     if (this.#stopping) return;
-    this.#admit(adapter, message);
+    void this.#admit(adapter, message);
   }
 
   /** Hands an accepted message to its conversation's intake, where messages are taken in the order they came. */
-  #admit(adapter: ChannelAdapter, message: InboundMessage, entry?: InboxEntry): void {
+  #admit(adapter: ChannelAdapter, message: InboundMessage, entry?: InboxEntry): Promise<void> {
     this.#active.add(message.dedupeKey);
-    this.#background(this.#intake.run(message.sessionKey, () => this.#process(adapter, message, entry)));
+    const taken = this.#intake.run(message.sessionKey, () => this.#process(adapter, message, entry));
+    this.#background(taken);
+    return taken.catch(() => undefined);
   }
 
   /**
@@ -313,7 +317,8 @@ export class Gateway {
       await this.#opened;
       // Stopping: what has not begun is answered after the restart.
       if (this.#stopping) return;
-      const batch = lane.waiting.takeNext(true);
+      // A message a turn before answered (one it began with after a restart) is left out.
+      const batch = await this.#stillWaiting(lane.waiting.takeNext(true));
       if (!batch) return;
       const carried = [...lane.carried];
       try {
@@ -334,6 +339,14 @@ export class Gateway {
         lane.turns--;
         this.#lanes.release(sessionKey);
       });
+  }
+
+  /** The messages of `batch` still in the inbox (undefined when none is). */
+  async #stillWaiting(batch: WaitingMessage[] | undefined): Promise<WaitingMessage[] | undefined> {
+    if (!batch) return undefined;
+    const waiting = [];
+    for (const item of batch) if (await this.inbox.has(item.key).catch(() => true)) waiting.push(item);
+    return waiting.length > 0 ? waiting : undefined;
   }
 
   /** Lets queued turns begin (once the channels are up and earlier replies went out). */
@@ -365,25 +378,12 @@ export class Gateway {
   }
 
   /**
-   * Sends replies recorded but never marked delivered (a crash between answer and delivery),
-   * once each. A reply that was being streamed replaces its preview message, as it would have.
-   */
-  async resendPending(entries?: LedgerEntry[]): Promise<void> {
-    for (const entry of entries ?? (await this.ledger.pending())) {
-      const adapter = this.adapters.get(entry.address.platform);
-      if (!adapter || !(await this.ledger.claim(entry.id))) continue;
-      // Pending entries of a version that kept the preview under its own key still find it.
-      const previewId = entry.previewId ?? (await this.runtime.store.get<string>(legacyPreviewKey(entry.turnId))) ?? undefined;
-      await this.#sender.send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
-    }
-  }
-
-  /**
    * Answers messages accepted and never answered (the last process stopped before answering, or
    * the store failed under their turns), in the order they came, through the usual pipeline. Each
    * is marked seen again, so a redelivery of it is not taken as new.
    */
-  #answerInbox(entries: InboxEntry[]): void {
+  async #answerInbox(entries: InboxEntry[]): Promise<void> {
+    const taken: Promise<void>[] = [];
     const oldest = Date.now() - inboxReplayHours * 3_600_000;
     for (const entry of entries) {
       if (this.#active.has(entry.key)) continue;
@@ -396,8 +396,10 @@ export class Gateway {
       this.#background(this.dedupe.firstTime(entry.dedupeKey));
       this.log(`${entry.sessionKey}: answering a message accepted earlier and not yet answered`);
       const previewId = entry.previewId ?? this.#previews.get(entry.key);
-      this.#admit(adapter, replayedMessage(entry), previewId === undefined ? entry : { ...entry, previewId });
+      taken.push(this.#admit(adapter, replayedMessage(entry), previewId === undefined ? entry : { ...entry, previewId }));
     }
+    // Resolves once every one waits for its turn: a turn that begins then sees the messages it began with.
+    await Promise.all(taken);
   }
 
   /** The store failed: reported, and once it works again the messages it left waiting are answered. */
@@ -413,7 +415,7 @@ export class Gateway {
       await this.inbox.done(key);
       this.#answeredKeys.delete(key);
     }
-    this.#answerInbox(await this.inbox.pending());
+    await this.#answerInbox(await this.inbox.pending());
   }
 
   #requiresMention(message: InboundMessage): boolean {
@@ -481,9 +483,3 @@ export class Gateway {
   }
 
 }
-
-/** Where versions before the preview id went into the ledger kept it (read for their pending replies). */
-function legacyPreviewKey(turnId: string): string {
-  return `ledger-preview:${keySegment(turnId)}`;
-}
-

@@ -7,6 +7,8 @@ import { DeliveryError } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Outbox } from './files/outbox.ts';
 import type { DeliveryLedger, DeliveryProgress, LedgerEntry } from './ledger/index.ts';
+import type { Store } from '../store/store.ts';
+import { keySegment } from './dedupe.ts';
 
 /** A recorded reply, as {@link ReplySender.send} delivers it. */
 export type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
@@ -72,6 +74,21 @@ export class ReplySender {
     await this.#ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
     await this.discardFiles(entry);
     return undefined;
+  }
+
+  /**
+   * Sends replies recorded but never marked delivered (a crash between answer and delivery), once
+   * each (a claim keeps two senders from both sending one). A reply that was being streamed
+   * replaces its preview message, as it would have.
+   */
+  async resend(entries: readonly LedgerEntry[], adapters: ReadonlyMap<string, ChannelAdapter>, store: Store): Promise<void> {
+    for (const entry of entries) {
+      const adapter = adapters.get(entry.address.platform);
+      if (!adapter || !(await this.#ledger.claim(entry.id))) continue;
+      // Pending entries of a version that kept the preview under its own key still find it.
+      const previewId = entry.previewId ?? (await store.get<string>(`ledger-preview:${keySegment(entry.turnId)}`)) ?? undefined;
+      await this.send(adapter, entry, previewId, { attempts: 1, failure: 'undelivered reply could not be sent after restart' });
+    }
   }
 
   /** Removes the outbox copies of a reply's files once it is delivered or given up. */

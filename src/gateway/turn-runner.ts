@@ -80,10 +80,13 @@ export class TurnRunner {
     const replayed = batch[0]?.entry;
     // Messages an interrupted turn left unanswered are answered by this one.
     const carried = lane?.carried.splice(0) ?? [];
-    const keys = [...carried, ...batch.map((item) => item.key)];
+    // A turn run again after a restart answers every message it began with (some may not be waiting yet).
+    const keys = [...new Set([...carried, ...batch.map((item) => item.key), ...(replayed?.begun?.keys ?? [])])];
     const answers = () => [...keys, ...(lane?.steering.taken ?? [])];
     const replyTo = message.scope === 'group' && !job ? message.id : undefined;
-    const first = batch[0]?.key;
+    // Notes go on the turn's first message (one an interrupted turn left, if any): a restart runs
+    // the turn again from there, with every message it answers.
+    const first = job ? undefined : keys[0];
     let noting = Promise.resolve();
     const stream = new ReplyStream(adapter, address, {
       replyTo,
@@ -112,7 +115,7 @@ export class TurnRunner {
     try {
       const tree = await agent.session();
       const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(conversation, batch, tree);
-      if (!job) await inbox.begin({ ...start, keys: batch.map((item) => item.key) });
+      if (!job) await inbox.begin({ ...start, keys });
       const images = replayed || job ? [] : await imagesOf(message, log);
       const result = await agent.invoke(start.input, { channel: message.sessionKey, images, turn: await this.#turnContext(conversation, message, job !== undefined) });
       if (result.aborted && this.#options.stopping()) {

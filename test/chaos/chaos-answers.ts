@@ -17,18 +17,30 @@ export function answerTo(tokens: readonly string[]): string {
   return `Answer to ${tokens.join(' ')}: ${filler}`;
 }
 
-/** The text of the last user message of a model request (Anthropic or OpenAI shape). */
-function lastUserText(request: RecordedRequest): string {
-  const messages = (request.body?.messages ?? []) as { role: string; content: string | { type: string; text?: string }[] }[];
-  const last = messages.filter((message) => message.role === 'user').at(-1);
-  if (!last) return '';
-  return typeof last.content === 'string' ? last.content : last.content.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('\n');
+/**
+ * The text of the user messages a model request asks to answer: those after the last assistant
+ * message that said something (Anthropic or OpenAI shape). A turn after one a newer message
+ * stopped before it said anything answers both, as a model would.
+ */
+function unansweredUserText(request: RecordedRequest): string {
+  const messages = (request.body?.messages ?? []) as { role: string; content: string | null | { type: string; text?: string }[] }[];
+  const textOf = (content: (typeof messages)[number]['content']) =>
+    content === null ? '' : typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('\n');
+  const texts: string[] = [];
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === 'assistant' && textOf(message.content).trim() !== '') break;
+    if (message.role === 'user') texts.unshift(textOf(message.content));
+  }
+  return texts.join('\n');
 }
 
-/** The fake model's reply to `request`: the answer to the tokens of its last user message, streamed slowly. */
+/** The fake model's reply to `request`: the answer to the tokens of the messages it answers, streamed slowly. */
 export function chaosReply(request: RecordedRequest, delayMs: number): ReplySpec {
-  const tokens = lastUserText(request).match(tokenPattern) ?? [];
-  return { text: answerTo(tokens), chunkSize: 6, delayMs };
+  const tokens = unansweredUserText(request).match(tokenPattern) ?? [];
+  const text = answerTo(tokens);
+  // The header naming the messages comes in one piece: an answer stopped part way still names them.
+  return { text, chunkSize: 6, firstChunkSize: text.indexOf(':') + 1, delayMs };
 }
 
 /** One conversation as the platform shows it at the end: the bot's messages, oldest first. */
@@ -52,26 +64,44 @@ export interface ChaosCount {
   dangling: string[];
   /** Other bot messages that are not a whole answer (a failure notice, a stray part). */
   other: string[];
+  /** Answers a newer message stopped (`busyMode: "interrupt"`): what they had said, kept as they were. */
+  stopped: number;
   /** Chats whose answers came in a different order than their messages. */
   outOfOrder: string[];
 }
 
-/** Counts answers per message over every chat. */
-export function countAnswers(chats: ReadonlyMap<number, ChatOutcome>): ChaosCount {
-  const count: ChaosCount = { sent: 0, once: 0, lost: [], twice: [], dangling: [], other: [], outOfOrder: [] };
+/**
+ * Counts answers per message over every chat. With `interrupted`, an answer stopped part way (a
+ * beginning of a whole answer) answers the messages it names in full; one cut off before it named
+ * any answers one message no other answer names.
+ */
+export function countAnswers(chats: ReadonlyMap<number, ChatOutcome>, options: { interrupted?: boolean } = {}): ChaosCount {
+  const count: ChaosCount = { sent: 0, once: 0, lost: [], twice: [], dangling: [], other: [], stopped: 0, outOfOrder: [] };
   for (const [chat, { sent, botTexts }] of chats) {
     count.sent += sent.length;
     const answeredAt = new Map<string, number[]>();
+    /** Stopped answers cut off before they named a message, by position. */
+    const unnamed: number[] = [];
     botTexts.forEach((text, index) => {
       const tokens = text.startsWith('Answer to ') ? (text.slice(0, text.indexOf(':')).match(tokenPattern) ?? []) : [];
       if (tokens.length > 0 && text === answerTo(tokens)) {
         for (const token of tokens) answeredAt.set(token, [...(answeredAt.get(token) ?? []), index]);
       } else if (text.endsWith('…')) {
         count.dangling.push(`c${chat}: ${text.slice(0, 40)}`);
+      } else if (options.interrupted && isStoppedAnswer(text)) {
+        count.stopped++;
+        const named = namedInFull(text);
+        if (named.length === 0) unnamed.push(index);
+        for (const token of named) answeredAt.set(token, [...(answeredAt.get(token) ?? []), index]);
       } else {
         count.other.push(`c${chat}: ${text.slice(0, 60)}`);
       }
     });
+    // A stopped answer that named nobody answers the first message left unanswered before it.
+    for (const position of unnamed) {
+      const token = sent.find((candidate) => !answeredAt.has(candidate));
+      if (token !== undefined) answeredAt.set(token, [position]);
+    }
     let last = -1;
     let ordered = true;
     for (const token of sent) {
@@ -87,4 +117,19 @@ export function countAnswers(chats: ReadonlyMap<number, ChatOutcome>): ChaosCoun
     if (!ordered) count.outOfOrder.push(`c${chat}`);
   }
   return count;
+}
+
+/** Whether `text` is the beginning of some whole answer (an answer stopped part way). */
+function isStoppedAnswer(text: string): boolean {
+  if (!text.startsWith('Answer to ')) return 'Answer to '.startsWith(text) && text !== '';
+  const colon = text.indexOf(':');
+  if (colon < 0) return /^Answer to [\w\s-]*$/.test(text);
+  return filler.startsWith(text.slice(colon + 2)) || text.slice(colon + 1).trim() === '';
+}
+
+/** The tokens a stopped answer names in full (a token cut off at its end is not one). */
+function namedInFull(text: string): string[] {
+  const colon = text.indexOf(':');
+  const header = colon < 0 ? text : text.slice(0, colon + 1);
+  return (header.match(/\bm\d+-c\d+(?=[\s:])/g) ?? []);
 }

@@ -40,6 +40,8 @@ export interface ChaosSummary extends ChaosCount {
   wallMs: number;
   /** Webhook deliveries refused or failed (the gateway down, or refusing), each tried again. */
   redeliveries: number;
+  /** With `CHAOS_DEBUG=1`: every chat, the bot's calls and what each gateway process printed. */
+  debug?: { chats: [number, ChatOutcome][]; output: string; calls: string[] };
 }
 
 /** Runs one chaos run and counts what the chats show at the end. */
@@ -65,6 +67,7 @@ export async function runTelegramChaos(options: ChaosOptions): Promise<ChaosSumm
   const chatQueues = new Map<number, Promise<void>>();
   let redeliveries = 0;
   let kills = 0;
+  const earlierOutput: string[] = [];
   let stopped = false;
 
   /**
@@ -103,6 +106,7 @@ export async function runTelegramChaos(options: ChaosOptions): Promise<ChaosSumm
       const wait = at - (performance.now() - begin);
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       await gateway!.kill();
+      earlierOutput.push(gateway!.output.all());
       kills++;
       await new Promise((resolve) => setTimeout(resolve, between(random, 50, 400)));
       gateway = await start();
@@ -138,17 +142,17 @@ export async function runTelegramChaos(options: ChaosOptions): Promise<ChaosSumm
   }
   stopped = true;
   for (const [chat, outcome] of chats) outcome.botTexts = telegram.messages(chat).map((message) => message.text);
-  const count = countAnswers(chats);
-  if (process.env.CHAOS_DEBUG) (count as unknown as { debug: unknown }).debug = { chats: [...chats.entries()], output: gateway.output.all() };
+  const count = countAnswers(chats, { interrupted: options.busyMode === 'interrupt' });
+  const debug = !process.env.CHAOS_DEBUG ? undefined : { chats: [...chats.entries()], output: [...earlierOutput, gateway.output.all()].join('\n=== restart ===\n'), calls: telegram.calls.filter((call) => call.method !== 'getUpdates' && call.method !== 'sendChatAction').map((call) => `${call.method} ${String(call.params.chat_id)} ${String(call.params.message_id ?? '')} ${String(call.params.text ?? '').slice(0, 30)}`) };
   await gateway.stop();
   await fakes.close();
-  return { ...count, options, kills, wallMs: Math.round(performance.now() - started), redeliveries };
+  return { ...count, options, kills, wallMs: Math.round(performance.now() - started), redeliveries, ...(debug && { debug }) };
 }
 
 /** A one-line summary and the details of what went wrong, for a failed assertion or a report. */
 export function describeChaos(summary: ChaosSummary): string {
   const { options } = summary;
-  const head = `${options.mode}, ${summary.sent} messages in ${options.chats} chats, ${summary.kills} kills, seed ${options.seed} (CHAOS_SEED=${options.seed}): ${summary.once} answered once, ${summary.lost.length} lost, ${summary.twice.length} twice, ${summary.dangling.length} dangling previews, ${summary.other.length} other messages, ${summary.outOfOrder.length} chats out of order; ${summary.redeliveries} webhook redeliveries; ${summary.wallMs} ms`;
+  const head = `${options.mode}, ${summary.sent} messages in ${options.chats} chats, ${summary.kills} kills, seed ${options.seed} (CHAOS_SEED=${options.seed}): ${summary.once} answered once, ${summary.lost.length} lost, ${summary.twice.length} twice, ${summary.dangling.length} dangling previews, ${summary.other.length} other messages, ${summary.outOfOrder.length} chats out of order, ${summary.stopped} answers stopped by a newer message; ${summary.redeliveries} webhook redeliveries; ${summary.wallMs} ms`;
   const details = [
     summary.lost.length > 0 ? `lost: ${summary.lost.slice(0, 20).join(', ')}` : '',
     summary.twice.length > 0 ? `twice: ${summary.twice.slice(0, 20).join(', ')}` : '',

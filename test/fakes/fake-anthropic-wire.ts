@@ -84,7 +84,7 @@ export function anthropicEvents(reply: MessageReply, model: string, id: string):
   }
   if (reply.text !== undefined) {
     add('content_block_start', { index, content_block: { type: 'text', text: '' } });
-    for (const piece of chunk(reply.text, size)) add('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+    for (const piece of textChunks(reply.text, size, reply.firstChunkSize)) add('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
     add('content_block_stop', { index });
     index++;
   }
@@ -139,4 +139,10 @@ export function anthropicMessage(reply: MessageReply, model: string, id: string)
       output_tokens: usage.output,
     },
   };
+}
+
+/** The text's pieces: the first `first` characters in one (when given), the rest `size` at a time. */
+function textChunks(text: string, size: number, first: number | undefined): string[] {
+  if (first === undefined || first <= 0) return chunk(text, size);
+  return [text.slice(0, first), ...(text.length > first ? chunk(text.slice(first), size) : [])];
 }

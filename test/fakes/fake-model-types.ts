@@ -73,6 +73,8 @@ export type ReplySpec =
       stopReason?: string;
       /** Text and arguments are split into chunks of this many characters (default 8). */
       chunkSize?: number;
+      /** The text's first chunk holds this many characters (the rest follow `chunkSize` at a time). */
+      firstChunkSize?: number;
       /** Pause between SSE events (slow stream). */
       delayMs?: number;
       /** Destroy the socket after this many SSE events (mid-stream disconnect). */

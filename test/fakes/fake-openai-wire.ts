@@ -82,7 +82,7 @@ export function openaiEvents(reply: MessageReply, model: string, id: string, inc
   if (reply.thinking !== undefined) {
     for (const piece of chunk(reply.thinking.text, size)) delta({ reasoning_content: piece });
   }
-  if (reply.text !== undefined) for (const piece of chunk(reply.text, size)) delta({ content: piece });
+  if (reply.text !== undefined) for (const piece of textChunks(reply.text, size, reply.firstChunkSize)) delta({ content: piece });
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
     delta({
       tool_calls: [{ index, id: toolId(reply, index, id), type: 'function', function: { name: call.name, arguments: '' } }],
@@ -124,4 +124,10 @@ export function openaiCompletion(reply: MessageReply, model: string, id: string)
     ],
     usage: usageOf(reply),
   };
+}
+
+/** The text's pieces: the first `first` characters in one (when given), the rest `size` at a time. */
+function textChunks(text: string, size: number, first: number | undefined): string[] {
+  if (first === undefined || first <= 0) return chunk(text, size);
+  return [text.slice(0, first), ...(text.length > first ? chunk(text.slice(first), size) : [])];
 }
