@@ -46,6 +46,16 @@ describe('slack webhook route', () => {
     expect(messages.map((message) => message.text)).toEqual(['forged']);
   });
 
+  it('refuses a timestamp more than five minutes in the future, and takes one within them', async () => {
+    const { slack, post, messageEvent, logs } = await start();
+    const now = Math.floor(Date.now() / 1000);
+    expect((await post(slack.envelope(messageEvent(dm, 'from the future')), { timestampSeconds: now + 301 })).status).toBe(401);
+    expect(logs.join('\n')).toContain('more than five minutes in the future');
+    expect(messages).toEqual([]);
+    expect((await post(slack.envelope(messageEvent(dm, 'a clock a little ahead')), { timestampSeconds: now + 200 })).status).toBe(200);
+    expect(messages.map((message) => message.text)).toEqual(['a clock a little ahead']);
+  });
+
   it('checks the timestamp against the injected clock', async () => {
     const { slack, post, messageEvent } = await start({}, { adapter: { now: () => Date.now() + 10 * 60_000 } });
     expect((await post(slack.envelope(messageEvent(dm, 'from the past')))).status).toBe(401);

@@ -1,7 +1,7 @@
 /**
  * The route Slack posts to: Events API callbacks, interactivity (button presses) and slash
- * commands, all at one path. Every request is verified before anything is read from it (401
- * otherwise); `url_verification` is answered with its challenge. The rest goes to bolt's
+ * commands, all at one path. The body is read with a limit (1 MiB; 413 past it) and every request
+ * is verified before anything is read from it (401 otherwise); `url_verification` is answered with its challenge. The rest goes to bolt's
  * `processEvent`, with an `ack` that decides the HTTP answer:
  *
  * - An event is answered only when bolt has finished with it, that is once the gateway has the
@@ -11,6 +11,7 @@
  * - A button press or a slash command is answered as soon as its listener acks.
  */
 import type { App } from '@slack/bolt';
+import { bodyLimits, readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
 import { parseSlackBody, type SlackBody } from './request-body.ts';
 import type { Scrub } from './slack-errors.ts';
@@ -87,7 +88,13 @@ export function createWebhookRoute(options: WebhookRouteOptions): ChannelRoute {
     method: 'POST',
     path: options.path,
     async handler(request) {
-      const rawBody = await request.text();
+      // Read with a limit before the signature is checked: an unsigned stranger's huge body is
+      // refused without being held.
+      const rawBody = await readLimitedBody(request, bodyLimits.json);
+      if (rawBody === undefined) {
+        log('slack: request refused: its body is too large');
+        return tooLarge(bodyLimits.json);
+      }
       const refusal = refusalOf(rawBody, request.headers, options.signingSecret, options.now());
       if (refusal) {
         log(`slack: request refused: ${refusal}`);

@@ -1,9 +1,12 @@
 /**
- * The webhook route: grammy's `webhookCallback` on Web `Request`/`Response` (`std/http`), which
- * answers 401 to a wrong `X-Telegram-Bot-Api-Secret-Token` before reading the body. While the
+ * The webhook route: grammy's `webhookCallback` on Web `Request`/`Response` (`std/http`). A wrong
+ * `X-Telegram-Bot-Api-Secret-Token` is answered 401 before the body is read, and a body over 1 MiB
+ * 413 (reading stops there). While the
  * adapter is stopped the route answers 503, so Telegram keeps the update and delivers it again.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { BotError, webhookCallback, type Bot } from 'grammy/web';
+import { bodyLimits, withLimitedBody } from '../../core/read-limited-body.ts';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
 import type { Scrub } from './telegram-errors.ts';
 
@@ -27,8 +30,16 @@ export function createWebhookRoute(bot: Bot, options: WebhookRouteOptions): Chan
     path: options.path,
     async handler(request) {
       if (!options.isRunning()) return new Response('not running', { status: 503 });
+      // The secret is checked before the body is read, and the body read with a limit: a stranger
+      // (or a leaked secret) cannot make the process hold a huge body.
+      if (!secretMatches(request.headers.get('x-telegram-bot-api-secret-token'), options.secret)) return new Response('secret token is wrong', { status: 401 });
+      const limited = await withLimitedBody(request, bodyLimits.json);
+      if (limited instanceof Response) {
+        options.log('telegram: webhook request refused: its body is too large');
+        return limited;
+      }
       try {
-        return await callback(request);
+        return await callback(limited);
       } catch (error) {
         if (notAccepted(error)) {
           // Telegram delivers the update again later; the gateway will take it then.
@@ -46,4 +57,11 @@ export function createWebhookRoute(bot: Bot, options: WebhookRouteOptions): Chan
 export function notAccepted(error: unknown): NotAcceptedError | undefined {
   const inner = error instanceof BotError ? error.error : error;
   return inner instanceof NotAcceptedError ? inner : undefined;
+}
+
+/** Whether the header holds the webhook's secret (compared in constant time). */
+function secretMatches(given: string | null, secret: string): boolean {
+  if (given === null) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(secret));
 }

@@ -4,6 +4,7 @@
  * with the token of `gateway.json` are taken; the token is compared in constant time and never
  * logged.
  */
+import { bodyLimits, readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ChannelRoute } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -32,9 +33,11 @@ export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       if (given === undefined || !timingSafeEqual(digest(given), expected)) return Response.json({ error: 'unauthorized' }, { status: 401 });
       if (!options.ready()) return Response.json({ error: 'the gateway is starting or stopping; try again in a moment' }, { status: 503 });
+      const text = await readLimitedBody(request, bodyLimits.json);
+      if (text === undefined) return tooLarge(bodyLimits.json);
       let body: unknown;
       try {
-        body = await request.json();
+        body = JSON.parse(text);
       } catch {
         return Response.json({ error: 'the body must be JSON' }, { status: 400 });
       }
