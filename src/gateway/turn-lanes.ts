@@ -15,6 +15,8 @@ export interface TurnLane {
   carried: string[];
   /** The running turn was interrupted by a newer message (`busyMode: "interrupt"`). */
   interrupted: boolean;
+  /** The preview an interrupted turn showed without saying anything final: the next turn finishes it. */
+  carriedPreview?: string;
   /** Turns queued or running. */
   turns: number;
 }

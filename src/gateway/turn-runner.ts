@@ -90,7 +90,7 @@ export class TurnRunner {
     let noting = Promise.resolve();
     const stream = new ReplyStream(adapter, address, {
       replyTo,
-      messageId: replayed?.previewId,
+      messageId: replayed?.previewId ?? takeCarriedPreview(lane),
       // Noted one after another, and all before the messages leave the inbox: a note written after
       // that would bring the entry back, to be answered again after a restart.
       onPreview: first === undefined ? undefined : (id) => (noting = noting.then(() => this.#notePreview(first, id))),
@@ -133,10 +133,11 @@ export class TurnRunner {
         return { status: 'error', error: 'the turn took too long', delivery: await this.#deliver(adapter, conversation, address, reply) };
       }
       if (result.aborted && !result.text && lane?.interrupted) {
-        // Interrupted by a newer message before saying anything: that message's turn answers both.
+        // Interrupted by a newer message before it said anything: that message's turn answers both,
+        // and finishes the preview this one showed (if any) rather than leave it.
         settlement = 'left';
         lane.carried.push(...answers());
-        await stream.close();
+        lane.carriedPreview = (await stream.close()) ?? lane.carriedPreview;
         return { status: 'ok' };
       }
       // Aborted turns without text send nothing; files the agent sent go with the answer.
@@ -282,6 +283,13 @@ async function rewindTo(tree: SessionTree, leaf: string | null): Promise<void> {
   if (leaf === tree.leafId) return;
   if (leaf !== null && !tree.branch().some((entry) => entry.id === leaf)) return;
   await tree.setLeaf(leaf);
+}
+
+/** The preview an interrupted turn left for the next turn to finish (taken once). */
+function takeCarriedPreview(lane: TurnLane | undefined): string | undefined {
+  const previewId = lane?.carriedPreview;
+  if (lane) lane.carriedPreview = undefined;
+  return previewId;
 }
 
 /** What the person is told when their turn ran past its deadline. */
