@@ -61,7 +61,10 @@ describe('busy modes through the gateway', () => {
     say('question B');
     // A's answer is delivered when A's turn ends, not when the follow-up's does.
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === first), wait);
-    await streaming('Second answer');
+    // Killed once the preview has been edited: the gateway has seen it sent and noted it. (A kill
+    // between Telegram taking a new message and the gateway hearing back cannot be told apart
+    // from a send that never happened; README says so.)
+    await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.startsWith('Second answer') && message.text.endsWith('…') && message.edits > 0), wait);
     await gateway.kill();
 
     model.enqueue({ text: 'Second answer, after the restart.' });
@@ -81,10 +84,11 @@ describe('busy modes through the gateway', () => {
   it('steer: a message taken into the running turn is answered by it, once', async () => {
     await start('steer');
     // The turn lists a folder first: the steering message is taken in after that tool round.
-    model.enqueue({ text: 'Let me look first.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }], delayMs: 300 });
+    model.enqueue({ text: 'Let me look at the folder first, one moment.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }], chunkSize: 4, delayMs: 250 });
     model.enqueue({ text: 'Both answered: A and the steering B.' });
     say('question A');
-    await telegram.waitFor(() => model.requests.length >= 1, wait);
+    // B comes while the first model call still streams (its tool call is seconds away).
+    await streaming('Let me look at the folder');
     say('also consider B');
     await find('Both answered');
     // Nothing else comes: B had no turn of its own.
