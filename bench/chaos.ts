@@ -28,13 +28,13 @@ for (const mode of listOf<ChaosOptions['mode']>('CHAOS_MODES', ['webhook', 'poll
     process.stdout.write(`${describeChaos(summary)}\n\n`);
     const bad = summary.lost.length + summary.twice.length + summary.dangling.length + summary.other.length + summary.outOfOrder.length;
     if (bad > 0) failed++;
-    rows.push(`| Telegram ${mode} | ${busyMode} | ${summary.sent} | ${summary.kills} | ${summary.once} | ${summary.lost.length} | ${summary.twice.length} | ${summary.dangling.length} | ${summary.outOfOrder.length} | ${summary.redeliveries} | ${(summary.wallMs / 1000).toFixed(0)} s |`);
+    rows.push(`| Telegram ${mode} | ${busyMode} | ${summary.sent} | ${summary.kills} | ${summary.once} | ${summary.lost.length} | ${summary.twice.length} | ${summary.dangling.length} | ${summary.orphaned.length} | ${summary.outOfOrder.length} | ${summary.redeliveries} | ${(summary.wallMs / 1000).toFixed(0)} s |`);
   }
 }
 process.stdout.write(
   [
-    '| platform | busyMode | sent | kills | answered once | lost | twice | dangling previews | chats out of order | webhook redeliveries | wall time |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| platform | busyMode | sent | kills | answered once | lost | twice | dangling previews | previews orphaned by a kill | chats out of order | webhook redeliveries | wall time |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `seed ${seed}; ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, node ${process.version}, ${new Date().toISOString()}`,

@@ -49,6 +49,11 @@ export interface ChatOutcome {
   sent: string[];
   /** The final texts of the bot's messages in it, oldest first. */
   botTexts: string[];
+  /**
+   * Per bot message (same order): whether the platform took it as a new message shortly before a
+   * kill and it was never edited, so the killed process may never have heard its id back.
+   */
+  sentAsKilled?: boolean[];
 }
 
 /** What a chaos run found. */
@@ -62,6 +67,11 @@ export interface ChaosCount {
   twice: string[];
   /** Bot messages left as an unfinished preview (ending in the preview marker). */
   dangling: string[];
+  /**
+   * Unfinished previews the platform took just before a kill and that were never edited: the
+   * process died before it heard their id, the one window no platform lets close (see README).
+   */
+  orphaned: string[];
   /** Other bot messages that are not a whole answer (a failure notice, a stray part). */
   other: string[];
   /** Answers a newer message stopped (`busyMode: "interrupt"`): what they had said, kept as they were. */
@@ -76,8 +86,8 @@ export interface ChaosCount {
  * any answers one message no other answer names.
  */
 export function countAnswers(chats: ReadonlyMap<number, ChatOutcome>, options: { interrupted?: boolean } = {}): ChaosCount {
-  const count: ChaosCount = { sent: 0, once: 0, lost: [], twice: [], dangling: [], other: [], stopped: 0, outOfOrder: [] };
-  for (const [chat, { sent, botTexts }] of chats) {
+  const count: ChaosCount = { sent: 0, once: 0, lost: [], twice: [], dangling: [], orphaned: [], other: [], stopped: 0, outOfOrder: [] };
+  for (const [chat, { sent, botTexts, sentAsKilled }] of chats) {
     count.sent += sent.length;
     const answeredAt = new Map<string, number[]>();
     /** Stopped answers cut off before they named a message, by position. */
@@ -87,7 +97,7 @@ export function countAnswers(chats: ReadonlyMap<number, ChatOutcome>, options: {
       if (tokens.length > 0 && text === answerTo(tokens)) {
         for (const token of tokens) answeredAt.set(token, [...(answeredAt.get(token) ?? []), index]);
       } else if (text.endsWith('…')) {
-        count.dangling.push(`c${chat}: ${text.slice(0, 40)}`);
+        (sentAsKilled?.[index] ? count.orphaned : count.dangling).push(`c${chat}: ${text.slice(0, 40)}`);
       } else if (options.interrupted && isStoppedAnswer(text)) {
         count.stopped++;
         const named = namedInFull(text);

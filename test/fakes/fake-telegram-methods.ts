@@ -96,6 +96,7 @@ function storeSent(state: FakeTelegramState, chatId: number, params: Params, con
     kind: content.kind,
     ...(content.file ? { file: content.file } : {}),
     edits: 0,
+    createdAt: Date.now(),
   });
   return message;
 }

@@ -36,6 +36,8 @@ export interface FakeSentMessage {
   file?: { name: string; bytes: Uint8Array };
   /** How many times it was edited. */
   edits: number;
+  /** When the fake took it (ms since the epoch). */
+  createdAt: number;
 }
 
 /** Picks calls by their parameters (for `holdNext`, and `failNext`'s `when`). */
