@@ -9,12 +9,16 @@ import type { ChannelAction, InboundMessage } from '../../src/channels/types.ts'
 import { startSlackHarness, type SlackHarness } from './slack-harness.ts';
 
 const channel = { platform: 'slack', conversationId: 'C0GENERAL' };
+/** The adapter's clock in these tests: now, to the second, fixed for the whole file. */
+const fixedNow = Math.floor(Date.now() / 1000) * 1000;
 let harness: SlackHarness;
 let messages: InboundMessage[];
 let actions: ChannelAction[];
 
 async function start(): Promise<SlackHarness> {
-  harness = await startSlackHarness({ adapter: { now: () => 1_760_000_123_000 } });
+  // A fixed clock for `receivedAt`, at the time requests are signed (Slack refuses timestamps
+  // more than five minutes away from it, either way).
+  harness = await startSlackHarness({ adapter: { now: () => fixedNow } });
   messages = [];
   actions = [];
   await harness.adapter.start({ onMessage: async (message) => void messages.push(message), onAction: async (action) => void actions.push(action) });
@@ -49,7 +53,7 @@ describe('slack inbound', () => {
       text: 'just chatting & <stuff> with @bob in #random, see the docs (https://example.com)',
       mentioned: false,
       attachments: [],
-      receivedAt: 1_760_000_123_000,
+      receivedAt: fixedNow,
     });
     expect(messages[0]!.address.threadId).toBeUndefined();
     expect(messages[0]!.command).toBeUndefined();
