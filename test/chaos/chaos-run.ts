@@ -35,6 +35,8 @@ export interface ChaosOptions {
 
 /** What a chaos run found, and how it went. */
 export interface ChaosSummary extends ChaosCount {
+  /** The platform the run went through (default Telegram). */
+  platform?: string;
   options: ChaosOptions;
   kills: number;
   wallMs: number;
@@ -161,7 +163,7 @@ export async function runTelegramChaos(options: ChaosOptions): Promise<ChaosSumm
 /** A one-line summary and the details of what went wrong, for a failed assertion or a report. */
 export function describeChaos(summary: ChaosSummary): string {
   const { options } = summary;
-  const head = `${options.mode}, ${summary.sent} messages in ${options.chats} chats, ${summary.kills} kills, seed ${options.seed} (CHAOS_SEED=${options.seed}): ${summary.once} answered once, ${summary.lost.length} lost, ${summary.twice.length} twice, ${summary.dangling.length} dangling previews (and ${summary.orphaned.length} orphaned by a kill before their id came back), ${summary.other.length} other messages, ${summary.outOfOrder.length} chats out of order, ${summary.stopped} answers stopped by a newer message; ${summary.redeliveries} webhook redeliveries; ${summary.wallMs} ms`;
+  const head = `${summary.platform ?? 'telegram'} ${options.mode}, ${summary.sent} messages in ${options.chats} chats, ${summary.kills} kills, seed ${options.seed} (CHAOS_SEED=${options.seed}): ${summary.once} answered once, ${summary.lost.length} lost, ${summary.twice.length} twice, ${summary.dangling.length} dangling previews (and ${summary.orphaned.length} orphaned by a kill before their id came back), ${summary.other.length} other messages, ${summary.outOfOrder.length} chats out of order, ${summary.stopped} answers stopped by a newer message; ${summary.redeliveries} webhook redeliveries; ${summary.wallMs} ms`;
   const details = [
     summary.lost.length > 0 ? `lost: ${summary.lost.slice(0, 20).join(', ')}` : '',
     summary.twice.length > 0 ? `twice: ${summary.twice.slice(0, 20).join(', ')}` : '',

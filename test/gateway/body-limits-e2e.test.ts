@@ -3,8 +3,8 @@
  * route that takes one: a huge body (50 MB, streamed without a Content-Length) to the Telegram
  * webhook with the right secret, to the Slack route unsigned and signed, to the control route with
  * its token is answered 413 (the web chat's own limit is tested with the web channel), and the
- * real gateway process neither holds it (its resident memory grows by a fraction of the body) nor
- * stops answering.
+ * real gateway process neither holds it (two such bodies grow its resident memory by less than
+ * half of one; holding one would take all of it) nor stops answering.
  */
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -61,6 +61,9 @@ describe('request body limits', () => {
     });
     slackFakes = await startSlackGatewayFakes('operator-body-limits-slack-');
     slackGateway = await slackFakes.startGateway([]);
+    // What loads in the background after start-up (the model SDK, the renderers) settles first,
+    // so it does not count as growth below.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
   });
 
   afterAll(async () => {
@@ -75,7 +78,7 @@ describe('request body limits', () => {
     expect(await postHuge(`${telegramGateway.origin}/webhooks/telegram`, { 'x-telegram-bot-api-secret-token': secret })).toBe(413);
     // A wrong secret is refused before a byte is read.
     expect(await postHuge(`${telegramGateway.origin}/webhooks/telegram`, { 'x-telegram-bot-api-secret-token': 'wrong' })).toBe(401);
-    expect(rss(telegramGateway.child.pid!) - before).toBeLessThan(bodyBytes / 4);
+    expect(rss(telegramGateway.child.pid!) - before).toBeLessThan(bodyBytes / 2);
     expect((await fetch(`${telegramGateway.origin}/healthz`)).status).toBe(200);
     expect(telegramGateway.output.all()).toContain('its body is too large');
   });
@@ -90,7 +93,7 @@ describe('request body limits', () => {
     const timestamp = String(Math.floor(Date.now() / 1000));
     expect(await postHuge(`${slackGateway.origin}/webhooks/slack`, {})).toBe(413);
     expect(await postHuge(`${slackGateway.origin}/webhooks/slack`, { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': 'v0=00' })).toBe(413);
-    expect(rss(slackGateway.child.pid!) - before).toBeLessThan(bodyBytes / 4);
+    expect(rss(slackGateway.child.pid!) - before).toBeLessThan(bodyBytes / 2);
     expect((await fetch(`${slackGateway.origin}/healthz`)).status).toBe(200);
   });
 });
