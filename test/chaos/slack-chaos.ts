@@ -3,8 +3,7 @@
  * in many conversations while it is killed with SIGKILL at random moments and restarted on the
  * same OPERATOR_HOME. Each event is posted, signed, again and again until the gateway answers 200
  * (Slack retries with `X-Slack-Retry-Num`; one conversation's events in order). Counted like the
- * Telegram run (see `chaos-answers.ts`); the fake gives no creation times, so an unfinished
- * preview is counted as dangling whatever its cause.
+ * Telegram run (see `chaos-answers.ts`), unfinished previews taken just before a kill apart.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ export async function runSlackChaos(options: Omit<ChaosOptions, 'mode'>): Promis
   const deliveries: Promise<void>[] = [];
   let redeliveries = 0;
   let kills = 0;
+  const killTimes: number[] = [];
   const channelOf = (chat: number) => `D0CHAOS${chat}`;
 
   /** Posts an event until the gateway takes it (200), as Slack retries. */
@@ -57,6 +57,7 @@ export async function runSlackChaos(options: Omit<ChaosOptions, 'mode'>): Promis
     for (const at of killAt) {
       const wait = at - (performance.now() - begin);
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      killTimes.push(Date.now());
       await gateway.kill();
       kills++;
       await new Promise((resolve) => setTimeout(resolve, between(random, 50, 400)));
@@ -88,7 +89,14 @@ export async function runSlackChaos(options: Omit<ChaosOptions, 'mode'>): Promis
     if (answered && performance.now() - quietSince > 1_500) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  for (const [chat, outcome] of chats) outcome.botTexts = slack.botMessages(channelOf(chat)).map((message) => message.text);
+  // As over Telegram: a preview taken less than a second before a kill and never edited may be one
+  // the killed process never heard the ts of.
+  const nearKill = (at: number) => killTimes.some((kill) => kill >= at && kill - at < 1_000);
+  for (const [chat, outcome] of chats) {
+    const messages = slack.botMessages(channelOf(chat));
+    outcome.botTexts = messages.map((message) => message.text);
+    outcome.sentAsKilled = messages.map((message) => message.edits === 0 && nearKill(message.createdAt));
+  }
   const count = countAnswers(chats, { interrupted: options.busyMode === 'interrupt' });
   await gateway.stop();
   await fakes.close();

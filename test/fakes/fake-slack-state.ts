@@ -41,6 +41,8 @@ export interface FakeSlackMessage {
   /** Reaction name -> users who reacted. */
   reactions: Map<string, Set<string>>;
   edits: number;
+  /** When the fake took it (ms since the epoch). */
+  createdAt: number;
 }
 
 /** An ephemeral message (chat.postEphemeral) or a `response_url` post. */
@@ -140,8 +142,8 @@ export class FakeSlackState extends ChangeFeed {
   }
 
   /** Stores a message and returns it. */
-  addMessage(message: Omit<FakeSlackMessage, 'reactions' | 'edits'>): FakeSlackMessage {
-    const stored: FakeSlackMessage = { ...message, reactions: new Map(), edits: 0 };
+  addMessage(message: Omit<FakeSlackMessage, 'reactions' | 'edits' | 'createdAt'>): FakeSlackMessage {
+    const stored: FakeSlackMessage = { ...message, reactions: new Map(), edits: 0, createdAt: Date.now() };
     this.messages.push(stored);
     this.notify();
     return stored;
