@@ -59,6 +59,14 @@ export interface InvokeOptions {
   images?: ImagePart[];
   /** Who and where the turn is for, handed to tools (follow-ups run under it too). */
   turn?: TurnContext;
+  /**
+   * The deadline of the whole call in milliseconds (none when unset): the turn with its retries,
+   * tools and approvals, and any follow-ups run after it. When it passes, the turn stops and
+   * `invoke` throws a `TurnTimeoutError`, the session left as before the turn; a retry that could
+   * only begin past it is not waited for. (Passing during a follow-up, it ends that follow-up
+   * alone, as any failure of a follow-up does.)
+   */
+  timeoutMs?: number;
 }
 
 /** The outcome of one turn. */

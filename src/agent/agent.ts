@@ -13,22 +13,18 @@ import type { CompactionEntry } from '../session/types.ts';
 import { createStore } from '../store/unstorage-store.ts';
 import type { Tool, TurnContext } from '../tools/tool.ts';
 import { createAgentContext } from './agent-context.ts';
-import { sessionStats } from './session-stats.ts';
-import type { SessionStats } from './session-stats.ts';
+import { sessionStats, type SessionStats } from './session-stats.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
-import type { CompactionSettings } from './compaction.ts';
-import { compactSession, defaultCompactionSettings, shouldCompact } from './compaction.ts';
+import { compactSession, defaultCompactionSettings, shouldCompact, type CompactionSettings } from './compaction.ts';
 import type { Engine } from './engine.ts';
 import type { EngineEvent } from './engine-events.ts';
 import type { ContextUsage, ExtensionContext } from './extension-context.ts';
 import type { ExtensionRunner } from './extensions.ts';
 import type { GuardrailSet } from './guardrail-set.ts';
-import type { RetrySettings } from './retry.ts';
-import { defaultRetrySettings } from './retry.ts';
+import { defaultRetrySettings, type RetrySettings } from './retry.ts';
 import { runWithRetry } from './retry-loop.ts';
-import { LifecycleStateMachine } from './state-machine.ts';
-import type { LifecycleState } from './state-machine.ts';
+import { LifecycleStateMachine, type LifecycleState } from './state-machine.ts';
 import { defaultSystemPrompt } from './system-prompt.ts';
 import { PromptCache } from './prompt-cache.ts';
 import { waitForApproval } from './approval-wait.ts';
@@ -36,6 +32,7 @@ import { createTurnEngine } from './turn-engine.ts';
 import { UsageBook } from './usage-book.ts';
 import { contextUsage } from './context-usage.ts';
 import { agentParts, childOptions } from './agent-parts.ts';
+import { startTurnDeadline, type TurnDeadline } from './turn-deadline.ts';
 
 export type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
 export type { RetrySettings } from './retry.ts';
@@ -92,6 +89,10 @@ export class Agent {
   get model(): string {
     return this.options.model;
   }
+  /** The model provider this agent calls (`anthropic`, `openai`): the group its turns queue in. */
+  get providerName(): string {
+    return this.options.provider.name;
+  }
   /** Tools sent to the model (built-in first; extension tools cannot shadow them). */
   get tools(): readonly Tool[] {
     return this.#tools;
@@ -120,18 +121,20 @@ export class Agent {
 
   /**
    * Runs one turn for `input`, then any follow-ups queued meanwhile. Throws when the agent is busy,
-   * and when the turn fails for good (after retries; the session is then as it was before).
+   * and when the turn fails for good (after retries; the session is then as it was before), which
+   * includes a `TurnTimeoutError` when `options.timeoutMs` passes first.
    */
   async invoke(input: string, options: InvokeOptions = {}): Promise<TurnResult> {
     this.#enter('turn');
     // A person's turn takes precedence over a background review of the conversation.
     this.#reviewer?.cancel();
+    const deadline = startTurnDeadline(options.timeoutMs, (error) => this.#abort.abort(error));
     try {
-      const result = await this.#turn(input, options);
+      const result = await this.#turn(input, options, deadline);
       while (this.#followUps.length > 0 && !this.#abort.signal.aborted) {
         const queued = this.#followUps.splice(0);
         try {
-          result.followUps.push(await this.#turn(queued.join('\n\n'), { channel: options.channel, turn: options.turn }));
+          result.followUps.push(await this.#turn(queued.join('\n\n'), { channel: options.channel, turn: options.turn }, deadline));
         } catch {
           // Reported through `turn_error`; the first turn's answer still stands.
           break;
@@ -140,6 +143,7 @@ export class Agent {
       await this.#emit({ type: 'settled' });
       return result;
     } finally {
+      deadline?.clear();
       this.#leave();
       this.#reviewer?.afterTurn(options.channel);
     }
@@ -154,7 +158,6 @@ export class Agent {
   chargeReview(usage: Usage, cost: Cost): void {
     this.#spent.chargeReview(usage, cost);
   }
-
 
   /** Usage and cost of the background reviews of this agent object. */
   get reviewTotals(): { reviews: number; usage: Usage; cost: Cost } {
@@ -324,7 +327,7 @@ export class Agent {
 
   // --- the turn -------------------------------------------------------------------------------
 
-  async #turn(rawInput: string, options: InvokeOptions): Promise<TurnResult> {
+  async #turn(rawInput: string, options: InvokeOptions, deadline: TurnDeadline | undefined): Promise<TurnResult> {
     const lifecycle = this.lifecycle;
     lifecycle.initialize();
     try {
@@ -373,6 +376,7 @@ export class Agent {
         userEntryId,
         leafBeforeUser: leafBefore,
         signal: this.#abort.signal,
+        deadline,
         settings: this.#retry,
         modelInfo: this.options.modelInfo,
         attempt: (messages) => this.#createEngine(tree, options.turn, tools).run({ systemPrompt, messages, signal: this.#abort.signal }),
@@ -429,8 +433,6 @@ export class Agent {
     });
   }
 
-
-
   // --- compaction -----------------------------------------------------------------------------
 
   async #maybeCompact(): Promise<void> {
@@ -453,7 +455,6 @@ export class Agent {
     const compacted = () => (this.#contextTokens = undefined);
     return compactSession({ tree, settings: this.#compaction, reason, instructions, tokensBefore: this.#contextTokens, provider, model, signal: this.#abort.signal, emit, compacted });
   }
-
 
   // --- plumbing -------------------------------------------------------------------------------
 
@@ -491,7 +492,6 @@ export class Agent {
     if (this.#phase !== 'idle') throw new InternalError(`The agent is busy (${this.#phase})`);
   }
 }
-
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

@@ -188,6 +188,19 @@ export interface ChannelHandlers {
   onAction(action: ChannelAction): Promise<void>;
   /** Earlier messages of a conversation, oldest first (the web chat shows them on reload). */
   history?(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]>;
+  /**
+   * The conversations of the adapter's platform that had a message since `since` (ms since the
+   * epoch), the most recent first, at most `limit`. An adapter whose platform never delivers a
+   * message again (Discord) reads their history for messages sent while it was not connected.
+   */
+  recentConversations?(since: number, limit: number): Promise<ConversationRef[]>;
+}
+
+/** A conversation as the gateway knows it: its session, where it lives, and its scope. */
+export interface ConversationRef {
+  sessionKey: string;
+  address: ConversationAddress;
+  scope: 'dm' | 'group';
 }
 
 /** An HTTP route an adapter mounts on the gateway's server (webhooks, the web chat page). */

@@ -13,7 +13,7 @@
 import type { ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
-import { loadConfig, type GatewayConfig } from '../gateway/config/index.ts';
+import { loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
@@ -42,7 +42,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
   const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
-  const runtimeEnv = { ...env, ...(config.model && { OPERATOR_MODEL: config.model }), ...modelTimeoutEnv(config, env) };
+  const runtimeEnv = { ...env, ...(config.model && { OPERATOR_MODEL: config.model }), ...modelTimeoutEnv(config.modelTimeouts, env) };
   const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
   // Without a login the web chat is reachable from this machine alone: the owner's seat.
@@ -130,14 +130,5 @@ function listenForStop(): { onStop(stop: () => Promise<void>): void } {
       stop = given;
       if (signalled) void given();
     },
-  };
-}
-
-/** operator.json's `modelTimeouts` as the variables the providers read (the environment wins). */
-function modelTimeoutEnv(config: GatewayConfig, env: NodeJS.ProcessEnv): Record<string, string> {
-  const { firstByteSeconds, idleSeconds } = config.modelTimeouts;
-  return {
-    ...(firstByteSeconds !== undefined && !env.OPERATOR_MODEL_FIRST_BYTE_SECONDS && { OPERATOR_MODEL_FIRST_BYTE_SECONDS: String(firstByteSeconds) }),
-    ...(idleSeconds !== undefined && !env.OPERATOR_MODEL_IDLE_SECONDS && { OPERATOR_MODEL_IDLE_SECONDS: String(idleSeconds) }),
   };
 }

@@ -126,6 +126,29 @@ export class BudgetExhaustedError extends AgentError {
   }
 }
 
+/**
+ * A turn ran out of time: it could not finish within its deadline (`turnTimeoutSeconds`), model
+ * calls, retries and tools included. Not retryable. The turn is stopped and, as with any turn
+ * that fails for good, the session is left as it was before the turn; the person should be told
+ * it took too long (and may ask again, perhaps in smaller steps).
+ */
+export class TurnTimeoutError extends AgentError {
+  /** The deadline, in milliseconds from the start of the turn. */
+  readonly timeoutMs: number;
+  /** `cause`: the failure of the last attempt, when one failed before the deadline. */
+  constructor(timeoutMs: number, options: { cause?: unknown } = {}) {
+    super(`The turn did not finish within its deadline of ${formatDuration(timeoutMs)}`, { category: 'BUDGET', retryable: false, details: { timeoutMs }, cause: options.cause });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** `90 s`, `10 min`, `1.5 s`: a duration as a person reads it. */
+function formatDuration(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds >= 60 && seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${Number(seconds.toFixed(1))} s`;
+}
+
 /** The user or the system aborted the work. */
 export class CancellationError extends AgentError {
   constructor(message = 'Aborted', details?: Record<string, unknown>) {

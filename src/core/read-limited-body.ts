@@ -1,21 +1,17 @@
 /**
  * A request body read with a size limit, so a huge body is refused without being held: every
- * route that takes a body reads it through here, before any parsing or signature work.
+ * route that takes a body reads it through here, before any parsing or signature work, with its
+ * limit from `body-limits.ts`. A `Content-Length` over the limit is refused before a byte is read;
+ * a body without one (chunked) is read until it passes the limit, and no further.
  */
-
-/** Limits of the request bodies the gateway takes (webhook events and JSON requests are small). */
-export const bodyLimits = {
-  /** A Telegram update, a Slack event or interaction, a control request: JSON, far below this. */
-  json: 1024 * 1024,
-} as const;
 
 /**
- * The body of `request` as UTF-8 text, or undefined when it is (or says it is) longer than
- * `limit` bytes; reading stops at the limit.
+ * The bytes of `request`'s body, or undefined when it is (or says it is) longer than `limit`
+ * bytes; reading stops at the limit and the rest of the body is left unread.
  */
-export async function readLimitedBody(request: Request, limit: number): Promise<string | undefined> {
+export async function readLimitedBytes(request: Request, limit: number): Promise<Uint8Array | undefined> {
   if (Number(request.headers.get('content-length') ?? '0') > limit) return undefined;
-  if (!request.body) return '';
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -29,20 +25,36 @@ export async function readLimitedBody(request: Request, limit: number): Promise<
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 /**
- * `request` with its body read into memory (at most `limit` bytes), for a handler that reads the
- * body itself; or a 413 response when it is longer. Reading stops at the limit.
+ * The body of `request` as UTF-8 text, or undefined when it is (or says it is) longer than
+ * `limit` bytes; reading stops at the limit.
+ *
+ * @example
+ * const text = await readLimitedBody(request, bodyLimits.control);
+ * if (text === undefined) return tooLarge(bodyLimits.control);
  */
-export async function withLimitedBody(request: Request, limit: number): Promise<Request | Response> {
-  const body = await readLimitedBody(request, limit);
-  if (body === undefined) return tooLarge(limit);
-  return new Request(request.url, { method: request.method, headers: request.headers, body: request.method === 'GET' || request.method === 'HEAD' ? undefined : body });
+export async function readLimitedBody(request: Request, limit: number): Promise<string | undefined> {
+  const bytes = await readLimitedBytes(request, limit);
+  return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
-/** The 413 answer for a body longer than `limit` bytes. */
+/**
+ * A copy of `request` (URL, method, headers) whose body is `bytes`: for a handler that reads the
+ * body itself, such as a platform SDK's, once the body was read here with a limit.
+ */
+export function requestWithBody(request: Request, bytes: Uint8Array): Request {
+  const headers = new Headers(request.headers);
+  // The copy's body is in memory: the length is what was read, and it is not chunked.
+  headers.delete('transfer-encoding');
+  headers.set('content-length', String(bytes.byteLength));
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  return new Request(request.url, { method: request.method, headers, body: hasBody ? bytes : undefined });
+}
+
+/** The 413 answer for a body longer than `limit` bytes (JSON, as every route's errors are). */
 export function tooLarge(limit: number): Response {
-  return Response.json({ error: `the body must be at most ${limit} bytes` }, { status: 413 });
+  return Response.json({ error: `the body is too large: this route takes at most ${limit} bytes` }, { status: 413, headers: { 'cache-control': 'no-store' } });
 }

@@ -100,7 +100,7 @@ export class Gateway {
     this.config = options.config;
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns });
+    this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns, maxRunningPerGroup: this.config.maxConcurrentTurnsPerProvider });
     this.health = new StoreHealth({ store: this.runtime.store, log: (line) => this.log(line) });
     const onDamage = (report: JournalDamage) => {
       this.log(`operator: ${describeJournalDamage(report)}`);
@@ -176,6 +176,7 @@ export class Gateway {
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
         history: (sessionKey) => this.conversations.history(sessionKey),
+        recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
       });
       if (adapter.capabilities.commandMenu && adapter.setCommands) {
         // In the background: the menu is a convenience, and start-up need not wait for it.
@@ -294,7 +295,7 @@ export class Gateway {
         conversation.agent.abort();
       }
       // Counted against its model provider's share of the slots: a provider that hangs cannot take them all.
-      this.#queueTurn(adapter, message.sessionKey, key, conversation.agent.options.provider.name);
+      this.#queueTurn(adapter, message.sessionKey, key, conversation.agent.providerName);
     } catch (error) {
       if (isStoreFailure(error)) {
         // Kept in the inbox: answered once the store works again.

@@ -3,8 +3,10 @@
  * `slack:C123:1700000000.000100`). A scheduled job names its conversation this way (the tool's
  * `deliver`, the CLI's `--to`), so the gateway needs the session key and scope behind an address:
  * also after a restart, and also in `operator schedule add` while the gateway is down. Each one is
- * written to the store once per process (and again when its scope changes); the most recent
- * ones are also kept in memory.
+ * written to the store once per process (and again when its scope changes, or when its last
+ * message on record is ten minutes old); the most recent ones are also kept in memory. When a
+ * conversation last had a message tells a Discord adapter, after a restart, where to look for
+ * messages sent while the gateway was down ({@link KnownConversations.recent}).
  */
 import type { ConversationAddress } from '../channels/types.ts';
 import type { Store } from '../store/store.ts';
@@ -15,7 +17,15 @@ export interface KnownConversation {
   sessionKey: string;
   address: ConversationAddress;
   scope: 'dm' | 'group';
+  /**
+   * When a message last came (ms since the epoch), to within {@link activityRefreshMs}; absent in
+   * records written before it was kept.
+   */
+  lastMessageAt?: number;
 }
+
+/** How stale a conversation's `lastMessageAt` may get before a message writes it again. */
+const activityRefreshMs = 10 * 60_000;
 
 /** How many conversations are kept in memory; older ones are read from the store again. */
 const cacheLimit = 10_000;
@@ -38,9 +48,11 @@ export class KnownConversations {
   readonly #store: Store;
   /** By formatted address, least recently remembered first. */
   readonly #recent = new Map<string, KnownConversation>();
+  readonly #now: () => number;
 
-  constructor(store: Store) {
+  constructor(store: Store, now: () => number = Date.now) {
     this.#store = store;
+    this.#now = now;
   }
 
   /**
@@ -50,7 +62,7 @@ export class KnownConversations {
   async remember(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): Promise<void> {
     if (this.isCurrent(sessionKey, address, scope)) return;
     const name = formatAddress(address);
-    const entry: KnownConversation = { sessionKey, address: { ...address }, scope };
+    const entry: KnownConversation = { sessionKey, address: { ...address }, scope, lastMessageAt: this.#now() };
     this.#cache(name, entry);
     try {
       await this.#store.set(storeKey(name), entry);
@@ -62,13 +74,15 @@ export class KnownConversations {
   }
 
   /**
-   * True when this process has already written `sessionKey` at `address` with `scope`, so
-   * {@link remember} has nothing to do (checked without a promise, on every message).
+   * True when this process has already written `sessionKey` at `address` with `scope`, and its
+   * last message on record is recent, so {@link remember} has nothing to do (checked without a
+   * promise, on every message).
    */
   isCurrent(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): boolean {
     const name = formatAddress(address);
     const known = this.#recent.get(name);
     if (!known || known.sessionKey !== sessionKey || known.scope !== scope) return false;
+    if (known.lastMessageAt === undefined || this.#now() - known.lastMessageAt >= activityRefreshMs) return false;
     // Refreshed, so the conversations in use stay cached.
     this.#recent.delete(name);
     this.#recent.set(name, known);
@@ -84,6 +98,22 @@ export class KnownConversations {
     if (!isKnownConversation(stored) || formatAddress(stored.address) !== name) return undefined;
     this.#cache(name, stored);
     return stored;
+  }
+
+  /**
+   * The conversations on `platform` whose last message came at `since` or later, the most recent
+   * first, at most `limit`. Reads every record of the platform (once, at an adapter's start).
+   */
+  async recent(platform: string, since: number, limit: number): Promise<KnownConversation[]> {
+    const keys = await this.#store.list(storeKey(`${platform}:`));
+    const found: KnownConversation[] = [];
+    for (let index = 0; index < keys.length; index += 64) {
+      const batch = await Promise.all(keys.slice(index, index + 64).map((key) => this.#store.get<KnownConversation>(key)));
+      for (const entry of batch) {
+        if (isKnownConversation(entry) && entry.address.platform === platform && (entry.lastMessageAt ?? 0) >= since) found.push(entry);
+      }
+    }
+    return found.sort((a, b) => b.lastMessageAt! - a.lastMessageAt!).slice(0, limit);
   }
 
   #cache(name: string, entry: KnownConversation): void {
@@ -106,6 +136,7 @@ function isKnownConversation(value: unknown): value is KnownConversation {
     typeof entry.address === 'object' &&
     entry.address !== null &&
     typeof entry.address.platform === 'string' &&
-    typeof entry.address.conversationId === 'string'
+    typeof entry.address.conversationId === 'string' &&
+    (entry.lastMessageAt === undefined || typeof entry.lastMessageAt === 'number')
   );
 }

@@ -1,7 +1,10 @@
 /**
  * One turn at a time per conversation: tasks of one session key run strictly in order, tasks of
  * different keys in parallel, at most `maxRunning` at once (the rest wait their turn in arrival
- * order). Idle keys keep no memory, so a million quiet conversations cost nothing here.
+ * order), and at most `maxRunningPerGroup` of one group (a model provider), so turns hanging on
+ * one provider never take every slot. Idle keys keep no memory, so a million quiet conversations
+ * cost nothing here; each operation costs a constant, times the number of groups when a slot is
+ * handed on (the providers: a handful).
  */
 
 /** A per-key serial queue. */
@@ -29,12 +32,24 @@ export interface SessionQueueOptions {
    */
   maxRunning?: number;
   /**
-   * Most tasks of one group (a model provider) running at once (default: `maxRunning` less an
-   * eighth of it, at least one slot kept back: 56 of 64). Turns waiting on a provider that hangs
-   * then hold at most this many slots; the rest keep serving conversations of other providers.
-   * Tasks without a group are not counted against any.
+   * Most tasks of one group (a model provider) running at once (default
+   * {@link defaultMaxRunningPerGroup}: `maxRunning` less an eighth of it, at least one slot kept
+   * back, 56 of 64, 3 of 4). Turns waiting on a provider that hangs then hold at most this many
+   * slots; the rest keep serving conversations of other providers. Tasks without a group are not
+   * counted against any. A value of `maxRunning` or more caps nothing.
    */
   maxRunningPerGroup?: number;
+}
+
+/**
+ * The default share of one group: `maxRunning` less an eighth of it, and at least one slot kept
+ * back for other groups whenever there are two slots or more (1 of 1, 1 of 2, 3 of 4, 7 of 8,
+ * 56 of 64). An eighth keeps nearly all the capacity for a deployment whose conversations mostly
+ * use one provider, while a provider that hangs still leaves a few slots to the others.
+ */
+export function defaultMaxRunningPerGroup(maxRunning: number): number {
+  if (maxRunning === Infinity) return Infinity;
+  return Math.max(1, maxRunning - Math.max(1, Math.floor(maxRunning / 8)));
 }
 
 /** Options of one {@link SessionQueue.run}. */
@@ -69,7 +84,7 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
   const lanes = new Map<string, Lane>();
   const maxRunning = options.maxRunning ?? Infinity;
   if (!(maxRunning >= 1)) throw new RangeError(`maxRunning must be at least 1, got ${maxRunning}`);
-  const perGroup = options.maxRunningPerGroup ?? (maxRunning === Infinity ? Infinity : Math.max(1, maxRunning - Math.max(1, Math.floor(maxRunning / 8))));
+  const perGroup = options.maxRunningPerGroup ?? defaultMaxRunningPerGroup(maxRunning);
   if (!(perGroup >= 1)) throw new RangeError(`maxRunningPerGroup must be at least 1, got ${perGroup}`);
   let running = 0;
   let waitingCount = 0;
@@ -85,7 +100,6 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
     }
     return group;
   };
-  const ungrouped = () => groupOf('');
   /** Resolves once a running slot is this caller's. */
   const acquire = (name: string): Promise<void> | undefined => {
     const group = groupOf(name);
@@ -101,8 +115,9 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
   const startWaiting = () => {
     while (running < maxRunning && waitingCount > 0) {
       let chosen: Waiters | undefined;
-      for (const group of groups.values()) {
-        if (group.head >= group.starts.length || (group !== ungrouped() && group.running >= perGroup)) continue;
+      // The oldest head of a group with room: a group at its cap never holds back another.
+      for (const [name, group] of groups) {
+        if (group.head >= group.starts.length || (name !== '' && group.running >= perGroup)) continue;
         if (!chosen || group.starts[group.head]!.order < chosen.starts[chosen.head]!.order) chosen = group;
       }
       if (!chosen) return;

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { ChannelAdapter, ConversationAddress, InboundMessage, OutboundFile } from '../channels/types.ts';
-import { AgentError, errorMessage } from '../core/errors.ts';
+import { AgentError, TurnTimeoutError, errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { TurnContext } from '../tools/tool.ts';
@@ -103,12 +103,6 @@ export class TurnRunner {
     });
     if (job) conversation.scheduledRun = true;
     conversation.turnSender = message.sender.id;
-    // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops here.
-    let overdue = false;
-    const deadline = setTimeout(() => {
-      overdue = true;
-      agent.abort();
-    }, this.#options.turnTimeoutMs);
     lane?.steering.begin();
     if (lane) lane.interrupted = false;
     let settlement: Settlement = 'answered';
@@ -117,20 +111,14 @@ export class TurnRunner {
       const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(conversation, batch, tree);
       if (!job) await inbox.begin({ ...start, keys });
       const images = replayed || job ? [] : await imagesOf(message, log);
-      const result = await agent.invoke(start.input, { channel: message.sessionKey, images, turn: await this.#turnContext(conversation, message, job !== undefined) });
+      // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
+      const timeoutMs = this.#options.turnTimeoutMs;
+      const result = await agent.invoke(start.input, { channel: message.sessionKey, images, timeoutMs, turn: await this.#turnContext(conversation, message, job !== undefined) });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';
         await stream.close();
         return { status: 'error', error: 'the gateway stopped before the turn finished' };
-      }
-      if (result.aborted && overdue) {
-        const note = overdueNote(this.#options.turnTimeoutMs);
-        const previewId = await stream.close();
-        const reply = { text: result.text ? `${result.text}\n\n${note}` : note, files: undefined, turnId: `${message.dedupeKey}#0`, previewId, replyTo, answers: answers() };
-        log(`${message.sessionKey}: turn stopped at its deadline (${Math.round(this.#options.turnTimeoutMs / 1000)} s)`);
-        await noting;
-        return { status: 'error', error: 'the turn took too long', delivery: await this.#deliver(adapter, conversation, address, reply) };
       }
       if (result.aborted && !result.text && lane?.interrupted) {
         // Interrupted by a newer message before it said anything: that message's turn answers both,
@@ -161,12 +149,11 @@ export class TurnRunner {
         if (isStoreFailure(error)) this.#options.storeFailed(error, `${message.sessionKey}: turn`);
         return { status: 'error', error: errorMessage(error) };
       }
-      const stoppedAtDeadline = overdue && isCancellation(error);
-      log(`${message.sessionKey}: ${stoppedAtDeadline ? `turn stopped at its deadline (${Math.round(this.#options.turnTimeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
-      await this.#finishPreview(adapter, address, previewId, stoppedAtDeadline ? overdueNote(this.#options.turnTimeoutMs) : failureReply(error));
+      const overdue = error instanceof TurnTimeoutError;
+      log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
+      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs) : failureReply(error));
       return { status: 'error', error: errorMessage(error) };
     } finally {
-      clearTimeout(deadline);
       if (job) conversation.scheduledRun = false;
       conversation.turnSender = undefined;
       lane?.steering.end();

@@ -17,11 +17,11 @@ export type Environment = Record<string, string | undefined>;
 export const providerRegistry = {
   anthropic: (env: Environment): LazyProvider =>
     lazyProvider('anthropic', async () =>
-      (await import('./providers/anthropic.ts')).createAnthropicProvider({ apiKey: value(env, 'ANTHROPIC_API_KEY'), baseURL: value(env, 'ANTHROPIC_BASE_URL'), timeouts: (await import('./providers/idle-watch.ts')).timeoutsFromEnv(env) }),
+      (await import('./providers/anthropic.ts')).createAnthropicProvider({ apiKey: value(env, 'ANTHROPIC_API_KEY'), baseURL: value(env, 'ANTHROPIC_BASE_URL'), timeouts: (await import('./providers/idle-watch.ts')).timeoutsFromEnv(env, 'anthropic') }),
     ),
   openai: (env: Environment): LazyProvider =>
     lazyProvider('openai', async () =>
-      (await import('./providers/openai.ts')).createOpenAIProvider({ apiKey: value(env, 'OPENAI_API_KEY'), baseURL: value(env, 'OPENAI_BASE_URL'), timeouts: (await import('./providers/idle-watch.ts')).timeoutsFromEnv(env) }),
+      (await import('./providers/openai.ts')).createOpenAIProvider({ apiKey: value(env, 'OPENAI_API_KEY'), baseURL: value(env, 'OPENAI_BASE_URL'), timeouts: (await import('./providers/idle-watch.ts')).timeoutsFromEnv(env, 'openai') }),
     ),
 } satisfies Record<string, (env: Environment) => LazyProvider>;
 

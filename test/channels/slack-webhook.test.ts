@@ -1,8 +1,8 @@
 /**
  * The Slack route: request signing (bad, missing or stale signatures refused before anything is
- * read), url_verification, acknowledgement only once the gateway has a message (503 when it
- * cannot take it, so Slack retries), redeliveries, button presses acknowledged at once, slash
- * commands.
+ * parsed or handed over), url_verification, acknowledgement only once the gateway has a message
+ * (503 when it cannot take it, so Slack retries), redeliveries, button presses acknowledged at
+ * once, slash commands.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NotAcceptedError, type ChannelAction, type ChannelHandlers, type InboundMessage } from '../../src/channels/types.ts';

@@ -1,104 +1,75 @@
 /**
- * The chaos run over the fake Slack (Events API over HTTP): the real gateway process answers DMs
- * in many conversations while it is killed with SIGKILL at random moments and restarted on the
- * same OPERATOR_HOME. Each event is posted, signed, again and again until the gateway answers 200
- * (Slack retries with `X-Slack-Retry-Num`; one conversation's events in order). Counted like the
- * Telegram run (see `chaos-answers.ts`), unfinished previews taken just before a kill apart.
+ * The chaos run's Slack: the fake Slack's Events API over HTTP. Each event is posted, signed, and
+ * retried as Slack does, on a schedule compressed 30 times: Slack retries an event that did not
+ * get a 200 within 3 seconds up to three times (nearly at once, after a minute, after five
+ * minutes, with `X-Slack-Retry-Num` and `X-Slack-Retry-Reason`); here after 0.1 s, 2 s and 10 s,
+ * each post waiting at most 3 s. An event still without a 200 after that is given up, as Slack
+ * does, and counted as not accepted. Slack does not promise an order; a conversation's events are
+ * posted one after another here, so its order is defined. Acknowledged: a 200.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { startSlackGatewayFakes } from '../helpers/slack-gateway-fakes.ts';
-import { chaosReply, countAnswers, type ChatOutcome } from './chaos-answers.ts';
-import type { ChaosOptions, ChaosSummary } from './chaos-run.ts';
-import { between, seededRandom } from './random.ts';
+import type { ChaosPlatform } from './chaos-driver.ts';
 
-/** Runs one chaos run over Slack (`options.mode` is ignored: Slack posts events). */
-export async function runSlackChaos(options: Omit<ChaosOptions, 'mode'>): Promise<ChaosSummary> {
-  const started = performance.now();
-  const random = seededRandom(options.seed);
+/** When Slack tries an event again after its first post, ms (Slack's 0 s, 60 s and 300 s compressed 30 times, the first a moment later). */
+const retryAfterMs = [100, 2_000, 10_000];
+/** How long Slack waits for an answer. */
+const answerTimeoutMs = 3_000;
+
+/** The Slack platform, with its fakes started (the gateway is not). */
+export async function slackPlatform(): Promise<ChaosPlatform> {
   const fakes = await startSlackGatewayFakes('operator-chaos-slack-');
-  const { slack, model } = fakes;
-  model.setDefault((request) => chaosReply(request, options.streamDelayMs ?? 15));
-  writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ busyMode: options.busyMode ?? 'followUp' }));
-  let gateway: StartedGateway = await fakes.startGateway([]);
-  const chats = new Map<number, ChatOutcome>();
-  const chatQueues = new Map<number, Promise<void>>();
-  const deliveries: Promise<void>[] = [];
-  let redeliveries = 0;
-  let kills = 0;
-  const killTimes: number[] = [];
+  const { slack } = fakes;
   const channelOf = (chat: number) => `D0CHAOS${chat}`;
+  const acknowledged = new Set<string>();
+  const chains = new Map<number, Promise<void>>();
+  let pending = 0;
+  let redeliveries = 0;
+  /** Posts that did not get a 200, by what happened instead. */
+  const failures = new Map<string, number>();
+  const failed = (kind: string) => failures.set(kind, (failures.get(kind) ?? 0) + 1);
+  let givenUp = 0;
 
-  /** Posts an event until the gateway takes it (200), as Slack retries. */
-  const deliver = async (request: ReturnType<typeof slack.envelope>) => {
-    for (let attempt = 0; ; attempt++) {
-      const status = await fakes.post(request, attempt > 0 ? { retryNum: Math.min(attempt, 3), retryReason: 'http_error' } : {}).then((result) => result.status).catch(() => 0);
-      if (status === 200) return;
-      redeliveries++;
-      await new Promise((resolve) => setTimeout(resolve, 100 + between(random, 0, 200)));
+  /** Posts one event until it gets a 200 or Slack would give up. */
+  const deliver = async (request: ReturnType<typeof slack.envelope>, token: string) => {
+    for (let attempt = 0; attempt <= retryAfterMs.length; attempt++) {
+      if (attempt > 0) {
+        redeliveries++;
+        await new Promise((resolve) => setTimeout(resolve, retryAfterMs[attempt - 1]! - (retryAfterMs[attempt - 2] ?? 0)));
+      }
+      const retry = attempt > 0 ? { retryNum: attempt, retryReason: 'http_error' } : {};
+      const status = await fakes.post(request, { ...retry, timeoutMs: answerTimeoutMs }).then(
+        (result) => result.status,
+        (error: unknown) => failureKind(error),
+      );
+      if (status === 200) return void acknowledged.add(token);
+      failed(typeof status === 'number' ? `HTTP ${status}` : status);
     }
+    givenUp++;
   };
-  const send = (chat: number, index: number) => {
-    const token = `m${index}-c${chat}`;
-    const outcome = chats.get(chat) ?? { sent: [], botTexts: [] };
-    outcome.sent.push(token);
-    chats.set(chat, outcome);
-    const request = slack.envelope(slack.personMessage({ channel: channelOf(chat), text: `${token} please answer`, from: { id: `U0CHAOS${chat}`, name: `P${chat}` } }));
-    const next = (chatQueues.get(chat) ?? Promise.resolve()).then(() => deliver(request));
-    chatQueues.set(chat, next);
-    deliveries.push(next);
+  return {
+    model: fakes.model,
+    home: fakes.home,
+    start: () => fakes.startGateway([]),
+    send(chat, text, token) {
+      const request = slack.envelope(slack.personMessage({ channel: channelOf(chat), text, from: { id: `U0CHAOS${chat}`, name: `P${chat}` } }));
+      pending++;
+      chains.set(chat, (chains.get(chat) ?? Promise.resolve()).then(() => deliver(request, token)).finally(() => pending--));
+    },
+    delivering: () => pending > 0,
+    botMessages: (chat) => slack.botMessages(channelOf(chat)).map(({ text, edits, createdAt }) => ({ text, edits, createdAt })),
+    activity: () => slack.calls.length,
+    delivery: (token) => ({ acknowledged: acknowledged.has(token) }),
+    redeliveries: () => redeliveries,
+    deliveryNotes: () => `Slack posts without a 200: ${[...failures].map(([kind, times]) => `${times} ${kind}`).join(', ') || 'none'}; ${givenUp} events given up after the third retry`,
+    calls: () => slack.calls.map((call) => `${call.method} ${String(call.params.channel)} ${String(call.params.ts ?? '')} ${String(call.params.text ?? '').slice(0, 30)}`),
+    close: () => fakes.close(),
   };
+}
 
-  const sendingMs = options.messages * 30;
-  const killAt = Array.from({ length: options.kills }, () => between(random, 300, sendingMs + 1_500)).sort((a, b) => a - b);
-  const killer = (async () => {
-    const begin = performance.now();
-    for (const at of killAt) {
-      const wait = at - (performance.now() - begin);
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      killTimes.push(Date.now());
-      await gateway.kill();
-      kills++;
-      await new Promise((resolve) => setTimeout(resolve, between(random, 50, 400)));
-      gateway = await fakes.startGateway([]);
-    }
-  })();
-
-  for (let index = 0; index < options.messages; ) {
-    const chat = 1_000 + between(random, 1, options.chats);
-    const burst = random() < (options.burstShare ?? 0.2) ? between(random, 2, 3) : 1;
-    for (let part = 0; part < burst && index < options.messages; part++) send(chat, index++);
-    await new Promise((resolve) => setTimeout(resolve, between(random, 5, 55) * burst));
-  }
-  await killer;
-  await Promise.all(deliveries);
-
-  const settleBy = performance.now() + (options.settleMs ?? 60_000);
-  let lastCalls = -1;
-  let quietSince = performance.now();
-  while (performance.now() < settleBy) {
-    const answered = [...chats].every(([chat, { sent }]) => {
-      const texts = slack.botMessages(channelOf(chat)).map((message) => message.text).join('\n');
-      return sent.every((token) => texts.includes(`${token} `) || texts.includes(`${token}:`));
-    });
-    if (slack.calls.length !== lastCalls) {
-      lastCalls = slack.calls.length;
-      quietSince = performance.now();
-    }
-    if (answered && performance.now() - quietSince > 1_500) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  // As over Telegram: a preview taken less than a second before a kill and never edited may be one
-  // the killed process never heard the ts of.
-  const nearKill = (at: number) => killTimes.some((kill) => kill >= at && kill - at < 1_000);
-  for (const [chat, outcome] of chats) {
-    const messages = slack.botMessages(channelOf(chat));
-    outcome.botTexts = messages.map((message) => message.text);
-    outcome.sentAsKilled = messages.map((message) => message.edits === 0 && nearKill(message.createdAt));
-  }
-  const count = countAnswers(chats, { interrupted: options.busyMode === 'interrupt' });
-  await gateway.stop();
-  await fakes.close();
-  return { ...count, platform: 'slack', options: { ...options, mode: 'webhook' }, kills, wallMs: Math.round(performance.now() - started), redeliveries };
+/** What kept a post from its answer: the gateway not listening, not answering within 3 s, or gone while answering. */
+function failureKind(error: unknown): string {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'not answered within 3 s';
+  if (cause?.code === 'ECONNREFUSED') return 'refused (gateway down)';
+  return 'connection closed before the answer';
 }

@@ -23,6 +23,9 @@ export function anthropicErrorBody(error: ErrorReply): unknown {
   };
 }
 
+/** The `ping` event Anthropic sends while the model works, as raw SSE text (the SDK drops it). */
+export const anthropicKeepAlive = `event: ping\ndata: ${JSON.stringify({ type: 'ping' })}\n\n`;
+
 /** An `event: error` SSE event. */
 export function anthropicStreamError(error: { type: string; message: string }): SseEvent {
   return { event: 'error', data: JSON.stringify({ type: 'error', error }) };

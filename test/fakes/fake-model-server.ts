@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { anthropicErrorBody, anthropicEvents, anthropicMessage, anthropicStreamError } from './fake-anthropic-wire.ts';
-import { openaiCompletion, openaiErrorBody, openaiEvents, openaiStreamError } from './fake-openai-wire.ts';
+import { anthropicErrorBody, anthropicEvents, anthropicKeepAlive, anthropicMessage, anthropicStreamError } from './fake-anthropic-wire.ts';
+import { openaiCompletion, openaiErrorBody, openaiEvents, openaiKeepAlive, openaiStreamError } from './fake-openai-wire.ts';
 import type { CacheStats, FakeModelServerOptions, Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
 import { createPromptCache, withCacheUsage } from './fake-prompt-cache.ts';
 
@@ -169,23 +169,40 @@ async function answer(
   }
   const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
   const events = protocol === 'anthropic' ? anthropicEvents(reply, model, id) : openaiEvents(reply, model, id, includeUsage);
-  await writeStream(response, events, reply, signal);
+  await writeStream(response, events, { ...reply, keepAlive: protocol === 'anthropic' ? anthropicKeepAlive : openaiKeepAlive }, signal);
 }
 
-async function writeStream(
-  response: ServerResponse,
-  events: SseEvent[],
-  options: { delayMs?: number; disconnectAfterEvents?: number; stallAfterHeadersMs?: number },
-  signal: AbortSignal,
-): Promise<void> {
+/** How {@link writeStream} paces a stream. */
+interface StreamPace {
+  delayMs?: number;
+  disconnectAfterEvents?: number;
+  stallAfterHeadersMs?: number;
+  stallAfterEvents?: { events: number; ms: number };
+  keepAliveEveryMs?: number;
+  /** The raw SSE text of the protocol's keep-alive. */
+  keepAlive?: string;
+}
+
+async function writeStream(response: ServerResponse, events: SseEvent[], options: StreamPace, signal: AbortSignal): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   response.flushHeaders();
-  if (options.stallAfterHeadersMs !== undefined && !(await pause(options.stallAfterHeadersMs, signal))) return;
+  const write = (text: string) => new Promise<void>((resolve) => response.write(text, () => resolve()));
+  // A wait after the headers, with a keep-alive every `keepAliveEveryMs` when asked for.
+  const wait = async (ms: number): Promise<boolean> => {
+    const every = options.keepAliveEveryMs;
+    if (every === undefined || options.keepAlive === undefined) return pause(ms, signal);
+    for (let left = ms; left > 0; left -= every) {
+      if (!(await pause(Math.min(every, left), signal))) return false;
+      if (left > every) await write(options.keepAlive);
+    }
+    return true;
+  };
+  if (options.stallAfterHeadersMs !== undefined && !(await wait(options.stallAfterHeadersMs))) return;
   for (const [index, event] of events.entries()) {
-    if (index > 0 && options.delayMs !== undefined && !(await pause(options.delayMs, signal))) return;
+    if (index > 0 && options.delayMs !== undefined && !(await wait(options.delayMs))) return;
+    if (index > 0 && index === options.stallAfterEvents?.events && !(await wait(options.stallAfterEvents.ms))) return;
     if (signal.aborted) return;
-    const text = `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`;
-    await new Promise<void>((resolve) => response.write(text, () => resolve()));
+    await write(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`);
     if (options.disconnectAfterEvents !== undefined && index + 1 >= options.disconnectAfterEvents) {
       response.socket?.destroy();
       return;

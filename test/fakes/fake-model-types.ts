@@ -83,6 +83,14 @@ export type ReplySpec =
       hangMs?: number;
       /** Send the headers, then wait this long before the first SSE event (a provider that stalls after answering). */
       stallAfterHeadersMs?: number;
+      /** Send this many SSE events, then wait `ms` before the rest (a stream that falls silent midway). */
+      stallAfterEvents?: { events: number; ms: number };
+      /**
+       * While waiting after the headers (`stallAfterHeadersMs`, `stallAfterEvents`, `delayMs`), send
+       * a keep-alive this often: an Anthropic `ping` event, or for OpenAI an SSE comment line (as
+       * compatible servers send while a model thinks). The SDKs hand neither on.
+       */
+      keepAliveEveryMs?: number;
     }
   | {
       error: {

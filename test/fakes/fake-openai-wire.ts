@@ -11,6 +11,9 @@ const errorTypes: Record<number, string> = {
   503: 'server_error',
 };
 
+/** An SSE comment line, the keep-alive OpenAI-compatible servers send while a model thinks (the SDK skips it). */
+export const openaiKeepAlive = ': keep-alive\n\n';
+
 /** `{error:{message, type, param, code}}` as the API sends with an error status. */
 export function openaiErrorBody(error: ErrorReply): unknown {
   return {

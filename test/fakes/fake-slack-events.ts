@@ -23,6 +23,8 @@ export interface SendOptions {
   /** Send as Slack's n-th retry, with this reason (default `http_timeout`). */
   retryNum?: number;
   retryReason?: string;
+  /** Give up on the answer after this many ms (Slack waits 3 s, then retries with `http_timeout`); the promise rejects. */
+  timeoutMs?: number;
 }
 
 /** What the app answered. */
@@ -57,7 +59,7 @@ export async function sendSigned(url: string, request: SlackRequest, options: Se
     headers['x-slack-retry-num'] = String(options.retryNum);
     headers['x-slack-retry-reason'] = options.retryReason ?? 'http_timeout';
   }
-  const response = await fetch(url, { method: 'POST', headers, body: rawBody });
+  const response = await fetch(url, { method: 'POST', headers, body: rawBody, ...(options.timeoutMs !== undefined && { signal: AbortSignal.timeout(options.timeoutMs) }) });
   return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') };
 }
 

@@ -136,4 +136,33 @@ describe('fake Telegram Bot API', () => {
     await bot.api.deleteWebhook();
     expect(telegram.webhook).toBeUndefined();
   });
+  it("delivers queued updates to the webhook until it answers 200, one chat's in order, as Telegram retries", async () => {
+    const received: string[] = [];
+    let refuse = 2;
+    const { createServer } = await import('node:http');
+    const server = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const update = JSON.parse(Buffer.concat(chunks).toString()) as { message: { text: string } };
+      received.push(`${update.message.text} ${request.headers['x-telegram-bot-api-secret-token'] as string}`);
+      // The first two posts are refused, as by a gateway that is restarting.
+      response.writeHead(refuse-- > 0 ? 502 : 200).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const delivery = telegram.deliverToWebhook({ firstRetryMs: 10, maxRetryMs: 20 });
+    const first = telegram.textMessage({ chatId: 1, text: 'one' });
+    telegram.pushUpdate(first);
+    telegram.pushUpdate(telegram.textMessage({ chatId: 1, text: 'two' }));
+    // Nothing is posted before a webhook is registered.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(received).toEqual([]);
+    await bot.api.setWebhook(`http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, { secret_token: 'top_secret' });
+    await telegram.waitFor(() => delivery.acknowledged.size === 2);
+    // "two" waits until "one" got its 200, however often "one" is refused.
+    expect(received).toEqual(['one top_secret', 'one top_secret', 'one top_secret', 'two top_secret']);
+    expect(delivery.failures).toBe(2);
+    expect(delivery.acknowledged.has(first.update_id)).toBe(true);
+    expect(delivery.busy()).toBe(false);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 });

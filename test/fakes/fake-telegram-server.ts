@@ -18,9 +18,11 @@ import { methods, type ApiAnswer } from './fake-telegram-methods.ts';
 import { readParams } from './fake-telegram-request.ts';
 import { FakeTelegramState, type FakeFailure, type FakeCallFilter, type FakeSentMessage, type FakeTelegramCall } from './fake-telegram-state.ts';
 import { updateBuilders, type FakeUpdateBuilders } from './fake-telegram-updates.ts';
+import { deliverToWebhook, type WebhookDelivery, type WebhookDeliveryOptions } from './fake-telegram-webhook.ts';
 
 export type { FakeFailure, FakeCallFilter, FakeSentMessage, FakeTelegramCall } from './fake-telegram-state.ts';
 export type { FakeMessageOptions, FakeUser } from './fake-telegram-updates.ts';
+export type { WebhookDelivery, WebhookDeliveryOptions } from './fake-telegram-webhook.ts';
 
 /** Options of {@link startFakeTelegramServer}. */
 export interface FakeTelegramOptions {
@@ -54,6 +56,12 @@ export interface FakeTelegram extends FakeUpdateBuilders {
   pushUpdate(update: Update): void;
   /** POSTs an update to the registered webhook like Telegram; `secret` overrides the header (`null`: none). */
   postWebhook(update: Update, options?: { secret?: string | null }): Promise<number>;
+  /**
+   * From now on, delivers queued updates (`pushUpdate`) to the registered webhook as Telegram
+   * does: each is posted until the webhook answers 200, with growing pauses, one chat's updates
+   * in order (see `fake-telegram-webhook.ts`). Stops when the server closes.
+   */
+  deliverToWebhook(options?: WebhookDeliveryOptions): WebhookDelivery;
   /** Answers the next call(s) of `method` (those `failure.when` accepts) with an error, or drops the connection. */
   failNext(method: string, failure: FakeFailure): void;
   /**
@@ -92,6 +100,7 @@ function failureAnswer(failure: Exclude<FakeFailure, { dropConnection: true }>):
 export async function startFakeTelegramServer(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
   const state = new FakeTelegramState({ id: options.botId ?? 7000001, username: options.botUsername ?? 'operator_test_bot', firstName: 'Operator' });
   const inFlight = new Set<AbortController>();
+  const deliveries: WebhookDelivery[] = [];
   let heldPoll: AbortController | undefined;
 
   async function answerMethod(request: IncomingMessage, response: ServerResponse, method: string, url: URL): Promise<void> {
@@ -206,6 +215,11 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
       await response.arrayBuffer();
       return response.status;
     },
+    deliverToWebhook(deliveryOptions) {
+      const delivery = deliverToWebhook(state, deliveryOptions);
+      deliveries.push(delivery);
+      return delivery;
+    },
     failNext(method, failure) {
       const queue = state.failures.get(method) ?? [];
       queue.push(failure);
@@ -218,6 +232,7 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     },
     waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(telegram), timeoutMs, 'fake Telegram'),
     async close() {
+      for (const delivery of deliveries) delivery.stop();
       for (const controller of inFlight) controller.abort('shutdown');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

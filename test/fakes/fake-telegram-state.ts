@@ -160,6 +160,17 @@ export class FakeTelegramState extends ChangeFeed {
     return batch.map((queued) => queued.update);
   }
 
+  /** The updates not yet confirmed, oldest first (what a webhook delivery still has to hand over). */
+  pendingUpdates(): Update[] {
+    return this.#updates.filter((queued) => this.#isAllowed(queued.update, this.webhook?.allowedUpdates ?? this.allowedUpdates)).map((queued) => queued.update);
+  }
+
+  /** Confirms one update, as a webhook's 200 does (it leaves the queue). */
+  confirmUpdate(updateId: number): void {
+    this.#updates = this.#updates.filter((queued) => queued.update.update_id !== updateId);
+    this.notify();
+  }
+
   /** Drops every queued update (deleteWebhook/setWebhook with drop_pending_updates). */
   dropPending(): void {
     this.#updates = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSessionQueue } from '../../src/gateway/session-queue.ts';
+import { createSessionQueue, defaultMaxRunningPerGroup } from '../../src/gateway/session-queue.ts';
 
 /** A promise resolved from outside. */
 function gate() {
@@ -186,6 +186,65 @@ describe('createSessionQueue', () => {
     await expect(other).resolves.toBe('served');
     gate1.open();
     await Promise.all(runs);
+  });
+
+  it('never lets a long line of one group hold back a later task of another (no head-of-line blocking)', async () => {
+    const queue = createSessionQueue({ maxRunning: 4, maxRunningPerGroup: 3 });
+    const hang = gate();
+    const hung = Array.from({ length: 100 }, (_, index) => queue.run(`hung${index}`, () => hang.opened, { group: 'hanging' }));
+    await settle();
+    expect([queue.running, queue.waiting]).toEqual([3, 97]);
+    // One after another, conversations of the other provider are served by the slot kept back,
+    // while all 97 waiting turns of the hanging provider asked first and none of them ended.
+    for (let index = 0; index < 5; index++) {
+      await expect(queue.run(`other${index}`, async () => `served ${index}`, { group: 'healthy' })).resolves.toBe(`served ${index}`);
+    }
+    expect([queue.running, queue.waiting]).toEqual([3, 97]);
+    hang.open();
+    await Promise.all(hung);
+    expect([queue.running, queue.waiting]).toEqual([0, 0]);
+  });
+
+  it('keeps the tasks of one key in order when their groups differ (the conversation changed its model)', async () => {
+    const queue = createSessionQueue({ maxRunning: 4, maxRunningPerGroup: 1 });
+    const first = gate();
+    const started: string[] = [];
+    const runs = [
+      queue.run('k', async () => {
+        started.push('k/a');
+        await first.opened;
+      }, { group: 'a' }),
+      queue.run('k', async () => void started.push('k/b'), { group: 'b' }),
+    ];
+    await settle();
+    // Group b has room, but the key's earlier task still runs.
+    expect(started).toEqual(['k/a']);
+    first.open();
+    await Promise.all(runs);
+    expect(started).toEqual(['k/a', 'k/b']);
+  });
+
+  it('does not cap tasks without a group, and lets a group use every slot when its cap allows', async () => {
+    const queue = createSessionQueue({ maxRunning: 4 });
+    const g = gate();
+    const ungrouped = Array.from({ length: 4 }, (_, index) => queue.run(`u${index}`, () => g.opened));
+    await settle();
+    expect(queue.running).toBe(4);
+    g.open();
+    await Promise.all(ungrouped);
+    const uncapped = createSessionQueue({ maxRunning: 4, maxRunningPerGroup: 4 });
+    const h = gate();
+    const all = Array.from({ length: 4 }, (_, index) => uncapped.run(`p${index}`, () => h.opened, { group: 'one' }));
+    await settle();
+    expect(uncapped.running).toBe(4);
+    h.open();
+    await Promise.all(all);
+  });
+
+  it('keeps at least one slot back from any group by default once there are two', () => {
+    expect([1, 2, 4, 8, 16, 64, 100].map(defaultMaxRunningPerGroup)).toEqual([1, 1, 3, 7, 14, 56, 88]);
+    expect(defaultMaxRunningPerGroup(Infinity)).toBe(Infinity);
+    expect(() => createSessionQueue({ maxRunning: 4, maxRunningPerGroup: 0 })).toThrow(RangeError);
   });
 
   it('frees the slot of a task that throws', async () => {

@@ -70,8 +70,9 @@ describe('busy modes through the gateway', () => {
     model.enqueue({ text: 'Second answer, after the restart.' });
     const before = model.requests.length;
     gateway = await startTelegramGateway(fakes, [person]);
-    await find('Second answer, after the restart.');
-    // The preview the dead process left became the answer: one message, finished.
+    // The preview the dead process left becomes the answer: one message, finished (waited for
+    // whole: the preview shows the answer with its marker a moment before the final edit).
+    await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === 'Second answer, after the restart.'), wait);
     expect(texts()).toEqual([first, 'Second answer, after the restart.']);
     const replay = model.requests.slice(before);
     expect(replay).toHaveLength(1);

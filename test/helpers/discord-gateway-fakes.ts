@@ -17,8 +17,11 @@ export interface DiscordGatewayFakes {
   discord: FakeDiscord;
   /** HOME and OPERATOR_HOME of the gateway; removed by {@link close}. */
   home: string;
-  /** Starts the gateway with the Discord users `admins` as admins and background reviews off. */
-  startGateway(admins: readonly string[]): Promise<StartedGateway>;
+  /**
+   * Starts the gateway with the Discord users `admins` as admins and background reviews off;
+   * `env` adds to (or overrides) its environment (e.g. `OPERATOR_DM_POLICY`).
+   */
+  startGateway(admins: readonly string[], env?: Readonly<Record<string, string>>): Promise<StartedGateway>;
   /** Closes both servers and removes the home (stop the gateway first). */
   close(): Promise<void>;
 }
@@ -32,7 +35,7 @@ export async function startDiscordGatewayFakes(homePrefix: string): Promise<Disc
     model,
     discord,
     home,
-    startGateway: (admins) =>
+    startGateway: (admins, env = {}) =>
       startGateway({
         home,
         env: {
@@ -41,6 +44,7 @@ export async function startDiscordGatewayFakes(homePrefix: string): Promise<Disc
           DISCORD_API_URL: discord.apiUrl,
           OPERATOR_ADMINS: admins.map((id) => `discord:${id}`).join(','),
           OPERATOR_REVIEW_EVERY: '0',
+          ...env,
         },
       }),
     async close() {

@@ -83,6 +83,28 @@ describe('fake model server', () => {
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
   });
 
+  it('stalls after some events, sending each protocol\'s keep-alive while it waits when asked to', async () => {
+    const raw = async (path: string, body: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'x-api-key': 'k' }, body: JSON.stringify({ model: 'm', stream: true, ...body }) });
+      return response.text();
+    };
+    server.enqueue({ text: 'abc', stallAfterEvents: { events: 1, ms: 120 }, keepAliveEveryMs: 50 }, { text: 'abc', stallAfterEvents: { events: 1, ms: 120 }, keepAliveEveryMs: 50 });
+    const anthropicText = await raw('/v1/messages', { max_tokens: 5, messages: [] });
+    // message_start, two pings while stalled (at 50 and 100 ms), then the rest with its own ping.
+    expect(anthropicText.split('\n\n')[0]).toContain('event: message_start');
+    expect(anthropicText.split('\n\n').slice(1, 3)).toEqual(['event: ping\ndata: {"type":"ping"}', 'event: ping\ndata: {"type":"ping"}']);
+    expect(anthropicText).toContain('event: message_stop');
+    const openaiText = await raw('/v1/chat/completions', { messages: [] });
+    expect(openaiText.split('\n\n').slice(1, 3)).toEqual([': keep-alive', ': keep-alive']);
+    expect(openaiText.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    // The SDKs drop keep-alives: the stream reads as if nothing had been sent meanwhile.
+    server.enqueue({ text: 'kept alive', stallAfterHeadersMs: 120, keepAliveEveryMs: 50 });
+    const stream = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('kept alive');
+  });
+
   it('clears queue, requests and default on reset', async () => {
     server.enqueue({ text: 'queued' });
     server.setDefault({ text: 'custom' });

@@ -16,6 +16,7 @@ import { discordClientOptions } from './client-options.ts';
 import { createScrub, describeError, toDeliveryError, type Scrub } from './discord-errors.ts';
 import { discordMaxLength } from './format/max-length.ts';
 import { loadFormatter } from './format/load-formatter.ts';
+import { defaultCatchUp, readMissedMessages, type CatchUpContext, type CatchUpSettings } from './catch-up.ts';
 import { createGatewayEvents } from './gateway-events.ts';
 import type { InboundContext } from './inbound.ts';
 import { InteractionTokens } from './interaction-tokens.ts';
@@ -39,6 +40,12 @@ export interface DiscordChannelOptions {
   log?: (line: string) => void;
   /** The clock for `receivedAt` and interaction windows (default `Date.now`). */
   now?: () => number;
+  /**
+   * Messages sent while no session was connected, read from the history of the conversations
+   * the gateway talked in lately (default {@link defaultCatchUp}: the last hour; `windowMs: 0`
+   * turns it off).
+   */
+  catchUp?: Partial<CatchUpSettings>;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -109,6 +116,15 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     scrub,
   });
 
+  const catchUpContext: CatchUpContext = {
+    call,
+    conversations: async (since, limit) => (await handlers?.recentConversations?.(since, limit)) ?? [],
+    settings: { ...defaultCatchUp, ...options.catchUp },
+    now,
+    log,
+    scrub,
+  };
+
   async function connect(current: Client, timeoutMs: number): Promise<void> {
     const ready = new Promise<void>((resolve) => current.once(Events.ClientReady, () => resolve()));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -136,6 +152,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       current.on(Events.ShardDisconnect, (event) => log(`discord: gateway closed for good (code ${event.code})`));
       current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => events.messageCreate(payload));
       current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => events.interactionCreate(payload));
+      // Every new session (start-up, a re-identify) reads what was sent while none was connected.
+      // The raw READY comes in order with the messages after it, so the missed ones go first.
+      current.ws.on(GatewayDispatchEvents.Ready, () => events.catchUp(() => readMissedMessages(catchUpContext)));
       handlers = startHandlers;
       try {
         await connect(current, options.startTimeoutMs ?? 30_000);

@@ -11,7 +11,8 @@ import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction
 import { NotAcceptedError, type ChannelHandlers } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
 import type { ChannelKinds } from './channel-kinds.ts';
-import { conversationOf } from './conversation.ts';
+import type { CaughtUpMessage } from './catch-up.ts';
+import { conversationOf, type DiscordConversation } from './conversation.ts';
 import { describeError, type Scrub } from './discord-errors.ts';
 import { isForAdapter, toInboundMessage, type InboundContext } from './inbound.ts';
 import type { InteractionTokens } from './interaction-tokens.ts';
@@ -38,6 +39,11 @@ export interface GatewayEventsContext {
 export interface GatewayEvents {
   messageCreate(message: GatewayMessageCreateDispatchData): void;
   interactionCreate(interaction: APIInteraction): void;
+  /**
+   * Hands over the messages `read` finds (missed while not connected: see `catch-up.ts`), oldest
+   * first, before any message that arrives from now on, so a conversation's messages stay in order.
+   */
+  catchUp(read: () => Promise<CaughtUpMessage[]>): void;
   /** Resolves once every message handed over so far is done with. */
   settled(): Promise<void>;
 }
@@ -62,11 +68,10 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     }
   }
 
-  async function onMessage(payload: GatewayMessageCreateDispatchData): Promise<void> {
+  async function onMessage(payload: GatewayMessageCreateDispatchData, known?: DiscordConversation): Promise<void> {
     const inbound = context.inbound();
     if (!inbound || !isForAdapter(payload, inbound.botId, context.allowBots)) return;
-    const kind = await context.channelKinds(payload.channel_id, { guildId: payload.guild_id, userId: payload.author.id });
-    const conversation = conversationOf(payload.channel_id, kind);
+    const conversation = known ?? conversationOf(payload.channel_id, await context.channelKinds(payload.channel_id, { guildId: payload.guild_id, userId: payload.author.id }));
     const message = toInboundMessage(payload, conversation, inbound);
     if (!message) return;
     await handOver(`message ${payload.id}`, (handlers) => handlers.onMessage(message), async () => {
@@ -115,6 +120,13 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
   return {
     messageCreate(payload) {
       enqueue(() => onMessage(payload));
+    },
+    catchUp(read) {
+      // Read inside the queue: messages arriving meanwhile wait behind the older ones found.
+      enqueue(async () => {
+        const missed = await read();
+        for (const { payload, conversation } of missed) await onMessage(payload, conversation);
+      });
     },
     interactionCreate(interaction) {
       const inbound = context.inbound();

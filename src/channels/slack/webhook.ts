@@ -1,8 +1,11 @@
 /**
  * The route Slack posts to: Events API callbacks, interactivity (button presses) and slash
- * commands, all at one path. The body is read with a limit (1 MiB; 413 past it) and every request
- * is verified before anything is read from it (401 otherwise); `url_verification` is answered with its challenge. The rest goes to bolt's
- * `processEvent`, with an `ack` that decides the HTTP answer:
+ * commands, all at one path. The body is read with a limit (`bodyLimits.slackWebhook`, 1 MiB;
+ * reading stops there and the answer is 413) before its signature is checked, so a stranger's
+ * huge body is never held; every request is then verified before anything is taken from it (401
+ * otherwise: a wrong signature, or a timestamp more than five minutes off either way).
+ * `url_verification` is answered with its challenge. The rest goes to bolt's `processEvent`, with
+ * an `ack` that decides the HTTP answer:
  *
  * - An event is answered only when bolt has finished with it, that is once the gateway has the
  *   message on record (bolt acks events before its listeners run; that early ack is ignored
@@ -11,7 +14,8 @@
  * - A button press or a slash command is answered as soon as its listener acks.
  */
 import type { App } from '@slack/bolt';
-import { bodyLimits, readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
+import { bodyLimits } from '../../core/body-limits.ts';
+import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
 import { parseSlackBody, type SlackBody } from './request-body.ts';
 import type { Scrub } from './slack-errors.ts';
@@ -90,10 +94,10 @@ export function createWebhookRoute(options: WebhookRouteOptions): ChannelRoute {
     async handler(request) {
       // Read with a limit before the signature is checked: an unsigned stranger's huge body is
       // refused without being held.
-      const rawBody = await readLimitedBody(request, bodyLimits.json);
+      const rawBody = await readLimitedBody(request, bodyLimits.slackWebhook);
       if (rawBody === undefined) {
-        log('slack: request refused: its body is too large');
-        return tooLarge(bodyLimits.json);
+        log(`slack: request refused: its body is too large (over ${bodyLimits.slackWebhook} bytes)`);
+        return tooLarge(bodyLimits.slackWebhook);
       }
       const refusal = refusalOf(rawBody, request.headers, options.signingSecret, options.now());
       if (refusal) {

@@ -1,12 +1,15 @@
 /**
  * The webhook route: grammy's `webhookCallback` on Web `Request`/`Response` (`std/http`). A wrong
- * `X-Telegram-Bot-Api-Secret-Token` is answered 401 before the body is read, and a body over 1 MiB
- * 413 (reading stops there). While the
- * adapter is stopped the route answers 503, so Telegram keeps the update and delivers it again.
+ * `X-Telegram-Bot-Api-Secret-Token` is answered 401 before the body is read; the body is then read
+ * with a limit (`bodyLimits.telegramWebhook`, 1 MiB: reading stops there and the answer is 413),
+ * and one that is not a Telegram update (not JSON, or JSON without an `update_id`) is answered 400
+ * before grammy sees it. grammy gets a new request holding the bytes read. While the adapter is
+ * stopped the route answers 503, so Telegram keeps the update and delivers it again.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { BotError, webhookCallback, type Bot } from 'grammy/web';
-import { bodyLimits, withLimitedBody } from '../../core/read-limited-body.ts';
+import { bodyLimits } from '../../core/body-limits.ts';
+import { readLimitedBytes, requestWithBody, tooLarge } from '../../core/read-limited-body.ts';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
 import type { Scrub } from './telegram-errors.ts';
 
@@ -33,13 +36,19 @@ export function createWebhookRoute(bot: Bot, options: WebhookRouteOptions): Chan
       // The secret is checked before the body is read, and the body read with a limit: a stranger
       // (or a leaked secret) cannot make the process hold a huge body.
       if (!secretMatches(request.headers.get('x-telegram-bot-api-secret-token'), options.secret)) return new Response('secret token is wrong', { status: 401 });
-      const limited = await withLimitedBody(request, bodyLimits.json);
-      if (limited instanceof Response) {
-        options.log('telegram: webhook request refused: its body is too large');
-        return limited;
+      const bytes = await readLimitedBytes(request, bodyLimits.telegramWebhook);
+      if (bytes === undefined) {
+        options.log(`telegram: webhook request refused: its body is too large (over ${bodyLimits.telegramWebhook} bytes)`);
+        return tooLarge(bodyLimits.telegramWebhook);
+      }
+      const problem = notAnUpdate(bytes);
+      if (problem) {
+        // Only what is wrong is logged, never the body (it may hold a person's message).
+        options.log(`telegram: webhook request refused: ${problem}`);
+        return new Response(`bad request: ${problem}`, { status: 400 });
       }
       try {
-        return await callback(limited);
+        return await callback(requestWithBody(request, bytes));
       } catch (error) {
         if (notAccepted(error)) {
           // Telegram delivers the update again later; the gateway will take it then.
@@ -64,4 +73,17 @@ function secretMatches(given: string | null, secret: string): boolean {
   if (given === null) return false;
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(given), digest(secret));
+}
+
+/** What makes `bytes` something other than a Telegram update (a JSON object with an integer `update_id`), or undefined. */
+function notAnUpdate(bytes: Uint8Array): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return 'the body is not JSON';
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body is not a JSON object';
+  if (!Number.isSafeInteger((body as { update_id?: unknown }).update_id)) return 'the body is not a Telegram update (no integer update_id)';
+  return undefined;
 }

@@ -3,7 +3,8 @@
  * answers. Everything past this file works with trusted plain values.
  */
 import { z } from 'zod';
-import { readLimitedBody } from '../../core/read-limited-body.ts';
+import { bodyLimits } from '../../core/body-limits.ts';
+import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 
 /** A client id the page made: 16 to 64 letters, digits, `-` or `_`. */
 export const clientIdPattern = /^[A-Za-z0-9_-]{16,64}$/;
@@ -13,9 +14,6 @@ export const messageIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Longest text a person may send, in characters. */
 export const maxInboundText = 100_000;
-
-/** Largest request body accepted, in bytes (100,000 characters of UTF-8 plus the JSON around). */
-export const maxBodyBytes = 512 * 1024;
 
 function requiredString(name: string) {
   return z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be a string`) });
@@ -69,16 +67,18 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /**
- * Reads a JSON body and validates it. Only `application/json` is taken: a cross-site form cannot
- * send that without a CORS preflight, which this server never grants.
+ * Reads a JSON body (at most `bodyLimits.webChat` bytes: 413 past it) and validates it. Only
+ * `application/json` is taken: a cross-site form cannot send that without a CORS preflight, which
+ * this server never grants.
  */
 export async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<Parsed<T>> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
     return { ok: false, response: errorResponse(415, 'the body must be JSON (content-type: application/json)') };
   }
-  const text = await readLimitedBody(request, maxBodyBytes);
-  if (text === undefined) return { ok: false, response: errorResponse(413, `the body must be at most ${maxBodyBytes} bytes`) };
+  // Read with a limit (reading stops there), so a huge body is never held.
+  const text = await readLimitedBody(request, bodyLimits.webChat);
+  if (text === undefined) return { ok: false, response: tooLarge(bodyLimits.webChat) };
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -5,7 +5,7 @@
  */
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
-import type { BusyMode, DmPolicy, Platform, ToolGroup } from './schema.ts';
+import type { BusyMode, DmPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
 export type { SandboxSettings };
 
@@ -88,10 +88,12 @@ export interface GatewayConfig {
   idleTtlSeconds: number;
   /** Turns running at once across all conversations (64). */
   maxConcurrentTurns: number;
+  /** Turns of one model provider running at once; unset: the session queue's default (56 of 64). */
+  maxConcurrentTurnsPerProvider?: number;
   /** Longest a turn may take, in seconds (600). */
   turnTimeoutSeconds: number;
   /** Model calls that send nothing fail after these many seconds (unset: the provider's default). */
-  modelTimeouts: { firstByteSeconds?: number; idleSeconds?: number };
+  modelTimeouts: ModelTimeouts;
   /** Seconds turns in flight may finish after SIGTERM or Ctrl+C (25). */
   shutdownGraceSeconds: number;
   /** Configured profile bindings. */
@@ -117,3 +119,14 @@ export interface ScheduleSettings {
   /** Whether a job's turn may create jobs (false). */
   allowJobsFromJobs: boolean;
 }
+
+/** The limits of a model call that sends nothing, in seconds (unset: the provider's default). */
+export interface ModelTimeoutLimits {
+  /** Until the first byte of the response body. */
+  firstByteSeconds?: number;
+  /** Between two pieces of the body. */
+  idleSeconds?: number;
+}
+
+/** `modelTimeouts`: limits for every provider, and a provider's own over them. */
+export interface ModelTimeouts extends ModelTimeoutLimits, Partial<Record<ModelProvider, ModelTimeoutLimits>> {}

@@ -58,6 +58,28 @@ export type SandboxMode = (typeof sandboxModes)[number];
 /** Whether the web chat asks for a login: `auto` when the gateway is reachable beyond this machine, `always` everywhere. */
 export const webLoginModes = ['auto', 'always'] as const;
 
+/** The model providers whose timeouts `modelTimeouts` can set apart (those of `src/llm/model-client.ts`). */
+export const modelProviders = ['anthropic', 'openai'] as const;
+
+/** One of {@link modelProviders}. */
+export type ModelProvider = (typeof modelProviders)[number];
+
+/** The two limits of a model call, in seconds; `env` names the variables, `defaults` the defaults. */
+const modelTimeoutFields = (scope: string, env: string, defaults: { firstByte: string; idle: string }) => ({
+  firstByteSeconds: z
+    .number()
+    .positive()
+    .max(3_600)
+    .optional()
+    .describe(`Longest wait for the first byte of a model response body, ${scope} (default: ${defaults.firstByte}). Env: OPERATOR_${env}_FIRST_BYTE_SECONDS.`),
+  idleSeconds: z
+    .number()
+    .positive()
+    .max(3_600)
+    .optional()
+    .describe(`Longest silence within a streamed model response, keep-alives counting as data, ${scope} (default: ${defaults.idle}). Env: OPERATOR_${env}_IDLE_SECONDS.`),
+});
+
 const platformPattern = platforms.join('|');
 
 /** `platform:userId`, e.g. `telegram:123`. */
@@ -214,16 +236,31 @@ export const operatorConfigSchema = z
       .max(10_000)
       .default(64)
       .describe('Turns running at once across all conversations; further messages wait their turn in arrival order.'),
+    maxConcurrentTurnsPerProvider: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe(
+        'Turns of one model provider running at once (default: maxConcurrentTurns less an eighth, at least one kept back: 56 of 64), so turns hanging on one provider leave slots to conversations on another. With one provider for everything, set it to maxConcurrentTurns.',
+      ),
     turnTimeoutSeconds: z
       .number()
       .min(1)
       .max(86_400)
       .default(600)
-      .describe('Longest a turn may take, tools and retries included; then it stops and the person is told (what it had said is kept).'),
+      .describe('Longest a turn may take, tools and retries included; then it stops and the person is told it took too long.'),
     modelTimeouts: z
       .strictObject({
-        firstByteSeconds: z.number().positive().max(3_600).optional().describe('Longest wait for the first byte of a model response (default: Anthropic 60, OpenAI 180). Env: OPERATOR_MODEL_FIRST_BYTE_SECONDS.'),
-        idleSeconds: z.number().positive().max(3_600).optional().describe('Longest silence within a streamed model response (default: Anthropic 60, OpenAI 120). Env: OPERATOR_MODEL_IDLE_SECONDS.'),
+        ...modelTimeoutFields('for every provider', 'MODEL', { firstByte: 'Anthropic 60, OpenAI 180', idle: 'Anthropic 60, OpenAI 120' }),
+        anthropic: z
+          .strictObject(modelTimeoutFields('for Anthropic', 'ANTHROPIC', { firstByte: '60', idle: '60' }))
+          .optional()
+          .describe("Anthropic's own limits, over the ones for every provider."),
+        openai: z
+          .strictObject(modelTimeoutFields('for OpenAI and compatible servers', 'OPENAI', { firstByte: '180', idle: '120' }))
+          .optional()
+          .describe("OpenAI's own limits (reasoning models may think for minutes before the first chunk), over the ones for every provider."),
       })
       .prefault({})
       .describe('When a model call that sends nothing fails (as retryable: the turn tries again).'),

@@ -2,10 +2,12 @@
  * `POST /control/schedule`: the command line's `operator schedule` requests, applied by the
  * running gateway (its scheduler holds the jobs, so changes must go through it). Only requests
  * with the token of `gateway.json` are taken; the token is compared in constant time and never
- * logged.
+ * logged. The body is read only after the token is checked, and with a limit
+ * (`bodyLimits.control`, 413 past it).
  */
-import { bodyLimits, readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { bodyLimits } from '../../core/body-limits.ts';
+import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import type { ChannelRoute } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { applyScheduleRequest, scheduleRequestSchema, type ScheduleControl } from '../schedule-control.ts';
@@ -33,8 +35,8 @@ export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       if (given === undefined || !timingSafeEqual(digest(given), expected)) return Response.json({ error: 'unauthorized' }, { status: 401 });
       if (!options.ready()) return Response.json({ error: 'the gateway is starting or stopping; try again in a moment' }, { status: 503 });
-      const text = await readLimitedBody(request, bodyLimits.json);
-      if (text === undefined) return tooLarge(bodyLimits.json);
+      const text = await readLimitedBody(request, bodyLimits.control);
+      if (text === undefined) return tooLarge(bodyLimits.control);
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -13,7 +13,8 @@ import { LoginRateLimiter } from './login-rate-limiter.ts';
 import { loginPageHeaders, loginPath, renderLoginPage } from './login-page.ts';
 import { clientAddress, clientKey, isHttps, localPort } from './request-origin.ts';
 import { SessionSigner, sessionLifetimeMs } from './session-signer.ts';
-import { readLimitedBody } from '../../core/read-limited-body.ts';
+import { bodyLimits } from '../../core/body-limits.ts';
+import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 
 /** The path that ends a session. */
 export const logoutPath = '/web/logout';
@@ -39,7 +40,6 @@ export function sessionCookieName(port: number): string {
   return `operator_session_${port}`;
 }
 
-const maxBodyBytes = 4096;
 const jsonBody = z.object({ token: z.string() });
 
 /**
@@ -120,8 +120,9 @@ function digest(text: string): Buffer {
 
 /** The token the body gives (undefined when it gives none), or the response refusing the body. */
 async function readToken(context: Context, form: boolean): Promise<string | undefined | Response> {
-  const text = await readLimitedBody(context.req.raw, maxBodyBytes);
-  if (text === undefined) return context.json({ error: `the body must be at most ${maxBodyBytes} bytes` }, 413, noStore);
+  // Read with a limit (reading stops there), before the token is looked at.
+  const text = await readLimitedBody(context.req.raw, bodyLimits.webLogin);
+  if (text === undefined) return tooLarge(bodyLimits.webLogin);
   if (form) return new URLSearchParams(text).get('token')?.trim() || undefined;
   try {
     const parsed = jsonBody.safeParse(JSON.parse(text));

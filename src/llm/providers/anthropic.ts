@@ -6,7 +6,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
-import { IdleWatch, type StreamTimeouts } from './idle-watch.ts';
+import { IdleWatch, sdkTimeoutMarginMs, type StreamTimeouts } from './idle-watch.ts';
+import { watchedFetch, watchedRequest } from './watched-fetch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
@@ -28,7 +29,9 @@ const providerName = 'anthropic';
 
 /**
  * Anthropic's timeouts: its stream opens with `message_start` as soon as the request is taken and
- * sends `ping` events while the model thinks, so a minute of silence means a stalled stream.
+ * sends `ping` events while the model thinks (the SDK drops them; the watch hears them), so a
+ * minute of silence means a stalled stream. The first byte gets a minute too: room for a long
+ * prompt, and short enough that a hung call is tried again well within a turn's deadline.
  */
 export const anthropicDefaultTimeouts: StreamTimeouts = { firstByteMs: 60_000, idleMs: 60_000 };
 
@@ -45,10 +48,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
   const client = new Anthropic({
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-    // The SDK's own timeout covers the wait for the headers; the watch below covers it too.
-    timeout: timeouts.firstByteMs,
+    // A backstop for the wait for the headers: the watch below ends that wait first, naming its limit.
+    timeout: timeouts.firstByteMs + sdkTimeoutMarginMs,
     maxRetries: 0,
-    fetch: keepAliveFetch,
+    // Every byte of a streamed body, keep-alives included, tells the request's watch the stream lives.
+    fetch: watchedFetch(keepAliveFetch),
   });
   // The SDK's transport, loaded in the background; the first calls may use Node's own fetch.
   void loadKeepAliveFetch().catch(() => undefined);
@@ -69,12 +73,12 @@ async function* streamEvents(
 ): AsyncGenerator<StreamEvent> {
   const watch = new IdleWatch(timeouts, request.signal);
   try {
-    const stream = await client.messages.create(toAnthropicRequest(request), { signal: watch.signal });
+    const stream = await client.messages.create(toAnthropicRequest(request), { signal: watch.signal, fetchOptions: watchedRequest(watch) });
     for await (const event of untilAborted(stream, watch.signal)) {
       // Paused while the caller handles the event: only the server's silence counts.
-      watch.stop();
+      watch.hold();
       yield* handleEvent(event, request, builder);
-      watch.touch();
+      watch.resume();
     }
   } catch (error) {
     watch.throwIfExpired(providerName);

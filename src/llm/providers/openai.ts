@@ -8,7 +8,8 @@ import { ConfigurationError } from '../../core/errors.ts';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toOpenAIRequest } from './openai-request.ts';
-import { IdleWatch, type StreamTimeouts } from './idle-watch.ts';
+import { IdleWatch, sdkTimeoutMarginMs, type StreamTimeouts } from './idle-watch.ts';
+import { watchedFetch, watchedRequest } from './watched-fetch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
 import { untilAborted } from './until-aborted.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
@@ -53,10 +54,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
   const client = new OpenAI({
     apiKey,
     ...(baseURL !== undefined && { baseURL }),
-    // The SDK's own timeout covers the wait for the headers; the watch below covers it too.
-    timeout: timeouts.firstByteMs,
+    // A backstop for the wait for the headers: the watch below ends that wait first, naming its limit.
+    timeout: timeouts.firstByteMs + sdkTimeoutMarginMs,
     maxRetries: 0,
-    fetch: keepAliveFetch,
+    // Every byte of a streamed body, keep-alives included, tells the request's watch the stream lives.
+    fetch: watchedFetch(keepAliveFetch),
   });
   // The SDK's transport, loaded in the background; the first calls may use Node's own fetch.
   void loadKeepAliveFetch().catch(() => undefined);
@@ -86,11 +88,11 @@ async function* streamEvents(
   const watch = new IdleWatch(timeouts, request.signal);
   let finished = false;
   try {
-    const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: watch.signal });
+    const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: watch.signal, fetchOptions: watchedRequest(watch) });
     let started = false;
     for await (const chunk of untilAborted(stream, watch.signal)) {
       // Paused while the caller handles the chunk: only the server's silence counts.
-      watch.stop();
+      watch.hold();
       if (!started) {
         started = true;
         yield { type: 'message-start', model: request.model };
@@ -104,7 +106,7 @@ async function* streamEvents(
           finished = true;
         }
       }
-      watch.touch();
+      watch.resume();
     }
   } catch (error) {
     watch.throwIfExpired(providerName);

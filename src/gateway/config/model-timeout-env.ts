@@ -1,0 +1,31 @@
+/**
+ * operator.json's `modelTimeouts` handed to the model providers. The providers read their limits
+ * from the environment (see `timeoutsFromEnv`), because they are made where only the environment
+ * reaches (`src/llm/model-client.ts`, also for a conversation's own model chosen with `/model`).
+ */
+import { timeoutVariables } from '../../llm/providers/idle-watch.ts';
+import type { ModelTimeoutLimits, ModelTimeouts } from './gateway-config.ts';
+import { modelProviders } from './schema.ts';
+
+/**
+ * The variables that carry `timeouts`: `OPERATOR_MODEL_FIRST_BYTE_SECONDS` and
+ * `OPERATOR_MODEL_IDLE_SECONDS` for every provider, `OPERATOR_<PROVIDER>_FIRST_BYTE_SECONDS` and
+ * `OPERATOR_<PROVIDER>_IDLE_SECONDS` for one. A variable already set in `env` wins and is left out.
+ *
+ * @example
+ * const runtimeEnv = { ...env, ...modelTimeoutEnv(config.modelTimeouts, env) };
+ */
+export function modelTimeoutEnv(timeouts: ModelTimeouts, env: Record<string, string | undefined>): Record<string, string> {
+  const variables: Record<string, string> = {};
+  const add = (limits: ModelTimeoutLimits | undefined, provider?: string) => {
+    for (const [variable, seconds] of [
+      [timeoutVariables.firstByte(provider), limits?.firstByteSeconds],
+      [timeoutVariables.idle(provider), limits?.idleSeconds],
+    ] as const) {
+      if (seconds !== undefined && !env[variable]?.trim()) variables[variable] = String(seconds);
+    }
+  };
+  add(timeouts);
+  for (const provider of modelProviders) add(timeouts[provider], provider);
+  return variables;
+}

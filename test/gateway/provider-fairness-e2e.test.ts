@@ -1,0 +1,95 @@
+/**
+ * Hung model providers through the real gateway process, with two providers on two fake model
+ * servers: Anthropic (the configured model) and an OpenAI-compatible server (a conversation's own
+ * model, chosen with `/model`).
+ *
+ * - A call that sends nothing, or stalls midway, fails after the provider's own limit
+ *   (`modelTimeouts.anthropic` in operator.json) and is tried again; at the turn's deadline the
+ *   person is told, instead of waiting in silence.
+ * - Turns hanging on one provider take at most its share of `maxConcurrentTurns`: a conversation
+ *   on the other provider is still answered while they hang.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
+import type { ReplySpec } from '../fakes/fake-model-types.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
+import { findBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+
+/** A safety net only: every wait below ends as soon as what it waits for happens. */
+const wait = 30_000;
+/** Far longer than any test: a provider that never gets round to answering. */
+const forever = 120_000;
+
+describe('model providers that hang, through the gateway', () => {
+  let fakes: TelegramGatewayFakes;
+  let anthropic: FakeModelServer;
+  let openai: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gateway: StartedGateway | undefined;
+
+  beforeEach(async () => {
+    fakes = await startTelegramGatewayFakes('operator-provider-fairness-');
+    ({ model: anthropic, telegram } = fakes);
+    openai = await startFakeModelServer();
+  });
+
+  afterEach(async () => {
+    await gateway?.stop();
+    gateway = undefined;
+    await openai?.close();
+    await fakes?.close();
+  });
+
+  const start = async (config: Record<string, unknown>) => {
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify(config));
+    const env = { ...fakes.env([]), OPERATOR_DM_POLICY: 'open', OPENAI_BASE_URL: openai.openaiBaseURL, OPENAI_API_KEY: 'sk-openai-test' };
+    gateway = await startGateway({ home: fakes.home, env }, wait);
+    return gateway;
+  };
+  const say = (chat: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: chat, text, from: { id: chat, first_name: 'Ada' } }));
+  const anthropicCalls = () => anthropic.requests.filter((request) => request.protocol === 'anthropic').length;
+
+  for (const [what, hang] of [
+    ['never sends its response headers', { hangMs: forever }],
+    ['falls silent in the middle of its answer', { chunkSize: 6, stallAfterEvents: { events: 5, ms: forever } }],
+  ] as const) {
+    it(`answers the person with an error by the turn's deadline when the provider ${what}`, async () => {
+      const running = await start({ modelTimeouts: { anthropic: { firstByteSeconds: 1, idleSeconds: 1 } }, turnTimeoutSeconds: 6 });
+      const reply: ReplySpec = { text: 'This answer never arrives whole.', ...hang };
+      anthropic.setDefault(reply);
+      say(7001, 'are you there?');
+      const told = await findBotMessage(telegram, running, 7001, 'took longer than 6 seconds', wait);
+      expect(told.text).not.toContain('never arrives whole');
+      // Each call was given up after the provider's own one-second limit and tried again.
+      expect(anthropicCalls()).toBeGreaterThanOrEqual(2);
+      // The conversation works again once the provider does.
+      anthropic.setDefault({ text: 'Back to normal.' });
+      say(7001, 'and now?');
+      await findBotMessage(telegram, running, 7001, 'Back to normal.', wait);
+    });
+  }
+
+  it('answers a conversation on another provider while every slot the hung one may take is hanging', async () => {
+    // No call gives up during the test: the hung turns hold their slots throughout.
+    const running = await start({ maxConcurrentTurns: 4, modelTimeouts: { firstByteSeconds: 600 } });
+    anthropic.setDefault({ text: 'never sent', hangMs: forever });
+    openai.setDefault({ text: 'Answer from the other provider.' });
+    say(7100, '/model openai:gpt-4o-mini');
+    await findBotMessage(telegram, running, 7100, 'Model is now', wait);
+
+    const hung = [7101, 7102, 7103, 7104, 7105, 7106, 7107, 7108];
+    for (const chat of hung) say(chat, 'hello?');
+    // Anthropic's turns take three of the four slots (its share) and hang there; the rest wait.
+    await telegram.waitFor(() => (anthropicCalls() >= 3 ? true : undefined), wait);
+
+    say(7100, 'and me?');
+    await findBotMessage(telegram, running, 7100, 'Answer from the other provider.', wait);
+    expect(openai.requests.map((request) => request.protocol)).toEqual(['openai']);
+    // Nothing was answered in the hung conversations, and no more than the share was let through.
+    for (const chat of hung) expect(telegram.messages(chat)).toEqual([]);
+    expect(anthropicCalls()).toBe(3);
+  });
+});
