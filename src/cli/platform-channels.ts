@@ -39,7 +39,7 @@ const setups: PlatformSetup[] = [
     create(env, config) {
       const token = credential(env, 'DISCORD_BOT_TOKEN');
       if (!token) return undefined;
-      return import('../channels/discord/discord-channel.ts').then((discord) => discord.createDiscordChannel({ token, apiUrl: config.discord.apiUrl }));
+      return import('../channels/discord/discord-channel.ts').then((discord) => discord.createDiscordChannel({ token, apiUrl: config.discord.apiUrl, catchUp: { windowMs: config.discord.catchUpMinutes * 60_000 } }));
     },
   },
   {

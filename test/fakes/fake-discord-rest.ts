@@ -18,6 +18,8 @@ export interface RouteContext {
   uploads: FakeUpload[];
   /** `http://127.0.0.1:<port>`. */
   origin: string;
+  /** The request's query string. */
+  query: URLSearchParams;
 }
 
 /** One REST route. */
@@ -51,6 +53,30 @@ function interactionOf(context: RouteContext, tokenIndex: number): FakeInteracti
   const interaction = [...context.state.interactions.values()].find((candidate) => candidate.token === token);
   if (!interaction) throw tokenIndex === 1 ? discordErrors.unknownWebhook() : discordErrors.unknownInteraction();
   return interaction;
+}
+
+/**
+ * A channel's messages as Discord lists them: `limit` (1–100, default 50) of them, `after` or
+ * `before` a message id (the ones right after or before it) or else the newest, always sorted
+ * newest first.
+ */
+function channelHistory(context: RouteContext): unknown[] {
+  const channel = channelOf(context);
+  const limit = Number(context.query.get('limit') ?? 50);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw discordErrors.invalidForm({ limit: fieldError('NUMBER_TYPE_MAX', 'int value should be less than or equal to 100.') });
+  const after = context.query.get('after');
+  const before = context.query.get('before');
+  const ascending = context.state.channelMessages(channel.id).map((stored) => stored.message).sort((a, b) => compareIds(a.id, b.id));
+  let page: typeof ascending;
+  if (after !== null) page = ascending.filter((message) => compareIds(message.id, after) > 0).slice(0, limit);
+  else if (before !== null) page = ascending.filter((message) => compareIds(message.id, before) < 0).slice(-limit);
+  else page = ascending.slice(-limit);
+  return page.reverse();
+}
+
+function compareIds(a: string, b: string): number {
+  const [x, y] = [BigInt(a), BigInt(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function channelObject(context: RouteContext) {
@@ -128,6 +154,7 @@ export const restRoutes: RestRoute[] = [
     botAuth: true,
     handle: (context) => ok(createBotMessage(context.state, channelOf(context).id, (context.body ?? {}) as MessageBody, {}, { uploads: context.uploads, origin: context.origin }).message),
   },
+  { name: 'getChannelMessages', method: 'GET', pattern: /^\/channels\/(\d+)\/messages$/, botAuth: true, handle: (context) => ok(channelHistory(context)) },
   { name: 'getMessage', method: 'GET', pattern: /^\/channels\/(\d+)\/messages\/(\d+)$/, botAuth: true, handle: (context) => ok(botMessageOf(context).message) },
   {
     name: 'editMessage',

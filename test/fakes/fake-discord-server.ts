@@ -105,7 +105,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
     response.writeHead(answer.status, headers).end(answer.body !== undefined ? JSON.stringify(answer.body) : undefined);
   }
 
-  async function answerRest(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+  async function answerRest(request: IncomingMessage, response: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const route = restRoutes.find((candidate) => candidate.method === request.method && candidate.pattern.test(path));
     const { body, uploads } = await readRestBody(request);
     const call: FakeDiscordCall = { route: route?.name ?? 'unknown', method: request.method ?? 'GET', path, body, status: 0 };
@@ -122,7 +122,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       if (!route) throw discordErrors.notFound();
       if (route.botAuth && request.headers.authorization !== `Bot ${token}`) throw discordErrors.unauthorized();
       if (bucket && 'refused' in bucket) answer = bucket.refused;
-      else answer = failure ? scriptedAnswer(route.name, failure) : route.handle({ state, params: route.pattern.exec(path)!.slice(1), body, uploads, origin });
+      else answer = failure ? scriptedAnswer(route.name, failure) : route.handle({ state, params: route.pattern.exec(path)!.slice(1), body, uploads, origin, query });
       if (bucket && 'headers' in bucket && !failure) answer = { ...answer, headers: { ...bucket.headers, ...answer.headers } };
     } catch (error) {
       if (!(error instanceof DiscordApiFailure)) throw error;
@@ -142,7 +142,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/api/v10/')) {
-      answerRest(request, response, url.pathname.slice('/api/v10'.length)).catch((error: unknown) => {
+      answerRest(request, response, url.pathname.slice('/api/v10'.length), url.searchParams).catch((error: unknown) => {
         if (!response.headersSent) write(response, { status: 500, body: { message: `500: ${String(error)}`, code: 0 } }, 'error');
       });
       return;

@@ -57,7 +57,7 @@ describe('loadConfig defaults', () => {
       shutdownGraceSeconds: 25,
       profiles: { channels: {}, people: {} },
       telegram: {},
-      discord: {},
+      discord: { catchUpMinutes: 60 },
       slack: {},
       schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },
     });

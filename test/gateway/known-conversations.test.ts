@@ -38,10 +38,41 @@ function watchedStore(store: Store): { store: Store; sets: string[]; failNextSet
 }
 
 describe('KnownConversations', () => {
+  it('lists the conversations of a platform that had a message lately, most recent first, across a restart', async () => {
+    const dir = await makeTempDir('operator-known-recent-');
+    let now = 1_000_000_000_000;
+    const store = createStore({ driver: 'fs', base: dir });
+    const known = new KnownConversations(store, () => now);
+    const dm: ConversationAddress = { platform: 'discord', conversationId: '111' };
+    const general: ConversationAddress = { platform: 'discord', conversationId: '222' };
+    const old: ConversationAddress = { platform: 'discord', conversationId: '333' };
+    await known.remember('discord:channel:333', old, 'group');
+    now += 40 * 86_400_000;
+    await known.remember('discord:dm:9', dm, 'dm');
+    await known.remember('telegram:group:-100123', group, 'group');
+    now += 60_000;
+    await known.remember('discord:channel:222', general, 'group');
+    // Still current a minute later (nothing to write); ten minutes later the activity is written again.
+    now += 60_000;
+    expect(known.isCurrent('discord:dm:9', dm, 'dm')).toBe(true);
+    now += 10 * 60_000;
+    expect(known.isCurrent('discord:dm:9', dm, 'dm')).toBe(false);
+    await known.remember('discord:dm:9', dm, 'dm');
+    await store.close();
+
+    const again = new KnownConversations(createStore({ driver: 'fs', base: dir }), () => now);
+    const recent = await again.recent('discord', now - 30 * 86_400_000, 10);
+    expect(recent.map((entry) => entry.sessionKey)).toEqual(['discord:dm:9', 'discord:channel:222']);
+    expect(recent[0]).toMatchObject({ address: dm, scope: 'dm', lastMessageAt: now });
+    expect((await again.recent('discord', now - 30 * 86_400_000, 1)).map((entry) => entry.sessionKey)).toEqual(['discord:dm:9']);
+    expect((await again.recent('discord', 0, 10)).map((entry) => entry.sessionKey)).toEqual(['discord:dm:9', 'discord:channel:222', 'discord:channel:333']);
+    expect(await again.recent('slack', 0, 10)).toEqual([]);
+  });
+
   it('finds a conversation it remembered, with its session key, address and scope', async () => {
     const known = new KnownConversations(createStore({ driver: 'memory' }));
     await known.remember('telegram:group:-100123', group, 'group');
-    expect(await known.find(group)).toEqual({ sessionKey: 'telegram:group:-100123', address: group, scope: 'group' });
+    expect(await known.find(group)).toEqual({ sessionKey: 'telegram:group:-100123', address: group, scope: 'group', lastMessageAt: expect.any(Number) });
   });
 
   it('says a conversation is current only once it was written with the same session key and scope', async () => {
@@ -60,6 +91,7 @@ describe('KnownConversations', () => {
       sessionKey: 'telegram:group:-100123',
       address: group,
       scope: 'group',
+      lastMessageAt: expect.any(Number),
     });
   });
 
@@ -72,7 +104,7 @@ describe('KnownConversations', () => {
     const after = createStore({ driver: 'fs', base });
     try {
       const known = new KnownConversations(after);
-      expect(await known.find(thread)).toEqual({ sessionKey: 'slack:thread:C1:1700000000.000100', address: thread, scope: 'group' });
+      expect(await known.find(thread)).toEqual({ sessionKey: 'slack:thread:C1:1700000000.000100', address: thread, scope: 'group', lastMessageAt: expect.any(Number) });
       expect(await known.find(channel)).toBeUndefined();
     } finally {
       await after.close();
@@ -118,7 +150,7 @@ describe('KnownConversations', () => {
     await known.remember('telegram:other:-100123', group, 'dm');
     expect(sets).toHaveLength(3);
 
-    expect(await new KnownConversations(memory).find(group)).toEqual({ sessionKey: 'telegram:other:-100123', address: group, scope: 'dm' });
+    expect(await new KnownConversations(memory).find(group)).toEqual({ sessionKey: 'telegram:other:-100123', address: group, scope: 'dm', lastMessageAt: expect.any(Number) });
   });
 
   it('rejects remember when the store cannot write, and writes again on the next remember', async () => {

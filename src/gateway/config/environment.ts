@@ -22,6 +22,7 @@ export type ConfigEnvironment = Partial<
     | 'TELEGRAM_WEBHOOK_URL'
     | 'TELEGRAM_WEBHOOK_SECRET'
     | 'DISCORD_API_URL'
+    | 'DISCORD_CATCH_UP_MINUTES'
     | 'SLACK_API_URL',
     string
   >
@@ -91,6 +92,12 @@ const overrides = [
     read: asText,
     apply: (config, apiUrl) => ({ ...config, discord: { ...config.discord, apiUrl } }),
   } satisfies Override<string>,
+  {
+    name: 'DISCORD_CATCH_UP_MINUTES',
+    schema: settingSchemas.catchUpMinutes,
+    read: asInteger,
+    apply: (config, catchUpMinutes) => ({ ...config, discord: { ...config.discord, catchUpMinutes } }),
+  } satisfies Override<number>,
   {
     name: 'SLACK_API_URL',
     schema: settingSchemas.apiRoot,

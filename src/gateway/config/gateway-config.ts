@@ -31,6 +31,8 @@ export interface TelegramSettings {
 export interface DiscordSettings {
   /** REST base of a non-default Discord API (the websocket URL is discovered from it). */
   apiUrl?: string;
+  /** How far back (minutes) messages sent while the gateway was down are caught up (60; 0: off). */
+  catchUpMinutes: number;
 }
 
 /** Slack settings (tokens and the signing secret are read only from the environment). */

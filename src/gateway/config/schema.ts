@@ -148,6 +148,7 @@ export const settingSchemas = {
   webhookUrl: z.url(),
   webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'expected 1-256 characters of A-Z, a-z, 0-9, _ and -'),
   apiRoot: z.url(),
+  catchUpMinutes: z.int().min(0).max(1_440),
 };
 
 /** The `operator.json` schema. */
@@ -297,6 +298,11 @@ export const operatorConfigSchema = z
     discord: z
       .strictObject({
         apiUrl: settingSchemas.apiRoot.optional().describe('Discord REST base (the gateway websocket URL is discovered from it). Env: DISCORD_API_URL.'),
+        catchUpMinutes: settingSchemas.catchUpMinutes
+          .default(60)
+          .describe(
+            'After a restart, messages sent this many minutes back or less while the gateway was down are read from the history of conversations it talked in lately and answered (Discord never delivers them again); 0 turns it off. Env: DISCORD_CATCH_UP_MINUTES.',
+          ),
       })
       .prefault({})
       .describe('Discord settings. The bot token is read only from DISCORD_BOT_TOKEN.'),
