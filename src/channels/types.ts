@@ -201,6 +201,11 @@ export interface ConversationRef {
   sessionKey: string;
   address: ConversationAddress;
   scope: 'dm' | 'group';
+  /**
+   * Messages sent before this moment (ms since the epoch) are not caught up: the gateway had
+   * already taken a newer one there, and answering the older one now would break the order.
+   */
+  since?: number;
 }
 
 /** An HTTP route an adapter mounts on the gateway's server (webhooks, the web chat page). */

@@ -437,7 +437,7 @@ export class Gateway {
   #remember(message: InboundMessage): void {
     if (this.known.isCurrent(message.sessionKey, message.address, message.scope)) return;
     this.#background(
-      this.known.remember(message.sessionKey, message.address, message.scope).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
+      this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
     );
   }
 

@@ -22,6 +22,12 @@ export interface KnownConversation {
    * records written before it was kept.
    */
   lastMessageAt?: number;
+  /**
+   * When the first message this process took there was sent (ms since the epoch): a restart
+   * catches up on messages sent after it only, so a message older than one already answered is
+   * never answered after it (out of order).
+   */
+  since?: number;
 }
 
 /** How stale a conversation's `lastMessageAt` may get before a message writes it again. */
@@ -59,10 +65,13 @@ export class KnownConversations {
    * Notes that `sessionKey` lives at `address`. Resolves at once when nothing changed since this
    * process last wrote it; otherwise once the store has it.
    */
-  async remember(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group'): Promise<void> {
+  async remember(sessionKey: string, address: ConversationAddress, scope: 'dm' | 'group', sentAt?: number): Promise<void> {
     if (this.isCurrent(sessionKey, address, scope)) return;
     const name = formatAddress(address);
-    const entry: KnownConversation = { sessionKey, address: { ...address }, scope, lastMessageAt: this.#now() };
+    const now = this.#now();
+    // Kept from this process's first write there: the messages before it were all taken by then.
+    const since = this.#recent.get(name)?.since ?? sentAt ?? now;
+    const entry: KnownConversation = { sessionKey, address: { ...address }, scope, lastMessageAt: now, since };
     this.#cache(name, entry);
     try {
       await this.#store.set(storeKey(name), entry);
@@ -137,6 +146,7 @@ function isKnownConversation(value: unknown): value is KnownConversation {
     entry.address !== null &&
     typeof entry.address.platform === 'string' &&
     typeof entry.address.conversationId === 'string' &&
-    (entry.lastMessageAt === undefined || typeof entry.lastMessageAt === 'number')
+    (entry.lastMessageAt === undefined || typeof entry.lastMessageAt === 'number') &&
+    (entry.since === undefined || typeof entry.since === 'number')
   );
 }

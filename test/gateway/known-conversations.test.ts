@@ -48,7 +48,7 @@ describe('KnownConversations', () => {
     const old: ConversationAddress = { platform: 'discord', conversationId: '333' };
     await known.remember('discord:channel:333', old, 'group');
     now += 40 * 86_400_000;
-    await known.remember('discord:dm:9', dm, 'dm');
+    await known.remember('discord:dm:9', dm, 'dm', now - 5_000);
     await known.remember('telegram:group:-100123', group, 'group');
     now += 60_000;
     await known.remember('discord:channel:222', general, 'group');
@@ -63,7 +63,8 @@ describe('KnownConversations', () => {
     const again = new KnownConversations(createStore({ driver: 'fs', base: dir }), () => now);
     const recent = await again.recent('discord', now - 30 * 86_400_000, 10);
     expect(recent.map((entry) => entry.sessionKey)).toEqual(['discord:dm:9', 'discord:channel:222']);
-    expect(recent[0]).toMatchObject({ address: dm, scope: 'dm', lastMessageAt: now });
+    // The activity is the latest write's; `since` the send time of the first message this process took there.
+    expect(recent[0]).toMatchObject({ address: dm, scope: 'dm', lastMessageAt: now, since: 1_000_000_000_000 + 40 * 86_400_000 - 5_000 });
     expect((await again.recent('discord', now - 30 * 86_400_000, 1)).map((entry) => entry.sessionKey)).toEqual(['discord:dm:9']);
     expect((await again.recent('discord', 0, 10)).map((entry) => entry.sessionKey)).toEqual(['discord:dm:9', 'discord:channel:222', 'discord:channel:333']);
     expect(await again.recent('slack', 0, 10)).toEqual([]);
@@ -72,7 +73,7 @@ describe('KnownConversations', () => {
   it('finds a conversation it remembered, with its session key, address and scope', async () => {
     const known = new KnownConversations(createStore({ driver: 'memory' }));
     await known.remember('telegram:group:-100123', group, 'group');
-    expect(await known.find(group)).toEqual({ sessionKey: 'telegram:group:-100123', address: group, scope: 'group', lastMessageAt: expect.any(Number) });
+    expect(await known.find(group)).toEqual({ sessionKey: 'telegram:group:-100123', address: group, scope: 'group', lastMessageAt: expect.any(Number), since: expect.any(Number) });
   });
 
   it('says a conversation is current only once it was written with the same session key and scope', async () => {
@@ -92,6 +93,7 @@ describe('KnownConversations', () => {
       address: group,
       scope: 'group',
       lastMessageAt: expect.any(Number),
+      since: expect.any(Number),
     });
   });
 
@@ -104,7 +106,7 @@ describe('KnownConversations', () => {
     const after = createStore({ driver: 'fs', base });
     try {
       const known = new KnownConversations(after);
-      expect(await known.find(thread)).toEqual({ sessionKey: 'slack:thread:C1:1700000000.000100', address: thread, scope: 'group', lastMessageAt: expect.any(Number) });
+      expect(await known.find(thread)).toEqual({ sessionKey: 'slack:thread:C1:1700000000.000100', address: thread, scope: 'group', lastMessageAt: expect.any(Number), since: expect.any(Number) });
       expect(await known.find(channel)).toBeUndefined();
     } finally {
       await after.close();
@@ -150,7 +152,7 @@ describe('KnownConversations', () => {
     await known.remember('telegram:other:-100123', group, 'dm');
     expect(sets).toHaveLength(3);
 
-    expect(await new KnownConversations(memory).find(group)).toEqual({ sessionKey: 'telegram:other:-100123', address: group, scope: 'dm', lastMessageAt: expect.any(Number) });
+    expect(await new KnownConversations(memory).find(group)).toEqual({ sessionKey: 'telegram:other:-100123', address: group, scope: 'dm', lastMessageAt: expect.any(Number), since: expect.any(Number) });
   });
 
   it('rejects remember when the store cannot write, and writes again on the next remember', async () => {

@@ -5,7 +5,9 @@
  * otherwise never be answered. So whenever a session becomes ready (READY: at start-up, and after
  * a re-identify), the adapter reads the recent history (`GET /channels/{id}/messages?after=`) of
  * the conversations the gateway talked in lately and hands over, oldest first, the messages sent
- * within the catch-up window. The gateway's dedupe drops those it already took, so a message is
+ * within the catch-up window and after the first message the gateway took there in its last run
+ * (`ConversationRef.since`: an older one answered now would come after a newer one's answer).
+ * The gateway's dedupe drops those it already took, so a message is
  * still answered once; ones older than the window are left alone (a stale question answered hours
  * later helps nobody, and the window stays well inside the dedupe memory's 24 hours).
  */
@@ -69,12 +71,14 @@ export async function readMissedMessages(context: CatchUpContext): Promise<Caugh
   const { settings, now } = context;
   if (settings.windowMs <= 0) return [];
   const conversations = (await context.conversations(now() - settings.activeWithinMs, settings.maxConversations)).filter((ref) => ref.address.platform === 'discord');
-  const after = snowflakeAt(now() - settings.windowMs);
+  const windowStart = now() - settings.windowMs;
   const found: CaughtUpMessage[] = [];
   let next = 0;
   const worker = async () => {
     while (next < conversations.length) {
       const conversation = conversations[next++]!;
+      // Nothing older than what the gateway already took there (see ConversationRef.since).
+      const after = snowflakeAt(Math.max(windowStart, conversation.since ?? 0));
       const messages = await readChannel(context, channelIdOf(conversation.address), after).catch((error: unknown) => {
         context.log(`discord: missed messages of ${conversation.sessionKey} not read: ${describeError(error, context.scrub)}`);
         return [];
