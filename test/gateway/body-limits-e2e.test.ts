@@ -115,6 +115,9 @@ describe('request body limits in the gateway process', () => {
     expect((await fetch(`${origin}/webhooks/telegram`, { method: 'POST', headers: telegramHeaders, body: '{"update_id": 1}' })).status).toBe(200);
     expect((await fetch(`${origin}/control/schedule`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' })).status).toBe(400);
     expect((await fetch(`${origin}/web/messages`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: '{}' })).status).toBe(400);
+    // The refusal without a session and the unknown path too: what they load on first use is not counted below.
+    expect((await fetch(`${origin}/web/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect((await fetch(`${origin}/nowhere`, { method: 'POST', headers: { cookie }, body: '{}' })).status).toBe(404);
 
     const results = await postEach(telegramGateway, [
       { name: 'telegram webhook, right secret', path: '/webhooks/telegram', headers: { 'x-telegram-bot-api-secret-token': secret } },
