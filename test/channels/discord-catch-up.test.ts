@@ -70,12 +70,15 @@ describe('Discord catch-up', () => {
     await until(() => new Set(texts()).size >= 4, 10_000);
     await pause(200);
     // The live message may come twice (live, and in the history read after it was sent): the
-    // gateway's dedupe takes it once. What matters here is the order of first appearance.
-    expect([...new Set(texts())]).toEqual(['first while down', 'in the channel while down', 'second while down', 'live after the start']);
-    expect(taken.slice(0, 3).map((message) => message.text)).toEqual(['first while down', 'in the channel while down', 'second while down']);
+    // gateway's dedupe takes it once. What matters is the order of first appearance in each
+    // conversation (conversations are handed over side by side).
+    const firstSeen = (sessionKey: string) => [...new Set(taken.filter((message) => message.sessionKey === sessionKey).map((message) => message.text))];
+    expect(firstSeen(dm.sessionKey)).toEqual(['first while down', 'second while down', 'live after the start']);
+    expect(firstSeen(channel.sessionKey)).toEqual(['in the channel while down']);
+    expect(taken.filter((message) => message.sessionKey === dm.sessionKey).slice(0, 2).map((message) => message.text)).toEqual(['first while down', 'second while down']);
     // Each with its conversation as a live message would have it, and its own dedupe key.
-    expect(taken[0]).toMatchObject({ sessionKey: dm.sessionKey, scope: 'dm', mentioned: true, sender: { id: discord.world.person.id } });
-    expect(taken[1]).toMatchObject({ sessionKey: channel.sessionKey, scope: 'group', mentioned: true });
+    expect(taken.find((message) => message.text === 'first while down')).toMatchObject({ sessionKey: dm.sessionKey, scope: 'dm', mentioned: true, sender: { id: discord.world.person.id } });
+    expect(taken.find((message) => message.text === 'in the channel while down')).toMatchObject({ sessionKey: channel.sessionKey, scope: 'group', mentioned: true });
     expect(new Set(taken.map((message) => message.dedupeKey)).size).toBe(4);
     expect(new Set(taken.map((message) => `${message.dedupeKey} ${message.text}`)).size).toBe(4);
     expect(asked).toHaveLength(1);
@@ -83,6 +86,20 @@ describe('Discord catch-up', () => {
     // The bot's own messages in the history are never handed over.
     const reads = discord.calls.filter((call) => call.route === 'getChannelMessages');
     expect(reads.map((call) => call.path).sort()).toEqual([`/channels/${channel.address.conversationId}/messages`, `/channels/${dm.address.conversationId}/messages`].sort());
+  });
+
+  it("does not hold up a conversation it is not catching up on while another one's history is read", async () => {
+    harness = await startDiscordHarness();
+    const { discord } = harness;
+    const { dm } = refs(harness);
+    discord.messageCreate({ channelId: dm.address.conversationId, content: 'missed in the DM' });
+    // Reading the DM's history waits out a rate limit of 1.5 s (Discord asked for it).
+    discord.failNext('getChannelMessages', { status: 429, retryAfter: 1.5, when: (_body, path) => path.includes(dm.address.conversationId) });
+    const { taken, texts } = await start([dm]);
+    discord.messageCreate({ channelId: discord.world.threadId, content: `<@${discord.bot.id}> live in a thread` });
+    await until(() => taken.length >= 2, 10_000);
+    // The thread's live message went first; the DM's missed one followed once its history was read.
+    expect(texts()).toEqual(['live in a thread', 'missed in the DM']);
   });
 
   it('leaves messages older than the window alone', async () => {

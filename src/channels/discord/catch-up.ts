@@ -39,10 +39,13 @@ export interface CatchUpSettings {
 /** The default: messages of the last hour, in up to 200 conversations active in the last 30 days. */
 export const defaultCatchUp: CatchUpSettings = { windowMs: 60 * 60_000, maxConversations: 200, activeWithinMs: 30 * 24 * 60 * 60_000 };
 
-/** A message read from a conversation's history, with that conversation. */
-export interface CaughtUpMessage {
-  payload: GatewayMessageCreateDispatchData;
+/** One conversation to catch up on: its channel, and the reading of what was missed there. */
+export interface CatchUpTarget {
+  /** The Discord channel read (a thread's own id). */
+  channelId: string;
   conversation: DiscordConversation;
+  /** The messages missed there, oldest first ([] when the channel cannot be read: logged). */
+  read(): Promise<GatewayMessageCreateDispatchData[]>;
 }
 
 /** What reading the history needs. */
@@ -63,32 +66,46 @@ export function snowflakeAt(ms: number): string {
 }
 
 /**
- * The messages sent within the window in the conversations the gateway talked in lately, oldest
- * first. A conversation that cannot be read (the bot lost access, Discord failed) is logged and
- * skipped: the others are still caught up.
+ * The conversations to catch up on: those the gateway talked in lately, each with the reading of
+ * the messages sent there within the window (and after `ConversationRef.since`). At most
+ * {@link parallelReads} readings run at once, however many are started.
  */
-export async function readMissedMessages(context: CatchUpContext): Promise<CaughtUpMessage[]> {
+export async function planCatchUp(context: CatchUpContext): Promise<CatchUpTarget[]> {
   const { settings, now } = context;
   if (settings.windowMs <= 0) return [];
   const conversations = (await context.conversations(now() - settings.activeWithinMs, settings.maxConversations)).filter((ref) => ref.address.platform === 'discord');
   const windowStart = now() - settings.windowMs;
-  const found: CaughtUpMessage[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < conversations.length) {
-      const conversation = conversations[next++]!;
-      // Nothing older than what the gateway already took there (see ConversationRef.since).
-      const after = snowflakeAt(Math.max(windowStart, conversation.since ?? 0));
-      const messages = await readChannel(context, channelIdOf(conversation.address), after).catch((error: unknown) => {
-        context.log(`discord: missed messages of ${conversation.sessionKey} not read: ${describeError(error, context.scrub)}`);
-        return [];
-      });
-      for (const payload of messages) found.push({ payload, conversation });
+  const limit = concurrencyLimit(parallelReads);
+  return conversations.map((conversation) => {
+    const channelId = channelIdOf(conversation.address);
+    // Nothing older than what the gateway already took there (see ConversationRef.since).
+    const after = snowflakeAt(Math.max(windowStart, conversation.since ?? 0));
+    return {
+      channelId,
+      conversation,
+      read: () =>
+        limit(() => readChannel(context, channelId, after)).catch((error: unknown) => {
+          context.log(`discord: missed messages of ${conversation.sessionKey} not read: ${describeError(error, context.scrub)}`);
+          return [];
+        }),
+    };
+  });
+}
+
+/** Runs at most `max` of the given jobs at once, the rest in the order they came. */
+function concurrencyLimit(max: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (job) => {
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await job();
+    } finally {
+      running--;
+      waiting.shift()?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(parallelReads, conversations.length) }, worker));
-  // Oldest first across conversations too, as they were sent.
-  return found.sort((a, b) => compareSnowflakes(a.payload.id, b.payload.id));
 }
 
 /** The messages of `channelId` after snowflake `after`, oldest first. */

@@ -16,7 +16,7 @@ import { discordClientOptions } from './client-options.ts';
 import { createScrub, describeError, toDeliveryError, type Scrub } from './discord-errors.ts';
 import { discordMaxLength } from './format/max-length.ts';
 import { loadFormatter } from './format/load-formatter.ts';
-import { defaultCatchUp, readMissedMessages, type CatchUpContext, type CatchUpSettings } from './catch-up.ts';
+import { defaultCatchUp, planCatchUp, type CatchUpContext, type CatchUpSettings } from './catch-up.ts';
 import { createGatewayEvents } from './gateway-events.ts';
 import type { InboundContext } from './inbound.ts';
 import { InteractionTokens } from './interaction-tokens.ts';
@@ -154,7 +154,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => events.interactionCreate(payload));
       // Every new session (start-up, a re-identify) reads what was sent while none was connected.
       // The raw READY comes in order with the messages after it, so the missed ones go first.
-      current.ws.on(GatewayDispatchEvents.Ready, () => events.catchUp(() => readMissedMessages(catchUpContext)));
+      current.ws.on(GatewayDispatchEvents.Ready, () => events.catchUp(() => planCatchUp(catchUpContext)));
       handlers = startHandlers;
       try {
         await connect(current, options.startTimeoutMs ?? 30_000);

@@ -1,6 +1,7 @@
 /**
- * What the adapter does with the gateway's dispatches. Messages are handed over one at a time, in
- * arrival order, each waited for until the gateway has it on record. A gateway dispatch cannot be
+ * What the adapter does with the gateway's dispatches. A channel's messages are handed over one at
+ * a time, in arrival order, each waited for until the gateway has it on record; different
+ * channels' side by side (`channel-queues.ts`). A gateway dispatch cannot be
  * left unacknowledged for Discord to deliver again, so when the gateway refuses one
  * ({@link NotAcceptedError}) the person is asked, in the channel, to send it again. Slash
  * commands are acknowledged at once with a deferred response ("thinking…"), which the first
@@ -11,7 +12,8 @@ import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction
 import { NotAcceptedError, type ChannelHandlers } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
 import type { ChannelKinds } from './channel-kinds.ts';
-import type { CaughtUpMessage } from './catch-up.ts';
+import type { CatchUpTarget } from './catch-up.ts';
+import { ChannelQueues } from './channel-queues.ts';
 import { conversationOf, type DiscordConversation } from './conversation.ts';
 import { describeError, type Scrub } from './discord-errors.ts';
 import { isForAdapter, toInboundMessage, type InboundContext } from './inbound.ts';
@@ -40,10 +42,12 @@ export interface GatewayEvents {
   messageCreate(message: GatewayMessageCreateDispatchData): void;
   interactionCreate(interaction: APIInteraction): void;
   /**
-   * Hands over the messages `read` finds (missed while not connected: see `catch-up.ts`), oldest
-   * first, before any message that arrives from now on, so a conversation's messages stay in order.
+   * Hands over the messages missed while not connected (see `catch-up.ts`) in each conversation
+   * `plan` names, oldest first and before any message that arrives there from now on, so a
+   * conversation's messages stay in order. Messages of other conversations wait only until the
+   * plan is known (a read of the gateway's store), not for the history to be read.
    */
-  catchUp(read: () => Promise<CaughtUpMessage[]>): void;
+  catchUp(plan: () => Promise<CatchUpTarget[]>): void;
   /** Resolves once every message handed over so far is done with. */
   settled(): Promise<void>;
 }
@@ -51,9 +55,13 @@ export interface GatewayEvents {
 /** Creates the dispatch handlers. */
 export function createGatewayEvents(context: GatewayEventsContext): GatewayEvents {
   const { log, scrub, tokens } = context;
-  let queue: Promise<void> = Promise.resolve();
-  const enqueue = (job: () => Promise<void>) => {
-    queue = queue.then(job).catch((error: unknown) => log(`discord: dispatch not handled: ${describeError(error, scrub)}`));
+  const queues = new ChannelQueues((error) => log(`discord: dispatch not handled: ${describeError(error, scrub)}`));
+  /** Jobs that came while a catch-up was being planned: queued once the plan is (after its reads). */
+  let held: [string, () => Promise<void>][] | undefined;
+  let planning: Promise<void> = Promise.resolve();
+  const enqueue = (channelId: string, job: () => Promise<void>) => {
+    if (held) held.push([channelId, job]);
+    else queues.run(channelId, job);
   };
 
   async function handOver(messageId: string, deliver: (handlers: ChannelHandlers) => Promise<void>, refused: () => Promise<void>): Promise<void> {
@@ -98,7 +106,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
     const message = toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now());
     if (!message) return;
-    enqueue(() =>
+    enqueue(channelId, () =>
       handOver(`interaction ${interaction.id}`, (handlers) => handlers.onMessage(message), async () => {
         if (acknowledged) await context.outbound.completeDeferred(channelId, interaction.token, notAcceptedNotice);
       }),
@@ -119,14 +127,25 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
 
   return {
     messageCreate(payload) {
-      enqueue(() => onMessage(payload));
+      enqueue(payload.channel_id, () => onMessage(payload));
     },
-    catchUp(read) {
-      // Read inside the queue: messages arriving meanwhile wait behind the older ones found.
-      enqueue(async () => {
-        const missed = await read();
-        for (const { payload, conversation } of missed) await onMessage(payload, conversation);
-      });
+    catchUp(plan) {
+      const waiting: [string, () => Promise<void>][] = [];
+      held = waiting;
+      planning = plan()
+        .then((targets) => {
+          // Each conversation's reading goes first in its queue: what came meanwhile waits behind it.
+          for (const target of targets) {
+            queues.run(target.channelId, async () => {
+              for (const payload of await target.read()) await onMessage(payload, target.conversation);
+            });
+          }
+        })
+        .catch((error: unknown) => log(`discord: missed messages not looked for: ${describeError(error, scrub)}`))
+        .finally(() => {
+          if (held === waiting) held = undefined;
+          for (const [channelId, job] of waiting) queues.run(channelId, job);
+        });
     },
     interactionCreate(interaction) {
       const inbound = context.inbound();
@@ -136,6 +155,9 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
       if (interaction.type === InteractionType.MessageComponent && interaction.data.component_type === 2) work = onButton(interaction as APIMessageComponentButtonInteraction);
       work?.catch((error: unknown) => log(`discord: interaction ${interaction.id} not handled: ${describeError(error, scrub)}`));
     },
-    settled: () => queue,
+    async settled() {
+      await planning;
+      await queues.settled();
+    },
   };
 }
