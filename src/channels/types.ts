@@ -144,6 +144,13 @@ export interface OutboundMessage {
    * part by part, so a restart sends only what did not arrive.
    */
   onPart?(delivered: readonly string[], parts: number): void;
+  /**
+   * The same for every attempt at this message, in any process (a ledger entry's id, a turn's
+   * preview). A platform that can make a send idempotent with it (Discord's `enforce_nonce`)
+   * creates each part once and hands back the one it made before: a process killed after the
+   * platform took a message, before it heard its id, is then not left with a second copy.
+   */
+  idempotencyKey?: string;
 }
 
 /** The platform ids of what was sent: one per chunk when a long message was split. */

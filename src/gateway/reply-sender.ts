@@ -57,14 +57,15 @@ export class ReplySender {
         text.trim() === '' && files.length > 0
           ? { ids: [] }
           : await this.#sendParts(entry, options, entry.sent?.textParts ?? [], (textParts) => note({ textParts, files: fileIds }), (skipParts, onPart) =>
-              adapter.send(address, { text, replyTo, replace: previewId, skipParts, onPart }),
+              adapter.send(address, { text, replyTo, replace: previewId, skipParts, onPart, idempotencyKey: id }),
             );
       if ('error' in sent) return givenUp(sent.error);
       textIds = sent.ids;
       if (files.length > 0) note({ text: textIds, files: fileIds });
     }
-    for (const file of files.slice(fileIds.length)) {
-      const sent = await this.#sendParts(entry, options, [], undefined, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts }));
+    for (const [index, file] of files.entries()) {
+      if (index < fileIds.length) continue;
+      const sent = await this.#sendParts(entry, options, [], undefined, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts, idempotencyKey: `${id}:file:${index}` }));
       if ('error' in sent) return givenUp(sent.error);
       fileIds.push(...sent.ids);
       if (fileIds.length < files.length) note({ text: textIds, files: [...fileIds] });

@@ -26,19 +26,27 @@ export class ReplyStream {
   #closed = false;
   #now: () => number;
   #onPreview: ((messageId: string) => void) | undefined;
+  #idempotencyKey: string | undefined;
 
   /**
    * `messageId` continues a preview sent before (by a process that stopped mid-answer): the
    * stream edits it instead of sending another. `onPreview` hears the preview's id once it was
-   * sent, so the caller can record it before the answer is final.
+   * sent, so the caller can record it before the answer is final. `idempotencyKey` makes the
+   * preview's send idempotent where the platform can: a turn run again after a crash gets back
+   * the preview the dead process sent (if it never heard its id) and finishes it.
    */
-  constructor(adapter: ChannelAdapter, address: ConversationAddress, options: { replyTo?: string; now?: () => number; messageId?: string; onPreview?: (messageId: string) => void } = {}) {
+  constructor(
+    adapter: ChannelAdapter,
+    address: ConversationAddress,
+    options: { replyTo?: string; now?: () => number; messageId?: string; onPreview?: (messageId: string) => void; idempotencyKey?: string } = {},
+  ) {
     this.#adapter = adapter;
     this.#address = address;
     this.#replyTo = options.replyTo;
     this.#now = options.now ?? Date.now;
     this.#messageId = options.messageId;
     this.#onPreview = options.onPreview;
+    this.#idempotencyKey = options.idempotencyKey;
   }
 
   /** The id of the preview message, once one was sent. */
@@ -89,7 +97,7 @@ export class ReplyStream {
     if (preview === this.#shown) return;
     this.#lastEdit = this.#now();
     if (this.#messageId === undefined) {
-      const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo });
+      const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey });
       this.#messageId = sent.ids[0];
       if (this.#messageId !== undefined) this.#onPreview?.(this.#messageId);
     } else {

@@ -91,6 +91,9 @@ export class TurnRunner {
     const stream = new ReplyStream(adapter, address, {
       replyTo,
       messageId: replayed?.previewId ?? takeCarriedPreview(lane),
+      // The same for every run of this turn: where the platform can, a run after a crash gets
+      // back the preview a dead process sent but never noted, and finishes it.
+      idempotencyKey: first === undefined ? undefined : `${first}#preview`,
       // Noted one after another, and all before the messages leave the inbox: a note written after
       // that would bring the entry back, to be answered again after a restart.
       onPreview: first === undefined ? undefined : (id) => (noting = noting.then(() => this.#notePreview(first, id))),

@@ -20,7 +20,14 @@ export interface MessageBody {
   message_reference?: { message_id: string; channel_id?: string; fail_if_not_exists?: boolean };
   /** Names for the uploaded `files[n]` parts: `{ id: n, filename }`. */
   attachments?: unknown[];
+  /** An integer or a string of at most 25 characters. */
+  nonce?: string | number;
+  /** With `nonce`: a message of the same author with the same nonce in the last few minutes is handed back instead of made again. */
+  enforce_nonce?: boolean;
 }
+
+/** How long Discord remembers a nonce for `enforce_nonce` ("the past few minutes"; five here). */
+const nonceMemoryMs = 5 * 60_000;
 
 /** The files of a multipart create-message request, hosted under `origin`. */
 export interface MessageUploads {
@@ -56,6 +63,16 @@ export function createBotMessage(state: FakeDiscordState, channelId: string, bod
   if (reference && (!referenced || referenced.message.channel_id !== channelId) && reference.fail_if_not_exists !== false) {
     throw discordErrors.invalidForm({ message_reference: fieldError('MESSAGE_REFERENCE_UNKNOWN_MESSAGE', 'Unknown message') });
   }
+  if (body.nonce !== undefined && (typeof body.nonce === 'string' ? body.nonce.length > 25 : !Number.isInteger(body.nonce))) {
+    throw discordErrors.invalidForm({ nonce: fieldError('BASE_TYPE_BAD_LENGTH', 'Must be 25 or fewer in length.') });
+  }
+  if (body.enforce_nonce === true && body.nonce !== undefined) {
+    // Discord hands back the message it made for this nonce, unchanged, rather than a second one.
+    const made = state.channelMessages(channelId).find(
+      (stored) => stored.message.author.id === state.bot.id && stored.message.nonce === body.nonce && Date.now() - Date.parse(stored.message.timestamp) < nonceMemoryMs,
+    );
+    if (made) return made;
+  }
   const channel = state.channels.get(channelId);
   const message: APIMessage = {
     id: state.snowflake(),
@@ -74,6 +91,7 @@ export function createBotMessage(state: FakeDiscordState, channelId: string, bod
     type: referenced ? 19 : 0,
     flags: body.flags ?? 0,
     components: body.components ?? [],
+    ...(body.nonce !== undefined ? { nonce: body.nonce } : {}),
     ...(referenced ? { message_reference: { type: 0, message_id: referenced.message.id, channel_id: channelId, ...(channel?.guildId ? { guild_id: channel.guildId } : {}) }, referenced_message: referenced.message } : {}),
     ...extra.message,
   } as APIMessage;

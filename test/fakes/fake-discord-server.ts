@@ -114,6 +114,13 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
     const bucket = route ? buckets.take(route.name, path) : undefined;
     const failure = route && !(bucket && 'refused' in bucket) ? state.takeFailure(route.name, body, path) : undefined;
     if (failure && 'dropConnection' in failure) {
+      if (failure.afterCarryingOut && route && !(bucket && 'refused' in bucket)) {
+        try {
+          route.handle({ state, params: route.pattern.exec(path)!.slice(1), body, uploads, origin, query });
+        } catch (error) {
+          if (!(error instanceof DiscordApiFailure)) throw error;
+        }
+      }
       state.notify();
       response.socket?.destroy();
       return;

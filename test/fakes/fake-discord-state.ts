@@ -30,7 +30,13 @@ export type FakeDiscordCallFilter = (body: unknown, path: string) => boolean;
  */
 export type FakeDiscordFailure =
   | { status: number; code?: number; message?: string; retryAfter?: number; global?: boolean; times?: number; when?: FakeDiscordCallFilter }
-  | { dropConnection: true; times?: number; when?: FakeDiscordCallFilter };
+  | {
+      dropConnection: true;
+      /** Carries the call out first, then drops the connection: the caller never hears that it worked. */
+      afterCarryingOut?: boolean;
+      times?: number;
+      when?: FakeDiscordCallFilter;
+    };
 
 /** A channel the fake knows: a guild text channel (0), a DM (1) or a public thread (11). */
 export interface FakeDiscordChannel {

@@ -5,6 +5,7 @@
  * edit, typing, the command menu and ephemeral answers to button presses. No message pings anyone
  * but the person replied to (`allowed_mentions`).
  */
+import { createHash } from 'node:crypto';
 import { Routes, type APIMessage, type RESTPostAPIChannelMessageJSONBody } from 'discord.js';
 import { DeliveryError, type Button, type ChannelAction, type CommandInfo, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
@@ -40,9 +41,19 @@ export interface OutboundContext {
   log(line: string): void;
 }
 
-type MessageBody = Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'components' | 'allowed_mentions' | 'message_reference' | 'flags'>;
+type MessageBody = Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'components' | 'allowed_mentions' | 'message_reference' | 'flags' | 'nonce' | 'enforce_nonce'>;
 
 const noPings: NonNullable<MessageBody['allowed_mentions']> = { parse: [] };
+
+/**
+ * Discord's idempotent create: a nonce (at most 25 characters) made from the message's key and
+ * the part, checked for uniqueness (`enforce_nonce`), so a second create with it in the next
+ * few minutes hands back the message made the first time instead of a copy.
+ */
+function onceOnly(key: string | undefined, part: number): Pick<MessageBody, 'nonce' | 'enforce_nonce'> {
+  if (key === undefined) return {};
+  return { nonce: createHash('sha256').update(`${key}\u0000${part}`).digest('base64url').slice(0, 25), enforce_nonce: true };
+}
 
 /** A reply to `replyTo` that pings only the person replied to. */
 function replyBody(replyTo: string): Pick<MessageBody, 'message_reference' | 'allowed_mentions'> {
@@ -138,7 +149,7 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
       };
       for (let index = message.skipParts ?? 0; index < parts; index++) {
         const components = index === buttonsAt ? componentsOf(message.buttons, log) : [];
-        const reply = index === 0 && message.replyTo !== undefined ? replyBody(message.replyTo) : {};
+        const reply = { ...(index === 0 && message.replyTo !== undefined ? replyBody(message.replyTo) : {}), ...onceOnly(message.idempotencyKey, index) };
         const chunk = chunks[index];
         try {
           if (chunk === undefined) {

@@ -9,7 +9,7 @@ import type { OutboundFile } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
 
 /** What a file's message carries besides the file (buttons, a reply, `allowed_mentions`). */
-export type FileMessageBody = Pick<RESTPostAPIChannelMessageJSONBody, 'components' | 'allowed_mentions' | 'message_reference'>;
+export type FileMessageBody = Pick<RESTPostAPIChannelMessageJSONBody, 'components' | 'allowed_mentions' | 'message_reference' | 'nonce' | 'enforce_nonce'>;
 
 /** Sends one file to a channel as a message of its own; resolves with the message. */
 export type SendDiscordFile = (channelId: string, file: OutboundFile, body: FileMessageBody) => Promise<APIMessage>;
