@@ -12,6 +12,9 @@ import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { chaosReply, countAnswers, tokenPattern, type Acceptance, type ChaosCount, type ChatOutcome } from './chaos-answers.ts';
 import { between, seededRandom } from './random.ts';
 
+/** Gateway log lines that tell of a preview or a reply gone wrong. */
+const problemLine = /could not be edited|preview not finished|could not send|delivery not noted|not noted|turn failed/;
+
 /** A bot message as the platform shows it now. */
 export interface BotMessage {
   text: string;
@@ -95,6 +98,8 @@ export interface ChaosSummary extends ChaosCount {
   redeliveries: number;
   /** What went wrong in delivering, as the platform tells it. */
   deliveryNotes?: string;
+  /** Distinct lines of the gateway's own output about a preview or reply it could not finish (at most 10). */
+  gatewayProblems: string[];
   /** Per orphaned preview: how long before its kill the platform took it (ms). */
   orphanGapsMs: number[];
   /** Discord: per lost message, how long before the next kill it went out on the live connection (ms; absent: no kill after it). */
@@ -194,8 +199,10 @@ export async function runChaos(name: string, platform: ChaosPlatform, options: C
       const { liveAt } = platform.delivery(token);
       if (liveAt !== undefined && Number.isFinite(gapToKill(liveAt))) lostBeforeKillMs[token] = gapToKill(liveAt);
     }
+    // What the gateway itself said went wrong with a preview or a reply: the first clue to a dangling preview.
+    const gatewayProblems = [...new Set([...outputs, gateway.output.all()].join('\n').split('\n').filter((line) => problemLine.test(line)))].slice(0, 10);
     const debug = process.env.CHAOS_DEBUG ? { chats: [...chats.entries()], output: [...outputs, gateway.output.all()].join('\n=== restart ===\n'), calls: platform.calls() } : undefined;
-    return { ...count, platform: name, options, kills: killTimes.length, wallMs: Math.round(performance.now() - started), redeliveries: platform.redeliveries(), ...(platform.deliveryNotes && { deliveryNotes: platform.deliveryNotes() }), orphanGapsMs, lostBeforeKillMs, ...(debug && { debug }) };
+    return { ...count, platform: name, options, kills: killTimes.length, wallMs: Math.round(performance.now() - started), redeliveries: platform.redeliveries(), ...(platform.deliveryNotes && { deliveryNotes: platform.deliveryNotes() }), orphanGapsMs, lostBeforeKillMs, gatewayProblems, ...(debug && { debug }) };
   } finally {
     await gateway?.stop();
     await platform.close();

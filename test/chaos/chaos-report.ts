@@ -35,6 +35,7 @@ export function describeChaos(summary: ChaosSummary): string {
     list('never accepted', summary.notAccepted, 10),
     list('in flight at a kill', summary.inFlight, 10),
     summary.deliveryNotes ?? '',
+    summary.gatewayProblems.length > 0 ? `gateway said: ${summary.gatewayProblems.join(' | ')}` : '',
   ].filter((line) => line !== '');
   return [head, ...details].join('\n');
 }
