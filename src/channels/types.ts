@@ -243,6 +243,13 @@ export interface ChannelAdapter {
   stopTyping?(address: ConversationAddress): Promise<void>;
   /** Registers the command menu (when `capabilities.commandMenu`). */
   setCommands?(commands: CommandInfo[]): Promise<void>;
+  /**
+   * The id of the newest of the bot's own messages in `address` sent at `since` (ms) or later whose
+   * text ends with `marker`, where the platform lets a bot read a conversation's messages (Slack).
+   * A turn run again after a crash finds with it the preview a killed process sent but never
+   * noted, and finishes it.
+   */
+  findPreview?(address: ConversationAddress, options: { since: number; marker: string }): Promise<string | undefined>;
   /** Acknowledges a button press, optionally with a short notice. */
   answerAction?(action: ChannelAction, text?: string): Promise<void>;
   /** HTTP routes to mount on the gateway's server. */

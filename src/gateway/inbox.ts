@@ -48,6 +48,8 @@ export interface TurnStart {
   input: string;
   /** Inbox keys the turn answers together (this one first). */
   keys: string[];
+  /** When the turn began (ms since the epoch): its preview was sent after it. Absent in older records. */
+  at?: number;
 }
 
 /** Accepted messages whose turns have not finished. */

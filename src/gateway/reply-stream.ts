@@ -12,6 +12,9 @@ export const silentReply = '[SILENT]';
 /** Characters a preview needs before it is worth showing. */
 const minimumPreview = 24;
 
+/** What ends a preview's text while its answer is still streaming. */
+export const previewMarker = '…';
+
 /** A reply being streamed to one conversation. */
 export class ReplyStream {
   #adapter: ChannelAdapter;
@@ -93,7 +96,7 @@ export class ReplyStream {
     // A reply that may turn out to be "[SILENT]" must not be previewed.
     if (text.length < minimumPreview || silentReply.startsWith(text.trim())) return;
     // Previews stay inside one message; the final text is split by the adapter when longer.
-    const preview = text.length > this.#adapter.capabilities.maxLength - 16 ? `${text.slice(0, this.#adapter.capabilities.maxLength - 16)} …` : `${text} …`;
+    const preview = `${text.length > this.#adapter.capabilities.maxLength - 16 ? text.slice(0, this.#adapter.capabilities.maxLength - 16) : text} ${previewMarker}`;
     if (preview === this.#shown) return;
     this.#lastEdit = this.#now();
     if (this.#messageId === undefined) {

@@ -17,9 +17,9 @@ import { keySegment } from './dedupe.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
 import { imagesOf, saveDocuments } from './files/inbound-files.ts';
-import type { Inbox, TurnStart } from './inbox.ts';
+import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
-import { ReplyStream, silentReply } from './reply-stream.ts';
+import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
 import type { ReplySender } from './reply-sender.ts';
 import { replayInput } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
@@ -88,9 +88,10 @@ export class TurnRunner {
     // the turn again from there, with every message it answers.
     const first = job ? undefined : keys[0];
     let noting = Promise.resolve();
+    const lost = await this.#lostPreview(adapter, address, replayed, first);
     const stream = new ReplyStream(adapter, address, {
       replyTo,
-      messageId: replayed?.previewId ?? takeCarriedPreview(lane),
+      messageId: replayed?.previewId ?? lost ?? takeCarriedPreview(lane),
       // The same for every run of this turn: where the platform can, a run after a crash gets
       // back the preview a dead process sent but never noted, and finishes it.
       idempotencyKey: first === undefined ? undefined : `${first}#preview`,
@@ -112,7 +113,7 @@ export class TurnRunner {
     try {
       const tree = await agent.session();
       const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(conversation, batch, tree);
-      if (!job) await inbox.begin({ ...start, keys });
+      if (!job) await inbox.begin({ ...start, keys, at: Date.now() });
       const images = replayed || job ? [] : await imagesOf(message, log);
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
@@ -170,6 +171,22 @@ export class TurnRunner {
   }
 
   /** Notes the preview of the answer to `key` in the inbox (and in memory, should the store fail). */
+  /**
+   * The preview a turn that began before a crash sent but never noted (its process died before it
+   * heard the id), where the platform lets the bot read the conversation back (Slack): found, noted
+   * and finished by this run instead of left unfinished beside a new one.
+   */
+  async #lostPreview(adapter: ChannelAdapter, address: ConversationAddress, replayed: InboxEntry | undefined, first: string | undefined): Promise<string | undefined> {
+    const since = replayed?.begun?.at;
+    if (since === undefined || replayed?.previewId !== undefined || first === undefined || !adapter.findPreview) return undefined;
+    const found = await adapter.findPreview(address, { since, marker: previewMarker }).catch((error: unknown) => {
+      this.#options.log(`${address.platform}: unfinished preview not looked for: ${errorMessage(error)}`);
+      return undefined;
+    });
+    if (found !== undefined) await this.#notePreview(first, found);
+    return found;
+  }
+
   async #notePreview(key: string, previewId: string): Promise<void> {
     this.#options.previewShown(key, previewId);
     await this.#options.inbox.notePreview(key, previewId).catch((error: unknown) => this.#options.storeFailed(error, `${key}: preview not noted`));

@@ -111,6 +111,27 @@ const update: SlackMethod = (state, params) => {
   return { ok: true, channel, ts: message.ts, text: message.text, message: messageObject(state, message) };
 };
 
+/**
+ * `conversations.history` (top-level messages) and `conversations.replies` (a thread, its parent
+ * first): newest first, at most `limit` (default 100), those posted at `oldest` (seconds) or
+ * later. The fake's ts values do not follow the clock, so `oldest` is compared with when the
+ * fake took each message.
+ */
+const listMessages =
+  (thread: boolean): SlackMethod =>
+  (state, params) => {
+    const channel = stringParam(params, 'channel');
+    if (!channel) return fail('channel_not_found');
+    const threadTs = stringParam(params, 'ts');
+    if (thread && !threadTs) return fail('thread_not_found');
+    const oldestMs = Number(stringParam(params, 'oldest') ?? params.oldest ?? 0) * 1000;
+    const limit = Number(params.limit ?? 100);
+    const listed = state.messages.filter(
+      (message) => message.channel === channel && (thread ? message.ts === threadTs || message.threadTs === threadTs : !message.threadTs) && message.createdAt >= oldestMs,
+    );
+    return { ok: true, messages: listed.slice().reverse().slice(0, limit).map((message) => messageObject(state, message)), has_more: listed.length > limit };
+  };
+
 const postEphemeral: SlackMethod = (state, params) => {
   const channel = stringParam(params, 'channel');
   const user = stringParam(params, 'user');
@@ -155,6 +176,8 @@ export const slackMethods: Record<string, SlackMethod> = {
   }),
   'chat.postMessage': postMessage,
   'chat.update': update,
+  'conversations.history': listMessages(false),
+  'conversations.replies': listMessages(true),
   'chat.postEphemeral': postEphemeral,
   'reactions.add': reaction(true),
   'reactions.remove': reaction(false),

@@ -99,6 +99,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
     const failure = state.takeFailure(method, params);
     let body: SlackAnswer;
     if (failure && 'dropConnection' in failure) {
+      if (failure.afterCarryingOut && token === state.bot.token) slackMethods[method]?.(state, params, origin);
       call.status = 0;
       state.notify();
       response.socket?.destroy();

@@ -67,7 +67,13 @@ export type FakeSlackCallFilter = (params: Record<string, unknown>) => boolean;
 export type FakeSlackFailure =
   | { error: string; times?: number; when?: FakeSlackCallFilter }
   | { status: number; retryAfter?: number; body?: string; times?: number; when?: FakeSlackCallFilter }
-  | { dropConnection: true; times?: number; when?: FakeSlackCallFilter };
+  | {
+      dropConnection: true;
+      /** Carries the call out first, then drops the connection: the caller never hears that it worked. */
+      afterCarryingOut?: boolean;
+      times?: number;
+      when?: FakeSlackCallFilter;
+    };
 
 /** A file the fake serves at its private download URL. */
 export interface FakeSlackFile {

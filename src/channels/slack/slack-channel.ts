@@ -16,6 +16,7 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, defaultRetryPolicy, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
 import { slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
+import { findSlackPreview } from './find-preview.ts';
 import { createSlackOutbound } from './outbound.ts';
 import { createScrub } from './slack-errors.ts';
 import { createSocketMode } from './socket-mode.ts';
@@ -184,6 +185,10 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     },
 
     send: (address, message) => outbound.send(address, message),
+    async findPreview(address, options) {
+      if (!identity) return undefined;
+      return findSlackPreview(client, call, identity, address, options);
+    },
     edit: (address, messageId, message) => outbound.edit(address, messageId, message),
     typing: (address) => outbound.typing(address),
     stopTyping: (address) => outbound.stopTyping(address),
