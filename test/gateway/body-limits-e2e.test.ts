@@ -4,8 +4,8 @@
  * answered 413 (the Telegram webhook with the right secret, the control route with its token, the
  * web login, the web chat with a session, the Slack route unsigned and signed), one sent without
  * the secret, the token or the session, or to a path no route serves, is refused without being
- * read; and the process neither holds the bodies (its resident memory, from /proc, grows by less
- * than a quarter of one body per request, where holding it would take all of it) nor stops
+ * read; and the process neither holds the bodies (over three bodies to the same route its resident
+ * memory, from /proc, grows by less than one body, where holding them would take all three) nor stops
  * answering. Slack's timestamps are refused more than five minutes off either way.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,8 @@ import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers
 
 const mebibyte = 1024 * 1024;
 const bodyBytes = 50 * mebibyte;
+/** How often each case posts its huge body. */
+const timesEach = 3;
 
 /** Resident memory of a process, in bytes (VmRSS in /proc). */
 function rss(pid: number): number {
@@ -54,13 +56,17 @@ function postHuge(url: string, headers: Record<string, string>): Promise<HugeRes
   });
 }
 
-/** Posts a huge body to each case in turn: the answers, and the process's resident memory before and after each. */
+/** Posts a huge body to each case in turn, {@link timesEach} times: the answers, and the process's resident memory before and after. */
 async function postEach(gateway: StartedGateway, cases: readonly { name: string; path: string; headers: Record<string, string> }[]) {
   const pid = gateway.child.pid!;
   const results: { name: string; status: number; before: number; after: number }[] = [];
   for (const { name, path, headers } of cases) {
+    // Three times over: what the server reads and drops while it discards the rest of a body is
+    // garbage that can sit in the resident figure for a while (up to about 25 MiB here, and it
+    // comes back down), while a held body would add its 50 MiB every time (150 MiB in all).
     const before = rss(pid);
-    const { status } = await postHuge(`${gateway.origin}${path}`, headers);
+    let status = 0;
+    for (let time = 0; time < timesEach; time++) ({ status } = await postHuge(`${gateway.origin}${path}`, headers));
     results.push({ name, status, before, after: rss(pid) });
   }
   return results;
@@ -130,7 +136,7 @@ describe('request body limits in the gateway process', () => {
     ]);
     await annotate(describeResults(results));
     expect(results.map((result) => result.status)).toEqual([413, 401, 413, 413, 413, 401, 404]);
-    for (const result of results) expect(result.after - result.before, result.name).toBeLessThan(bodyBytes / 4);
+    for (const result of results) expect(result.after - result.before, result.name).toBeLessThan(bodyBytes);
 
     // Still answering, and a body that is not an update is a 400, not a crash.
     expect((await fetch(`${origin}/webhooks/telegram`, { method: 'POST', headers: telegramHeaders, body: 'not json at all' })).status).toBe(400);
@@ -154,7 +160,7 @@ describe('request body limits in the gateway process', () => {
     ]);
     await annotate(describeResults(results));
     expect(results.map((result) => result.status)).toEqual([413, 413, 404]);
-    for (const result of results) expect(result.after - result.before, result.name).toBeLessThan(bodyBytes / 4);
+    for (const result of results) expect(result.after - result.before, result.name).toBeLessThan(bodyBytes);
     expect((await fetch(`${slackGateway.origin}/healthz`)).status).toBe(200);
     expect(slackGateway.output.all()).toContain('slack: request refused: its body is too large');
   });
