@@ -29,7 +29,7 @@ import { createScheduleTool } from './schedule-tool.ts';
 import { jobTarget, scheduledMessage } from './scheduled-turn.ts';
 import { Scheduler } from './scheduler/index.ts';
 import { ReplySender } from './reply-sender.ts';
-import { createSessionQueue } from './session-queue.ts';
+import { createSessionQueue } from '../core/session-queue.ts';
 import { isStoreFailure } from './store-failure.ts';
 import { TurnAccess } from './turn-access.ts';
 import { TurnLanes } from './turn-lanes.ts';

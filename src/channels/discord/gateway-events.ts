@@ -1,7 +1,7 @@
 /**
  * What the adapter does with the gateway's dispatches. A channel's messages are handed over one at
  * a time, in arrival order, each waited for until the gateway has it on record; different
- * channels' side by side (`channel-queues.ts`). A gateway dispatch cannot be
+ * channels' side by side (one serial queue per channel; an idle channel keeps nothing). A gateway dispatch cannot be
  * left unacknowledged for Discord to deliver again, so when the gateway refuses one
  * ({@link NotAcceptedError}) the person is asked, in the channel, to send it again. Slash
  * commands are acknowledged at once with a deferred response ("thinking…"), which the first
@@ -9,11 +9,11 @@
  * over without waiting.
  */
 import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction, type APIInteraction, type GatewayMessageCreateDispatchData, type APIMessageComponentButtonInteraction } from 'discord.js';
+import { createSessionQueue } from '../../core/session-queue.ts';
 import { NotAcceptedError, type ChannelHandlers } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
 import type { ChannelKinds } from './channel-kinds.ts';
 import type { CatchUpTarget } from './catch-up.ts';
-import { ChannelQueues } from './channel-queues.ts';
 import { conversationOf, type DiscordConversation } from './conversation.ts';
 import { describeError, type Scrub } from './discord-errors.ts';
 import { isForAdapter, toInboundMessage, type InboundContext } from './inbound.ts';
@@ -55,13 +55,16 @@ export interface GatewayEvents {
 /** Creates the dispatch handlers. */
 export function createGatewayEvents(context: GatewayEventsContext): GatewayEvents {
   const { log, scrub, tokens } = context;
-  const queues = new ChannelQueues((error) => log(`discord: dispatch not handled: ${describeError(error, scrub)}`));
+  const channels = createSessionQueue();
+  const queue = (channelId: string, job: () => Promise<void>) => {
+    channels.run(channelId, job).catch((error: unknown) => log(`discord: dispatch not handled: ${describeError(error, scrub)}`));
+  };
   /** Jobs that came while a catch-up was being planned: queued once the plan is (after its reads). */
   let held: [string, () => Promise<void>][] | undefined;
   let planning: Promise<void> = Promise.resolve();
   const enqueue = (channelId: string, job: () => Promise<void>) => {
     if (held) held.push([channelId, job]);
-    else queues.run(channelId, job);
+    else queue(channelId, job);
   };
 
   async function handOver(messageId: string, deliver: (handlers: ChannelHandlers) => Promise<void>, refused: () => Promise<void>): Promise<void> {
@@ -136,7 +139,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
         .then((targets) => {
           // Each conversation's reading goes first in its queue: what came meanwhile waits behind it.
           for (const target of targets) {
-            queues.run(target.channelId, async () => {
+            queue(target.channelId, async () => {
               for (const payload of await target.read()) await onMessage(payload, target.conversation);
             });
           }
@@ -144,7 +147,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
         .catch((error: unknown) => log(`discord: missed messages not looked for: ${describeError(error, scrub)}`))
         .finally(() => {
           if (held === waiting) held = undefined;
-          for (const [channelId, job] of waiting) queues.run(channelId, job);
+          for (const [channelId, job] of waiting) queue(channelId, job);
         });
     },
     interactionCreate(interaction) {
@@ -157,7 +160,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     },
     async settled() {
       await planning;
-      await queues.settled();
+      await channels.drain();
     },
   };
 }

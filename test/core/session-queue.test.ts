@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSessionQueue, defaultMaxRunningPerGroup } from '../../src/gateway/session-queue.ts';
+import { createSessionQueue, defaultMaxRunningPerGroup } from '../../src/core/session-queue.ts';
 
 /** A promise resolved from outside. */
 function gate() {
