@@ -3,7 +3,7 @@ import type { ModelInfo } from '../llm/catalog.ts';
 import type { Cost } from '../llm/cost.ts';
 import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, ToolCallPart, Usage } from '../llm/types.ts';
 import type { SessionManager } from '../session/session-manager.ts';
-import type { Tool, TurnContext } from '../tools/tool.ts';
+import type { LiveSurface, Tool, TurnContext } from '../tools/tool.ts';
 import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
 import type { Guardrail } from './guardrail.ts';
@@ -38,8 +38,13 @@ export interface AgentOptions {
    * `extensions` above; `systemPrompt` above wins over theirs.
    */
   resources?: AgentResources;
-  /** Messages appended to each model call only (live browser state). */
+  /** Messages appended to each model call only, after the live state of `surfaces`. */
   getEphemeralMessages?: () => Promise<Message[]> | Message[];
+  /**
+   * The conversation's live surfaces (its browser): handed to tools, and their state rides along
+   * with each model call of turns offered their tool (see `live-state.ts`). Children get none.
+   */
+  surfaces?: readonly LiveSurface[];
   /**
    * Asks the conversation to approve a tool call a guardrail flagged with `ask` (buttons where
    * the platform has them, a typed answer otherwise). Resolves true to allow. Without it, such

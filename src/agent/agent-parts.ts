@@ -39,6 +39,7 @@ export function childOptions(
     systemPrompt: parent.systemPrompt ?? parent.resources?.systemPrompt,
     compaction: { enabled: false },
     getEphemeralMessages: undefined,
+    surfaces: undefined,
     maxToolRounds: child.maxToolRounds ?? parent.maxToolRounds,
     maxTokens: child.maxTokens ?? parent.maxTokens,
   };

@@ -29,6 +29,7 @@ import { defaultSystemPrompt } from './system-prompt.ts';
 import { PromptCache } from './prompt-cache.ts';
 import { waitForApproval } from './approval-wait.ts';
 import { createTurnEngine } from './turn-engine.ts';
+import { Listeners, type Listener } from './listeners.ts';
 import { UsageBook } from './usage-book.ts';
 import { contextUsage } from './context-usage.ts';
 import { agentParts, childOptions } from './agent-parts.ts';
@@ -38,7 +39,6 @@ export type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agen
 export type { RetrySettings } from './retry.ts';
 export { defaultRetrySettings } from './retry.ts';
 
-type Listener = (event: AgentEvent) => void;
 
 /** One conversation's agent. */
 export class Agent {
@@ -49,7 +49,7 @@ export class Agent {
 
   #phase: AgentPhase = 'idle';
   #abort = new AbortController();
-  #listeners: Listener[] = [];
+  #listeners = new Listeners();
   #extensions: ExtensionRunner;
   #guardrails: GuardrailSet;
   #tools: readonly Tool[];
@@ -108,10 +108,7 @@ export class Agent {
 
   /** Listens to every event; returns an unsubscribe function. */
   subscribe(listener: Listener): () => void {
-    this.#listeners.push(listener);
-    return () => {
-      this.#listeners = this.#listeners.filter((l) => l !== listener);
-    };
+    return this.#listeners.subscribe(listener);
   }
 
   /** The session this agent currently writes to. */
@@ -306,6 +303,11 @@ export class Agent {
     return child;
   }
 
+  /** Closes the agent's live surfaces (its browser): `/new`, `/stop`. The next use opens them again. */
+  async closeSurfaces(): Promise<void> {
+    await Promise.all((this.options.surfaces ?? []).map((surface) => surface.close()));
+  }
+
   /** Disposes the agent: aborts work and refuses further turns. */
   dispose(): void {
     this.abort();
@@ -466,13 +468,7 @@ export class Agent {
   }
 
   #emitLocal(event: AgentEvent | EngineEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch {
-        // Listeners observe; they cannot break a turn.
-      }
-    }
+    this.#listeners.tell(event);
   }
 
   #enter(phase: AgentPhase): void {

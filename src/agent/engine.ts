@@ -18,7 +18,7 @@ import type {
   Usage,
 } from '../llm/types.ts';
 import { addUsage, emptyUsage } from '../llm/types.ts';
-import type { Tool, TurnContext } from '../tools/tool.ts';
+import type { Tool, ToolContext, TurnContext } from '../tools/tool.ts';
 import { toToolDefinition } from '../tools/tool.ts';
 import type { EngineEvent } from './engine-events.ts';
 import { createLoopDetector, loopWarning } from './loop-detector.ts';
@@ -49,7 +49,7 @@ export interface EngineHooks {
   ): Promise<ToolResultPatch | void> | ToolResultPatch | void;
   onEvent?(event: EngineEvent): Promise<void> | void;
   /** Messages appended to one model call only (live browser state); never persisted. */
-  getEphemeralMessages?(): Promise<Message[]> | Message[];
+  getEphemeralMessages?(signal: AbortSignal): Promise<Message[]> | Message[];
   /** Drains steering messages queued while the run works; injected between tool rounds. */
   takeSteeringMessages?(): Message[];
 }
@@ -78,6 +78,8 @@ export interface EngineOptions extends EngineHooks {
   cwd?: string;
   /** The chat turn handed to tools (see `TurnContext`). */
   turn?: TurnContext;
+  /** The agent's live surfaces handed to tools (see `LiveSurface`). */
+  surfaces?: ToolContext['surfaces'];
 }
 
 /** The outcome of one run. */
@@ -220,14 +222,15 @@ export class Engine {
   ): Promise<{ kind: 'message'; message: AssistantMessage } | { kind: 'error'; error: AgentError }> {
     let ephemeral: Message[] = [];
     try {
-      ephemeral = (await this.options.getEphemeralMessages?.()) ?? [];
+      ephemeral = (await this.options.getEphemeralMessages?.(signal)) ?? [];
     } catch {
       // Live state is a convenience; the call goes ahead without it.
     }
     const request: ModelRequest = {
       model: this.options.model,
       systemPrompt,
-      messages: ephemeral.length > 0 ? [...repairOrphans(history), ...ephemeral] : repairOrphans(history),
+      messages: repairOrphans(history),
+      ...(ephemeral.length > 0 ? { ephemeral } : {}),
       tools: this.#toolDefinitions,
       maxTokens: this.options.maxTokens,
       temperature: this.options.temperature,
@@ -271,7 +274,10 @@ export class Engine {
     let isError = false;
     let output: string;
 
-    const blocked = await this.#safeHook(() => this.options.beforeToolCall?.(call, runSignal));
+    // The guardrails and approvals see what the call acts on (a button's name), not only its arguments.
+    const facts = await this.#safeHook(() => this.#inspect(call, runSignal));
+    const seen = facts.value ? { ...call, arguments: { ...call.arguments, ...facts.value } } : call;
+    const blocked = await this.#safeHook(() => this.options.beforeToolCall?.(seen, runSignal));
     if (blocked.error !== undefined) {
       ({ content, isError } = errorResult(`Error: tool call check failed: ${errorMessage(blocked.error)}`));
     } else if (blocked.value && blocked.value.block) {
@@ -302,6 +308,26 @@ export class Engine {
     return { message, terminate };
   }
 
+  /** What the tool says its call acts on (see `Tool.inspect`), or undefined. */
+  async #inspect(call: ToolCallPart, signal: AbortSignal): Promise<Record<string, string> | undefined> {
+    const tool = this.#toolsByName.get(call.name);
+    if (!tool?.inspect || (this.options.allowedTools && !this.options.allowedTools.has(call.name))) return undefined;
+    const parsed = tool.parameters.safeParse(call.arguments);
+    if (!parsed.success) return undefined;
+    return tool.inspect(parsed.data, this.#toolContext(call, signal));
+  }
+
+  #toolContext(call: ToolCallPart, signal: AbortSignal, emit?: (event: EngineEvent) => Promise<void>): ToolContext {
+    return {
+      signal,
+      cwd: this.options.cwd ?? process.cwd(),
+      toolCallId: call.id,
+      turn: this.options.turn,
+      surfaces: this.options.surfaces,
+      onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
+    };
+  }
+
   async #invoke(
     call: ToolCallPart,
     runSignal: AbortSignal,
@@ -327,13 +353,7 @@ export class Engine {
       if (tool.timeoutMs) timer = setTimeout(() => resolve('timeout'), tool.timeoutMs);
     });
     try {
-      const running = tool.execute(parsed.data, {
-        signal: controller.signal,
-        cwd: this.options.cwd ?? process.cwd(),
-        toolCallId: call.id,
-        turn: this.options.turn,
-        onOutput: (text) => void emit({ type: 'tool_execution_update', call, text }),
-      });
+      const running = tool.execute(parsed.data, this.#toolContext(call, controller.signal, emit));
       const settled = await Promise.race([running, timeout]);
       if (settled === 'timeout') {
         controller.abort(new ToolTimeoutError(call.name, tool.timeoutMs!));

@@ -9,6 +9,7 @@ import type { SessionTree } from '../session/session-tree.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { Engine } from './engine.ts';
+import { liveStateMessages, surfacesByTool } from './live-state.ts';
 import { toolCallHooks, type ToolCallParts } from './tool-call-hooks.ts';
 
 /** What a turn's engine is made of besides the agent's options. */
@@ -38,7 +39,8 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     contextWindow: options.modelInfo?.contextWindow,
     cwd: turn?.workspace?.cwd ?? options.cwd,
     turn,
-    getEphemeralMessages: options.getEphemeralMessages,
+    surfaces: surfacesByTool(options.surfaces),
+    getEphemeralMessages: async (signal) => [...(await liveStateMessages(options.surfaces ?? [], turn, signal)), ...((await options.getEphemeralMessages?.()) ?? [])],
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
     ...toolCallHooks(parts),
     onEvent: async (event) => {

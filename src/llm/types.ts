@@ -110,6 +110,11 @@ export interface ModelRequest {
   model: string;
   systemPrompt: string;
   messages: Message[];
+  /**
+   * Messages for this call alone (the live state of a browser), sent after `messages` and after
+   * the last prompt-cache breakpoint, so the cached prefix stays the same from call to call.
+   */
+  ephemeral?: Message[];
   tools?: ToolDefinition[];
   maxTokens?: number;
   temperature?: number;

@@ -3,7 +3,7 @@
  * JSON Schema for the model is generated from it) and returns text or images.
  */
 import { z } from 'zod';
-import type { ToolDefinition, ToolResultContent } from '../llm/types.ts';
+import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 
 /**
  * Who and where a turn is for, when it comes from a chat conversation (the gateway sets it;
@@ -51,7 +51,30 @@ export interface Workspace {
  * commands). Grants are given per group; a tool without one is the conversation's own (memory,
  * skills, knowledge search, schedule) and always offered.
  */
-export type MachineAccess = 'read' | 'write' | 'shell';
+export type MachineAccess = 'read' | 'write' | 'shell' | 'browser' | 'desktop';
+
+/**
+ * Something live a conversation's agent drives through one tool (its browser, a desktop), whose
+ * state rides along with each model call while it is open. Each conversation's agent has its
+ * own; child agents get none (they must not steer the parent's).
+ */
+export interface LiveSurface {
+  /** The tool that drives it: its state goes only to turns that are offered that tool. */
+  readonly tool: string;
+  /**
+   * Its state for one model call, or undefined when it is not open. Must not throw: a failure
+   * to capture is said in the text.
+   */
+  liveState(signal: AbortSignal): Promise<LiveState | undefined>;
+  /** Closes it (`/new`, `/stop`); the next use opens it again. */
+  close(): Promise<void>;
+}
+
+/** What a {@link LiveSurface} shows the model for one call. */
+export interface LiveState {
+  text: string;
+  images: ImagePart[];
+}
 
 /** What a running tool may use. */
 export interface ToolContext {
@@ -64,6 +87,8 @@ export interface ToolContext {
   onOutput?: (text: string) => void;
   /** The conversation's turn, when the agent serves a chat (see {@link TurnContext}). */
   turn?: TurnContext;
+  /** The agent's live surfaces by tool name (`browser`); none in a child agent. */
+  surfaces?: Readonly<Record<string, LiveSurface>>;
 }
 
 /** What a tool returns. A string is shorthand for one text part. */
@@ -86,6 +111,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
    */
   machine?: MachineAccess | 'none';
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
+  /**
+   * What a call will act on, found before it runs (the name and role of the button a browser
+   * click would press): guardrail rules and approval questions see these as extra arguments, so
+   * a rule can ask before a click on "Pay" whatever ref the model used. Must not act.
+   */
+  inspect?(args: z.infer<Schema>, context: ToolContext): Promise<Record<string, string> | undefined>;
 }
 
 /** Declares a tool with its argument types inferred from the schema. */

@@ -7,7 +7,7 @@
  * `shell` goes to no one but the owner when commands cannot be sandboxed.
  */
 import type { ToolGrant } from '../config/gateway-config.ts';
-import type { ToolGroup } from '../config/schema.ts';
+import { toolGroups, type ToolGroup } from '../config/schema.ts';
 
 /** Where a turn happens and whose it is, as grants see it. */
 export interface ToolSeat {
@@ -40,7 +40,7 @@ export interface ToolGrantsOptions {
   sandboxed: boolean;
 }
 
-const allGroups: readonly ToolGroup[] = ['read', 'write', 'shell'];
+const allGroups: readonly ToolGroup[] = toolGroups;
 const none: ReadonlySet<ToolGroup> = new Set();
 
 /**

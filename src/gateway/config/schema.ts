@@ -41,10 +41,11 @@ export const defaultDmPolicy: Readonly<Record<Platform, DmPolicy>> = {
 /**
  * What a tool does to the machine, as grants name it: `read` (read files: read_file, grep, glob,
  * list_dir, send_file), `write` (change files: write_file, edit_file, apply_patch), `shell` (run
- * commands). Tools outside these groups (memory, skills, knowledge search, schedule) are the
+ * commands), `browser` (drive the conversation's browser), `desktop` (drive this machine's
+ * display). Tools outside these groups (memory, skills, knowledge search, schedule) are the
  * conversation's own and always offered.
  */
-export const toolGroups = ['read', 'write', 'shell'] as const;
+export const toolGroups = ['read', 'write', 'shell', 'browser', 'desktop'] as const;
 
 /** One of {@link toolGroups}. */
 export type ToolGroup = (typeof toolGroups)[number];

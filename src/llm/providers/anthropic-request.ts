@@ -39,7 +39,7 @@ export function toAnthropicRequest(request: ModelRequest): Anthropic.MessageCrea
   const body: Anthropic.MessageCreateParamsStreaming = {
     model: request.model,
     max_tokens: maxTokens,
-    messages: toAnthropicMessages(request.messages),
+    messages: toAnthropicMessages(request.messages, request.ephemeral),
     stream: true,
   };
   if (request.systemPrompt !== '') {
@@ -66,18 +66,22 @@ function toAnthropicTools(tools: ToolDefinition[]): Anthropic.Tool[] {
  * Converts the conversation. Tool results become `tool_result` blocks of a user message;
  * consecutive messages of one role are merged, since the API wants strict alternation; empty
  * messages are dropped; the last cacheable block of the last message gets a cache breakpoint.
+ * `ephemeral` messages (live state for this call alone) follow that breakpoint, so the next call,
+ * which no longer has them, still finds everything before cached.
  */
-export function toAnthropicMessages(messages: Message[]): Anthropic.MessageParam[] {
+export function toAnthropicMessages(messages: Message[], ephemeral: Message[] = []): Anthropic.MessageParam[] {
   const result: MessageParam[] = [];
-  for (const message of messages) {
+  const append = (message: Message) => {
     const role: Role = message.role === 'assistant' ? 'assistant' : 'user';
     const content = toBlocks(message);
-    if (content.length === 0) continue;
+    if (content.length === 0) return;
     const previous = result.at(-1);
     if (previous?.role === role) previous.content.push(...content);
     else result.push({ role, content });
-  }
+  };
+  for (const message of messages) append(message);
   markLastBlock(result.at(-1));
+  for (const message of ephemeral) append(message);
   return result;
 }
 

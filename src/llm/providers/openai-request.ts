@@ -19,7 +19,8 @@ export function toOpenAIRequest(request: ModelRequest): OpenAI.Chat.Completions.
   const info = getModelInfo(request.model);
   const messages: MessageParam[] = [];
   if (request.systemPrompt !== '') messages.push({ role: 'system', content: request.systemPrompt });
-  messages.push(...toOpenAIMessages(request.messages));
+  // Live state goes last: the prefix the provider caches automatically stays the same.
+  messages.push(...toOpenAIMessages(request.ephemeral ? [...request.messages, ...request.ephemeral] : request.messages));
 
   const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming = {
     model: request.model,
