@@ -303,9 +303,14 @@ export class Agent {
     return child;
   }
 
-  /** Closes the agent's live surfaces (its browser): `/new`, `/stop`. The next use opens them again. */
-  async closeSurfaces(): Promise<void> {
+  /**
+   * Closes the agent's live surfaces (its browser): `/new`, `/stop`. The next use opens them
+   * again. Resolves to the tools of those that were open.
+   */
+  async closeSurfaces(): Promise<string[]> {
+    const open = (this.options.surfaces ?? []).filter((surface) => surface.isOpen);
     await Promise.all((this.options.surfaces ?? []).map((surface) => surface.close()));
+    return open.map((surface) => surface.tool);
   }
 
   /** Disposes the agent: aborts work and refuses further turns. */

@@ -5,12 +5,27 @@
  */
 import { parseArgs } from 'node:util';
 import type { Agent } from '../agent/agent.ts';
+import type { BrowserConfig } from '../browser/browser-settings.ts';
 import { errorMessage } from '../core/errors.ts';
+import { browserConfigOf, loadConfig } from '../gateway/config/index.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { TerminalApprovals } from './terminal-approvals.ts';
 import { runTerminalChat } from './terminal-chat.ts';
+
+/**
+ * The browser settings of operator.json; the defaults when it cannot be read (the terminal chat
+ * needs nothing else from it, and says what is wrong).
+ */
+function terminalBrowserConfig(): BrowserConfig | undefined {
+  try {
+    return browserConfigOf(loadConfig(process.env).config);
+  } catch (error) {
+    process.stderr.write(`operator: the browser uses its defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
+    return undefined;
+  }
+}
 
 /** The terminal is one person's direct conversation. */
 const terminalPerson = 'local';
@@ -23,6 +38,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
     strict: true,
   });
   const runtime = new Runtime({
+    browser: terminalBrowserConfig(),
     onReview: (outcome) => {
       if (outcome.status === 'failed') process.stderr.write(`operator: background memory review failed: ${outcome.error}\n`);
     },

@@ -13,7 +13,7 @@
 import type { ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
-import { loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
+import { browserConfigOf, loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
@@ -43,7 +43,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = { ...env, ...(config.model && { OPERATOR_MODEL: config.model }), ...modelTimeoutEnv(config.modelTimeouts, env) };
-  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox });
+  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox, browser: browserConfigOf(config) });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
   // Without a login the web chat is reachable from this machine alone: the owner's seat.
   const gateway = new Gateway({ runtime, config, adapters, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });

@@ -109,6 +109,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
     if (text === '/help') return void write(`${helpText}\n`);
     if (text === '/new') {
       const tree = await agent.newSession();
+      await agent.closeSurfaces();
       return void write(`  (new session ${tree.id})\n`);
     }
     if (text === '/status') {

@@ -4,6 +4,7 @@
  * command that changes the conversation for everyone (`/new`, `/model NAME`, `/compact`, ...) is
  * an admin's; `/stop`, `/approve` and `/deny` belong to the person whose turn it is, or an admin.
  */
+import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter, CommandInfo, InboundMessage } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
@@ -38,10 +39,14 @@ const commands: Command[] = [
     description: 'Stop the current answer',
     async run({ gateway, message, admin }) {
       const conversation = await gateway.conversations.peek(message.sessionKey);
-      if (!conversation || conversation.agent.phase !== 'turn') return 'Nothing is running.';
+      if (!conversation) return 'Nothing is running.';
+      if (conversation.agent.phase !== 'turn') {
+        // Stopping also means the browser: it stops whatever a page is doing.
+        return (await closeBrowser(conversation.agent)) ? 'Nothing is running; closed the browser.' : 'Nothing is running.';
+      }
       if (!admin && conversation.turnSender !== message.sender.id) return 'Only the person being answered, or an admin, can stop this answer.';
       conversation.agent.abort();
-      return 'Stopping.';
+      return (await closeBrowser(conversation.agent)) ? 'Stopping, and closed the browser.' : 'Stopping.';
     },
   },
   {
@@ -178,7 +183,13 @@ export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, m
 async function fresh({ gateway, message }: CommandContext): Promise<string> {
   const conversation = await gateway.conversations.get(message);
   await gateway.queue.run(message.sessionKey, () => conversation.agent.newSession());
+  await conversation.agent.closeSurfaces();
   return 'Started a fresh conversation.';
+}
+
+/** Closes the conversation's browser; whether one was open. */
+async function closeBrowser(agent: Agent): Promise<boolean> {
+  return (await agent.closeSurfaces()).includes('browser');
 }
 
 async function answerApprovalCommand({ gateway, message, admin }: CommandContext, allowed: boolean): Promise<string> {

@@ -4,7 +4,7 @@
  * interrupt) -> agent turn with a streamed reply -> delivery ledger -> adapter. Adapters know
  * nothing of agents; the agent knows nothing of platforms.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
@@ -17,7 +17,7 @@ import type { GatewayConfig } from './config/index.ts';
 import { Conversations, turnText } from './conversations.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
-import { createSendFileTool } from './files/send-file-tool.ts';
+import { createSendFileTool, queueFile } from './files/send-file-tool.ts';
 import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
 import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
@@ -117,7 +117,8 @@ export class Gateway {
     this.known = new KnownConversations(this.runtime.store);
     this.#opened = new Promise((resolve) => (this.#release = resolve));
     this.health.onRecovered(() => void this.#resume().catch((error: unknown) => this.log(`messages left by the store failure not resumed: ${errorMessage(error)}`)));
-    const sendFile = createSendFileTool({ outbox: this.outbox, maxFileBytes: (platform) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env });
+    const files = { outbox: this.outbox, maxFileBytes: (platform: string) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env };
+    const sendFile = createSendFileTool(files);
     this.scheduler = new Scheduler({
       store: this.runtime.store,
       run: (job, scheduledFor) => this.runJob(job, scheduledFor),
@@ -131,6 +132,7 @@ export class Gateway {
       inbox: this.inbox,
       ledger: this.ledger,
       outbox: this.outbox,
+      attachFile: (turn, path, name) => queueFile(files, turn, path, { label: basename(path), name }),
       sender: this.#sender,
       turnAccess: this.#turnAccess,
       isAdmin: (platform, userId) => this.isAdmin(platform, userId),

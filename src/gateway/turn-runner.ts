@@ -38,6 +38,8 @@ export interface TurnRunnerOptions {
   inbox: Inbox;
   ledger: DeliveryLedger;
   outbox: Outbox;
+  /** Queues a file for the reply of `turn` (the browser's screenshots; see `TurnContext.attachFile`). */
+  attachFile?(turn: TurnContext, path: string, name?: string): Promise<string>;
   sender: ReplySender;
   turnAccess: TurnAccess;
   isAdmin(platform: string, userId: string): boolean;
@@ -218,7 +220,10 @@ export class TurnRunner {
     const admin = this.#options.isAdmin(platform, message.sender.id);
     const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
     const access = await this.#options.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.#options.runtime, conversation));
-    return { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
+    const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
+    const attach = this.#options.attachFile;
+    if (attach) context.attachFile = (path, name) => attach(context, path, name);
+    return context;
   }
 
   /** The model's input for a message: its text, plus where its documents were saved. */

@@ -19,6 +19,10 @@ import { createSandbox } from '../tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Tool } from '../tools/tool.ts';
+import type { BrowserPool } from '../browser/browser-pool.ts';
+import { defaultBrowserSettings, type BrowserConfig } from '../browser/browser-settings.ts';
+import { keySegment } from '../gateway/dedupe.ts';
+import { join, resolve } from 'node:path';
 import type { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
 import { assertProfile } from './profile-check.ts';
@@ -28,11 +32,14 @@ import { assertProfile } from './profile-check.ts';
  * `Runtime.warm()` loads them right after.
  */
 function agentModules() {
-  return Promise.all([import('../agent/agent.ts'), import('../agent/reviewer.ts'), import('../tools/builtin/index.ts')]).then(([agent, reviewer, tools]) => ({
-    Agent: agent.Agent,
-    BackgroundReviewer: reviewer.BackgroundReviewer,
-    createBuiltinTools: tools.createBuiltinTools,
-  }));
+  return Promise.all([import('../agent/agent.ts'), import('../agent/reviewer.ts'), import('../tools/builtin/index.ts'), import('../browser/index.ts')]).then(
+    ([agent, reviewer, tools, browser]) => ({
+      Agent: agent.Agent,
+      BackgroundReviewer: reviewer.BackgroundReviewer,
+      createBuiltinTools: tools.createBuiltinTools,
+      browser,
+    }),
+  );
 }
 
 /** How the runtime is set up. */
@@ -56,6 +63,8 @@ export interface RuntimeOptions {
    * here, network on.
    */
   sandbox?: SandboxSettings;
+  /** The agent's browser per profile (`browser`, `allowPrivateNetwork`, `profileSettings` in operator.json). Default: the defaults. */
+  browser?: BrowserConfig;
 }
 
 /** The configured model client, or a stand-in whose answers say what to configure. */
@@ -83,12 +92,16 @@ export class Runtime {
   readonly sandbox: Sandbox;
   #profiles = new Map<string, Promise<{ resources: ProfileResources; report: ReloadReport }>>();
   /**
-   * The built-in tools, made once and shared by every agent: they keep no state between calls,
+   * The built-in tools (with and without the browser, which a profile may turn off), made once and
+   * shared by every agent: they keep no state between calls,
    * and their JSON Schemas are generated once per tool object (per agent that was most of the
    * cost of a new conversation).
    */
-  #tools: Tool[] | undefined;
+  #tools: { all: readonly Tool[]; withoutBrowser: readonly Tool[] } | undefined;
   #onReview: RuntimeOptions['onReview'];
+  readonly #browserConfig: BrowserConfig;
+  /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
+  #browsers: BrowserPool | undefined;
 
   constructor(options: RuntimeOptions = {}) {
     this.env = options.env ?? process.env;
@@ -105,6 +118,7 @@ export class Runtime {
     this.bindings = new ProfileBindingStore(this.store);
     this.reviewEvery = options.reviewEvery ?? parseReviewEvery(this.env.OPERATOR_REVIEW_EVERY);
     this.#onReview = options.onReview;
+    this.#browserConfig = options.browser ?? { base: defaultBrowserSettings, profiles: {} };
   }
 
   /** Throws a clear error unless `name` is a profile that exists (built in or in OPERATOR_HOME). */
@@ -146,39 +160,49 @@ export class Runtime {
     /** Tools beyond the built-in ones (the gateway's `send_file`, say). */
     tools?: readonly Tool[];
   }): Promise<{ agent: Agent; report: ReloadReport }> {
-    const [{ resources, report }, { Agent, BackgroundReviewer, createBuiltinTools }] = await Promise.all([this.resources(options.profile), agentModules()]);
+    const [{ resources, report }, { Agent, BackgroundReviewer, createBuiltinTools, browser }] = await Promise.all([this.resources(options.profile), agentModules()]);
     const client = options.model ? this.clientFor(options.model) : this.client;
+    const browserSettings = browser.browserSettingsFor(this.#browserConfig, options.profile);
+    if (!this.#tools) {
+      const all = [...createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox }), browser.createBrowserTool()];
+      this.#tools = { all, withoutBrowser: all.filter((tool) => tool.name !== 'browser') };
+    }
+    this.#browsers ??= new browser.BrowserPool();
+    // Downloads land in the conversation's own folder, where its people's file tools can reach them.
+    const downloads = join(resolve(resources.tempDirectory), keySegment(options.sessionKey), 'downloads');
     const agent = new Agent({
       provider: client.provider,
       model: client.model,
       modelInfo: client.info,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: this.#withBuiltinTools(createBuiltinTools, options.tools),
+      tools: this.#withBuiltinTools(browserSettings.enabled ? this.#tools.all : this.#tools.withoutBrowser, options.tools),
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
+      surfaces: browserSettings.enabled ? [this.#browsers.session(options.sessionKey, browserSettings, downloads)] : undefined,
     });
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };
   }
 
   /**
-   * The built-in tools followed by `extra`. The list is cached per `extra` array, so agents given
-   * the same tools share one list (and one set of generated schemas).
+   * `builtin` followed by `extra`. The list is cached per pair of arrays, so agents given the same
+   * tools share one list (and one set of generated schemas, and one prompt cache entry).
    */
-  #withBuiltinTools(create: (options: { cwd: string; sandbox: Sandbox }) => Tool[], extra: readonly Tool[] | undefined): readonly Tool[] {
-    const builtin = (this.#tools ??= create({ cwd: this.cwd, sandbox: this.sandbox }));
+  #withBuiltinTools(builtin: readonly Tool[], extra: readonly Tool[] | undefined): readonly Tool[] {
     if (!extra || extra.length === 0) return builtin;
-    let combined = this.#combined.get(extra);
+    let byExtra = this.#combined.get(builtin);
+    if (!byExtra) this.#combined.set(builtin, (byExtra = new WeakMap()));
+    let combined = byExtra.get(extra);
     if (!combined) {
       combined = [...builtin, ...extra];
-      this.#combined.set(extra, combined);
+      byExtra.set(extra, combined);
     }
     return combined;
   }
 
-  #combined = new WeakMap<readonly Tool[], readonly Tool[]>();
+  #combined = new WeakMap<readonly Tool[], WeakMap<readonly Tool[], readonly Tool[]>>();
 
   /** A model client for `spec` (id, alias or `provider:name`); throws a clear error for unknown setups. */
   clientFor(spec: string): ModelClient {
@@ -188,7 +212,9 @@ export class Runtime {
     return { provider, model: resolved.model, info: resolved.info };
   }
 
+  /** Closes every conversation's browser, then the store. */
   async close(): Promise<void> {
+    await this.#browsers?.closeAll();
     await this.store.close();
   }
 }

@@ -29,6 +29,12 @@ export interface TurnContext {
   tools?: ReadonlySet<string>;
   /** Where this turn's tools work; unset means the agent's own working directory and roots. */
   workspace?: Workspace;
+  /**
+   * Queues a file to go out with this turn's reply (through the delivery ledger, as `send_file`
+   * does); resolves to what the model is told, rejects with why it cannot be sent. Unset where
+   * there is no chat to send to.
+   */
+  attachFile?(path: string, name?: string): Promise<string>;
 }
 
 /**
@@ -61,6 +67,8 @@ export type MachineAccess = 'read' | 'write' | 'shell' | 'browser' | 'desktop';
 export interface LiveSurface {
   /** The tool that drives it: its state goes only to turns that are offered that tool. */
   readonly tool: string;
+  /** Whether it is open now. */
+  readonly isOpen: boolean;
   /**
    * Its state for one model call, or undefined when it is not open. Must not throw: a failure
    * to capture is said in the text.

@@ -4,6 +4,7 @@
  * plain value.
  */
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
+import type { BrowserConfig, BrowserSettings } from '../../browser/browser-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { BusyMode, DmPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
@@ -102,11 +103,20 @@ export interface GatewayConfig {
   profiles: Required<ProfileBindings>;
   /** Person turns between memory reviews; unset means the runtime's default. */
   reviewEvery?: number;
+  /** Whether the browser may reach this machine and private networks (false). */
+  allowPrivateNetwork: boolean;
+  /** The agent's browser (see `src/browser/browser-settings.ts`). */
+  browser: BrowserSection;
+  /** Per profile overrides, keyed by profile name. */
+  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection> }>>;
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;
   schedule: ScheduleSettings;
 }
+
+/** `browser` in operator.json: the browser's settings but the network one, which is top-level. */
+export type BrowserSection = Omit<BrowserSettings, 'allowPrivateNetwork' | 'executablePath'> & { executablePath?: string };
 
 /** Scheduled follow-ups. */
 export interface ScheduleSettings {
@@ -132,3 +142,10 @@ export interface ModelTimeoutLimits {
 
 /** `modelTimeouts`: limits for every provider, and a provider's own over them. */
 export interface ModelTimeouts extends ModelTimeoutLimits, Partial<Record<ModelProvider, ModelTimeoutLimits>> {}
+
+/** The browser settings of every profile, from the configuration (for the runtime). */
+export function browserConfigOf(config: Pick<GatewayConfig, 'browser' | 'allowPrivateNetwork' | 'profileSettings'>): BrowserConfig {
+  const profiles: Record<string, Partial<BrowserSettings>> = {};
+  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.browser) profiles[profile] = settings.browser;
+  return { base: { ...config.browser, allowPrivateNetwork: config.allowPrivateNetwork }, profiles };
+}

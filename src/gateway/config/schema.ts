@@ -152,6 +152,28 @@ export const settingSchemas = {
   catchUpMinutes: z.int().min(0).max(1_440),
 };
 
+/** `browser` in operator.json (descriptions before defaults, so a profile's overrides keep them). */
+const browserSchema = z.strictObject({
+  enabled: z.boolean().describe('Whether the agent gets the browser tool (offered even without a chromium on the machine; it then says so when called).').default(true),
+  executablePath: absolutePath.describe("The browser to run (default: Playwright's own lookup, then /usr/bin/chromium). A path that does not exist is reported, never replaced.").optional(),
+  headless: z.boolean().describe('Run without a window (needs no display).').default(true),
+  useScreenshot: z.boolean().describe('Each model call gets a screenshot of the active tab (more tokens).').default(false),
+  useAccessibility: z.boolean().describe('Each model call gets the aria snapshot of the active tab, with element refs.').default(true),
+  viewport: z
+    .strictObject({ width: z.int().min(320).max(3840), height: z.int().min(240).max(2160) })
+    .describe('Size of the page in CSS pixels.')
+    .default({ width: 1280, height: 800 }),
+  idleTimeoutSeconds: z.int().min(10).max(86_400).describe("A conversation's browser closes after this many seconds without a browser action.").default(600),
+  maxContexts: z.int().min(1).max(200).describe('Conversations with a browser open at once; a new one closes the one idle longest.').default(8),
+  allowUrls: z.array(z.string().min(1)).describe('When not empty, only these sites: "example.com", "*.example.com" or "https://example.com/docs/".').default([]),
+  blockUrls: z.array(z.string().min(1)).describe('Sites never opened (same patterns).').default([]),
+});
+
+/** A profile's browser overrides: the same fields, each optional and without a default. */
+const browserOverrideSchema = z.strictObject(
+  Object.fromEntries(Object.entries(browserSchema.shape).map(([key, field]) => [key, (field instanceof z.ZodDefault ? field.unwrap() : field).optional()])),
+) as unknown as z.ZodType<Partial<z.output<typeof browserSchema>>>;
+
 /** The `operator.json` schema. */
 export const operatorConfigSchema = z
   .strictObject({
@@ -285,6 +307,15 @@ export const operatorConfigSchema = z
       })
       .prefault({})
       .describe('Which profile (persona) a conversation gets.'),
+    profileSettings: z
+      .record(profileName, z.strictObject({ browser: browserOverrideSchema.optional().describe("Overrides of the top-level browser settings for this profile's conversations.") }))
+      .default({})
+      .describe('Settings of one profile over the top-level ones, keyed by profile name.'),
+    allowPrivateNetwork: z
+      .boolean()
+      .default(false)
+      .describe('Whether the browser (and web fetching) may reach this machine, its private networks and link-local addresses. Off: only public addresses.'),
+    browser: browserSchema.prefault({}).describe("The agent's web browser (a real chromium, one context per conversation)."),
     reviewEvery: settingSchemas.reviewEvery.optional().describe('Person turns between background memory reviews (0: off). Env: OPERATOR_REVIEW_EVERY.'),
     telegram: z
       .strictObject({

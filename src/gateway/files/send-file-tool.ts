@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { secretValues } from '../../guardrails/secret-redactor.ts';
 import { resolvePath } from '../../tools/builtin/paths.ts';
 import { errorResult, fileErrorResult } from '../../tools/builtin/results.ts';
-import { defineTool, type Tool } from '../../tools/tool.ts';
+import { defineTool, type Tool, type TurnContext } from '../../tools/tool.ts';
 import { formatBytes } from './file-names.ts';
 import type { Outbox } from './outbox.ts';
 
@@ -30,7 +30,6 @@ const parameters = z.object({
 
 /** Creates the `send_file` tool over the gateway's outbox. */
 export function createSendFileTool(options: SendFileToolOptions): Tool<typeof parameters> {
-  const secrets = secretValues(options.env ?? process.env).map((value) => Buffer.from(value));
   return defineTool({
     name: 'send_file',
     machine: 'read',
@@ -41,31 +40,50 @@ export function createSendFileTool(options: SendFileToolOptions): Tool<typeof pa
     async execute(args, context) {
       const turn = context.turn;
       if (!turn) return errorResult('send_file works only in a chat conversation; here, tell the person where the file is.');
-      const path = resolvePath(context.cwd, args.path);
-      let size: number;
       try {
-        const info = await stat(path);
-        if (info.isDirectory()) return errorResult(`${args.path} is a folder; send a file (pack the folder into an archive first if it should go as a whole)`);
-        if (!info.isFile()) return errorResult(`${args.path} is not a regular file`);
-        size = info.size;
+        return await queueFile(options, turn, resolvePath(context.cwd, args.path), { label: args.path, name: args.name });
       } catch (error) {
-        return fileErrorResult(error, args.path, context.signal);
-      }
-      const limit = options.maxFileBytes(turn.platform);
-      if (limit <= 0) return errorResult(`this chat (${turn.platform}) cannot receive files from the bot`);
-      if (size === 0) return errorResult(`${args.path} is empty; chats do not take empty files`);
-      if (size > limit) return errorResult(`${args.path} is ${formatBytes(size)}; ${turn.platform} takes files up to ${formatBytes(limit)}`);
-      if (await containsAny(path, secrets)) {
-        return errorResult(`${args.path} holds the value of one of this gateway's secret settings (a token or key); it is not sent`);
-      }
-      try {
-        const file = await options.outbox.add(turn.sessionKey, path, { name: args.name, size });
-        return `${file.name} (${formatBytes(size)}, ${file.mediaType}) will be sent after your reply.`;
-      } catch (error) {
+        if (error instanceof FileRefusedError) return errorResult(error.message);
         return fileErrorResult(error, args.path, context.signal);
       }
     },
   });
+}
+
+/** A file that may not be sent; the message says why, for the model. */
+export class FileRefusedError extends Error {}
+
+/**
+ * Checks the file at `path` (a file, not empty, within the platform's limit, holding no secret of
+ * this process) and queues a copy for the turn's reply. Resolves to what the model is told;
+ * throws {@link FileRefusedError} when it may not go, or the file system's error.
+ */
+export async function queueFile(options: SendFileToolOptions, turn: TurnContext, path: string, shown: { label: string; name?: string }): Promise<string> {
+  const info = await stat(path);
+  if (info.isDirectory()) throw new FileRefusedError(`${shown.label} is a folder; send a file (pack the folder into an archive first if it should go as a whole)`);
+  if (!info.isFile()) throw new FileRefusedError(`${shown.label} is not a regular file`);
+  const size = info.size;
+  const limit = options.maxFileBytes(turn.platform);
+  if (limit <= 0) throw new FileRefusedError(`this chat (${turn.platform}) cannot receive files from the bot`);
+  if (size === 0) throw new FileRefusedError(`${shown.label} is empty; chats do not take empty files`);
+  if (size > limit) throw new FileRefusedError(`${shown.label} is ${formatBytes(size)}; ${turn.platform} takes files up to ${formatBytes(limit)}`);
+  if (await containsAny(path, secretsOf(options.env ?? process.env))) {
+    throw new FileRefusedError(`${shown.label} holds the value of one of this gateway's secret settings (a token or key); it is not sent`);
+  }
+  const file = await options.outbox.add(turn.sessionKey, path, { name: shown.name, size });
+  return `${file.name} (${formatBytes(size)}, ${file.mediaType}) will be sent after your reply.`;
+}
+
+const secretBuffers = new WeakMap<NodeJS.ProcessEnv, Buffer[]>();
+
+/** The secret values of `env` as bytes, worked out once per environment. */
+function secretsOf(env: NodeJS.ProcessEnv): Buffer[] {
+  let buffers = secretBuffers.get(env);
+  if (!buffers) {
+    buffers = secretValues(env).map((value) => Buffer.from(value));
+    secretBuffers.set(env, buffers);
+  }
+  return buffers;
 }
 
 /** Whether the file at `path` contains any of `needles`, read in chunks (files may be large). */

@@ -1,0 +1,38 @@
+/**
+ * Which chromium the browser runs. A configured `executablePath` is used as it is, or reported
+ * missing: never silently replaced by another browser. Without one, Playwright's own lookup (a
+ * browser it installed), then Debian's /usr/bin/chromium.
+ */
+import { accessSync, constants } from 'node:fs';
+
+/** The chromium found, or why none can run. */
+export type ChromiumLookup = { path: string } | { problem: string };
+
+/** Where Debian and Ubuntu put chromium. */
+export const systemChromium = '/usr/bin/chromium';
+
+/** Finds the browser to launch for `executablePath` (the configured one, if any). */
+export async function findChromium(executablePath: string | undefined): Promise<ChromiumLookup> {
+  if (executablePath !== undefined) {
+    if (runnable(executablePath)) return { path: executablePath };
+    return { problem: `the configured browser ${executablePath} (browser.executablePath) does not exist or cannot be run; fix the path or remove the setting` };
+  }
+  try {
+    const { chromium } = await import('playwright-core');
+    const own = chromium.executablePath();
+    if (own && runnable(own)) return { path: own };
+  } catch {
+    // No browser of Playwright's own here: the system's is next.
+  }
+  if (runnable(systemChromium)) return { path: systemChromium };
+  return { problem: 'no chromium is installed on the machine running the gateway (install it, e.g. `apt-get install chromium`, or set browser.executablePath)' };
+}
+
+function runnable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
