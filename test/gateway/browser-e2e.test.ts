@@ -1,0 +1,146 @@
+/**
+ * The browser through the real gateway process, the fake model server and the fake Bot API: a
+ * screenshot the agent asks to send arrives in the chat after the reply; `/stop` and `/new` close
+ * the browser; a group member without the grant is not offered it (and sees no state), one with a
+ * `browser` grant is; a stranger's message never reaches it; the browser closes with the gateway.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { whenChromiumInstalled } from '../helpers/chromium.ts';
+import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { startPageServer, type PageServer } from '../browser/page-server.ts';
+
+const admin = 1001;
+const member = { id: 2002, first_name: 'Bea' };
+const granted = { id: 3003, first_name: 'Cy' };
+const group = -100555;
+const wait = 15_000;
+
+/** Chromium processes whose parent is `pid`. */
+function chromiumOf(pid: number): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, command]) => command?.includes('chrom'))
+    .map(([pid]) => Number(pid));
+}
+
+whenChromiumInstalled('browser through the gateway', 'the browser gateway tests', () => {
+  describe('browser through the gateway', () => {
+    let fakes: TelegramGatewayFakes;
+    let pages: PageServer;
+    let gateway: GatewayProcess;
+    let model: TelegramGatewayFakes['model'];
+    let telegram: TelegramGatewayFakes['telegram'];
+
+    beforeAll(async () => {
+      pages = await startPageServer();
+      fakes = await startTelegramGatewayFakes('operator-browser-e2e-');
+      ({ model, telegram } = fakes);
+      // The test pages are on 127.0.0.1: the private network is allowed here, and only here.
+      writeFileSync(
+        join(fakes.home, 'operator.json'),
+        JSON.stringify({ allowPrivateNetwork: true, groups: { [`telegram:${group}`]: { requireMention: false } }, tools: { grants: [{ tools: ['browser'], people: [`telegram:${granted.id}`] }] } }),
+      );
+      gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]) }, wait);
+    });
+
+    afterAll(async () => {
+      await gateway?.stop();
+      await fakes?.close();
+      await pages?.close();
+    });
+
+    const dm = (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: admin, text, from: { id: admin, first_name: 'Ada' } }));
+    const inGroup = (text: string, from: { id: number; first_name: string }) => telegram.pushUpdate(telegram.textMessage({ chatId: group, text, from }));
+    const messagesAfter = (chat: number, count: number, total: number) =>
+      telegram.waitFor((fake) => fake.messages(chat).length >= count + total && fake.messages(chat).slice(count), wait).catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${gateway.output.all()}`);
+      });
+    const toolNames = (index: number) => ((model.requests[index]!.body.tools ?? []) as { name: string }[]).map((tool) => tool.name);
+
+    it('sends a screenshot the agent asks for after its reply, as an image', async () => {
+      const before = telegram.messages(admin).length;
+      model.enqueue(
+        { toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${pages.url}/` } }] },
+        { toolCalls: [{ name: 'browser', arguments: { action: 'screenshot', send: true } }] },
+        { text: 'Here is the status page.' },
+      );
+      dm('show me the status page');
+      const [text, image] = await messagesAfter(admin, before, 2);
+      expect(text).toMatchObject({ kind: 'text', text: 'Here is the status page.' });
+      expect(['photo', 'document']).toContain(image!.kind);
+      const bytes = Buffer.from(image!.file!.bytes);
+      expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+      const last = JSON.stringify(model.requests.at(-1)!.body.messages);
+      expect(last).toContain('will be sent after your reply');
+      expect(last).toContain('<browser_state');
+      expect(chromiumOf(gateway.child.pid!).length).toBeGreaterThan(0);
+    });
+
+    it('/stop closes the browser when nothing runs; the next turn has no browser state', async () => {
+      const before = telegram.messages(admin).length;
+      dm('/stop');
+      const [reply] = await messagesAfter(admin, before, 1);
+      expect(reply!.text).toBe('Nothing is running; closed the browser.');
+      model.enqueue({ text: 'No browser now.' });
+      dm('anything open?');
+      await messagesAfter(admin, before + 1, 1);
+      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).not.toContain('<browser_state');
+    });
+
+    it('/new closes the browser too', async () => {
+      model.enqueue({ toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${pages.url}/form` } }] }, { text: 'Opened.' });
+      const before = telegram.messages(admin).length;
+      dm('open the form');
+      await messagesAfter(admin, before, 1);
+      dm('/new');
+      await messagesAfter(admin, before + 1, 1);
+      model.enqueue({ text: 'Fresh.' });
+      dm('hello');
+      await messagesAfter(admin, before + 2, 1);
+      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).not.toContain('<browser_state');
+    });
+
+    it('a group member without the grant is not offered the browser; one with a browser grant is', async () => {
+      model.enqueue({ text: 'Hi Bea.' });
+      const before = telegram.messages(group).length;
+      inGroup('hello bot', member);
+      await messagesAfter(group, before, 1);
+      expect(toolNames(model.requests.length - 1)).not.toContain('browser');
+      model.enqueue({ toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${pages.url}/` } }] }, { text: 'Opened for Cy.' });
+      inGroup('open the status page', granted);
+      await messagesAfter(group, before + 1, 1);
+      expect(toolNames(model.requests.length - 1)).toContain('browser');
+      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).toContain('<browser_state');
+      // The member's next turn in the same group sees none of the page Cy opened.
+      model.enqueue({ text: 'Nothing to show you.' });
+      inGroup('what is on the page?', member);
+      await messagesAfter(group, before + 2, 1);
+      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).not.toContain('<browser_state');
+      expect(toolNames(model.requests.length - 1)).not.toContain('browser');
+    });
+
+    it('a stranger in a direct message never reaches the model, let alone the browser', async () => {
+      const requests = model.requests.length;
+      const stranger = 4004;
+      const before = telegram.messages(stranger).length;
+      telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'open http://127.0.0.1/', from: { id: stranger, first_name: 'Eve' } }));
+      const [reply] = await messagesAfter(stranger, before, 1);
+      expect(reply!.text).toMatch(/pair|code/i);
+      expect(model.requests.length).toBe(requests);
+    });
+
+    it('closes the browser at shutdown', async () => {
+      const pid = gateway.child.pid!;
+      expect(chromiumOf(pid).length).toBeGreaterThan(0);
+      const children = chromiumOf(pid);
+      expect(await gateway.stop()).toBe(0);
+      for (const child of children) expect(() => process.kill(child, 0)).toThrow();
+    });
+  });
+});
