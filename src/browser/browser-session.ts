@@ -191,6 +191,7 @@ export class BrowserSession implements LiveSurface {
 
 /** A download's name as a plain file name: no folders, no control or reserved characters. */
 function safeName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
   const plain = basename(name).replace(/[\u0000-\u001f<>:"/\\|?*]/g, '_').replace(/^\.+/, '').slice(0, 150);
   return plain === '' ? 'download' : plain;
 }

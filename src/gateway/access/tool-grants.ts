@@ -41,6 +41,11 @@ export interface ToolGrantsOptions {
 }
 
 const allGroups: readonly ToolGroup[] = toolGroups;
+/**
+ * What a grant of `"all"` gives: every group but `desktop`, which drives this machine's own
+ * display outside any sandbox (as good as the owner's shell), so it is only ever granted by name.
+ */
+const grantedByAll: readonly ToolGroup[] = toolGroups.filter((group) => group !== 'desktop');
 const none: ReadonlySet<ToolGroup> = new Set();
 
 /**
@@ -102,7 +107,7 @@ export function isOwnerSeat(seat: Pick<ToolSeat, 'platform' | 'scope' | 'admin'>
 }
 
 function groupsOf(grant: ToolGrant): readonly ToolGroup[] {
-  return grant.tools === 'all' ? allGroups : grant.tools;
+  return grant.tools === 'all' ? grantedByAll : grant.tools;
 }
 
 /** Every selector the grant names matches the seat. */

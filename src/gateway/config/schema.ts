@@ -102,7 +102,9 @@ const toolGrant = z
   .strictObject({
     tools: z
       .union([z.literal('all'), z.array(z.enum(toolGroups)).min(1)])
-      .describe('What is granted: "all", or some of "read" (read files), "write" (change files), "shell" (run commands).'),
+      .describe(
+        'What is granted: "all" (every group but desktop), or some of "read" (read files), "write" (change files), "shell" (run commands), "browser" (the conversation\'s browser), "desktop" (this machine\'s display, never part of "all").',
+      ),
     people: z.array(z.string().regex(adminPattern, adminMessage)).min(1).optional().describe('People it applies to, "platform:userId".'),
     chats: z
       .array(z.string().regex(scopedKeyPattern, scopedKeyMessage))
