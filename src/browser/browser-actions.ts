@@ -11,7 +11,7 @@ import type { TurnContext } from '../tools/tool.ts';
 import { checkUrl } from '../tools/net/url-policy.ts';
 import type { BrowserSession, Tabs } from './browser-session.ts';
 import { firstLine, tabList } from './browser-state.ts';
-import { capText, describeRef, takeSnapshot } from './page-snapshot.ts';
+import { capText, compactSnapshot, describeRef, takeSnapshot } from './page-snapshot.ts';
 
 /** The arguments of one action (see the tool's schema). */
 export interface ActionArgs {
@@ -122,7 +122,7 @@ export async function runAction(session: BrowserSession, tabs: Tabs, args: Actio
       return { text: args.ref ? `${named(page, args.ref)} is visible.` : `"${args.text}" is on the page.` };
     }
     case 'snapshot':
-      return { text: capText(await takeSnapshot(page, timeout ?? 10_000), maxSnapshotChars, 'the snapshot') };
+      return { text: capText(compactSnapshot(await takeSnapshot(page, timeout ?? 10_000)), maxSnapshotChars, 'the snapshot') };
     case 'screenshot':
       return screenshot(session, page, args.send === true, turn);
     default:

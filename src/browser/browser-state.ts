@@ -8,7 +8,7 @@ import type { ImagePart } from '../llm/types.ts';
 import type { LiveState } from '../tools/tool.ts';
 import type { BrowserSettings } from './browser-settings.ts';
 import type { Tabs } from './browser-session.ts';
-import { capText, takeSnapshot } from './page-snapshot.ts';
+import { capText, compactSnapshot, takeSnapshot } from './page-snapshot.ts';
 
 /** Most characters of live state text per model call (about 30 KB). */
 export const maxStateChars = 30_000;
@@ -46,7 +46,7 @@ export async function tabList(tabs: Pick<Tabs, 'pages' | 'active'>): Promise<str
 
 async function snapshotOf(page: Page): Promise<string> {
   try {
-    const text = await takeSnapshot(page, captureTimeoutMs);
+    const text = compactSnapshot(await takeSnapshot(page, captureTimeoutMs));
     return text.trim() === '' ? '(the page is empty)' : text;
   } catch (error) {
     return `(no snapshot: ${firstLine(error)})`;

@@ -37,6 +37,60 @@ export function describeRef(page: Page, ref: string): string | undefined {
   return undefined;
 }
 
+/** Roles a person acts on: their refs are shown; other elements' are left out. */
+const actionable = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'option',
+  'checkbox',
+  'radio',
+  'switch',
+  'slider',
+  'spinbutton',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'treeitem',
+  'gridcell',
+  'iframe',
+]);
+
+/**
+ * The snapshot as the model gets it: refs only on elements one acts on (or that look clickable),
+ * and no cursor hints on those that are obviously so. A table's rows and cells, headings and
+ * wrappers keep their names and text but not their refs: on a typical page that is a third of
+ * the bytes, sent with every model call. Every ref still resolves (the kept snapshot is whole).
+ */
+export function compactSnapshot(snapshot: string): string {
+  const kept: string[] = [];
+  // Indents of the unnamed wrappers dropped above the current line: their children move left.
+  const dropped: number[] = [];
+  for (const line of snapshot.split('\n')) {
+    const indent = line.length - line.trimStart().length;
+    while (dropped.length > 0 && dropped.at(-1)! >= indent) dropped.pop();
+    const role = /^\s*-\s*([a-z]+)/.exec(line)?.[1];
+    if (role !== undefined && wrappers.has(role) && /^\s*-\s*[a-z]+( \[ref=[a-z0-9]+\])?:$/i.test(line)) {
+      dropped.push(indent);
+      continue;
+    }
+    let shown = line.slice(Math.min(indent, dropped.length * 2));
+    if (role !== undefined) {
+      if (actionable.has(role)) shown = shown.replace(' [cursor=pointer]', '');
+      else if (!shown.includes('[cursor=pointer]')) shown = shown.replace(/ \[ref=[a-z0-9]+\]/i, '');
+    }
+    kept.push(shown);
+  }
+  return kept.join('\n');
+}
+
+/** Containers that say nothing when they have no name: dropped, their children kept. */
+const wrappers = new Set(['generic', 'rowgroup', 'group', 'none', 'presentation']);
+
 /**
  * `text` cut to `limit` characters at a line end, with a marker saying how much was left out
  * and how to see it.

@@ -125,9 +125,10 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
       const snapshot = textOf(await browse(session, { action: 'snapshot' }));
       await browse(session, { action: 'click', ref: refOf(snapshot, 'link "Download the report"') });
       const path = join(folder, 'downloads', 'report.csv');
-      await expect.poll(() => existsSync(path), { timeout: 10_000 }).toBe(true);
+      // The next action after the download finished says so (each action reports what came meanwhile).
+      await expect.poll(async () => textOf(await browse(session, { action: 'tab_list' })), { timeout: 10_000 }).toContain(`Downloaded report.csv to ${path}.`);
+      expect(existsSync(path)).toBe(true);
       expect(readFileSync(path, 'utf8')).toBe('day,count\nmon,3\n');
-      expect(textOf(await browse(session, { action: 'tab_list' }))).toContain(`Downloaded report.csv to ${path}.`);
     });
 
     it('refuses this machine and private networks unless allowPrivateNetwork, and other schemes always', async () => {
