@@ -36,3 +36,18 @@ function runnable(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * One line on the browser for the start-up output, without loading Playwright (which would slow
+ * the start): the configured or system chromium, or what is missing.
+ */
+export function describeBrowserSetup(settings: { enabled: boolean; executablePath?: string; headless: boolean; maxContexts: number }): string {
+  if (!settings.enabled) return 'off (browser.enabled is false)';
+  const path = settings.executablePath ?? systemChromium;
+  if (!runnable(path)) {
+    return settings.executablePath
+      ? `browser.executablePath ${path} does not exist; the browser tool will say so when called`
+      : `no chromium at ${systemChromium} (install it, e.g. apt-get install chromium, or set browser.executablePath); Playwright's own browsers are looked for at first use`;
+  }
+  return `${path}${settings.headless ? ', headless' : ''}, started at first use, at most ${settings.maxContexts} conversations at once`;
+}

@@ -13,6 +13,7 @@
 import type { ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
+import { describeBrowserSetup } from '../browser/find-chromium.ts';
 import { browserConfigOf, loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
@@ -83,6 +84,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   banner.push(...edgeBanner({ host, port: server.port, exposure, token: webToken?.source, webPolicyConfigured: loaded.dmPolicy.web !== undefined }));
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
+  banner.push(`  browser: ${describeBrowserSetup(config.browser)}`);
   if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(
     runtime.client.model === 'none'
