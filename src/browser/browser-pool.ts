@@ -26,9 +26,12 @@ export class BrowserPool implements SessionHost {
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
   readonly #log: (line: string) => void;
+  readonly #systemChromium: string | undefined;
 
-  constructor(options: { log?: (line: string) => void } = {}) {
+  /** `systemChromium`: where the system's chromium is looked for (default /usr/bin/chromium). */
+  constructor(options: { log?: (line: string) => void; systemChromium?: string } = {}) {
     this.#log = options.log ?? (() => undefined);
+    this.#systemChromium = options.systemChromium;
   }
 
   /** The browser session of conversation `key`, made on first ask; later asks update its settings. */
@@ -56,7 +59,7 @@ export class BrowserPool implements SessionHost {
       this.#sessions.set(session.key, session);
     }
     await this.#makeRoom(session, settings.maxContexts);
-    const lookup = await findChromium(settings.executablePath);
+    const lookup = await findChromium(settings.executablePath, this.#systemChromium);
     if ('problem' in lookup) throw new BrowserUnavailableError(`The browser cannot start: ${lookup.problem}.`);
     const launchKey = `${lookup.path}\u0000${settings.headless}`;
     this.#open.set(session, launchKey);

@@ -11,8 +11,11 @@ export type ChromiumLookup = { path: string } | { problem: string };
 /** Where Debian and Ubuntu put chromium. */
 export const systemChromium = '/usr/bin/chromium';
 
-/** Finds the browser to launch for `executablePath` (the configured one, if any). */
-export async function findChromium(executablePath: string | undefined): Promise<ChromiumLookup> {
+/**
+ * Finds the browser to launch for `executablePath` (the configured one, if any); `system` is
+ * where the system's chromium is looked for last.
+ */
+export async function findChromium(executablePath: string | undefined, system = systemChromium): Promise<ChromiumLookup> {
   if (executablePath !== undefined) {
     if (runnable(executablePath)) return { path: executablePath };
     return { problem: `the configured browser ${executablePath} (browser.executablePath) does not exist or cannot be run; fix the path or remove the setting` };
@@ -24,7 +27,7 @@ export async function findChromium(executablePath: string | undefined): Promise<
   } catch {
     // No browser of Playwright's own here: the system's is next.
   }
-  if (runnable(systemChromium)) return { path: systemChromium };
+  if (runnable(system)) return { path: system };
   return { problem: 'no chromium is installed on the machine running the gateway (install it, e.g. `apt-get install chromium`, or set browser.executablePath)' };
 }
 

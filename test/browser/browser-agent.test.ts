@@ -143,3 +143,28 @@ whenChromiumInstalled('browser in an agent', 'the browser agent tests', () => {
     });
   });
 });
+
+describe('browser without a chromium on the machine', () => {
+  it('is still offered, says so plainly when called, and the turn goes on', async () => {
+    // Playwright's own browsers are looked for in an empty folder, the system's at a path that is not there.
+    const saved = process.env.PLAYWRIGHT_BROWSERS_PATH;
+    process.env.PLAYWRIGHT_BROWSERS_PATH = await makeTempDir();
+    const pool = new BrowserPool({ systemChromium: '/nonexistent/chromium' });
+    const session = pool.session('test:conversation', testSettings(), join(await makeTempDir(), 'downloads'));
+    const harness = await createHarness({ agent: { tools: [browserTool], surfaces: [session] } });
+    try {
+      harness.server.enqueue({ toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: 'https://example.com/' } }] }, { text: 'There is no browser here.' });
+      const result = await harness.agent.invoke('Open example.com');
+      expect(result.text).toBe('There is no browser here.');
+      expect(harness.server.requests[0]!.body.tools.map((tool: { name: string }) => tool.name)).toContain('browser');
+      const said = JSON.stringify(result.messages);
+      expect(said).toContain('The browser cannot start: no chromium is installed on the machine running the gateway');
+      expect(session.isOpen).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.PLAYWRIGHT_BROWSERS_PATH;
+      else process.env.PLAYWRIGHT_BROWSERS_PATH = saved;
+      await harness.close();
+      await pool.closeAll();
+    }
+  });
+});
