@@ -4,6 +4,7 @@
  * tab is now, never the page itself: the page's state rides along with each model call instead
  * (see `browser-state.ts`). Who gets it: the `browser` tool group (the owner's seats, or a grant).
  */
+import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { errorResult } from '../tools/builtin/results.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tools/tool.ts';
@@ -89,14 +90,22 @@ export function createBrowserTool(): Tool<typeof parameters> {
       }
     },
     async inspect(args, context) {
+      // Always both keys, so nothing the model put in its arguments under these names survives.
       const active = sessionOf(context)?.current()?.active;
-      if (!active) return undefined;
-      const facts: Record<string, string> = { page: active.url() };
-      const target = args.ref ? describeRef(active, args.ref) : undefined;
-      if (target) facts.target = target;
-      return facts;
+      if (!active) return { page: '', target: '' };
+      let target = args.ref ? (describeRef(active, args.ref) ?? '') : '';
+      // A key pressed without a ref goes to whatever has the focus: that is what it acts on.
+      if (!args.ref && args.action === 'press') target = await focusedElement(active);
+      return { page: active.url(), target };
     },
   });
+}
+
+/** The focused element as `button "Pay now"` (tag and its label or text), or '' when none. */
+async function focusedElement(page: Page): Promise<string> {
+  const script =
+    "(() => { const e = document.activeElement; if (!e || e === document.body) return ''; const label = e.getAttribute('aria-label') || e.innerText || e.value || ''; return e.tagName.toLowerCase() + ' \"' + String(label).trim().slice(0, 80) + '\"'; })()";
+  return page.evaluate(script).then(String, () => '');
 }
 
 function sessionOf(context: ToolContext): BrowserSession | undefined {

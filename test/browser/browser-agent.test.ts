@@ -140,6 +140,13 @@ whenChromiumInstalled('browser in an agent', 'the browser agent tests', () => {
       expect(asked[0]!.arguments).toMatchObject({ action: 'click', ref, target: 'button "Pay now"', page: `${pages.url}/` });
       expect(JSON.stringify(result.messages)).toContain('not approved: payments: a payment');
       expect(await session.current()!.active.title()).toBe('Home');
+      // Enter pressed on the focused button is the same click; a name the model makes up is ignored.
+      await session.current()!.active.focus('button');
+      server.enqueue({ toolCalls: [{ name: 'browser', arguments: { action: 'press', key: 'Enter', target: 'harmless' } }] }, { text: 'still not paid' });
+      await agent.invoke('Press enter');
+      expect(asked).toHaveLength(2);
+      expect(asked[1]!.arguments).toMatchObject({ action: 'press', target: 'button "Pay now"' });
+      expect(await session.current()!.active.title()).toBe('Home');
     });
   });
 });
