@@ -5,6 +5,7 @@
  * Defaults live here too, so the parsed value is complete. Tokens are deliberately not settable
  * in the file: they come only from the environment.
  */
+import { defaultBrowserSettings } from '../../browser/browser-settings.ts';
 import { z } from 'zod';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
@@ -154,19 +155,21 @@ export const settingSchemas = {
   catchUpMinutes: z.int().min(0).max(1_440),
 };
 
+const browserDefaults = defaultBrowserSettings;
+
 /** `browser` in operator.json (descriptions before defaults, so a profile's overrides keep them). */
 const browserSchema = z.strictObject({
-  enabled: z.boolean().describe('Whether the agent gets the browser tool (offered even without a chromium on the machine; it then says so when called).').default(true),
+  enabled: z.boolean().describe('Whether the agent gets the browser tool (offered even without a chromium on the machine; it then says so when called).').default(browserDefaults.enabled),
   executablePath: absolutePath.describe("The browser to run (default: Playwright's own lookup, then /usr/bin/chromium). A path that does not exist is reported, never replaced.").optional(),
-  headless: z.boolean().describe('Run without a window (needs no display).').default(true),
-  useScreenshot: z.boolean().describe('Each model call gets a screenshot of the active tab (more tokens).').default(false),
-  useAccessibility: z.boolean().describe('Each model call gets the aria snapshot of the active tab, with element refs.').default(true),
+  headless: z.boolean().describe('Run without a window (needs no display).').default(browserDefaults.headless),
+  useScreenshot: z.boolean().describe('Each model call gets a screenshot of the active tab (more tokens).').default(browserDefaults.useScreenshot),
+  useAccessibility: z.boolean().describe('Each model call gets the aria snapshot of the active tab, with element refs.').default(browserDefaults.useAccessibility),
   viewport: z
     .strictObject({ width: z.int().min(320).max(3840), height: z.int().min(240).max(2160) })
     .describe('Size of the page in CSS pixels.')
-    .default({ width: 1280, height: 800 }),
-  idleTimeoutSeconds: z.int().min(10).max(86_400).describe("A conversation's browser closes after this many seconds without a browser action.").default(600),
-  maxContexts: z.int().min(1).max(200).describe('Conversations with a browser open at once; a new one closes the one idle longest.').default(8),
+    .default(browserDefaults.viewport),
+  idleTimeoutSeconds: z.int().min(10).max(86_400).describe("A conversation's browser closes after this many seconds without a browser action.").default(browserDefaults.idleTimeoutSeconds),
+  maxContexts: z.int().min(1).max(200).describe('Conversations with a browser open at once; a new one closes the one idle longest.').default(browserDefaults.maxContexts),
   allowUrls: z.array(z.string().min(1)).describe('When not empty, only these sites: "example.com", "*.example.com" or "https://example.com/docs/".').default([]),
   blockUrls: z.array(z.string().min(1)).describe('Sites never opened (same patterns).').default([]),
 });
