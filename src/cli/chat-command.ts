@@ -6,8 +6,9 @@
 import { parseArgs } from 'node:util';
 import type { Agent } from '../agent/agent.ts';
 import type { BrowserConfig } from '../browser/browser-settings.ts';
+import type { DesktopConfig } from '../desktop/desktop-settings.ts';
 import { errorMessage } from '../core/errors.ts';
-import { browserConfigOf, loadConfig } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig } from '../gateway/config/index.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
@@ -15,15 +16,16 @@ import { TerminalApprovals } from './terminal-approvals.ts';
 import { runTerminalChat } from './terminal-chat.ts';
 
 /**
- * The browser settings of operator.json; the defaults when it cannot be read (the terminal chat
- * needs nothing else from it, and says what is wrong).
+ * The browser and desktop settings of operator.json; the defaults (browser on, desktop off) when
+ * it cannot be read: the terminal chat needs nothing else from it, and says what is wrong.
  */
-function terminalBrowserConfig(): BrowserConfig | undefined {
+function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig } {
   try {
-    return browserConfigOf(loadConfig(process.env).config);
+    const { config } = loadConfig(process.env);
+    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config) };
   } catch (error) {
-    process.stderr.write(`operator: the browser uses its defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
-    return undefined;
+    process.stderr.write(`operator: the browser and desktop use their defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
+    return {};
   }
 }
 
@@ -38,7 +40,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
     strict: true,
   });
   const runtime = new Runtime({
-    browser: terminalBrowserConfig(),
+    ...terminalToolConfig(),
     onReview: (outcome) => {
       if (outcome.status === 'failed') process.stderr.write(`operator: background memory review failed: ${outcome.error}\n`);
     },

@@ -14,7 +14,8 @@ import type { ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { describeBrowserSetup } from '../browser/find-chromium.ts';
-import { browserConfigOf, loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
+import { describeDesktopSetup } from '../desktop/desktop-setup.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
@@ -44,7 +45,9 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = { ...env, ...(config.model && { OPERATOR_MODEL: config.model }), ...modelTimeoutEnv(config.modelTimeouts, env) };
-  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox, browser: browserConfigOf(config) });
+  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox, browser: browserConfigOf(config),
+    desktop: desktopConfigOf(config),
+  });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
   // Without a login the web chat is reachable from this machine alone: the owner's seat.
   const gateway = new Gateway({ runtime, config, adapters, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });
@@ -85,6 +88,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
   banner.push(`  browser: ${describeBrowserSetup(config.browser)}`);
+  banner.push(`  desktop: ${describeDesktopSetup(config.desktop, env)}`);
   if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(
     runtime.client.model === 'none'

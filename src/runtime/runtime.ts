@@ -18,9 +18,10 @@ import type { Store } from '../store/store.ts';
 import { createSandbox } from '../tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { LiveSurface, Tool } from '../tools/tool.ts';
 import type { BrowserPool } from '../browser/browser-pool.ts';
 import { defaultBrowserSettings, type BrowserConfig } from '../browser/browser-settings.ts';
+import { defaultDesktopSettings, type DesktopConfig } from '../desktop/desktop-settings.ts';
 import { keySegment } from '../gateway/dedupe.ts';
 import { join, resolve } from 'node:path';
 import type { ProfileResources } from './profile-resources.ts';
@@ -32,14 +33,19 @@ import { assertProfile } from './profile-check.ts';
  * `Runtime.warm()` loads them right after.
  */
 function agentModules() {
-  return Promise.all([import('../agent/agent.ts'), import('../agent/reviewer.ts'), import('../tools/builtin/index.ts'), import('../browser/index.ts')]).then(
-    ([agent, reviewer, tools, browser]) => ({
-      Agent: agent.Agent,
-      BackgroundReviewer: reviewer.BackgroundReviewer,
-      createBuiltinTools: tools.createBuiltinTools,
-      browser,
-    }),
-  );
+  return Promise.all([
+    import('../agent/agent.ts'),
+    import('../agent/reviewer.ts'),
+    import('../tools/builtin/index.ts'),
+    import('../browser/index.ts'),
+    import('../desktop/index.ts'),
+  ]).then(([agent, reviewer, tools, browser, desktop]) => ({
+    Agent: agent.Agent,
+    BackgroundReviewer: reviewer.BackgroundReviewer,
+    createBuiltinTools: tools.createBuiltinTools,
+    browser,
+    desktop,
+  }));
 }
 
 /** How the runtime is set up. */
@@ -65,6 +71,8 @@ export interface RuntimeOptions {
   sandbox?: SandboxSettings;
   /** The agent's browser per profile (`browser`, `allowPrivateNetwork`, `profileSettings` in operator.json). Default: the defaults. */
   browser?: BrowserConfig;
+  /** The agent's desktop per profile (`desktop`, `profileSettings` in operator.json). Default: off. */
+  desktop?: DesktopConfig;
 }
 
 /** The configured model client, or a stand-in whose answers say what to configure. */
@@ -92,14 +100,15 @@ export class Runtime {
   readonly sandbox: Sandbox;
   #profiles = new Map<string, Promise<{ resources: ProfileResources; report: ReloadReport }>>();
   /**
-   * The built-in tools (with and without the browser, which a profile may turn off), made once and
-   * shared by every agent: they keep no state between calls,
+   * The built-in tools, made once and shared by every agent: they keep no state between calls,
    * and their JSON Schemas are generated once per tool object (per agent that was most of the
-   * cost of a new conversation).
+   * cost of a new conversation). One list per set of the optional ones a profile may have
+   * (browser, desktop), keyed like `browser,desktop`.
    */
-  #tools: { all: readonly Tool[]; withoutBrowser: readonly Tool[] } | undefined;
+  #tools = new Map<string, readonly Tool[]>();
   #onReview: RuntimeOptions['onReview'];
   readonly #browserConfig: BrowserConfig;
+  readonly #desktopConfig: DesktopConfig;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
 
@@ -119,6 +128,7 @@ export class Runtime {
     this.reviewEvery = options.reviewEvery ?? parseReviewEvery(this.env.OPERATOR_REVIEW_EVERY);
     this.#onReview = options.onReview;
     this.#browserConfig = options.browser ?? { base: defaultBrowserSettings, profiles: {} };
+    this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
   }
 
   /** Throws a clear error unless `name` is a profile that exists (built in or in OPERATOR_HOME). */
@@ -160,30 +170,47 @@ export class Runtime {
     /** Tools beyond the built-in ones (the gateway's `send_file`, say). */
     tools?: readonly Tool[];
   }): Promise<{ agent: Agent; report: ReloadReport }> {
-    const [{ resources, report }, { Agent, BackgroundReviewer, createBuiltinTools, browser }] = await Promise.all([this.resources(options.profile), agentModules()]);
+    const [{ resources, report }, modules] = await Promise.all([this.resources(options.profile), agentModules()]);
+    const { Agent, BackgroundReviewer, browser, desktop } = modules;
     const client = options.model ? this.clientFor(options.model) : this.client;
     const browserSettings = browser.browserSettingsFor(this.#browserConfig, options.profile);
-    if (!this.#tools) {
-      const all = [...createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox }), browser.createBrowserTool()];
-      this.#tools = { all, withoutBrowser: all.filter((tool) => tool.name !== 'browser') };
-    }
+    const desktopSettings = desktop.desktopSettingsFor(this.#desktopConfig, options.profile);
+    const display = desktop.offeredDisplay(desktopSettings, this.env);
     this.#browsers ??= new browser.BrowserPool();
     // Downloads land in the conversation's own folder, where its people's file tools can reach them.
-    const downloads = join(resolve(resources.tempDirectory), keySegment(options.sessionKey), 'downloads');
+    const files = join(resolve(resources.tempDirectory), keySegment(options.sessionKey), 'downloads');
+    const surfaces: LiveSurface[] = [];
+    if (browserSettings.enabled) surfaces.push(this.#browsers.session(options.sessionKey, browserSettings, files));
+    if (display) surfaces.push(new desktop.DesktopSession({ settings: desktopSettings, display: { name: display, xauthority: this.env.XAUTHORITY }, files }));
     const agent = new Agent({
       provider: client.provider,
       model: client.model,
       modelInfo: client.info,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: this.#withBuiltinTools(browserSettings.enabled ? this.#tools.all : this.#tools.withoutBrowser, options.tools),
+      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings.enabled, display !== undefined), options.tools),
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
-      surfaces: browserSettings.enabled ? [this.#browsers.session(options.sessionKey, browserSettings, downloads)] : undefined,
+      surfaces: surfaces.length > 0 ? surfaces : undefined,
     });
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };
+  }
+
+  /** The built-in tools with the browser and the desktop tool or without (see `#tools`). */
+  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, withBrowser: boolean, withDesktop: boolean): readonly Tool[] {
+    const key = [withBrowser && 'browser', withDesktop && 'desktop'].filter(Boolean).join(',');
+    let tools = this.#tools.get(key);
+    if (!tools) {
+      tools = [
+        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox }),
+        ...(withBrowser ? [modules.browser.createBrowserTool()] : []),
+        ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),
+      ];
+      this.#tools.set(key, tools);
+    }
+    return tools;
   }
 
   /**

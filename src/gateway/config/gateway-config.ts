@@ -5,6 +5,7 @@
  */
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
 import type { BrowserConfig, BrowserSettings } from '../../browser/browser-settings.ts';
+import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { BusyMode, DmPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
@@ -107,8 +108,10 @@ export interface GatewayConfig {
   allowPrivateNetwork: boolean;
   /** The agent's browser (see `src/browser/browser-settings.ts`). */
   browser: BrowserSection;
+  /** The agent's desktop (see `src/desktop/desktop-settings.ts`). */
+  desktop: DesktopSettings;
   /** Per profile overrides, keyed by profile name. */
-  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection> }>>;
+  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings> }>>;
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;
@@ -148,4 +151,11 @@ export function browserConfigOf(config: Pick<GatewayConfig, 'browser' | 'allowPr
   const profiles: Record<string, Partial<BrowserSettings>> = {};
   for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.browser) profiles[profile] = settings.browser;
   return { base: { ...config.browser, allowPrivateNetwork: config.allowPrivateNetwork }, profiles };
+}
+
+/** The desktop settings of every profile, from the configuration (for the runtime). */
+export function desktopConfigOf(config: Pick<GatewayConfig, 'desktop' | 'profileSettings'>): DesktopConfig {
+  const profiles: Record<string, Partial<DesktopSettings>> = {};
+  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.desktop) profiles[profile] = settings.desktop;
+  return { base: config.desktop, profiles };
 }

@@ -6,6 +6,7 @@
  * in the file: they come only from the environment.
  */
 import { defaultBrowserSettings } from '../../browser/browser-settings.ts';
+import { defaultDesktopSettings } from '../../desktop/desktop-settings.ts';
 import { z } from 'zod';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
@@ -174,10 +175,29 @@ const browserSchema = z.strictObject({
   blockUrls: z.array(z.string().min(1)).describe('Sites never opened (same patterns).').default([]),
 });
 
-/** A profile's browser overrides: the same fields, each optional and without a default. */
-const browserOverrideSchema = z.strictObject(
-  Object.fromEntries(Object.entries(browserSchema.shape).map(([key, field]) => [key, (field instanceof z.ZodDefault ? field.unwrap() : field).optional()])),
-) as unknown as z.ZodType<Partial<z.output<typeof browserSchema>>>;
+/** `desktop` in operator.json: this machine's X display, off unless turned on. */
+const desktopSchema = z.strictObject({
+  enabled: z.boolean().describe("Whether the agent gets the desktop tool (drives this machine's display; offered only to the desktop tool group).").default(defaultDesktopSettings.enabled),
+  display: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]*:\d+(\.\d+)?$/, 'expected an X display such as ":99" or "host:0.0"')
+    .describe('The X display to drive (default: the DISPLAY the gateway was started with; without either the tool is not offered).')
+    .optional(),
+  useScreenshot: z.boolean().describe('Each model call gets a screenshot of the screen while the desktop is in use.').default(defaultDesktopSettings.useScreenshot),
+  idleTimeoutSeconds: z
+    .int()
+    .min(10)
+    .max(86_400)
+    .describe("The desktop's state stops riding along after this many seconds without a desktop action.")
+    .default(defaultDesktopSettings.idleTimeoutSeconds),
+});
+
+/** A profile's overrides of `schema`: the same fields, each optional and without a default. */
+function overridesOf<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>): z.ZodType<Partial<z.output<z.ZodObject<Shape>>>> {
+  return z.strictObject(
+    Object.fromEntries(Object.entries(schema.shape).map(([key, field]) => [key, ((field instanceof z.ZodDefault ? field.unwrap() : field) as z.ZodType).optional()])),
+  ) as unknown as z.ZodType<Partial<z.output<z.ZodObject<Shape>>>>;
+}
 
 /** The `operator.json` schema. */
 export const operatorConfigSchema = z
@@ -313,7 +333,13 @@ export const operatorConfigSchema = z
       .prefault({})
       .describe('Which profile (persona) a conversation gets.'),
     profileSettings: z
-      .record(profileName, z.strictObject({ browser: browserOverrideSchema.optional().describe("Overrides of the top-level browser settings for this profile's conversations.") }))
+      .record(
+        profileName,
+        z.strictObject({
+          browser: overridesOf(browserSchema).optional().describe("Overrides of the top-level browser settings for this profile's conversations."),
+          desktop: overridesOf(desktopSchema).optional().describe("Overrides of the top-level desktop settings for this profile's conversations."),
+        }),
+      )
       .default({})
       .describe('Settings of one profile over the top-level ones, keyed by profile name.'),
     allowPrivateNetwork: z
@@ -321,6 +347,7 @@ export const operatorConfigSchema = z
       .default(false)
       .describe('Whether the browser (and web fetching) may reach this machine, its private networks and link-local addresses. Off: only public addresses.'),
     browser: browserSchema.prefault({}).describe("The agent's web browser (a real chromium, one context per conversation)."),
+    desktop: desktopSchema.prefault({}).describe("The agent's desktop: this machine's X display (off unless turned on)."),
     reviewEvery: settingSchemas.reviewEvery.optional().describe('Person turns between background memory reviews (0: off). Env: OPERATOR_REVIEW_EVERY.'),
     telegram: z
       .strictObject({

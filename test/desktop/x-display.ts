@@ -1,0 +1,107 @@
+/**
+ * A throwaway X display for the desktop tests: Xvfb on a free display number, with windows the
+ * tests drive (a chromium app window on a local page, an xmessage box).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runX, type XDisplay } from '../../src/desktop/x-programs.ts';
+import { listWindows } from '../../src/desktop/desktop-capture.ts';
+import { whenInstalled } from '../helpers/needs-program.ts';
+import { stopProcess } from '../helpers/stop-process.ts';
+import { makeTempDir } from '../tools/tool-harness.ts';
+
+const programs = ['/usr/bin/Xvfb', '/usr/bin/xdotool', '/usr/bin/maim', '/usr/bin/xwininfo', '/usr/bin/xmessage', '/usr/bin/chromium'];
+
+/**
+ * Declares the suite through `declare` when Xvfb, the desktop's programs and chromium are all
+ * installed; otherwise a stand-in that fails under CI and is skipped elsewhere.
+ */
+export function whenDesktopInstalled(suite: string, runs: string, declare: () => void): void {
+  const missing = programs.filter((path) => !existsSync(path));
+  whenInstalled(missing.length === 0 ? true : undefined, { suite, program: missing.join(', '), install: 'apt-get install -y xvfb xdotool maim x11-utils chromium', runs }, declare);
+}
+
+/** A running Xvfb and what was opened on it. */
+export interface TestDisplay {
+  display: XDisplay;
+  /** Opens the test page in a chromium app window at the top left, 800x600; resolves when it shows. */
+  openPage(): Promise<void>;
+  /** Opens an xmessage box named `name`; resolves when it shows. */
+  openMessage(name: string): Promise<void>;
+  /** The name of the window whose name starts with `prefix`, waiting for it up to 10 s. */
+  waitForWindow(prefix: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The page the tests click and type into: a button filling the top left (300x200 CSS px), a text
+ * field below it, and key handling; each changes the title, which is the window's name.
+ */
+const page = `<!doctype html><title>Desk ready</title>
+<style>body{margin:0} #go{position:absolute;left:0;top:0;width:300px;height:200px} #field{position:absolute;left:0;top:300px;width:400px;height:40px}</style>
+<button id="go">Go</button><input id="field">
+<script>
+let clicks = 0;
+document.getElementById('go').addEventListener('click', () => { document.title = 'Clicked ' + (++clicks); });
+document.getElementById('field').addEventListener('input', (event) => { document.title = 'Typed ' + event.target.value; });
+document.addEventListener('keydown', (event) => { if (event.ctrlKey && event.key === 'b') document.title = 'Pressed ctrl+b'; });
+</script>`;
+
+/** Starts Xvfb with a `width`x`height` screen on a display number it picks itself. */
+export async function startDisplay(width = 2000, height = 1250): Promise<TestDisplay> {
+  const xvfb = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-nolisten', 'unix', '-listen', 'unix'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const number = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    xvfb.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}`)));
+  });
+  const display: XDisplay = { name: `:${number}` };
+  const children: ChildProcess[] = [xvfb];
+  const server: Server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const env = { PATH: process.env.PATH, DISPLAY: display.name, HOME: await makeTempDir() };
+
+  const waitForWindow = async (prefix: string): Promise<string> => {
+    for (let tries = 0; tries < 100; tries++) {
+      const found = (await listWindows(display)).find((window) => window.name.startsWith(prefix));
+      if (found) return found.name;
+      await sleep(100);
+    }
+    throw new Error(`no window named ${prefix}… on ${display.name}: ${(await listWindows(display)).map((window) => window.name).join(', ')}`);
+  };
+
+  return {
+    display,
+    waitForWindow,
+    async openPage() {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const profile = await makeTempDir();
+      const args = ['--no-sandbox', '--test-type', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+      children.push(
+        spawn('chromium', [...args, `--user-data-dir=${profile}`, '--window-position=0,0', '--window-size=800,600', `--app=${url}`], { env, stdio: 'ignore' }),
+      );
+      await waitForWindow('Desk ready');
+    },
+    async openMessage(name: string) {
+      children.push(spawn('xmessage', ['-name', name, '-geometry', '+1200+700', `This is ${name}`], { env, stdio: 'ignore' }));
+      await waitForWindow(name);
+    },
+    async close() {
+      server.close();
+      for (const child of children.reverse()) await stopProcess(child, 3_000);
+    },
+  };
+}
+
+/** The name of the window with the keyboard focus. */
+export async function focusedName(display: XDisplay): Promise<string> {
+  return (await runX('xdotool', ['getwindowfocus', 'getwindowname'], display)).stdout.toString().trim();
+}
