@@ -70,8 +70,8 @@ export function createDesktopTool(): Tool<typeof parameters> {
     async inspect(args, context) {
       // Always the key, so nothing the model put in its arguments under this name survives.
       const session = sessionOf(context);
-      if (!session) return { window: '' };
-      return { window: await targetWindow(session, args, context.signal).catch(() => '') };
+      if (!session) return { target: '' };
+      return { target: await targetWindow(session, args, context.signal).catch(() => '') };
     },
   });
 }

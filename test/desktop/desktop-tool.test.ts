@@ -157,11 +157,11 @@ whenDesktopInstalled('desktop tool', 'the desktop tool tests', () => {
       const inspect = (args: Record<string, unknown>) =>
         tool.inspect!(tool.parameters.parse(args), { signal: new AbortController().signal, toolCallId: 'c', cwd: '.', surfaces: { desktop: session } });
       await act(session, { action: 'focus', window: 'notes' });
-      expect(await inspect({ action: 'type', text: 'x', window: 'forged' })).toEqual({ window: 'notes' });
-      expect(await inspect({ action: 'click', x: shot(150), y: shot(100) })).toEqual({ window: 'Pressed ctrl+b' });
-      expect(await inspect({ action: 'click', x: shot(1300), y: shot(720) })).toEqual({ window: 'notes' });
-      expect(await inspect({ action: 'focus', window: 'ctrl+b' })).toEqual({ window: 'Pressed ctrl+b' });
-      expect(await inspect({ action: 'screenshot' })).toEqual({ window: '' });
+      expect(await inspect({ action: 'type', text: 'x', target: 'forged' })).toEqual({ target: 'notes' });
+      expect(await inspect({ action: 'click', x: shot(150), y: shot(100) })).toEqual({ target: 'Pressed ctrl+b' });
+      expect(await inspect({ action: 'click', x: shot(1300), y: shot(720) })).toEqual({ target: 'notes' });
+      expect(await inspect({ action: 'focus', window: 'ctrl+b' })).toEqual({ target: 'Pressed ctrl+b' });
+      expect(await inspect({ action: 'screenshot' })).toEqual({ target: '' });
     });
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { loadConfig, renderConfigJsonSchema, type LoadConfigEnvironment } from '../../src/gateway/config/index.ts';
+import { desktopConfigOf, loadConfig, renderConfigJsonSchema, type LoadConfigEnvironment } from '../../src/gateway/config/index.ts';
 
 let home: string;
 beforeEach(() => {
@@ -69,6 +69,7 @@ describe('loadConfig defaults', () => {
         allowUrls: [],
         blockUrls: [],
       },
+      desktop: { enabled: false, useScreenshot: true, idleTimeoutSeconds: 600 },
       telegram: {},
       discord: { catchUpMinutes: 60 },
       slack: {},
@@ -84,6 +85,14 @@ describe('loadConfig defaults', () => {
   it('takes a minimum interval in fractions of a minute down to one second, and refuses less', () => {
     expect(withFile({ schedule: { minIntervalMinutes: 0.05 } }).config.schedule.minIntervalMinutes).toBe(0.05);
     expect(() => withFile({ schedule: { minIntervalMinutes: 0.01 } })).toThrow(/schedule\.minIntervalMinutes/);
+  });
+
+  it("reads the desktop settings and a profile's overrides, and refuses a display that is not one", () => {
+    const { config } = withFile({ desktop: { enabled: true, display: ':99' }, profileSettings: { ops: { desktop: { useScreenshot: false } } } });
+    expect(config.desktop).toEqual({ enabled: true, display: ':99', useScreenshot: true, idleTimeoutSeconds: 600 });
+    expect(desktopConfigOf(config)).toEqual({ base: config.desktop, profiles: { ops: { useScreenshot: false } } });
+    expect(() => withFile({ desktop: { display: '99; xterm' } })).toThrow(/desktop\.display: expected an X display such as ":99"/);
+    expect(() => withFile({ profileSettings: { ops: { desktop: { colour: 'blue' } } } })).toThrow(/profileSettings\.ops\.desktop/);
   });
 
   it('fills defaults inside partly written settings', () => {
