@@ -55,7 +55,9 @@ export async function runDesktopAction(display: XDisplay, args: DesktopArgs, fil
     }
     case 'click': {
       const button = buttons[args.button ?? 'left'];
-      const click = ['click', ...(args.double ? ['--repeat', '2'] : []), button];
+      // xdotool waits 100 ms after every click unless told otherwise; a double click needs its two
+      // clicks well inside the double-click interval, and nothing needs the wait after the last.
+      const click = ['click', '--delay', args.double ? '40' : '0', ...(args.double ? ['--repeat', '2'] : []), button];
       const at = args.x === undefined && args.y === undefined ? [] : await pointOf(display, args, signal).then((point) => ['mousemove', point.x, point.y]);
       await runX('xdotool', [...at, ...click], display, signal);
       const what = `${args.double ? 'Double-clicked' : 'Clicked'}${args.button && args.button !== 'left' ? ` the ${args.button} button` : ''}`;
@@ -65,7 +67,7 @@ export async function runDesktopAction(display: XDisplay, args: DesktopArgs, fil
       const direction = args.direction ?? 'down';
       const at = args.x === undefined && args.y === undefined ? [] : await pointOf(display, args, signal).then((point) => ['mousemove', point.x, point.y]);
       const amount = args.amount ?? 3;
-      await runX('xdotool', [...at, 'click', '--repeat', String(amount), wheel[direction]], display, signal);
+      await runX('xdotool', [...at, 'click', '--delay', '10', '--repeat', String(amount), wheel[direction]], display, signal);
       return { text: `Scrolled ${direction} ${amount} step${amount === 1 ? '' : 's'}.` };
     }
     case 'type': {

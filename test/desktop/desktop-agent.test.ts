@@ -9,12 +9,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DesktopSession } from '../../src/desktop/desktop-session.ts';
 import { defaultDesktopSettings } from '../../src/desktop/desktop-settings.ts';
 import { createDesktopTool } from '../../src/desktop/desktop-tool.ts';
+import type { AgentOptions } from '../../src/agent/agent-options.ts';
 import { createRuleGuardrail } from '../../src/guardrails/rule-guardrail.ts';
 import type { ToolCallPart } from '../../src/llm/types.ts';
 import { createHarness, type Harness } from '../helpers/agent-harness.ts';
 import { callTool, makeTempDir, textOf } from '../tools/tool-harness.ts';
 import { runX } from '../../src/desktop/x-programs.ts';
-import { focusedName, startDisplay, whenDesktopInstalled, type TestDisplay } from './x-display.ts';
+import { whenDesktopInstalled } from './needs-desktop.ts';
+import { focusedName, startDisplay, type TestDisplay } from './x-display.ts';
 
 const desktopTool = createDesktopTool();
 const messagesOf = (body: { messages: unknown[] }) => JSON.stringify(body.messages);
@@ -37,7 +39,7 @@ whenDesktopInstalled('desktop in an agent', 'the desktop agent tests', () => {
       harness = undefined;
     });
 
-    const setUp = async (protocol: 'anthropic' | 'openai', extra: Partial<Parameters<typeof createHarness>[0]['agent']> = {}) => {
+    const setUp = async (protocol: 'anthropic' | 'openai', extra: Partial<AgentOptions> = {}) => {
       const session = new DesktopSession({ settings: { ...defaultDesktopSettings, enabled: true }, display: x.display, files: join(await makeTempDir(), 'downloads') });
       harness = await createHarness({ protocol, agent: { tools: [desktopTool], surfaces: [session], ...extra } });
       return { ...harness, session };

@@ -17,7 +17,8 @@ import { missingPrograms, type XDisplay } from '../../src/desktop/x-programs.ts'
 import type { ImagePart } from '../../src/llm/types.ts';
 import type { ToolOutput, TurnContext } from '../../src/tools/tool.ts';
 import { callTool, makeTempDir, textOf } from '../tools/tool-harness.ts';
-import { focusedName, startDisplay, whenDesktopInstalled, type TestDisplay } from './x-display.ts';
+import { whenDesktopInstalled } from './needs-desktop.ts';
+import { focusedName, startDisplay, type TestDisplay } from './x-display.ts';
 
 const tool = createDesktopTool();
 

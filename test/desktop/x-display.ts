@@ -1,28 +1,18 @@
 /**
- * A throwaway X display for the desktop tests: Xvfb on a free display number, with windows the
- * tests drive (a chromium app window on a local page, an xmessage box).
+ * A throwaway X display for the desktop tests and benchmark: Xvfb on a free display number, with
+ * windows to drive (a chromium app window on a local page, an xmessage box). No vitest here, so
+ * the benchmark can use it too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runX, type XDisplay } from '../../src/desktop/x-programs.ts';
 import { listWindows } from '../../src/desktop/desktop-capture.ts';
-import { whenInstalled } from '../helpers/needs-program.ts';
 import { stopProcess } from '../helpers/stop-process.ts';
-import { makeTempDir } from '../tools/tool-harness.ts';
-
-const programs = ['/usr/bin/Xvfb', '/usr/bin/xdotool', '/usr/bin/maim', '/usr/bin/xwininfo', '/usr/bin/xmessage', '/usr/bin/chromium'];
-
-/**
- * Declares the suite through `declare` when Xvfb, the desktop's programs and chromium are all
- * installed; otherwise a stand-in that fails under CI and is skipped elsewhere.
- */
-export function whenDesktopInstalled(suite: string, runs: string, declare: () => void): void {
-  const missing = programs.filter((path) => !existsSync(path));
-  whenInstalled(missing.length === 0 ? true : undefined, { suite, program: missing.join(', '), install: 'apt-get install -y xvfb xdotool maim x11-utils chromium', runs }, declare);
-}
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A running Xvfb and what was opened on it. */
 export interface TestDisplay {
@@ -67,7 +57,8 @@ export async function startDisplay(width = 2000, height = 1250): Promise<TestDis
   const children: ChildProcess[] = [xvfb];
   const server: Server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const env = { PATH: process.env.PATH, DISPLAY: display.name, HOME: await makeTempDir() };
+  const scratch = await mkdtemp(join(tmpdir(), 'operator-x-'));
+  const env = { PATH: process.env.PATH, DISPLAY: display.name, HOME: scratch };
 
   const waitForWindow = async (prefix: string): Promise<string> => {
     for (let tries = 0; tries < 100; tries++) {
@@ -83,7 +74,7 @@ export async function startDisplay(width = 2000, height = 1250): Promise<TestDis
     waitForWindow,
     async openPage() {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-      const profile = await makeTempDir();
+      const profile = await mkdtemp(join(scratch, 'chromium-'));
       const args = ['--no-sandbox', '--test-type', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
       children.push(
         spawn('chromium', [...args, `--user-data-dir=${profile}`, '--window-position=0,0', '--window-size=800,600', `--app=${url}`], { env, stdio: 'ignore' }),
@@ -97,6 +88,7 @@ export async function startDisplay(width = 2000, height = 1250): Promise<TestDis
     async close() {
       server.close();
       for (const child of children.reverse()) await stopProcess(child, 3_000);
+      await rm(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -7,7 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDisplay, whenDesktopInstalled, type TestDisplay } from '../desktop/x-display.ts';
+import { whenDesktopInstalled } from '../desktop/needs-desktop.ts';
+import { startDisplay, type TestDisplay } from '../desktop/x-display.ts';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
