@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { ImagePart } from '../llm/types.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import { checkUrl } from '../tools/net/url-policy.ts';
@@ -51,10 +51,16 @@ export async function runAction(session: BrowserSession, tabs: Tabs, args: Actio
       return { text: 'The browser is open.' };
     case 'navigate':
       return navigate(session, page, need(args.url, 'url'), timeout);
-    case 'click':
-      await element(page, args.ref).click({ timeout });
+    case 'click': {
+      const target = element(page, args.ref);
+      // A link that opens a new tab: its tab arrives a moment after the click; waiting for it
+      // lets this result say so (and the active tab be the new one), on a busy machine too.
+      const newTab = (await opensNewTab(target)) ? page.context().waitForEvent('page', { timeout: 5_000 }).catch(() => undefined) : undefined;
+      await target.click({ timeout });
+      await newTab;
       await settle(page);
       return { text: `Clicked ${named(page, args.ref)}.` };
+    }
     case 'hover':
       await element(page, args.ref).hover({ timeout });
       return { text: `Hovering over ${named(page, args.ref)}.` };
@@ -190,6 +196,16 @@ function tabAt(tabs: Tabs, number: number | undefined): Page {
 function need<T>(value: T | undefined, name: string): T {
   if (value === undefined || value === '') throw new ActionError(`this action needs "${name}"`);
   return value;
+}
+
+/** Whether `target` is (inside) a link whose target is another tab or window. */
+function opensNewTab(target: Locator): Promise<boolean> {
+  // Runs in the page (this project compiles without the DOM's types, hence the shape spelled out).
+  const linkTarget = (node: { closest(selector: string): { target: string } | null }) => node.closest('a[href]')?.target ?? '';
+  return target.evaluate(linkTarget, undefined, { timeout: 2_000 }).then(
+    (where) => where !== '' && !['_self', '_parent', '_top'].includes(where),
+    () => false,
+  );
 }
 
 /** Gives a navigation an action started a moment to begin and reach the new document. */

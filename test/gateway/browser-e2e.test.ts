@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { whenChromiumInstalled } from '../helpers/chromium.ts';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import { startPageServer, type PageServer } from '../browser/page-server.ts';
 
@@ -34,6 +35,7 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
     let fakes: TelegramGatewayFakes;
     let pages: PageServer;
     let gateway: GatewayProcess;
+    let chat: ReturnType<typeof telegramChat>;
     let model: TelegramGatewayFakes['model'];
     let telegram: TelegramGatewayFakes['telegram'];
 
@@ -47,6 +49,7 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
         JSON.stringify({ allowPrivateNetwork: true, groups: { [`telegram:${group}`]: { requireMention: false } }, tools: { grants: [{ tools: ['browser'], people: [`telegram:${granted.id}`] }] } }),
       );
       gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]) }, wait);
+      chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
     });
 
     afterAll(async () => {
@@ -55,13 +58,6 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
       await pages?.close();
     });
 
-    const dm = (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: admin, text, from: { id: admin, first_name: 'Ada' } }));
-    const inGroup = (text: string, from: { id: number; first_name: string }) => telegram.pushUpdate(telegram.textMessage({ chatId: group, text, from }));
-    const messagesAfter = (chat: number, count: number, total: number) =>
-      telegram.waitFor((fake) => fake.messages(chat).length >= count + total && fake.messages(chat).slice(count), wait).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${gateway.output.all()}`);
-      });
-    const toolNames = (index: number) => ((model.requests[index]!.body.tools ?? []) as { name: string }[]).map((tool) => tool.name);
 
     it('sends a screenshot the agent asks for after its reply, as an image', async () => {
       const before = telegram.messages(admin).length;
@@ -70,13 +66,13 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
         { toolCalls: [{ name: 'browser', arguments: { action: 'screenshot', send: true } }] },
         { text: 'Here is the status page.' },
       );
-      dm('show me the status page');
-      const [text, image] = await messagesAfter(admin, before, 2);
+      chat.dm('show me the status page');
+      const [text, image] = await chat.messagesAfter(admin, before, 2);
       expect(text).toMatchObject({ kind: 'text', text: 'Here is the status page.' });
       expect(['photo', 'document']).toContain(image!.kind);
       const bytes = Buffer.from(image!.file!.bytes);
       expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-      const last = JSON.stringify(model.requests.at(-1)!.body.messages);
+      const last = chat.lastRequest();
       expect(last).toContain('will be sent after your reply');
       expect(last).toContain('<browser_state');
       expect(chromiumOf(gateway.child.pid!).length).toBeGreaterThan(0);
@@ -84,45 +80,45 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
 
     it('/stop closes the browser when nothing runs; the next turn has no browser state', async () => {
       const before = telegram.messages(admin).length;
-      dm('/stop');
-      const [reply] = await messagesAfter(admin, before, 1);
+      chat.dm('/stop');
+      const [reply] = await chat.messagesAfter(admin, before, 1);
       expect(reply!.text).toBe('Nothing is running; closed the browser.');
       model.enqueue({ text: 'No browser now.' });
-      dm('anything open?');
-      await messagesAfter(admin, before + 1, 1);
-      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).not.toContain('<browser_state');
+      chat.dm('anything open?');
+      await chat.messagesAfter(admin, before + 1, 1);
+      expect(chat.lastRequest()).not.toContain('<browser_state');
     });
 
     it('/new closes the browser too', async () => {
       model.enqueue({ toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${pages.url}/form` } }] }, { text: 'Opened.' });
       const before = telegram.messages(admin).length;
-      dm('open the form');
-      await messagesAfter(admin, before, 1);
-      dm('/new');
-      await messagesAfter(admin, before + 1, 1);
+      chat.dm('open the form');
+      await chat.messagesAfter(admin, before, 1);
+      chat.dm('/new');
+      await chat.messagesAfter(admin, before + 1, 1);
       model.enqueue({ text: 'Fresh.' });
-      dm('hello');
-      await messagesAfter(admin, before + 2, 1);
-      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).not.toContain('<browser_state');
+      chat.dm('hello');
+      await chat.messagesAfter(admin, before + 2, 1);
+      expect(chat.lastRequest()).not.toContain('<browser_state');
     });
 
     it('a group member without the grant is not offered the browser; one with a browser grant is', async () => {
       model.enqueue({ text: 'Hi Bea.' });
       const before = telegram.messages(group).length;
-      inGroup('hello bot', member);
-      await messagesAfter(group, before, 1);
-      expect(toolNames(model.requests.length - 1)).not.toContain('browser');
+      chat.inGroup('hello bot', member);
+      await chat.messagesAfter(group, before, 1);
+      expect(chat.lastToolNames()).not.toContain('browser');
       model.enqueue({ toolCalls: [{ name: 'browser', arguments: { action: 'navigate', url: `${pages.url}/` } }] }, { text: 'Opened for Cy.' });
-      inGroup('open the status page', granted);
-      await messagesAfter(group, before + 1, 1);
-      expect(toolNames(model.requests.length - 1)).toContain('browser');
-      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).toContain('<browser_state');
+      chat.inGroup('open the status page', granted);
+      await chat.messagesAfter(group, before + 1, 1);
+      expect(chat.lastToolNames()).toContain('browser');
+      expect(chat.lastRequest()).toContain('<browser_state');
       // The member's next turn in the same group sees none of the page Cy opened.
       model.enqueue({ text: 'Nothing to show you.' });
-      inGroup('what is on the page?', member);
-      await messagesAfter(group, before + 2, 1);
-      expect(JSON.stringify(model.requests.at(-1)!.body.messages)).not.toContain('<browser_state');
-      expect(toolNames(model.requests.length - 1)).not.toContain('browser');
+      chat.inGroup('what is on the page?', member);
+      await chat.messagesAfter(group, before + 2, 1);
+      expect(chat.lastRequest()).not.toContain('<browser_state');
+      expect(chat.lastToolNames()).not.toContain('browser');
     });
 
     it('a stranger in a direct message never reaches the model, let alone the browser', async () => {
@@ -130,7 +126,7 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
       const stranger = 4004;
       const before = telegram.messages(stranger).length;
       telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'open http://127.0.0.1/', from: { id: stranger, first_name: 'Eve' } }));
-      const [reply] = await messagesAfter(stranger, before, 1);
+      const [reply] = await chat.messagesAfter(stranger, before, 1);
       expect(reply!.text).toMatch(/pair|code/i);
       expect(model.requests.length).toBe(requests);
     });

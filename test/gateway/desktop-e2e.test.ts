@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { whenDesktopInstalled } from '../desktop/needs-desktop.ts';
 import { startDisplay, type TestDisplay } from '../desktop/x-display.ts';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
@@ -24,6 +25,7 @@ whenDesktopInstalled('desktop through the gateway', 'the desktop gateway tests',
     let x: TestDisplay;
     let fakes: TelegramGatewayFakes;
     let gateway: GatewayProcess;
+    let chat: ReturnType<typeof telegramChat>;
     let model: TelegramGatewayFakes['model'];
     let telegram: TelegramGatewayFakes['telegram'];
 
@@ -46,6 +48,7 @@ whenDesktopInstalled('desktop through the gateway', 'the desktop gateway tests',
         }),
       );
       gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]) }, wait);
+      chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
     }, 60_000);
 
     afterAll(async () => {
@@ -54,14 +57,6 @@ whenDesktopInstalled('desktop through the gateway', 'the desktop gateway tests',
       await x?.close();
     });
 
-    const dm = (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: admin, text, from: { id: admin, first_name: 'Ada' } }));
-    const inGroup = (text: string, from: { id: number; first_name: string }) => telegram.pushUpdate(telegram.textMessage({ chatId: group, text, from }));
-    const messagesAfter = (chat: number, count: number, total: number) =>
-      telegram.waitFor((fake) => fake.messages(chat).length >= count + total && fake.messages(chat).slice(count), wait).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${gateway.output.all()}`);
-      });
-    const toolNames = (index: number) => ((model.requests[index]!.body.tools ?? []) as { name: string }[]).map((tool) => tool.name);
-    const lastRequest = () => JSON.stringify(model.requests.at(-1)!.body.messages);
 
     it('names the display at start-up', () => {
       expect(gateway.output.all()).toContain(`desktop: display ${x.display.name}, with a screenshot on each call while in use`);
@@ -70,50 +65,50 @@ whenDesktopInstalled('desktop through the gateway', 'the desktop gateway tests',
     it("sends the owner's screenshot to the chat after the reply; later calls carry the desktop's state", async () => {
       const before = telegram.messages(admin).length;
       model.enqueue({ toolCalls: [{ name: 'desktop', arguments: { action: 'screenshot', send: true } }] }, { text: 'Here is the screen.' });
-      dm('show me the screen');
-      const [text, image] = await messagesAfter(admin, before, 2);
+      chat.dm('show me the screen');
+      const [text, image] = await chat.messagesAfter(admin, before, 2);
       expect(text).toMatchObject({ kind: 'text', text: 'Here is the screen.' });
       expect(['photo', 'document']).toContain(image!.kind);
       expect(Buffer.from(image!.file!.bytes).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-      expect(lastRequest()).toContain('will be sent after your reply');
-      expect(lastRequest()).toContain('<desktop_state');
-      expect(lastRequest()).toContain('\\"notes\\"');
+      expect(chat.lastRequest()).toContain('will be sent after your reply');
+      expect(chat.lastRequest()).toContain('<desktop_state');
+      expect(chat.lastRequest()).toContain('\\"notes\\"');
     });
 
     it('/stop ends the state riding along', async () => {
       const before = telegram.messages(admin).length;
-      dm('/stop');
-      const [reply] = await messagesAfter(admin, before, 1);
+      chat.dm('/stop');
+      const [reply] = await chat.messagesAfter(admin, before, 1);
       expect(reply!.text).toBe('Nothing is running.');
       model.enqueue({ text: 'Not looking.' });
-      dm('still looking?');
-      await messagesAfter(admin, before + 1, 1);
-      expect(lastRequest()).not.toContain('<desktop_state');
-      expect(toolNames(model.requests.length - 1)).toContain('desktop');
+      chat.dm('still looking?');
+      await chat.messagesAfter(admin, before + 1, 1);
+      expect(chat.lastRequest()).not.toContain('<desktop_state');
+      expect(chat.lastToolNames()).toContain('desktop');
     });
 
     it('a member without a grant, and one granted "all", are not offered the desktop; a grant naming it is', async () => {
       const before = telegram.messages(group).length;
       model.enqueue({ text: 'Hi Bea.' });
-      inGroup('hello bot', member);
-      await messagesAfter(group, before, 1);
-      expect(toolNames(model.requests.length - 1)).not.toContain('desktop');
+      chat.inGroup('hello bot', member);
+      await chat.messagesAfter(group, before, 1);
+      expect(chat.lastToolNames()).not.toContain('desktop');
       model.enqueue({ text: 'Hi Cy.' });
-      inGroup('hello from Cy', everything);
-      await messagesAfter(group, before + 1, 1);
-      expect(toolNames(model.requests.length - 1)).toEqual(expect.arrayContaining(['read_file', 'browser']));
-      expect(toolNames(model.requests.length - 1)).not.toContain('desktop');
+      chat.inGroup('hello from Cy', everything);
+      await chat.messagesAfter(group, before + 1, 1);
+      expect(chat.lastToolNames()).toEqual(expect.arrayContaining(['read_file', 'browser']));
+      expect(chat.lastToolNames()).not.toContain('desktop');
       model.enqueue({ toolCalls: [{ name: 'desktop', arguments: { action: 'windows' } }] }, { text: 'I see the notes box.' });
-      inGroup('what windows are open?', desk);
-      await messagesAfter(group, before + 2, 1);
-      expect(toolNames(model.requests.length - 1)).toContain('desktop');
-      expect(lastRequest()).toContain('<desktop_state');
+      chat.inGroup('what windows are open?', desk);
+      await chat.messagesAfter(group, before + 2, 1);
+      expect(chat.lastToolNames()).toContain('desktop');
+      expect(chat.lastRequest()).toContain('<desktop_state');
       // Bea's next turn in the same group sees none of it.
       model.enqueue({ text: 'Nothing to show you.' });
-      inGroup('what is on the screen?', member);
-      await messagesAfter(group, before + 3, 1);
-      expect(lastRequest()).not.toContain('<desktop_state');
-      expect(toolNames(model.requests.length - 1)).not.toContain('desktop');
+      chat.inGroup('what is on the screen?', member);
+      await chat.messagesAfter(group, before + 3, 1);
+      expect(chat.lastRequest()).not.toContain('<desktop_state');
+      expect(chat.lastToolNames()).not.toContain('desktop');
     });
 
     it('a stranger in a direct message never reaches the model, let alone the desktop', async () => {
@@ -121,7 +116,7 @@ whenDesktopInstalled('desktop through the gateway', 'the desktop gateway tests',
       const stranger = 4004;
       const before = telegram.messages(stranger).length;
       telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'take a screenshot', from: { id: stranger, first_name: 'Eve' } }));
-      const [reply] = await messagesAfter(stranger, before, 1);
+      const [reply] = await chat.messagesAfter(stranger, before, 1);
       expect(reply!.text).toMatch(/pair|code/i);
       expect(model.requests.length).toBe(requests);
     });
