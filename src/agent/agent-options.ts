@@ -4,6 +4,7 @@ import type { Cost } from '../llm/cost.ts';
 import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, ToolCallPart, Usage } from '../llm/types.ts';
 import type { SessionManager } from '../session/session-manager.ts';
 import type { LiveSurface, Tool, TurnContext } from '../tools/tool.ts';
+import type { ChangeLog } from '../tools/changes/change-log.ts';
 import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
 import type { Guardrail } from './guardrail.ts';
@@ -45,6 +46,11 @@ export interface AgentOptions {
    * with each model call of turns offered their tool (see `live-state.ts`). Children get none.
    */
   surfaces?: readonly LiveSurface[];
+  /**
+   * The conversation's file changes, kept for `/undo` and `/diff`: the file tools record what
+   * they change here. A child records into its parent's.
+   */
+  changes?: ChangeLog;
   /**
    * Asks the conversation to approve a tool call a guardrail flagged with `ask` (buttons where
    * the platform has them, a typed answer otherwise). Resolves true to allow. Without it, such

@@ -80,6 +80,8 @@ export interface EngineOptions extends EngineHooks {
   turn?: TurnContext;
   /** The agent's live surfaces handed to tools (see `LiveSurface`). */
   surfaces?: ToolContext['surfaces'];
+  /** Where tools record the file changes they make (see `ToolContext.changes`). */
+  changes?: ToolContext['changes'];
 }
 
 /** The outcome of one run. */
@@ -324,6 +326,7 @@ export class Engine {
       toolCallId: call.id,
       turn: this.options.turn,
       surfaces: this.options.surfaces,
+      changes: this.options.changes,
       onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
     };
   }

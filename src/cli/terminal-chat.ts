@@ -9,6 +9,7 @@ import type { AgentEvent } from '../agent/agent-events.ts';
 import { errorMessage } from '../core/errors.ts';
 import { formatStatus, summarizeToolCall } from './chat-format.ts';
 import type { TerminalApprovals } from './terminal-approvals.ts';
+import { diffCommand, undoCommand } from '../tools/changes/changes-command.ts';
 
 /** Where the chat reads, writes and hears Ctrl+C. */
 export interface TerminalChatOptions {
@@ -35,6 +36,8 @@ const helpText = [
   '/status         model, tokens, cost, context use and what the prompt had to cut',
   '/profile [NAME] show the persona, or switch this terminal to another one',
   '/reload         re-read profiles, skills, knowledge, rules, guardrails and extensions',
+  "/undo           undo the agent's last file change; /undo turn, /undo file PATH; add force to overwrite",
+  '/diff           the file changes that stand, as a diff',
   '/exit           quit (or Ctrl+C twice, Ctrl+D)',
 ].join('\n');
 
@@ -116,6 +119,13 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
       const extra = (await options.statusExtra?.(agent)) ?? [];
       const status = formatStatus(agent.model, (await agent.session()).id, await agent.sessionStats(), await agent.getContextUsage());
       return void write(`${[status, ...extra].join('\n')}\n`);
+    }
+    if (text === '/undo' || text.startsWith('/undo ') || text === '/diff') {
+      const log = agent.options.changes;
+      if (!log) return void write('  (this chat keeps no file changes)\n');
+      const cwd = agent.options.cwd ?? process.cwd();
+      const answer = text === '/diff' ? (await diffCommand(log, cwd)).text : await undoCommand(log, text.slice('/undo'.length), cwd);
+      return void write(`${answer}\n`);
     }
     if (text === '/compact') {
       const entry = await agent.runCompaction();

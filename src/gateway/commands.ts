@@ -5,7 +5,8 @@
  * an admin's; `/stop`, `/approve` and `/deny` belong to the person whose turn it is, or an admin.
  */
 import type { Agent } from '../agent/agent.ts';
-import type { ChannelAdapter, CommandInfo, InboundMessage } from '../channels/types.ts';
+import type { ChannelAdapter, CommandInfo, InboundMessage, OutboundMessage } from '../channels/types.ts';
+import { diffCommand, undoCommand } from './change-commands.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
@@ -15,7 +16,8 @@ import { formatAddress } from './known-conversations.ts';
 import { describeJobs } from './schedule-tool.ts';
 import { jobLabel, ScheduleError } from './scheduler/index.ts';
 
-interface CommandContext {
+/** What a command is asked with. */
+export interface CommandContext {
   gateway: Gateway;
   adapter: ChannelAdapter;
   message: InboundMessage;
@@ -23,11 +25,15 @@ interface CommandContext {
   args: string;
 }
 
-interface Command extends CommandInfo {
+/** A command's answer: its text, or text with files. */
+export type CommandReply = string | Pick<OutboundMessage, 'text' | 'files'>;
+
+/** One chat command. */
+export interface Command extends CommandInfo {
   adminOnly?: boolean;
   /** In a group only an admin may use it (it changes the conversation for everyone there). */
   groupAdminOnly?: boolean;
-  run(context: CommandContext): Promise<string>;
+  run(context: CommandContext): Promise<CommandReply>;
 }
 
 const commands: Command[] = [
@@ -120,6 +126,8 @@ const commands: Command[] = [
     description: 'Scheduled jobs here: list, cancel ID, pause ID, resume ID',
     run: (context) => scheduleCommand(context),
   },
+  undoCommand,
+  diffCommand,
   { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApprovalCommand(context, true) },
   { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApprovalCommand(context, false) },
   {
@@ -166,7 +174,7 @@ function findCommand(message: InboundMessage): Command | undefined {
 export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, message: InboundMessage, admin: boolean): Promise<boolean> {
   const command = findCommand(message);
   if (!command) return false;
-  let reply: string;
+  let reply: CommandReply;
   if (command.adminOnly && !admin) reply = `/${command.name} is for admins only.`;
   else if (command.groupAdminOnly && message.scope === 'group' && !admin) reply = `In a group, /${command.name} is for admins only: it changes the conversation for everyone here.`;
   else {
@@ -176,7 +184,8 @@ export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, m
       reply = `/${command.name} failed: ${errorMessage(error)}`;
     }
   }
-  await adapter.send(message.address, { text: reply, replyTo: message.scope === 'group' ? message.id : undefined }).catch((error: unknown) => gateway.log(`${message.sessionKey}: command reply not sent: ${errorMessage(error)}`));
+  const answer = typeof reply === 'string' ? { text: reply } : reply;
+  await adapter.send(message.address, { ...answer, replyTo: message.scope === 'group' ? message.id : undefined }).catch((error: unknown) => gateway.log(`${message.sessionKey}: command reply not sent: ${errorMessage(error)}`));
   return true;
 }
 

@@ -19,6 +19,7 @@ import { createSandbox } from '../tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { LiveSurface, Tool } from '../tools/tool.ts';
+import { ChangeLog } from '../tools/changes/change-log.ts';
 import type { BrowserPool } from '../browser/browser-pool.ts';
 import { defaultBrowserSettings, type BrowserConfig } from '../browser/browser-settings.ts';
 import { defaultDesktopSettings, type DesktopConfig } from '../desktop/desktop-settings.ts';
@@ -193,6 +194,7 @@ export class Runtime {
       cwd: this.cwd,
       requestApproval: options.requestApproval,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
+      changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
     });
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };

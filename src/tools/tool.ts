@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
+import type { ChangeRecorder } from './changes/file-change.ts';
 
 /**
  * Who and where a turn is for, when it comes from a chat conversation (the gateway sets it;
@@ -97,6 +98,8 @@ export interface ToolContext {
   turn?: TurnContext;
   /** The agent's live surfaces by tool name (`browser`); none in a child agent. */
   surfaces?: Readonly<Record<string, LiveSurface>>;
+  /** Where a tool that changes files records each change, for `/undo` and `/diff`; unset: nothing is recorded. */
+  changes?: ChangeRecorder;
 }
 
 /** What a tool returns. A string is shorthand for one text part. */

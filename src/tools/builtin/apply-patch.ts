@@ -15,6 +15,8 @@ import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { recountHunks } from './recount-hunks.ts';
 import { errorCode, errorResult, fileErrorResult } from './results.ts';
+import { recordChange } from '../changes/record-change.ts';
+import { readCurrent } from '../changes/read-current.ts';
 
 const parameters = z.object({
   patch: z.string().min(1).describe('Unified diff (as from `diff -u` or `git diff`); may touch several files.'),
@@ -58,18 +60,21 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
         summary.push(outcome);
       }
       context.signal.throwIfAborted();
+      const notes: string[] = [];
       for (const [file, { display, content }] of pending) {
         try {
+          const before = context.changes ? await readCurrent(file) : null;
           if (content === null) await rm(file, { force: true });
           else {
             await mkdir(path.dirname(file), { recursive: true });
             await writeFile(file, content, 'utf8');
           }
+          notes.push(await recordChange(context, { path: file, before, after: content, tool: 'apply_patch' }));
         } catch (error) {
           return fileErrorResult(error, display);
         }
       }
-      return { content: `Successfully applied patch:\n${summary.join('\n')}` };
+      return { content: `Successfully applied patch:\n${summary.join('\n')}${notes.find((note) => note !== '') ?? ''}` };
     },
   });
 }

@@ -7,6 +7,8 @@ import type { ToolOutput } from '../tool.ts';
 import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { fileErrorResult } from './results.ts';
+import { recordChange } from '../changes/record-change.ts';
+import { readCurrent } from '../changes/read-current.ts';
 
 const parameters = z.object({
   path: z.string().min(1).describe('Absolute path, or path relative to the working directory.'),
@@ -26,9 +28,11 @@ export function createWriteFileTool(options: BuiltinToolOptions = {}) {
       context.signal.throwIfAborted();
       const file = resolvePath(workingDirectory(options, context), args.path);
       try {
+        const before = context.changes ? await readCurrent(file) : null;
         await mkdir(path.dirname(file), { recursive: true });
         await writeFile(file, args.content, 'utf8');
-        return { content: `Successfully wrote to ${args.path}` };
+        const note = await recordChange(context, { path: file, before, after: args.content, tool: 'write_file' });
+        return { content: `Successfully wrote to ${args.path}${note}` };
       } catch (error) {
         return fileErrorResult(error, args.path, context.signal);
       }
