@@ -19,7 +19,7 @@ import { createSandbox } from '../tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { LiveSurface, Tool } from '../tools/tool.ts';
-import { ChangeLog } from '../tools/changes/change-log.ts';
+import { ChangeLog, flushChangeLogs } from '../tools/changes/change-log.ts';
 import type { BrowserPool } from '../browser/browser-pool.ts';
 import { defaultBrowserSettings, type BrowserConfig } from '../browser/browser-settings.ts';
 import { defaultDesktopSettings, type DesktopConfig } from '../desktop/desktop-settings.ts';
@@ -241,9 +241,10 @@ export class Runtime {
     return { provider, model: resolved.model, info: resolved.info };
   }
 
-  /** Closes every conversation's browser, then the store. */
+  /** Closes every conversation's browser, stores the file changes still being recorded, then closes the store. */
   async close(): Promise<void> {
     await this.#browsers?.closeAll();
+    await flushChangeLogs();
     await this.store.close();
   }
 }

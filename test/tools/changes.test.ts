@@ -11,7 +11,7 @@ import type { Store } from '../../src/store/store.ts';
 import { createApplyPatchTool } from '../../src/tools/builtin/apply-patch.ts';
 import { createEditFileTool } from '../../src/tools/builtin/edit-file.ts';
 import { createWriteFileTool } from '../../src/tools/builtin/write-file.ts';
-import { ChangeLog, maxChanges } from '../../src/tools/changes/change-log.ts';
+import { ChangeLog, flushChangeLogs, maxChanges } from '../../src/tools/changes/change-log.ts';
 import { diffCommand, parseUndoArgs, undoCommand, undoUsage } from '../../src/tools/changes/changes-command.ts';
 import { maxKeptChars } from '../../src/tools/changes/file-change.ts';
 import { FaultyStore } from '../helpers/faulty-store.ts';
@@ -49,13 +49,16 @@ describe('file changes: record, undo, diff', () => {
     await run(edit, { path: 'a.txt', old_string: 'one', new_string: 'two' }, 't2');
     await run(patch, { patch: '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+new\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-old\n' }, 't2');
     const changes = await log.changes();
-    expect(changes.map(({ path, before, after, tool, turn }) => ({ path, before, after, tool, turn }))).toEqual([
+    const contents = await Promise.all(changes.map(async ({ path, before, after, tool, turn }) => ({ path, before: before && (await log.content(before)), after: after && (await log.content(after)), tool, turn })));
+    expect(contents).toEqual([
       { path: file('a.txt'), before: null, after: 'one\n', tool: 'write_file', turn: 't1' },
       { path: file('a.txt'), before: 'one\n', after: 'two\n', tool: 'edit_file', turn: 't2' },
       { path: file('new.txt'), before: null, after: 'new\n', tool: 'apply_patch', turn: 't2' },
       { path: file('old.txt'), before: 'old\n', after: null, tool: 'apply_patch', turn: 't2' },
     ]);
     expect(changes.every((change) => typeof change.time === 'number' && change.id.length > 0)).toBe(true);
+    // The edit's "before" is the write's "after": kept once.
+    expect(changes[1]!.before).toBe(changes[0]!.after);
   });
 
   it('/undo takes back the last change, once; /undo turn every change of the last turn', async () => {
@@ -135,13 +138,17 @@ describe('file changes: record, undo, diff', () => {
     for (let index = 0; index < 170; index++) await log.record({ path: file(`f${index}`), before: null, after: `${index}`, tool: 'write_file' }, `t${index}`);
     const changes = await log.changes();
     expect(changes).toHaveLength(maxChanges);
-    expect(changes[0]!.after).toBe('70');
+    expect(await log.content(changes[0]!.after!)).toBe('70');
     expect((await store.readLog('changes:telegram%3Adm%3A1')).length).toBeLessThanOrEqual(maxChanges * 1.5);
     expect(await store.list('changes-rewrite:')).toEqual([]);
+    // The contents of dropped changes are gone with them.
+    expect((await store.list('change-contents:')).length).toBeLessThanOrEqual(maxChanges * 1.5);
   });
 
   it('survives a restart: a new store and log on the same folder undo what the old one recorded', async () => {
     await run(write, { path: 'a.txt', content: 'one\n' });
+    // What a shutdown does before the store closes (see Runtime.close).
+    await flushChangeLogs();
     await store.close();
     store = createStore({ driver: 'fs', base: storeDir });
     log = new ChangeLog(store, 'telegram%3Adm%3A1');
@@ -158,15 +165,21 @@ describe('file changes: record, undo, diff', () => {
     expect(change).toMatchObject({ before: null, after: null, omitted: true });
     expect(await undoCommand(log, '', dir)).toBe('Left big.txt as it is: the file was too large for its contents to be kept, so this change cannot be undone.');
     expect(readFileSync(file('big.txt'), 'utf8')).toBe(big);
-    expect((await diffCommand(log, dir)).text).toBe('No recorded change stands: nothing to show.\nNot shown (too large to have been kept): big.txt.');
+    expect((await diffCommand(log, dir)).text).toBe('No recorded change stands: nothing to show.\nNot shown (their contents were not kept): big.txt.');
   });
 
-  it('a store that fails to record: the file is still written, and the result says /undo will not know', async () => {
+  it('a store that fails to record: the file is still written, and the next /undo says what was not recorded', async () => {
     const faulty = new FaultyStore(store);
+    const failing = new ChangeLog(faulty, 'x');
     faulty.fail('ENOSPC');
-    const output = await callTool(write, { path: 'a.txt', content: 'one\n' }, { cwd: dir, changes: new ChangeLog(faulty, 'x').forTurn('t1') });
+    const output = await callTool(write, { path: 'a.txt', content: 'one\n' }, { cwd: dir, changes: failing.forTurn('t1') });
     expect(read('a.txt')).toBe('one\n');
-    expect(textOf(output)).toMatch(/^Successfully wrote to a\.txt \(not recorded for \/undo: .*no space left on device.*\)$/);
+    expect(textOf(output)).toBe('Successfully wrote to a.txt');
+    await failing.flush();
+    faulty.heal();
+    expect(await undoCommand(failing, '', dir)).toMatch(/^Note: a change to .*a\.txt by write_file could not be recorded \(.*no space left on device.*\)\.\nNo change is left to undo\.$/);
+    // Said once.
+    expect(await undoCommand(failing, '', dir)).toBe('No change is left to undo.');
   });
 
   it('refuses words it does not know, with the usage', () => {

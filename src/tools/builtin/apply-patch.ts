@@ -15,7 +15,6 @@ import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { recountHunks } from './recount-hunks.ts';
 import { errorCode, errorResult, fileErrorResult } from './results.ts';
-import { recordChange } from '../changes/record-change.ts';
 import { readCurrent } from '../changes/read-current.ts';
 
 const parameters = z.object({
@@ -60,7 +59,6 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
         summary.push(outcome);
       }
       context.signal.throwIfAborted();
-      const notes: string[] = [];
       for (const [file, { display, content }] of pending) {
         try {
           const before = context.changes ? await readCurrent(file) : null;
@@ -69,12 +67,12 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
             await mkdir(path.dirname(file), { recursive: true });
             await writeFile(file, content, 'utf8');
           }
-          notes.push(await recordChange(context, { path: file, before, after: content, tool: 'apply_patch' }));
+          await context.changes?.record({ path: file, before, after: content, tool: 'apply_patch' });
         } catch (error) {
           return fileErrorResult(error, display);
         }
       }
-      return { content: `Successfully applied patch:\n${summary.join('\n')}${notes.find((note) => note !== '') ?? ''}` };
+      return { content: `Successfully applied patch:\n${summary.join('\n')}` };
     },
   });
 }

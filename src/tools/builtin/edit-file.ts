@@ -6,7 +6,6 @@ import type { ToolOutput } from '../tool.ts';
 import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { errorResult, fileErrorResult } from './results.ts';
-import { recordChange } from '../changes/record-change.ts';
 
 const parameters = z.object({
   path: z.string().min(1).describe('Absolute path, or path relative to the working directory.'),
@@ -47,8 +46,8 @@ export function createEditFileTool(options: BuiltinToolOptions = {}) {
           ? content.split(oldString).join(newString)
           : content.slice(0, index) + newString + content.slice(index + oldString.length);
         await writeFile(file, updated, 'utf8');
-        const note = await recordChange(context, { path: file, before: content, after: updated, tool: 'edit_file' });
-        return { content: `${count > 1 ? `Successfully edited ${args.path} (${count} replacements)` : `Successfully edited ${args.path}`}${note}` };
+        await context.changes?.record({ path: file, before: content, after: updated, tool: 'edit_file' });
+        return { content: count > 1 ? `Successfully edited ${args.path} (${count} replacements)` : `Successfully edited ${args.path}` };
       } catch (error) {
         return fileErrorResult(error, args.path, context.signal);
       }

@@ -7,7 +7,6 @@ import type { ToolOutput } from '../tool.ts';
 import { resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { fileErrorResult } from './results.ts';
-import { recordChange } from '../changes/record-change.ts';
 import { readCurrent } from '../changes/read-current.ts';
 
 const parameters = z.object({
@@ -31,8 +30,8 @@ export function createWriteFileTool(options: BuiltinToolOptions = {}) {
         const before = context.changes ? await readCurrent(file) : null;
         await mkdir(path.dirname(file), { recursive: true });
         await writeFile(file, args.content, 'utf8');
-        const note = await recordChange(context, { path: file, before, after: args.content, tool: 'write_file' });
-        return { content: `Successfully wrote to ${args.path}${note}` };
+        await context.changes?.record({ path: file, before, after: args.content, tool: 'write_file' });
+        return { content: `Successfully wrote to ${args.path}` };
       } catch (error) {
         return fileErrorResult(error, args.path, context.signal);
       }

@@ -43,7 +43,8 @@ export interface DiffAnswer {
  */
 export async function diffCommand(log: ChangeLog, cwd: string, options: { inlineLimit?: number; folder?: string } = {}): Promise<DiffAnswer> {
   const diff = await pendingDiff(log, cwd);
-  const omitted = diff.omitted.length > 0 ? `\nNot shown (too large to have been kept): ${diff.omitted.join(', ')}.` : '';
+  const omitted =
+    (diff.omitted.length > 0 ? `\nNot shown (their contents were not kept): ${diff.omitted.join(', ')}.` : '') + diff.failures.map((failure) => `\nNote: ${failure}.`).join('');
   if (diff.files === 0) return { text: `No recorded change stands: nothing to show.${omitted}` };
   const files = `${diff.files} file${diff.files === 1 ? '' : 's'} changed`;
   const limit = options.inlineLimit ?? Number.POSITIVE_INFINITY;

@@ -1,6 +1,7 @@
 /**
  * A change a tool made to a file, as kept for `/undo` and `/diff`: the file's content before and
- * after (null: the file did not exist), which tool, which turn, when.
+ * after (kept apart from the change, by reference; null: the file did not exist), which tool,
+ * which turn, when.
  */
 
 /** One recorded change. */
@@ -9,9 +10,9 @@ export interface FileChange {
   id: string;
   /** Absolute path. */
   path: string;
-  /** The content before the change; null when the tool created the file. */
+  /** The stored content before the change (see `ChangeLog.content`); null when the tool created the file. */
   before: string | null;
-  /** The content the tool left; null when it deleted the file. */
+  /** The stored content the tool left; null when it deleted the file. */
   after: string | null;
   /** `write_file`, `edit_file`, `apply_patch`, `shell`. */
   tool: string;
@@ -25,12 +26,20 @@ export interface FileChange {
   omitted?: true;
 }
 
-/** What a tool reports of a change it made. */
-export type ChangeReport = Pick<FileChange, 'path' | 'before' | 'after' | 'tool'>;
+/** What a tool reports of a change it made: the contents themselves. */
+export interface ChangeReport {
+  path: string;
+  before: string | null;
+  after: string | null;
+  tool: string;
+}
 
 /** Where tools report their changes (see `ToolContext.changes`): the turn's view of the session's log. */
 export interface ChangeRecorder {
-  /** Records a change the tool has made (after it made it). */
+  /**
+   * Records a change the tool has made (after it made it). Resolves at once: the change is
+   * stored in the background, in order, before the log is next read.
+   */
   record(change: ChangeReport): Promise<void>;
 }
 

@@ -14,6 +14,8 @@ export interface PendingDiff {
   files: number;
   /** Files whose changes were too large to keep, named but not shown. */
   omitted: string[];
+  /** Changes that could not be recorded since the log was last read. */
+  failures: string[];
 }
 
 /** The standing changes of `log` as a unified diff, paths relative to `cwd`. */
@@ -29,7 +31,11 @@ export async function pendingDiff(log: ChangeLog, cwd: string): Promise<PendingD
   const parts: string[] = [];
   for (const [path, change] of first) {
     if (omitted.has(path)) continue;
-    const before = change.before;
+    const before = change.before === null ? null : await log.content(change.before).catch(() => undefined);
+    if (before === undefined) {
+      omitted.add(path);
+      continue;
+    }
     const now = await readCurrent(path);
     if (before === now) continue;
     const name = display(path, cwd);
@@ -37,5 +43,5 @@ export async function pendingDiff(log: ChangeLog, cwd: string): Promise<PendingD
     // The library's first line is a separator of its own; git's form starts at the file names.
     parts.push(patch.replace(/^=+\n/, ''));
   }
-  return { text: parts.join(''), files: parts.length, omitted: [...omitted].map((path) => display(path, cwd)) };
+  return { text: parts.join(''), files: parts.length, omitted: [...omitted].map((path) => display(path, cwd)), failures: log.takeFailures() };
 }

@@ -27,7 +27,7 @@ export interface UndoReport {
 export async function undoChanges(log: ChangeLog, selection: UndoSelection, options: { cwd: string; force?: boolean }): Promise<UndoReport> {
   const pending = (await log.changes()).filter((change) => change.undone === undefined);
   const picked = pick(pending, selection, options.cwd);
-  const report: UndoReport = { lines: [], undone: 0, refused: 0 };
+  const report: UndoReport = { lines: log.takeFailures().map((failure) => `Note: ${failure}.`), undone: 0, refused: 0 };
   if (picked.length === 0) {
     report.lines.push(nothingToUndo(selection, options.cwd));
     return report;
@@ -41,7 +41,7 @@ export async function undoChanges(log: ChangeLog, selection: UndoSelection, opti
       report.lines.push(`Left ${shown} (${change.tool}) as it is: a later change to it was not undone.`);
       continue;
     }
-    const refusal = await undoOne(change, options.force === true);
+    const refusal = await undoOne(log, change, options.force === true);
     if (refusal) {
       blocked.add(change.path);
       report.refused++;
@@ -56,18 +56,25 @@ export async function undoChanges(log: ChangeLog, selection: UndoSelection, opti
 }
 
 /** Puts one change's file back as it was before, or says why not. */
-async function undoOne(change: FileChange, force: boolean): Promise<string | undefined> {
+async function undoOne(log: ChangeLog, change: FileChange, force: boolean): Promise<string | undefined> {
   if (change.omitted) return 'the file was too large for its contents to be kept, so this change cannot be undone.';
+  let before: string | null;
+  let after: string | null;
+  try {
+    [before, after] = await Promise.all([change.before === null ? null : log.content(change.before), change.after === null ? null : log.content(change.after)]);
+  } catch (error) {
+    return `${(error as Error).message}.`;
+  }
   const current = await readCurrent(change.path);
-  if (current !== change.after && !force) {
+  if (current !== after && !force) {
     const now = current === null ? 'it has been deleted' : change.after === null ? 'it has been created again' : 'it has been changed';
     return `${now} since ${change.tool} changed it (by hand or by another program); add "force" to undo anyway.`;
   }
   try {
-    if (change.before === null) await rm(change.path, { force: true });
+    if (before === null) await rm(change.path, { force: true });
     else {
       await mkdir(dirname(change.path), { recursive: true });
-      await writeFile(change.path, change.before, 'utf8');
+      await writeFile(change.path, before, 'utf8');
     }
     return undefined;
   } catch (error) {
