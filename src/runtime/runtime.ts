@@ -21,7 +21,7 @@ import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { LiveSurface, Tool } from '../tools/tool.ts';
 import { ChangeLog, flushChangeLogs } from '../tools/changes/change-log.ts';
 import type { BrowserPool } from '../browser/browser-pool.ts';
-import { defaultBrowserSettings, type BrowserConfig } from '../browser/browser-settings.ts';
+import { defaultBrowserSettings, type BrowserConfig, type BrowserSettings } from '../browser/browser-settings.ts';
 import { defaultDesktopSettings, type DesktopConfig } from '../desktop/desktop-settings.ts';
 import { keySegment } from '../gateway/dedupe.ts';
 import { join, resolve } from 'node:path';
@@ -40,10 +40,12 @@ function agentModules() {
     import('../tools/builtin/index.ts'),
     import('../browser/index.ts'),
     import('../desktop/index.ts'),
-  ]).then(([agent, reviewer, tools, browser, desktop]) => ({
+    import('../tools/net/web-fetch.ts'),
+  ]).then(([agent, reviewer, tools, browser, desktop, webFetch]) => ({
     Agent: agent.Agent,
     BackgroundReviewer: reviewer.BackgroundReviewer,
     createBuiltinTools: tools.createBuiltinTools,
+    createWebFetchTool: webFetch.createWebFetchTool,
     browser,
     desktop,
   }));
@@ -103,8 +105,8 @@ export class Runtime {
   /**
    * The built-in tools, made once and shared by every agent: they keep no state between calls,
    * and their JSON Schemas are generated once per tool object (per agent that was most of the
-   * cost of a new conversation). One list per set of the optional ones a profile may have
-   * (browser, desktop), keyed like `browser,desktop`.
+   * cost of a new conversation). One list per set of what a profile may vary (the browser, the
+   * desktop, the address rules of the browser and `web_fetch`).
    */
   #tools = new Map<string, readonly Tool[]>();
   #onReview: RuntimeOptions['onReview'];
@@ -189,7 +191,7 @@ export class Runtime {
       modelInfo: client.info,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings.enabled, display !== undefined), options.tools),
+      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, display !== undefined), options.tools),
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
@@ -200,14 +202,19 @@ export class Runtime {
     return { agent, report };
   }
 
-  /** The built-in tools with the browser and the desktop tool or without (see `#tools`). */
-  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, withBrowser: boolean, withDesktop: boolean): readonly Tool[] {
-    const key = [withBrowser && 'browser', withDesktop && 'desktop'].filter(Boolean).join(',');
+  /**
+   * The built-in tools, `web_fetch` under the browser's address rules, with the browser and the
+   * desktop tool or without (see `#tools`).
+   */
+  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, browser: BrowserSettings, withDesktop: boolean): readonly Tool[] {
+    const policy = { allowPrivateNetwork: browser.allowPrivateNetwork, allowUrls: browser.allowUrls, blockUrls: browser.blockUrls };
+    const key = JSON.stringify([browser.enabled, withDesktop, policy]);
     let tools = this.#tools.get(key);
     if (!tools) {
       tools = [
         ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox }),
-        ...(withBrowser ? [modules.browser.createBrowserTool()] : []),
+        modules.createWebFetchTool(policy),
+        ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
         ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),
       ];
       this.#tools.set(key, tools);

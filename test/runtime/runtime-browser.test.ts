@@ -43,6 +43,10 @@ describe('runtime browser', () => {
     expect((second as BrowserSession).settings.useScreenshot).toBe(true);
     expect((first as BrowserSession).downloads).toBe(join(home!, 'profiles', 'default', 'temp', 'telegram%3Adm%3A1', 'downloads'));
     expect(quiet.tools.map((tool) => tool.name)).not.toContain('browser');
+    // Reading pages needs no chromium: web_fetch stays, in the same tool group as the browser.
+    const webFetch = quiet.tools.find((tool) => tool.name === 'web_fetch');
+    expect(webFetch?.machine).toBe('browser');
+    expect(one.tools.map((tool) => tool.name)).toContain('web_fetch');
     expect(quiet.options.surfaces).toBeUndefined();
     // A second agent of the same conversation (after an idle drop) drives the same browser.
     const { agent: again } = await runtime.createAgent({ sessionKey: 'telegram:dm:1', profile: 'default' });
