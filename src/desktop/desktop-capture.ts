@@ -6,7 +6,7 @@
  * them to the display's.
  */
 import type { ImagePart } from '../llm/types.ts';
-import { runX, type XDisplay } from './x-programs.ts';
+import { runX, type ProgramOutput, type XDisplay } from './x-programs.ts';
 
 /** Most pixels on a screenshot's long edge. */
 export const maxScreenshotEdge = 1568;
@@ -72,10 +72,24 @@ export async function listWindows(display: XDisplay, signal?: AbortSignal): Prom
       (out) => out.stdout.toString('utf8'),
       (error: unknown) => (signal?.aborted ? Promise.reject(error) : ''),
     ),
-    runX('xwininfo', ['-root', '-tree'], display, signal),
+    windowTree(display, signal),
   ]);
   const ids = new Set(visible.split('\n').filter((line) => /^\d+$/.test(line.trim())).map((line) => line.trim()));
   return parseTree(tree.stdout.toString('utf8')).filter((window) => ids.has(window.id));
+}
+
+/**
+ * `xwininfo -root -tree`, again when a window went away while it walked the tree (X answers
+ * BadWindow or BadDrawable for it): windows come and go all the time, the list is wanted anyway.
+ */
+async function windowTree(display: XDisplay, signal?: AbortSignal): Promise<ProgramOutput> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runX('xwininfo', ['-root', '-tree'], display, signal);
+    } catch (error) {
+      if (attempt >= 5 || !/Bad(Window|Drawable)|Bad Drawable|Bad Window/i.test(error instanceof Error ? error.message : '')) throw error;
+    }
+  }
 }
 
 /** One named window of `xwininfo -tree`: `0x400002 "Title": ("res" "Class")  945x1060+10+10  +10+10`. */

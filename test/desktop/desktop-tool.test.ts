@@ -5,10 +5,11 @@
  * its cap; refusals and clear errors (no display, a program missing, a point off the screen); a
  * screenshot sent to the chat; a conversation without the desktop (a child).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listWindows } from '../../src/desktop/desktop-capture.ts';
 import { parseKeys } from '../../src/desktop/desktop-actions.ts';
 import { captureDesktopState, DesktopSession, maxStateChars, windowList } from '../../src/desktop/desktop-session.ts';
 import { defaultDesktopSettings, type DesktopSettings } from '../../src/desktop/desktop-settings.ts';
@@ -183,6 +184,19 @@ whenDesktopInstalled('desktop tool', 'the desktop tool tests', () => {
       expect(textOf(output)).toBe('Error: xdotool is not installed on this machine (apt-get install xdotool)');
       expect(missingPrograms(empty)).toEqual(['xdotool', 'maim', 'xwininfo']);
       expect(missingPrograms()).toEqual([]);
+    });
+
+    it('lists the windows again when one went away while xwininfo walked the tree', async () => {
+      // A stand-in xwininfo that fails as X does for a vanished window, then answers.
+      const bin = await makeTempDir();
+      const count = join(bin, 'count');
+      writeFileSync(
+        join(bin, 'xwininfo'),
+        `#!/bin/sh\necho x >> ${count}\nif [ $(/usr/bin/wc -l < ${count}) -lt 3 ]; then echo 'X Error: 9: Bad Drawable: 0x800001' >&2; exit 1; fi\necho '     0x400002 "Page": ("app" "App")  800x600+0+0  +0+0'\n`,
+        { mode: 0o755 },
+      );
+      expect(await listWindows({ name: ':1999', searchPath: bin })).toEqual([]);
+      expect(readFileSync(count, 'utf8')).toBe('x\nx\nx\n');
     });
 
     it('caps the window list with a visible marker, so the state stays under its limit', () => {
