@@ -2,8 +2,8 @@
  * `/undo` and `/diff` through the real gateway process, the fake model server and the fake Bot
  * API: the owner sees the agent's changes as a diff and takes back the last turn's, after a
  * restart too; a group member without the write tools may neither undo nor see; one granted
- * `write` and `read` may; a stranger never gets an answer beyond pairing; a long diff arrives as a
- * file.
+ * `write` and `read` may; a stranger never gets an answer beyond pairing; a paired person who is
+ * not an admin may neither, and is offered no file or web tools; a long diff arrives as a file.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -134,5 +134,38 @@ describe('undo and diff through the gateway', () => {
     const [reply] = await chat.messagesAfter(stranger, before, 1);
     expect(reply!.text).toMatch(/pair|code/i);
     expect(readFileSync(file('safe.md'), 'utf8')).toBe('safe\n');
+  });
+
+  it('a paired person who is not an admin, in their own direct messages: no undo, no diff, no file or web tools', async () => {
+    const { model, telegram } = fakes;
+    const person = { id: 6006, first_name: 'Pat' };
+    let before = telegram.messages(person.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: person.id, text: 'hello', from: person }));
+    const notice = (await chat.messagesAfter(person.id, before, 1))[0]!.text;
+    const code = /\b([A-HJ-NP-Z2-9]{8})\b/.exec(notice)?.[1];
+    expect(code).toBeDefined();
+    const adminBefore = telegram.messages(admin).length;
+    chat.dm(`/pair ${code}`);
+    expect(await lastText(admin, adminBefore)).toMatch(/^Paired: telegram:6006/);
+
+    // The owner's change stands; Pat may neither take it back nor see it.
+    model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'owner.md', content: 'mine\n' } }] }, { text: 'Written.' });
+    const ownerBefore = telegram.messages(admin).length;
+    chat.dm('write owner.md');
+    await chat.messagesAfter(admin, ownerBefore, 1);
+    before = telegram.messages(person.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: person.id, text: '/undo', from: person }));
+    expect(await lastText(person.id, before)).toContain('You cannot undo file changes here: that needs the write tools');
+    before = telegram.messages(person.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: person.id, text: '/diff', from: person }));
+    expect(await lastText(person.id, before)).toContain('You cannot see file changes here: that needs the read tools');
+    expect(readFileSync(file('owner.md'), 'utf8')).toBe('mine\n');
+
+    model.enqueue({ text: 'Hello Pat.' });
+    before = telegram.messages(person.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: person.id, text: 'what can you do?', from: person }));
+    await chat.messagesAfter(person.id, before, 1);
+    const offered = chat.lastToolNames();
+    for (const tool of ['write_file', 'edit_file', 'apply_patch', 'shell', 'web_fetch', 'browser', 'desktop']) expect(offered).not.toContain(tool);
   });
 });
