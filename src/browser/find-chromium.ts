@@ -3,7 +3,7 @@
  * missing: never silently replaced by another browser. Without one, Playwright's own lookup (a
  * browser it installed), then Debian's /usr/bin/chromium.
  */
-import { accessSync, constants } from 'node:fs';
+import { isExecutable } from '../core/executables.ts';
 
 /** The chromium found, or why none can run. */
 export type ChromiumLookup = { path: string } | { problem: string };
@@ -17,27 +17,18 @@ export const systemChromium = '/usr/bin/chromium';
  */
 export async function findChromium(executablePath: string | undefined, system = systemChromium): Promise<ChromiumLookup> {
   if (executablePath !== undefined) {
-    if (runnable(executablePath)) return { path: executablePath };
+    if (isExecutable(executablePath)) return { path: executablePath };
     return { problem: `the configured browser ${executablePath} (browser.executablePath) does not exist or cannot be run; fix the path or remove the setting` };
   }
   try {
     const { chromium } = await import('playwright-core');
     const own = chromium.executablePath();
-    if (own && runnable(own)) return { path: own };
+    if (own && isExecutable(own)) return { path: own };
   } catch {
     // No browser of Playwright's own here: the system's is next.
   }
-  if (runnable(system)) return { path: system };
+  if (isExecutable(system)) return { path: system };
   return { problem: 'no chromium is installed on the machine running the gateway (install it, e.g. `apt-get install chromium`, or set browser.executablePath)' };
-}
-
-function runnable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -47,7 +38,7 @@ function runnable(path: string): boolean {
 export function describeBrowserSetup(settings: { enabled: boolean; executablePath?: string; headless: boolean; maxContexts: number }): string {
   if (!settings.enabled) return 'off (browser.enabled is false)';
   const path = settings.executablePath ?? systemChromium;
-  if (!runnable(path)) {
+  if (!isExecutable(path)) {
     return settings.executablePath
       ? `browser.executablePath ${path} does not exist; the browser tool will say so when called`
       : `no chromium at ${systemChromium} (install it, e.g. apt-get install chromium, or set browser.executablePath); Playwright's own browsers are looked for at first use`;

@@ -45,7 +45,12 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   const releaseWarmUps = holdWarmUps();
   // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
   const runtimeEnv = { ...env, ...(config.model && { OPERATOR_MODEL: config.model }), ...modelTimeoutEnv(config.modelTimeouts, env) };
-  const runtime = new Runtime({ env: runtimeEnv, reviewEvery: config.reviewEvery, requireModel: false, sandbox: config.sandbox, browser: browserConfigOf(config),
+  const runtime = new Runtime({
+    env: runtimeEnv,
+    reviewEvery: config.reviewEvery,
+    requireModel: false,
+    sandbox: config.sandbox,
+    browser: browserConfigOf(config),
     desktop: desktopConfigOf(config),
   });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];

@@ -5,7 +5,7 @@
  * display.
  */
 import { execFile, type ExecFileException } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { findExecutable } from '../core/executables.ts';
 
 /** The programs the desktop needs, and the Debian package each comes from. */
 export const desktopPrograms = { xdotool: 'xdotool', maim: 'maim', xwininfo: 'x11-utils' } as const;
@@ -87,14 +87,5 @@ function programError(
 
 /** The programs of {@link desktopPrograms} not installed here, by a look at the search path (none runs). */
 export function missingPrograms(folders = searchPath): DesktopProgram[] {
-  const installed = (program: string) =>
-    folders.split(':').some((folder) => {
-      try {
-        accessSync(`${folder}/${program}`, constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-  return (Object.keys(desktopPrograms) as DesktopProgram[]).filter((program) => !installed(program));
+  return (Object.keys(desktopPrograms) as DesktopProgram[]).filter((program) => findExecutable(program, folders) === undefined);
 }

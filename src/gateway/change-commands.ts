@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { diffCommand as diffAnswer, undoCommand as undoAnswer } from '../tools/changes/changes-command.ts';
 import type { ChangeLog } from '../tools/changes/change-log.ts';
 import type { Command, CommandContext } from './commands.ts';
-import { tempDirectoryOf } from './conversations.ts';
+import { tempDirectoryOf, type Conversation } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import type { ToolGroup } from './config/schema.ts';
 
@@ -22,7 +22,7 @@ export const undoCommand: Command = {
     const refusal = await rightsRefusal(context, 'write', 'undo file changes');
     if (refusal) return refusal;
     const { gateway, message, args } = context;
-    const log = await changeLogOf(context);
+    const log = changeLogOf(await gateway.conversations.get(message));
     return gateway.queue.run(message.sessionKey, () => undoAnswer(log, args, gateway.runtime.cwd));
   },
 };
@@ -36,7 +36,7 @@ export const diffCommand: Command = {
     const { gateway, message } = context;
     const conversation = await gateway.conversations.get(message);
     const folder = join(await tempDirectoryOf(gateway.runtime, conversation), keySegment(message.sessionKey), 'diffs');
-    const log = await changeLogOf(context);
+    const log = changeLogOf(conversation);
     const answer = await gateway.queue.run(message.sessionKey, () => diffAnswer(log, gateway.runtime.cwd, { inlineLimit: inlineDiffChars, folder }));
     if (!answer.file) return answer.text;
     return { text: answer.text, files: [{ path: answer.file.path, name: answer.file.name, mediaType: 'text/x-diff', size: answer.file.size }] };
@@ -51,8 +51,7 @@ async function rightsRefusal({ gateway, message, admin }: CommandContext, group:
   return `You cannot ${what} here: that needs the ${group} tools, which are the owner's unless tools.grants in operator.json gives them to you.`;
 }
 
-async function changeLogOf({ gateway, message }: CommandContext): Promise<ChangeLog> {
-  const { agent } = await gateway.conversations.get(message);
+function changeLogOf({ agent }: Conversation): ChangeLog {
   if (!agent.options.changes) throw new Error('this conversation keeps no file changes');
   return agent.options.changes;
 }

@@ -148,14 +148,23 @@ export interface ModelTimeouts extends ModelTimeoutLimits, Partial<Record<ModelP
 
 /** The browser settings of every profile, from the configuration (for the runtime). */
 export function browserConfigOf(config: Pick<GatewayConfig, 'browser' | 'allowPrivateNetwork' | 'profileSettings'>): BrowserConfig {
-  const profiles: Record<string, Partial<BrowserSettings>> = {};
-  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.browser) profiles[profile] = settings.browser;
-  return { base: { ...config.browser, allowPrivateNetwork: config.allowPrivateNetwork }, profiles };
+  return { base: { ...config.browser, allowPrivateNetwork: config.allowPrivateNetwork }, profiles: overridesOf(config, 'browser') };
 }
 
 /** The desktop settings of every profile, from the configuration (for the runtime). */
 export function desktopConfigOf(config: Pick<GatewayConfig, 'desktop' | 'profileSettings'>): DesktopConfig {
-  const profiles: Record<string, Partial<DesktopSettings>> = {};
-  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.desktop) profiles[profile] = settings.desktop;
-  return { base: config.desktop, profiles };
+  return { base: config.desktop, profiles: overridesOf(config, 'desktop') };
+}
+
+/** Each profile's overrides of one section, for the profiles that have some. */
+function overridesOf<Section extends 'browser' | 'desktop'>(
+  config: Pick<GatewayConfig, 'profileSettings'>,
+  section: Section,
+): Record<string, NonNullable<GatewayConfig['profileSettings'][string][Section]>> {
+  const profiles: Record<string, NonNullable<GatewayConfig['profileSettings'][string][Section]>> = {};
+  for (const [profile, settings] of Object.entries(config.profileSettings)) {
+    const own = settings[section];
+    if (own) profiles[profile] = own;
+  }
+  return profiles;
 }

@@ -4,8 +4,8 @@
  * and command line, synchronously: it runs at start-up and takes a few milliseconds.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { findExecutable, isExecutable } from '../../core/executables.ts';
 import type { SpawnSpec } from './sandbox.ts';
 
 /** A usable `bwrap`, or why there is none. */
@@ -47,21 +47,4 @@ function run(bwrap: string, spec: SpawnSpec): BubblewrapDetection {
   if (result.status === 0) return { found: true, bwrap };
   const said = result.stderr.trim().split('\n')[0]?.slice(0, 200) || `exit code ${result.status ?? result.signal}`;
   return { found: false, reason: `${bwrap} cannot make a sandbox here (${said}); user namespaces may be disabled` };
-}
-
-function findExecutable(name: string, searchPath: string): string | undefined {
-  return searchPath
-    .split(path.delimiter)
-    .filter((folder) => path.isAbsolute(folder))
-    .map((folder) => path.join(folder, name))
-    .find(isExecutable);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
