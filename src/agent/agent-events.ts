@@ -34,6 +34,23 @@ export type AgentOwnEvent =
   /** Before compaction. Handlers may return `{ cancel: true }` or `{ summary }`. */
   | { type: 'session_before_compact'; reason: 'threshold' | 'overflow' | 'manual'; tokensBefore: number }
   | { type: 'session_compact'; entry: CompactionEntry; fromExtension: boolean }
+  /**
+   * Before the summary, a child had one chance to save durable facts of the part about to be
+   * summarized with `memory` (see `memory-flush.ts`). `saved` counts its successful calls;
+   * `messages` of the `toSummarize` messages were shown to it (fewer after a context overflow).
+   */
+  | {
+      type: 'memory_flush';
+      reason: 'threshold' | 'overflow' | 'manual';
+      status: 'done' | 'capped' | 'failed' | 'cancelled';
+      saved: number;
+      messages: number;
+      toSummarize: number;
+      usage: Usage;
+      cost: Cost;
+      text?: string;
+      error?: string;
+    }
   /** A failed attempt will be tried again after `delayMs`. */
   | { type: 'retry_start'; attempt: number; maxRetries: number; delayMs: number; error: AgentError }
   | { type: 'retry_end'; attempt: number; success: boolean; error?: AgentError }

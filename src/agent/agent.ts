@@ -16,7 +16,8 @@ import { createAgentContext } from './agent-context.ts';
 import { sessionStats, type SessionStats } from './session-stats.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
-import { compactSession, defaultCompactionSettings, shouldCompact, type CompactionSettings } from './compaction.ts';
+import { AgentCompaction } from './agent-compaction.ts';
+import { defaultCompactionSettings } from './compaction.ts';
 import type { Engine } from './engine.ts';
 import type { EngineEvent } from './engine-events.ts';
 import type { ContextUsage, ExtensionContext } from './extension-context.ts';
@@ -55,7 +56,8 @@ export class Agent {
   #tools: readonly Tool[];
   #allowedTools: ReadonlySet<string> | undefined;
   #retry: RetrySettings;
-  #compaction: CompactionSettings;
+  /** When to compact, and compacting (the memory flush, then the summary). */
+  #compaction: AgentCompaction;
   /** Prompts by channel, working directory and offered tools, and the offers themselves. */
   #prompts = new PromptCache();
   /** What the last turn offered, so a child's request repeats its bytes (prompt cache). */
@@ -63,7 +65,6 @@ export class Agent {
   #lastPrompt: string | undefined;
   #followUps: string[] = [];
   #steering: string[] = [];
-  #compactRequested = false;
   #contextTokens: number | undefined;
   #idleWaiters: (() => void)[] = [];
   #pinnedSessionId: string | undefined;
@@ -76,7 +77,14 @@ export class Agent {
     this.sessions = options.sessions ?? new SessionManager(createStore({ driver: 'memory' }));
     ({ extensions: this.#extensions, guardrails: this.#guardrails, tools: this.#tools } = agentParts(options));
     this.#retry = { ...defaultRetrySettings, ...options.retry };
-    this.#compaction = { ...defaultCompactionSettings, ...options.compaction };
+    this.#compaction = new AgentCompaction({
+      agent: this,
+      settings: { ...defaultCompactionSettings, ...options.compaction },
+      signal: () => this.#abort.signal,
+      contextTokens: () => this.#contextTokens,
+      compacted: () => (this.#contextTokens = undefined),
+      emit: (event) => this.#emit(event),
+    });
     this.lifecycle.onTransition((from, to) => this.#emitLocal({ type: 'state_change', from, to }));
   }
 
@@ -184,14 +192,18 @@ export class Agent {
 
   /** Requests compaction after the current turn. */
   compact(): void {
-    this.#compactRequested = true;
+    this.#compaction.request();
   }
 
-  /** Compacts now. Throws when busy or when the summary call fails (the session is then untouched). */
+  /**
+   * Compacts now (with the memory flush first when the agent has a `memory` tool, see
+   * `memory-flush.ts`). Throws when busy or when the summary call fails (the transcript is then
+   * untouched).
+   */
   async runCompaction(instructions?: string): Promise<CompactionEntry | undefined> {
     this.#enter('compaction');
     try {
-      const entry = await this.#compact('manual', instructions);
+      const entry = await this.#compaction.run('manual', { instructions });
       if (entry) await this.#emit({ type: 'save_point', sessionId: (await this.session()).id });
       return entry;
     } finally {
@@ -388,7 +400,7 @@ export class Agent {
         modelInfo: this.options.modelInfo,
         attempt: (messages) => this.#createEngine(tree, options.turn, tools).run({ systemPrompt, messages, signal: this.#abort.signal }),
         emit: (event) => this.#emit(event),
-        compact: () => this.#compact('overflow'),
+        compact: () => this.#compaction.run('overflow', { channel: options.channel }),
         sleep: this.options.sleep ?? abortableSleep,
       });
       if (run.contextTokens > 0) this.#contextTokens = run.contextTokens;
@@ -400,7 +412,7 @@ export class Agent {
       await this.#emit({ type: 'agent_end', message: last, messages: run.messages, usage: run.usage, cost: run.cost, aborted: run.aborted });
 
       // 11. Compaction after the turn, never during it. Its failure must not fail the turn.
-      if (!run.aborted) await this.#maybeCompact();
+      if (!run.aborted) await this.#compaction.afterTurn(options.channel);
       lifecycle.finish();
       return {
         text: last ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '',
@@ -438,29 +450,6 @@ export class Agent {
       askApproval: (call, reason) =>
         waitForApproval({ ask: this.options.requestApproval, call, reason, timeoutMs: this.options.approvalTimeoutMs ?? 5 * 60_000, turnSignal: this.#abort.signal, pause: (work) => this.pauseWhile(work) }),
     });
-  }
-
-  // --- compaction -----------------------------------------------------------------------------
-
-  async #maybeCompact(): Promise<void> {
-    const contextWindow = this.options.modelInfo?.contextWindow;
-    const due = this.#compactRequested || (contextWindow !== undefined && this.#contextTokens !== undefined && shouldCompact(this.#contextTokens, contextWindow, this.#compaction));
-    this.#compactRequested = false;
-    if (!due || !this.#compaction.enabled) return;
-    try {
-      await this.#compact('threshold');
-    } catch {
-      // The transcript stays whole; the next turn will try again.
-    }
-  }
-
-  async #compact(reason: 'threshold' | 'overflow' | 'manual', instructions?: string): Promise<CompactionEntry | undefined> {
-    if (!this.#compaction.enabled && reason !== 'manual') return undefined;
-    const { provider, model } = this.options;
-    const tree = await this.session();
-    const emit = (event: AgentEvent) => this.#emit(event);
-    const compacted = () => (this.#contextTokens = undefined);
-    return compactSession({ tree, settings: this.#compaction, reason, instructions, tokensBefore: this.#contextTokens, provider, model, signal: this.#abort.signal, emit, compacted });
   }
 
   // --- plumbing -------------------------------------------------------------------------------

@@ -179,9 +179,10 @@ export async function summarize(
 
 /**
  * Compacts the session's active branch: plans the cut, lets extensions cancel or give the summary
- * (`session_before_compact`), else asks the model, appends the compaction entry and announces it
- * (`session_compact`). Resolves to the entry, or undefined when there was nothing to cut or an
- * extension cancelled. `tokensBefore` is the measured context size, when known.
+ * (`session_before_compact`), runs `beforeSummary` with the plan (the memory flush), else asks the
+ * model, appends the compaction entry and announces it (`session_compact`). Resolves to the entry,
+ * or undefined when there was nothing to cut or an extension cancelled. `tokensBefore` is the
+ * measured context size, when known.
  */
 export async function compactSession(options: {
   tree: SessionTree;
@@ -195,6 +196,11 @@ export async function compactSession(options: {
   emit(event: AgentEvent): Promise<unknown[]>;
   /** Called once the entry is written, before `session_compact` goes out. */
   compacted(): void;
+  /**
+   * Called with the plan once the compaction will happen (not cancelled), before the summary.
+   * Best effort: what it throws is ignored.
+   */
+  beforeSummary?(plan: CutPlan): Promise<unknown>;
 }): Promise<CompactionEntry | undefined> {
   const { tree, reason } = options;
   const plan = planCut(tree.branch(), options.settings.keepRecentTokens);
@@ -209,6 +215,11 @@ export async function compactSession(options: {
       summary = answer.summary;
       fromExtension = true;
     }
+  }
+  try {
+    await options.beforeSummary?.(plan);
+  } catch {
+    // The flush is a bonus: the compaction goes on as it would without it.
   }
   summary ??= await summarize(options.provider, options.model, plan, { instructions: options.instructions, signal: options.signal });
   const entry = (await tree.append({ type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore })) as CompactionEntry;

@@ -68,7 +68,8 @@ describe('operator chat', () => {
   });
 
   it('compacts on /compact and starts afresh on /new', async () => {
-    server.enqueue({ text: 'first answer' }, { text: 'second answer' }, { text: 'SUMMARY OF THE CHAT' }, { text: 'fresh answer' });
+    // Before the summary, the memory flush gets its one chance to save durable facts.
+    server.enqueue({ text: 'first answer' }, { text: 'second answer' }, { text: 'nothing to save' }, { text: 'SUMMARY OF THE CHAT' }, { text: 'fresh answer' });
     const chat = startChat();
     chat.send('/compact');
     await chat.output.waitFor('(nothing to compact yet)');
@@ -79,6 +80,7 @@ describe('operator chat', () => {
     chat.send('/compact');
     await chat.output.waitFor('(compacted');
     expect(JSON.stringify(server.requests[2]!.body.messages)).toContain('first question');
+    expect(JSON.stringify(server.requests[3]!.body.messages)).toContain('first question');
     chat.send('/new');
     await chat.output.waitFor('(new session');
     chat.send('hello again');
