@@ -5,6 +5,8 @@ import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, T
 import type { SessionManager } from '../session/session-manager.ts';
 import type { LiveSurface, Tool, TurnContext } from '../tools/tool.ts';
 import type { ChangeLog } from '../tools/changes/change-log.ts';
+import type { ChangeRecorder } from '../tools/changes/file-change.ts';
+import type { Subagents } from './subagents/subagents.ts';
 import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
 import type { Guardrail } from './guardrail.ts';
@@ -48,9 +50,16 @@ export interface AgentOptions {
   surfaces?: readonly LiveSurface[];
   /**
    * The conversation's file changes, kept for `/undo` and `/diff`: the file tools record what
-   * they change here. A child records into its parent's.
+   * they change here.
    */
   changes?: ChangeLog;
+  /** Records file changes here instead of in `changes` (a subagent records into its parent's turn). */
+  changeRecorder?: ChangeRecorder;
+  /**
+   * The agent's children (`spawn_agent` and the other subagent tools act on them); unset where it
+   * may start none (a child at the depth limit).
+   */
+  subagents?: Subagents;
   /**
    * Asks the conversation to approve a tool call a guardrail flagged with `ask` (buttons where
    * the platform has them, a typed answer otherwise). Resolves true to allow. Without it, such

@@ -40,6 +40,7 @@ export function childOptions(
     compaction: { enabled: false },
     getEphemeralMessages: undefined,
     surfaces: undefined,
+    subagents: undefined,
     maxToolRounds: child.maxToolRounds ?? parent.maxToolRounds,
     maxTokens: child.maxTokens ?? parent.maxTokens,
   };

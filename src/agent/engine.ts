@@ -82,6 +82,8 @@ export interface EngineOptions extends EngineHooks {
   surfaces?: ToolContext['surfaces'];
   /** Where tools record the file changes they make (see `ToolContext.changes`). */
   changes?: ToolContext['changes'];
+  /** The agent's children, for the subagent tools (see `ToolContext.subagents`). */
+  subagents?: ToolContext['subagents'];
 }
 
 /** The outcome of one run. */
@@ -327,6 +329,7 @@ export class Engine {
       turn: this.options.turn,
       surfaces: this.options.surfaces,
       changes: this.options.changes,
+      subagents: this.options.subagents,
       onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
     };
   }

@@ -42,7 +42,8 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     surfaces: surfacesByTool(options.surfaces),
     // The engine is made right after the turn's message is written (and again from it on a
     // retry): the session's leaf names the turn.
-    changes: options.changes?.forTurn(tree.leafId ?? 'turn'),
+    changes: options.changeRecorder ?? options.changes?.forTurn(tree.leafId ?? 'turn'),
+    subagents: options.subagents,
     getEphemeralMessages: async (signal) => [...(await liveStateMessages(options.surfaces ?? [], turn, signal)), ...((await options.getEphemeralMessages?.()) ?? [])],
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
     ...toolCallHooks(parts),

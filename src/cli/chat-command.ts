@@ -9,20 +9,23 @@ import type { BrowserConfig } from '../browser/browser-settings.ts';
 import type { DesktopConfig } from '../desktop/desktop-settings.ts';
 import { errorMessage } from '../core/errors.ts';
 import { browserConfigOf, desktopConfigOf, loadConfig } from '../gateway/config/index.ts';
+import type { SubagentSettings } from '../agent/subagents/subagent-settings.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
+import { shadowedNote, shadowedSkills } from '../resources/skill-invocation.ts';
 import { TerminalApprovals } from './terminal-approvals.ts';
+import { terminalCommandNames } from './terminal-skill-commands.ts';
 import { runTerminalChat } from './terminal-chat.ts';
 
 /**
- * The browser and desktop settings of operator.json; the defaults (browser on, desktop off) when
+ * The browser, desktop and subagent settings of operator.json; the defaults (browser on, desktop off) when
  * it cannot be read: the terminal chat needs nothing else from it, and says what is wrong.
  */
-function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig } {
+function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings } {
   try {
     const { config } = loadConfig(process.env);
-    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config) };
+    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents };
   } catch (error) {
     process.stderr.write(`operator: the browser and desktop use their defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
     return {};
@@ -53,6 +56,8 @@ export async function runChatCommand(args: string[]): Promise<number> {
     const approvals = new TerminalApprovals();
     const { agent, report } = await runtime.createAgent({ sessionKey: sessionKeyFor(profile), profile, requestApproval: approvals.request });
     reportProblems(report);
+    const shadowed = async (name: string) => shadowedSkills((await runtime.resources(name)).resources.skills, terminalCommandNames).map((skill) => shadowedNote(skill, name));
+    for (const note of await shadowed(profile)) process.stderr.write(`operator: ${note}\n`);
 
     return await runTerminalChat({
       agent,
@@ -61,10 +66,11 @@ export async function runChatCommand(args: string[]): Promise<number> {
       signals: process,
       approvals,
       statusExtra: (active) => statusLines(current, active),
+      skills: async () => (await runtime.resources(current)).resources.skills,
       commands: async (name, rest, active) => {
         if (name === 'reload') {
           const reloaded = (await active.reload()) as ReloadReport;
-          return { text: describeReload(reloaded) };
+          return { text: [describeReload(reloaded), ...(await shadowed(current)).map((note) => `  note ${note}`)].join('\n') };
         }
         if (name !== 'profile') return undefined;
         const wanted = rest.trim();

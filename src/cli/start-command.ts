@@ -52,6 +52,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     sandbox: config.sandbox,
     browser: browserConfigOf(config),
     desktop: desktopConfigOf(config),
+    subagents: config.subagents,
   });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
   // Without a login the web chat is reachable from this machine alone: the owner's seat.

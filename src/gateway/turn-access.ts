@@ -57,7 +57,9 @@ export class TurnAccess {
     if (rights.owner) return { workspace: { cwd: this.#cwd, roots: [this.#cwd, dirname(tempDirectory)] } };
     const own = join(tempDirectory, keySegment(seat.sessionKey));
     await this.#ensure(own);
-    const workspace: Workspace = rights.groups.size === 0 ? { cwd: own, roots: [own], hidden: this.#hidden } : { cwd: this.#cwd, roots: [this.#cwd, own], hidden: this.#hidden };
+    // Subagents work with the turn's own tools: granting them alone does not open the workspace.
+    const machine = [...rights.groups].some((group) => group !== 'agents');
+    const workspace: Workspace = machine ? { cwd: this.#cwd, roots: [this.#cwd, own], hidden: this.#hidden } : { cwd: own, roots: [own], hidden: this.#hidden };
     return { tools: this.#offered(tools, rights), workspace };
   }
 

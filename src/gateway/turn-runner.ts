@@ -20,6 +20,7 @@ import { imagesOf, saveDocuments } from './files/inbound-files.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
+import { SubagentProgress } from './subagent-progress.ts';
 import type { ReplySender } from './reply-sender.ts';
 import { replayInput } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
@@ -102,6 +103,9 @@ export class TurnRunner {
       onPreview: first === undefined ? undefined : (id) => (noting = noting.then(() => this.#notePreview(first, id))),
     });
     const typing = keepTyping(adapter, address);
+    const { subagents } = agent.options;
+    const progress = subagents && new SubagentProgress(adapter, address, { replyTo, log });
+    const stopProgress = subagents?.onProgress((lines) => progress!.update(lines));
     const unsubscribe = agent.subscribe((event) => {
       if (event.type === 'text_delta') stream.push(event.text);
       if (event.type === 'turn_start') stream.separate();
@@ -165,6 +169,12 @@ export class TurnRunner {
       lane?.steering.end();
       unsubscribe();
       typing.stop();
+      stopProgress?.();
+      if (subagents) {
+        // Children the answer left working are being stopped: their last state goes in the progress message.
+        await subagents.afterTurn();
+        await progress!.close(subagents.lines());
+      }
       // Files of a turn that failed or was stopped before it answered are not sent.
       await this.#options.outbox.discard(this.#options.outbox.take(message.sessionKey)).catch(() => undefined);
       await noting;

@@ -23,6 +23,7 @@ import { ChangeLog, flushChangeLogs } from '../tools/changes/change-log.ts';
 import type { BrowserPool } from '../browser/browser-pool.ts';
 import { defaultBrowserSettings, type BrowserConfig, type BrowserSettings } from '../browser/browser-settings.ts';
 import { defaultDesktopSettings, type DesktopConfig } from '../desktop/desktop-settings.ts';
+import { defaultSubagentSettings, type SubagentSettings } from '../agent/subagents/subagent-settings.ts';
 import { keySegment } from '../gateway/dedupe.ts';
 import { join, resolve } from 'node:path';
 import type { ProfileResources } from './profile-resources.ts';
@@ -41,13 +42,15 @@ function agentModules() {
     import('../browser/index.ts'),
     import('../desktop/index.ts'),
     import('../tools/net/web-fetch.ts'),
-  ]).then(([agent, reviewer, tools, browser, desktop, webFetch]) => ({
+    import('../agent/subagents/index.ts'),
+  ]).then(([agent, reviewer, tools, browser, desktop, webFetch, subagents]) => ({
     Agent: agent.Agent,
     BackgroundReviewer: reviewer.BackgroundReviewer,
     createBuiltinTools: tools.createBuiltinTools,
     createWebFetchTool: webFetch.createWebFetchTool,
     browser,
     desktop,
+    subagents,
   }));
 }
 
@@ -76,6 +79,8 @@ export interface RuntimeOptions {
   browser?: BrowserConfig;
   /** The agent's desktop per profile (`desktop`, `profileSettings` in operator.json). Default: off. */
   desktop?: DesktopConfig;
+  /** Limits of subagents (`subagents` in operator.json). Default: see `defaultSubagentSettings`. */
+  subagents?: SubagentSettings;
 }
 
 /** The configured model client, or a stand-in whose answers say what to configure. */
@@ -112,6 +117,7 @@ export class Runtime {
   #onReview: RuntimeOptions['onReview'];
   readonly #browserConfig: BrowserConfig;
   readonly #desktopConfig: DesktopConfig;
+  readonly #subagentSettings: SubagentSettings;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
 
@@ -132,6 +138,7 @@ export class Runtime {
     this.#onReview = options.onReview;
     this.#browserConfig = options.browser ?? { base: defaultBrowserSettings, profiles: {} };
     this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
+    this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
   }
 
   /** Throws a clear error unless `name` is a profile that exists (built in or in OPERATOR_HOME). */
@@ -185,6 +192,18 @@ export class Runtime {
     const surfaces: LiveSurface[] = [];
     if (browserSettings.enabled) surfaces.push(this.#browsers.session(options.sessionKey, browserSettings, files));
     if (display) surfaces.push(new desktop.DesktopSession({ settings: desktopSettings, display: { name: display, xauthority: this.env.XAUTHORITY }, files }));
+    const settings = this.#subagentSettings;
+    const subagents =
+      settings.maxDepth > 0
+        ? new modules.subagents.Subagents({
+            store: this.store,
+            parentKey: options.sessionKey,
+            parentSegment: keySegment(options.sessionKey),
+            settings,
+            depth: 0,
+            createChild: modules.subagents.childAgentFactory({ clientFor: (model) => this.clientFor(model), store: this.store, settings, segment: keySegment }),
+          })
+        : undefined;
     const agent = new Agent({
       provider: client.provider,
       model: client.model,
@@ -197,7 +216,9 @@ export class Runtime {
       requestApproval: options.requestApproval,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
       changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
+      subagents,
     });
+    subagents?.attach(agent);
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };
   }
@@ -216,6 +237,7 @@ export class Runtime {
         modules.createWebFetchTool(policy),
         ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
         ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),
+        ...(this.#subagentSettings.maxDepth > 0 ? modules.subagents.createSubagentTools() : []),
       ];
       this.#tools.set(key, tools);
     }

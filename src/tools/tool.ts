@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 import type { ChangeRecorder } from './changes/file-change.ts';
+import type { SubagentControl } from './agents/subagent-control.ts';
 
 /**
  * Who and where a turn is for, when it comes from a chat conversation (the gateway sets it;
@@ -55,10 +56,11 @@ export interface Workspace {
 
 /**
  * What a tool does to the machine: `read` (reads files), `write` (changes files), `shell` (runs
- * commands). Grants are given per group; a tool without one is the conversation's own (memory,
+ * commands), `browser`, `desktop`, `agents` (starts subagents, which get at most the turn's own
+ * tools). Grants are given per group; a tool without one is the conversation's own (memory,
  * skills, knowledge search, schedule) and always offered.
  */
-export type MachineAccess = 'read' | 'write' | 'shell' | 'browser' | 'desktop';
+export type MachineAccess = 'read' | 'write' | 'shell' | 'browser' | 'desktop' | 'agents';
 
 /**
  * Something live a conversation's agent drives through one tool (its browser, a desktop), whose
@@ -100,6 +102,8 @@ export interface ToolContext {
   surfaces?: Readonly<Record<string, LiveSurface>>;
   /** Where a tool that changes files records each change, for `/undo` and `/diff`; unset: nothing is recorded. */
   changes?: ChangeRecorder;
+  /** The agent's children, for the subagent tools; unset where it may not start any. */
+  subagents?: SubagentControl;
 }
 
 /** What a tool returns. A string is shorthand for one text part. */

@@ -6,6 +6,7 @@
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
 import type { BrowserConfig, BrowserSettings } from '../../browser/browser-settings.ts';
 import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
+import type { SubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { BusyMode, DmPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
@@ -110,6 +111,8 @@ export interface GatewayConfig {
   browser: BrowserSection;
   /** The agent's desktop (see `src/desktop/desktop-settings.ts`). */
   desktop: DesktopSettings;
+  /** Limits of subagents (see `src/agent/subagents/subagent-settings.ts`). */
+  subagents: SubagentSettings;
   /** Per profile overrides, keyed by profile name. */
   profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings> }>>;
   telegram: TelegramSettings;

@@ -7,6 +7,7 @@
  */
 import { defaultBrowserSettings } from '../../browser/browser-settings.ts';
 import { defaultDesktopSettings } from '../../desktop/desktop-settings.ts';
+import { defaultSubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import { z } from 'zod';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
@@ -44,10 +45,10 @@ export const defaultDmPolicy: Readonly<Record<Platform, DmPolicy>> = {
  * What a tool does to the machine, as grants name it: `read` (read files: read_file, grep, glob,
  * list_dir, send_file), `write` (change files: write_file, edit_file, apply_patch), `shell` (run
  * commands), `browser` (drive the conversation's browser), `desktop` (drive this machine's
- * display). Tools outside these groups (memory, skills, knowledge search, schedule) are the
+ * display), `agents` (start subagents, which get at most the turn's own tools). Tools outside these groups (memory, skills, knowledge search, schedule) are the
  * conversation's own and always offered.
  */
-export const toolGroups = ['read', 'write', 'shell', 'browser', 'desktop'] as const;
+export const toolGroups = ['read', 'write', 'shell', 'browser', 'desktop', 'agents'] as const;
 
 /** One of {@link toolGroups}. */
 export type ToolGroup = (typeof toolGroups)[number];
@@ -105,7 +106,7 @@ const toolGrant = z
     tools: z
       .union([z.literal('all'), z.array(z.enum(toolGroups)).min(1)])
       .describe(
-        'What is granted: "all" (every group but desktop), or some of "read" (read files), "write" (change files), "shell" (run commands), "browser" (the conversation\'s browser), "desktop" (this machine\'s display, never part of "all").',
+        'What is granted: "all" (every group but desktop), or some of "read" (read files), "write" (change files), "shell" (run commands), "browser" (the conversation\'s browser), "desktop" (this machine\'s display, never part of "all"), "agents" (start subagents that work with the same tools).',
       ),
     people: z.array(z.string().regex(adminPattern, adminMessage)).min(1).optional().describe('People it applies to, "platform:userId".'),
     chats: z
@@ -190,6 +191,15 @@ const desktopSchema = z.strictObject({
     .max(86_400)
     .describe("The desktop's state stops riding along after this many seconds without a desktop action.")
     .default(defaultDesktopSettings.idleTimeoutSeconds),
+});
+
+/** `subagents` in operator.json: how many children an agent may start, how deep, and their budgets. */
+const subagentsSchema = z.strictObject({
+  maxDepth: z.int().min(0).max(3).describe('Levels of subagents: 1 lets the agent start children that start none; 0 turns subagents off.').default(defaultSubagentSettings.maxDepth),
+  maxRunning: z.int().min(1).max(16).describe('Subagents working at once per agent.').default(defaultSubagentSettings.maxRunning),
+  maxOpen: z.int().min(1).max(64).describe('Subagents kept open (working or finished) per agent; past it the oldest finished one is closed.').default(defaultSubagentSettings.maxOpen),
+  maxTokens: z.int().min(1_000).describe('Tokens (input, cached included, plus output) one subagent may use; then it is stopped.').default(defaultSubagentSettings.maxTokens),
+  maxTurns: z.int().min(1).max(200).describe('Model calls a subagent may make per task or message.').default(defaultSubagentSettings.maxTurns),
 });
 
 /** A profile's overrides of `schema`: the same fields, each optional and without a default. */
@@ -348,6 +358,7 @@ export const operatorConfigSchema = z
       .describe('Whether the browser (and web fetching) may reach this machine, its private networks and link-local addresses. Off: only public addresses.'),
     browser: browserSchema.prefault({}).describe("The agent's web browser (a real chromium, one context per conversation)."),
     desktop: desktopSchema.prefault({}).describe("The agent's desktop: this machine's X display (off unless turned on)."),
+    subagents: subagentsSchema.prefault({}).describe('Subagents the agent starts with spawn_agent (who may: the "agents" tool group).'),
     reviewEvery: settingSchemas.reviewEvery.optional().describe('Person turns between background memory reviews (0: off). Env: OPERATOR_REVIEW_EVERY.'),
     telegram: z
       .strictObject({

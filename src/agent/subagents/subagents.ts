@@ -1,0 +1,466 @@
+/**
+ * One agent's children: subagents started by `spawn_agent`, each a real Agent with its own
+ * session, working in the background of the parent's turn. It enforces the limits (depth,
+ * children working at once, tokens and model calls per child), charges each child's spend to the
+ * parent, shares failures and loop warnings between the children, serializes their approval
+ * questions, reports progress, and stops them when the parent's answer ends, on `/stop`, or when
+ * closed. Kept in the store (see `subagent-record.ts`).
+ */
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { errorMessage } from '../../core/errors.ts';
+import { within } from '../../core/within.ts';
+import { emptyUsage, type Message } from '../../llm/types.ts';
+import type { Store } from '../../store/store.ts';
+import { SubagentError, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
+import type { ChangeRecorder } from '../../tools/changes/file-change.ts';
+import type { ToolContext, TurnContext } from '../../tools/tool.ts';
+import type { Agent } from '../agent.ts';
+import type { ApprovalRequest } from '../agent-options.ts';
+import type { Guardrail } from '../guardrail.ts';
+import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
+import type { SubagentSettings } from './subagent-settings.ts';
+import { WorkerState } from './worker-state.ts';
+
+/** What the factory is asked to make a child with. */
+export interface ChildSpec {
+  id: string;
+  sessionKey: string;
+  /** The child's level: 1 for a child of a conversation's agent. */
+  depth: number;
+  cwd: string | undefined;
+  /** A model id or alias instead of the parent's. */
+  model?: string;
+  /** Model calls per task or message. */
+  maxTurns: number;
+  /** Shares the child's failures and calls with its siblings (see `WorkerState`). */
+  guardrail: Guardrail;
+  /** Messages for each of the child's model calls alone: its siblings' failures. */
+  ephemeral(): Message[];
+  /** Where its tools record file changes: into the parent's turn that gave it its work. */
+  changes: ChangeRecorder;
+  /** Asks the parent's conversation, one question at a time. */
+  requestApproval?(request: ApprovalRequest): Promise<boolean>;
+}
+
+/** Makes a child agent of `parent` (see `child-agent.ts`). Throws a clear error for a bad model. */
+export type ChildFactory = (parent: Agent, spec: ChildSpec) => Agent;
+
+/** Options of {@link Subagents}. */
+export interface SubagentsOptions {
+  store: Store;
+  /** The parent's session key as one store key segment. */
+  parentSegment: string;
+  /** The parent's session key. */
+  parentKey: string;
+  settings: SubagentSettings;
+  /** The parent's level: 0 for a conversation's agent. */
+  depth: number;
+  createChild: ChildFactory;
+}
+
+/** One line of progress: a child of the parent's current turn. */
+export interface SubagentLine {
+  id: string;
+  task: string;
+  status: SubagentStatus;
+  toolCalls: number;
+  /** The tool it runs now, while running. */
+  tool?: string;
+}
+
+/** A child as this process holds it. */
+interface Child {
+  record: SubagentRecord;
+  /** Unset for a child a restart interrupted, until a message starts it again. */
+  agent?: Agent;
+  run?: Promise<void>;
+  /** The answer of its latest work, or what it said before it failed. */
+  text: string;
+  tool?: string;
+  /** Set when the parent stopped it (why), or it ran over its token budget. */
+  stopped?: string;
+  overBudget?: boolean;
+  unsubscribe?: () => void;
+  /** The recorder of the parent's turn that gave it its current work. */
+  recorder?: ChangeRecorder;
+}
+
+/** How long a stopped child's work may take to end before `stopAll` and `close` go on. */
+const stopGraceMs = 5_000;
+
+/** One agent's children. */
+export class Subagents implements SubagentControl {
+  readonly settings: SubagentSettings;
+  readonly depth: number;
+  /** Failures and calls shared between the children of the current turn. */
+  readonly shared = new WorkerState();
+  readonly #options: SubagentsOptions;
+  readonly #records: SubagentRecords;
+  readonly #children = new Map<string, Child>();
+  #parent: Agent | undefined;
+  /** Children started or given work in the parent's current turn: the progress lines. */
+  #thisTurn = new Set<string>();
+  #clearLines = false;
+  #listeners = new Set<(lines: SubagentLine[]) => void>();
+  #approvals: Promise<unknown> = Promise.resolve();
+  /** The stopping of the children the parent's last answer left working. */
+  #ending: Promise<void> = Promise.resolve();
+  #loaded: Promise<void> | undefined;
+
+  constructor(options: SubagentsOptions) {
+    this.#options = options;
+    this.settings = options.settings;
+    this.depth = options.depth;
+    this.#records = new SubagentRecords(options.store, options.parentSegment);
+  }
+
+  /** Binds the parent; its children are stopped when one of its answers ends. */
+  attach(parent: Agent): void {
+    this.#parent = parent;
+    parent.subscribe((event) => {
+      if (event.type === 'settled' || event.type === 'turn_error') this.#ending = this.#turnEnded();
+    });
+  }
+
+  // --- the tools' side ------------------------------------------------------------------------
+
+  async spawn(request: SpawnRequest, context: ToolContext): Promise<string> {
+    const parent = this.#requireParent();
+    await this.#load();
+    if (this.depth >= this.settings.maxDepth) throw new SubagentError(`Subagents may not start subagents here (depth limit ${this.settings.maxDepth}).`);
+    if (request.model !== undefined && context.turn && !context.turn.admin) throw new SubagentError("Only an admin's turn may choose a subagent's model; leave model out.");
+    const cwd = await this.#workingDirectory(request.workingDir, context);
+    await this.#makeRoom();
+    // Checked after the last wait: calls of one batch run side by side, and each must count the others.
+    const running = this.#running();
+    if (running.length >= this.settings.maxRunning) {
+      throw new SubagentError(`${running.length} subagents are already working (${running.map((child) => child.record.id).join(', ')}), the most at once; wait for one or close one first.`);
+    }
+    const id = this.#newId();
+    const sessionKey = `${this.#options.parentKey}:agent:${id}`;
+    const maxTurns = Math.min(request.maxTurns ?? this.settings.maxTurns, this.settings.maxTurns);
+    let agent: Agent;
+    try {
+      agent = this.#options.createChild(parent, this.#spec(id, sessionKey, cwd, request.model, maxTurns));
+    } catch (error) {
+      throw new SubagentError(`Could not start a subagent: ${errorMessage(error)}`);
+    }
+    const record: SubagentRecord = { id, task: shorten(request.task.trim().split('\n')[0] ?? '', 200), sessionKey, model: agent.model, status: 'running', closed: false, startedAt: Date.now(), toolCalls: 0, usage: emptyUsage(), cost: 0 };
+    this.#records.add(record);
+    const child: Child = { record, agent, text: '' };
+    this.#children.set(id, child);
+    this.#watch(child);
+    this.#start(child, taskInput(id, request.task), context);
+    return id;
+  }
+
+  async sendInput(id: string, message: string, context: ToolContext): Promise<string> {
+    const child = await this.#find(id);
+    if (child.record.status === 'running') {
+      child.agent!.followUp(message);
+      return `Sent to subagent '${id}': it reads it once its current work is done. Use wait(agent_id='${id}') for its answer.`;
+    }
+    if (child.record.status === 'over-budget') throw new SubagentError(`Subagent '${id}' used its budget of ${this.settings.maxTokens.toLocaleString('en-US')} tokens; start a new one instead.`);
+    if (this.#running().length >= this.settings.maxRunning) throw new SubagentError(`${this.settings.maxRunning} subagents are already working, the most at once; wait for one first.`);
+    if (!child.agent) {
+      // Interrupted by a restart: its session is kept, so it goes on from there.
+      try {
+        child.agent = this.#options.createChild(this.#requireParent(), this.#spec(id, child.record.sessionKey, undefined, undefined, this.settings.maxTurns));
+      } catch (error) {
+        throw new SubagentError(`Could not restart subagent '${id}': ${errorMessage(error)}`);
+      }
+      this.#watch(child);
+    }
+    this.#start(child, message, context);
+    return `Subagent '${id}' is working on your message. Use wait(agent_id='${id}') for its answer.`;
+  }
+
+  async wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome> {
+    const child = await this.#find(id, { closedToo: true });
+    if (child.run) {
+      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await within(Promise.race([child.run, aborted]), timeoutMs);
+      signal.throwIfAborted();
+    }
+    const { record } = child;
+    if (record.status === 'running') return { state: 'running', toolCalls: record.toolCalls, seconds: Math.round((Date.now() - record.startedAt) / 1000) };
+    if (record.status === 'done') return { state: 'finished', text: child.text };
+    return { state: 'failed', error: failureWords(record), text: child.text };
+  }
+
+  async close(id: string): Promise<void> {
+    const child = await this.#find(id);
+    await this.#stop([child], 'closed');
+    child.agent?.dispose();
+    child.unsubscribe?.();
+    child.record.closed = true;
+    this.#children.delete(id);
+    await this.#save();
+  }
+
+  // --- the conversation's side ----------------------------------------------------------------
+
+  /** Stops every working child (`/stop`); resolves to how many were working. */
+  async stopAll(reason = 'stopped'): Promise<number> {
+    const running = this.#running();
+    await this.#stop(running, reason);
+    return running.length;
+  }
+
+  /** Stops and closes every child (`/new`). */
+  async closeAll(): Promise<void> {
+    await this.#load();
+    for (const id of [...this.#children.keys()]) await this.close(id);
+  }
+
+  /** Every kept child, oldest first, with what all of them ever spent (`/status`). */
+  async list(): Promise<{ records: readonly SubagentRecord[]; spent: SubagentRecords['spent'] }> {
+    await this.#load();
+    return { records: this.#records.records, spent: this.#records.spent };
+  }
+
+  /** Resolves once the children the parent's last answer left working are stopped. */
+  afterTurn(): Promise<void> {
+    return this.#ending;
+  }
+
+  /** The progress lines now (see {@link onProgress}). */
+  lines(): SubagentLine[] {
+    return [...this.#thisTurn].flatMap((id) => {
+      const child = this.#children.get(id);
+      const record = child?.record ?? this.#records.records.find((entry) => entry.id === id);
+      if (!record) return [];
+      return [{ id, task: record.task, status: record.status, toolCalls: record.toolCalls, tool: child?.tool }];
+    });
+  }
+
+  /** Tells `listener` the progress lines whenever a child of the current turn moves on; returns an unsubscribe function. */
+  onProgress(listener: (lines: SubagentLine[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // --- inside ---------------------------------------------------------------------------------
+
+  #spec(id: string, sessionKey: string, cwd: string | undefined, model: string | undefined, maxTurns: number): ChildSpec {
+    return {
+      id,
+      sessionKey,
+      depth: this.depth + 1,
+      cwd,
+      model,
+      maxTurns,
+      guardrail: this.#workerGuardrail(id),
+      changes: { record: async (change) => this.#children.get(id)?.recorder?.record(change) },
+      ephemeral: () => {
+        const note = this.shared.failureNote(id);
+        return note ? [{ role: 'user', content: [{ type: 'text', text: note }], timestamp: Date.now() }] : [];
+      },
+      requestApproval: this.#parent?.options.requestApproval && ((request) => this.#askInTurn(id, request)),
+    };
+  }
+
+  /** Records the child's calls and failures in the shared state; warns the model of a loop. */
+  #workerGuardrail(id: string): Guardrail {
+    return {
+      name: 'subagent-shared-state',
+      afterCall: (call, result) => {
+        if (result.isError) {
+          const error = result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+          this.shared.recordFailure(id, call.name, call.arguments, error);
+        }
+        const warning = this.shared.recordCall(id, call.name, call.arguments);
+        return warning ? { action: 'warn', reason: warning } : undefined;
+      },
+    };
+  }
+
+  /** One approval question at a time: the conversation holds one waiting question. */
+  #askInTurn(id: string, request: ApprovalRequest): Promise<boolean> {
+    const ask = this.#parent!.options.requestApproval!;
+    const answer = this.#approvals.then(() => (request.signal.aborted ? false : ask({ ...request, reason: `(subagent ${id}) ${request.reason}` })));
+    this.#approvals = answer.catch(() => undefined);
+    return answer;
+  }
+
+  /** Follows a child's events: spend (and its budget), tool calls, progress. */
+  #watch(child: Child): void {
+    child.unsubscribe?.();
+    const agent = child.agent!;
+    child.unsubscribe = agent.subscribe((event) => {
+      if (event.type === 'model_usage') {
+        this.#records.charge(child.record, event.usage, event.cost);
+        const { input, output, cacheRead, cacheWrite } = child.record.usage;
+        if (input + output + cacheRead + cacheWrite > this.settings.maxTokens && !child.overBudget) {
+          child.overBudget = true;
+          agent.abort();
+        }
+      } else if (event.type === 'tool_execution_start') {
+        child.tool = event.call.name;
+        this.#progress();
+      } else if (event.type === 'tool_execution_end') {
+        child.record.toolCalls++;
+        child.tool = undefined;
+      } else if (event.type === 'message_end' && event.message.role === 'assistant') {
+        const text = event.message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        if (text.trim()) child.text = text;
+      }
+    });
+  }
+
+  /** Starts the child's work on `input` in the background, under the caller's turn (its rights, its workspace). */
+  #start(child: Child, input: string, context: ToolContext): void {
+    const agent = child.agent!;
+    const { record } = child;
+    Object.assign(record, { status: 'running', endedAt: undefined, error: undefined });
+    child.stopped = undefined;
+    child.text = '';
+    child.recorder = context.changes;
+    if (this.#clearLines) this.#thisTurn.clear();
+    this.#clearLines = false;
+    this.#thisTurn.add(record.id);
+    const turn = childTurn(context.turn, agent.options.cwd);
+    child.run = (async () => {
+      let status: SubagentStatus = 'done';
+      try {
+        const result = await agent.invoke(input, { channel: context.turn?.sessionKey, turn });
+        child.text = [result.text, ...result.followUps.map((followUp) => followUp.text)].filter((text) => text.trim() !== '').join('\n') || child.text;
+        if (result.aborted) status = child.overBudget ? 'over-budget' : 'stopped';
+      } catch (error) {
+        status = child.overBudget ? 'over-budget' : child.stopped ? 'stopped' : 'failed';
+        if (status === 'failed') record.error = errorMessage(error);
+      }
+      if (status === 'stopped') record.error = child.stopped ?? 'stopped';
+      Object.assign(record, { status, endedAt: Date.now() });
+      child.tool = undefined;
+      this.#progress();
+      await this.#save();
+    })();
+    void this.#save();
+    this.#progress();
+  }
+
+  async #stop(children: readonly Child[], reason: string): Promise<void> {
+    for (const child of children) {
+      if (child.record.status !== 'running') continue;
+      child.stopped = reason;
+      child.agent?.abort();
+    }
+    await within(Promise.all(children.map((child) => child.run)), stopGraceMs);
+  }
+
+  /** The parent's answer ended: children still working are stopped, the shared state forgotten. */
+  async #turnEnded(): Promise<void> {
+    await this.stopAll('its parent finished its answer without waiting for it');
+    this.shared.clear();
+    // The lines stay readable until the next turn starts a child (the chat's last progress edit).
+    this.#clearLines = true;
+  }
+
+  /** Past `maxOpen` children, closes the oldest finished one. */
+  async #makeRoom(): Promise<void> {
+    const open = [...this.#children.values()];
+    if (open.length < this.settings.maxOpen) return;
+    const finished = open.filter((child) => child.record.status !== 'running').sort((a, b) => (a.record.endedAt ?? 0) - (b.record.endedAt ?? 0));
+    if (finished[0]) await this.close(finished[0].record.id);
+  }
+
+  async #workingDirectory(wanted: string | undefined, context: ToolContext): Promise<string | undefined> {
+    if (wanted === undefined) return context.turn?.workspace?.cwd;
+    const target = resolve(context.cwd, wanted);
+    const roots = context.turn?.workspace?.roots ?? [context.cwd];
+    if (!roots.some((root) => inside(resolve(root), target))) throw new SubagentError(`working_dir ${wanted} is outside the workspace.`);
+    const info = await stat(target).catch(() => undefined);
+    if (!info?.isDirectory()) throw new SubagentError(`working_dir ${wanted} is not a folder.`);
+    return target;
+  }
+
+  async #find(id: string, options: { closedToo?: boolean } = {}): Promise<Child> {
+    await this.#load();
+    const child = this.#children.get(id);
+    if (child) return child;
+    const record = this.#records.records.find((entry) => entry.id === id);
+    if (record && options.closedToo) return { record, text: '' };
+    if (record) throw new SubagentError(`Subagent '${id}' was closed.`);
+    const known = [...this.#children.keys()];
+    throw new SubagentError(`No subagent '${id}' here.${known.length > 0 ? ` Open ones: ${known.join(', ')}.` : ' None is open.'}`);
+  }
+
+  #running(): Child[] {
+    return [...this.#children.values()].filter((child) => child.record.status === 'running');
+  }
+
+  #newId(): string {
+    const taken = new Set(this.#records.records.map((record) => record.id));
+    for (;;) {
+      const id = randomBytes(2).toString('hex');
+      if (!taken.has(id)) return id;
+    }
+  }
+
+  /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent). */
+  #load(): Promise<void> {
+    this.#loaded ??= this.#records.load().then(() => {
+      for (const record of this.#records.records) if (!record.closed && !this.#children.has(record.id)) this.#children.set(record.id, { record, text: '' });
+    });
+    this.#loaded.catch(() => (this.#loaded = undefined));
+    return this.#loaded;
+  }
+
+  async #save(): Promise<void> {
+    // A failing store costs the record, never the child's work or the parent's turn.
+    await this.#records.save().catch(() => undefined);
+  }
+
+  #progress(): void {
+    if (this.#listeners.size === 0) return;
+    const lines = this.lines();
+    for (const listener of this.#listeners) listener(lines);
+  }
+
+  #requireParent(): Agent {
+    if (!this.#parent) throw new SubagentError('Subagents are not available here.');
+    return this.#parent;
+  }
+}
+
+/** What a child is given to start: who it works for, then the task. */
+function taskInput(id: string, task: string): string {
+  return [
+    `[A task from the agent you work for; you are its subagent '${id}'. No person reads your messages: work with your tools,`,
+    'then answer with what you found or did, complete and to the point. Your final answer is all that agent gets back.]',
+    '',
+    task,
+  ].join('\n');
+}
+
+/** The child's turn: the caller's person and rights, nothing to send to the chat, its own working directory. */
+function childTurn(turn: TurnContext | undefined, cwd: string | undefined): TurnContext | undefined {
+  if (!turn) return undefined;
+  const workspace = turn.workspace && cwd ? { ...turn.workspace, cwd } : turn.workspace;
+  return { ...turn, workspace, attachFile: undefined };
+}
+
+function failureWords(record: SubagentRecord): string {
+  switch (record.status) {
+    case 'over-budget':
+      return 'was stopped: it used its token budget.';
+    case 'stopped':
+      return `was stopped (${record.error ?? 'stopped'}).`;
+    case 'interrupted':
+      return `was interrupted (${record.error ?? 'restart'}); send_input starts it again where it was.`;
+    default:
+      return `failed: ${record.error ?? 'unknown error'}`;
+  }
+}
+
+function inside(root: string, target: string): boolean {
+  const path = relative(root, target);
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path));
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,40 @@
+/**
+ * What the subagent tools (`spawn_agent`, `send_input`, `wait`, `close_agent`) need from the
+ * agent that runs them: its children. The agent layer implements it (`src/agent/subagents/`);
+ * tools see only this.
+ */
+import type { ToolContext } from '../tool.ts';
+
+/** What `spawn_agent` asks for. */
+export interface SpawnRequest {
+  task: string;
+  /** Where the child works, relative to the caller's working directory; inside the workspace. */
+  workingDir?: string;
+  /** A model id or alias instead of the parent's. */
+  model?: string;
+  /** Model calls the child may make per task or message. */
+  maxTurns?: number;
+}
+
+/** How a child stands when `wait` returns. */
+export type WaitOutcome =
+  | { state: 'finished'; text: string }
+  | { state: 'failed'; error: string; text: string }
+  | { state: 'running'; toolCalls: number; seconds: number };
+
+/** A refusal the model should read as is (unknown id, limit reached, ...). */
+export class SubagentError extends Error {
+  override name = 'SubagentError';
+}
+
+/** One agent's children, as its tools drive them. */
+export interface SubagentControl {
+  /** Starts a child on `request.task` in the background; resolves to its id. Throws {@link SubagentError}. */
+  spawn(request: SpawnRequest, context: ToolContext): Promise<string>;
+  /** Hands a running child a message after its current step, or starts a finished one on it; says which. */
+  sendInput(id: string, message: string, context: ToolContext): Promise<string>;
+  /** Waits up to `timeoutMs` for the child's current work; `signal` ends the wait (not the child). */
+  wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome>;
+  /** Stops the child and forgets it (its session is kept). */
+  close(id: string): Promise<void>;
+}
