@@ -1,6 +1,8 @@
 /**
  * The `shell` tool: runs a command in the call's working directory through the sandbox, which
- * keeps operator's secrets and state from it (see `src/tools/sandbox/`).
+ * keeps operator's secrets and state from it (see `src/tools/sandbox/`). With a change recorder
+ * in the context, the files the command creates, modifies or deletes in the workspace are
+ * recorded for `/undo` and `/diff` (see `changes/workspace-snapshot.ts`).
  */
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -13,6 +15,7 @@ import type { ToolOutput } from '../tool.ts';
 import { workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { errorResult } from './results.ts';
+import { recordWorkspaceChanges, WorkspaceSnapshot } from '../changes/workspace-snapshot.ts';
 import { runCommand } from './run-command.ts';
 import type { CommandResult } from './run-command.ts';
 
@@ -63,6 +66,8 @@ export function createShellTool(options: ShellToolOptions = {}) {
       if (!cwdInfo?.isDirectory()) return errorResult(`working directory not found: ${cwd}`);
       const timeoutMs = Math.min(args.timeout_ms ?? defaultTimeoutMs, maxTimeoutMs);
       const writable = context.turn?.workspace?.roots ?? [cwd];
+      // Where the command may write: what it changed there is found by comparing before and after.
+      const snapshot = context.changes ? await WorkspaceSnapshot.take({ roots: writable, hidden: context.turn?.workspace?.hidden }) : undefined;
       let result: CommandResult;
       try {
         result = await runCommand({
@@ -75,21 +80,25 @@ export function createShellTool(options: ShellToolOptions = {}) {
       } catch (error) {
         return errorResult(`could not start ${shell}: ${errorMessage(error)}`);
       }
+      // Also after a failure, a timeout or an abort: what the command changed stands all the same.
+      const changesNote = snapshot && context.changes ? await recordWorkspaceChanges(snapshot, context.changes, { tool: 'shell', cwd }) : undefined;
       if (result.aborted) throw context.signal.reason instanceof Error ? context.signal.reason : new CancellationError();
-      return formatResult(result, timeoutMs);
+      return formatResult(result, timeoutMs, changesNote);
     },
   });
 }
 
-function formatResult(result: CommandResult, timeoutMs: number): ToolOutput {
+function formatResult(result: CommandResult, timeoutMs: number, changesNote: string | undefined): ToolOutput {
   const sections: string[] = [];
   if (result.stdout.length > 0) sections.push(withoutFinalNewline(result.stdout));
   if (result.stderr.length > 0) sections.push(`STDERR:\n${withoutFinalNewline(result.stderr)}`);
   if (result.timedOut) sections.push(`[Command timed out after ${timeoutMs}ms]`);
   else if (result.exitCode === null) sections.push(`[Command was killed by ${result.exitSignal ?? 'a signal'}]`);
   else if (result.exitCode !== 0) sections.push(`[Exit code: ${result.exitCode}]`);
+  if (sections.length === 0) sections.push('(no output)');
+  if (changesNote !== undefined) sections.push(changesNote);
   return {
-    content: sections.length > 0 ? sections.join('\n') : '(no output)',
+    content: sections.join('\n'),
     isError: result.timedOut || result.exitCode !== 0,
   };
 }
