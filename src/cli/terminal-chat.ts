@@ -9,6 +9,8 @@ import type { AgentEvent } from '../agent/agent-events.ts';
 import { errorMessage } from '../core/errors.ts';
 import { formatStatus, summarizeToolCall } from './chat-format.ts';
 import type { TerminalApprovals } from './terminal-approvals.ts';
+import { terminalSkillHelp, terminalSkillRun } from './terminal-skill-commands.ts';
+import type { Skill } from '../resources/types.ts';
 import { diffCommand, undoCommand } from '../tools/changes/changes-command.ts';
 
 /** Where the chat reads, writes and hears Ctrl+C. */
@@ -22,6 +24,11 @@ export interface TerminalChatOptions {
   commands?: (name: string, args: string, agent: Agent) => Promise<{ text: string; agent?: Agent } | undefined>;
   /** Approval questions asked through this chat (the agent's `requestApproval`). */
   approvals?: TerminalApprovals;
+  /**
+   * The skills of the agent's profile: each user-invocable one is a command, `/name args`, that
+   * runs a turn with the skill (the chat's own commands win over a skill of the same name).
+   */
+  skills?: (agent: Agent) => Promise<readonly Skill[]>;
   /** Extra lines for `/status` (profile, reviews, truncations). */
   statusExtra?: (agent: Agent) => Promise<string[]> | string[];
   input: Readable;
@@ -109,7 +116,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
     const text = line.trim();
     if (!text) return;
     if (text === '/exit' || text === '/quit') return finish(0);
-    if (text === '/help') return void write(`${helpText}\n`);
+    if (text === '/help') return void write(`${[helpText, ...terminalSkillHelp((await options.skills?.(agent)) ?? [])].join('\n')}\n`);
     if (text === '/new') {
       const tree = await agent.newSession();
       await agent.closeSurfaces();
@@ -143,9 +150,11 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
         return void write(`${handled.text}\n`);
       }
     }
+    const run = text.startsWith('/') && options.skills ? terminalSkillRun(text, await options.skills(agent)) : undefined;
+    if (run) write(`  (running the skill ${run.skill.name})\n`);
     busy = true;
     try {
-      const result = await agent.invoke(text);
+      const result = await agent.invoke(run ? run.input : text);
       newline();
       if (result.aborted) write('  (turn aborted)\n');
     } finally {

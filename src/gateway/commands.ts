@@ -7,6 +7,7 @@
 import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter, CommandInfo, InboundMessage, OutboundMessage } from '../channels/types.ts';
 import { diffCommand, undoCommand } from './change-commands.ts';
+import { subagentStatus } from './subagent-status.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
@@ -15,6 +16,7 @@ import type { Gateway } from './gateway.ts';
 import { formatAddress } from './known-conversations.ts';
 import { describeJobs } from './schedule-tool.ts';
 import { jobLabel, ScheduleError } from './scheduler/index.ts';
+import { shadowedLines, skillHelpLines } from './skill-commands.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -37,7 +39,7 @@ export interface Command extends CommandInfo {
 }
 
 const commands: Command[] = [
-  { name: 'help', description: 'What I can do and the commands', run: async () => helpText() },
+  { name: 'help', description: 'What I can do and the commands', run: async ({ gateway, message }) => helpText(await skillHelp(gateway, message)) },
   { name: 'new', description: 'Start a fresh conversation', groupAdminOnly: true, run: (context) => fresh(context) },
   { name: 'reset', description: 'Same as /new', groupAdminOnly: true, run: (context) => fresh(context) },
   {
@@ -52,7 +54,9 @@ const commands: Command[] = [
       }
       if (!admin && conversation.turnSender !== message.sender.id) return 'Only the person being answered, or an admin, can stop this answer.';
       conversation.agent.abort();
-      return (await closeBrowser(conversation.agent)) ? 'Stopping, and closed the browser.' : 'Stopping.';
+      const children = (await conversation.agent.options.subagents?.stopAll()) ?? 0;
+      const browser = await closeBrowser(conversation.agent);
+      return `Stopping${children > 0 ? ` (and ${children} subagent${children === 1 ? '' : 's'})` : ''}${browser ? ', and closed the browser' : ''}.`;
     },
   },
   {
@@ -73,6 +77,7 @@ const commands: Command[] = [
         `Queue: ${agent.phase === 'turn' ? 'answering' : 'idle'}${agent.hasPendingMessages() ? ', messages waiting' : ''}`,
       ];
       if (reviews.reviews > 0) lines.push(`Memory reviews: ${reviews.reviews}, ${reviews.usage.input + reviews.usage.cacheRead} tokens in, $${reviews.cost.total.toFixed(4)}`);
+      if (agent.options.subagents) lines.push(...subagentStatus(await agent.options.subagents.list()));
       for (const cut of agent.promptTruncations) lines.push(`Prompt cut: ${cut}`);
       if (failures.length > 0) lines.push(`Undelivered replies: ${failures.length} (last: ${failures.at(-1)!.error})`);
       return lines.join('\n');
@@ -155,7 +160,10 @@ const commands: Command[] = [
   },
 ];
 
-/** The commands for platform menus. */
+/**
+ * The gateway's own commands, for platform menus (which add the skill commands after them: see
+ * `command-menus.ts`). A skill of the same name as one of these is not a command: these win.
+ */
 export const commandList: CommandInfo[] = commands.map(({ name, description }) => ({ name, description }));
 
 /** True when `message` is one of the gateway's own commands (which never reach the model). */
@@ -169,7 +177,9 @@ function findCommand(message: InboundMessage): Command | undefined {
 
 /**
  * Answers `message` if it is one of the gateway's commands; returns false for anything else
- * (e.g. a skill's `/name`, which goes to the model).
+ * (e.g. a skill's `/name`, which becomes a turn: see `skill-commands.ts`). `/help` lists the
+ * skill commands of the conversation's profile too; `/reload` also names skills a command hides
+ * and registers the command menus again if their skills changed.
  */
 export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, message: InboundMessage, admin: boolean): Promise<boolean> {
   const command = findCommand(message);
@@ -180,6 +190,7 @@ export async function handleCommand(gateway: Gateway, adapter: ChannelAdapter, m
   else {
     try {
       reply = await command.run({ gateway, adapter, message, admin, args: message.command?.args ?? '' });
+      if (command.name === 'reload' && typeof reply === 'string') reply = [reply, ...(await afterReload(gateway, message).catch(() => []))].join('\n');
     } catch (error) {
       reply = `/${command.name} failed: ${errorMessage(error)}`;
     }
@@ -193,6 +204,7 @@ async function fresh({ gateway, message }: CommandContext): Promise<string> {
   const conversation = await gateway.conversations.get(message);
   await gateway.queue.run(message.sessionKey, () => conversation.agent.newSession());
   await conversation.agent.closeSurfaces();
+  await conversation.agent.options.subagents?.closeAll();
   return 'Started a fresh conversation.';
 }
 
@@ -228,6 +240,23 @@ async function scheduleCommand({ gateway, message, admin, args }: CommandContext
   }
 }
 
-function helpText(): string {
-  return ['I answer messages here; in groups, mention me or reply to me.', '', ...commands.map((command) => `/${command.name} — ${command.description}`)].join('\n');
+/** The `/help` answer: the gateway's commands, then `skillLines` (the skill commands, if any). */
+function helpText(skillLines: readonly string[] = []): string {
+  return ['I answer messages here; in groups, mention me or reply to me.', '', ...commands.map((command) => `/${command.name} — ${command.description}`), ...skillLines].join('\n');
+}
+
+/** `/help`'s lines for the skill commands of `message`'s conversation (none when its profile cannot load). */
+async function skillHelp(gateway: Gateway, message: InboundMessage): Promise<string[]> {
+  const skills = await gateway.skillsFor(message).catch(() => []);
+  return skillHelpLines(skills, commandList.map((command) => command.name), message.address.platform);
+}
+
+/** What `/reload` adds: skills hidden by a command of the same name, and command menus registered again. */
+async function afterReload(gateway: Gateway, message: InboundMessage): Promise<string[]> {
+  const conversation = await gateway.conversations.get(message);
+  const skills = await gateway.skillsFor(message);
+  const lines = shadowedLines(skills, commandList.map((command) => command.name), conversation.profile);
+  const updated = await gateway.menus.update(gateway.adapters.values());
+  if (updated.length > 0) lines.push(`Command menus updated (${updated.join(', ')}).`);
+  return lines;
 }

@@ -13,6 +13,9 @@ import { ToolGrants } from './access/tool-grants.ts';
 import { answerApproval, askApproval, denyApprovals } from './approvals.ts';
 import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
+import { CommandMenus } from './command-menus.ts';
+import { asSkillTurn, skillCommandOf } from './skill-commands.ts';
+import type { Skill } from '../resources/types.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, turnText } from './conversations.ts';
 import { createDedupe } from './dedupe.ts';
@@ -60,6 +63,8 @@ export class Gateway {
   readonly scheduler: Scheduler;
   /** Where the conversations the gateway has talked in live (for jobs aimed at one). */
   readonly known: KnownConversations;
+  /** The platforms' command menus: the gateway's commands and the default profile's skill commands. */
+  readonly menus: CommandMenus;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -115,6 +120,7 @@ export class Gateway {
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
     this.#sender = new ReplySender({ ledger: this.ledger, outbox: this.outbox, log: (line) => this.log(line) });
     this.known = new KnownConversations(this.runtime.store);
+    this.menus = new CommandMenus({ commands: commandList, skills: async () => (await this.runtime.resources('default')).resources.skills, log: (line) => this.log(line) });
     this.#opened = new Promise((resolve) => (this.#release = resolve));
     this.health.onRecovered(() => void this.#resume().catch((error: unknown) => this.log(`messages left by the store failure not resumed: ${errorMessage(error)}`)));
     const files = { outbox: this.outbox, maxFileBytes: (platform: string) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env };
@@ -180,10 +186,9 @@ export class Gateway {
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
       });
-      if (adapter.capabilities.commandMenu && adapter.setCommands) {
-        // In the background: the menu is a convenience, and start-up need not wait for it.
-        this.#background(adapter.setCommands(commandList).catch((error: unknown) => this.log(`${adapter.platform}: could not register commands: ${errorMessage(error)}`)));
-      }
+      // In the background: the menu is a convenience, and start-up need not wait for it (nor
+      // for the default profile's skills it lists).
+      this.#background(this.menus.update([adapter]));
     }
     await this.#sender.resend(undelivered, this.adapters, this.runtime.store);
     await replayed;
@@ -278,7 +283,10 @@ export class Gateway {
         this.#background(handleCommand(this, adapter, message, access.admin));
         return;
       }
-      if (message.scope === 'group' && !message.mentioned && this.#requiresMention(message)) {
+      // A user-invocable skill's `/name args`: a turn like any message, whose input runs the skill;
+      // addressed to the bot, like the gateway's own commands.
+      const skill = message.command ? skillCommandOf(message, await this.skillsFor(message)) : undefined;
+      if (message.scope === 'group' && !message.mentioned && !skill && this.#requiresMention(message)) {
         await this.conversations.overhear(message);
         await finish();
         return;
@@ -286,7 +294,7 @@ export class Gateway {
       const conversation = await this.conversations.get(message);
       this.#remember(message);
       const lane = this.#lanes.get(message.sessionKey);
-      const item = { key, message, text: turnText(conversation, message), entry };
+      const item = { key, message, text: turnText(conversation, skill ? asSkillTurn(message, skill) : message), entry };
       lane.waiting.add(item);
       // A running turn takes in messages of the person it is for; anyone else's, and any during a
       // scheduled job's turn, get a turn of their own after it: a turn's tools act with one person's rights.
@@ -424,6 +432,12 @@ export class Gateway {
   #requiresMention(message: InboundMessage): boolean {
     const group = this.config.groups?.[`${message.address.platform}:${message.address.conversationId}`];
     return group?.requireMention ?? true;
+  }
+
+  /** The skills of the profile of `message`'s conversation (its live one's, else the one its bindings choose). */
+  async skillsFor(message: InboundMessage): Promise<readonly Skill[]> {
+    const profile = await this.conversations.profileFor(message, message.sender.id);
+    return (await this.runtime.resources(profile)).resources.skills;
   }
 
   /** Whether `platform:userId` is one of the configured admins. */

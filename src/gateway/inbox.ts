@@ -25,6 +25,11 @@ export interface InboxEntry {
   sender: Sender;
   /** The text the turn gives the model (in groups: labelled, after what was overheard). */
   text: string;
+  /**
+   * The message's `/command args`, when it was one: a skill's command is answered after a restart
+   * as it would have been (absent in older records, and for messages that were not commands).
+   */
+  command?: InboundMessage['command'];
   /** What was attached (the bytes are not kept: a replay says they were lost). */
   attachments: Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size'>[];
   /** Milliseconds since the epoch. */
@@ -103,6 +108,7 @@ export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
         messageId: message.id,
         sender: message.sender,
         text,
+        ...(message.command !== undefined && { command: message.command }),
         attachments: message.attachments.map(({ kind, mediaType, name, size }) => ({ kind, mediaType, name, size })),
         receivedAt: message.receivedAt,
         ...(message.sentAt !== undefined && { sentAt: message.sentAt }),

@@ -18,6 +18,7 @@ export function replayedMessage(entry: InboxEntry): InboundMessage {
     scope: entry.scope,
     sender: entry.sender,
     text: entry.text,
+    ...(entry.command !== undefined && { command: entry.command }),
     attachments: [],
     mentioned: true,
     receivedAt: entry.receivedAt,

@@ -89,9 +89,9 @@ async function parentResults(agent: Agent): Promise<string[]> {
   return results;
 }
 
-/** The id in a spawn result. */
+/** The id in the last spawn result of `text`. */
 function spawnedId(text: string): string {
-  const id = /Subagent '([0-9a-f]{4})' spawned/.exec(text)?.[1];
+  const id = [...text.matchAll(/Subagent '([0-9a-f]{4})' spawned/g)].at(-1)?.[1];
   expect(id, text).toBeDefined();
   return id!;
 }
@@ -200,6 +200,31 @@ describe('subagents', () => {
     // The same session: the second request carries the first exchange.
     expect(JSON.stringify(second.body.messages)).toContain('first answer');
     expect(JSON.stringify(second.body.messages)).toContain('now part two');
+  });
+
+  it('send_input to a working child is taken in once its current work is done, and wait returns both answers', async () => {
+    const gate = gateTool('slow');
+    const { agent } = await setup({
+      tools: [gate.tool],
+      child: (request) => {
+        const text = JSON.stringify(request.body.messages);
+        if (text.includes('also check B')) return { text: 'B checked' };
+        return text.includes('tool_result') ? { text: 'A checked' } : { toolCalls: [{ name: 'slow', arguments: {} }] };
+      },
+    });
+    scriptParent([
+      { toolCalls: [{ id: 's1', name: 'spawn_agent', arguments: { task: 'check A' } }] },
+      (request) => ({ toolCalls: [{ id: 'i1', name: 'send_input', arguments: { agent_id: spawnedId(JSON.stringify(request.body.messages)), message: 'also check B' } }] }),
+      (request) => ({ toolCalls: [{ id: 'w1', name: 'wait', arguments: { agent_id: spawnedId(JSON.stringify(request.body.messages)) } }] }),
+      { text: 'parent done' },
+    ]);
+    const turn = agent.invoke('check');
+    await until(() => harness!.server.requests.filter((request) => !isChild(request)).length >= 3);
+    gate.release();
+    await turn;
+    const results = await parentResults(agent);
+    expect(results[1]).toContain('it reads it once its current work is done');
+    expect(results[2]).toBe('A checked\nB checked');
   });
 
   it('a child that fails, or runs over its token budget, is reported by wait and the parent goes on', async () => {

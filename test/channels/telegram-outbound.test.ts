@@ -154,18 +154,20 @@ describe('telegram outbound', () => {
     expect(telegram.callsOf('sendMessage')).toEqual([]);
   });
 
-  it('registers the command menu with setMyCommands', async () => {
+  it('registers the command menu with setMyCommands, - written _', async () => {
     const { telegram, adapter, logs } = await start();
     await adapter.setCommands!([
       { name: 'help', description: 'Show help' },
       { name: 'Model', description: 'Choose the model' },
-      { name: 'not-valid', description: 'Left out' },
+      { name: 'deploy-app', description: 'A skill: - becomes _' },
+      { name: 'not valid!', description: 'Left out' },
     ]);
     expect(telegram.commands).toEqual([
       { command: 'help', description: 'Show help' },
       { command: 'model', description: 'Choose the model' },
+      { command: 'deploy_app', description: 'A skill: - becomes _' },
     ]);
-    expect(logs.some((line) => line.includes('not-valid'))).toBe(true);
+    expect(logs.some((line) => line.includes('not valid!'))).toBe(true);
   });
 
   it('puts buttons on the last chunk and the reply on the first', async () => {

@@ -73,8 +73,12 @@ export interface SubagentLine {
 /** A child as this process holds it. */
 interface Child {
   record: SubagentRecord;
-  /** Unset for a child a restart interrupted, until a message starts it again. */
+  /** How it is made: kept, so a finished child holds no agent and is made again for a new message. */
+  spec: ChildSpec;
+  /** Only while it works: a finished child is a record and its stored session. */
   agent?: Agent;
+  /** Messages sent while it works, taken in once its current work is done. */
+  inbox: string[];
   run?: Promise<void>;
   /** The answer of its latest work, or what it said before it failed. */
   text: string;
@@ -141,15 +145,16 @@ export class Subagents implements SubagentControl {
     const id = this.#newId();
     const sessionKey = `${this.#options.parentKey}:agent:${id}`;
     const maxTurns = Math.min(request.maxTurns ?? this.settings.maxTurns, this.settings.maxTurns);
+    const spec = this.#spec(id, sessionKey, cwd, request.model, maxTurns);
     let agent: Agent;
     try {
-      agent = this.#options.createChild(parent, this.#spec(id, sessionKey, cwd, request.model, maxTurns));
+      agent = this.#options.createChild(parent, spec);
     } catch (error) {
       throw new SubagentError(`Could not start a subagent: ${errorMessage(error)}`);
     }
     const record: SubagentRecord = { id, task: shorten(request.task.trim().split('\n')[0] ?? '', 200), sessionKey, model: agent.model, status: 'running', closed: false, startedAt: Date.now(), toolCalls: 0, usage: emptyUsage(), cost: 0 };
     this.#records.add(record);
-    const child: Child = { record, agent, text: '' };
+    const child: Child = { record, spec, agent, inbox: [], text: '' };
     this.#children.set(id, child);
     this.#watch(child);
     this.#start(child, taskInput(id, request.task), context);
@@ -159,20 +164,18 @@ export class Subagents implements SubagentControl {
   async sendInput(id: string, message: string, context: ToolContext): Promise<string> {
     const child = await this.#find(id);
     if (child.record.status === 'running') {
-      child.agent!.followUp(message);
+      child.inbox.push(message);
       return `Sent to subagent '${id}': it reads it once its current work is done. Use wait(agent_id='${id}') for its answer.`;
     }
     if (child.record.status === 'over-budget') throw new SubagentError(`Subagent '${id}' used its budget of ${this.settings.maxTokens.toLocaleString('en-US')} tokens; start a new one instead.`);
     if (this.#running().length >= this.settings.maxRunning) throw new SubagentError(`${this.settings.maxRunning} subagents are already working, the most at once; wait for one first.`);
-    if (!child.agent) {
-      // Interrupted by a restart: its session is kept, so it goes on from there.
-      try {
-        child.agent = this.#options.createChild(this.#requireParent(), this.#spec(id, child.record.sessionKey, undefined, undefined, this.settings.maxTurns));
-      } catch (error) {
-        throw new SubagentError(`Could not restart subagent '${id}': ${errorMessage(error)}`);
-      }
-      this.#watch(child);
+    // Its session is kept (also across a restart), so it goes on from there.
+    try {
+      child.agent = this.#options.createChild(this.#requireParent(), child.spec);
+    } catch (error) {
+      throw new SubagentError(`Could not start subagent '${id}' again: ${errorMessage(error)}`);
     }
+    this.#watch(child);
     this.#start(child, message, context);
     return `Subagent '${id}' is working on your message. Use wait(agent_id='${id}') for its answer.`;
   }
@@ -180,8 +183,14 @@ export class Subagents implements SubagentControl {
   async wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome> {
     const child = await this.#find(id, { closedToo: true });
     if (child.run) {
-      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      await within(Promise.race([child.run, aborted]), timeoutMs);
+      let stopWaiting!: () => void;
+      const aborted = new Promise<void>((resolve) => (stopWaiting = resolve));
+      signal.addEventListener('abort', stopWaiting, { once: true });
+      try {
+        await within(Promise.race([child.run, aborted]), timeoutMs);
+      } finally {
+        signal.removeEventListener('abort', stopWaiting);
+      }
       signal.throwIfAborted();
     }
     const { record } = child;
@@ -193,8 +202,7 @@ export class Subagents implements SubagentControl {
   async close(id: string): Promise<void> {
     const child = await this.#find(id);
     await this.#stop([child], 'closed');
-    child.agent?.dispose();
-    child.unsubscribe?.();
+    this.#release(child);
     child.record.closed = true;
     this.#children.delete(id);
     await this.#save();
@@ -304,6 +312,7 @@ export class Subagents implements SubagentControl {
         child.record.toolCalls++;
         child.tool = undefined;
       } else if (event.type === 'message_end' && event.message.role === 'assistant') {
+        // What it said last, for a wait after it failed.
         const text = event.message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
         if (text.trim()) child.text = text;
       }
@@ -321,13 +330,22 @@ export class Subagents implements SubagentControl {
     if (this.#clearLines) this.#thisTurn.clear();
     this.#clearLines = false;
     this.#thisTurn.add(record.id);
-    const turn = childTurn(context.turn, agent.options.cwd);
+    const turn = childTurn(context.turn, child.spec.cwd);
     child.run = (async () => {
       let status: SubagentStatus = 'done';
+      const answers: string[] = [];
       try {
-        const result = await agent.invoke(input, { channel: context.turn?.sessionKey, turn });
-        child.text = [result.text, ...result.followUps.map((followUp) => followUp.text)].filter((text) => text.trim() !== '').join('\n') || child.text;
-        if (result.aborted) status = child.overBudget ? 'over-budget' : 'stopped';
+        for (let next: string | undefined = input; next !== undefined; ) {
+          const result = await agent.invoke(next, { channel: context.turn?.sessionKey, turn });
+          if (result.text.trim() !== '') answers.push(result.text);
+          if (result.aborted) {
+            status = child.overBudget ? 'over-budget' : 'stopped';
+            break;
+          }
+          // Messages sent meanwhile: taken in here, with nothing awaited since the check.
+          next = child.inbox.length > 0 ? child.inbox.splice(0).join('\n\n') : undefined;
+        }
+        child.text = answers.join('\n') || child.text;
       } catch (error) {
         status = child.overBudget ? 'over-budget' : child.stopped ? 'stopped' : 'failed';
         if (status === 'failed') record.error = errorMessage(error);
@@ -335,11 +353,24 @@ export class Subagents implements SubagentControl {
       if (status === 'stopped') record.error = child.stopped ?? 'stopped';
       Object.assign(record, { status, endedAt: Date.now() });
       child.tool = undefined;
+      child.inbox = [];
+      this.#release(child);
       this.#progress();
       await this.#save();
     })();
     void this.#save();
     this.#progress();
+  }
+
+  /** Lets go of a child's agent once it is done: a finished child costs its record, its session stays stored. */
+  #release(child: Child): void {
+    const agent = child.agent;
+    if (!agent || agent.phase !== 'idle') return;
+    child.unsubscribe?.();
+    child.unsubscribe = undefined;
+    child.agent = undefined;
+    agent.dispose();
+    agent.sessions.evict(child.record.sessionKey);
   }
 
   async #stop(children: readonly Child[], reason: string): Promise<void> {
@@ -382,7 +413,7 @@ export class Subagents implements SubagentControl {
     const child = this.#children.get(id);
     if (child) return child;
     const record = this.#records.records.find((entry) => entry.id === id);
-    if (record && options.closedToo) return { record, text: '' };
+    if (record && options.closedToo) return { record, spec: this.#spec(id, record.sessionKey, undefined, undefined, this.settings.maxTurns), inbox: [], text: '' };
     if (record) throw new SubagentError(`Subagent '${id}' was closed.`);
     const known = [...this.#children.keys()];
     throw new SubagentError(`No subagent '${id}' here.${known.length > 0 ? ` Open ones: ${known.join(', ')}.` : ' None is open.'}`);
@@ -403,7 +434,10 @@ export class Subagents implements SubagentControl {
   /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent). */
   #load(): Promise<void> {
     this.#loaded ??= this.#records.load().then(() => {
-      for (const record of this.#records.records) if (!record.closed && !this.#children.has(record.id)) this.#children.set(record.id, { record, text: '' });
+      for (const record of this.#records.records) {
+        if (record.closed || this.#children.has(record.id)) continue;
+        this.#children.set(record.id, { record, spec: this.#spec(record.id, record.sessionKey, undefined, undefined, this.settings.maxTurns), inbox: [], text: '' });
+      }
     });
     this.#loaded.catch(() => (this.#loaded = undefined));
     return this.#loaded;

@@ -174,7 +174,7 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
     },
 
     async setCommands(commands) {
-      const body = commandMenuBody(commands, (command) => log(`discord: command "${command.name}" left out of the menu (Discord allows 1-32 of a-z, 0-9, - and _, each name once)`));
+      const body = commandMenuBody(commands, (command) => log(`discord: command "${command.name}" left out of the menu (Discord allows 1-32 of a-z, 0-9, - and _, each name once, and 100 commands)`));
       const applicationId = await context.applicationId();
       await call('bulkOverwriteCommands', (rest) => rest.put(Routes.applicationCommands(applicationId), { body }));
     },

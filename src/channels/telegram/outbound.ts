@@ -9,6 +9,7 @@ import type { Api } from 'grammy/web';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import { DeliveryError, type Button, type ChannelAction, type CommandInfo, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
 import type { CallTelegram } from './call-telegram.ts';
+import { telegramCommandMenu } from './command-menu.ts';
 import { escapeHtml } from './format/escape-html.ts';
 import type { TelegramChunk } from './format/format-message.ts';
 import { loadFormatter } from './format/load-formatter.ts';
@@ -47,12 +48,6 @@ async function chunksOf(text: string): Promise<TelegramChunk[]> {
   if (chunks.length > 0) return chunks;
   if (text.trim() === '') throw new DeliveryError('Telegram: nothing to send (empty message)', { retryable: false });
   return [{ html: escapeHtml(text.trim()), plain: text.trim() }];
-}
-
-/** The Bot API name of a command (lowercase letters, digits, underscores; at most 32). */
-function commandName(name: string): string | undefined {
-  const normalized = name.replace(/^\//, '').toLowerCase();
-  return /^[a-z0-9_]{1,32}$/.test(normalized) ? normalized : undefined;
 }
 
 /**
@@ -143,11 +138,7 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
     },
 
     async setCommands(commands) {
-      const valid = commands.flatMap((command) => {
-        const name = commandName(command.name);
-        if (!name) log(`telegram: command "${command.name}" left out of the menu (Telegram allows a-z, 0-9, _)`);
-        return name ? [{ command: name, description: (command.description.trim() || name).slice(0, 256) }] : [];
-      });
+      const valid = telegramCommandMenu(commands, (command, why) => log(`telegram: command "${command.name}" left out of the menu (${why})`));
       await call('setMyCommands', () => api.setMyCommands(valid));
     },
 

@@ -23,9 +23,12 @@ function webSender(clientId: string): Sender {
   return { id: clientId, name: 'web user' };
 }
 
-/** `/name args` (a `@bot` suffix on the name dropped), or undefined for plain text. */
+/**
+ * `/name args` (a `@bot` suffix on the name dropped), or undefined for plain text. Names may hold
+ * `-`, as skill names do (`/deploy-app staging`).
+ */
 export function parseCommand(text: string): { name: string; args: string } | undefined {
-  const match = /^\/([A-Za-z0-9_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const match = /^\/([A-Za-z0-9_-]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match?.[1]) return undefined;
   return { name: match[1].toLowerCase(), args: (match[2] ?? '').trim() };
 }

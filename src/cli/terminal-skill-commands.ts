@@ -1,0 +1,38 @@
+/**
+ * Skills as commands in the terminal chat: `/name args`, where `name` is a user-invocable skill of
+ * the chat's profile, runs a turn whose input is the skill's instructions with the arguments (as
+ * in the gateway's chats). The chat's own commands win over a skill of the same name.
+ */
+import { findUserSkill, skillCommands, skillInvocationInput } from '../resources/skill-invocation.ts';
+import type { Skill } from '../resources/types.ts';
+
+/** The terminal chat's own commands (with `/profile` and `/reload` from `operator chat`). */
+export const terminalCommandNames: readonly string[] = ['help', 'new', 'compact', 'status', 'profile', 'reload', 'undo', 'diff', 'exit', 'quit'];
+
+/** What a typed line `/name args` runs, when `name` is a skill command of `skills`. */
+export interface TerminalSkillRun {
+  skill: Skill;
+  /** The turn's input. */
+  input: string;
+}
+
+/** The skill run a typed `line` asks for, or undefined when it is not a skill command. */
+export function terminalSkillRun(line: string, skills: readonly Skill[]): TerminalSkillRun | undefined {
+  const match = /^\/([A-Za-z0-9_-]+)(?:\s+([\s\S]*))?$/.exec(line.trim());
+  if (!match || terminalCommandNames.includes(match[1]!.toLowerCase())) return undefined;
+  const skill = findUserSkill(match[1]!, skills);
+  return skill ? { skill, input: skillInvocationInput(skill, match[2] ?? '') } : undefined;
+}
+
+/** The `/help` lines for the skill commands of `skills` (none when there are none). */
+export function terminalSkillHelp(skills: readonly Skill[]): string[] {
+  const commands = skillCommands(skills, terminalCommandNames);
+  if (commands.length === 0) return [];
+  const width = Math.max(15, ...commands.map((skill) => skill.name.length + 2));
+  return ['', 'skills (each runs a turn with the skill; add what it needs after the name):', ...commands.map((skill) => `/${skill.name.padEnd(width - 1)} ${oneLine(skill.description)}`)];
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 100 ? `${line.slice(0, 99).trimEnd()}…` : line;
+}

@@ -1,0 +1,50 @@
+/**
+ * Skills as chat commands in the gateway. A message `/name args` whose name is a user-invocable
+ * skill of the conversation's profile runs a turn like any message from its sender (same queue,
+ * dedupe, access rules, grants, guardrails and delivery); only the turn's input differs: it is the
+ * skill's instructions with the arguments (see `skillInvocationInput`). The gateway's own commands
+ * win over a skill of the same name. The inbox keeps the message's command, so a skill command
+ * accepted before a restart is answered after it the same way.
+ */
+import type { InboundMessage } from '../channels/types.ts';
+import { findUserSkill, shadowedNote, shadowedSkills, skillCommands, skillInvocationInput } from '../resources/skill-invocation.ts';
+import type { Skill } from '../resources/types.ts';
+
+/** The user-invocable skill `message` asks for with its `/name args`, if any (of `skills`, its profile's). */
+export function skillCommandOf(message: InboundMessage, skills: readonly Skill[]): Skill | undefined {
+  return message.command ? findUserSkill(message.command.name, skills) : undefined;
+}
+
+/** `message` as its turn takes it: the text is the input that runs `skill` with the command's arguments. */
+export function asSkillTurn(message: InboundMessage, skill: Skill): InboundMessage {
+  return { ...message, text: skillInvocationInput(skill, message.command?.args ?? '') };
+}
+
+/**
+ * How the command `name` is typed on `platform`: Telegram allows only `a-z`, `0-9` and `_` in
+ * commands, so there `_` stands for `-` (`/deploy_app` starts the skill `deploy-app`).
+ */
+export function commandSpelling(name: string, platform: string): string {
+  return platform === 'telegram' ? name.replace(/-/g, '_') : name;
+}
+
+/** `text` on one line, cut to `max` characters with an ellipsis. */
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/**
+ * The lines `/help` adds for the skills that are commands on `platform` (none when there are
+ * none): a heading, then `/name — description` each. `reserved` are the gateway's own commands.
+ */
+export function skillHelpLines(skills: readonly Skill[], reserved: Iterable<string>, platform: string): string[] {
+  const commands = skillCommands(skills, reserved);
+  if (commands.length === 0) return [];
+  return ['', 'Skills (each runs as a turn, like a message; add what it needs after the name):', ...commands.map((skill) => `/${commandSpelling(skill.name, platform)} — ${oneLine(skill.description, 160)}`)];
+}
+
+/** The `/reload` answer's lines about skills of `profile` that a command of the same name (in `reserved`) hides. */
+export function shadowedLines(skills: readonly Skill[], reserved: Iterable<string>, profile: string): string[] {
+  return shadowedSkills(skills, reserved).map((skill) => `Note: ${shadowedNote(skill, profile)}.`);
+}
