@@ -122,10 +122,25 @@ describe('web_fetch: pages and text', () => {
     const small = await fetchText(open, { url: `${server.url}/long.txt`, max_chars: 1_000 });
     const shown = small.text.split('\n\n')[1]!;
     expect(shown.length).toBeLessThanOrEqual(1_000);
-    expect(small.text).toMatch(new RegExp(`\\[\\.\\.\\. cut: ${long.length - shown.length} more characters; a larger max_chars \\(at most ${maxCharsLimit}\\) shows more \\.\\.\\.\\]$`));
+    expect(small.text).toMatch(new RegExp(`\\[\\.\\.\\. cut: ${long.length - shown.length} more characters; offset=${shown.length} reads on; a larger max_chars \\(at most ${maxCharsLimit}\\) shows more at once \\.\\.\\.\\]$`));
     const huge = await fetchText(open, { url: `${server.url}/long.txt`, max_chars: 1_000_000 });
     expect(huge.text.length).toBeLessThanOrEqual(maxOutputChars);
-    expect(huge.text).toMatch(/\[\.\.\. cut: \d+ more characters \.\.\.\]$/);
+    expect(huge.text).toMatch(/\[\.\.\. cut: \d+ more characters; offset=\d+ reads on \.\.\.\]$/);
+    // Reading on from the offset the marker names, to the end, from the cache.
+    let offset = shown.length;
+    let read = shown;
+    for (let calls = 0; calls < 10; calls++) {
+      const next = await fetchText(open, { url: `${server.url}/long.txt`, offset, max_chars: maxCharsLimit });
+      expect(next.text.startsWith(`Fetched ${server.url}/long.txt (200, text/plain, ${long.length} characters, from character ${offset}`)).toBe(true);
+      const part = next.text.slice(next.text.indexOf('\n\n') + 2).replace(/\n\n\[\.\.\. cut: [^\]]*\]$/, '');
+      read += part;
+      const onward = /offset=(\d+) reads on/.exec(next.text);
+      if (!onward) break;
+      offset = Number(onward[1]);
+    }
+    expect(read).toBe(long);
+    const past = await fetchText(open, { url: `${server.url}/long.txt`, offset: long.length + 5 });
+    expect(past.text).toBe(`Error: offset ${long.length + 5} is past the end of ${server.url}/long.txt (${long.length} characters)`);
     // The engine passes a web_fetch output on whole up to its limit: the tool's own cut is the only one.
     expect(maxOutputChars).toBeLessThanOrEqual(defaultTruncationConfig.charLimits.web_fetch ?? fallbackCharLimit);
   });

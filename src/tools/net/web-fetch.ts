@@ -46,6 +46,11 @@ export const defaultMaxChars = 20_000;
  * tool's own cut, which says how to see more, the only one.
  */
 export const maxCharsLimit = 28_000;
+/**
+ * Most characters of a page kept (in the cache) for reading on with `offset`: a 5 MB download
+ * rarely converts to more, and the cache's own bound counts them.
+ */
+export const maxKeptChars = 1_000_000;
 /** The longest output, header and marker included (see {@link maxCharsLimit}). */
 export const maxOutputChars = 30_000;
 /** Most redirects followed. */
@@ -62,6 +67,7 @@ const parameters = z.object({
     .min(1)
     .optional()
     .describe(`Most characters of the page to return (default ${defaultMaxChars}, at most ${maxCharsLimit}).`),
+  offset: z.int().min(0).optional().describe('Where to start in the page\'s text, in characters (default 0): to read on past a cut, give the offset its marker names.'),
 });
 
 /** Creates the `web_fetch` tool. */
@@ -75,7 +81,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof pa
   const description =
     'Fetch one web page (http or https) and read it as markdown: its main content with headings, links, lists and tables, ' +
     'without scripts, styles or navigation. Plain text, markdown, JSON and XML come back as they are; images, PDFs and other ' +
-    `binary files are refused. The result is cut at max_chars (default ${defaultMaxChars}, at most ${maxCharsLimit}). The same ` +
+    `binary files are refused. The result is cut at max_chars (default ${defaultMaxChars}, at most ${maxCharsLimit}); offset reads on from where a cut ended. The same ` +
     'address fetched again in this conversation within 5 minutes comes from a cache. No cookies or logins are sent: pages ' +
     'that need them, or that build their content with scripts, need the browser tool where it is offered' +
     (options.allowPrivateNetwork ? '.' : '. This machine and private networks cannot be reached.');
@@ -98,7 +104,8 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof pa
       const maxChars = Math.min(args.max_chars ?? defaultMaxChars, maxCharsLimit);
       const conversation = context.turn?.sessionKey ?? noConversation;
       const cached = cache.get(conversation, url.href);
-      if (cached) return { content: render(cached.page, maxChars, cached.ageMs) };
+      const offset = args.offset ?? 0;
+      if (cached) return shown(cached.page, offset, maxChars, cached.ageMs);
       try {
         const response = await httpGet(url, {
           allowPrivateNetwork: options.allowPrivateNetwork,
@@ -113,7 +120,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof pa
         const page = readPage(response, maxBytes);
         if (typeof page === 'string') return errorResult(page);
         cache.set(conversation, url.href, page);
-        return { content: render(page, maxChars) };
+        return shown(page, offset, maxChars);
       } catch (error) {
         context.signal.throwIfAborted();
         if (error instanceof FetchError) return errorResult(error.message);
@@ -160,7 +167,7 @@ function readPage(response: HttpResponse, maxBytes: number): CachedPage | string
     finalUrl: response.url.href,
     status: response.status,
     mediaType: type.mediaType,
-    text: text.slice(0, maxCharsLimit),
+    text: text.slice(0, maxKeptChars),
     totalChars: text.length,
     notes,
   };
@@ -171,17 +178,31 @@ function toText(response: HttpResponse, type: ReturnType<typeof parseContentType
   return kind === 'html' ? htmlToMarkdown(decoded, response.url) : decoded;
 }
 
-/** The header line, any notes, the text up to `maxChars` and, when cut, how much was left out. */
-function render(page: CachedPage, maxChars: number, cachedAgeMs?: number): string {
+/** The page from `offset` as the model gets it, or why that part cannot be read. */
+function shown(page: CachedPage, offset: number, maxChars: number, cachedAgeMs?: number): ToolOutput {
+  if (offset > 0 && offset >= page.totalChars) return errorResult(`offset ${offset} is past the end of ${page.finalUrl} (${page.totalChars} characters)`);
+  if (offset > 0 && offset >= page.text.length) return errorResult(`only the first ${page.text.length} characters of ${page.finalUrl} are kept for reading on; offset ${offset} is past them`);
+  return { content: render(page, offset, maxChars, cachedAgeMs) };
+}
+
+/**
+ * The header line, any notes, the text from `offset` up to `maxChars` and, when cut, how much was
+ * left out and the offset to read on from.
+ */
+function render(page: CachedPage, offset: number, maxChars: number, cachedAgeMs?: number): string {
   const fromCache = cachedAgeMs === undefined ? '' : `, from this conversation's cache: fetched ${formatAge(cachedAgeMs)} ago`;
-  const header = [`Fetched ${page.finalUrl} (${page.status}, ${page.mediaType}, ${page.totalChars} characters${fromCache})`, ...page.notes].join('\n');
+  const part = offset > 0 ? `, from character ${offset}` : '';
+  const header = [`Fetched ${page.finalUrl} (${page.status}, ${page.mediaType}, ${page.totalChars} characters${part}${fromCache})`, ...page.notes].join('\n');
   // Room for the header and the marker, so the whole stays within what the engine passes on whole.
   const room = Math.max(0, Math.min(maxChars, maxOutputChars - header.length - 200));
-  if (page.totalChars <= room) return `${header}\n\n${page.text}`;
-  const shown = cutAt(page.text, room);
-  const left = page.totalChars - shown.length;
-  const more = maxChars < maxCharsLimit ? `; a larger max_chars (at most ${maxCharsLimit}) shows more` : '';
-  return `${header}\n\n${shown}\n\n[... cut: ${left} more characters${more} ...]`;
+  const text = offset > 0 ? page.text.slice(offset) : page.text;
+  if (page.totalChars - offset <= room) return `${header}\n\n${text}`;
+  const shown = cutAt(text, room);
+  const end = offset + shown.length;
+  const left = page.totalChars - end;
+  const more = maxChars < maxCharsLimit ? `; a larger max_chars (at most ${maxCharsLimit}) shows more at once` : '';
+  const onward = end < page.text.length ? `; offset=${end} reads on` : '';
+  return `${header}\n\n${shown}\n\n[... cut: ${left} more characters${onward}${more} ...]`;
 }
 
 /** The first `length` characters, not splitting a surrogate pair, ending at a line break when one is near. */
