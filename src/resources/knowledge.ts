@@ -76,7 +76,9 @@ export interface KnowledgeInjection {
 /**
  * Chooses the documents to inject: only small ones, smallest first until the budget is spent,
  * then written out in name order. The same documents always give the same bytes, so the system
- * prompt stays cacheable. Blank documents are neither injected nor listed.
+ * prompt stays cacheable. Blank documents are neither injected nor listed. The documents operator
+ * ships (the built-in `knowledge/` folder) are never injected, only searchable: they would cost
+ * every request of every conversation, and the budget is the team's.
  */
 export function selectKnowledgeForInjection(
   documents: readonly KnowledgeDocument[],
@@ -85,6 +87,7 @@ export function selectKnowledgeForInjection(
   const maxDocumentChars = options.maxDocumentChars ?? 4_000;
   const budgetChars = options.budgetChars ?? 12_000;
   const blocks = documents
+    .filter((document) => document.source !== 'builtin')
     .map((document) => ({ name: document.name, text: document.text.trim() }))
     .filter((document) => document.text !== '')
     .map((document) => ({

@@ -166,11 +166,12 @@ describe('built-in knowledge', () => {
     expect(tableNames(readFileSync(join(knowledgeFolder, 'README.md'), 'utf8'))).toEqual(knowledgeFiles);
   });
 
-  it('leaves most of the prompt budget for knowledge to a team\'s own documents', async () => {
+  it('costs no prompt: shipped documents are searchable, never injected, and leave the budget to the team\'s own', async () => {
     const { documents } = loadKnowledge(await shippedLayers());
     const injection = selectKnowledgeForInjection(documents);
-    // Small documents are injected into every prompt, within 12,000 characters for all knowledge.
-    expect(injection.text.length).toBeLessThanOrEqual(6_000);
+    expect(injection.text).toBe('');
+    const own = { name: 'runbook.md', path: '/home/knowledge/runbook.md', title: 'Runbook', text: 'Restart the worker first.', source: 'home' as const };
+    expect(selectKnowledgeForInjection([...documents, own]).injected).toEqual(['runbook.md']);
   });
 
   it.each([

@@ -59,7 +59,7 @@ describe('profile resources', () => {
     write(join(cwd, '.operator', 'rules.md'), 'PROJECT RULE');
     write(join(home, 'rules.md'), 'USER RULE');
     write(join(home, 'AGENT.md'), 'AGENT NOTES');
-    write(join(builtin, 'knowledge', 'glossary.md'), '# Glossary\nOKR means objectives and key results.');
+    write(join(home, 'knowledge', 'glossary.md'), '# Glossary\nOKR means objectives and key results.');
     write(join(home, 'profiles', 'default', 'MEMORY.md'), '- The deploy window is Tuesday 10:00.\n');
     write(join(home, 'profiles', 'default', 'USER.md'), '- Ada prefers short answers.\n');
     write(join(home, 'skills', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: How to deploy the app\n---\nRun make deploy.\n');

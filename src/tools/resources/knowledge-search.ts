@@ -21,7 +21,7 @@ export function createKnowledgeSearchTool(options: KnowledgeSearchToolOptions) {
     name: 'knowledge_search',
     machine: 'none',
     description:
-      'Search the knowledge documents (the team\'s runbooks, references and notes) before answering from memory. ' +
+      'Search the knowledge documents (the team\'s runbooks, references and notes, and operator\'s own: its chat commands and who may use them, writing for each chat platform) before answering from memory. ' +
       'Returns the best matching sections with file, heading and an excerpt; read the whole file with read_file ' +
       'at the path given when the excerpt is not enough. Matches word prefixes and small typos.',
     parameters,
