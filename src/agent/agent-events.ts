@@ -8,6 +8,7 @@ import type { AssistantMessage, Message, ToolCallPart, ToolResultContent, Usage 
 import type { CompactionEntry } from '../session/types.ts';
 import type { EngineEvent } from './engine-events.ts';
 import type { LifecycleState } from './state-machine.ts';
+import type { MemoryFlushOutcome } from './memory-flush.ts';
 
 /** Events of the Agent itself. */
 export type AgentOwnEvent =
@@ -39,18 +40,7 @@ export type AgentOwnEvent =
    * summarized with `memory` (see `memory-flush.ts`). `saved` counts its successful calls;
    * `messages` of the `toSummarize` messages were shown to it (fewer after a context overflow).
    */
-  | {
-      type: 'memory_flush';
-      reason: 'threshold' | 'overflow' | 'manual';
-      status: 'done' | 'capped' | 'failed' | 'cancelled';
-      saved: number;
-      messages: number;
-      toSummarize: number;
-      usage: Usage;
-      cost: Cost;
-      text?: string;
-      error?: string;
-    }
+  | ({ type: 'memory_flush'; reason: 'threshold' | 'overflow' | 'manual' } & MemoryFlushOutcome)
   /** A failed attempt will be tried again after `delayMs`. */
   | { type: 'retry_start'; attempt: number; maxRetries: number; delayMs: number; error: AgentError }
   | { type: 'retry_end'; attempt: number; success: boolean; error?: AgentError }

@@ -27,7 +27,7 @@ import type { NamedText, PromptCaps } from '../resources/prompt-assembly.ts';
 import { assembleSystemPrompt, defaultPromptCaps } from '../resources/prompt-assembly.ts';
 import { buildFooter } from '../resources/prompt-footer.ts';
 import { readTextFile } from '../resources/read-text.ts';
-import { privatePaths } from './private-paths.ts';
+import { privatePaths } from '../core/private-paths.ts';
 import { createRulesLoader } from '../resources/rules.ts';
 import { loadSkills } from '../resources/skills.ts';
 import type { KnowledgeDocument, ResourceProblem, Skill } from '../resources/types.ts';

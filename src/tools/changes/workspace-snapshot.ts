@@ -26,7 +26,7 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { errorMessage } from '../../core/errors.ts';
-import { privateEntries } from '../../runtime/private-paths.ts';
+import { privateEntries } from '../../core/private-paths.ts';
 import { maxChanges } from './change-log.ts';
 import { maxKeptChars, type ChangeRecorder, type ChangeReport } from './file-change.ts';
 import { display } from './undo.ts';
