@@ -7,6 +7,7 @@ import { ToolGrants, type ToolSeat } from '../../src/gateway/access/tool-grants.
 import { keySegment } from '../../src/gateway/dedupe.ts';
 import { TurnAccess } from '../../src/gateway/turn-access.ts';
 import { createBuiltinTools } from '../../src/tools/builtin/index.ts';
+import { createSubagentTools } from '../../src/tools/agents/subagent-tools.ts';
 import { defineTool, type Tool } from '../../src/tools/tool.ts';
 
 let root: string | undefined;
@@ -45,6 +46,14 @@ describe('turn access', () => {
     expect([...turn.tools!].sort()).toEqual(['glob', 'grep', 'list_dir', 'memory', 'read_file']);
     expect(turn.workspace).toEqual({ cwd: own, roots: [own], hidden: [home] });
     expect(existsSync(own)).toBe(true);
+  });
+
+  it('gives the subagent tools to an agents grant without opening the workspace', async () => {
+    const { home, temp, access } = setUp([{ tools: ['agents'], people: ['telegram:7'], scope: 'any' }]);
+    const turn = await access.forTurn(seat(), [...tools, ...createSubagentTools()], temp);
+    const own = join(temp, keySegment('telegram:group:-100'));
+    expect([...turn.tools!].sort()).toEqual(['close_agent', 'glob', 'grep', 'list_dir', 'memory', 'read_file', 'send_input', 'spawn_agent', 'wait']);
+    expect(turn.workspace).toEqual({ cwd: own, roots: [own], hidden: [home] });
   });
 
   it('opens the workspace with the granted tools; a tool that says nothing counts as shell', async () => {
