@@ -86,6 +86,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   releaseWarmUps();
   for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
   runtime.warm();
+  gateway.registerMenus();
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.

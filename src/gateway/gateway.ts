@@ -186,9 +186,6 @@ export class Gateway {
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
       });
-      // In the background: the menu is a convenience, and start-up need not wait for it (nor
-      // for the default profile's skills it lists).
-      this.#background(this.menus.update([adapter]));
     }
     await this.#sender.resend(undelivered, this.adapters, this.runtime.store);
     await replayed;
@@ -197,6 +194,15 @@ export class Gateway {
     const ttlMs = this.config.idleTtlSeconds * 1000;
     this.#sweeper = setInterval(() => void this.conversations.sweep(ttlMs), Math.min(ttlMs, 60_000));
     this.#sweeper.unref();
+  }
+
+  /**
+   * Registers the platforms' command menus, in the background: called once the gateway is ready,
+   * since the menus list the default profile's skills, whose loading would otherwise delay the
+   * start (the menu is a convenience; a failure is logged).
+   */
+  registerMenus(): void {
+    this.#background(this.menus.update(this.adapters.values()));
   }
 
   /**
