@@ -10,6 +10,7 @@ import type { DesktopConfig } from '../desktop/desktop-settings.ts';
 import { errorMessage } from '../core/errors.ts';
 import { browserConfigOf, desktopConfigOf, loadConfig } from '../gateway/config/index.ts';
 import type { SubagentSettings } from '../agent/subagents/subagent-settings.ts';
+import { subagentStatus } from '../gateway/subagent-status.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
@@ -97,12 +98,13 @@ function reportProblems(report: ReloadReport): void {
   }
 }
 
-function statusLines(profile: string, agent: Agent): string[] {
+async function statusLines(profile: string, agent: Agent): Promise<string[]> {
   const reviews = agent.reviewTotals;
   const lines = [`profile  ${profile}`];
   if (reviews.reviews > 0) {
     lines.push(`reviews  ${reviews.reviews}: ${reviews.usage.input + reviews.usage.cacheRead} in (${reviews.usage.cacheRead} cached), ${reviews.usage.output} out, $${reviews.cost.total.toFixed(4)}`);
   }
+  if (agent.options.subagents) lines.push(...subagentStatus(await agent.options.subagents.list()));
   for (const cut of agent.promptTruncations) lines.push(`prompt   cut: ${cut}`);
   return lines;
 }

@@ -120,6 +120,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
     if (text === '/new') {
       const tree = await agent.newSession();
       await agent.closeSurfaces();
+      await agent.options.subagents?.closeAll();
       return void write(`  (new session ${tree.id})\n`);
     }
     if (text === '/status') {

@@ -197,3 +197,28 @@ describe('operator chat', () => {
   });
 });
 
+
+describe('operator chat: subagents', () => {
+  it('splits work between subagents and /status shows their spend', async () => {
+    const isChild = (body: string) => body.includes('you are its subagent');
+    let parentCalls = 0;
+    server.setDefault((request) => {
+      const body = JSON.stringify(request.body.messages);
+      if (isChild(body)) return { text: 'child result', usage: { input: 300, output: 7 } };
+      parentCalls++;
+      if (parentCalls === 1) return { toolCalls: [{ name: 'spawn_agent', arguments: { task: 'Count the files' } }] };
+      const id = [...body.matchAll(/Subagent '([0-9a-f]{4})' spawned/g)].at(-1)?.[1] ?? 'none';
+      if (parentCalls === 2) return { toolCalls: [{ name: 'wait', arguments: { agent_id: id } }] };
+      return { text: 'The subagent says: child result' };
+    });
+    const chat = startChat();
+    chat.send('count them with a subagent');
+    await chat.output.waitFor('The subagent says: child result');
+    expect(chat.output.stdout()).toContain('> spawn_agent');
+    chat.send('/status');
+    await chat.output.waitFor('Subagents: 1 started, 0 working; 300 tokens in, 7 out');
+    expect(chat.output.stdout()).toMatch(/[0-9a-f]{4} done: Count the files \(0 tool calls/);
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+});
