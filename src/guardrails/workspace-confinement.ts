@@ -19,7 +19,7 @@ export interface WorkspaceConfinementOptions {
 }
 
 /** Tools whose `path` argument names what they read or write. */
-const pathTools = new Set(['read_file', 'send_file', 'write_file', 'edit_file', 'list_dir', 'grep', 'glob']);
+const pathTools = new Set(['read_file', 'send_file', 'write_file', 'edit_file', 'list_dir', 'grep', 'glob', 'code']);
 
 /**
  * Blocks `read_file`, `write_file`, `edit_file`, `list_dir`, `grep`, `glob` and `apply_patch`

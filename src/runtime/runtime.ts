@@ -29,6 +29,8 @@ import { join, resolve } from 'node:path';
 import type { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
 import { assertProfile } from './profile-check.ts';
+import { privatePaths } from '../core/private-paths.ts';
+import type { LanguageServers } from '../tools/code/language-servers.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
@@ -43,7 +45,8 @@ function agentModules() {
     import('../desktop/index.ts'),
     import('../tools/net/web-fetch.ts'),
     import('../agent/subagents/index.ts'),
-  ]).then(([agent, reviewer, tools, browser, desktop, webFetch, subagents]) => ({
+    import('../tools/code/index.ts'),
+  ]).then(([agent, reviewer, tools, browser, desktop, webFetch, subagents, code]) => ({
     Agent: agent.Agent,
     BackgroundReviewer: reviewer.BackgroundReviewer,
     createBuiltinTools: tools.createBuiltinTools,
@@ -51,6 +54,7 @@ function agentModules() {
     browser,
     desktop,
     subagents,
+    code,
   }));
 }
 
@@ -120,6 +124,8 @@ export class Runtime {
   readonly #subagentSettings: SubagentSettings;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
+  /** The `code` tool's language servers, one per project folder; each starts on its first call. */
+  #codeServers: LanguageServers | undefined;
 
   constructor(options: RuntimeOptions = {}) {
     this.env = options.env ?? process.env;
@@ -235,6 +241,9 @@ export class Runtime {
       tools = [
         ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox }),
         modules.createWebFetchTool(policy),
+        ...(modules.code.codeToolAvailable()
+          ? [modules.code.createCodeTool({ cwd: this.cwd, hidden: privatePaths(this.home), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env })) })]
+          : []),
         ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
         ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),
         ...(this.#subagentSettings.maxDepth > 0 ? modules.subagents.createSubagentTools() : []),
@@ -270,9 +279,13 @@ export class Runtime {
     return { provider, model: resolved.model, info: resolved.info };
   }
 
-  /** Closes every conversation's browser, stores the file changes still being recorded, then closes the store. */
+  /**
+   * Closes every conversation's browser, stops the code tool's language servers, stores the file
+   * changes still being recorded, then closes the store.
+   */
   async close(): Promise<void> {
     await this.#browsers?.closeAll();
+    await this.#codeServers?.closeAll();
     await flushChangeLogs();
     await this.store.close();
   }

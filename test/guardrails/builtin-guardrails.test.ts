@@ -32,6 +32,8 @@ describe('createBuiltinGuardrails', () => {
     expect(reasonOf(await set.before(escape))).toMatch(/^doom-loop: read_file has already been called 2 times/);
     set.onTurnStart();
     expect(reasonOf(await set.before(escape))).toMatch(/^workspace-confinement:/);
+    // The code tool's path is confined like read_file's.
+    expect(reasonOf(await set.before(toolCall('code', { action: 'diagnostics', path: '/etc/app.ts' })))).toBe(`workspace-confinement: /etc/app.ts is outside the workspace; allowed: ${workspace}`);
     const after = await set.after(toolCall('shell'), { content: [{ type: 'text', text: 'TOKEN=tok-123456789' }], isError: false });
     expect(after).toEqual({
       action: 'allow',

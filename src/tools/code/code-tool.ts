@@ -1,0 +1,198 @@
+/**
+ * The `code` tool: code navigation in TypeScript and JavaScript through the TypeScript language
+ * server. `definition` (where a symbol is declared), `references` (where it is used), `hover`
+ * (its type and documentation) and `diagnostics` (a file's syntax and type errors). It asks
+ * about files inside the turn's workspace by read_file's rules, but it runs a program (the
+ * language server) that reads whatever the project's tsconfig.json and imports reach, and its
+ * hovers and errors can show what it read there: so it is in the `shell` group (the owner's; others
+ * by grant), not `read`, which every seat has. The server starts
+ * on the first call about a project (a folder with a package.json or tsconfig.json) and this
+ * module loads no client and starts nothing before that. Offered only where the server is
+ * installed (see `server-install.ts`).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { errorMessage } from '../../core/errors.ts';
+import { isInside, resolveRealPath } from '../../guardrails/real-path.ts';
+import { resolvePath, workingDirectory, type BuiltinToolOptions } from '../builtin/paths.ts';
+import { errorResult, fileErrorResult } from '../builtin/results.ts';
+import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';
+import { asLocations, formatDiagnostics, formatLocations, hoverText, type LocationView } from './code-format.ts';
+import { CodeServerError } from './code-server-error.ts';
+import { CodeWorkspace } from './code-workspace.ts';
+import { languageOf, supportedExtensions } from './file-languages.ts';
+import type { LanguageServer } from './language-server.ts';
+import type { LspPosition } from './lsp-types.ts';
+import { LanguageServers } from './language-servers.ts';
+import { findPosition, linesOf } from './positions.ts';
+import { findProjectRoot, projectMarkers } from './project-root.ts';
+
+/** The actions, in the order the model reads them. */
+export const codeActions = ['definition', 'references', 'hover', 'diagnostics'] as const;
+
+/** Options of {@link createCodeTool}. */
+export interface CodeToolOptions extends Pick<BuiltinToolOptions, 'cwd'> {
+  /** The language servers (shared by every agent, stopped by the runtime). Default: a pool of this tool's own. */
+  servers?: LanguageServers;
+  /** Paths no call may reach in any workspace: operator's private state (see `privatePaths`). */
+  hidden?: readonly string[];
+  /** Most references listed. Default 50. */
+  maxReferences?: number;
+  /** Most diagnostics listed. Default 50 (at most 400 characters each: well within the 30,000 the engine passes on uncut). */
+  maxDiagnostics?: number;
+}
+
+/** Largest file the tool opens in the server, in bytes. */
+const maxFileBytes = 4 * 1024 * 1024;
+
+const parameters = z.object({
+  action: z.enum(codeActions),
+  path: z.string().min(1).describe('The file: absolute, or relative to the working directory.'),
+  line: z.int().min(1).optional().describe('definition, references, hover: the line, from 1 (as read_file numbers lines).'),
+  column: z.int().min(1).optional().describe('definition, references, hover: the column on that line, from 1, in characters.'),
+  symbol: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('definition, references, hover: instead of column, the name to look up on that line (with column too: the occurrence nearest it).'),
+});
+
+type CodeArgs = z.infer<typeof parameters>;
+
+const description =
+  'Navigate TypeScript and JavaScript code with the TypeScript language server. Actions: definition (where the symbol ' +
+  'is declared), references (every use of it), hover (its type and documentation), diagnostics (the syntax and type ' +
+  'errors of the file). definition, references and hover need line and either column or symbol (a name on that ' +
+  'line). The file must be in a project folder (a package.json or tsconfig.json at or above it); the first call ' +
+  'about a project starts the server and takes a few seconds.';
+
+/** Creates the `code` tool. */
+export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof parameters> {
+  const servers = options.servers ?? new LanguageServers();
+  const workspace = new CodeWorkspace(options.hidden);
+  const maxReferences = options.maxReferences ?? 50;
+  const maxDiagnostics = options.maxDiagnostics ?? 50;
+  return defineTool({
+    name: 'code',
+    machine: 'shell',
+    description,
+    parameters,
+    timeoutMs: 120_000,
+    async execute(args, context): Promise<ToolOutput> {
+      context.signal.throwIfAborted();
+      if (args.action !== 'diagnostics' && (args.line === undefined || (args.column === undefined && args.symbol === undefined))) {
+        return errorResult(`${args.action} needs line and either column or symbol (the name on that line)`);
+      }
+      const cwd = workingDirectory(options, context);
+      const file = resolvePath(cwd, args.path);
+      const refusal = await workspace.refusal(file, cwd, context.turn);
+      if (refusal !== undefined) return errorResult(refusal);
+      const languageId = languageOf(file);
+      if (languageId === undefined) {
+        const extension = path.extname(file);
+        return errorResult(
+          `${args.path}: the code tool reads TypeScript and JavaScript files (${supportedExtensions.join(', ')}), not ${extension ? `${extension} files` : 'files without an extension'}`,
+        );
+      }
+      let real: string;
+      let text: string;
+      try {
+        real = await resolveRealPath(file);
+        const info = await stat(real);
+        if (info.isDirectory()) return errorResult(`${args.path} is a directory`);
+        if (info.size > maxFileBytes) return errorResult(`${args.path} is ${info.size} bytes, more than the ${maxFileBytes} bytes the code tool opens`);
+        text = await readFile(real, 'utf8');
+      } catch (error) {
+        return fileErrorResult(error, args.path, context.signal);
+      }
+      const root = await workspace.rootOf(real, cwd, context.turn);
+      const project = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root);
+      if (project === undefined) {
+        return errorResult(
+          `${args.path} is not in a project: no ${projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
+            'The code tool starts the TypeScript language server only for a project folder.',
+        );
+      }
+      const lines = linesOf(text);
+      let position: LspPosition | undefined;
+      if (args.action !== 'diagnostics') {
+        const found = findPosition(lines, args.path, args.line!, args.column, args.symbol);
+        if ('error' in found) return errorResult(found.error);
+        position = found.position;
+      }
+      const view = await locationView(cwd, context, workspace, real, text);
+      try {
+        return await servers.use(project, async (server) => {
+          await server.open(real, languageId, text);
+          if (args.action === 'diagnostics') {
+            const found = formatDiagnostics(await server.diagnostics(real, context.signal), view.display(real), text, maxDiagnostics);
+            return { content: found.length === 0 ? `No syntax or type errors in ${view.display(real)}.` : found.join('\n') };
+          }
+          return await answer(server, args, real, position!, view, context.signal, maxReferences);
+        });
+      } catch (error) {
+        context.signal.throwIfAborted();
+        if (error instanceof CodeServerError) return errorResult(error.message);
+        return errorResult(`the TypeScript language server failed: ${errorMessage(error)}`);
+      }
+    },
+  });
+}
+
+/** The answer to definition, references or hover at `position` of the open `file`. */
+async function answer(
+  server: LanguageServer,
+  args: CodeArgs,
+  file: string,
+  position: LspPosition,
+  view: LocationView,
+  signal: AbortSignal,
+  maxReferences: number,
+): Promise<ToolOutput> {
+  const what = `${args.symbol !== undefined ? `\`${args.symbol}\` at ` : ''}${view.display(file)}:${args.line}${args.column !== undefined ? `:${args.column}` : ''}`;
+  if (args.action === 'hover') {
+    const text = hoverText(await server.hover(file, position, signal));
+    return { content: text === '' ? `No type information for ${what}.` : text };
+  }
+  if (args.action === 'definition') {
+    const locations = asLocations(await server.definition(file, position, signal));
+    if (locations.length === 0) return { content: `No definition found for ${what}.` };
+    return { content: (await formatLocations(locations, view, maxReferences)).join('\n') };
+  }
+  const locations = (await server.references(file, position, signal)) ?? [];
+  if (locations.length === 0) return { content: `No references found for ${what}.` };
+  const lines = await formatLocations(locations, view, maxReferences);
+  return { content: [`${locations.length} reference${locations.length === 1 ? '' : 's'} to ${what}:`, ...lines].join('\n') };
+}
+
+/**
+ * How this call shows locations: paths relative to the working directory, the workspace rules of
+ * the turn, and file texts read at most once (the asked file's from what was just read).
+ */
+async function locationView(cwd: string, context: ToolContext, workspace: CodeWorkspace, file: string, text: string): Promise<LocationView> {
+  const realCwd = await resolveRealPath(cwd);
+  const texts = new Map<string, Promise<string | undefined>>([[file, Promise.resolve(text)]]);
+  return {
+    display: (target) => (isInside(realCwd, target) ? path.relative(realCwd, target) || '.' : target),
+    visibility: (target) => workspace.visibility(target, cwd, context.turn),
+    text: (target) => {
+      let read = texts.get(target);
+      if (!read) {
+        read = readSmallFile(target);
+        texts.set(target, read);
+      }
+      return read;
+    },
+  };
+}
+
+async function readSmallFile(file: string): Promise<string | undefined> {
+  try {
+    if ((await stat(file)).size > maxFileBytes) return undefined;
+    return await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

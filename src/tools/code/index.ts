@@ -1,0 +1,9 @@
+/**
+ * Code navigation: the `code` tool over the TypeScript language server, the pool of servers it
+ * uses and whether they can run here. Loading this module starts nothing and loads no JSON-RPC
+ * client: that happens on the first call.
+ */
+export { codeActions, createCodeTool, type CodeToolOptions } from './code-tool.ts';
+export { CodeServerError } from './code-server-error.ts';
+export { LanguageServers, type LanguageServersOptions, type RunningServer } from './language-servers.ts';
+export { codeToolAvailable, locateServerInstall, serverInstall, type ServerInstall } from './server-install.ts';

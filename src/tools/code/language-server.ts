@@ -1,0 +1,319 @@
+/**
+ * One TypeScript language server process for one project folder, spoken to over JSON-RPC on its
+ * stdin and stdout (vscode-jsonrpc). Spawned without a shell, with the allowlisted environment of
+ * commands (no secret of operator's), in a process group of its own so that stopping it takes its
+ * tsserver along. Started with `initialize`/`initialized`; stopped with `shutdown`/`exit`, then
+ * killed after a grace period. A server that dies fails the requests in flight with a clear
+ * error; the pool (`language-servers.ts`) starts a new one on the next call.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import path from 'node:path';
+import { CancellationTokenSource, ErrorCodes, ResponseError, StreamMessageReader, StreamMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
+import { errorMessage } from '../../core/errors.ts';
+import { CodeServerError } from './code-server-error.ts';
+import type { LspHover, LspLocation, LspLocationLink, LspPosition, TsDiagnostic } from './lsp-types.ts';
+import { OpenDocuments, type DocumentSync } from './open-documents.ts';
+import type { ServerInstall } from './server-install.ts';
+
+/** Options of {@link LanguageServer.start}. */
+export interface LanguageServerOptions {
+  /** The project folder (absolute, real): the server's root and working directory. */
+  root: string;
+  install: ServerInstall;
+  /** The server's whole environment (see `safeEnv`). */
+  env: Record<string, string>;
+  /** Longest wait for one answer, in ms. Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Longest wait for the server to start and answer `initialize`, in ms. Default 60 s. */
+  startTimeoutMs?: number;
+  /** Most documents kept open. Default 20. */
+  maxOpenDocuments?: number;
+}
+
+/** Errors of the connection itself (the pipe broke, the connection closed), not answers of the server. */
+const connectionErrors: ReadonlySet<number> = new Set([
+  ErrorCodes.MessageWriteError,
+  ErrorCodes.MessageReadError,
+  ErrorCodes.PendingResponseRejected,
+  ErrorCodes.ConnectionInactive,
+]);
+
+/** Bytes of the server's stderr kept, to say why it stopped. */
+const stderrTail = 2_000;
+
+/** A running language server. */
+export class LanguageServer {
+  readonly root: string;
+  readonly #child: ChildProcessByStdio<Writable, Readable, Readable>;
+  readonly #connection: MessageConnection;
+  readonly #requestTimeoutMs: number;
+  readonly #documents: OpenDocuments;
+  /** Rejecters of the requests in flight, failed at once when the server dies. */
+  readonly #pending = new Set<(error: Error) => void>();
+  readonly #exited: Promise<void>;
+  #exit: string | undefined;
+  #stopping = false;
+  #stderr = '';
+  /** Document syncs run one at a time, so two calls never open the same document twice. */
+  #syncing: Promise<unknown> = Promise.resolve();
+
+  private constructor(options: LanguageServerOptions) {
+    this.root = options.root;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#documents = new OpenDocuments(options.maxOpenDocuments);
+    this.#child = spawn(process.execPath, [options.install.script, '--stdio'], {
+      cwd: options.root,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.#exited = new Promise((resolve) => {
+      const done = (reason: string) => {
+        if (this.#exit === undefined) this.#exit = reason;
+        for (const fail of [...this.#pending]) fail(this.#stoppedError());
+        resolve();
+      };
+      this.#child.once('error', (error) => done(`could not be started: ${error.message}`));
+      this.#child.once('exit', (code, signal) => done(signal ? `was killed by ${signal}` : `exited with code ${code}`));
+    });
+    this.#child.stdin.on('error', () => undefined);
+    this.#child.stderr.setEncoding('utf8');
+    this.#child.stderr.on('data', (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-stderrTail);
+    });
+    this.#connection = createMessageConnection(new StreamMessageReader(this.#child.stdout), new StreamMessageWriter(this.#child.stdin));
+    // What the server asks of its client: settings (none), capability registrations and progress
+    // tokens (accepted), messages to show (ignored).
+    this.#connection.onRequest((method, params) => {
+      if (method === 'workspace/configuration') {
+        const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
+        return items.map(() => null);
+      }
+      return null;
+    });
+    this.#connection.onNotification(() => undefined);
+    this.#connection.onError(() => undefined);
+    this.#connection.listen();
+  }
+
+  /**
+   * Spawns the server for `options.root` and initializes it. Throws a {@link CodeServerError}
+   * (and leaves nothing running) when it cannot.
+   */
+  static async start(options: LanguageServerOptions): Promise<LanguageServer> {
+    const server = new LanguageServer(options);
+    const rootUri = OpenDocuments.uriOf(options.root);
+    try {
+      await server.#request(
+        'initialize',
+        {
+          processId: process.pid,
+          clientInfo: { name: 'operator' },
+          rootUri,
+          rootPath: options.root,
+          workspaceFolders: [{ uri: rootUri, name: path.basename(options.root) || options.root }],
+          capabilities: {
+            textDocument: {
+              synchronization: { dynamicRegistration: false },
+              definition: { linkSupport: true },
+              references: {},
+              hover: { contentFormat: ['markdown', 'plaintext'] },
+            },
+            workspace: { configuration: true },
+          },
+          initializationOptions: {
+            hostInfo: 'operator',
+            // Type acquisition downloads packages from npm: never.
+            disableAutomaticTypingAcquisition: true,
+            // One tsserver: the partial "syntax server" answers while the project loads, and its
+            // answers then miss other files (a definition lands on the import, not the function).
+            tsserver: { useSyntaxServer: 'never', fallbackPath: options.install.tsserver },
+          },
+        },
+        undefined,
+        options.startTimeoutMs ?? 60_000,
+      );
+      server.#notify('initialized', {});
+      return server;
+    } catch (error) {
+      await server.stop(0);
+      if (error instanceof CodeServerError) throw error;
+      throw new CodeServerError(`the TypeScript language server for ${options.root} could not start: ${errorMessage(error)}`);
+    }
+  }
+
+  /** The server's process id (its tsserver runs in the same process group). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** Whether the process is still running. */
+  get running(): boolean {
+    return this.#exit === undefined;
+  }
+
+  /** Resolves once the process has exited, for whatever reason. */
+  get exited(): Promise<void> {
+    return this.#exited;
+  }
+
+  /**
+   * Makes the server see `file` (absolute, real) with `text`, its content just read from disk,
+   * and every other open document as it is on disk now (see `open-documents.ts`).
+   */
+  async open(file: string, languageId: string, text: string): Promise<void> {
+    const sync = this.#syncing.then(async () => {
+      for (const message of await this.#documents.sync(file, languageId, text)) this.#send(message);
+    });
+    this.#syncing = sync.catch(() => undefined);
+    await sync;
+  }
+
+  /** Where the symbol at `position` of the open `file` is declared. */
+  definition(file: string, position: LspPosition, signal?: AbortSignal): Promise<LspLocation | LspLocation[] | LspLocationLink[] | null> {
+    return this.#request('textDocument/definition', { textDocument: { uri: OpenDocuments.uriOf(file) }, position }, signal);
+  }
+
+  /** Every use of the symbol at `position`, its declaration included. */
+  references(file: string, position: LspPosition, signal?: AbortSignal): Promise<LspLocation[] | null> {
+    return this.#request('textDocument/references', { textDocument: { uri: OpenDocuments.uriOf(file) }, position, context: { includeDeclaration: true } }, signal);
+  }
+
+  /** The type and documentation of the symbol at `position`. */
+  hover(file: string, position: LspPosition, signal?: AbortSignal): Promise<LspHover | null> {
+    return this.#request('textDocument/hover', { textDocument: { uri: OpenDocuments.uriOf(file) }, position }, signal);
+  }
+
+  /**
+   * The syntax and type errors of the open `file`, as the compiler reports them now. Asked of
+   * tsserver directly (the server's `typescript.tsserverRequest` command) rather than waited for
+   * in `textDocument/publishDiagnostics`: the server publishes a file's errors in up to three
+   * rounds with nothing to tell the last one, and not at all when they stay empty, so no wait
+   * could tell "no errors" from "not checked yet".
+   */
+  async diagnostics(file: string, signal?: AbortSignal): Promise<TsDiagnostic[]> {
+    const all: TsDiagnostic[] = [];
+    for (const command of ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync']) {
+      const response = await this.#request<{ success?: boolean; message?: string; body?: TsDiagnostic[] } | null>(
+        'workspace/executeCommand',
+        { command: 'typescript.tsserverRequest', arguments: [command, { file: OpenDocuments.uriOf(file) }] },
+        signal,
+      );
+      if (response?.success === false) throw new CodeServerError(`tsserver refused ${command}: ${response.message ?? 'no reason given'}`);
+      all.push(...(response?.body ?? []));
+    }
+    return all;
+  }
+
+  /**
+   * Stops the server: `shutdown` and `exit`, then SIGKILL to its process group if it has not
+   * exited within `graceMs`. Safe to call more than once, and on a dead server.
+   */
+  async stop(graceMs = 2_000): Promise<void> {
+    if (this.#stopping) return this.#exited;
+    this.#stopping = true;
+    if (this.running && graceMs > 0) {
+      const polite = (async () => {
+        await this.#request('shutdown', null, undefined, graceMs).catch(() => undefined);
+        if (this.running) this.#notify('exit', null);
+      })().catch(() => undefined);
+      const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([Promise.all([polite, this.#exited]), timer]);
+    }
+    if (this.running) this.#kill();
+    await this.#exited;
+    this.#connection.dispose();
+  }
+
+  /** Kills the process group at once (the server and its tsserver). */
+  #kill(): void {
+    const pid = this.#child.pid;
+    try {
+      if (pid !== undefined) process.kill(-pid, 'SIGKILL');
+    } catch {
+      this.#child.kill('SIGKILL');
+    }
+  }
+
+  #stoppedError(): CodeServerError {
+    const why = this.#stderr.trim() ? `; it said: ${this.#stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
+    return new CodeServerError(
+      `the TypeScript language server for ${this.root} ${this.#exit ?? 'stopped'} before answering${why}. It is started again on the next call.`,
+      { root: this.root },
+    );
+  }
+
+  #send(message: DocumentSync): void {
+    if (message.kind === 'open') {
+      this.#notify('textDocument/didOpen', { textDocument: { uri: message.uri, languageId: message.languageId, version: message.version, text: message.text } });
+    } else if (message.kind === 'change') {
+      this.#notify('textDocument/didChange', { textDocument: { uri: message.uri, version: message.version }, contentChanges: [{ text: message.text }] });
+    } else {
+      this.#notify('textDocument/didClose', { textDocument: { uri: message.uri } });
+    }
+  }
+
+  #notify(method: string, params: unknown): void {
+    if (!this.running) throw this.#stoppedError();
+    try {
+      void this.#connection.sendNotification(method, params).catch(() => undefined);
+    } catch {
+      // The connection closed: the exit that follows fails the call.
+    }
+  }
+
+  /**
+   * One request, failed with a {@link CodeServerError} when the server dies or does not answer
+   * within `timeoutMs`, and with the abort reason when `signal` aborts (the server is told to
+   * cancel).
+   */
+  #request<Result>(method: string, params: unknown, signal?: AbortSignal, timeoutMs = this.#requestTimeoutMs): Promise<Result> {
+    if (!this.running) return Promise.reject(this.#stoppedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Result>((resolve, reject) => {
+      const cancel = new CancellationTokenSource();
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.#pending.delete(fail);
+        cancel.dispose();
+        outcome();
+      };
+      const fail = (error: Error) => finish(() => reject(error));
+      const onAbort = () => {
+        cancel.cancel();
+        finish(() => reject(signal!.reason));
+      };
+      const timer = setTimeout(() => {
+        cancel.cancel();
+        fail(new CodeServerError(`the TypeScript language server did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending.add(fail);
+      let sent: Promise<Result>;
+      try {
+        sent = this.#connection.sendRequest<Result>(method, params, cancel.token);
+      } catch (error) {
+        fail(this.running ? new CodeServerError(`${method} failed: ${errorMessage(error)}`) : this.#stoppedError());
+        return;
+      }
+      sent.then(
+        (result) => finish(() => resolve(result)),
+        (error: unknown) => {
+          const failure = () => new CodeServerError(`the TypeScript language server failed ${method}: ${errorMessage(error)}`);
+          if (error instanceof ResponseError && !connectionErrors.has(error.code)) return fail(failure());
+          // The connection may close a moment before the exit is seen: a dying server's
+          // requests fail with why it stopped, not with "connection disposed".
+          const settle = new Promise<void>((done) => setTimeout(done, 500).unref());
+          void Promise.race([this.#exited, settle]).then(() =>
+            fail(this.running ? failure() : this.#stoppedError()),
+          );
+        },
+      );
+    });
+  }
+}

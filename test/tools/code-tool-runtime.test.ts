@@ -1,0 +1,88 @@
+/**
+ * The runtime offers the `code` tool in the `shell` group (its language server reads what the
+ * project reaches): a seat without grants is not offered it, and the workspace rules of read_file
+ * guard it besides: asked from such a seat's own folder it cannot reach a file outside it, and no
+ * seat reaches operator's private state. The runtime's close stops the servers.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, readlink, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ToolGrants } from '../../src/gateway/access/tool-grants.ts';
+import { TurnAccess } from '../../src/gateway/turn-access.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import type { Tool, TurnContext } from '../../src/tools/tool.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { callTool, isRunning, textOf } from './tool-harness.ts';
+
+describe('runtime code tool', () => {
+  let home: string | undefined;
+  let cwd: string | undefined;
+  let runtime: Runtime | undefined;
+  afterEach(async () => {
+    await runtime?.close();
+    runtime = undefined;
+    removeTempHome(home);
+    if (cwd) await rm(cwd, { recursive: true, force: true });
+  });
+
+  const start = async () => {
+    home = createTempHome();
+    cwd = await realpath(await mkdtemp(join(tmpdir(), 'operator-code-runtime-')));
+    mkdirSync(join(cwd, 'src'));
+    writeFileSync(join(cwd, 'package.json'), '{"name":"app","private":true,"type":"module"}');
+    writeFileSync(join(cwd, 'src', 'index.ts'), 'export const answer: number = 42;\n');
+    runtime = new Runtime({ env: { OPERATOR_HOME: home, HOME: home, ANTHROPIC_API_KEY: 'sk-test', OPERATOR_REVIEW_EVERY: '0' }, cwd, requireModel: false });
+    const { agent } = await runtime.createAgent({ sessionKey: 'telegram:group:-100', profile: 'default' });
+    const { resources } = await runtime.resources('default');
+    return { runtime, agent, code: agent.tools.find((tool) => tool.name === 'code') as Tool, tempDirectory: resources.tempDirectory, home, cwd };
+  };
+
+  it('offers code in the shell group, not to a seat without grants, which cannot ask about a file outside its own folder either', async () => {
+    const { agent, code, tempDirectory, home, cwd } = await start();
+    expect(code).toBeDefined();
+    expect(code.machine).toBe('shell');
+    const access = new TurnAccess({ grants: new ToolGrants({ grants: [], localWeb: false, sandboxed: true }), cwd, home });
+    const seat = { sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId: '7', admin: false };
+    const offered = await access.forTurn(seat, agent.tools, tempDirectory);
+    expect(offered.tools).not.toContain('code');
+    expect(offered.tools).toContain('read_file');
+    expect(offered.workspace!.roots).toEqual([offered.workspace!.cwd]);
+    const turn: TurnContext = { sessionKey: seat.sessionKey, platform: 'telegram', senderId: '7', admin: false, scheduled: false, ...offered };
+    const outside = await callTool(code, { action: 'hover', path: join(cwd, 'src', 'index.ts'), line: 1, symbol: 'answer' }, { cwd: offered.workspace!.cwd, turn });
+    expect(outside.isError).toBe(true);
+    expect(textOf(outside)).toContain('is outside the workspace');
+    const climbing = await callTool(code, { action: 'diagnostics', path: '../../../../../src/index.ts' }, { cwd: offered.workspace!.cwd, turn });
+    expect(textOf(climbing)).toMatch(/outside the workspace|not open to this conversation/);
+    // Nobody reaches operator's private state, not even the owner's seat.
+    mkdirSync(join(home, 'state'), { recursive: true });
+    writeFileSync(join(home, 'state', 'keys.ts'), 'export const key = "secret";\n');
+    const owner = await access.forTurn({ ...seat, scope: 'dm', admin: true, sessionKey: 'telegram:dm:7' }, agent.tools, tempDirectory);
+    const ownerTurn: TurnContext = { sessionKey: 'telegram:dm:7', platform: 'telegram', senderId: '7', admin: true, scheduled: false, ...owner };
+    const privateState = await callTool(code, { action: 'diagnostics', path: join(home, 'state', 'keys.ts') }, { cwd, turn: ownerTurn });
+    expect(textOf(privateState)).toContain("operator's private state");
+  });
+
+  it('answers in the working directory, and stops its language server when the runtime closes', async () => {
+    const { runtime, code, cwd } = await start();
+    const output = await callTool(code, { action: 'hover', path: 'src/index.ts', line: 1, symbol: 'answer' }, { cwd });
+    expect(textOf(output)).toContain('const answer: number');
+    const server = await serverPidIn(cwd);
+    expect(server).toBeDefined();
+    await runtime.close();
+    expect(await isRunning(server!)).toBe(false);
+  });
+});
+
+/** The pid of the language server whose working directory is `folder`, from /proc. */
+async function serverPidIn(folder: string): Promise<number | undefined> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const where = await readlink(`/proc/${entry}/cwd`).catch(() => undefined);
+    if (where !== folder) continue;
+    const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (command.includes('typescript-language-server')) return Number(entry);
+  }
+  return undefined;
+}
