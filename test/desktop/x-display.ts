@@ -40,19 +40,22 @@ document.getElementById('field').addEventListener('input', (event) => { document
 document.addEventListener('keydown', (event) => { if (event.ctrlKey && event.key === 'b') document.title = 'Pressed ctrl+b'; });
 </script>`;
 
-/** Starts Xvfb with a `width`x`height` screen on a display number it picks itself. */
+/**
+ * Starts Xvfb with a `width`x`height` screen on a random display number (another is tried when
+ * that one is taken). Not the first free number, which Xvfb would pick itself: test files run side
+ * by side, and an Xvfb just stopped on that number removes its socket file while a new one on the
+ * same number may already have made its own, leaving a display no client can open.
+ */
 export async function startDisplay(width = 2000, height = 1250): Promise<TestDisplay> {
-  const xvfb = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-nolisten', 'unix', '-listen', 'unix'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const number = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    xvfb.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}`)));
-  });
+  let started: { xvfb: ChildProcess; number: string } | undefined;
+  for (let attempt = 0; !started; attempt++) {
+    try {
+      started = await startXvfb(String(100 + Math.floor(Math.random() * 9_000)), width, height);
+    } catch (error) {
+      if (attempt >= 9) throw error;
+    }
+  }
+  const { xvfb, number } = started;
   const display: XDisplay = { name: `:${number}` };
   const children: ChildProcess[] = [xvfb];
   const server: Server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
@@ -91,6 +94,22 @@ export async function startDisplay(width = 2000, height = 1250): Promise<TestDis
       await rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** Xvfb on display `number`, once it accepts clients; rejects when it exits first (the number is taken). */
+async function startXvfb(number: string, width: number, height: number): Promise<{ xvfb: ChildProcess; number: string }> {
+  const xvfb = spawn('Xvfb', [`:${number}`, '-displayfd', '1', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-nolisten', 'unix', '-listen', 'unix'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const ready = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    xvfb.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    xvfb.once('exit', (code) => reject(new Error(`Xvfb on :${number} exited with ${code}`)));
+  });
+  return { xvfb, number: ready };
 }
 
 /** The name of the window with the keyboard focus. */
