@@ -3,7 +3,8 @@
  * the chat's profile, runs a turn whose input is the skill's instructions with the arguments (as
  * in the gateway's chats). The chat's own commands win over a skill of the same name.
  */
-import { findUserSkill, skillCommands, skillInvocationInput } from '../resources/skill-invocation.ts';
+import { findUserSkill, skillCommands } from '../resources/skill-invocation.ts';
+import { skillInvocationInput } from '../resources/skill-invocation-input.ts';
 import type { Skill } from '../resources/types.ts';
 
 /** The terminal chat's own commands (with `/profile` and `/reload` from `operator chat`). */

@@ -300,7 +300,7 @@ export class Gateway {
       const conversation = await this.conversations.get(message);
       this.#remember(message);
       const lane = this.#lanes.get(message.sessionKey);
-      const item = { key, message, text: turnText(conversation, skill ? asSkillTurn(message, skill) : message), entry };
+      const item = { key, message, text: turnText(conversation, skill ? await asSkillTurn(message, skill) : message), entry };
       lane.waiting.add(item);
       // A running turn takes in messages of the person it is for; anyone else's, and any during a
       // scheduled job's turn, get a turn of their own after it: a turn's tools act with one person's rights.

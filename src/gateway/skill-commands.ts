@@ -2,12 +2,12 @@
  * Skills as chat commands in the gateway. A message `/name args` whose name is a user-invocable
  * skill of the conversation's profile runs a turn like any message from its sender (same queue,
  * dedupe, access rules, grants, guardrails and delivery); only the turn's input differs: it is the
- * skill's instructions with the arguments (see `skillInvocationInput`). The gateway's own commands
+ * skill's instructions with the arguments (see `skill-invocation-input.ts`). The gateway's own commands
  * win over a skill of the same name. The inbox keeps the message's command, so a skill command
  * accepted before a restart is answered after it the same way.
  */
 import type { InboundMessage } from '../channels/types.ts';
-import { findUserSkill, shadowedNote, shadowedSkills, skillCommands, skillInvocationInput } from '../resources/skill-invocation.ts';
+import { findUserSkill, shadowedNote, shadowedSkills, skillCommands } from '../resources/skill-invocation.ts';
 import type { Skill } from '../resources/types.ts';
 
 /** The user-invocable skill `message` asks for with its `/name args`, if any (of `skills`, its profile's). */
@@ -15,8 +15,12 @@ export function skillCommandOf(message: InboundMessage, skills: readonly Skill[]
   return message.command ? findUserSkill(message.command.name, skills) : undefined;
 }
 
-/** `message` as its turn takes it: the text is the input that runs `skill` with the command's arguments. */
-export function asSkillTurn(message: InboundMessage, skill: Skill): InboundMessage {
+/**
+ * `message` as its turn takes it: the text is the input that runs `skill` with the command's
+ * arguments. The skill reader loads here, on the first skill command, not at the gateway's start.
+ */
+export async function asSkillTurn(message: InboundMessage, skill: Skill): Promise<InboundMessage> {
+  const { skillInvocationInput } = await import('../resources/skill-invocation-input.ts');
   return { ...message, text: skillInvocationInput(skill, message.command?.args ?? '') };
 }
 

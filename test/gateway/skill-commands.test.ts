@@ -61,7 +61,7 @@ describe('skill commands in the gateway', () => {
     await writeTree(root, { 'home/skills/deploy/SKILL.md': skillFile('name: deploy\ndescription: Deploy\nuser-invocable: true', '\nDeploy to the target.\n') });
     const [deploy] = loadSkills(layersIn(root)).skills;
     const original = message('/deploy staging', { name: 'deploy', args: 'staging' });
-    const turn = asSkillTurn(original, deploy!);
+    const turn = await asSkillTurn(original, deploy!);
     expect(turn.text).toMatch(/^Run the skill "deploy" with: staging\n\n<skill name="deploy"/);
     expect(turn.text).toContain('Deploy to the target.');
     expect({ ...turn, text: original.text }).toEqual(original);
