@@ -98,16 +98,17 @@ const stopGraceMs = 5_000;
 export class Subagents implements SubagentControl {
   readonly settings: SubagentSettings;
   readonly depth: number;
-  /** Failures and calls shared between the children of the current turn. */
-  readonly shared = new WorkerState();
   readonly #options: SubagentsOptions;
-  readonly #records: SubagentRecords;
-  readonly #children = new Map<string, Child>();
+  // What follows is made on first use: every conversation's agent has a `Subagents`, and one
+  // that never starts a child should cost next to nothing while it idles.
+  #shared: WorkerState | undefined;
+  #recordsMade: SubagentRecords | undefined;
+  #childrenMade: Map<string, Child> | undefined;
   #parent: Agent | undefined;
   /** Children started or given work in the parent's current turn: the progress lines. */
-  #thisTurn = new Set<string>();
+  #thisTurn: Set<string> | undefined;
   #clearLines = false;
-  #listeners = new Set<(lines: SubagentLine[]) => void>();
+  #listeners: Set<(lines: SubagentLine[]) => void> | undefined;
   #approvals: Promise<unknown> = Promise.resolve();
   /** The stopping of the children the parent's last answer left working. */
   #ending: Promise<void> = Promise.resolve();
@@ -117,14 +118,27 @@ export class Subagents implements SubagentControl {
     this.#options = options;
     this.settings = options.settings;
     this.depth = options.depth;
-    this.#records = new SubagentRecords(options.store, options.parentSegment);
+  }
+
+  /** Failures and calls shared between the children of the current turn. */
+  get shared(): WorkerState {
+    return (this.#shared ??= new WorkerState());
+  }
+
+  get #records(): SubagentRecords {
+    return (this.#recordsMade ??= new SubagentRecords(this.#options.store, this.#options.parentSegment));
+  }
+
+  get #children(): Map<string, Child> {
+    return (this.#childrenMade ??= new Map());
   }
 
   /** Binds the parent; its children are stopped when one of its answers ends. */
   attach(parent: Agent): void {
     this.#parent = parent;
     parent.subscribe((event) => {
-      if (event.type === 'settled' || event.type === 'turn_error') this.#ending = this.#turnEnded();
+      // Nothing to do (nor to allocate) for a parent that never had a child in this process.
+      if ((event.type === 'settled' || event.type === 'turn_error') && this.#childrenMade) this.#ending = this.#turnEnded();
     });
   }
 
@@ -236,7 +250,7 @@ export class Subagents implements SubagentControl {
 
   /** The progress lines now (see {@link onProgress}). */
   lines(): SubagentLine[] {
-    return [...this.#thisTurn].flatMap((id) => {
+    return [...(this.#thisTurn ?? [])].flatMap((id) => {
       const child = this.#children.get(id);
       const record = child?.record ?? this.#records.records.find((entry) => entry.id === id);
       if (!record) return [];
@@ -246,8 +260,9 @@ export class Subagents implements SubagentControl {
 
   /** Tells `listener` the progress lines whenever a child of the current turn moves on; returns an unsubscribe function. */
   onProgress(listener: (lines: SubagentLine[]) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    const listeners = (this.#listeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   // --- inside ---------------------------------------------------------------------------------
@@ -327,9 +342,9 @@ export class Subagents implements SubagentControl {
     child.stopped = undefined;
     child.text = '';
     child.recorder = context.changes;
-    if (this.#clearLines) this.#thisTurn.clear();
+    if (this.#clearLines) this.#thisTurn?.clear();
     this.#clearLines = false;
-    this.#thisTurn.add(record.id);
+    (this.#thisTurn ??= new Set()).add(record.id);
     const turn = childTurn(context.turn, child.spec.cwd);
     child.run = (async () => {
       let status: SubagentStatus = 'done';
@@ -385,7 +400,7 @@ export class Subagents implements SubagentControl {
   /** The parent's answer ended: children still working are stopped, the shared state forgotten. */
   async #turnEnded(): Promise<void> {
     await this.stopAll('its parent finished its answer without waiting for it');
-    this.shared.clear();
+    this.#shared?.clear();
     // The lines stay readable until the next turn starts a child (the chat's last progress edit).
     this.#clearLines = true;
   }
@@ -420,7 +435,7 @@ export class Subagents implements SubagentControl {
   }
 
   #running(): Child[] {
-    return [...this.#children.values()].filter((child) => child.record.status === 'running');
+    return [...(this.#childrenMade?.values() ?? [])].filter((child) => child.record.status === 'running');
   }
 
   #newId(): string {
@@ -449,7 +464,7 @@ export class Subagents implements SubagentControl {
   }
 
   #progress(): void {
-    if (this.#listeners.size === 0) return;
+    if (!this.#listeners || this.#listeners.size === 0) return;
     const lines = this.lines();
     for (const listener of this.#listeners) listener(lines);
   }
