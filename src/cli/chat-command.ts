@@ -8,8 +8,9 @@ import type { Agent } from '../agent/agent.ts';
 import type { BrowserConfig } from '../browser/browser-settings.ts';
 import type { DesktopConfig } from '../desktop/desktop-settings.ts';
 import { errorMessage } from '../core/errors.ts';
-import { browserConfigOf, desktopConfigOf, loadConfig } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, reasoningEffortsOf } from '../gateway/config/index.ts';
 import type { SubagentSettings } from '../agent/subagents/subagent-settings.ts';
+import type { ReasoningEffort } from '../llm/types.ts';
 import { subagentStatus } from '../gateway/subagent-status.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
@@ -20,13 +21,14 @@ import { terminalCommandNames } from './terminal-skill-commands.ts';
 import { runTerminalChat } from './terminal-chat.ts';
 
 /**
- * The browser, desktop and subagent settings of operator.json; the defaults (browser on, desktop off) when
- * it cannot be read: the terminal chat needs nothing else from it, and says what is wrong.
+ * The browser, desktop and subagent settings of operator.json, and the profiles' reasoning efforts;
+ * the defaults (browser on, desktop off, no thinking) when it cannot be read: the terminal chat
+ * needs nothing else from it, and says what is wrong.
  */
-function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings } {
+function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort> } {
   try {
     const { config } = loadConfig(process.env);
-    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents };
+    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config) };
   } catch (error) {
     process.stderr.write(`operator: the browser and desktop use their defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
     return {};

@@ -15,7 +15,7 @@ import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { describeBrowserSetup } from '../browser/find-chromium.ts';
 import { describeDesktopSetup } from '../desktop/desktop-setup.ts';
-import { browserConfigOf, desktopConfigOf, loadConfig, modelTimeoutEnv, type GatewayConfig } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, modelTimeoutEnv, reasoningEffortsOf, type GatewayConfig } from '../gateway/config/index.ts';
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
@@ -53,6 +53,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
     browser: browserConfigOf(config),
     desktop: desktopConfigOf(config),
     subagents: config.subagents,
+    reasoningEfforts: reasoningEffortsOf(config),
   });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
   // Without a login the web chat is reachable from this machine alone: the owner's seat.

@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentEvent } from '../agent/agent-events.ts';
 import { errorMessage } from '../core/errors.ts';
+import { reasoningEfforts } from '../llm/types.ts';
 import { formatStatus, summarizeToolCall } from './chat-format.ts';
 import type { TerminalApprovals } from './terminal-approvals.ts';
 import { terminalSkillHelp, terminalSkillRun } from './terminal-skill-commands.ts';
@@ -42,6 +43,7 @@ const helpText = [
   '/compact        summarize older messages now',
   '/status         model, tokens, cost, context use and what the prompt had to cut',
   '/profile [NAME] show the persona, or switch this terminal to another one',
+  '/think [EFFORT] show or set how hard the model thinks: low, medium, high or off',
   '/reload         re-read profiles, skills, knowledge, rules, guardrails and extensions',
   "/undo           undo the agent's last file change; /undo turn, /undo file PATH; add force to overwrite",
   '/diff           the file changes that stand, as a diff',
@@ -135,6 +137,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
       const answer = text === '/diff' ? (await diffCommand(log, cwd)).text : await undoCommand(log, text.slice('/undo'.length), cwd);
       return void write(`${answer}\n`);
     }
+    if (text === '/think' || text.startsWith('/think ')) return void write(`${think(agent, text.slice('/think'.length))}\n`);
     if (text === '/compact') {
       const entry = await agent.runCompaction();
       return void write(entry ? `  (compacted: ${entry.tokensBefore} tokens summarized)\n` : '  (nothing to compact yet)\n');
@@ -214,6 +217,22 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
     await agent.waitForIdle();
   }
   return code;
+}
+
+/**
+ * `/think [low | medium | high | off]`: shows or sets the reasoning effort of this chat's agent,
+ * from its next model call on (the profile's `reasoningEffort` in operator.json is where it
+ * starts; not kept after the chat ends).
+ */
+function think(agent: Agent, args: string): string {
+  const wanted = args.trim().toLowerCase();
+  const current = agent.options.reasoningEffort ?? 'off';
+  const note = (effort: string) => (effort !== 'off' && agent.options.modelInfo?.reasoning === false ? `; ${agent.model} does not reason, so it has no effect` : '');
+  if (!wanted) return `  thinking: ${current}${note(current)}`;
+  const effort = reasoningEfforts.find((candidate) => candidate === wanted);
+  if (!effort && wanted !== 'off') return '  usage: /think low | medium | high | off';
+  agent.options.reasoningEffort = effort;
+  return `  (thinking ${wanted}${note(wanted)})`;
 }
 
 function firstLine(text: string): string {

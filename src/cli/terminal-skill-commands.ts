@@ -8,7 +8,7 @@ import { skillInvocationInput } from '../resources/skill-invocation-input.ts';
 import type { Skill } from '../resources/types.ts';
 
 /** The terminal chat's own commands (with `/profile` and `/reload` from `operator chat`). */
-export const terminalCommandNames: readonly string[] = ['help', 'new', 'compact', 'status', 'profile', 'reload', 'undo', 'diff', 'exit', 'quit'];
+export const terminalCommandNames: readonly string[] = ['help', 'new', 'compact', 'status', 'profile', 'think', 'reload', 'undo', 'diff', 'exit', 'quit'];
 
 /** What a typed line `/name args` runs, when `name` is a skill command of `skills`. */
 export interface TerminalSkillRun {

@@ -1,8 +1,9 @@
 /**
  * Chat commands. Every command is answered by the gateway itself and never reaches the model; an
  * admin-only command asked by someone else gets a clear refusal and does nothing. In groups, a
- * command that changes the conversation for everyone (`/new`, `/model NAME`, `/compact`, ...) is
- * an admin's; `/stop`, `/approve` and `/deny` belong to the person whose turn it is, or an admin.
+ * command that changes the conversation for everyone (`/new`, `/model NAME`, `/think`,
+ * `/compact`, ...) is an admin's; `/stop`, `/approve` and `/deny` belong to the person whose turn
+ * it is, or an admin.
  */
 import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter, CommandInfo, InboundMessage, OutboundMessage } from '../channels/types.ts';
@@ -11,7 +12,7 @@ import { subagentStatus } from './subagent-status.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
-import { modelChoiceKey } from './conversations.ts';
+import { modelChoiceKey, parseThinkingChoice, thinkingChoiceKey } from './conversations.ts';
 import type { Gateway } from './gateway.ts';
 import { formatAddress } from './known-conversations.ts';
 import { describeJobs } from './schedule-tool.ts';
@@ -106,6 +107,12 @@ const commands: Command[] = [
       await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
       return `Model is now ${client.model}${client.info ? '' : ' (not in the catalog: no prices or limits known)'}.`;
     },
+  },
+  {
+    name: 'think',
+    description: 'Show or set how hard the model thinks: low, medium, high, off',
+    groupAdminOnly: true,
+    run: (context) => thinkCommand(context),
   },
   {
     name: 'profile',
@@ -215,6 +222,37 @@ async function closeBrowser(agent: Agent): Promise<boolean> {
 
 async function answerApprovalCommand({ gateway, message, admin }: CommandContext, allowed: boolean): Promise<string> {
   return answerApproval(await gateway.conversations.peek(message.sessionKey), allowed, message.sender.id, admin);
+}
+
+/**
+ * `/think [low | medium | high | off | default]`: shows or sets the conversation's reasoning
+ * effort, kept in the store like `/model`'s choice (`default` forgets it: the profile's default
+ * applies again). A change replaces the conversation's agent once a running turn is over, as
+ * `/model`'s does.
+ */
+async function thinkCommand({ gateway, message, args }: CommandContext): Promise<string> {
+  const conversation = await gateway.conversations.get(message);
+  const key = thinkingChoiceKey(message.sessionKey);
+  const wanted = args.trim().toLowerCase();
+  const profileDefault = gateway.runtime.reasoningEffortOf(conversation.profile) ?? 'off';
+  const { agent } = conversation;
+  if (!wanted) {
+    const chosen = parseThinkingChoice(await gateway.runtime.store.get(key));
+    const source = chosen ? "chosen here; /think default for the profile's" : `the default of profile ${conversation.profile}`;
+    return `Thinking: ${agent.options.reasoningEffort ?? 'off'} (${source}).${cannotReason(agent, agent.options.reasoningEffort ?? 'off')}`;
+  }
+  const choice = wanted === 'default' ? undefined : parseThinkingChoice(wanted);
+  if (wanted !== 'default' && !choice) return "Usage: /think low | medium | high | off, or /think default for the profile's.";
+  if (choice) await gateway.runtime.store.set(key, choice);
+  else await gateway.runtime.store.delete(key);
+  await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
+  const now = choice ?? profileDefault;
+  return `${choice ? `Thinking is now ${now}` : `Thinking follows profile ${conversation.profile} again: ${now}`}.${cannotReason(agent, now)}`;
+}
+
+/** A note when the conversation's model cannot use a reasoning effort (per the catalog). */
+function cannotReason(agent: Agent, effort: string): string {
+  return effort !== 'off' && agent.options.modelInfo?.reasoning === false ? ` ${agent.model} does not reason, so this applies once the conversation uses a model that does.` : '';
 }
 
 /** `/schedule [list [all]] | cancel ID | pause ID | resume ID`: the creator or an admin acts on a job. */

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { ProfileBindings } from '../resources/profile-binding.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { Runtime } from '../runtime/runtime.ts';
+import { reasoningEfforts, type ReasoningEffort } from '../llm/types.ts';
 import type { Tool } from '../tools/tool.ts';
 import { keySegment } from './dedupe.ts';
 
@@ -166,13 +167,20 @@ export class Conversations {
     return conversation;
   }
 
-  /** An agent for the session at `sessionKey` with `profile`, its conversation's model, and approvals asked in `approvals`. */
+  /**
+   * An agent for the session at `sessionKey` with `profile`, its conversation's model and
+   * reasoning effort, and approvals asked in `approvals`.
+   */
   async #agent(sessionKey: string, profile: string, approvals: Conversation): Promise<Agent> {
-    const model = (await this.#runtime.store.get<string>(modelChoiceKey(sessionKey))) ?? undefined;
+    const [model, thinking] = await Promise.all([
+      this.#runtime.store.get<string>(modelChoiceKey(sessionKey)),
+      this.#runtime.store.get<string>(thinkingChoiceKey(sessionKey)),
+    ]);
     const { agent } = await this.#runtime.createAgent({
       sessionKey,
       profile,
-      model,
+      model: model ?? undefined,
+      reasoningEffort: parseThinkingChoice(thinking),
       tools: this.#tools,
       requestApproval: (request) => this.#askApproval(approvals, request),
     });
@@ -215,4 +223,19 @@ export function senderLabel(message: InboundMessage): string {
 /** Store key of a conversation's own model choice (`/model`). */
 export function modelChoiceKey(sessionKey: string): string {
   return `model-choice:${keySegment(sessionKey)}`;
+}
+
+/** What `/think` may choose: a reasoning effort, or none. */
+export type ThinkingChoice = ReasoningEffort | 'off';
+
+/** Store key of a conversation's own reasoning effort (`/think`); none stored: the profile's default. */
+export function thinkingChoiceKey(sessionKey: string): string {
+  return `thinking-choice:${keySegment(sessionKey)}`;
+}
+
+/** A stored or typed thinking choice, or undefined when it is none (any case, spaces around). */
+export function parseThinkingChoice(value: unknown): ThinkingChoice | undefined {
+  if (typeof value !== 'string') return undefined;
+  const word = value.trim().toLowerCase();
+  return word === 'off' || (reasoningEfforts as readonly string[]).includes(word) ? (word as ThinkingChoice) : undefined;
 }

@@ -1,9 +1,11 @@
-/** The model layer: neutral types, catalog, cost, error classification, providers, model client. */
+/** The model layer: neutral types, catalog, cost, error classification, providers, model client, non-streaming calls and structured output. */
 export * from './types.ts';
 export { getModelInfo, isModelAlias, listModels, type ModelInfo, type ModelPrice, type ModelProvider } from './catalog.ts';
 export { addCost, computeCost, emptyCost, type Cost } from './cost.ts';
 export { classifyError, parseRetryAfter, type HeadersLike } from './classify-error.ts';
 export { redactSecrets } from './redact-secrets.ts';
+export { complete, defaultCompleteRetry, type CompleteOptions, type CompleteRetry, type ModelResponse } from './complete.ts';
+export { generateObject, NoObjectGeneratedError, type GenerateObjectOptions, type GenerateObjectResult } from './generate-object.ts';
 export {
   createModelClient,
   providerRegistry,

@@ -101,8 +101,37 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>;
 }
 
-/** How hard a reasoning model should think. */
+/**
+ * How hard a reasoning model should think. Unset means no reasoning asked for: Anthropic then
+ * thinks not at all, OpenAI reasoning models use their own default.
+ */
 export type ReasoningEffort = 'low' | 'medium' | 'high';
+
+/** The reasoning efforts, for parsing settings and commands. */
+export const reasoningEfforts: readonly ReasoningEffort[] = ['low', 'medium', 'high'];
+
+/**
+ * Whether, and which, tool the model must call: `auto` (it decides; the default), `none` (no tool
+ * call), `required` (at least one of the tools), or the tool named. Sent only with tools.
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/**
+ * Asks for the answer as one JSON object of a schema instead of free text; the final message's
+ * text is then that JSON. OpenAI sends it as `response_format` (json_schema); Anthropic as a tool
+ * of this name the model is made to call (see `src/llm/README.md`). Use `generateObject` rather
+ * than setting it by hand: it validates the reply.
+ */
+export interface ResponseFormat {
+  type: 'json_schema';
+  /** `a-z`, `A-Z`, `0-9`, `_` and `-`, at most 64 characters; no tool of the request may have it. */
+  name: string;
+  description?: string;
+  /** JSON Schema of the object; its root must be `type: 'object'`. */
+  schema: Record<string, unknown>;
+  /** OpenAI's strict structured outputs (the schema must fit its subset). Default false. */
+  strict?: boolean;
+}
 
 /** One model call. */
 export interface ModelRequest {
@@ -116,8 +145,17 @@ export interface ModelRequest {
    */
   ephemeral?: Message[];
   tools?: ToolDefinition[];
+  /** Default: the model decides (`auto`). */
+  toolChoice?: ToolChoice;
+  /** A JSON object of a schema as the answer (see {@link ResponseFormat}). */
+  responseFormat?: ResponseFormat;
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Extended thinking / reasoning effort. Not sent to a model the catalog says cannot reason; on
+   * Anthropic not with a `toolChoice` (or `responseFormat`) that forces a tool call, which the API
+   * refuses together with thinking.
+   */
   reasoningEffort?: ReasoningEffort;
   signal?: AbortSignal;
 }

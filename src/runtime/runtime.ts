@@ -9,6 +9,7 @@ import type { ReviewOutcome } from '../agent/reviewer.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { createModelClient, providerRegistry, resolveModel } from '../llm/model-client.ts';
 import type { ModelClient } from '../llm/model-client.ts';
+import type { ReasoningEffort } from '../llm/types.ts';
 import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { builtinRoot } from '../resources/layers.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
@@ -85,6 +86,8 @@ export interface RuntimeOptions {
   desktop?: DesktopConfig;
   /** Limits of subagents (`subagents` in operator.json). Default: see `defaultSubagentSettings`. */
   subagents?: SubagentSettings;
+  /** Each profile's default reasoning effort (`profileSettings.<profile>.reasoningEffort`); unset: none. */
+  reasoningEfforts?: Readonly<Record<string, ReasoningEffort>>;
 }
 
 /** The configured model client, or a stand-in whose answers say what to configure. */
@@ -122,6 +125,7 @@ export class Runtime {
   readonly #browserConfig: BrowserConfig;
   readonly #desktopConfig: DesktopConfig;
   readonly #subagentSettings: SubagentSettings;
+  readonly #reasoningEfforts: Readonly<Record<string, ReasoningEffort>>;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
   /** The `code` tool's language servers, one per project folder; each starts on its first call. */
@@ -145,6 +149,12 @@ export class Runtime {
     this.#browserConfig = options.browser ?? { base: defaultBrowserSettings, profiles: {} };
     this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
     this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
+    this.#reasoningEfforts = options.reasoningEfforts ?? {};
+  }
+
+  /** The reasoning effort `profile`'s conversations start with (unset: none). */
+  reasoningEffortOf(profile: string): ReasoningEffort | undefined {
+    return Object.hasOwn(this.#reasoningEfforts, profile) ? this.#reasoningEfforts[profile] : undefined;
   }
 
   /** Throws a clear error unless `name` is a profile that exists (built in or in OPERATOR_HOME). */
@@ -185,6 +195,8 @@ export class Runtime {
     model?: string;
     /** Tools beyond the built-in ones (the gateway's `send_file`, say). */
     tools?: readonly Tool[];
+    /** This conversation's reasoning effort (`/think`), `off` for none; unset: the profile's default. */
+    reasoningEffort?: ReasoningEffort | 'off';
   }): Promise<{ agent: Agent; report: ReloadReport }> {
     const [{ resources, report }, modules] = await Promise.all([this.resources(options.profile), agentModules()]);
     const { Agent, BackgroundReviewer, browser, desktop } = modules;
@@ -214,6 +226,7 @@ export class Runtime {
       provider: client.provider,
       model: client.model,
       modelInfo: client.info,
+      reasoningEffort: options.reasoningEffort === 'off' ? undefined : (options.reasoningEffort ?? this.reasoningEffortOf(options.profile)),
       sessions: this.sessions,
       sessionKey: options.sessionKey,
       tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, display !== undefined), options.tools),

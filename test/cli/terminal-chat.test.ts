@@ -188,6 +188,34 @@ describe('operator chat', () => {
     await again.exited;
   });
 
+  it("thinks as hard as the profile's default from operator.json says, and as /think says", async () => {
+    home = createTempHome('operator-home-');
+    writeFileSync(join(home, 'operator.json'), JSON.stringify({ profileSettings: { default: { reasoningEffort: 'low' } } }));
+    server.enqueue({ thinking: { text: 'A little.', signature: 'sig-1' }, text: 'First.' }, { text: 'Second.' }, { text: 'Third.' });
+    const chat = startChat([], home);
+    chat.send('/think');
+    await chat.output.waitFor('thinking: low');
+    chat.send('one');
+    await chat.output.waitFor('First.');
+    expect(server.requests[0]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    chat.send('/think off');
+    await chat.output.waitFor('(thinking off)');
+    chat.send('two');
+    await chat.output.waitFor('Second.');
+    expect(server.requests[1]?.body.thinking).toBeUndefined();
+    chat.send('/think maximum');
+    await chat.output.waitFor('usage: /think low | medium | high | off');
+    chat.send('/think high');
+    await chat.output.waitFor('(thinking high)');
+    chat.send('three');
+    await chat.output.waitFor('Third.');
+    expect(server.requests[2]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 24576 });
+    // The signed thinking of the first answer went back with each later call.
+    expect(server.requests[2]?.body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'A little.', signature: 'sig-1' });
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
+  });
+
   it('prints help', async () => {
     home = createTempHome('operator-home-');
     const help = track(spawnOperator(['--help'], { home }));

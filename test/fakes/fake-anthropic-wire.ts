@@ -23,6 +23,41 @@ export function anthropicErrorBody(error: ErrorReply): unknown {
   };
 }
 
+/**
+ * What the Messages API would refuse in a request body with a 400 `invalid_request_error`, among
+ * the rules of thinking and tool choice (undefined when none applies): a thinking budget under
+ * 1024 tokens or not below `max_tokens`, thinking with a tool choice that forces a tool call, a
+ * tool choice without tools or naming a tool that is not there, a thinking block sent back
+ * without its signature.
+ */
+export function anthropicRequestProblem(body: unknown): string | undefined {
+  const request = (body ?? {}) as {
+    max_tokens?: number;
+    messages?: { content?: string | { type?: string; signature?: string }[] }[];
+    thinking?: { type?: string; budget_tokens?: number };
+    tool_choice?: { type?: string; name?: string };
+    tools?: { name?: string }[];
+  };
+  for (const [index, message] of (request.messages ?? []).entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [blockIndex, block] of message.content.entries()) {
+      if (block.type === 'thinking' && !block.signature) return `messages.${index}.content.${blockIndex}.thinking.signature: Field required`;
+    }
+  }
+  const thinking = request.thinking?.type === 'enabled' ? request.thinking : undefined;
+  if (thinking !== undefined) {
+    const budget = thinking.budget_tokens ?? 0;
+    if (budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+    if (request.max_tokens !== undefined && budget >= request.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  }
+  const choice = request.tool_choice;
+  if (choice === undefined) return undefined;
+  if (thinking !== undefined && (choice.type === 'any' || choice.type === 'tool')) return 'Thinking may not be enabled when tool_choice forces tool use.';
+  if ((request.tools ?? []).length === 0) return 'tool_choice may only be specified while providing tools.';
+  if (choice.type === 'tool' && !(request.tools ?? []).some((tool) => tool.name === choice.name)) return `Tool '${choice.name}' not found in provided tools`;
+  return undefined;
+}
+
 /** The `ping` event Anthropic sends while the model works, as raw SSE text (the SDK drops it). */
 export const anthropicKeepAlive = `event: ping\ndata: ${JSON.stringify({ type: 'ping' })}\n\n`;
 

@@ -1,12 +1,13 @@
 /**
  * A local HTTP server that speaks the Anthropic Messages API and OpenAI Chat Completions wire
- * formats, so tests drive the real SDKs. Replies are scripted; every request is recorded.
+ * formats, so tests drive the real SDKs. Replies are scripted; every request is recorded. A body
+ * the real API would refuse for its thinking or tool-choice rules gets the API's 400 instead.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { anthropicErrorBody, anthropicEvents, anthropicKeepAlive, anthropicMessage, anthropicStreamError } from './fake-anthropic-wire.ts';
-import { openaiCompletion, openaiErrorBody, openaiEvents, openaiKeepAlive, openaiStreamError } from './fake-openai-wire.ts';
+import { anthropicErrorBody, anthropicEvents, anthropicKeepAlive, anthropicMessage, anthropicRequestProblem, anthropicStreamError } from './fake-anthropic-wire.ts';
+import { openaiCompletion, openaiErrorBody, openaiEvents, openaiKeepAlive, openaiRequestProblem, openaiStreamError } from './fake-openai-wire.ts';
 import type { CacheStats, FakeModelServerOptions, Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
 import { createPromptCache, withCacheUsage } from './fake-prompt-cache.ts';
 
@@ -96,6 +97,13 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     if (!hasCredentials(recorded)) {
       const error = { status: 401, message: 'missing API key' };
       sendJson(response, 401, protocol === 'anthropic' ? anthropicErrorBody(error) : openaiErrorBody(error));
+      return;
+    }
+    // A body the real API refuses (thinking and tool-choice rules) gets its 400, not a scripted reply.
+    const problem = protocol === 'anthropic' ? anthropicRequestProblem(body) : openaiRequestProblem(body);
+    if (problem !== undefined) {
+      const error = { status: 400, message: problem };
+      sendJson(response, 400, protocol === 'anthropic' ? anthropicErrorBody(error) : openaiErrorBody(error));
       return;
     }
     const scripted = queue.shift() ?? fallback;

@@ -26,6 +26,32 @@ export function openaiErrorBody(error: ErrorReply): unknown {
   };
 }
 
+/**
+ * What Chat Completions would refuse in a request body with a 400 (undefined when nothing): a
+ * tool choice without tools or naming a function that is not there, a `json_schema` response
+ * format without a name or schema.
+ */
+export function openaiRequestProblem(body: unknown): string | undefined {
+  const request = (body ?? {}) as {
+    tool_choice?: string | { type?: string; function?: { name?: string } };
+    tools?: { function?: { name?: string } }[];
+    response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown } };
+  };
+  const choice = request.tool_choice;
+  if (choice !== undefined) {
+    const tools = request.tools ?? [];
+    if (tools.length === 0) return "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.";
+    if (typeof choice === 'object' && !tools.some((tool) => tool.function?.name === choice.function?.name)) {
+      return `Invalid value for 'tool_choice': no function named '${choice.function?.name}' was specified in the 'tools' parameter.`;
+    }
+  }
+  const format = request.response_format;
+  if (format?.type === 'json_schema' && (!format.json_schema?.name || format.json_schema.schema === undefined)) {
+    return "Missing required parameter: 'response_format.json_schema.name' or 'schema'.";
+  }
+  return undefined;
+}
+
 /** An error chunk inside a stream. */
 export function openaiStreamError(error: { type: string; message: string }): SseEvent {
   return { data: JSON.stringify({ error: { message: error.message, type: error.type, param: null, code: null } }) };

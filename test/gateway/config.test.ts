@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { desktopConfigOf, loadConfig, renderConfigJsonSchema, type LoadConfigEnvironment } from '../../src/gateway/config/index.ts';
+import { desktopConfigOf, loadConfig, reasoningEffortsOf, renderConfigJsonSchema, type LoadConfigEnvironment } from '../../src/gateway/config/index.ts';
 
 let home: string;
 beforeEach(() => {
@@ -94,6 +94,13 @@ describe('loadConfig defaults', () => {
     expect(desktopConfigOf(config)).toEqual({ base: config.desktop, profiles: { ops: { useScreenshot: false } } });
     expect(() => withFile({ desktop: { display: '99; xterm' } })).toThrow(/desktop\.display: expected an X display such as ":99"/);
     expect(() => withFile({ profileSettings: { ops: { desktop: { colour: 'blue' } } } })).toThrow(/profileSettings\.ops\.desktop/);
+  });
+
+  it("reads a profile's default reasoning effort, and refuses one that is not low, medium or high", () => {
+    const { config } = withFile({ profileSettings: { deep: { reasoningEffort: 'high' }, ops: { desktop: { enabled: true } } } });
+    expect(config.profileSettings.deep).toEqual({ reasoningEffort: 'high' });
+    expect(reasoningEffortsOf(config)).toEqual({ deep: 'high' });
+    expect(() => withFile({ profileSettings: { deep: { reasoningEffort: 'max' } } })).toThrow(/profileSettings\.deep\.reasoningEffort/);
   });
 
   it('fills defaults inside partly written settings', () => {

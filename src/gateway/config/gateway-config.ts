@@ -8,6 +8,7 @@ import type { BrowserConfig, BrowserSettings } from '../../browser/browser-setti
 import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
 import type { SubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
+import type { ReasoningEffort } from '../../llm/types.ts';
 import type { BusyMode, DmPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
 export type { SandboxSettings };
@@ -114,7 +115,7 @@ export interface GatewayConfig {
   /** Limits of subagents (see `src/agent/subagents/subagent-settings.ts`). */
   subagents: SubagentSettings;
   /** Per profile overrides, keyed by profile name. */
-  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings> }>>;
+  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; reasoningEffort?: ReasoningEffort }>>;
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;
@@ -157,6 +158,13 @@ export function browserConfigOf(config: Pick<GatewayConfig, 'browser' | 'allowPr
 /** The desktop settings of every profile, from the configuration (for the runtime). */
 export function desktopConfigOf(config: Pick<GatewayConfig, 'desktop' | 'profileSettings'>): DesktopConfig {
   return { base: config.desktop, profiles: overridesOf(config, 'desktop') };
+}
+
+/** Each profile's default reasoning effort, for the profiles that set one (for the runtime). */
+export function reasoningEffortsOf(config: Pick<GatewayConfig, 'profileSettings'>): Record<string, ReasoningEffort> {
+  const efforts: Record<string, ReasoningEffort> = {};
+  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.reasoningEffort) efforts[profile] = settings.reasoningEffort;
+  return efforts;
 }
 
 /** Each profile's overrides of one section, for the profiles that have some. */

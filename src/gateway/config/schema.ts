@@ -9,6 +9,7 @@ import { defaultBrowserSettings } from '../../browser/browser-settings.ts';
 import { defaultDesktopSettings } from '../../desktop/desktop-settings.ts';
 import { defaultSubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import { z } from 'zod';
+import { reasoningEfforts } from '../../llm/types.ts';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
 /** The chat platforms the gateway serves. */
@@ -348,6 +349,12 @@ export const operatorConfigSchema = z
         z.strictObject({
           browser: overridesOf(browserSchema).optional().describe("Overrides of the top-level browser settings for this profile's conversations."),
           desktop: overridesOf(desktopSchema).optional().describe("Overrides of the top-level desktop settings for this profile's conversations."),
+          reasoningEffort: z
+            .enum(reasoningEfforts)
+            .optional()
+            .describe(
+              "How hard the model thinks in this profile's conversations unless /think says otherwise: extended thinking on Claude, reasoning_effort on OpenAI. Unset: no thinking asked for. Models the catalog says cannot reason ignore it.",
+            ),
         }),
       )
       .default({})

@@ -4,7 +4,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { getModelInfo } from '../catalog.ts';
-import type { ImagePart, Message, ModelRequest, ReasoningEffort, TextPart, ToolDefinition } from '../types.ts';
+import type { ImagePart, Message, ModelRequest, ReasoningEffort, ResponseFormat, TextPart, ToolDefinition } from '../types.ts';
 
 type ContentBlock = Anthropic.ContentBlockParam;
 type Role = 'user' | 'assistant';
@@ -26,12 +26,17 @@ const ephemeral = { type: 'ephemeral' } as const;
  *
  * Cache breakpoints go on the system prompt, the last tool definition and the last block of
  * the last message, so the whole prefix is cached turn after turn. `temperature` is not sent:
- * the Messages API version the SDK speaks (2026-10-21) has no sampling parameters.
+ * the Messages API version the SDK speaks (2026-10-21) has no sampling parameters (so none of
+ * thinking's constraints on them apply). A response format becomes one more tool, last.
  */
 export function toAnthropicRequest(request: ModelRequest): Anthropic.MessageCreateParamsStreaming {
   const info = getModelInfo(request.model);
   let maxTokens = request.maxTokens ?? (info ? Math.min(info.maxOutput, maxDefaultMaxTokens) : defaultMaxTokens);
-  const thinkingEnabled = request.reasoningEffort !== undefined && (info?.reasoning ?? true);
+  const tools = [...(request.tools ?? []), ...(request.responseFormat ? [responseTool(request.responseFormat)] : [])];
+  const toolChoice = tools.length > 0 ? toAnthropicToolChoice(request) : undefined;
+  // The API refuses thinking together with a tool choice that forces a tool call.
+  const forced = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
+  const thinkingEnabled = request.reasoningEffort !== undefined && (info?.reasoning ?? true) && !forced;
   const budget = request.reasoningEffort === undefined ? 0 : thinkingBudgets[request.reasoningEffort];
   // Thinking tokens count toward max_tokens, and the budget must stay below it.
   if (thinkingEnabled && maxTokens <= budget) maxTokens = budget + maxTokens;
@@ -45,9 +50,43 @@ export function toAnthropicRequest(request: ModelRequest): Anthropic.MessageCrea
   if (request.systemPrompt !== '') {
     body.system = [{ type: 'text', text: request.systemPrompt, cache_control: ephemeral }];
   }
-  if (request.tools !== undefined && request.tools.length > 0) body.tools = toAnthropicTools(request.tools);
+  if (tools.length > 0) body.tools = toAnthropicTools(tools);
+  if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (thinkingEnabled) body.thinking = { type: 'enabled', budget_tokens: budget };
   return body;
+}
+
+/** The tool through which the model gives a {@link ResponseFormat}'s object. */
+function responseTool(format: ResponseFormat): ToolDefinition {
+  return {
+    name: format.name,
+    description: format.description ?? 'Give your answer by calling this tool with it, in exactly this structure.',
+    parameters: format.schema,
+  };
+}
+
+/**
+ * The request's tool choice on the wire. With a response format, the model must call a tool: the
+ * response tool alone when there are no other tools or the choice is `none`, else any tool (one of
+ * the caller's, or the answer); a named tool wins over the response format.
+ */
+function toAnthropicToolChoice(request: ModelRequest): Anthropic.ToolChoice | undefined {
+  const choice = request.toolChoice;
+  if (typeof choice === 'object') return { type: 'tool', name: choice.name };
+  if (request.responseFormat !== undefined) {
+    const others = (request.tools?.length ?? 0) > 0;
+    return choice === 'none' || !others ? { type: 'tool', name: request.responseFormat.name } : { type: 'any' };
+  }
+  switch (choice) {
+    case undefined:
+      return undefined;
+    case 'required':
+      return { type: 'any' };
+    case 'none':
+      return { type: 'none' };
+    case 'auto':
+      return { type: 'auto' };
+  }
 }
 
 function toAnthropicTools(tools: ToolDefinition[]): Anthropic.Tool[] {

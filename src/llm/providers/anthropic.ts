@@ -72,12 +72,13 @@ async function* streamEvents(
   timeouts: StreamTimeouts,
 ): AsyncGenerator<StreamEvent> {
   const watch = new IdleWatch(timeouts, request.signal);
+  const state: StreamState = { responseBlocks: new Set(), toolCalls: 0 };
   try {
     const stream = await client.messages.create(toAnthropicRequest(request), { signal: watch.signal, fetchOptions: watchedRequest(watch) });
     for await (const event of untilAborted(stream, watch.signal)) {
       // Paused while the caller handles the event: only the server's silence counts.
       watch.hold();
-      yield* handleEvent(event, request, builder);
+      yield* handleEvent(event, request, builder, state);
       watch.resume();
     }
   } catch (error) {
@@ -89,10 +90,19 @@ async function* streamEvents(
   watch.throwIfExpired(providerName);
 }
 
+/** What one stream keeps besides the message: which blocks are the response format's answer. */
+interface StreamState {
+  /** Indexes of `tool_use` blocks of the response tool: streamed as text (the JSON object). */
+  responseBlocks: Set<number>;
+  /** Calls of the caller's own tools. */
+  toolCalls: number;
+}
+
 function* handleEvent(
   event: Anthropic.RawMessageStreamEvent,
   request: ModelRequest,
   builder: AssistantMessageBuilder,
+  state: StreamState,
 ): Generator<StreamEvent> {
   switch (event.type) {
     case 'message_start': {
@@ -108,7 +118,11 @@ function* handleEvent(
     }
     case 'content_block_start': {
       const block = event.content_block;
-      if (block.type === 'tool_use') {
+      if (block.type === 'tool_use' && block.name === request.responseFormat?.name) {
+        // The answer of a response format: its arguments are the JSON object, given as text.
+        state.responseBlocks.add(event.index);
+      } else if (block.type === 'tool_use') {
+        state.toolCalls++;
         builder.startToolCall(event.index, block.id, block.name);
         yield { type: 'tool-call-start', id: block.id, name: block.name };
       } else if (block.type === 'redacted_thinking') {
@@ -132,6 +146,10 @@ function* handleEvent(
         yield { type: 'thinking-delta', text: delta.thinking };
       } else if (delta.type === 'signature_delta') {
         builder.setThinkingSignature(delta.signature, event.index);
+      } else if (delta.type === 'input_json_delta' && state.responseBlocks.has(event.index)) {
+        if (delta.partial_json === '') return;
+        builder.appendText(delta.partial_json, event.index);
+        yield { type: 'text-delta', text: delta.partial_json };
       } else if (delta.type === 'input_json_delta') {
         const call = builder.toolCall(event.index);
         if (call === undefined || delta.partial_json === '') return;
@@ -156,7 +174,11 @@ function* handleEvent(
       };
       const thinkingTokens = usage.output_tokens_details?.thinking_tokens;
       if (thinkingTokens !== undefined && thinkingTokens > 0) builder.usage.reasoning = thinkingTokens;
-      if (event.delta.stop_reason !== null) builder.stopReason = mapStopReason(event.delta.stop_reason);
+      if (event.delta.stop_reason !== null) {
+        const answered = event.delta.stop_reason === 'tool_use' && state.toolCalls === 0 && state.responseBlocks.size > 0;
+        // A response format's answer is the end of the turn, not a tool call to run.
+        builder.stopReason = answered ? 'stop' : mapStopReason(event.delta.stop_reason);
+      }
       return;
     }
     case 'message_stop':

@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import { getModelInfo } from '../catalog.ts';
-import type { ImagePart, Message, ModelRequest, ToolResultPart } from '../types.ts';
+import type { ImagePart, Message, ModelRequest, ToolChoice, ToolResultPart } from '../types.ts';
 
 type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
@@ -13,7 +13,8 @@ type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
  * Builds the streaming request body.
  *
  * `reasoning_effort` is sent when the request sets it, unless the catalog knows the model does
- * not reason; a known reasoning model gets no `temperature` (those models reject it).
+ * not reason; a known reasoning model gets no `temperature` (those models reject it). A tool
+ * choice goes with tools only; a response format is `response_format: json_schema`.
  */
 export function toOpenAIRequest(request: ModelRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const info = getModelInfo(request.model);
@@ -33,11 +34,24 @@ export function toOpenAIRequest(request: ModelRequest): OpenAI.Chat.Completions.
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
+    // The API refuses a tool choice without tools.
+    if (request.toolChoice !== undefined) body.tool_choice = toOpenAIToolChoice(request.toolChoice);
+  }
+  if (request.responseFormat !== undefined) {
+    const { name, description, schema, strict } = request.responseFormat;
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name, ...(description !== undefined && { description }), schema, strict: strict ?? false },
+    };
   }
   if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
   if (request.reasoningEffort !== undefined && info?.reasoning !== false) body.reasoning_effort = request.reasoningEffort;
   if (request.temperature !== undefined && info?.reasoning !== true) body.temperature = request.temperature;
   return body;
+}
+
+function toOpenAIToolChoice(choice: ToolChoice): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {
+  return typeof choice === 'object' ? { type: 'function', function: { name: choice.name } } : choice;
 }
 
 /**

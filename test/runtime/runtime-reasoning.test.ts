@@ -1,0 +1,62 @@
+/** The runtime gives each agent its reasoning effort: the conversation's choice, else its profile's default. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
+import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+
+let server: FakeModelServer;
+let home: string | undefined;
+let runtime: Runtime | undefined;
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+});
+afterAll(() => server.close());
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+  removeTempHome(home);
+  server.reset();
+});
+
+function start(): Runtime {
+  home = createTempHome();
+  mkdirSync(join(home, 'profiles', 'deep'), { recursive: true });
+  writeFileSync(join(home, 'profiles', 'deep', 'SOUL.md'), 'You think hard.');
+  runtime = new Runtime({
+    env: { OPERATOR_HOME: home, HOME: home, OPERATOR_REVIEW_EVERY: '0', ...fakeAnthropicEnv(server) },
+    browser: { base: { ...defaultBrowserSettings, enabled: false }, profiles: {} },
+    reasoningEfforts: { deep: 'high' },
+  });
+  return runtime;
+}
+
+describe('runtime reasoning effort', () => {
+  it("uses the profile's default, a conversation's own choice over it, and none for off", async () => {
+    const runtime = start();
+    const effort = async (profile: string, reasoningEffort?: 'low' | 'off') =>
+      (await runtime.createAgent({ sessionKey: `test:${profile}:${reasoningEffort ?? 'none'}`, profile, reasoningEffort })).agent.options.reasoningEffort;
+    expect(await effort('default')).toBeUndefined();
+    expect(await effort('deep')).toBe('high');
+    expect(await effort('deep', 'low')).toBe('low');
+    expect(await effort('deep', 'off')).toBeUndefined();
+    expect(await effort('default', 'low')).toBe('low');
+    expect(runtime.reasoningEffortOf('deep')).toBe('high');
+    expect(runtime.reasoningEffortOf('toString')).toBeUndefined();
+  });
+
+  it("sends the effort with the agent's model calls", async () => {
+    const runtime = start();
+    const { agent } = await runtime.createAgent({ sessionKey: 'test:deep', profile: 'deep' });
+    server.enqueue({ thinking: { text: 'Hmm.', signature: 'sig' }, text: 'Thought about it.' });
+    expect((await agent.invoke('think')).text).toBe('Thought about it.');
+    expect(server.requests[0]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 24576 });
+    const { agent: plain } = await runtime.createAgent({ sessionKey: 'test:plain', profile: 'deep', reasoningEffort: 'off' });
+    await plain.invoke('no thinking');
+    expect(server.requests[1]?.body.thinking).toBeUndefined();
+  });
+});
