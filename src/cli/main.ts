@@ -37,6 +37,11 @@ const commands: Record<string, Command> = {
     usage: async () => (await import('./schedule-command.ts')).scheduleUsage,
     run: async (args) => (await import('./schedule-command.ts')).runScheduleCommand(args),
   },
+  pipeline: {
+    summary: 'Run, validate, resume or list pipelines (multi-step work as DOT graphs)',
+    usage: async () => (await import('./pipeline-command.ts')).pipelineUsage,
+    run: async (args) => (await import('./pipeline-command.ts')).runPipelineCommand(args),
+  },
   pairing: { summary: 'Approve or list pairing codes of people asking to talk to the bot', usage: 'operator pairing approve CODE | list\n\n  approve CODE   let the person who got CODE talk to the bot in direct messages\n  list           pending codes and approved people', run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
 };
 

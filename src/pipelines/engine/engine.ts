@@ -1,0 +1,258 @@
+/**
+ * The pipeline engine: walks a run from its current node to an exit, one node at a time. Per node:
+ * the stylesheet's defaults, the fidelity, the goal gates before an exit, a checkpoint in the
+ * store (this node begun, with everything before it), the handler (with its retries and timeout),
+ * the context updated, and the next edge chosen (or the failure route). A restart goes on from the
+ * checkpoint: a node that had begun runs again under its retry policy. Every step is an event. It never leaves a run stuck silently: a run ends
+ * finished, failed or stopped with a reason, or is resumable from its checkpoint.
+ */
+import { errorMessage } from '../../core/errors.ts';
+import { applyStylesheet, parseStylesheet } from '../graph/stylesheet.ts';
+import type { HandlerRegistry, HandlerRun } from '../handlers/handler.ts';
+import { resolveFidelity } from '../routing/fidelity.ts';
+import { failureRoute, selectEdge } from '../routing/select-edge.ts';
+import { isSuccess, type NodeResult, type Pipeline, type PipelineEdge, type PipelineNode } from '../types.ts';
+import type { Interviewer } from './interviewer.ts';
+import { PipelineContext } from './pipeline-context.ts';
+import type { PipelineEvent } from './pipeline-events.ts';
+import type { RunRecord, RunStore } from './run-record.ts';
+
+/** What a run needs besides its pipeline and record. */
+export interface EngineOptions {
+  handlers: HandlerRegistry;
+  runs: RunStore;
+  interviewer: Interviewer;
+  /** Told every step; must not throw. */
+  onEvent?: (event: PipelineEvent) => void;
+  /** Nodes run at most, loops included. Default 1,000. */
+  maxSteps?: number;
+  /** Stops the run (it is left `stopped`, resumable). */
+  signal?: AbortSignal;
+}
+
+/** Where the walk goes after a node. */
+type Next = { node: string; edge?: PipelineEdge; step: number | 'next_node' | 'failure_route' | 'goal_gate' } | { end: 'finished' } | { end: 'failed'; error: string };
+
+/**
+ * Runs `record` of `pipeline` until it ends or is stopped; resolves to the record as last stored.
+ * A new record starts at the pipeline's start node; one read back after a restart goes on where
+ * its checkpoint says.
+ */
+export async function runPipeline(pipeline: Pipeline, record: RunRecord, options: EngineOptions): Promise<RunRecord> {
+  const signal = options.signal ?? new AbortController().signal;
+  const maxSteps = options.maxSteps ?? 1_000;
+  const emit = (event: PipelineEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A listener's failure is its own.
+    }
+  };
+  const context = PipelineContext.fromJSON(record.context);
+  const resumed = record.steps > 0 || record.nodeBegun;
+  if (!resumed) {
+    context.set('graph.goal', pipeline.goal);
+    if (!context.has('goal')) context.set('goal', pipeline.goal);
+  }
+  const stylesheet = pipeline.modelStylesheet ? parseStylesheet(pipeline.modelStylesheet) : undefined;
+  const save = async () => {
+    record.context = context.toJSON();
+    await options.runs.save(record);
+  };
+  const end = async (status: 'finished' | 'failed' | 'stopped', error?: string) => {
+    Object.assign(record, { status, error, endedAt: Date.now(), nodeBegun: status === 'stopped' ? record.nodeBegun : false });
+    await save();
+    emit({ type: 'run_end', runId: record.id, status, error });
+    return record;
+  };
+
+  record.status = 'running';
+  emit({ type: 'run_start', runId: record.id, pipeline: pipeline.name, resumed });
+  if (record.nodeBegun) emit({ type: 'node_rerun', runId: record.id, node: record.currentNode });
+  let arrivedBy: PipelineEdge | undefined;
+  for (;;) {
+    if (signal.aborted) return end('stopped', reasonOf(signal));
+    if (record.steps >= maxSteps) return end('failed', `stopped after ${maxSteps} steps (max_steps): the pipeline seems to loop without end`);
+    const declared = pipeline.nodes.get(record.currentNode);
+    if (!declared) return end('failed', `node "${record.currentNode}" is not in the pipeline`);
+    const node = stylesheet ? applyStylesheet(stylesheet, declared) : declared;
+
+    // Goal gates hold the exit until their nodes succeeded.
+    if (node.isTerminal) {
+      const gate = unmetGoalGate(pipeline, record);
+      if (gate) {
+        const target = gate.retryTarget ?? pipeline.retryTarget ?? gate.fallbackRetryTarget ?? pipeline.fallbackRetryTarget;
+        context.set('_goal_gate_unmet', [gate.name]);
+        if (!target || !pipeline.nodes.has(target)) return end('failed', `goal gate "${gate.name}" has not succeeded, and there is no retry target to go back to`);
+        emit({ type: 'edge', runId: record.id, from: node.name, to: target, label: '', step: 'goal_gate' });
+        moveTo(target);
+        continue;
+      }
+    }
+
+    const fidelity = resolveFidelity(arrivedBy, node, pipeline);
+    context.set('_fidelity_mode', fidelity);
+    // The checkpoint: the previous node's outcome and the edge taken are stored with this node
+    // begun, in one write (nothing is awaited between the previous node's end and here, so no
+    // outcome can be lost between the two).
+    // A visit counts when the node begins (one stored as begun before a restart was counted then).
+    if (!record.nodeBegun) (record.nodeVisits ??= {})[node.name] = (record.nodeVisits?.[node.name] ?? 0) + 1;
+    record.nodeBegun = true;
+    await save();
+    emit({ type: 'checkpoint', runId: record.id, node: node.name });
+
+    const handler = options.handlers.get(node.handlerType);
+    if (!handler) return end('failed', `node "${node.name}" has the type "${node.handlerType}", which no handler runs`);
+    // `max_visits`: a loop through this node may come back at most so many times; then it fails (and its failure route decides).
+    const visits = (record.nodeVisits ??= {});
+    const maxVisits = Number(node.attributes.max_visits ?? 0);
+    const handlerRun = (attempt: number, attemptSignal: AbortSignal): HandlerRun => {
+      const run: HandlerRun = {
+        pipeline,
+        runId: record.id,
+        interviewer: options.interviewer,
+        signal: attemptSignal,
+        attempt,
+        fidelity,
+        emit,
+        waiting: async (waiting) => {
+          record.status = waiting ? 'waiting' : 'running';
+          await save();
+        },
+        runNode: (other, branchContext, branchSignal) =>
+          options.handlers.get(other.handlerType)?.execute(other, branchContext, { ...run, signal: branchSignal }) ?? Promise.reject(new Error(`no handler runs "${other.handlerType}"`)),
+      };
+      return run;
+    };
+    const result: NodeResult =
+      maxVisits > 0 && visits[node.name]! > maxVisits
+        ? refuse(node.name, `"${node.name}" was reached ${visits[node.name]} times, more than its max_visits of ${maxVisits}`)
+        : await attempts(node, (attempt, attemptSignal) => handler.execute(node, context, handlerRun(attempt, attemptSignal)));
+    if (signal.aborted) return end('stopped', reasonOf(signal));
+    record.status = 'running';
+
+    // The context learns the outcome; the next node's edges see it.
+    context.update(result.contextUpdates ?? {});
+    context.update({ outcome: result.status, preferred_label: result.preferredLabel ?? '', current_node: node.name, last_stage: node.name });
+    if (result.status === 'fail') {
+      context.update({ _last_error: result.failureReason ?? 'failed', _failed_node: node.name });
+      recordFeedback(context, node.name, result.failureReason ?? 'failed');
+    }
+    record.nodeOutcomes[node.name] = result.status;
+    if (isSuccess(result.status)) record.completedNodes.push(node.name);
+    context.set('_completed_nodes', [...record.completedNodes]);
+    record.steps++;
+
+    if (node.isTerminal) return end(result.status === 'fail' ? 'failed' : 'finished', result.status === 'fail' ? result.failureReason : undefined);
+    const next = nextOf(pipeline, node, result, context);
+    if ('end' in next) return next.end === 'finished' ? end('finished') : end('failed', next.error);
+    emit({ type: 'edge', runId: record.id, from: node.name, to: next.node, label: next.edge?.label ?? '', step: next.step });
+    if (next.edge?.loopRestart) {
+      record.completedNodes = [];
+      record.nodeOutcomes = {};
+      record.nodeRetries = {};
+      record.nodeVisits = {};
+    }
+    arrivedBy = next.edge;
+    moveTo(next.node);
+  }
+
+  /** A node not run at all (past its `max_visits`): a failure, told like one. */
+  function refuse(name: string, reason: string): NodeResult {
+    emit({ type: 'node_end', runId: record.id, node: name, status: 'fail', durationMs: 0, failureReason: reason });
+    return { status: 'fail', failureReason: reason };
+  }
+
+  /** The walk goes on at `target` (stored when it begins). */
+  function moveTo(target: string): void {
+    record.currentNode = target;
+    record.nodeBegun = false;
+  }
+
+  /**
+   * Runs the node's handler until it succeeds, fails for good or runs out of attempts. A throw or
+   * `retry` is tried again up to `max_retries` (the pipeline's default when 0); past them the
+   * node fails, or partly succeeds where `allow_partial` says so. Attempts are counted in the
+   * record, so a restart does not give a node more than its due.
+   */
+  async function attempts(node: PipelineNode, once: (attempt: number, signal: AbortSignal) => Promise<NodeResult>): Promise<NodeResult> {
+    const allowed = 1 + (node.maxRetries > 0 ? node.maxRetries : pipeline.defaultMaxRetry);
+    for (;;) {
+      const attempt = (record.nodeRetries[node.name] ?? 0) + 1;
+      record.nodeRetries[node.name] = attempt;
+      const started = Date.now();
+      emit({ type: 'node_start', runId: record.id, node: node.name, attempt });
+      // A gate's timeout is how long the person has, after which its default is taken (the gate's own business).
+      const timed = node.timeout && node.handlerType !== 'wait.human';
+      const attemptSignal = timed ? AbortSignal.any([signal, AbortSignal.timeout(node.timeout! * 1000)]) : signal;
+      let result: NodeResult;
+      try {
+        result = await once(attempt, attemptSignal);
+      } catch (error) {
+        if (signal.aborted) return { status: 'fail', failureReason: reasonOf(signal) };
+        const timedOut = attemptSignal.aborted;
+        result = { status: 'retry', failureReason: timedOut ? `did not finish within its timeout of ${node.timeout} s` : errorMessage(error) };
+      }
+      emit({ type: 'node_end', runId: record.id, node: node.name, status: result.status, durationMs: Date.now() - started, failureReason: result.failureReason });
+      if (result.status !== 'retry') {
+        // Attempts count per visit: a loop that comes back to the node starts its count afresh.
+        delete record.nodeRetries[node.name];
+        return result;
+      }
+      if (attempt >= allowed) {
+        const reason = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${result.failureReason ?? 'asked to retry'}`;
+        return node.allowPartial ? { ...result, status: 'partial_success', notes: reason } : { ...result, status: 'fail', failureReason: reason };
+      }
+      emit({ type: 'retry', runId: record.id, node: node.name, attempt, reason: result.failureReason ?? 'asked to retry' });
+      await save();
+    }
+  }
+}
+
+/** Where to go after `node` gave `result`. */
+function nextOf(pipeline: Pipeline, node: PipelineNode, result: NodeResult, context: PipelineContext): Next {
+  if (result.nextNode) {
+    return pipeline.nodes.has(result.nextNode) ? { node: result.nextNode, step: 'next_node' } : { end: 'failed', error: `node "${node.name}" asked to go to "${result.nextNode}", which is not in the pipeline` };
+  }
+  // A condition that cannot be read counts as false, and the context says why.
+  const options = { onConditionError: (failure: { message: string }) => context.set('_condition_error', failure.message) };
+  if (result.status === 'fail') {
+    const route = failureRoute(pipeline, node, context, { ...options, result });
+    if (!route) return { end: 'failed', error: `node "${node.name}" failed: ${result.failureReason ?? 'no reason given'}` };
+    return route.kind === 'edge' ? { node: route.edge.target, edge: route.edge, step: 'failure_route' } : { node: route.target, step: 'failure_route' };
+  }
+  const chosen = selectEdge(pipeline, node.name, result, context, options);
+  if (chosen) return { node: chosen.edge.target, edge: chosen.edge, step: chosen.step };
+  const outgoing = pipeline.edges.some((edge) => edge.source === node.name);
+  return outgoing ? { end: 'failed', error: `no edge out of "${node.name}" applies (outcome ${result.status})` } : { end: 'finished' };
+}
+
+/** Failures kept in `feedback_history`. */
+const feedbackKept = 20;
+
+/**
+ * Adds a failure to the context's `feedback_history` (the latest 20): which node failed, why, and
+ * what the last agent answer before it was (the attempt that failed), so the next attempt sees
+ * every earlier one and does not repeat a fix that already failed.
+ */
+function recordFeedback(context: PipelineContext, node: string, error: string): void {
+  const history = Array.isArray(context.get('feedback_history')) ? [...(context.get('feedback_history') as unknown[])] : [];
+  const tried = context.getString('last_response');
+  history.push({ node, error: error.length > 1_500 ? `${error.slice(0, 1_500)}…` : error, ...(tried ? { after: tried.length > 600 ? `${tried.slice(0, 600)}…` : tried } : {}) });
+  context.set('feedback_history', history.slice(-feedbackKept));
+}
+
+/** The first goal-gate node that has not succeeded, if any. */
+function unmetGoalGate(pipeline: Pipeline, record: RunRecord): PipelineNode | undefined {
+  for (const node of pipeline.nodes.values()) {
+    if (!node.goalGate) continue;
+    const outcome = record.nodeOutcomes[node.name];
+    if (!outcome || !isSuccess(outcome)) return node;
+  }
+  return undefined;
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'stopped';
+}

@@ -1,0 +1,19 @@
+/** What a run tells as it goes: every step, so the chat, the terminal and the logs can follow it. */
+import type { OutcomeStatus } from '../types.ts';
+import type { Answer, Question } from './interviewer.ts';
+import type { RunStatus } from './run-record.ts';
+
+/** One step of a run. */
+export type PipelineEvent =
+  | { type: 'run_start'; runId: string; pipeline: string; resumed: boolean }
+  /** A node that had begun before a restart runs again (under its retry policy). */
+  | { type: 'node_rerun'; runId: string; node: string }
+  | { type: 'node_start'; runId: string; node: string; attempt: number }
+  | { type: 'node_end'; runId: string; node: string; status: OutcomeStatus; durationMs: number; failureReason?: string }
+  | { type: 'retry'; runId: string; node: string; attempt: number; reason: string }
+  /** `step`: which rule of edge selection chose it (1-5), or how else the next node was found. */
+  | { type: 'edge'; runId: string; from: string; to: string; label: string; step: number | 'next_node' | 'failure_route' | 'goal_gate' }
+  | { type: 'gate_asked'; runId: string; node: string; question: Question }
+  | { type: 'gate_answered'; runId: string; node: string; answer: Answer }
+  | { type: 'checkpoint'; runId: string; node: string }
+  | { type: 'run_end'; runId: string; status: RunStatus; error?: string };

@@ -1,0 +1,101 @@
+/**
+ * What a pipeline's working nodes run on in operator. A `codergen` node asks an agent made by the
+ * runtime with the profile the run was started with (its prompt, tools and guardrails), the node's
+ * model and reasoning effort when it (or the stylesheet) names them, working as the person who started the run (the same tools and
+ * workspace as their turns); nodes of one `thread_id` share a session, other nodes get their own.
+ * A `tool` node's command runs in the same sandbox as the agent's `shell` tool, after the same
+ * guardrails (a guardrail's question goes to the run's Interviewer; a block refuses the command),
+ * its output redacted by them as the tool's would be. The per-turn counters (the call cap, the
+ * repeated-call guard) are left out: a pipeline's loops are meant, and `max_steps` bounds them.
+ */
+import type { Agent } from '../agent/agent.ts';
+import type { ApprovalRequest } from '../agent/agent-options.ts';
+import { GuardrailSet } from '../agent/guardrail-set.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Runtime } from '../runtime/runtime.ts';
+import { runCommand } from '../tools/builtin/run-command.ts';
+import type { TurnContext } from '../tools/tool.ts';
+import type { Interviewer } from './engine/interviewer.ts';
+import type { HandlerServices } from './handlers/registry.ts';
+import type { PipelineNode } from './types.ts';
+
+/** Guardrails that count calls per turn: not for a pipeline's commands (see the file's comment). */
+const perTurnGuardrails = new Set(['doom-loop', 'tool-call-cap']);
+
+/** Longest a `tool` node's command may run when its node sets no timeout. */
+const defaultCommandTimeoutMs = 10 * 60_000;
+
+/** Who a run works for and where. */
+export interface PipelineHost {
+  runtime: Runtime;
+  profile: string;
+  runId: string;
+  interviewer: Interviewer;
+  /** The turn of the person who started it (a chat); unset for the owner's terminal. */
+  turn?: TurnContext;
+  /** The model of nodes that name none (`--model`). */
+  model?: string;
+}
+
+/** The services of one run, and how to let go of them (its agents). */
+export async function operatorServices(host: PipelineHost): Promise<{ services: HandlerServices; close(): void }> {
+  const { runtime, interviewer, turn } = host;
+  const { resources } = await runtime.resources(host.profile);
+  const guardrails = new GuardrailSet(resources.guardrails().filter((guardrail) => !perTurnGuardrails.has(guardrail.name)));
+  const agents = new Map<string, Promise<Agent>>();
+  const askPerson = async (request: ApprovalRequest): Promise<boolean> => {
+    const answer = await interviewer.ask(
+      { text: `Allow ${request.call.name} ${JSON.stringify(request.call.arguments).slice(0, 300)}? ${request.reason}`, stage: 'approval', options: [{ label: 'Allow', value: 'allow' }, { label: 'Deny', value: 'deny' }], defaultAnswer: 'Deny', timeoutSeconds: 300 },
+      request.signal,
+    );
+    return answer.option?.value === 'allow';
+  };
+  const agentFor = (thread: string, model: string | undefined, effort: PipelineNode['reasoningEffort']): Promise<Agent> => {
+    const key = `${thread}\n${model ?? ''}\n${effort ?? ''}`;
+    let agent = agents.get(key);
+    if (!agent) {
+      agent = runtime.createAgent({ sessionKey: `pipeline:${host.runId}:${thread}`, profile: host.profile, model, reasoningEffort: effort, requestApproval: askPerson }).then((made) => made.agent);
+      agents.set(key, agent);
+    }
+    return agent;
+  };
+  const cwd = turn?.workspace?.cwd ?? runtime.cwd;
+  const writable = turn?.workspace?.roots ?? [cwd];
+
+  const services: HandlerServices = {
+    async codergen({ node, prompt, signal }) {
+      const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);
+      const stop = () => agent.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      try {
+        const result = await agent.invoke(prompt, { channel: `pipeline:${host.runId}`, turn });
+        signal.throwIfAborted();
+        return { text: result.text };
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
+    },
+    async runCommand(command, { signal, timeoutMs }) {
+      const call = { type: 'tool-call' as const, id: `pipeline-${host.runId}`, name: 'shell', arguments: { command } };
+      const decision = await guardrails.before(call, turn);
+      if (decision.action === 'block' || decision.action === 'halt') return { exitCode: null, output: '', refused: decision.reason };
+      if (decision.action === 'ask' && !(await askPerson({ call, reason: decision.reason, signal }))) return { exitCode: null, output: '', refused: `not approved: ${decision.reason}` };
+      try {
+        const result = await runCommand({ spawn: runtime.sandbox.spawnSpec({ shell: '/bin/bash', command, cwd, writable }), timeoutMs: timeoutMs ?? defaultCommandTimeoutMs, signal });
+        const raw = [result.stdout, result.stderr].filter((part) => part !== '').join('\n');
+        const checked = await guardrails.after(call, { content: [{ type: 'text', text: raw }], isError: result.exitCode !== 0 });
+        const output = checked.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        return { exitCode: result.timedOut ? null : result.exitCode, output: result.timedOut ? `${output}\n[timed out after ${Math.round((timeoutMs ?? defaultCommandTimeoutMs) / 1000)} s]` : output };
+      } catch (error) {
+        signal.throwIfAborted();
+        return { exitCode: null, output: `could not start the command: ${errorMessage(error)}` };
+      }
+    },
+  };
+  return {
+    services,
+    close() {
+      for (const agent of agents.values()) void agent.then((made) => made.dispose(), () => undefined);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * `operator pipeline` as a person uses it, against the fake model: validate (clean, with errors
+ * and their lines, a syntax error, --strict), run with a gate answered on stdin and a check run in
+ * the sandbox, the final context printed; a run stopped with Ctrl+C at its gate and resumed; list.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
+import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
+import { spawnOperator, type OperatorProcess } from '../helpers/operator-process.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+
+let server: FakeModelServer;
+let home: string;
+let workspace: string;
+let processes: OperatorProcess[] = [];
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await Promise.all(processes.map((running) => running.kill()));
+  processes = [];
+  server.reset();
+  removeTempHome(home);
+  await rm(workspace, { recursive: true, force: true });
+});
+
+function setUp(files: Record<string, string>): void {
+  home = createTempHome('operator-pipeline-home-');
+  workspace = mkdtempSync(join(tmpdir(), 'operator-pipeline-cli-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(workspace, name), text);
+}
+
+function operator(...args: string[]): OperatorProcess {
+  const started = spawnOperator(['pipeline', ...args], { home, cwd: workspace, env: fakeAnthropicEnv(server) });
+  processes.push(started);
+  return started;
+}
+
+const task = `digraph task {
+  goal="Write the release notes"
+  start [shape=Mdiamond]
+  plan [prompt="Plan how to {goal}"]
+  approve [type="wait.human" label="Go on with the plan?"]
+  write [prompt="Write them"]
+  check [type="tool" tool_command="test -s NOTES.md && echo notes present"]
+  done [shape=Msquare]
+  start -> plan -> approve
+  approve -> write [label="go"]
+  approve -> done [label="stop"]
+  write -> check
+  check -> done
+}`;
+
+describe('operator pipeline', () => {
+  it('validates: a clean file, one with errors and their lines, a syntax error, and --strict', async () => {
+    setUp({
+      'ok.dot': task,
+      'bad.dot': 'digraph bad {\n  start [shape=Mdiamond]\n  work [type="deploy"]\n  lost\n  done [shape=Msquare]\n  start -> work -> done\n  work -> done [condition="outcome == success"]\n}\n',
+      'broken.dot': 'digraph broken {\n  start -> \n}\n',
+      'warned.dot': 'digraph w {\n  start [shape=Mdiamond]\n  think\n  done [shape=Msquare]\n  start -> think -> done\n}\n',
+    });
+    const ok = operator('validate', 'ok.dot');
+    expect(await ok.exited).toBe(0);
+    expect(ok.output.stdout()).toContain('ok.dot: valid.');
+
+    const bad = operator('validate', 'bad.dot');
+    expect(await bad.exited).toBe(1);
+    const out = bad.output.stdout();
+    expect(out).toMatch(/bad\.dot:3:\d+: error \[type_known\].*deploy.*\(node work\)/);
+    expect(out).toMatch(/error \[condition_syntax\].*Use `=` for equality checks/);
+    expect(out).toMatch(/error \[reachability\].*\(node lost\)/);
+    expect(out).toContain('bad.dot: not valid.');
+
+    const broken = operator('validate', 'broken.dot');
+    expect(await broken.exited).toBe(1);
+    expect(broken.output.stderr()).toMatch(/broken\.dot:\d+:\d+/);
+
+    const warned = operator('validate', 'warned.dot');
+    expect(await warned.exited).toBe(0);
+    expect(warned.output.stdout()).toMatch(/warning \[prompt_on_llm_nodes\]/);
+    const strict = operator('validate', 'warned.dot', '--strict');
+    expect(await strict.exited).toBe(1);
+  });
+
+  it('runs a pipeline: the agent plans, the gate is answered on stdin, the check runs, the final context is printed', async () => {
+    setUp({ 'task.dot': task });
+    server.setDefault((request) => {
+      const text = JSON.stringify(request.body.messages);
+      if (text.includes('Plan how to Write the release notes')) return { text: '1. write NOTES.md' };
+      if (text.includes('tool_result')) return { text: 'Wrote NOTES.md.' };
+      return { toolCalls: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: '# Notes\n' } }] };
+    });
+    const run = operator('run', 'task.dot');
+    await run.output.waitFor('Go on with the plan?');
+    expect(run.output.stdout()).toMatch(/1\) go\n {2}2\) stop/);
+    run.send('1');
+    expect(await run.exited).toBe(0);
+    const out = run.output.stdout();
+    expect(out).toMatch(/Run [0-9a-f]{6} of task started\./);
+    for (const step of ['> plan', '> approve', '> write', '> check', '> done']) expect(out).toContain(step);
+    expect(out).toContain('Final context:');
+    expect(out).toContain('check.output: notes present');
+    expect(out).toContain('human.answer: go');
+  });
+
+  it('stops at a gate on Ctrl+C, lists the run, and resumes it where it stopped', async () => {
+    setUp({ 'task.dot': task });
+    server.setDefault({ text: 'fine' });
+    const first = operator('run', 'task.dot');
+    await first.output.waitFor('Go on with the plan?');
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(1);
+    const id = /Run ([0-9a-f]{6}) stopped at approve; go on with: operator pipeline resume \1/.exec(first.output.stdout())?.[1];
+    expect(id, first.output.stdout()).toBeDefined();
+
+    const list = operator('list');
+    expect(await list.exited).toBe(0);
+    expect(list.output.stdout()).toMatch(new RegExp(`${id}  task  stopped at approve`));
+
+    const resumed = operator('resume', id!);
+    await resumed.output.waitFor('Go on with the plan?');
+    expect(resumed.output.stdout()).toContain('approve was running when the run stopped: it runs again.');
+    resumed.send('stop');
+    expect(await resumed.exited).toBe(0);
+    expect(resumed.output.stdout()).toContain(`Run ${id} finished.`);
+    const again = operator('resume', id!);
+    expect(await again.exited).toBe(1);
+    expect(again.output.stderr()).toContain(`Run ${id} already finished.`);
+  });
+});

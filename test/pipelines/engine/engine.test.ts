@@ -1,0 +1,326 @@
+/**
+ * The pipeline engine over the real parser, routing and handlers (the agent stood in for by a
+ * scripted backend, commands run by bash): a plan, a gate, a fix loop until the check passes;
+ * retries, partial success and failure routes; goal gates; max_steps; parallel branches; gates
+ * with a default; a restart mid-node; checkpoints after every node.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runPipeline } from '../../../src/pipelines/engine/engine.ts';
+import { QueueInterviewer, type Interviewer } from '../../../src/pipelines/engine/interviewer.ts';
+import type { PipelineEvent } from '../../../src/pipelines/engine/pipeline-events.ts';
+import { newRunId, RunStore, type RunRecord } from '../../../src/pipelines/engine/run-record.ts';
+import { parsePipeline } from '../../../src/pipelines/graph/parse.ts';
+import type { CodergenRequest } from '../../../src/pipelines/handlers/codergen-handler.ts';
+import { createHandlerRegistry } from '../../../src/pipelines/handlers/registry.ts';
+import type { CommandRunner } from '../../../src/pipelines/handlers/tool-handler.ts';
+import { createStore } from '../../../src/store/unstorage-store.ts';
+
+let folder: string | undefined;
+afterEach(async () => {
+  if (folder) await rm(folder, { recursive: true, force: true });
+  folder = undefined;
+});
+
+/** Runs a command with bash in `cwd`. */
+function bashIn(cwd: string): CommandRunner {
+  return (command, { signal }) =>
+    new Promise((resolve) => {
+      execFile('bash', ['-c', command], { cwd, signal, encoding: 'utf8' }, (error, stdout, stderr) => {
+        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null) : 0;
+        resolve({ exitCode: code, output: `${stdout}${stderr}` });
+      });
+    });
+}
+
+/** A run of `dot` with a scripted agent; returns what happened. */
+async function setUp(dot: string, options: { agent?: (request: CodergenRequest) => Promise<string> | string; answers?: string[]; maxSteps?: number; interviewer?: Interviewer } = {}) {
+  folder = await mkdtemp(join(tmpdir(), 'operator-pipeline-'));
+  const store = createStore({ driver: 'memory' });
+  const runs = new RunStore(store);
+  const pipeline = parsePipeline(dot, 'test.dot');
+  const prompts: CodergenRequest[] = [];
+  const events: PipelineEvent[] = [];
+  const saved: RunRecord[] = [];
+  const originalSave = runs.save.bind(runs);
+  runs.save = async (record) => {
+    saved.push(structuredClone(record));
+    await originalSave(record);
+  };
+  const interviewer = new QueueInterviewer(options.answers ?? []);
+  let first = true;
+  // The first question waits for the run to be stopped (a person who has not answered yet); later ones come from the queue.
+  const patient: Interviewer = options.interviewer ?? {
+    ask: (question, signal) => {
+      if (!first || !dot.includes('Continue?')) return interviewer.ask(question);
+      first = false;
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+    },
+    inform: (message) => interviewer.inform(message),
+  };
+  const handlers = createHandlerRegistry({
+    codergen: async (request) => {
+      prompts.push(request);
+      return { text: options.agent ? await options.agent(request) : `done: ${request.node.name}` };
+    },
+    runCommand: bashIn(folder),
+  });
+  const record = freshRecord(pipeline.name, dot, pipeline.startNode);
+  await runs.create(record);
+  const run = (target = record, signal?: AbortSignal) => runPipeline(pipeline, target, { handlers, runs, interviewer: patient, onEvent: (event) => events.push(event), maxSteps: options.maxSteps, signal });
+  return { pipeline, runs, record, run, prompts, events, saved, interviewer, folder };
+}
+
+function freshRecord(pipeline: string, source: string, start: string): RunRecord {
+  return { id: newRunId(), pipeline, source, status: 'running', currentNode: start, nodeBegun: false, completedNodes: [], nodeOutcomes: {}, nodeRetries: {}, steps: 0, context: { data: {}, logs: [] }, startedAt: Date.now(), updatedAt: Date.now() };
+}
+
+const nodesRun = (events: PipelineEvent[]) => events.filter((event) => event.type === 'node_start').map((event) => (event as { node: string }).node);
+
+describe('pipeline engine', () => {
+  it('plans, asks at a gate, acts and checks, going back to act with the failure until the check passes', async () => {
+    let acts = 0;
+    const { run, record, prompts, events, saved, interviewer, folder: cwd } = await setUp(
+      `digraph task {
+        goal="Add a done marker"
+        start [shape=Mdiamond]
+        plan [prompt="Plan: {goal}"]
+        gate [type="wait.human" label="Go ahead with the plan?"]
+        act [prompt="Do it"]
+        verify [type="tool" tool_command="test -f done.txt && echo ok || (echo 'done.txt missing'; exit 1)"]
+        done [shape=Msquare]
+        start -> plan -> gate
+        gate -> act [label="go"]
+        gate -> done [label="stop"]
+        act -> verify
+        verify -> done [condition="outcome = success"]
+        verify -> act [condition="outcome = fail"]
+      }`,
+      {
+        answers: ['go'],
+        agent: async (request) => {
+          if (request.node.name !== 'act') return 'Step 1: write done.txt';
+          acts++;
+          if (acts === 2) await writeFile(join(folder!, 'done.txt'), 'yes\n');
+          return `attempt ${acts}`;
+        },
+      },
+    );
+    void cwd;
+    const final = await run();
+    expect(final.status).toBe('finished');
+    expect(nodesRun(events)).toEqual(['start', 'plan', 'gate', 'act', 'verify', 'act', 'verify', 'done']);
+    expect(prompts[0]!.prompt).toContain('Plan: Add a done marker');
+    expect(interviewer.asked[0]).toMatchObject({ text: 'Go ahead with the plan?', options: [{ label: 'go', value: 'act' }, { label: 'stop', value: 'done' }] });
+    // The second act sees why the check failed.
+    expect(prompts[2]!.prompt).toContain('done.txt missing');
+    expect(final.context.data['verify.output']).toBe('ok\n');
+    expect(final.completedNodes).toEqual(['start', 'plan', 'gate', 'act', 'act', 'verify', 'done']);
+    // A checkpoint as each node begins (holding everything before it); the last write says finished.
+    const checkpoints = events.filter((event) => event.type === 'checkpoint').map((event) => (event as { node: string }).node);
+    expect(checkpoints).toEqual(['start', 'plan', 'gate', 'act', 'verify', 'act', 'verify', 'done']);
+    const actBegun = saved.find((entry) => entry.currentNode === 'act' && entry.nodeBegun);
+    expect(actBegun).toMatchObject({ completedNodes: ['start', 'plan', 'gate'], nodeOutcomes: { gate: 'success' } });
+    expect(saved.at(-1)).toMatchObject({ id: record.id, status: 'finished', nodeBegun: false });
+    expect(saved.some((entry) => entry.status === 'waiting' && entry.currentNode === 'gate')).toBe(true);
+    expect(events.filter((event) => event.type === 'edge').map((event) => (event as { step: unknown }).step)).toContain(2);
+  });
+
+  it('retries a node that throws up to max_retries, then fails it (or partly succeeds it with allow_partial)', async () => {
+    let calls = 0;
+    const flaky = async () => {
+      calls++;
+      if (calls < 3) throw new Error(`flaky ${calls}`);
+      return 'fine';
+    };
+    const retried = await setUp(`digraph r { start [shape=Mdiamond]; work [max_retries=2]; done [shape=Msquare]; start -> work -> done }`, { agent: flaky });
+    expect((await retried.run()).status).toBe('finished');
+    expect(retried.events.filter((event) => event.type === 'retry').map((event) => (event as { reason: string }).reason)).toEqual(['flaky 1', 'flaky 2']);
+
+    calls = 0;
+    const partial = await setUp(`digraph r { start [shape=Mdiamond]; work [max_retries=1 allow_partial=true]; done [shape=Msquare]; start -> work -> done }`, { agent: flaky });
+    const partialRun = await partial.run();
+    expect(partialRun.status).toBe('finished');
+    expect(partialRun.nodeOutcomes.work).toBe('partial_success');
+
+    calls = 0;
+    const failed = await setUp(`digraph r { start [shape=Mdiamond]; work [max_retries=1]; done [shape=Msquare]; start -> work -> done }`, { agent: flaky });
+    const failedRun = await failed.run();
+    expect(failedRun.status).toBe('failed');
+    expect(failedRun.error).toBe('node "work" failed: gave up after 2 attempts: flaky 2');
+  });
+
+  it('routes a failure to the retry target, and a stated "Outcome: fail" counts as a failure', async () => {
+    let fixes = 0;
+    const { run, events } = await setUp(
+      `digraph f { start [shape=Mdiamond]; fix; check [retry_target="fix"]; done [shape=Msquare]; start -> fix -> check -> done }`,
+      {
+        agent: (request) => {
+          if (request.node.name === 'fix') return `fix ${++fixes}`;
+          return fixes < 2 ? 'Still broken.\nOutcome: fail' : 'All good.';
+        },
+      },
+    );
+    expect((await run()).status).toBe('finished');
+    expect(nodesRun(events)).toEqual(['start', 'fix', 'check', 'fix', 'check', 'done']);
+    expect(events.find((event) => event.type === 'edge' && event.from === 'check' && event.to === 'fix')).toMatchObject({ step: 'failure_route' });
+  });
+
+  it('fails the run with the reason when a failed node has nowhere to go', async () => {
+    const { run } = await setUp(`digraph f { start [shape=Mdiamond]; check [type="tool" tool_command="echo broken >&2; exit 3"]; done [shape=Msquare]; start -> check -> done }`);
+    const final = await run();
+    expect(final.status).toBe('failed');
+    expect(final.error).toContain('node "check" failed: `echo broken >&2; exit 3` exited with 3:\nbroken');
+  });
+
+  it('holds the exit while a goal gate has not succeeded, going back to its retry target', async () => {
+    let reviews = 0;
+    const { run, events } = await setUp(
+      `digraph g {
+        start [shape=Mdiamond]
+        implement
+        review [goal_gate=true retry_target="implement"]
+        done [shape=Msquare]
+        start -> implement -> review
+        review -> done
+      }`,
+      { agent: (request) => (request.node.name === 'review' ? (++reviews === 1 ? 'Not yet.\nOutcome: partial_success' : 'Approved.') : 'implemented') },
+    );
+    // partial_success counts as success for a gate: one review suffices.
+    expect((await run()).status).toBe('finished');
+    expect(nodesRun(events)).toEqual(['start', 'implement', 'review', 'done']);
+
+    let passes = 0;
+    const strict = await setUp(
+      `digraph g {
+        start [shape=Mdiamond]
+        implement
+        review [goal_gate=true retry_target="implement"]
+        done [shape=Msquare]
+        start -> implement -> review
+        review -> done [condition="outcome = fail"]
+        review -> done
+      }`,
+      { agent: (request) => (request.node.name === 'review' ? (++passes === 1 ? 'Rejected.\nOutcome: fail' : 'Approved.') : 'implemented') },
+    );
+    expect((await strict.run()).status).toBe('finished');
+    expect(nodesRun(strict.events)).toEqual(['start', 'implement', 'review', 'implement', 'review', 'done']);
+    expect(strict.events.find((event) => event.type === 'edge' && event.step === 'goal_gate')).toMatchObject({ from: 'done', to: 'implement' });
+  });
+
+  it('stops a run that loops past max_steps, saying so', async () => {
+    const { run } = await setUp(`digraph l { start [shape=Mdiamond]; a; b; done [shape=Msquare]; start -> a -> b; b -> a; b -> done [condition="never = true"] }`, { maxSteps: 20 });
+    const final = await run();
+    expect(final.status).toBe('failed');
+    expect(final.error).toBe('stopped after 20 steps (max_steps): the pipeline seems to loop without end');
+  });
+
+  it('runs parallel branches side by side and meets them at the fan-in', async () => {
+    const started: string[] = [];
+    let release!: () => void;
+    const both = new Promise<void>((resolve) => (release = resolve));
+    const { run, events } = await setUp(
+      `digraph p {
+        start [shape=Mdiamond]
+        split [type="parallel"]
+        left [prompt="left work"]
+        right [prompt="right work"]
+        join [type="parallel.fan_in"]
+        done [shape=Msquare]
+        start -> split
+        split -> left -> join
+        split -> right -> join
+        join -> done
+      }`,
+      {
+        agent: async (request) => {
+          started.push(request.node.name);
+          if (started.length === 2) release();
+          await both;
+          return `${request.node.name} result`;
+        },
+      },
+    );
+    const final = await run();
+    expect(final.status).toBe('finished');
+    expect(started.sort()).toEqual(['left', 'right']);
+    expect(final.context.data['left.last_response']).toBe('left result');
+    expect(final.context.data['right.last_response']).toBe('right result');
+    expect(final.context.data['join.branches']).toEqual([
+      { node: 'left', status: 'success' },
+      { node: 'right', status: 'success' },
+    ].sort(() => 0));
+    expect(nodesRun(events)).toEqual(['start', 'split', 'join', 'done']);
+  });
+
+  it("takes a gate's default when nobody answers in time, and fails a gate without one", async () => {
+    const dot = (extra: string) => `digraph d { start [shape=Mdiamond]; ask [type="wait.human" label="Deploy?" timeout=1 ${extra}]; yes; no; done [shape=Msquare]; start -> ask; ask -> yes [label="Yes"]; ask -> no [label="No"]; yes -> done; no -> done }`;
+    const withDefault = await setUp(dot('default="No"'));
+    expect((await withDefault.run()).status).toBe('finished');
+    expect(nodesRun(withDefault.events)).toEqual(['start', 'ask', 'no', 'done']);
+    const without = await setUp(dot(''));
+    const final = await without.run();
+    expect(final.status).toBe('failed');
+    expect(final.error).toContain('nobody answered "Deploy?" in time, and the gate has no default');
+  });
+
+  it('goes on after a restart from its checkpoint, running again the node that had begun', async () => {
+    let hang = true;
+    const { run, runs, record, events } = await setUp(`digraph r { start [shape=Mdiamond]; slow; after; done [shape=Msquare]; start -> slow -> after -> done }`, {
+      // Hangs until the first run is stopped (its process "died" long before).
+      agent: (request) =>
+        request.node.name === 'slow' && hang ? new Promise<string>((_, reject) => request.signal.addEventListener('abort', () => reject(new Error('gone')), { once: true })) : `${request.node.name} ok`,
+    });
+    const stop = new AbortController();
+    const first = run(record, stop.signal);
+    // The process "dies" with slow begun: what the store holds is all a new one has.
+    await until(async () => (await runs.load(record.id))?.nodeBegun === true && (await runs.load(record.id))?.currentNode === 'slow');
+    const stored = structuredClone((await runs.load(record.id))!);
+    expect(stored).toMatchObject({ status: 'running', currentNode: 'slow', nodeBegun: true, completedNodes: ['start'] });
+    hang = false;
+    events.length = 0;
+    const final = await run(stored);
+    expect(final.status).toBe('finished');
+    expect(events[0]).toMatchObject({ type: 'run_start', resumed: true });
+    expect(events[1]).toMatchObject({ type: 'node_rerun', node: 'slow' });
+    expect(nodesRun(events)).toEqual(['slow', 'after', 'done']);
+    stop.abort();
+    expect((await first).status).toBe('stopped');
+  });
+
+  it('a run stopped at a gate keeps its place, and resumes there', async () => {
+    const { run, record, runs, events } = await setUp(`digraph s { start [shape=Mdiamond]; ask [type="wait.human" label="Continue?"]; done [shape=Msquare]; start -> ask -> done }`, { answers: ['yes, go on'] });
+    const stop = new AbortController();
+    const stopped = run(record, stop.signal);
+    await until(async () => (await runs.load(record.id))?.status === 'waiting');
+    stop.abort();
+    expect(await stopped).toMatchObject({ status: 'stopped', currentNode: 'ask', nodeBegun: true, error: 'stopped' });
+    expect(events.at(-1)).toMatchObject({ type: 'run_end', status: 'stopped' });
+    // Resumed: the gate asks again, and its answer goes into the context.
+    const final = await run(structuredClone((await runs.load(record.id))!));
+    expect(final.status).toBe('finished');
+    expect(final.context.data['ask.answer']).toBe('yes, go on');
+  });
+
+  it('forgets completed nodes when a loop_restart edge is taken', async () => {
+    let rounds = 0;
+    const { run } = await setUp(
+      `digraph lr { start [shape=Mdiamond]; work; check; done [shape=Msquare]; start -> work -> check; check -> work [condition="outcome = fail" loop_restart=true]; check -> done }`,
+      { agent: (request) => (request.node.name === 'check' && ++rounds === 1 ? 'Outcome: fail' : 'ok') },
+    );
+    const final = await run();
+    expect(final.status).toBe('finished');
+    expect(final.completedNodes).toEqual(['work', 'check', 'done']);
+  });
+});
+
+async function until(condition: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
