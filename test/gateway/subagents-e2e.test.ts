@@ -122,8 +122,8 @@ describe('subagents through the gateway', () => {
     chat.dm('think hard');
     await telegram.waitFor(() => model.requests.slice(requests).some(isChild), wait);
     chat.dm('/stop');
-    const sent = await chat.messagesAfter(admin, before, 2);
-    expect(sent.map((message) => message.text)).toContain('Stopping (and 1 subagent).');
+    // The progress line, the stopped turn's "Stopped." and the command's answer, in either order.
+    await telegram.waitFor((fake) => fake.messages(admin).slice(before).some((message) => message.text === 'Stopping (and 1 subagent).'), wait);
     before = telegram.messages(admin).length;
     chat.dm('/status');
     const [status] = await chat.messagesAfter(admin, before, 1);
