@@ -19,6 +19,7 @@ import { browserConfigOf, desktopConfigOf, loadConfig, modelTimeoutEnv, reasonin
 import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
+import { gatewayScheduleControl } from '../gateway/schedule-control.ts';
 import { edgeBanner, loadWebToken, localGatewayUrl, networkEdge, resolveExposure, webChatUrl, webhookSources } from '../gateway/http/index.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
@@ -61,7 +62,7 @@ export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = 
   let state: GatewayState = 'starting';
   // `operator schedule` reaches this gateway with the token it finds in OPERATOR_HOME/gateway.json.
   const token = newControlToken();
-  const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gateway.scheduleControl(), log: gateway.log });
+  const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gatewayScheduleControl(gateway), log: gateway.log });
   const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
   const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [control], edge);
   const host = config.host.replace(/^\[(.*)\]$/, '$1');

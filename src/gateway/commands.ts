@@ -9,6 +9,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter, CommandInfo, InboundMessage, OutboundMessage } from '../channels/types.ts';
 import { diffCommand, undoCommand } from './change-commands.ts';
 import { subagentStatus } from './subagent-status.ts';
+import { answerGateCommand, listRunsCommand, runPipelineCommand } from './pipelines/pipeline-commands.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
@@ -17,7 +18,7 @@ import type { Gateway } from './gateway.ts';
 import { formatAddress } from './known-conversations.ts';
 import { describeJobs } from './schedule-tool.ts';
 import { jobLabel, ScheduleError } from './scheduler/index.ts';
-import { shadowedLines, skillHelpLines } from './skill-commands.ts';
+import { shadowedLines, skillHelpLines, skillsFor } from './skill-commands.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -140,6 +141,9 @@ const commands: Command[] = [
   },
   undoCommand,
   diffCommand,
+  runPipelineCommand,
+  listRunsCommand,
+  answerGateCommand,
   { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApprovalCommand(context, true) },
   { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApprovalCommand(context, false) },
   {
@@ -285,14 +289,14 @@ function helpText(skillLines: readonly string[] = []): string {
 
 /** `/help`'s lines for the skill commands of `message`'s conversation (none when its profile cannot load). */
 async function skillHelp(gateway: Gateway, message: InboundMessage): Promise<string[]> {
-  const skills = await gateway.skillsFor(message).catch(() => []);
+  const skills = await skillsFor(gateway, message).catch(() => []);
   return skillHelpLines(skills, commandList.map((command) => command.name), message.address.platform);
 }
 
 /** What `/reload` adds: skills hidden by a command of the same name, and command menus registered again. */
 async function afterReload(gateway: Gateway, message: InboundMessage): Promise<string[]> {
   const conversation = await gateway.conversations.get(message);
-  const skills = await gateway.skillsFor(message);
+  const skills = await skillsFor(gateway, message);
   const lines = shadowedLines(skills, commandList.map((command) => command.name), conversation.profile);
   const updated = await gateway.menus.update(gateway.adapters.values());
   if (updated.length > 0) lines.push(`Command menus updated (${updated.join(', ')}).`);

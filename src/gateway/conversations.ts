@@ -13,6 +13,7 @@ import type { Runtime } from '../runtime/runtime.ts';
 import { reasoningEfforts, type ReasoningEffort } from '../llm/types.ts';
 import type { Tool } from '../tools/tool.ts';
 import { keySegment } from './dedupe.ts';
+import type { GatewayConfig } from './config/index.ts';
 
 /** A message seen in a group without being addressed to the bot. */
 export interface OverheardMessage {
@@ -200,6 +201,11 @@ export async function tempDirectoryOf(runtime: Runtime, conversation: Pick<Conve
   const own = conversation.agent.options.resources;
   const resources = own instanceof ProfileResources ? own : (await runtime.resources(conversation.profile)).resources;
   return resolve(resources.tempDirectory);
+}
+
+/** Whether a group message must mention the bot to be answered (`groups.<chat>.requireMention`, default yes). */
+export function requiresMention(config: Pick<GatewayConfig, 'groups'>, message: InboundMessage): boolean {
+  return config.groups?.[`${message.address.platform}:${message.address.conversationId}`]?.requireMention ?? true;
 }
 
 /** The text the model gets for `message`: in groups labelled with the sender, after what was overheard (which it takes). */

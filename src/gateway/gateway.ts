@@ -14,10 +14,12 @@ import { answerApproval, askApproval, denyApprovals } from './approvals.ts';
 import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import { CommandMenus } from './command-menus.ts';
-import { asSkillTurn, skillCommandOf } from './skill-commands.ts';
-import type { Skill } from '../resources/types.ts';
+import type { ChatGates } from './pipelines/chat-gates.ts';
+import type { ChatPipelines } from './pipelines/chat-pipelines.ts';
+import { createGatewayPipelines } from './pipelines/gateway-pipelines.ts';
+import { asSkillTurn, skillCommandOf, skillsFor } from './skill-commands.ts';
 import type { GatewayConfig } from './config/index.ts';
-import { Conversations, turnText } from './conversations.ts';
+import { Conversations, requiresMention, turnText } from './conversations.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool, queueFile } from './files/send-file-tool.ts';
@@ -27,7 +29,7 @@ import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
 import { KnownConversations } from './known-conversations.ts';
 import { createDeliveryLedger } from './ledger/index.ts';
 import type { Job, RunOutcome } from './scheduler/index.ts';
-import { cliActor, findTarget, schedulerSettings, type ScheduleControl } from './schedule-control.ts';
+import { schedulerSettings } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
 import { jobTarget, scheduledMessage } from './scheduled-turn.ts';
 import { Scheduler } from './scheduler/index.ts';
@@ -65,6 +67,9 @@ export class Gateway {
   readonly known: KnownConversations;
   /** The platforms' command menus: the gateway's commands and the default profile's skill commands. */
   readonly menus: CommandMenus;
+  /** Pipelines run from the chats (`/run`) and their gates. */
+  readonly pipelines: ChatPipelines;
+  readonly gates: ChatGates;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -149,6 +154,7 @@ export class Gateway {
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
       previewShown: (key, previewId) => this.#previews.set(key, previewId),
     });
+    ({ gates: this.gates, pipelines: this.pipelines } = createGatewayPipelines(this, this.#turnAccess));
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule],
@@ -191,6 +197,8 @@ export class Gateway {
     await replayed;
     this.#open();
     await this.scheduler.start();
+    // Runs a stopped or crashed process left go on, each saying so in its conversation.
+    this.#background(this.pipelines.resumeInterrupted().catch((error: unknown) => this.log(`pipelines not resumed: ${errorMessage(error)}`)));
     const ttlMs = this.config.idleTtlSeconds * 1000;
     this.#sweeper = setInterval(() => void this.conversations.sweep(ttlMs), Math.min(ttlMs, 60_000));
     this.#sweeper.unref();
@@ -221,6 +229,8 @@ export class Gateway {
       if (adapter) this.#background(this.#sendDirect(adapter, address, text));
     }
     const graceMs = options.graceMs ?? 25_000;
+    // Pipeline runs stop where they are and go on after the next start.
+    await this.pipelines.stopAll();
     // No job fires from here on; runs in flight finish (their turns are in the queue).
     const settled = this.scheduler.stop().then(() => this.#settle());
     if (!(await within(settled, graceMs))) {
@@ -291,8 +301,8 @@ export class Gateway {
       }
       // A user-invocable skill's `/name args`: a turn like any message, whose input runs the skill;
       // addressed to the bot, like the gateway's own commands.
-      const skill = message.command ? skillCommandOf(message, await this.skillsFor(message)) : undefined;
-      if (message.scope === 'group' && !message.mentioned && !skill && this.#requiresMention(message)) {
+      const skill = message.command ? skillCommandOf(message, await skillsFor(this, message)) : undefined;
+      if (message.scope === 'group' && !message.mentioned && !skill && requiresMention(this.config, message)) {
         await this.conversations.overhear(message);
         await finish();
         return;
@@ -387,8 +397,10 @@ export class Gateway {
       if (!(await this.dedupe.firstTime(action.dedupeKey))) return;
       const conversation = await this.conversations.peek(action.sessionKey);
       const [verb] = action.data.split(':');
+      const admin = this.isAdmin(action.address.platform, action.sender.id);
+      if (verb === 'gate') return void (await adapter.answerAction?.(action, this.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name)));
       const known = verb === 'approve' || verb === 'deny' ? conversation : undefined;
-      await adapter.answerAction?.(action, answerApproval(known, verb === 'approve', action.sender.id, this.isAdmin(action.address.platform, action.sender.id)));
+      await adapter.answerAction?.(action, answerApproval(known, verb === 'approve', action.sender.id, admin));
     } catch (error) {
       this.log(`${action.sessionKey}: button not handled: ${errorMessage(error)}`);
     }
@@ -435,17 +447,6 @@ export class Gateway {
     await this.#answerInbox(await this.inbox.pending());
   }
 
-  #requiresMention(message: InboundMessage): boolean {
-    const group = this.config.groups?.[`${message.address.platform}:${message.address.conversationId}`];
-    return group?.requireMention ?? true;
-  }
-
-  /** The skills of the profile of `message`'s conversation (its live one's, else the one its bindings choose). */
-  async skillsFor(message: InboundMessage): Promise<readonly Skill[]> {
-    const profile = await this.conversations.profileFor(message, message.sender.id);
-    return (await this.runtime.resources(profile)).resources.skills;
-  }
-
   /** Whether `platform:userId` is one of the configured admins. */
   isAdmin(platform: string, userId: string): boolean {
     return this.config.admins.includes(`${platform}:${userId}`);
@@ -461,16 +462,6 @@ export class Gateway {
     this.#background(
       this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
     );
-  }
-
-  /** What `operator schedule` acts on while this gateway runs (see the control route). */
-  scheduleControl(): ScheduleControl {
-    return {
-      scheduler: this.scheduler,
-      findTarget: (address) => findTarget(this.known, address),
-      profileFor: (target) => this.conversations.profileFor(target, cliActor.id),
-      assertProfile: (name) => this.runtime.assertProfile(name),
-    };
   }
 
   /**

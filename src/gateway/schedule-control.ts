@@ -13,6 +13,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { durationFormat, formatDuration, formatIsoInZone, jobLabel, parseDuration, ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor, type SchedulerSettings } from './scheduler/index.ts';
 import type { ScheduleSettings } from './config/index.ts';
 import { formatAddress, parseAddress, type KnownConversations } from './known-conversations.ts';
+import type { Gateway } from './gateway.ts';
 
 /** Who the command line is to the scheduler. */
 export const cliActor: SchedulerActor = { id: 'cli', name: 'the operator command line', admin: true, fromJob: false };
@@ -168,4 +169,14 @@ function describeSchedule(job: Job): string {
     default:
       return `cron "${job.schedule.expression}" in ${job.timezone}${repeat}`;
   }
+}
+
+/** What `operator schedule` acts on while `gateway` runs (see the control route). */
+export function gatewayScheduleControl(gateway: Pick<Gateway, 'scheduler' | 'known' | 'conversations' | 'runtime'>): ScheduleControl {
+  return {
+    scheduler: gateway.scheduler,
+    findTarget: (address) => findTarget(gateway.known, address),
+    profileFor: (target) => gateway.conversations.profileFor(target, cliActor.id),
+    assertProfile: (name) => gateway.runtime.assertProfile(name),
+  };
 }

@@ -9,6 +9,13 @@
 import type { InboundMessage } from '../channels/types.ts';
 import { findUserSkill, shadowedNote, shadowedSkills, skillCommands } from '../resources/skill-invocation.ts';
 import type { Skill } from '../resources/types.ts';
+import type { Gateway } from './gateway.ts';
+
+/** The skills of the profile of `message`'s conversation in `gateway` (its live one's, else the one its bindings choose). */
+export async function skillsFor(gateway: Pick<Gateway, 'conversations' | 'runtime'>, message: InboundMessage): Promise<readonly Skill[]> {
+  const profile = await gateway.conversations.profileFor(message, message.sender.id);
+  return (await gateway.runtime.resources(profile)).resources.skills;
+}
 
 /** The user-invocable skill `message` asks for with its `/name args`, if any (of `skills`, its profile's). */
 export function skillCommandOf(message: InboundMessage, skills: readonly Skill[]): Skill | undefined {

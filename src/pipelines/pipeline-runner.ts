@@ -43,6 +43,8 @@ export function loadPipeline(source: string, file?: string): { pipeline: Pipelin
 export interface RunOptions extends Omit<PipelineHost, 'runId'> {
   onEvent?: (event: PipelineEvent) => void;
   signal?: AbortSignal;
+  /** See `EngineOptions.interrupted`. */
+  interrupted?: () => boolean;
 }
 
 /** Runs currently driven by this process, by id. */
@@ -92,7 +94,7 @@ async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, opti
   driving.add(record.id);
   const { services, close } = await operatorServices({ ...options, runId: record.id });
   try {
-    return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent: options.onEvent, signal: options.signal });
+    return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent: options.onEvent, signal: options.signal, interrupted: options.interrupted });
   } finally {
     close();
     driving.delete(record.id);

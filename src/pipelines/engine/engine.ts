@@ -28,6 +28,11 @@ export interface EngineOptions {
   maxSteps?: number;
   /** Stops the run (it is left `stopped`, resumable). */
   signal?: AbortSignal;
+  /**
+   * Asked when the signal aborts: true when the process is going away (the gateway stops), and the
+   * run is then left as it stands (running or waiting, at its node) to go on after the next start.
+   */
+  interrupted?: () => boolean;
 }
 
 /** Where the walk goes after a node. */
@@ -66,12 +71,20 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
     return record;
   };
 
+  /** Stopped, or (the process going away) left to go on at the next start. */
+  const halt = async (): Promise<RunRecord> => {
+    if (!options.interrupted?.()) return end('stopped', reasonOf(signal));
+    await save();
+    emit({ type: 'run_end', runId: record.id, status: record.status, error: 'interrupted: it goes on after the next start' });
+    return record;
+  };
+
   record.status = 'running';
   emit({ type: 'run_start', runId: record.id, pipeline: pipeline.name, resumed });
   if (record.nodeBegun) emit({ type: 'node_rerun', runId: record.id, node: record.currentNode });
   let arrivedBy: PipelineEdge | undefined;
   for (;;) {
-    if (signal.aborted) return end('stopped', reasonOf(signal));
+    if (signal.aborted) return halt();
     if (record.steps >= maxSteps) return end('failed', `stopped after ${maxSteps} steps (max_steps): the pipeline seems to loop without end`);
     const declared = pipeline.nodes.get(record.currentNode);
     if (!declared) return end('failed', `node "${record.currentNode}" is not in the pipeline`);
@@ -128,7 +141,7 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
       maxVisits > 0 && visits[node.name]! > maxVisits
         ? refuse(node.name, `"${node.name}" was reached ${visits[node.name]} times, more than its max_visits of ${maxVisits}`)
         : await attempts(node, (attempt, attemptSignal) => handler.execute(node, context, handlerRun(attempt, attemptSignal)));
-    if (signal.aborted) return end('stopped', reasonOf(signal));
+    if (signal.aborted) return halt();
     record.status = 'running';
 
     // The context learns the outcome; the next node's edges see it.

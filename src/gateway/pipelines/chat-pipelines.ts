@@ -1,0 +1,193 @@
+/**
+ * Pipelines run from a chat. `/run NAME GOAL` starts `NAME.dot` (the conversation's profile's,
+ * OPERATOR_HOME's or a built-in one) in the background of the conversation: its `codergen` steps
+ * work as the person who started it (their tools and workspace), its gates ask in the
+ * conversation (see `chat-gates.ts`), and its progress is one message edited in place (the nodes
+ * done, the current one). At the end the last answer (or the failure) is said. A run the gateway
+ * left by stopping or crashing goes on after the next start, saying so.
+ */
+import type { ChannelAdapter, ConversationAddress } from '../../channels/types.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { PipelineEvent } from '../../pipelines/engine/pipeline-events.ts';
+import type { RunRecord } from '../../pipelines/engine/run-record.ts';
+import { findPipeline, listPipelines } from '../../pipelines/pipeline-files.ts';
+import { listRuns, resumeRun, startRun } from '../../pipelines/pipeline-runner.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import type { TurnContext } from '../../tools/tool.ts';
+import { StatusMessage } from '../status-message.ts';
+import type { ChatGates, RunSeat } from './chat-gates.ts';
+import { readFile } from 'node:fs/promises';
+
+/** What a run started from a chat keeps of where it came from (its record's `origin`). */
+interface ChatOrigin {
+  from: 'chat';
+  sessionKey: string;
+  address: ConversationAddress;
+  scope: 'dm' | 'group';
+  starterId: string;
+  profile: string;
+}
+
+/** What the chat's runs need from the gateway. */
+export interface ChatPipelinesOptions {
+  runtime: Runtime;
+  gates: ChatGates;
+  adapterOf(platform: string): ChannelAdapter | undefined;
+  /** The turn of `starterId` in the conversation (their tools and workspace). */
+  turnOf(seat: RunSeat & { profile: string }): Promise<TurnContext>;
+  log(line: string): void;
+}
+
+/** The runs of the chats in this process. */
+export class ChatPipelines {
+  readonly #options: ChatPipelinesOptions;
+  readonly #live = new Map<string, AbortController>();
+  readonly #settled = new Set<Promise<unknown>>();
+  /** The gateway is stopping: runs stopped now are left to go on after the next start. */
+  #interrupting = false;
+
+  constructor(options: ChatPipelinesOptions) {
+    this.#options = options;
+  }
+
+  /** The pipelines `/run` can start in a conversation of `profile`. */
+  async available(profile: string): Promise<string[]> {
+    const { runtime } = this.#options;
+    return (await listPipelines({ home: runtime.home, profile, builtin: runtime.builtin })).map((entry) => entry.name);
+  }
+
+  /** Starts pipeline `name` with `goal`; resolves to its run id once it is on record (the run goes on in the background). */
+  async start(seat: Omit<RunSeat, 'runId'> & { profile: string }, name: string, goal: string | undefined): Promise<string> {
+    const { runtime } = this.#options;
+    const file = findPipeline(name, { home: runtime.home, profile: seat.profile, builtin: runtime.builtin });
+    if (!file) throw new Error(`No pipeline "${name}". ${await this.#offer(seat.profile)}`);
+    const source = await readFile(file, 'utf8');
+    const origin: ChatOrigin = { from: 'chat', ...seat };
+    return new Promise<string>((resolve, reject) => {
+      let started = false;
+      const done = this.#drive(origin, (options) =>
+        startRun(source, {
+          ...options,
+          file,
+          goal: goal || undefined,
+          origin: { ...origin },
+          onStarted: (record) => {
+            started = true;
+            resolve(record.id);
+          },
+        }),
+      );
+      done.catch((error: unknown) => {
+        if (!started) reject(error);
+      });
+    });
+  }
+
+  /** Stops run `id` of `sessionKey` (it stays resumable). */
+  stop(id: string): boolean {
+    const controller = this.#live.get(id);
+    controller?.abort(new Error('stopped with /run stop'));
+    return controller !== undefined;
+  }
+
+  /** Goes on with run `id` of this conversation. */
+  async resume(id: string, sessionKey: string): Promise<void> {
+    const record = (await listRuns(this.#options.runtime)).find((run) => run.id === id);
+    const origin = record?.origin as ChatOrigin | undefined;
+    if (!record || origin?.sessionKey !== sessionKey) throw new Error(`No run ${id} in this conversation.`);
+    if (this.#live.has(id)) throw new Error(`Run ${id} is running.`);
+    if (record.status === 'finished' || record.status === 'failed') throw new Error(`Run ${id} already ${record.status}.`);
+    void this.#drive(origin, (options) => resumeRun(id, options)).catch(() => undefined);
+  }
+
+  /** The runs of `sessionKey`, the latest first. */
+  async runsOf(sessionKey: string): Promise<Omit<RunRecord, 'source'>[]> {
+    return (await listRuns(this.#options.runtime)).filter((run) => (run.origin as ChatOrigin | undefined)?.sessionKey === sessionKey);
+  }
+
+  /** After a start: runs the last process left running (or waiting at a gate) go on, saying so. */
+  async resumeInterrupted(): Promise<void> {
+    for (const run of await listRuns(this.#options.runtime)) {
+      const origin = run.origin as ChatOrigin | undefined;
+      if (origin?.from !== 'chat' || (run.status !== 'running' && run.status !== 'waiting') || this.#live.has(run.id)) continue;
+      const adapter = this.#options.adapterOf(origin.address.platform);
+      if (!adapter) continue;
+      await adapter.send(origin.address, { text: `Run ${run.id} of ${run.pipeline} was interrupted by a restart at ${run.currentNode}: going on (${run.currentNode} runs again).` }).catch(() => undefined);
+      void this.#drive(origin, (options) => resumeRun(run.id, options)).catch((error: unknown) => this.#options.log(`pipeline ${run.id} not resumed: ${errorMessage(error)}`));
+    }
+  }
+
+  /** Stops every run (the gateway stops): each is left where it stands and goes on after the next start. */
+  async stopAll(): Promise<void> {
+    this.#interrupting = true;
+    for (const controller of this.#live.values()) controller.abort(new Error('the gateway stopped'));
+    await Promise.allSettled([...this.#settled]);
+  }
+
+  /** Runs one run to its end with the chat as its Interviewer and a progress message. */
+  async #drive(origin: ChatOrigin, go: (options: Parameters<typeof startRun>[1]) => Promise<RunRecord>): Promise<RunRecord> {
+    const { runtime, gates } = this.#options;
+    const adapter = this.#options.adapterOf(origin.address.platform);
+    if (!adapter) throw new Error(`no ${origin.address.platform} connection`);
+    const controller = new AbortController();
+    let runId = '';
+    const progress = new StatusMessage(adapter, origin.address, { log: this.#options.log, what: 'pipeline progress' });
+    const steps: { node: string; status?: string }[] = [];
+    let name = '';
+    const show = (ended?: string) => progress.update(progressText(name, runId, steps, ended));
+    const onEvent = (event: PipelineEvent) => {
+      if (event.type === 'run_start') {
+        runId = event.runId;
+        name = event.pipeline;
+        this.#live.set(runId, controller);
+      } else if (event.type === 'node_start' && event.attempt === 1) {
+        steps.push({ node: event.node });
+      } else if (event.type === 'node_end') {
+        const step = steps.findLast((entry) => entry.node === event.node);
+        if (step) step.status = event.status;
+      } else if (event.type === 'run_end') {
+        show(event.status === 'running' || event.status === 'waiting' ? 'interrupted: it goes on after the restart' : `${event.status}${event.error ? `: ${event.error}` : ''}`);
+        return;
+      }
+      if (event.type === 'node_start' || event.type === 'node_end') show();
+    };
+    const seat: RunSeat = { runId: '', sessionKey: origin.sessionKey, address: origin.address, scope: origin.scope, starterId: origin.starterId };
+    const interviewer = {
+      ask: (question: Parameters<ReturnType<ChatGates['interviewerFor']>['ask']>[0], signal: AbortSignal) => gates.interviewerFor({ ...seat, runId }).ask(question, signal),
+      inform: (message: string) => gates.interviewerFor({ ...seat, runId }).inform(message),
+    };
+    const turn = await this.#options.turnOf({ ...seat, profile: origin.profile });
+    const work = (async () => {
+      try {
+        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting });
+        await progress.close();
+        if (record.status === 'finished' || record.status === 'failed') await adapter.send(origin.address, { text: closingText(record) }).catch((error: unknown) => this.#options.log(`${origin.sessionKey}: pipeline result not sent: ${errorMessage(error)}`));
+        return record;
+      } finally {
+        this.#live.delete(runId);
+      }
+    })();
+    this.#settled.add(work);
+    void work.finally(() => this.#settled.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  async #offer(profile: string): Promise<string> {
+    const names = await this.available(profile);
+    return names.length > 0 ? `Pipelines here: ${names.join(', ')}.` : 'There are no pipelines here.';
+  }
+}
+
+/** The progress message: each node begun, a mark when it ended, the current one, and the end. */
+function progressText(name: string, runId: string, steps: readonly { node: string; status?: string }[], ended?: string): string {
+  const marks: Record<string, string> = { success: '✅', partial_success: '☑️', fail: '❌', retry: '🔁', skipped: '⏭' };
+  const lines = steps.map((step) => `${step.status ? (marks[step.status] ?? '•') : '▶'} ${step.node}`);
+  return [`Pipeline ${name} [${runId}]${ended ? ` ${ended}` : ''}`, ...lines].join('\n');
+}
+
+/** What is said when a run ends: its last answer, or why it failed. */
+function closingText(record: RunRecord): string {
+  if (record.status === 'failed') return `Run ${record.id} of ${record.pipeline} failed: ${record.error ?? 'no reason given'}`;
+  const last = record.context.data.last_response;
+  return typeof last === 'string' && last.trim() !== '' ? last : `Run ${record.id} of ${record.pipeline} finished.`;
+}

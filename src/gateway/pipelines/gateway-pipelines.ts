@@ -1,0 +1,37 @@
+/**
+ * The gateway's side of chat pipelines: the gates and runs made over the gateway's adapters,
+ * admins and tool rights, and a run's turn (the tools and workspace of the person who started
+ * it, as their own turns there have).
+ */
+import type { TurnContext } from '../../tools/tool.ts';
+import { tempDirectoryOf } from '../conversations.ts';
+import type { Gateway } from '../gateway.ts';
+import type { TurnAccess } from '../turn-access.ts';
+import { ChatGates } from './chat-gates.ts';
+import { ChatPipelines } from './chat-pipelines.ts';
+
+/** The gates and runs of `gateway`. */
+export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess): { gates: ChatGates; pipelines: ChatPipelines } {
+  const adapterOf = (platform: string) => gateway.adapters.get(platform);
+  const isAdmin = (platform: string, userId: string) => gateway.isAdmin(platform, userId);
+  const gates = new ChatGates({ adapterOf, isAdmin, log: gateway.log });
+  const pipelines = new ChatPipelines({
+    runtime: gateway.runtime,
+    gates,
+    adapterOf,
+    log: gateway.log,
+    async turnOf(seat): Promise<TurnContext> {
+      const { platform, conversationId, threadId } = seat.address;
+      const admin = isAdmin(platform, seat.starterId);
+      // The tools a conversation of this profile offers, as its own agent has them.
+      const { agent } = await gateway.runtime.createAgent({ sessionKey: seat.sessionKey, profile: seat.profile });
+      try {
+        const access = await turnAccess.forTurn({ sessionKey: seat.sessionKey, platform, scope: seat.scope, conversationId, threadId, senderId: seat.starterId, admin }, agent.tools, await tempDirectoryOf(gateway.runtime, { agent, profile: seat.profile }));
+        return { sessionKey: seat.sessionKey, platform, senderId: seat.starterId, admin, scheduled: false, ...access };
+      } finally {
+        agent.dispose();
+      }
+    },
+  });
+  return { gates, pipelines };
+}

@@ -1,0 +1,67 @@
+/**
+ * The chat's pipeline commands. `/run` lists the pipelines here; `/run NAME GOAL` starts one;
+ * `/run stop ID` and `/run resume ID`; `/runs` lists this conversation's runs; `/answer [ID] TEXT`
+ * answers a gate by typing. Starting, stopping and resuming a run are for admins and those with
+ * the `shell` tool group in the conversation (the owner's seats; others by grant): a pipeline runs
+ * commands and changes files. Its agent steps work with the starter's own tools there. Anyone who
+ * may talk here may list; a gate is answered by whoever it allows (see `chat-gates.ts`).
+ */
+import { errorMessage } from '../../core/errors.ts';
+import type { Command, CommandContext } from '../commands.ts';
+
+/** `/run`, `/run NAME GOAL`, `/run stop ID`, `/run resume ID`. */
+export const runPipelineCommand: Command = {
+  name: 'run',
+  description: 'Pipelines: /run NAME GOAL starts one; /run lists them',
+  async run(context) {
+    const { gateway, message, args } = context;
+    const [first = '', ...rest] = args.trim().split(/\s+/).filter((word) => word !== '');
+    const conversation = await gateway.conversations.get(message);
+    if (first === '') {
+      const names = await gateway.pipelines.available(conversation.profile);
+      return names.length > 0 ? `Pipelines: ${names.join(', ')}. Start one with /run NAME GOAL.` : 'There are no pipelines here.';
+    }
+    const refusal = mayRun(context);
+    if (refusal) return refusal;
+    if (first === 'stop' && rest.length === 1) return gateway.pipelines.stop(rest[0]!) ? `Stopping run ${rest[0]}; /run resume ${rest[0]} goes on with it.` : `Run ${rest[0]} is not running.`;
+    if (first === 'resume' && rest.length === 1) {
+      await gateway.pipelines.resume(rest[0]!, message.sessionKey);
+      return `Going on with run ${rest[0]}.`;
+    }
+    const goal = args.trim().slice(first.length).trim();
+    const seat = { sessionKey: message.sessionKey, address: message.address, scope: message.scope, starterId: message.sender.id, profile: conversation.profile };
+    try {
+      const id = await gateway.pipelines.start(seat, first, goal);
+      return `Started run ${id} of ${first}${goal ? `: ${goal}` : ''}. /run stop ${id} stops it.`;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  },
+};
+
+/** `/runs`: this conversation's runs, the latest first. */
+export const listRunsCommand: Command = {
+  name: 'runs',
+  description: 'Pipeline runs here',
+  async run({ gateway, message }) {
+    const runs = (await gateway.pipelines.runsOf(message.sessionKey)).slice(0, 10);
+    if (runs.length === 0) return 'No pipeline runs here.';
+    return runs.map((run) => `${run.id} ${run.pipeline}: ${run.status}${run.status === 'finished' ? '' : ` at ${run.currentNode}`}${run.error ? ` (${run.error})` : ''}`).join('\n');
+  },
+};
+
+/** `/answer [ID] TEXT`: answers a waiting gate by typing. */
+export const answerGateCommand: Command = {
+  name: 'answer',
+  description: "Answer a pipeline's question: /answer TEXT",
+  async run({ gateway, message, args }) {
+    return gateway.gates.answer(args, message.sessionKey, message.sender.id, message.sender.name);
+  },
+};
+
+/** Why `context`'s sender may not start or steer runs here, or undefined. */
+function mayRun({ gateway, message, admin }: CommandContext): string | undefined {
+  const { platform, conversationId, threadId } = message.address;
+  const rights = gateway.grants.seatTools({ platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin });
+  return admin || rights.owner || rights.groups.has('shell') ? undefined : 'Running pipelines here needs the shell tools (a pipeline runs commands and changes files): ask an admin for a grant.';
+}

@@ -1,0 +1,144 @@
+/**
+ * Pipelines from the chat, through the real gateway process, the fake model and the fake Bot API:
+ * the owner lists and starts one with /run, its progress is one message edited in place, its gate
+ * is a row of buttons pressed by the owner (a group member's press is refused), its tool step runs
+ * and the run's last answer is said; a run waiting at its gate when the gateway stops goes on
+ * after the restart, saying so; /runs lists; a member without the shell tools may not start one;
+ * a stranger gets the pairing answer.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { telegramChat } from '../helpers/telegram-chat.ts';
+import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const admin = 1001;
+const member = { id: 2002, first_name: 'Bea' };
+const group = -100999;
+const wait = 15_000;
+
+const release = `digraph release {
+  goal="Publish the notes"
+  start [shape=Mdiamond]
+  draft [prompt="Draft the notes: {goal}"]
+  approve [type="wait.human" label="Publish this draft?"]
+  publish [type="tool" tool_command="echo '{goal}' > published.txt"]
+  done [shape=Msquare]
+  start -> draft -> approve
+  approve -> publish [label="Publish"]
+  approve -> done [label="Drop"]
+  publish -> done
+}`;
+
+describe('pipelines from the chat', () => {
+  let fakes: TelegramGatewayFakes;
+  let gateway: GatewayProcess;
+  let chat: ReturnType<typeof telegramChat>;
+  let workspace: string;
+
+  const start = async () => {
+    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]), cwd: workspace }, wait);
+    chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
+  };
+
+  beforeAll(async () => {
+    // Kept for the whole file (the gateway's working directory across its restart).
+    workspace = mkdtempSync(join(tmpdir(), 'operator-pipelines-ws-'));
+    fakes = await startTelegramGatewayFakes('operator-pipelines-e2e-');
+    mkdirSync(join(fakes.home, 'pipelines'), { recursive: true });
+    writeFileSync(join(fakes.home, 'pipelines', 'release.dot'), release);
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ groups: { [`telegram:${group}`]: { requireMention: false } } }));
+    fakes.model.setDefault({ text: 'Draft: notes for 1.2' });
+    await start();
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await fakes?.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  /** The first message after `before` in `chatId` whose text starts with `prefix`. */
+  const messageStarting = async (chatId: number, before: number, prefix: string) => {
+    await fakes.telegram.waitFor((fake) => fake.messages(chatId).slice(before).some((message) => message.text.startsWith(prefix)), wait).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${JSON.stringify(fakes.telegram.messages(chatId).slice(before).map((message) => message.text))}\n${gateway.output.all()}`);
+    });
+    return fakes.telegram.messages(chatId).slice(before).find((message) => message.text.startsWith(prefix))!;
+  };
+
+  it("lists, starts, shows progress, asks with buttons, refuses a stranger's press, runs the tool step and says the last answer", async () => {
+    const { telegram } = fakes;
+    let before = telegram.messages(admin).length;
+    chat.dm('/run');
+    expect((await chat.messagesAfter(admin, before, 1))[0]!.text).toBe('Pipelines: coder, release, task. Start one with /run NAME GOAL.');
+
+    before = telegram.messages(admin).length;
+    chat.dm('/run release Publish the 1.2 notes');
+    const started = await messageStarting(admin, before, 'Started run ');
+    const id = /Started run ([0-9a-f]{6}) of release: Publish the 1\.2 notes\./.exec(started.text)?.[1];
+    expect(id, started.text).toBeDefined();
+    const question = await messageStarting(admin, before, `[${id}] Publish this draft?`);
+    expect(question.replyMarkup).toMatchObject({ inline_keyboard: [[{ text: 'Publish', callback_data: `gate:${id}:0` }, { text: 'Drop', callback_data: `gate:${id}:1` }]] });
+
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:0`, messageId: question.messageId }));
+    const said = await messageStarting(admin, before, 'Draft: notes for 1.2');
+    expect(said.text).toBe('Draft: notes for 1.2');
+    expect(readFileSync(join(workspace, 'published.txt'), 'utf8')).toBe('Publish the 1.2 notes\n');
+    // The question now says what was answered; the progress message shows every step done.
+    await telegram.waitFor((fake) => fake.messages(admin).find((message) => message.messageId === question.messageId)!.text.includes('→ Publish (Ada)'), wait);
+    const progress = await messageStarting(admin, before, `Pipeline release [${id}]`);
+    await telegram.waitFor((fake) => fake.messages(admin).find((message) => message.messageId === progress.messageId)!.text.startsWith(`Pipeline release [${id}] finished`), wait);
+    expect(telegram.messages(admin).find((message) => message.messageId === progress.messageId)!.text).toBe(
+      [`Pipeline release [${id}] finished`, '✅ start', '✅ draft', '✅ approve', '✅ publish', '✅ done'].join('\n'),
+    );
+
+    before = telegram.messages(admin).length;
+    chat.dm('/runs');
+    expect((await chat.messagesAfter(admin, before, 1))[0]!.text).toContain(`${id} release: finished`);
+  });
+
+  it('a run waiting at its gate when the gateway stops goes on after the restart', async () => {
+    const { telegram } = fakes;
+    let before = telegram.messages(admin).length;
+    chat.dm('/run release The 1.3 notes');
+    const started = await messageStarting(admin, before, 'Started run ');
+    const id = /Started run ([0-9a-f]{6})/.exec(started.text)![1]!;
+    await messageStarting(admin, before, `[${id}] Publish this draft?`);
+    await gateway.stop();
+    before = telegram.messages(admin).length;
+    await start();
+    await messageStarting(admin, before, `Run ${id} of release was interrupted by a restart at approve: going on (approve runs again).`);
+    const again = await messageStarting(admin, before, `[${id}] Publish this draft?`);
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:1`, messageId: again.messageId }));
+    await messageStarting(admin, before, 'Draft: notes for 1.2');
+    expect(readFileSync(join(workspace, 'published.txt'), 'utf8')).toBe('Publish the 1.2 notes\n');
+  });
+
+  it('in a group: a member without the shell tools may not start a run, nor press the owner-run gate; a stranger gets the pairing answer', async () => {
+    const { telegram, model } = fakes;
+    let before = telegram.messages(group).length;
+    chat.inGroup('/run release', member);
+    expect((await chat.messagesAfter(group, before, 1))[0]!.text).toContain('Running pipelines here needs the shell tools');
+
+    // The admin starts one in the group; the member's press is refused, the admin's taken.
+    before = telegram.messages(group).length;
+    chat.inGroup('/run release Group notes', { id: admin, first_name: 'Ada' });
+    const started = await messageStarting(group, before, 'Started run ');
+    const id = /Started run ([0-9a-f]{6})/.exec(started.text)![1]!;
+    const question = await messageStarting(group, before, `[${id}] Publish this draft?`);
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: group, chatType: 'supergroup', from: member, data: `gate:${id}:0`, messageId: question.messageId }));
+    await telegram.waitFor((fake) => fake.answeredCallbacks.some((answer) => answer.text === 'Only the person who started this run, or an admin, can answer.'), wait);
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: group, chatType: 'supergroup', from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:1`, messageId: question.messageId }));
+    await messageStarting(group, before, 'Draft: notes for 1.2');
+    expect(existsSync(join(workspace, 'published.txt'))).toBe(true);
+
+    const stranger = 4004;
+    const requests = model.requests.length;
+    before = telegram.messages(stranger).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: '/run release', from: { id: stranger, first_name: 'Eve' } }));
+    expect((await chat.messagesAfter(stranger, before, 1))[0]!.text).toMatch(/pair|code/i);
+    expect(model.requests.length).toBe(requests);
+  });
+});
