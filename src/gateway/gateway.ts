@@ -154,10 +154,11 @@ export class Gateway {
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
       previewShown: (key, previewId) => this.#previews.set(key, previewId),
     });
-    ({ gates: this.gates, pipelines: this.pipelines } = createGatewayPipelines(this, this.#turnAccess));
+    const piped = createGatewayPipelines(this, this.#turnAccess);
+    ({ gates: this.gates, pipelines: this.pipelines } = piped);
     this.conversations = new Conversations({
       runtime: this.runtime,
-      tools: [sendFile, schedule],
+      tools: [sendFile, schedule, piped.tool],
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log),
     });

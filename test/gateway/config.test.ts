@@ -74,6 +74,7 @@ describe('loadConfig defaults', () => {
       discord: { catchUpMinutes: 60 },
       slack: {},
       subagents: { maxDepth: 1, maxRunning: 4, maxOpen: 16, maxTokens: 300_000, maxTurns: 30 },
+      pipelines: { toolInGroups: false },
       schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },
     });
   });

@@ -116,6 +116,30 @@ describe('pipelines from the chat', () => {
     expect(readFileSync(join(workspace, 'published.txt'), 'utf8')).toBe('Publish the 1.2 notes\n');
   });
 
+  it('the model starts a pipeline with run_pipeline in the owner\'s DM; a group member is not offered the tool', async () => {
+    const { telegram, model } = fakes;
+    let before = telegram.messages(admin).length;
+    // The pipeline's own agent steps ask the model too, side by side with the turn: answered by what they are.
+    let turnCalls = 0;
+    model.setDefault((request) => {
+      if (JSON.stringify(request.body.messages).includes('[Pipeline ')) return { text: 'Draft: notes for 1.2' };
+      return ++turnCalls === 1 ? { toolCalls: [{ name: 'run_pipeline', arguments: { name: 'release', goal: 'Notes from the model' } }] } : { text: 'I started the release pipeline.' };
+    });
+    chat.dm('please run the release pipeline for the notes');
+    await messageStarting(admin, before, 'I started the release pipeline.');
+    const question = await messageStarting(admin, before, '[');
+    const id = /^\[([0-9a-f]{6})\] Publish this draft\?/.exec(question.text)?.[1];
+    expect(id, question.text).toBeDefined();
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:0`, messageId: question.messageId }));
+    await telegram.waitFor(() => readFileSync(join(workspace, 'published.txt'), 'utf8') === 'Notes from the model\n', wait);
+    model.setDefault({ text: 'Draft: notes for 1.2' });
+
+    before = telegram.messages(group).length;
+    chat.inGroup('what can you do?', member);
+    await chat.messagesAfter(group, before, 1);
+    expect(chat.lastToolNames()).not.toContain('run_pipeline');
+  });
+
   it('in a group: a member without the shell tools may not start a run, nor press the owner-run gate; a stranger gets the pairing answer', async () => {
     const { telegram, model } = fakes;
     let before = telegram.messages(group).length;

@@ -114,6 +114,8 @@ export interface GatewayConfig {
   desktop: DesktopSettings;
   /** Limits of subagents (see `src/agent/subagents/subagent-settings.ts`). */
   subagents: SubagentSettings;
+  /** Pipelines from the chats: whether the model's `run_pipeline` works in groups (false). */
+  pipelines: { toolInGroups: boolean };
   /** Per profile overrides, keyed by profile name. */
   profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; reasoningEffort?: ReasoningEffort }>>;
   telegram: TelegramSettings;

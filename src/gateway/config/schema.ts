@@ -366,6 +366,12 @@ export const operatorConfigSchema = z
     browser: browserSchema.prefault({}).describe("The agent's web browser (a real chromium, one context per conversation)."),
     desktop: desktopSchema.prefault({}).describe("The agent's desktop: this machine's X display (off unless turned on)."),
     subagents: subagentsSchema.prefault({}).describe('Subagents the agent starts with spawn_agent (who may: the "agents" tool group).'),
+    pipelines: z
+      .strictObject({
+        toolInGroups: z.boolean().default(false).describe('Whether the model may start pipelines with run_pipeline in groups (people there start them with /run either way).'),
+      })
+      .prefault({})
+      .describe('Pipelines run from the chats.'),
     reviewEvery: settingSchemas.reviewEvery.optional().describe('Person turns between background memory reviews (0: off). Env: OPERATOR_REVIEW_EVERY.'),
     telegram: z
       .strictObject({

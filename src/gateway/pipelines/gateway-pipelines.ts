@@ -1,9 +1,10 @@
 /**
- * The gateway's side of chat pipelines: the gates and runs made over the gateway's adapters,
- * admins and tool rights, and a run's turn (the tools and workspace of the person who started
+ * The gateway's side of chat pipelines: the gates, the runs and the `run_pipeline` tool made over
+ * the gateway's adapters, admins and tool rights, and a run's turn (the tools and workspace of the person who started
  * it, as their own turns there have).
  */
-import type { TurnContext } from '../../tools/tool.ts';
+import type { Tool, TurnContext } from '../../tools/tool.ts';
+import { createRunPipelineTool } from './run-pipeline-tool.ts';
 import { tempDirectoryOf } from '../conversations.ts';
 import type { Gateway } from '../gateway.ts';
 import type { TurnAccess } from '../turn-access.ts';
@@ -11,7 +12,7 @@ import { ChatGates } from './chat-gates.ts';
 import { ChatPipelines } from './chat-pipelines.ts';
 
 /** The gates and runs of `gateway`. */
-export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess): { gates: ChatGates; pipelines: ChatPipelines } {
+export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess): { gates: ChatGates; pipelines: ChatPipelines; tool: Tool } {
   const adapterOf = (platform: string) => gateway.adapters.get(platform);
   const isAdmin = (platform: string, userId: string) => gateway.isAdmin(platform, userId);
   const gates = new ChatGates({ adapterOf, isAdmin, log: gateway.log });
@@ -33,5 +34,14 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
       }
     },
   });
-  return { gates, pipelines };
+  const tool = createRunPipelineTool({
+    allowInGroups: gateway.config.pipelines.toolInGroups,
+    inGroup: async (turn) => (await gateway.conversations.peek(turn.sessionKey))?.scope !== 'dm',
+    async start(turn, name, goal) {
+      const conversation = await gateway.conversations.peek(turn.sessionKey);
+      if (!conversation) throw new Error('this conversation is not known to the gateway yet');
+      return pipelines.start({ sessionKey: conversation.key, address: conversation.address, scope: conversation.scope, starterId: turn.senderId, profile: conversation.profile }, name, goal);
+    },
+  });
+  return { gates, pipelines, tool };
 }
