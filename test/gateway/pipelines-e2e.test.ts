@@ -94,6 +94,10 @@ describe('pipelines from the chat', () => {
       [`Pipeline release [${id}] finished`, '✅ start', '✅ draft', '✅ approve', '✅ publish', '✅ done'].join('\n'),
     );
 
+    // The gateway's log has a line per step.
+    const log = gateway.output.all();
+    for (const line of [`pipeline ${id}: started (release)`, `pipeline ${id}: approve asks: Publish this draft?`, `pipeline ${id}: approve answered: Publish by Ada`, `pipeline ${id}: publish success`, `pipeline ${id}: finished`]) expect(log).toContain(line);
+
     before = telegram.messages(admin).length;
     chat.dm('/runs');
     expect((await chat.messagesAfter(admin, before, 1))[0]!.text).toContain(`${id} release: finished`);

@@ -136,6 +136,8 @@ export class ChatPipelines {
     let name = '';
     const show = (ended?: string) => progress.update(progressText(name, runId, steps, ended));
     const onEvent = (event: PipelineEvent) => {
+      const line = logLine(event);
+      if (line) this.#options.log(`${origin.sessionKey}: pipeline ${event.runId}: ${line}`);
       if (event.type === 'run_start') {
         runId = event.runId;
         name = event.pipeline;
@@ -175,6 +177,32 @@ export class ChatPipelines {
   async #offer(profile: string): Promise<string> {
     const names = await this.available(profile);
     return names.length > 0 ? `Pipelines here: ${names.join(', ')}.` : 'There are no pipelines here.';
+  }
+}
+
+/** The log's line for an event (none for the checkpoints, which every node has). */
+function logLine(event: PipelineEvent): string | undefined {
+  switch (event.type) {
+    case 'run_start':
+      return `${event.resumed ? 'resumed' : 'started'} (${event.pipeline})`;
+    case 'node_rerun':
+      return `${event.node} runs again after a restart`;
+    case 'node_start':
+      return `${event.node} begins (attempt ${event.attempt})`;
+    case 'node_end':
+      return `${event.node} ${event.status} in ${event.durationMs} ms${event.failureReason ? `: ${event.failureReason.split('\n')[0]}` : ''}`;
+    case 'retry':
+      return `${event.node} retries: ${event.reason.split('\n')[0]}`;
+    case 'edge':
+      return `${event.from} -> ${event.to} (${typeof event.step === 'number' ? `rule ${event.step}` : event.step})`;
+    case 'gate_asked':
+      return `${event.node} asks: ${event.question.text.split('\n')[0]}`;
+    case 'gate_answered':
+      return `${event.node} answered: ${event.answer.timedOut ? `no answer in time (${event.answer.value || 'nothing'} taken)` : event.answer.value}${event.answer.by ? ` by ${event.answer.by}` : ''}`;
+    case 'run_end':
+      return `${event.status}${event.error ? `: ${event.error}` : ''}`;
+    default:
+      return undefined;
   }
 }
 
