@@ -19,9 +19,10 @@ export interface SlackGatewayFakes {
   home: string;
   /**
    * Starts the gateway with the Slack users `admins` as admins and background reviews off, by
-   * HTTP events (the signing secret) or, with `socketMode`, by Socket Mode (the app token alone).
+   * HTTP events (the signing secret) or, with `socketMode`, by Socket Mode (the app token alone);
+   * in `cwd` (its tools' workspace; default the test runner's).
    */
-  startGateway(admins: readonly string[], options?: { socketMode?: boolean }): Promise<StartedGateway>;
+  startGateway(admins: readonly string[], options?: { socketMode?: boolean; cwd?: string }): Promise<StartedGateway>;
   /** Signs and posts `request` to the running gateway's `/webhooks/slack`. */
   post(request: SlackRequest, options?: Omit<SendOptions, 'signingSecret'>): Promise<SendResult>;
   /** Closes both servers and removes the home (stop the gateway first). */
@@ -47,7 +48,7 @@ export async function startSlackGatewayFakes(homePrefix: string): Promise<SlackG
         OPERATOR_ADMINS: admins.map((id) => `slack:${id}`).join(','),
         OPERATOR_REVIEW_EVERY: '0',
       };
-      const gateway = await startGateway({ home, env });
+      const gateway = await startGateway({ home, env, cwd: options.cwd });
       origin = gateway.origin;
       return gateway;
     },
