@@ -16,7 +16,7 @@ import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import { CommandMenus } from './command-menus.ts';
 import type { ChatGates } from './pipelines/chat-gates.ts';
 import type { ChatPipelines } from './pipelines/chat-pipelines.ts';
-import { createGatewayPipelines } from './pipelines/gateway-pipelines.ts';
+import { createGatewayPipelines, startScheduledPipeline } from './pipelines/gateway-pipelines.ts';
 import { asSkillTurn, skillCommandOf, skillsFor } from './skill-commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, requiresMention, turnText } from './conversations.ts';
@@ -132,7 +132,7 @@ export class Gateway {
     const sendFile = createSendFileTool(files);
     this.scheduler = new Scheduler({
       store: this.runtime.store,
-      run: (job, scheduledFor) => this.runJob(job, scheduledFor),
+      run: (job, scheduledFor) => (job.pipeline ? startScheduledPipeline(this, job) : this.runJob(job, scheduledFor)),
       notify: (job, text) => this.#notifyOwner(job, text),
       settings: schedulerSettings(this.config.schedule),
       log: (line) => this.log(line),

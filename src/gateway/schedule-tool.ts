@@ -32,6 +32,7 @@ const parameters = z.object({
   repeat: z.number().optional().describe('create: for every/cron, stop after this many runs.'),
   missed: z.enum(['run_once', 'skip']).optional().describe('create: a run missed while the gateway was down runs once when it is back (run_once, default, within 6 hours) or is skipped.'),
   id: z.string().optional().describe('cancel, pause, resume: the job id.'),
+  pipeline: z.string().optional().describe('create: start this pipeline (e.g. "task") when it fires, with prompt as its goal, instead of asking you (needs the shell tools).'),
 });
 
 /** Creates the `schedule` tool over the gateway's scheduler. */
@@ -53,6 +54,8 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
         switch (args.action) {
           case 'create': {
             if (!args.prompt?.trim()) return { content: 'Error: create needs a prompt: what to do when the job fires.', isError: true };
+            // A pipeline runs commands and changes files: its job is for those who may run it here.
+            if (args.pipeline && turn.tools && !turn.tools.has('shell')) return { content: 'Error: scheduling a pipeline needs the shell tools in this conversation.', isError: true };
             const { target, profile } = await options.target(turn, args.deliver);
             const { job, nextRun } = await scheduler.create({ ...args, prompt: args.prompt, target, profile }, actor);
             return `Scheduled job ${job.id}${job.name ? ` "${job.name}"` : ''}: next run ${nextRun.words}, ${nextRun.iso}.`;
@@ -88,7 +91,7 @@ export function describeJobs(scheduler: Scheduler, jobs: readonly Job[], everywh
       if (everywhere) parts.push(`in ${formatAddress(job.target.address)}`);
       if (next) parts.push(`next ${next.words}`);
       if (job.lastStatus) parts.push(`last run ${job.lastStatus}${job.lastError ? `: ${job.lastError}` : ''}`);
-      parts.push(`prompt: ${job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt}`);
+      parts.push(`${job.pipeline ? `pipeline ${job.pipeline}, goal` : 'prompt'}: ${job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt}`);
       return `- ${parts.join('; ')}`;
     })
     .join('\n');

@@ -144,11 +144,31 @@ describe('pipelines from the chat', () => {
     expect(chat.lastToolNames()).not.toContain('run_pipeline');
   });
 
+  it('a scheduled job starts a pipeline when it fires, with its prompt as the goal', async () => {
+    const { telegram, model } = fakes;
+    const before = telegram.messages(admin).length;
+    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'Scheduled notes', delay_seconds: 1, pipeline: 'release' } }] }, { text: 'Scheduled.' });
+    chat.dm('publish the notes in a second');
+    await messageStarting(admin, before, 'Scheduled.');
+    const question = await messageStarting(admin, before, '[');
+    const id = /^\[([0-9a-f]{6})\] Publish this draft\?/.exec(question.text)?.[1];
+    expect(id, question.text).toBeDefined();
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:0`, messageId: question.messageId }));
+    await telegram.waitFor(() => readFileSync(join(workspace, 'published.txt'), 'utf8') === 'Scheduled notes\n', wait);
+    expect(gateway.output.all()).toMatch(new RegExp(`schedule: job [0-9a-z]{8} started pipeline release \\(run ${id}\\)`));
+  });
+
   it('in a group: a member without the shell tools may not start a run, nor press the owner-run gate; a stranger gets the pairing answer', async () => {
     const { telegram, model } = fakes;
     let before = telegram.messages(group).length;
     chat.inGroup('/run release', member);
     expect((await chat.messagesAfter(group, before, 1))[0]!.text).toContain('Running pipelines here needs the shell tools');
+    // Nor schedule one.
+    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'x', delay_seconds: 60, pipeline: 'release' } }] }, { text: 'I cannot.' });
+    before = telegram.messages(group).length;
+    chat.inGroup('schedule the release pipeline', member);
+    await chat.messagesAfter(group, before, 1);
+    expect(chat.lastRequest()).toContain('scheduling a pipeline needs the shell tools in this conversation');
 
     // The admin starts one in the group; the member's press is refused, the admin's taken.
     before = telegram.messages(group).length;

@@ -3,7 +3,9 @@
  * the gateway's adapters, admins and tool rights, and a run's turn (the tools and workspace of the person who started
  * it, as their own turns there have).
  */
+import { errorMessage } from '../../core/errors.ts';
 import type { Tool, TurnContext } from '../../tools/tool.ts';
+import type { Job, RunOutcome } from '../scheduler/index.ts';
 import { createRunPipelineTool } from './run-pipeline-tool.ts';
 import { tempDirectoryOf } from '../conversations.ts';
 import type { Gateway } from '../gateway.ts';
@@ -44,4 +46,21 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
     },
   });
   return { gates, pipelines, tool };
+}
+
+/**
+ * A scheduled job's run when it names a pipeline: the pipeline starts in the job's conversation,
+ * as its creator, with the job's prompt as its goal, and runs on in the background (its progress
+ * and questions in the conversation). The job's run is `ok` once the pipeline started.
+ */
+export async function startScheduledPipeline(gateway: Gateway, job: Job): Promise<RunOutcome> {
+  const { target } = job;
+  if (!gateway.adapters.has(target.address.platform)) return { status: 'error', error: `no ${target.address.platform} channel is running` };
+  try {
+    const id = await gateway.pipelines.start({ sessionKey: target.sessionKey, address: target.address, scope: target.scope, starterId: job.creator.id, profile: job.profile }, job.pipeline!, job.prompt);
+    gateway.log(`schedule: job ${job.id} started pipeline ${job.pipeline} (run ${id})`);
+    return { status: 'ok' };
+  } catch (error) {
+    return { status: 'error', error: errorMessage(error) };
+  }
 }

@@ -59,8 +59,10 @@ export interface Job {
   /** Short and typable: 8 lowercase base-32 characters (see {@link newJobId}). */
   id: string;
   name?: string;
-  /** What the agent is asked to do when the job fires. */
+  /** What the agent is asked to do when the job fires (a pipeline's goal, with `pipeline`). */
   prompt: string;
+  /** A pipeline the job starts in its conversation instead of a turn, with `prompt` as its goal. */
+  pipeline?: string;
   schedule: JobSchedule;
   /** IANA zone the schedule is read in (and times are shown in). */
   timezone: string;

@@ -25,13 +25,15 @@ export interface NewJob extends ScheduleArguments {
   profile: string;
   /** Default `run_once`. */
   missed?: MissedPolicy;
+  /** A pipeline to start instead of a turn (its name: letters, digits, `-`, `_`). */
+  pipeline?: string;
 }
 
 const maxPromptLength = 4_000;
 const maxNameLength = 100;
 
-/** The prompt, name and missed policy of `input`, trimmed; throws a {@link ScheduleError} (`invalid`) for wrong ones. */
-export function checkNewJob(input: NewJob): { prompt: string; name: string | undefined; missed: MissedPolicy } {
+/** The prompt, name, missed policy and pipeline of `input`, trimmed; throws a {@link ScheduleError} (`invalid`) for wrong ones. */
+export function checkNewJob(input: NewJob): { prompt: string; name: string | undefined; missed: MissedPolicy; pipeline: string | undefined } {
   const prompt = typeof input.prompt === 'string' ? input.prompt.trim() : '';
   if (prompt === '') throw new ScheduleError('invalid', 'prompt must say what to do when the job runs; it is empty');
   if (prompt.length > maxPromptLength) throw new ScheduleError('invalid', `prompt is ${prompt.length} characters long; at most ${maxPromptLength} are allowed`);
@@ -39,7 +41,9 @@ export function checkNewJob(input: NewJob): { prompt: string; name: string | und
   if (name !== undefined && name.length > maxNameLength) throw new ScheduleError('invalid', `name is ${name.length} characters long; at most ${maxNameLength} are allowed`);
   const missed = input.missed ?? 'run_once';
   if (missed !== 'run_once' && missed !== 'skip') throw new ScheduleError('invalid', `missed must be "run_once" or "skip", got ${JSON.stringify(missed)}`);
-  return { prompt, name, missed };
+  const pipeline = typeof input.pipeline === 'string' && input.pipeline.trim() !== '' ? input.pipeline.trim() : undefined;
+  if (pipeline !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(pipeline)) throw new ScheduleError('invalid', `pipeline must be a pipeline's name (letters, digits, - and _), got ${JSON.stringify(pipeline)}`);
+  return { prompt, name, missed, pipeline };
 }
 
 /** A new active job with id `id`, created by `actor` at `now`. */
@@ -48,6 +52,7 @@ export function buildJob(id: string, input: NewJob, checked: ReturnType<typeof c
     id,
     name: checked.name,
     prompt: checked.prompt,
+    ...(checked.pipeline ? { pipeline: checked.pipeline } : {}),
     schedule: parsed.schedule,
     timezone: parsed.timezone,
     target: input.target,
