@@ -14,6 +14,8 @@ import { parsePipeline } from './graph/parse.ts';
 import { formatFinding, hasErrors, validatePipeline } from './graph/validate.ts';
 import { createHandlerRegistry } from './handlers/registry.ts';
 import { operatorServices, type PipelineHost } from './operator-services.ts';
+import { findPipeline } from './pipeline-files.ts';
+import { readFile } from 'node:fs/promises';
 import type { Pipeline, ValidationFinding } from './types.ts';
 
 /** A pipeline that may not start: its errors, formatted. */
@@ -29,7 +31,7 @@ export class PipelineInvalidError extends Error {
 }
 
 /** The handler types this build runs (what validation accepts). */
-export const runnableHandlers: readonly string[] = ['start', 'exit', 'conditional', 'codergen', 'wait.human', 'tool', 'parallel', 'parallel.fan_in'];
+export const runnableHandlers: readonly string[] = ['start', 'exit', 'conditional', 'codergen', 'wait.human', 'tool', 'parallel', 'parallel.fan_in', 'stack.manager_loop'];
 
 /** Parses and validates `source`; throws `PipelineSyntaxError` or {@link PipelineInvalidError}, else gives the pipeline and its warnings. */
 export function loadPipeline(source: string, file?: string): { pipeline: Pipeline; findings: ValidationFinding[] } {
@@ -94,7 +96,14 @@ async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, opti
   driving.add(record.id);
   const { services, close } = await operatorServices({ ...options, runId: record.id });
   try {
-    return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent: options.onEvent, signal: options.signal, interrupted: options.interrupted });
+    const { runtime, profile } = options;
+    // A manager loop's child: found as `/run NAME` would find it, and valid, or the sprint fails saying why.
+    const loadChild = async (name: string) => {
+      const file = findPipeline(name, { home: runtime.home, profile, builtin: runtime.builtin });
+      if (!file) throw new Error(`no pipeline "${name}"`);
+      return loadPipeline(await readFile(file, 'utf8'), file).pipeline;
+    };
+    return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent: options.onEvent, signal: options.signal, interrupted: options.interrupted, loadChild });
   } finally {
     close();
     driving.delete(record.id);

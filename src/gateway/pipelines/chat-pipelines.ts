@@ -138,6 +138,8 @@ export class ChatPipelines {
     const onEvent = (event: PipelineEvent) => {
       const line = logLine(event);
       if (line) this.#options.log(`${origin.sessionKey}: pipeline ${event.runId}: ${line}`);
+      // A manager loop's child run: in the log, not in the run's own progress.
+      if (runId !== '' && event.runId !== runId) return;
       if (event.type === 'run_start') {
         runId = event.runId;
         name = event.pipeline;

@@ -15,7 +15,8 @@ import { isSuccess, type NodeResult, type Pipeline, type PipelineEdge, type Pipe
 import type { Interviewer } from './interviewer.ts';
 import { PipelineContext } from './pipeline-context.ts';
 import type { PipelineEvent } from './pipeline-events.ts';
-import type { RunRecord, RunStore } from './run-record.ts';
+import { RunStore, type RunRecord } from './run-record.ts';
+import { createStore } from '../../store/unstorage-store.ts';
 
 /** What a run needs besides its pipeline and record. */
 export interface EngineOptions {
@@ -28,6 +29,8 @@ export interface EngineOptions {
   maxSteps?: number;
   /** Stops the run (it is left `stopped`, resumable). */
   signal?: AbortSignal;
+  /** The pipeline named `name` (for `stack.manager_loop`'s child); unset: no child pipelines. */
+  loadChild?: (name: string) => Promise<Pipeline>;
   /**
    * Asked when the signal aborts: true when the process is going away (the gateway stops), and the
    * run is then left as it stands (running or waiting, at its node) to go on after the next start.
@@ -134,6 +137,7 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
         },
         runNode: (other, branchContext, branchSignal) =>
           options.handlers.get(other.handlerType)?.execute(other, branchContext, { ...run, signal: branchSignal }) ?? Promise.reject(new Error(`no handler runs "${other.handlerType}"`)),
+        runChild: options.loadChild && ((name, goal, childSignal) => runChildPipeline(name, goal, childSignal)),
       };
       return run;
     };
@@ -168,6 +172,19 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
     }
     arrivedBy = next.edge;
     moveTo(next.node);
+  }
+
+  /**
+   * A child run (a manager loop's sprint): the named pipeline with `goal`, the same handlers, person
+   * and events, kept in memory (a restart runs the manager's node again, and so its sprint).
+   */
+  async function runChildPipeline(name: string, goal: string, childSignal: AbortSignal): Promise<{ status: string; error?: string; context: Record<string, unknown> }> {
+    const child = { ...(await options.loadChild!(name)), goal };
+    const now = Date.now();
+    const childRecord: RunRecord = { id: `${record.id}.${name}`, pipeline: child.name, source: '', status: 'running', currentNode: child.startNode, nodeBegun: false, completedNodes: [], nodeOutcomes: {}, nodeRetries: {}, steps: 0, context: { data: { goal }, logs: [] }, startedAt: now, updatedAt: now };
+    const memory = new RunStore(createStore({ driver: 'memory' }));
+    const done = await runPipeline(child, childRecord, { ...options, runs: memory, signal: childSignal, interrupted: undefined, maxSteps });
+    return { status: done.status, error: done.error, context: done.context.data };
   }
 
   /** A node not run at all (past its `max_visits`): a failure, told like one. */

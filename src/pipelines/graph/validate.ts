@@ -41,6 +41,7 @@ export interface ValidateOptions {
 /** The attributes each handler type cannot run without (spec: `tool_command` for `tool`). */
 export const requiredAttributes: Readonly<Record<string, readonly string[]>> = {
   tool: ['tool_command'],
+  'stack.manager_loop': ['child'],
 };
 
 /** The pipeline and the lookups every rule uses, built once. */

@@ -26,6 +26,12 @@ export interface HandlerRun {
   emit(event: PipelineEvent): void;
   /** Runs another node's handler (parallel branches). */
   runNode(node: PipelineNode, context: PipelineContext, signal: AbortSignal): Promise<NodeResult>;
+  /**
+   * Runs pipeline `name` (looked up as `/run NAME` would) to its end as a child of this run, with
+   * `goal`, the same handlers and person to ask; resolves to how it ended and its final context.
+   * Unset where no pipelines can be looked up.
+   */
+  runChild?(name: string, goal: string, signal: AbortSignal): Promise<{ status: string; error?: string; context: Record<string, unknown> }>;
 }
 
 /** Runs nodes of one handler type. */

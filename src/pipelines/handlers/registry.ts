@@ -1,12 +1,13 @@
 /**
  * The handlers operator runs, by node type. `codergen` and `tool` need the caller's agent and
  * command runner (the conversation's profile, tools, sandbox and guardrails; see the CLI and the
- * chat's pipeline runner). `stack.manager_loop` has no handler yet: a pipeline that uses it is
- * refused at validation, naming the node.
+ * chat's pipeline runner). `stack.manager_loop` needs the engine's `loadChild` (pipelines looked
+ * up by name) to run its child.
  */
 import { fanInHandler, passThroughHandler } from './basic-handlers.ts';
 import { createCodergenHandler, type CodergenBackend } from './codergen-handler.ts';
 import type { HandlerRegistry, NodeHandler } from './handler.ts';
+import { managerLoopHandler } from './manager-loop-handler.ts';
 import { parallelHandler } from './parallel-handler.ts';
 import { createToolHandler, type CommandRunner } from './tool-handler.ts';
 import { waitHumanHandler } from './wait-human-handler.ts';
@@ -28,5 +29,6 @@ export function createHandlerRegistry(services: HandlerServices): HandlerRegistr
     ['tool', createToolHandler(services.runCommand)],
     ['parallel', parallelHandler],
     ['parallel.fan_in', fanInHandler],
+    ['stack.manager_loop', managerLoopHandler],
   ]);
 }

@@ -324,3 +324,47 @@ async function until(condition: () => Promise<boolean>, ms = 5_000): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe('stack.manager_loop', () => {
+  const child = `digraph sprint { start [shape=Mdiamond]; work [prompt="{goal}"]; done [shape=Msquare]; start -> work -> done }`;
+
+  /** A manager over the child pipeline `sprint`; the agent is `agent`. */
+  async function manager(attributes: string, agent: (request: CodergenRequest) => string) {
+    const dot = `digraph manage { start [shape=Mdiamond]; manage [type="stack.manager_loop" child="sprint" prompt="Reach the target" ${attributes}]; done [shape=Msquare]; start -> manage -> done }`;
+    const pipeline = parsePipeline(dot, 'manage.dot');
+    const runs = new RunStore(createStore({ driver: 'memory' }));
+    const prompts: CodergenRequest[] = [];
+    const handlers = createHandlerRegistry({
+      codergen: async (request) => {
+        prompts.push(request);
+        return { text: agent(request) };
+      },
+      runCommand: async () => ({ exitCode: 0, output: '' }),
+    });
+    const record = freshRecord(pipeline.name, dot, pipeline.startNode);
+    const final = await runPipeline(pipeline, record, { handlers, runs, interviewer: new QueueInterviewer(), loadChild: async (name) => (name === 'sprint' ? parsePipeline(child, 'sprint.dot') : Promise.reject(new Error(`no pipeline "${name}"`))) });
+    return { final, prompts };
+  }
+
+  it('runs sprints of the child until its condition holds, each seeing how the one before ended', async () => {
+    let sprint = 0;
+    const { final, prompts } = await manager('until="last_response = reached" max_sprints=4', () => (++sprint === 3 ? 'reached' : `not yet ${sprint}`));
+    expect(final.status).toBe('finished');
+    expect(final.context.data['manage.sprints']).toBe(3);
+    expect(prompts).toHaveLength(3);
+    expect(prompts[0]!.prompt).toContain('Reach the target\n\nSprint 1 of 4.');
+    expect(prompts[2]!.prompt).toContain('Sprint 3 of 4. The sprint before ended with:\nnot yet 2');
+  });
+
+  it('fails after max_sprints, and names a missing child', async () => {
+    const { final } = await manager('until="last_response = reached" max_sprints=2', () => 'never');
+    expect(final.status).toBe('failed');
+    expect(final.error).toContain('sprint did not get there in 2 sprints (until last_response = reached); the last ended with: never');
+    const dot = `digraph m { start [shape=Mdiamond]; manage [type="stack.manager_loop" child="nowhere" max_retries=1]; done [shape=Msquare]; start -> manage -> done }`;
+    const pipeline = parsePipeline(dot, 'm.dot');
+    const handlers = createHandlerRegistry({ codergen: async () => ({ text: 'x' }), runCommand: async () => ({ exitCode: 0, output: '' }) });
+    const missing = await runPipeline(pipeline, freshRecord('m', dot, 'start'), { handlers, runs: new RunStore(createStore({ driver: 'memory' })), interviewer: new QueueInterviewer(), loadChild: async (name) => Promise.reject(new Error(`no pipeline "${name}"`)) });
+    expect(missing.status).toBe('failed');
+    expect(missing.error).toBe('node "manage" failed: gave up after 2 attempts: no pipeline "nowhere"');
+  });
+});
