@@ -13,6 +13,7 @@ import type { ApprovalRequest } from '../agent/agent-options.ts';
 import { GuardrailSet } from '../agent/guardrail-set.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
+import { generateObject } from '../llm/generate-object.ts';
 import { runCommand } from '../tools/builtin/run-command.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import type { Interviewer } from './engine/interviewer.ts';
@@ -63,6 +64,20 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
   const writable = turn?.workspace?.roots ?? [cwd];
 
   const services: HandlerServices = {
+    // A node's declared outputs, read from its answer by the model that gave it (one structured call).
+    async readOutputs({ node, answer, schema, signal }) {
+      const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);
+      const { object } = await generateObject({
+        provider: agent.options.provider,
+        model: agent.model,
+        schema,
+        name: 'step_outcome',
+        system: 'You read the answer an agent gave to one step of a pipeline and report, strictly from that answer, the step\'s outcome and the facts asked for. Do not guess beyond it.',
+        prompt: `The step "${node.name}" was asked:\n${node.prompt || node.label || node.name}\n\nThe agent's answer:\n${answer}`,
+        signal,
+      });
+      return object as Record<string, unknown>;
+    },
     async codergen({ node, prompt, signal }) {
       const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);
       const stop = () => agent.abort();

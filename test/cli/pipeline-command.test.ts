@@ -111,6 +111,36 @@ describe('operator pipeline', () => {
     expect(out).toContain('human.answer: go');
   });
 
+  it("reads a step's declared outputs with a structured call through the real SDK, and routes on them", async () => {
+    setUp({
+      'outputs.dot': `digraph outputs {
+        start [shape=Mdiamond]
+        review [prompt="Review the change" outputs="approved:boolean, severity:low|high"]
+        merge [type="tool" tool_command="echo merged"]
+        rework [type="tool" tool_command="echo reworked"]
+        done [shape=Msquare]
+        start -> review
+        review -> merge [condition="approved = true"]
+        review -> rework [condition="approved = false"]
+        merge -> done
+        rework -> done
+      }`,
+    });
+    server.setDefault((request) => {
+      if (request.body.tool_choice?.name === 'step_outcome') return { toolCalls: [{ name: 'step_outcome', arguments: { outcome: 'success', reason: 'the reviewer approved', approved: true, severity: 'low' } }] };
+      return { text: 'Looks good to me, approve.' };
+    });
+    const run = operator('run', 'outputs.dot');
+    expect(await run.exited).toBe(0);
+    const out = run.output.stdout();
+    expect(out).toContain('> merge');
+    expect(out).not.toContain('> rework');
+    expect(out).toContain('approved: true');
+    expect(out).toContain('severity: low');
+    const structured = server.requests.find((request) => request.body.tool_choice?.name === 'step_outcome')!;
+    expect(JSON.stringify(structured.body.messages)).toContain('Looks good to me, approve.');
+  });
+
   it('stops at a gate on Ctrl+C, lists the run, and resumes it where it stopped', async () => {
     setUp({ 'task.dot': task });
     server.setDefault({ text: 'fine' });

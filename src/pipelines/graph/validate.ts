@@ -23,6 +23,7 @@
  *   exit by name or type), a node with no outgoing edges that is not one is most likely a missing
  *   edge; the spec's detection would silently end the pipeline there.
  */
+import { parseOutputs } from '../node-outputs.ts';
 import { validateConditionSyntax } from '../routing/conditions.ts';
 import { asFidelity } from '../routing/fidelity.ts';
 import { fidelityModes, handlerTypes, type Pipeline, type PipelineEdge, type PipelineNode, type SourceLocation, type ValidationFinding } from '../types.ts';
@@ -185,6 +186,19 @@ const requiredAttributesRule: Rule = ({ nodes }) =>
       ),
   );
 
+/** A `codergen` node's `outputs` must declare usable names and types (see `node-outputs.ts`). */
+const outputsSyntax: Rule = ({ nodes }) =>
+  nodes.flatMap((node) => {
+    const text = node.attributes.outputs;
+    if (text === undefined || text.trim() === '') return [];
+    try {
+      parseOutputs(text);
+      return [];
+    } catch (problem) {
+      return [error('outputs_syntax', `node "${node.name}": ${problem instanceof Error ? problem.message : String(problem)}`, { node: node.name, location: node.location })];
+    }
+  });
+
 const edgeTargetExists: Rule = ({ pipeline }) =>
   pipeline.edges.flatMap((edge) =>
     [edge.source, edge.target]
@@ -337,6 +351,7 @@ const rules: readonly Rule[] = [
   exitNoOutgoing,
   typeKnown,
   requiredAttributesRule,
+  outputsSyntax,
   edgeTargetExists,
   conditionSyntax,
   reachability,

@@ -9,6 +9,7 @@ import { applyFidelity } from '../routing/fidelity.ts';
 import { asText, interpolate } from '../engine/pipeline-context.ts';
 import type { OutcomeStatus, PipelineNode } from '../types.ts';
 import type { NodeHandler } from './handler.ts';
+import { outputsSchema, parseOutputs } from '../node-outputs.ts';
 
 /** What the agent is asked for one node. */
 export interface CodergenRequest {
@@ -21,12 +22,16 @@ export interface CodergenRequest {
 /** Asks an agent; resolves to its answer. */
 export type CodergenBackend = (request: CodergenRequest) => Promise<{ text: string }>;
 
+/** Reads an object of `schema` out of `answer` (a structured-output call); see `node-outputs.ts`. */
+export type OutputReader = (request: { node: PipelineNode; answer: string; schema: ReturnType<typeof outputsSchema>; signal: AbortSignal }) => Promise<Record<string, unknown>>;
+
 const outcomeLine = /^\s*outcome\s*:\s*(success|partial_success|fail|retry)\s*\.?\s*$/im;
 
-/** The `codergen` handler over `backend`. */
-export function createCodergenHandler(backend: CodergenBackend): NodeHandler {
+/** The `codergen` handler over `backend` (and `readOutputs`, for nodes that declare `outputs`). */
+export function createCodergenHandler(backend: CodergenBackend, readOutputs?: OutputReader): NodeHandler {
   return {
     async execute(node, context, run) {
+      const declared = node.attributes.outputs?.trim() ? parseOutputs(node.attributes.outputs) : undefined;
       const task = interpolate(node.prompt || node.label || node.name, context);
       const shown = contextLines(applyFidelity(run.fidelity, context.snapshot()));
       const prompt = [
@@ -37,6 +42,20 @@ export function createCodergenHandler(backend: CodergenBackend): NodeHandler {
         'When you are done, answer with what you did or found. If the step could not be done, end with a line "Outcome: fail" and why.',
       ].join('\n');
       const { text } = await backend({ node, prompt, signal: run.signal });
+      if (declared) {
+        if (!readOutputs) return { status: 'fail', failureReason: `node "${node.name}" declares outputs, which cannot be read here` };
+        // The outcome and the declared facts, read from the answer in one structured call.
+        const read = await readOutputs({ node, answer: text, schema: outputsSchema(declared), signal: run.signal });
+        const facts = Object.fromEntries(declared.map((output) => [output.name, read[output.name]]));
+        const outcome = read.outcome as OutcomeStatus;
+        return {
+          status: outcome,
+          output: text,
+          failureReason: outcome === 'success' ? undefined : String(read.reason ?? ''),
+          notes: String(read.reason ?? ''),
+          contextUpdates: { last_response: text, [`${node.name}.response`]: text, ...facts, ...Object.fromEntries(Object.entries(facts).map(([key, value]) => [`${node.name}.${key}`, value])) },
+        };
+      }
       const status = (outcomeLine.exec(text.split('\n').slice(-3).join('\n'))?.[1]?.toLowerCase() ?? 'success') as OutcomeStatus;
       return {
         status,

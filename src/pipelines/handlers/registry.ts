@@ -5,7 +5,7 @@
  * up by name) to run its child.
  */
 import { fanInHandler, passThroughHandler } from './basic-handlers.ts';
-import { createCodergenHandler, type CodergenBackend } from './codergen-handler.ts';
+import { createCodergenHandler, type CodergenBackend, type OutputReader } from './codergen-handler.ts';
 import type { HandlerRegistry, NodeHandler } from './handler.ts';
 import { managerLoopHandler } from './manager-loop-handler.ts';
 import { parallelHandler } from './parallel-handler.ts';
@@ -16,6 +16,8 @@ import { waitHumanHandler } from './wait-human-handler.ts';
 export interface HandlerServices {
   codergen: CodergenBackend;
   runCommand: CommandRunner;
+  /** Reads a `codergen` node's declared `outputs` from its answer; unset: such nodes fail saying so. */
+  readOutputs?: OutputReader;
 }
 
 /** Every handler, over `services`. */
@@ -24,7 +26,7 @@ export function createHandlerRegistry(services: HandlerServices): HandlerRegistr
     ['start', passThroughHandler],
     ['exit', passThroughHandler],
     ['conditional', passThroughHandler],
-    ['codergen', createCodergenHandler(services.codergen)],
+    ['codergen', createCodergenHandler(services.codergen, services.readOutputs)],
     ['wait.human', waitHumanHandler],
     ['tool', createToolHandler(services.runCommand)],
     ['parallel', parallelHandler],

@@ -14,6 +14,7 @@ import { QueueInterviewer, type Interviewer } from '../../../src/pipelines/engin
 import type { PipelineEvent } from '../../../src/pipelines/engine/pipeline-events.ts';
 import { newRunId, RunStore, type RunRecord } from '../../../src/pipelines/engine/run-record.ts';
 import { parsePipeline } from '../../../src/pipelines/graph/parse.ts';
+import { validatePipeline } from '../../../src/pipelines/graph/validate.ts';
 import type { CodergenRequest } from '../../../src/pipelines/handlers/codergen-handler.ts';
 import { createHandlerRegistry } from '../../../src/pipelines/handlers/registry.ts';
 import type { CommandRunner } from '../../../src/pipelines/handlers/tool-handler.ts';
@@ -366,5 +367,31 @@ describe('stack.manager_loop', () => {
     const missing = await runPipeline(pipeline, freshRecord('m', dot, 'start'), { handlers, runs: new RunStore(createStore({ driver: 'memory' })), interviewer: new QueueInterviewer(), loadChild: async (name) => Promise.reject(new Error(`no pipeline "${name}"`)) });
     expect(missing.status).toBe('failed');
     expect(missing.error).toBe('node "manage" failed: gave up after 2 attempts: no pipeline "nowhere"');
+  });
+});
+
+describe('declared outputs', () => {
+  it("reads a node's outcome and facts from its answer, and the edges route on them", async () => {
+    const dot = `digraph o { start [shape=Mdiamond]; check [prompt="Are the tests green?" outputs="tests_passed:boolean, risk:low|high"]; ship; fix; done [shape=Msquare]; start -> check; check -> ship [condition="tests_passed = true"]; check -> fix [condition="tests_passed = false"]; ship -> done; fix -> done }`;
+    const pipeline = parsePipeline(dot, 'o.dot');
+    const reads: string[] = [];
+    const handlers = createHandlerRegistry({
+      codergen: async (request) => ({ text: request.node.name === 'check' ? 'Two tests fail in auth.' : 'ok' }),
+      runCommand: async () => ({ exitCode: 0, output: '' }),
+      readOutputs: async ({ node, answer, schema }) => {
+        reads.push(`${node.name}: ${answer}`);
+        return schema.parse({ outcome: 'success', reason: 'it answered', tests_passed: false, risk: 'high' });
+      },
+    });
+    const final = await runPipeline(pipeline, freshRecord('o', dot, 'start'), { handlers, runs: new RunStore(createStore({ driver: 'memory' })), interviewer: new QueueInterviewer() });
+    expect(final.status).toBe('finished');
+    expect(reads).toEqual(['check: Two tests fail in auth.']);
+    expect(final.context.data).toMatchObject({ tests_passed: false, risk: 'high', 'check.tests_passed': false });
+    expect(final.completedNodes).toEqual(['start', 'check', 'fix', 'done']);
+  });
+
+  it('refuses outputs it cannot read at validation', () => {
+    const findings = validatePipeline(parsePipeline(`digraph v { start [shape=Mdiamond]; a [prompt="x" outputs="ok:maybe"]; done [shape=Msquare]; start -> a -> done }`, 'v.dot'));
+    expect(findings).toEqual([expect.objectContaining({ level: 'error', rule: 'outputs_syntax', node: 'a', message: 'node "a": outputs: "ok:maybe" has no known type (string, boolean, number, or choices like a|b|c)' })]);
   });
 });
