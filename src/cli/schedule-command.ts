@@ -30,6 +30,7 @@ export const scheduleUsage = [
   '    --repeat N      with --every or --cron: stop after N runs',
   '    --missed skip   skip a run missed while the gateway was down (default: run it once, within 6 h)',
   '    --profile NAME  profile the job runs with (default: the one bound to the conversation)',
+  '    --pipeline NAME start this pipeline when the job runs, with PROMPT as its goal',
   '    PROMPT          what the agent is asked to do when the job runs',
   '  rm ID             remove a job',
   '  pause ID          stop a job from running until it is resumed',
@@ -82,9 +83,10 @@ export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; j
       repeat: { type: 'string' },
       missed: { type: 'string' },
       profile: { type: 'string' },
+      pipeline: { type: 'string' },
     },
   });
-  const addOnly = (['to', 'at', 'in', 'every', 'cron', 'timezone', 'name', 'repeat', 'missed', 'profile'] as const).filter((name) => values[name] !== undefined);
+  const addOnly = (['to', 'at', 'in', 'every', 'cron', 'timezone', 'name', 'repeat', 'missed', 'profile', 'pipeline'] as const).filter((name) => values[name] !== undefined);
   const json = values.json === true;
   switch (subcommand) {
     case 'list':
@@ -99,8 +101,8 @@ export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; j
       if (when.length !== 1) throw new Error(`add needs exactly one of --at, --in, --every, --cron${when.length > 1 ? `; got ${when.map((name) => `--${name}`).join(' and ')}` : ''}`);
       if (values.repeat !== undefined && !/^\d+$/.test(values.repeat)) throw new Error(`--repeat takes a whole number, not "${values.repeat}"`);
       const repeat = values.repeat === undefined ? undefined : Number(values.repeat);
-      const { at, in: delay, every, cron, timezone, name, profile } = values;
-      const request = { action: 'add' as const, to: values.to, prompt, at, in: delay, every, cron, timezone, name, repeat, missed: values.missed as 'run_once' | 'skip' | undefined, profile };
+      const { at, in: delay, every, cron, timezone, name, profile, pipeline } = values;
+      const request = { action: 'add' as const, to: values.to, prompt, at, in: delay, every, cron, timezone, name, repeat, missed: values.missed as 'run_once' | 'skip' | undefined, profile, pipeline };
       return { request: Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as typeof request, json };
     }
     case 'rm':

@@ -38,6 +38,8 @@ export const scheduleRequestSchema = z.discriminatedUnion('action', [
       missed: z.enum(['run_once', 'skip']).optional(),
       /** Default: the profile bound to the conversation. */
       profile: z.string().optional(),
+      /** A pipeline to start when it fires, with the prompt as its goal. */
+      pipeline: z.string().optional(),
     })
     .strict(),
   z.object({ action: z.enum(['rm', 'pause', 'resume']), id: z.string() }).strict(),
@@ -147,7 +149,8 @@ export function describeJobsForCli(jobs: readonly Job[], now: number): string {
         const delivery = job.lastDelivery ? `, answer ${job.lastDelivery.status}${job.lastDelivery.error ? ` (${job.lastDelivery.error})` : ''}` : '';
         lines.push(`  last      ${at}${job.lastStatus ?? ''}${job.lastError ? `: ${job.lastError}` : ''}${delivery}`);
       }
-      lines.push(`  prompt    ${job.prompt.length > 200 ? `${job.prompt.slice(0, 197)}...` : job.prompt}`);
+      if (job.pipeline) lines.push(`  pipeline  ${job.pipeline}`);
+      lines.push(`  ${job.pipeline ? 'goal    ' : 'prompt  '}  ${job.prompt.length > 200 ? `${job.prompt.slice(0, 197)}...` : job.prompt}`);
       return lines.map(oneLine).join('\n');
     })
     .join('\n\n');

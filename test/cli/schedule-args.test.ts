@@ -21,6 +21,13 @@ describe('parseScheduleArgs', () => {
     });
   });
 
+  it('reads add with a pipeline to start, the words as its goal', () => {
+    expect(parseScheduleArgs(['add', '--to', 'telegram:1', '--every', '1d', '--pipeline', 'task', 'tidy', 'the', 'docs'])).toEqual({
+      request: { action: 'add', to: 'telegram:1', every: '1d', pipeline: 'task', prompt: 'tidy the docs' },
+      json: false,
+    });
+  });
+
   it('takes the prompt as one quoted argument, trimmed', () => {
     expect(parseScheduleArgs(['add', '--to', 'telegram:1', '--in', '20m', '  remind me  ']).request).toEqual({ action: 'add', to: 'telegram:1', in: '20m', prompt: 'remind me' });
   });

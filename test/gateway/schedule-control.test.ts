@@ -72,6 +72,14 @@ describe('applyScheduleRequest: add', () => {
     expect(reply.text).toContain('2026-11-24T12:20:00+00:00');
   });
 
+  it('stores a pipeline to start, and the listing shows it with the prompt as its goal', async () => {
+    const job = await add({ pipeline: 'task', prompt: 'tidy the docs' });
+    expect(job).toMatchObject({ pipeline: 'task', prompt: 'tidy the docs' });
+    const listed = await apply({ action: 'list' });
+    expect(listed.text).toContain('  pipeline  task');
+    expect(listed.text).toContain('  goal      tidy the docs');
+  });
+
   it('stores the job with the command line as its creator, the conversation as its target and the delay as its time', async () => {
     const job = await add();
     expect(job).toMatchObject({
