@@ -2,8 +2,9 @@
  * Pipelines from the chat, through the real gateway process, the fake model and the fake Bot API:
  * the owner lists and starts one with /run, its progress is one message edited in place, its gate
  * is a row of buttons pressed by the owner (a group member's press is refused), its tool step runs
- * and the run's last answer is said; a run waiting at its gate when the gateway stops goes on
- * after the restart, saying so; /runs lists; a member without the shell tools may not start one;
+ * and the run's last answer is said; a run waiting at its gate when the gateway stops, and one
+ * whose gateway is killed in the middle of a step, go on after the restart, saying so; the model
+ * starts one with run_pipeline; a scheduled job starts one; /runs lists; a member without the shell tools may not start one;
  * a stranger gets the pairing answer.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -118,6 +119,35 @@ describe('pipelines from the chat', () => {
     telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:1`, messageId: again.messageId }));
     await messageStarting(admin, before, 'Draft: notes for 1.2');
     expect(readFileSync(join(workspace, 'published.txt'), 'utf8')).toBe('Publish the 1.2 notes\n');
+  });
+
+  it('a run whose gateway is killed mid-step goes on after the restart, running that step again', async () => {
+    const { telegram, model } = fakes;
+    // The draft step's model call hangs: the gateway dies (SIGKILL) in the middle of it.
+    let restarted = false;
+    let hanging = false;
+    model.setDefault((request) => {
+      if (!JSON.stringify(request.body.messages).includes('Draft the notes: Killed notes') || restarted) return { text: 'Draft: notes for 1.2' };
+      hanging = true;
+      return { text: 'never', hangMs: 60_000 };
+    });
+    let before = telegram.messages(admin).length;
+    chat.dm('/run release Killed notes');
+    const started = await messageStarting(admin, before, 'Started run ');
+    const id = /Started run ([0-9a-f]{6})/.exec(started.text)![1]!;
+    for (const until = Date.now() + wait; !hanging; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      if (Date.now() > until) throw new Error(`the draft step never called the model\n${gateway.output.all()}`);
+    }
+    await gateway.kill();
+    restarted = true;
+    before = telegram.messages(admin).length;
+    await start();
+    await messageStarting(admin, before, `Run ${id} of release was interrupted by a restart at draft: going on (draft runs again).`);
+    const question = await messageStarting(admin, before, `[${id}] Publish this draft?`);
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: `gate:${id}:0`, messageId: question.messageId }));
+    await messageStarting(admin, before, 'Draft: notes for 1.2');
+    expect(readFileSync(join(workspace, 'published.txt'), 'utf8')).toBe('Killed notes\n');
+    model.setDefault({ text: 'Draft: notes for 1.2' });
   });
 
   it('the model starts a pipeline with run_pipeline in the owner\'s DM; a group member is not offered the tool', async () => {
