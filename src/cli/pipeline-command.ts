@@ -61,14 +61,19 @@ export async function runPipelineCommand(args: string[]): Promise<number> {
   }
 }
 
-async function validateCommand(file: string, strict: boolean): Promise<number> {
-  let source: string;
+/** The DOT text of `file`, or undefined (said on stderr) when it cannot be read. */
+async function readSource(file: string): Promise<string | undefined> {
   try {
-    source = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch (error) {
     process.stderr.write(`operator pipeline: cannot read ${file}: ${errorMessage(error)}\n`);
-    return 1;
+    return undefined;
   }
+}
+
+async function validateCommand(file: string, strict: boolean): Promise<number> {
+  const source = await readSource(file);
+  if (source === undefined) return 1;
   try {
     const findings = validatePipeline(parsePipeline(source, file), { knownHandlers: runnableHandlers });
     for (const finding of findings) process.stdout.write(`${formatFinding(finding, file)}\n`);
@@ -84,13 +89,8 @@ async function validateCommand(file: string, strict: boolean): Promise<number> {
 async function runCommand(runtime: Runtime, given: string, values: { goal?: string; model?: string; profile?: string }): Promise<number> {
   // A name (`task`) is looked up like the chat's `/run task`; anything else is a file.
   const file = given.endsWith('.dot') || given.includes('/') ? given : (findPipeline(given, { home: runtime.home, profile: values.profile ?? 'default', builtin: runtime.builtin }) ?? given);
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch (error) {
-    process.stderr.write(`operator pipeline: cannot read ${file}: ${errorMessage(error)}\n`);
-    return 1;
-  }
+  const source = await readSource(file);
+  if (source === undefined) return 1;
   return drive(runtime, (options) => startRun(source, { ...options, file: resolve(file), goal: values.goal, model: values.model, origin: { from: 'terminal' }, onStarted: (record) => process.stdout.write(`Run ${record.id} of ${record.pipeline} started.\n`) }), values.profile);
 }
 

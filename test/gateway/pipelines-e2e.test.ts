@@ -21,18 +21,8 @@ const member = { id: 2002, first_name: 'Bea' };
 const group = -100999;
 const wait = 15_000;
 
-const release = `digraph release {
-  goal="Publish the notes"
-  start [shape=Mdiamond]
-  draft [prompt="Draft the notes: {goal}"]
-  approve [type="wait.human" label="Publish this draft?"]
-  publish [type="tool" tool_command="echo '{goal}' > published.txt"]
-  done [shape=Msquare]
-  start -> draft -> approve
-  approve -> publish [label="Publish"]
-  approve -> done [label="Drop"]
-  publish -> done
-}`;
+/** A draft, a gate (Publish / Drop) and a tool step that writes published.txt. */
+const release = readFileSync(join(import.meta.dirname, '../pipelines/fixtures/release-gate.dot'), 'utf8');
 
 describe('pipelines from the chat', () => {
   let fakes: TelegramGatewayFakes;

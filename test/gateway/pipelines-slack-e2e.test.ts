@@ -15,17 +15,8 @@ import { startSlackGatewayFakes, type SlackGatewayFakes } from '../helpers/slack
 const admin = { id: 'U0ADMIN01', name: 'Ada' };
 const adminDm = 'D0ADMIN01';
 
-const release = `digraph release {
-  start [shape=Mdiamond]
-  draft [prompt="Draft the notes: {goal}"]
-  approve [type="wait.human" label="Publish this draft?"]
-  publish [type="tool" tool_command="echo '{goal}' > published.txt"]
-  done [shape=Msquare]
-  start -> draft -> approve
-  approve -> publish [label="Publish"]
-  approve -> done [label="Drop"]
-  publish -> done
-}`;
+/** A draft, a gate (Publish / Drop) and a tool step that writes published.txt. */
+const release = readFileSync(join(import.meta.dirname, '../pipelines/fixtures/release-gate.dot'), 'utf8');
 
 describe('pipelines from Slack', () => {
   let fakes: SlackGatewayFakes;
