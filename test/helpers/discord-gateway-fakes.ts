@@ -19,9 +19,10 @@ export interface DiscordGatewayFakes {
   home: string;
   /**
    * Starts the gateway with the Discord users `admins` as admins and background reviews off;
-   * `env` adds to (or overrides) its environment (e.g. `OPERATOR_DM_POLICY`).
+   * `env` adds to (or overrides) its environment (e.g. `OPERATOR_DM_POLICY`); `cwd` is its tools'
+   * workspace (default the test runner's).
    */
-  startGateway(admins: readonly string[], env?: Readonly<Record<string, string>>): Promise<StartedGateway>;
+  startGateway(admins: readonly string[], env?: Readonly<Record<string, string>>, cwd?: string): Promise<StartedGateway>;
   /** Closes both servers and removes the home (stop the gateway first). */
   close(): Promise<void>;
 }
@@ -35,9 +36,10 @@ export async function startDiscordGatewayFakes(homePrefix: string): Promise<Disc
     model,
     discord,
     home,
-    startGateway: (admins, env = {}) =>
+    startGateway: (admins, env = {}, cwd) =>
       startGateway({
         home,
+        cwd,
         env: {
           ...fakeAnthropicEnv(model),
           DISCORD_BOT_TOKEN: discord.token,
