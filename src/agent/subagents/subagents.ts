@@ -8,20 +8,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { errorMessage } from '../../core/errors.ts';
 import { within } from '../../core/within.ts';
 import { emptyUsage, type Message } from '../../llm/types.ts';
 import type { Store } from '../../store/store.ts';
 import { SubagentError, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
 import type { ChangeRecorder } from '../../tools/changes/file-change.ts';
-import type { ToolContext, TurnContext } from '../../tools/tool.ts';
+import type { ToolContext } from '../../tools/tool.ts';
 import type { Agent } from '../agent.ts';
 import type { ApprovalRequest } from '../agent-options.ts';
 import type { Guardrail } from '../guardrail.ts';
 import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
 import { WorkerState } from './worker-state.ts';
+import { childTurn, failureWords, inside, shorten, taskInput } from './child-work.ts';
 
 /** What the factory is asked to make a child with. */
 export interface ChildSpec {
@@ -473,43 +474,4 @@ export class Subagents implements SubagentControl {
     if (!this.#parent) throw new SubagentError('Subagents are not available here.');
     return this.#parent;
   }
-}
-
-/** What a child is given to start: who it works for, then the task. */
-function taskInput(id: string, task: string): string {
-  return [
-    `[A task from the agent you work for; you are its subagent '${id}'. No person reads your messages: work with your tools,`,
-    'then answer with what you found or did, complete and to the point. Your final answer is all that agent gets back.]',
-    '',
-    task,
-  ].join('\n');
-}
-
-/** The child's turn: the caller's person and rights, nothing to send to the chat, its own working directory. */
-function childTurn(turn: TurnContext | undefined, cwd: string | undefined): TurnContext | undefined {
-  if (!turn) return undefined;
-  const workspace = turn.workspace && cwd ? { ...turn.workspace, cwd } : turn.workspace;
-  return { ...turn, workspace, attachFile: undefined };
-}
-
-function failureWords(record: SubagentRecord): string {
-  switch (record.status) {
-    case 'over-budget':
-      return 'was stopped: it used its token budget.';
-    case 'stopped':
-      return `was stopped (${record.error ?? 'stopped'}).`;
-    case 'interrupted':
-      return `was interrupted (${record.error ?? 'restart'}); send_input starts it again where it was.`;
-    default:
-      return `failed: ${record.error ?? 'unknown error'}`;
-  }
-}
-
-function inside(root: string, target: string): boolean {
-  const path = relative(root, target);
-  return path === '' || (!path.startsWith('..') && !isAbsolute(path));
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

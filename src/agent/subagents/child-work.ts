@@ -1,0 +1,50 @@
+/**
+ * What a child is given when it starts work, and how its end is told: the task's framing, the turn
+ * it works under (its starter's person and rights, in its own working directory), and the words
+ * `wait` uses for a child that did not finish.
+ */
+import { isAbsolute, relative } from 'node:path';
+import type { TurnContext } from '../../tools/tool.ts';
+import type { SubagentRecord } from './subagent-record.ts';
+
+/** What a child is given to start: who it works for, then the task. */
+export function taskInput(id: string, task: string): string {
+  return [
+    `[A task from the agent you work for; you are its subagent '${id}'. No person reads your messages: work with your tools,`,
+    'then answer with what you found or did, complete and to the point. Your final answer is all that agent gets back.]',
+    '',
+    task,
+  ].join('\n');
+}
+
+/** The child's turn: the caller's person and rights, nothing to send to the chat, its own working directory. */
+export function childTurn(turn: TurnContext | undefined, cwd: string | undefined): TurnContext | undefined {
+  if (!turn) return undefined;
+  const workspace = turn.workspace && cwd ? { ...turn.workspace, cwd } : turn.workspace;
+  return { ...turn, workspace, attachFile: undefined };
+}
+
+/** Why a child did not finish, for `wait`. */
+export function failureWords(record: SubagentRecord): string {
+  switch (record.status) {
+    case 'over-budget':
+      return 'was stopped: it used its token budget.';
+    case 'stopped':
+      return `was stopped (${record.error ?? 'stopped'}).`;
+    case 'interrupted':
+      return `was interrupted (${record.error ?? 'restart'}); send_input starts it again where it was.`;
+    default:
+      return `failed: ${record.error ?? 'unknown error'}`;
+  }
+}
+
+/** Whether `target` is `root` or inside it. */
+export function inside(root: string, target: string): boolean {
+  const path = relative(root, target);
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path));
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
