@@ -3,7 +3,6 @@
  * runs the terminal chat on stdin/stdout, with `/profile` and `/reload` on top of the chat's own
  * commands.
  */
-import { parseArgs } from 'node:util';
 import type { Agent } from '../agent/agent.ts';
 import type { BrowserConfig } from '../browser/browser-settings.ts';
 import type { DesktopConfig } from '../desktop/desktop-settings.ts';
@@ -16,6 +15,7 @@ import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { shadowedNote, shadowedSkills } from '../resources/skill-invocation.ts';
+import { parseCommandArgs } from './cli-options.ts';
 import { TerminalApprovals } from './terminal-approvals.ts';
 import { terminalCommandNames } from './terminal-skill-commands.ts';
 import { runTerminalChat } from './terminal-chat.ts';
@@ -40,11 +40,7 @@ const terminalPerson = 'local';
 
 /** Runs `operator chat [--profile NAME] [--session KEY]`; resolves to the exit code. */
 export async function runChatCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { profile: { type: 'string' }, session: { type: 'string' } },
-    strict: true,
-  });
+  const { values } = parseCommandArgs(args, { profile: { type: 'string' }, session: { type: 'string' } }, { positionals: false });
   const runtime = new Runtime({
     ...terminalToolConfig(),
     onReview: (outcome) => {

@@ -8,6 +8,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { loadConfig, platforms, renderConfigJsonSchema, type GatewayConfig, type LoadedConfig } from '../gateway/config/index.ts';
 import { hostAndPort, listenScope, resolveExposure, webhookSources, webTokenPath, webTokenVariable, type Exposure } from '../gateway/http/index.ts';
 import { operatorHome } from '../store/from-env.ts';
+import { parseCommandArgs, UsageError } from './cli-options.ts';
 
 /** The usage text of `operator config`. */
 export const configUsage = [
@@ -17,13 +18,11 @@ export const configUsage = [
   '  schema   print the JSON Schema of operator.json',
 ].join('\n');
 
-/** Runs `operator config <subcommand>`; resolves to the exit code. */
+/** Runs `operator config <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runConfigCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (rest.length > 0 || (subcommand !== 'check' && subcommand !== 'schema')) {
-    process.stderr.write(`Usage: ${configUsage}\n`);
-    return 2;
-  }
+  const [subcommand, ...rest] = parseCommandArgs(args, {}).positionals;
+  if (subcommand !== 'check' && subcommand !== 'schema') throw new UsageError(subcommand === undefined ? 'operator config needs a subcommand' : `unknown subcommand "${subcommand}"`);
+  if (rest.length > 0) throw new UsageError(`${subcommand} takes no arguments`);
   if (subcommand === 'schema') {
     process.stdout.write(renderConfigJsonSchema());
     return 0;

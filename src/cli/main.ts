@@ -3,6 +3,8 @@
  * this one only dispatches and prints help.
  */
 import { AgentError, errorMessage } from '../core/errors.ts';
+import { UsageError } from './cli-options.ts';
+import { loadEnvFiles } from './env-files.ts';
 
 /** A subcommand: a one-line summary, its usage text (or where to get it) and what it does. */
 interface Command {
@@ -14,7 +16,14 @@ interface Command {
 const commands: Record<string, Command> = {
   start: {
     summary: 'Start the gateway: the web chat, and Telegram when TELEGRAM_BOT_TOKEN is set',
-    usage: 'operator start\n\nReads OPERATOR_HOME/operator.json (or OPERATOR_CONFIG) and the environment; PORT sets the port (8787).',
+    usage: [
+      'operator start [--port N] [--host ADDRESS]',
+      '',
+      '  --port N          port to listen on, 1-65535 (default: PORT, else operator.json\'s port, else 8787)',
+      '  --host ADDRESS    address to listen on, e.g. 127.0.0.1, 0.0.0.0 or :: (default: HOST, else operator.json\'s host, else 127.0.0.1)',
+      '',
+      'Reads OPERATOR_HOME/operator.json (or OPERATOR_CONFIG) and the environment; --port and --host win over both.',
+    ].join('\n'),
     run: async (args) => (await import('./start-command.ts')).runStartCommand(args),
   },
   chat: {
@@ -42,6 +51,11 @@ const commands: Record<string, Command> = {
     usage: async () => (await import('./pipeline-command.ts')).pipelineUsage,
     run: async (args) => (await import('./pipeline-command.ts')).runPipelineCommand(args),
   },
+  doctor: {
+    summary: 'Check the setup: Node.js, configuration, OPERATOR_HOME, sandbox, store, browser, model and platforms',
+    usage: async () => (await import('./doctor-command.ts')).doctorUsage,
+    run: async (args) => (await import('./doctor-command.ts')).runDoctorCommand(args),
+  },
   pairing: { summary: 'Approve or list pairing codes of people asking to talk to the bot', usage: 'operator pairing approve CODE | list\n\n  approve CODE   let the person who got CODE talk to the bot in direct messages\n  list           pending codes and approved people', run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
 };
 
@@ -51,6 +65,9 @@ const environment = [
   '  OPENAI_API_KEY, OPENAI_BASE_URL         OpenAI or any OpenAI-compatible server (openai:<name>)',
   '  OPERATOR_MODEL                          model id or alias (default: sonnet with Anthropic, gpt-5.2 with OpenAI)',
   '  OPERATOR_HOME                           where sessions and settings live (default ~/.operator)',
+  '',
+  'A .env file in the working directory, then one in OPERATOR_HOME, adds the variables the environment',
+  'lacks (the environment wins over ./.env, which wins over OPERATOR_HOME/.env).',
 ].join('\n');
 
 function help(): string {
@@ -82,8 +99,14 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    // Every verb alike: the real environment > ./.env > OPERATOR_HOME/.env (see env-files.ts).
+    loadEnvFiles();
     return await command.run(rest);
   } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`operator ${name}: ${error.message}\n\nUsage: ${typeof command.usage === 'string' ? command.usage : await command.usage()}\n`);
+      return 2;
+    }
     const prefix = error instanceof AgentError ? `${error.category.toLowerCase()} error` : 'error';
     process.stderr.write(`operator: ${prefix}: ${errorMessage(error)}\n`);
     return 1;

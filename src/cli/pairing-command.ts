@@ -5,6 +5,7 @@
  */
 import { PairingBook, PairingError, type PairingPerson } from '../gateway/access/index.ts';
 import { createStoreFromEnv } from '../store/from-env.ts';
+import { parseCommandArgs, UsageError } from './cli-options.ts';
 
 /** The usage text of `operator pairing`. */
 export const pairingUsage = [
@@ -14,14 +15,12 @@ export const pairingUsage = [
   '  list           pending codes and approved people',
 ].join('\n');
 
-/** Runs `operator pairing <subcommand>`; resolves to the exit code. */
+/** Runs `operator pairing <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runPairingCommand(args: string[], env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
-  const [subcommand, ...rest] = args;
-  const valid = (subcommand === 'approve' && rest.length > 0) || (subcommand === 'list' && rest.length === 0);
-  if (!valid) {
-    process.stderr.write(`Usage: ${pairingUsage}\n`);
-    return 2;
-  }
+  const [subcommand, ...rest] = parseCommandArgs(args, {}).positionals;
+  if (subcommand !== 'approve' && subcommand !== 'list') throw new UsageError(subcommand === undefined ? 'operator pairing needs a subcommand' : `unknown subcommand "${subcommand}"`);
+  if (subcommand === 'approve' && rest.length === 0) throw new UsageError('approve needs the CODE the person was given');
+  if (subcommand === 'list' && rest.length > 0) throw new UsageError('list takes no arguments');
   if (env.OPERATOR_STORE?.trim() === 'memory') process.stderr.write('Note: OPERATOR_STORE=memory keeps nothing between processes; the gateway\'s pairings are not visible here.\n');
   const store = createStoreFromEnv(env);
   try {

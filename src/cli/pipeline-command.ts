@@ -7,7 +7,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import type { PipelineEvent } from '../pipelines/engine/pipeline-events.ts';
 import type { RunRecord } from '../pipelines/engine/run-record.ts';
@@ -16,6 +15,7 @@ import { formatFinding, hasErrors, validatePipeline } from '../pipelines/graph/v
 import { contextSummary, listRuns, PipelineInvalidError, resumeRun, runnableHandlers, startRun } from '../pipelines/pipeline-runner.ts';
 import { findPipeline } from '../pipelines/pipeline-files.ts';
 import { Runtime } from '../runtime/runtime.ts';
+import { parseCommandArgs, UsageError } from './cli-options.ts';
 import { createTerminalInterviewer } from './terminal-interviewer.ts';
 
 /** The usage text of `operator pipeline`. */
@@ -32,32 +32,29 @@ export const pipelineUsage = [
   '  list      the runs kept in the store, the latest first',
 ].join('\n');
 
-/** Runs `operator pipeline <subcommand>`; resolves to the exit code. */
+/** Runs `operator pipeline <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runPipelineCommand(args: string[]): Promise<number> {
-  const [subcommand, ...rest] = args;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { goal: { type: 'string' }, model: { type: 'string' }, profile: { type: 'string' }, strict: { type: 'boolean' } } });
-  } catch (error) {
-    process.stderr.write(`operator pipeline: ${errorMessage(error)}\n\nUsage: ${pipelineUsage}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const usage = () => {
-    process.stderr.write(`Usage: ${pipelineUsage}\n`);
-    return 2;
+  const parsed = parseCommandArgs(args, { goal: { type: 'string' }, model: { type: 'string' }, profile: { type: 'string' }, strict: { type: 'boolean' } });
+  const { values } = parsed;
+  const [subcommand, ...positionals] = parsed.positionals;
+  const takes = (count: number, what: string) => {
+    if (positionals.length !== count) throw new UsageError(`${subcommand} takes ${what}`);
   };
   switch (subcommand) {
     case 'validate':
-      return positionals.length === 1 ? validateCommand(positionals[0]!, values.strict === true) : usage();
+      takes(1, 'one FILE.dot');
+      return validateCommand(positionals[0]!, values.strict === true);
     case 'run':
-      return positionals.length === 1 ? withRuntime((runtime) => runCommand(runtime, positionals[0]!, values)) : usage();
+      takes(1, 'one FILE.dot or pipeline NAME');
+      return withRuntime((runtime) => runCommand(runtime, positionals[0]!, values));
     case 'resume':
-      return positionals.length === 1 ? withRuntime((runtime) => drive(runtime, (options) => resumeRun(positionals[0]!, options), values.profile)) : usage();
+      takes(1, 'one RUN_ID');
+      return withRuntime((runtime) => drive(runtime, (options) => resumeRun(positionals[0]!, options), values.profile));
     case 'list':
-      return positionals.length === 0 ? withRuntime(listCommand) : usage();
+      takes(0, 'no arguments');
+      return withRuntime(listCommand);
     default:
-      return usage();
+      throw new UsageError(subcommand === undefined ? 'operator pipeline needs a subcommand' : `unknown subcommand "${subcommand}"`);
   }
 }
 

@@ -4,7 +4,6 @@
  * are in OPERATOR_HOME/gateway.json); when no gateway runs, the jobs are changed in the store
  * directly. Either way the answers are the same (see `gateway/schedule-control.ts`).
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../gateway/config/index.ts';
 import { scheduleControlPath } from '../gateway/control/control-route.ts';
 import { isProcessRunning, readControlFile } from '../gateway/control/control-file.ts';
@@ -15,6 +14,7 @@ import { Scheduler } from '../gateway/scheduler/index.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { assertProfile } from '../runtime/profile-check.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
+import { parseCommandArgs, UsageError } from './cli-options.ts';
 
 /** The usage text of `operator schedule`. */
 export const scheduleUsage = [
@@ -42,15 +42,9 @@ export const scheduleUsage = [
 /** How long the gateway gets to answer. */
 const requestTimeoutMs = 30_000;
 
-/** Runs `operator schedule <subcommand>`; resolves to the exit code. */
+/** Runs `operator schedule <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runScheduleCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let parsed: { request: ScheduleRequest; json: boolean };
-  try {
-    parsed = parseScheduleArgs(args);
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\nUsage: ${scheduleUsage}\n`);
-    return 2;
-  }
+  const parsed = parseScheduleArgs(args);
   let reply = await sendToGateway(parsed.request, env);
   if (!reply) {
     reply = await applyToStore(parsed.request, env);
@@ -64,42 +58,38 @@ export async function runScheduleCommand(args: string[], env: NodeJS.ProcessEnv 
   return 0;
 }
 
-/** The request the arguments ask for; throws a message for the person typing them. */
+/** The request the arguments ask for; throws a {@link UsageError} for the person typing them. */
 export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; json: boolean } {
-  const [subcommand, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean' },
-      to: { type: 'string' },
-      at: { type: 'string' },
-      in: { type: 'string' },
-      every: { type: 'string' },
-      cron: { type: 'string' },
-      timezone: { type: 'string' },
-      name: { type: 'string' },
-      repeat: { type: 'string' },
-      missed: { type: 'string' },
-      profile: { type: 'string' },
-      pipeline: { type: 'string' },
-    },
+  const parsed = parseCommandArgs(args, {
+    json: { type: 'boolean' },
+    to: { type: 'string' },
+    at: { type: 'string' },
+    in: { type: 'string' },
+    every: { type: 'string' },
+    cron: { type: 'string' },
+    timezone: { type: 'string' },
+    name: { type: 'string' },
+    repeat: { type: 'string' },
+    missed: { type: 'string' },
+    profile: { type: 'string' },
+    pipeline: { type: 'string' },
   });
+  const { values } = parsed;
+  const [subcommand, ...positionals] = parsed.positionals;
   const addOnly = (['to', 'at', 'in', 'every', 'cron', 'timezone', 'name', 'repeat', 'missed', 'profile', 'pipeline'] as const).filter((name) => values[name] !== undefined);
   const json = values.json === true;
   switch (subcommand) {
     case 'list':
-      if (positionals.length > 0 || addOnly.length > 0) throw new Error('list takes no arguments besides --json');
+      if (positionals.length > 0 || addOnly.length > 0) throw new UsageError('list takes no arguments besides --json');
       return { request: { action: 'list' }, json };
     case 'add': {
-      if (values.to === undefined) throw new Error('add needs --to PLATFORM:CONVERSATION[:THREAD], the conversation the job runs in');
+      if (values.to === undefined) throw new UsageError('add needs --to PLATFORM:CONVERSATION[:THREAD], the conversation the job runs in');
       const prompt = positionals.join(' ').trim();
-      if (prompt === '') throw new Error('add needs a prompt: what the agent is asked to do when the job runs');
-      if (values.missed !== undefined && values.missed !== 'run_once' && values.missed !== 'skip') throw new Error(`--missed is run_once or skip, not "${values.missed}"`);
+      if (prompt === '') throw new UsageError('add needs a prompt: what the agent is asked to do when the job runs');
+      if (values.missed !== undefined && values.missed !== 'run_once' && values.missed !== 'skip') throw new UsageError(`--missed is run_once or skip, not "${values.missed}"`);
       const when = (['at', 'in', 'every', 'cron'] as const).filter((name) => values[name] !== undefined);
-      if (when.length !== 1) throw new Error(`add needs exactly one of --at, --in, --every, --cron${when.length > 1 ? `; got ${when.map((name) => `--${name}`).join(' and ')}` : ''}`);
-      if (values.repeat !== undefined && !/^\d+$/.test(values.repeat)) throw new Error(`--repeat takes a whole number, not "${values.repeat}"`);
+      if (when.length !== 1) throw new UsageError(`add needs exactly one of --at, --in, --every, --cron${when.length > 1 ? `; got ${when.map((name) => `--${name}`).join(' and ')}` : ''}`);
+      if (values.repeat !== undefined && !/^\d+$/.test(values.repeat)) throw new UsageError(`--repeat takes a whole number, not "${values.repeat}"`);
       const repeat = values.repeat === undefined ? undefined : Number(values.repeat);
       const { at, in: delay, every, cron, timezone, name, profile, pipeline } = values;
       const request = { action: 'add' as const, to: values.to, prompt, at, in: delay, every, cron, timezone, name, repeat, missed: values.missed as 'run_once' | 'skip' | undefined, profile, pipeline };
@@ -108,10 +98,10 @@ export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; j
     case 'rm':
     case 'pause':
     case 'resume':
-      if (positionals.length !== 1 || addOnly.length > 0) throw new Error(`${subcommand} takes one job id`);
+      if (positionals.length !== 1 || addOnly.length > 0) throw new UsageError(`${subcommand} takes one job id`);
       return { request: { action: subcommand, id: positionals[0]! }, json };
     default:
-      throw new Error(subcommand === undefined ? 'operator schedule needs a subcommand' : `unknown subcommand "${subcommand}"`);
+      throw new UsageError(subcommand === undefined ? 'operator schedule needs a subcommand' : `unknown subcommand "${subcommand}"`);
   }
 }
 

@@ -25,15 +25,40 @@ import { createGatewayApp, listen, type GatewayState } from '../gateway/server.t
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { operatorHome } from '../store/from-env.ts';
+import { settingSchemas } from '../gateway/config/schema.ts';
+import { parseCommandArgs, UsageError } from './cli-options.ts';
 import { platformChannels } from './platform-channels.ts';
 
-/** Runs the gateway until a signal stops it; resolves to the exit code. */
-export async function runStartCommand(_args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/** `--port` and `--host` of `operator start`, checked; each undefined when not given. */
+export function parseStartArgs(args: readonly string[]): { port?: number; host?: string } {
+  const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' } }, { positionals: false });
+  const result: { port?: number; host?: string } = {};
+  if (values.port !== undefined) {
+    const port = /^\d{1,5}$/.test(values.port.trim()) ? Number(values.port.trim()) : Number.NaN;
+    if (!(port >= 1 && port <= 65535)) throw new UsageError(`--port takes a port number from 1 to 65535, not "${values.port}"`);
+    result.port = port;
+  }
+  if (values.host !== undefined) {
+    const host = settingSchemas.host.safeParse(values.host.trim());
+    if (!host.success) throw new UsageError(`--host takes an address to listen on, e.g. 127.0.0.1, 0.0.0.0 or ::, not "${values.host}"`);
+    result.host = host.data;
+  }
+  return result;
+}
+
+/**
+ * Runs the gateway until a signal stops it; resolves to the exit code. `--port` and `--host` win
+ * over operator.json and the environment (PORT, HOST).
+ */
+export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now();
+  // Bad arguments stop the command before anything starts.
+  const listenOn = parseStartArgs(args);
   // Listened for from the first moment: a signal during start-up (or right after the banner)
   // must stop the gateway cleanly, not end the process with the default action.
   const signals = listenForStop();
-  const { config: loaded } = loadConfig(env);
+  const { config: configured } = loadConfig(env);
+  const loaded: GatewayConfig = { ...configured, ...listenOn };
   // Incomplete credentials stop the start here, before anything is running.
   const platforms = await platformChannels(env, loaded);
   const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded) });
