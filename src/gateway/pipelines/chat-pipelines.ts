@@ -4,14 +4,19 @@
  * work as the person who started it (their tools and workspace), its gates ask in the
  * conversation (see `chat-gates.ts`), and its progress is one message edited in place (the nodes
  * done, the current one). At the end the last answer (or the failure) is said. A run the gateway
- * left by stopping or crashing goes on after the next start, saying so.
+ * left by stopping or crashing goes on after the next start, saying so. The engine and the DOT
+ * parser load on the first run, not with the gateway (its start must stay light).
  */
+
+/** The pipeline runner, loaded on first use. */
+const runner = () => import('../../pipelines/pipeline-runner.ts');
 import type { ChannelAdapter, ConversationAddress } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PipelineEvent } from '../../pipelines/engine/pipeline-events.ts';
 import type { RunRecord } from '../../pipelines/engine/run-record.ts';
 import { findPipeline, listPipelines } from '../../pipelines/pipeline-files.ts';
-import { listRuns, resumeRun, startRun } from '../../pipelines/pipeline-runner.ts';
+import type { RunOptions } from '../../pipelines/pipeline-runner.ts';
+import { RunStore } from '../../pipelines/engine/run-record.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { TurnContext } from '../../tools/tool.ts';
 import { StatusMessage } from '../status-message.ts';
@@ -65,8 +70,8 @@ export class ChatPipelines {
     const origin: ChatOrigin = { from: 'chat', ...seat };
     return new Promise<string>((resolve, reject) => {
       let started = false;
-      const done = this.#drive(origin, (options) =>
-        startRun(source, {
+      const done = this.#drive(origin, async (options) =>
+        (await runner()).startRun(source, {
           ...options,
           file,
           goal: goal || undefined,
@@ -92,28 +97,28 @@ export class ChatPipelines {
 
   /** Goes on with run `id` of this conversation. */
   async resume(id: string, sessionKey: string): Promise<void> {
-    const record = (await listRuns(this.#options.runtime)).find((run) => run.id === id);
+    const record = (await this.#runs()).find((run) => run.id === id);
     const origin = record?.origin as ChatOrigin | undefined;
     if (!record || origin?.sessionKey !== sessionKey) throw new Error(`No run ${id} in this conversation.`);
     if (this.#live.has(id)) throw new Error(`Run ${id} is running.`);
     if (record.status === 'finished' || record.status === 'failed') throw new Error(`Run ${id} already ${record.status}.`);
-    void this.#drive(origin, (options) => resumeRun(id, options)).catch(() => undefined);
+    void this.#drive(origin, async (options) => (await runner()).resumeRun(id, options)).catch(() => undefined);
   }
 
   /** The runs of `sessionKey`, the latest first. */
   async runsOf(sessionKey: string): Promise<Omit<RunRecord, 'source'>[]> {
-    return (await listRuns(this.#options.runtime)).filter((run) => (run.origin as ChatOrigin | undefined)?.sessionKey === sessionKey);
+    return (await this.#runs()).filter((run) => (run.origin as ChatOrigin | undefined)?.sessionKey === sessionKey);
   }
 
   /** After a start: runs the last process left running (or waiting at a gate) go on, saying so. */
   async resumeInterrupted(): Promise<void> {
-    for (const run of await listRuns(this.#options.runtime)) {
+    for (const run of await this.#runs()) {
       const origin = run.origin as ChatOrigin | undefined;
       if (origin?.from !== 'chat' || (run.status !== 'running' && run.status !== 'waiting') || this.#live.has(run.id)) continue;
       const adapter = this.#options.adapterOf(origin.address.platform);
       if (!adapter) continue;
       await adapter.send(origin.address, { text: `Run ${run.id} of ${run.pipeline} was interrupted by a restart at ${run.currentNode}: going on (${run.currentNode} runs again).` }).catch(() => undefined);
-      void this.#drive(origin, (options) => resumeRun(run.id, options)).catch((error: unknown) => this.#options.log(`pipeline ${run.id} not resumed: ${errorMessage(error)}`));
+      void this.#drive(origin, async (options) => (await runner()).resumeRun(run.id, options)).catch((error: unknown) => this.#options.log(`pipeline ${run.id} not resumed: ${errorMessage(error)}`));
     }
   }
 
@@ -125,7 +130,12 @@ export class ChatPipelines {
   }
 
   /** Runs one run to its end with the chat as its Interviewer and a progress message. */
-  async #drive(origin: ChatOrigin, go: (options: Parameters<typeof startRun>[1]) => Promise<RunRecord>): Promise<RunRecord> {
+  /** Every stored run, the latest first (read without loading the engine). */
+  #runs(): Promise<Omit<RunRecord, 'source'>[]> {
+    return new RunStore(this.#options.runtime.store).list();
+  }
+
+  async #drive(origin: ChatOrigin, go: (options: RunOptions) => Promise<RunRecord>): Promise<RunRecord> {
     const { runtime, gates } = this.#options;
     const adapter = this.#options.adapterOf(origin.address.platform);
     if (!adapter) throw new Error(`no ${origin.address.platform} connection`);
