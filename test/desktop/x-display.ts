@@ -57,6 +57,20 @@ export async function startDisplay(width = 2000, height = 1250): Promise<TestDis
   }
   const { xvfb, number } = started;
   const display: XDisplay = { name: `:${number}` };
+  // Xvfb says its number once it listens, yet a client's first connection was refused twice in CI
+  // (a busy machine): the display is handed over only once a client could open it.
+  for (let tries = 0; ; tries++) {
+    try {
+      await runX('xwininfo', ['-root'], display);
+      break;
+    } catch (error) {
+      if (tries >= 50) {
+        await stopProcess(xvfb, 3_000);
+        throw error;
+      }
+      await sleep(100);
+    }
+  }
   const children: ChildProcess[] = [xvfb];
   const server: Server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
