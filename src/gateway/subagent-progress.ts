@@ -2,6 +2,7 @@
  * The subagents' progress in the chat: one message, one line per child of the turn, edited in
  * place as they move on, and a last time when the turn ends (see `status-message.ts`).
  */
+import { shorten } from '../core/shorten.ts';
 import type { SubagentLine } from '../agent/subagents/index.ts';
 import type { ChannelAdapter, ConversationAddress } from '../channels/types.ts';
 import { StatusMessage } from './status-message.ts';
@@ -44,6 +45,3 @@ export class SubagentProgress {
   }
 }
 
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

@@ -43,8 +43,3 @@ export function inside(root: string, target: string): boolean {
   const path = relative(root, target);
   return path === '' || (!path.startsWith('..') && !isAbsolute(path));
 }
-
-/** `text` cut to `max` characters with an ellipsis. */
-export function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

@@ -22,7 +22,8 @@ import type { Guardrail } from '../guardrail.ts';
 import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
 import { WorkerState } from './worker-state.ts';
-import { childTurn, failureWords, inside, shorten, taskInput } from './child-work.ts';
+import { childTurn, failureWords, inside, taskInput } from './child-work.ts';
+import { shorten } from '../../core/shorten.ts';
 
 /** What the factory is asked to make a child with. */
 export interface ChildSpec {

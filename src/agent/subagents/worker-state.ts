@@ -4,6 +4,7 @@
  * sign of a cause none of them can fix alone, is noticed). Bounded; kept in memory for the
  * parent's turn.
  */
+import { shorten } from '../../core/shorten.ts';
 import { toolCallFingerprint } from '../loop-detector.ts';
 
 /** One failed tool call of a child. */
@@ -93,6 +94,3 @@ export class WorkerState {
   }
 }
 
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
