@@ -105,14 +105,20 @@ export async function startDisplay(width = 2000, height = 1250): Promise<TestDis
     async close() {
       server.close();
       for (const child of children.reverse()) await stopProcess(child, 3_000);
-      await rm(scratch, { recursive: true, force: true });
+      // chromium's helpers may still be writing their profile for a moment after it exits.
+      await rm(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }
 
-/** Xvfb on display `number`, once it accepts clients; rejects when it exits first (the number is taken). */
+/**
+ * Xvfb on display `number`, once it accepts clients; rejects when it exits first (the number is
+ * taken). `-noreset`: an X server resets when its last client leaves and refuses connections
+ * while it does, so the probe's `xwininfo` leaving just as chromium arrived left a display no
+ * client could open for a moment (reproduced under CPU load).
+ */
 async function startXvfb(number: string, width: number, height: number): Promise<{ xvfb: ChildProcess; number: string }> {
-  const xvfb = spawn('Xvfb', [`:${number}`, '-displayfd', '1', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-nolisten', 'unix', '-listen', 'unix'], {
+  const xvfb = spawn('Xvfb', [`:${number}`, '-displayfd', '1', '-screen', '0', `${width}x${height}x24`, '-noreset', '-nolisten', 'tcp', '-nolisten', 'unix', '-listen', 'unix'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const ready = await new Promise<string>((resolve, reject) => {
