@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 /** Topic -> file, relative to the repository root. */
 const topics: [string, string][] = [
-  ['overview, commands, configuration, extensions', 'README.md'],
+  ['overview, quick start, commands', 'README.md'],
+  ['reference, one file per topic: configuration, platforms, profiles and extensions, tools, guardrails, security, scheduling, pipelines, storage, operations, deployment', 'docs'],
   ['how a turn works: lifecycle, retries, compaction, events', 'src/agent/README.md'],
   ['model providers, catalog, errors', 'src/llm/README.md'],
   ['sessions and their storage', 'src/session/README.md'],

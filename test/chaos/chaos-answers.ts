@@ -82,7 +82,7 @@ export interface ChaosCount {
   dangling: string[];
   /**
    * Unfinished previews the platform took moments before a kill and that were never edited: the
-   * process died before it heard their id, the one window no platform lets close (see README).
+   * process died before it heard their id, the one window no platform lets close (see docs/storage.md).
    */
   orphaned: string[];
   /** Other bot messages that are not a whole answer (a failure notice, a partial answer, another chat's tokens). */

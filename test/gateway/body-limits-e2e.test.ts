@@ -72,7 +72,7 @@ async function postEach(gateway: StartedGateway, cases: readonly { name: string;
   return results;
 }
 
-/** One line per result, in MiB, for the test's annotations (the figures the README quotes). */
+/** One line per result, in MiB, for the test's annotations (the figures docs/security.md quotes). */
 function describeResults(results: readonly { name: string; status: number; before: number; after: number }[]): string {
   const mib = (bytes: number) => (bytes / mebibyte).toFixed(1);
   return results.map((result) => `${result.name}: ${result.status}, RSS ${mib(result.before)} -> ${mib(result.after)} MiB`).join('; ');

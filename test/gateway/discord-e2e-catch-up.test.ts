@@ -45,7 +45,7 @@ describe('Discord: messages sent while the gateway was down', () => {
     discord.messageCreate({ channelId, content: `${mention} hi all` });
     await botMessage(channelId, 'Hello in the channel.');
     // A kill between Discord taking a reply and the gateway noting it would send that reply again
-    // (no send is idempotent here; README says so): the kill waits until it is noted.
+    // (no send is idempotent here; docs/storage.md says so): the kill waits until it is noted.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await gateway.kill();
     gateway = undefined;

@@ -63,7 +63,7 @@ describe('busy modes through the gateway', () => {
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === first), wait);
     // Killed once the preview has been edited: the gateway has seen it sent and noted it. (A kill
     // between Telegram taking a new message and the gateway hearing back cannot be told apart
-    // from a send that never happened; README says so.)
+    // from a send that never happened; docs/storage.md says so.)
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.startsWith('Second answer') && message.text.endsWith('…') && message.edits > 0), wait);
     await gateway.kill();
 

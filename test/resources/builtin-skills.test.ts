@@ -91,12 +91,13 @@ describe('built-in skills', () => {
     expect(invocable).toEqual(expect.arrayContaining(['plan', 'research', 'review', 'standup', 'summarize']));
   });
 
-  it('are the ones skills/README.md and README.md list', () => {
+  it('are the ones skills/README.md and docs/profiles-and-resources.md list', () => {
     expect(tableNames(readFileSync(join(skillsFolder, 'README.md'), 'utf8'))).toEqual(skillFolders);
-    const readme = readFileSync(join(builtinRoot, 'README.md'), 'utf8');
-    const start = readme.indexOf('### Built-in skills and knowledge');
+    const doc = readFileSync(join(builtinRoot, 'docs', 'profiles-and-resources.md'), 'utf8');
+    const start = doc.indexOf('\n## Built-in skills and knowledge\n');
     expect(start).toBeGreaterThan(-1);
-    const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+    const end = doc.indexOf('\n## ', start + 1);
+    const section = doc.slice(start, end === -1 ? undefined : end);
     expect(tableNames(section)).toEqual(skillFolders);
     for (const file of knowledgeFiles) expect(section, file).toContain(`\`${file}\``);
   });
