@@ -34,7 +34,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: vendorSdks, message: 'Channel adapters never import model SDKs.' },
-          { group: ['**/agent/**', '**/agent', '**/llm/**', '**/llm', '**/tools/**', '**/session/**'], message: 'Channel adapters never import agent, model, tool or session code (DESIGN: layers).' },
+          { group: ['**/agent/**', '**/agent', '**/llm/**', '**/llm', '**/tools/**', '**/session/**', '**/gateway/**', '**/gateway'], message: 'Channel adapters never import gateway, agent, model, tool or session code (DESIGN: layers).' },
         ],
       }],
     },

@@ -9,8 +9,8 @@ async function ruleIdsFor(code: string, filePath: string): Promise<string[]> {
 }
 
 describe('import boundaries (lint)', () => {
-  it('refuses agent, model, tool and session imports in a channel adapter', async () => {
-    for (const target of ['../../agent/agent.ts', '../../llm/types.ts', '../../tools/tool.ts', '../../session/session-tree.ts']) {
+  it('refuses gateway, agent, model, tool and session imports in a channel adapter', async () => {
+    for (const target of ['../../agent/agent.ts', '../../llm/types.ts', '../../tools/tool.ts', '../../session/session-tree.ts', '../../gateway/gateway.ts', '../../gateway/ops/ops-events.ts']) {
       const ids = await ruleIdsFor(`import type { X } from '${target}';\nexport type Y = X;\n`, 'src/channels/telegram/inbound.ts');
       expect(ids).toContain('no-restricted-imports');
     }

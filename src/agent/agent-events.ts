@@ -27,6 +27,10 @@ export type AgentOwnEvent =
   | { type: 'tool_result'; call: ToolCallPart; content: ToolResultContent[]; isError: boolean }
   /** Usage and cost of one model call. */
   | { type: 'model_usage'; model: string; usage: Usage; cost: Cost }
+  /** A background review's (or memory flush's) usage and cost, charged to this agent apart from its turns. */
+  | { type: 'review_usage'; model: string; usage: Usage; cost: Cost }
+  /** A subagent's model call, charged to this (its parent) agent's turn. */
+  | { type: 'subagent_usage'; model: string; usage: Usage; cost: Cost }
   /** The turn succeeded and everything it produced is written. */
   | { type: 'save_point'; sessionId: string }
   | { type: 'agent_end'; message: AssistantMessage | undefined; messages: Message[]; usage: Usage; cost: Cost; aborted: boolean }

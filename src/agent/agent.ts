@@ -162,6 +162,12 @@ export class Agent {
   /** Adds a background review's usage to this agent's review totals (shown apart in `/status`). */
   chargeReview(usage: Usage, cost: Cost): void {
     this.#spent.chargeReview(usage, cost);
+    this.#emitLocal({ type: 'review_usage', model: this.model, usage, cost });
+  }
+
+  /** Reports a subagent's model call as this agent's (`subagent_usage`; the records keep its totals). */
+  reportChildUsage(model: string, usage: Usage, cost: Cost): void {
+    this.#emitLocal({ type: 'subagent_usage', model, usage, cost });
   }
 
   /** Usage and cost of the background reviews of this agent object. */

@@ -13,6 +13,11 @@ export interface RetryPolicy {
   maxWaitMs: number;
   /** Waits (injectable for tests). */
   sleep(ms: number): Promise<void>;
+  /**
+   * Told of every rate-limit answer with the wait it asked for, before that wait is slept or
+   * given up on: each 429 once, for the log and the metrics. Must not throw.
+   */
+  onRateLimited?(waitMs: number): void;
 }
 
 /** The default {@link RetryPolicy}. */
@@ -36,8 +41,28 @@ export async function retryRateLimited<T>(policy: RetryPolicy, call: () => Promi
       return await call();
     } catch (error) {
       const waitMs = waitFor(error);
+      if (waitMs !== undefined) policy.onRateLimited?.(waitMs);
       if (waitMs === undefined || attempt >= policy.attempts || waitMs > policy.maxWaitMs) throw fail(error);
       await policy.sleep(waitMs);
     }
   }
+}
+
+/**
+ * The adapter's policy: the defaults, then the options given, with `report` told of every rate
+ * limit as well as (not instead of) any `onRateLimited` among the options.
+ *
+ * @example
+ * const policy = reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs));
+ */
+export function reportingRateLimits(options: Partial<RetryPolicy> | undefined, report: (waitMs: number) => void): RetryPolicy {
+  const given = options?.onRateLimited;
+  return {
+    ...defaultRetryPolicy,
+    ...options,
+    onRateLimited(waitMs) {
+      given?.(waitMs);
+      report(waitMs);
+    },
+  };
 }

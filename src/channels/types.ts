@@ -151,6 +151,21 @@ export interface OutboundMessage {
    * platform took a message, before it heard its id, is then not left with a second copy.
    */
   idempotencyKey?: string;
+  /**
+   * The message asks the person to approve this tool call (its buttons answer). An adapter that
+   * can show the call itself (the web chat's card) does; the others send `text`, which says it too.
+   */
+  approval?: ApprovalPrompt;
+}
+
+/** A tool call waiting for a person's approval, as the question about it shows it. */
+export interface ApprovalPrompt {
+  /** The tool's name (`shell`, `write_file`). */
+  tool: string;
+  /** The call's arguments, as the model gave them. */
+  arguments: Readonly<Record<string, unknown>>;
+  /** Why the guardrail asks. */
+  reason: string;
 }
 
 /** The platform ids of what was sent: one per chunk when a long message was split. */
@@ -201,7 +216,21 @@ export interface ChannelHandlers {
    * message again (Discord) reads their history for messages sent while it was not connected.
    */
   recentConversations?(since: number, limit: number): Promise<ConversationRef[]>;
+  /**
+   * Told when the connection to the platform drops and comes back, and when the platform
+   * answers with a rate limit (429): for the log and the metrics. Never given message content.
+   */
+  status?(status: ChannelStatus): void;
 }
+
+/** What an adapter reports about its link to the platform (see {@link ChannelHandlers.status}). */
+export type ChannelStatus =
+  /** The connection (websocket, long poll) was lost; `reason` says how, without secrets. */
+  | { kind: 'disconnected'; reason: string }
+  /** It works again after a `disconnected`. */
+  | { kind: 'reconnected' }
+  /** The platform asked to wait `retryAfterMs` before calling again. */
+  | { kind: 'rate_limited'; retryAfterMs: number };
 
 /** A conversation as the gateway knows it: its session, where it lives, and its scope. */
 export interface ConversationRef {
@@ -215,11 +244,25 @@ export interface ConversationRef {
   since?: number;
 }
 
+/**
+ * What the server knows of a request beyond the request itself (the connection it came on), for
+ * routes that need it (the admin console counts failed logins per client). Absent when the
+ * request came without a connection (`app.request()` in tests).
+ */
+export interface RouteConnection {
+  /** The client's address (behind a local reverse proxy, the address it forwarded), or `unknown`. */
+  clientAddress: string;
+  /** The port the request came in on, when known. */
+  localPort?: number;
+  /** Whether the browser speaks https to the gateway (directly or through a proxy that says so). */
+  https: boolean;
+}
+
 /** An HTTP route an adapter mounts on the gateway's server (webhooks, the web chat page). */
 export interface ChannelRoute {
   method: 'GET' | 'POST';
   path: string;
-  handler(request: Request): Promise<Response>;
+  handler(request: Request, connection?: RouteConnection): Promise<Response>;
 }
 
 /** A platform adapter. */

@@ -1,7 +1,7 @@
 /**
  * `operator chat`: builds the runtime from the environment, resolves the terminal's profile and
- * runs the terminal chat on stdin/stdout, with `/profile` and `/reload` on top of the chat's own
- * commands.
+ * runs the terminal chat on stdin/stdout, with `/profile` (which shows the persona) and `/reload`
+ * on top of the chat's own commands.
  */
 import type { Agent } from '../agent/agent.ts';
 import type { BrowserConfig } from '../browser/browser-settings.ts';
@@ -16,6 +16,7 @@ import type { ReloadReport } from '../runtime/profile-resources.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { shadowedNote, shadowedSkills } from '../resources/skill-invocation.ts';
 import { parseCommandArgs } from './cli-options.ts';
+import { describePersona, readProfilePersona } from './profile-persona.ts';
 import { TerminalApprovals } from './terminal-approvals.ts';
 import { terminalCommandNames } from './terminal-skill-commands.ts';
 import { runTerminalChat } from './terminal-chat.ts';
@@ -55,6 +56,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
     const approvals = new TerminalApprovals();
     const { agent, report } = await runtime.createAgent({ sessionKey: sessionKeyFor(profile), profile, requestApproval: approvals.request });
     reportProblems(report);
+    const persona = async (name: string) => describePersona(await readProfilePersona({ profile: name, home: runtime.home, builtin: runtime.builtin }));
     const shadowed = async (name: string) => shadowedSkills((await runtime.resources(name)).resources.skills, terminalCommandNames).map((skill) => shadowedNote(skill, name));
     for (const note of await shadowed(profile)) process.stderr.write(`operator: ${note}\n`);
 
@@ -62,6 +64,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
       agent,
       input: process.stdin,
       output: process.stdout,
+      env: process.env,
       signals: process,
       approvals,
       statusExtra: (active) => statusLines(current, active),
@@ -73,13 +76,14 @@ export async function runChatCommand(args: string[]): Promise<number> {
         }
         if (name !== 'profile') return undefined;
         const wanted = rest.trim();
-        if (!wanted) return { text: `  profile: ${current}` };
+        if (!wanted) return { text: [`  profile: ${current}`, ...(await persona(current))].join('\n') };
         try {
           const next = await runtime.createAgent({ sessionKey: sessionKeyFor(wanted), profile: wanted, requestApproval: approvals.request });
           await runtime.bindings.bindPerson(`terminal:${terminalPerson}`, wanted === 'default' ? undefined : wanted);
           current = wanted;
           reportProblems(next.report);
-          return { text: `  (profile ${wanted}; its own session continues from where it was)`, agent: next.agent };
+          const lines = [`  (profile ${wanted}; its own session continues from where it was)`, ...(await persona(wanted))];
+          return { text: lines.join('\n'), agent: next.agent };
         } catch (error) {
           return { text: `  error: ${errorMessage(error)}` };
         }

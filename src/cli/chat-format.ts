@@ -2,6 +2,7 @@
 import type { ContextUsage } from '../agent/extension-context.ts';
 import type { Cost } from '../llm/cost.ts';
 import type { ToolCallPart, Usage } from '../llm/types.ts';
+import { safeTerminalText } from './terminal-text.ts';
 
 const salientArguments = ['path', 'command', 'pattern', 'query', 'url', 'name'];
 
@@ -9,7 +10,8 @@ const salientArguments = ['path', 'command', 'pattern', 'query', 'url', 'name'];
 export function summarizeToolCall(call: ToolCallPart): string {
   const key = salientArguments.find((name) => typeof call.arguments[name] === 'string');
   const detail = key ? String(call.arguments[key]) : JSON.stringify(call.arguments);
-  const oneLine = detail.replace(/\s+/g, ' ');
+  // The model wrote the arguments: no control character of theirs reaches the terminal.
+  const oneLine = safeTerminalText(detail).replace(/\s+/g, ' ');
   return `${call.name} ${oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine}`.trim();
 }
 

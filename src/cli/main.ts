@@ -15,7 +15,7 @@ interface Command {
 
 const commands: Record<string, Command> = {
   start: {
-    summary: 'Start the gateway: the web chat, and Telegram when TELEGRAM_BOT_TOKEN is set',
+    summary: 'Start the gateway: the web chat, and Telegram, Discord and Slack where their tokens are set',
     usage: [
       'operator start [--port N] [--host ADDRESS]',
       '',
@@ -56,7 +56,12 @@ const commands: Record<string, Command> = {
     usage: async () => (await import('./doctor-command.ts')).doctorUsage,
     run: async (args) => (await import('./doctor-command.ts')).runDoctorCommand(args),
   },
-  pairing: { summary: 'Approve or list pairing codes of people asking to talk to the bot', usage: 'operator pairing approve CODE | list\n\n  approve CODE   let the person who got CODE talk to the bot in direct messages\n  list           pending codes and approved people', run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
+  admin: {
+    summary: 'Print a link that logs into the admin console (conversations, jobs, pairing, profiles, usage)',
+    usage: async () => (await import('./admin-command.ts')).adminUsage,
+    run: async (args) => (await import('./admin-command.ts')).runAdminCommand(args),
+  },
+  pairing: { summary: 'Approve, decline, revoke or list the people asking to talk to the bot', usage: async () => (await import('./pairing-command.ts')).pairingUsage, run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
 };
 
 const environment = [
@@ -65,6 +70,10 @@ const environment = [
   '  OPENAI_API_KEY, OPENAI_BASE_URL         OpenAI or any OpenAI-compatible server (openai:<name>)',
   '  OPERATOR_MODEL                          model id or alias (default: sonnet with Anthropic, gpt-5.2 with OpenAI)',
   '  OPERATOR_HOME                           where sessions and settings live (default ~/.operator)',
+  '  TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN,  the platforms (`operator start` says what else each needs)',
+  '    SLACK_BOT_TOKEN',
+  '  OPERATOR_LOG_LEVEL, OPERATOR_LOG_FORMAT debug|info|warn|error|silent; json|pretty (default: pretty on a terminal)',
+  '  OPERATOR_METRICS_TOKEN                  a bearer token for GET /metrics (the admin token works too)',
   '',
   'A .env file in the working directory, then one in OPERATOR_HOME, adds the variables the environment',
   'lacks (the environment wins over ./.env, which wins over OPERATOR_HOME/.env).',

@@ -1,45 +1,55 @@
 /**
- * `operator pairing approve CODE` lets the person who got CODE talk to the bot in direct
- * messages; `operator pairing list` shows codes waiting for approval and approved people. Works
- * on the store the environment configures, also while the gateway runs.
+ * `operator pairing`: approve, decline, revoke and list the people who asked to talk to the bot.
+ * Works on the store the environment configures, also while the gateway runs: the gateway reads
+ * approvals and revocations from the store on every message, and tells approved people within
+ * seconds (or when it next starts) from the notice an approval leaves there.
+ *
+ * `approve CODE --owner` also makes the person the bot's owner (an admin), and only on a bot that
+ * has no admin at all: a stranger cannot ask for it, and nobody can take over a bot that has one.
  */
-import { PairingBook, PairingError, type PairingPerson } from '../gateway/access/index.ts';
+import { PairingBook, PairingError, type PairingListing, type PairingPerson } from '../gateway/access/index.ts';
+import { loadConfig, type GatewayConfig } from '../gateway/config/index.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { createStoreFromEnv } from '../store/from-env.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
 
 /** The usage text of `operator pairing`. */
 export const pairingUsage = [
-  'operator pairing approve CODE | list',
+  'operator pairing list | approve CODE [--owner] | deny CODE | revoke PLATFORM:ID',
   '',
-  '  approve CODE   let the person who got CODE talk to the bot in direct messages',
-  '  list           pending codes and approved people',
+  '  list                  codes waiting for approval, approved and declined people, the owner',
+  '  approve CODE          let the person who got CODE talk to the bot in direct messages (they are told so)',
+  "  approve CODE --owner  also make them the bot's owner, an admin: only while the bot has no admin",
+  '                        (none in admins or OPERATOR_ADMINS, no owner yet)',
+  '  deny CODE             decline: the code is dropped and the person is refused for 24 hours,',
+  '                        then may ask for a new code',
+  "  revoke PLATFORM:ID    take an approval back (e.g. telegram:42): their direct messages are a stranger's again",
+  '',
+  'Works on the store of OPERATOR_HOME (or OPERATOR_STORE), also while the gateway runs.',
 ].join('\n');
+
+type Subcommand = 'list' | 'approve' | 'deny' | 'revoke';
 
 /** Runs `operator pairing <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runPairingCommand(args: string[], env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
-  const [subcommand, ...rest] = parseCommandArgs(args, {}).positionals;
-  if (subcommand !== 'approve' && subcommand !== 'list') throw new UsageError(subcommand === undefined ? 'operator pairing needs a subcommand' : `unknown subcommand "${subcommand}"`);
-  if (subcommand === 'approve' && rest.length === 0) throw new UsageError('approve needs the CODE the person was given');
-  if (subcommand === 'list' && rest.length > 0) throw new UsageError('list takes no arguments');
+  const { positionals, values } = parseCommandArgs(args, { owner: { type: 'boolean' } });
+  const [subcommand, ...rest] = positionals;
+  if (subcommand !== 'list' && subcommand !== 'approve' && subcommand !== 'deny' && subcommand !== 'revoke') {
+    throw new UsageError(subcommand === undefined ? 'operator pairing needs a subcommand' : `unknown subcommand "${subcommand}"`);
+  }
+  checkArguments(subcommand, rest, values.owner === true);
   if (env.OPERATOR_STORE?.trim() === 'memory') process.stderr.write('Note: OPERATOR_STORE=memory keeps nothing between processes; the gateway\'s pairings are not visible here.\n');
+  // The configuration says who the admins are; --owner needs it, the rest only uses it for hints.
+  const config = values.owner ? loadConfig(env).config : readConfig(env);
+  if (values.owner && config && config.admins.length > 0) {
+    process.stderr.write(`This bot already has ${config.admins.length === 1 ? 'an admin' : 'admins'} (${config.admins.join(', ')}): --owner is only for a bot without one. Add more admins to admins in operator.json (or OPERATOR_ADMINS).\n`);
+    return 1;
+  }
   const store = createStoreFromEnv(env);
   try {
     const book = new PairingBook(store, { now });
-    if (subcommand === 'approve') {
-      const person = await book.approve(rest.join(''));
-      process.stdout.write(`Paired ${describePerson(person)}: they can now talk to the bot in direct messages.\n`);
-      return 0;
-    }
-    const { pending, approved } = await book.list();
-    const lines = ['Waiting for approval:'];
-    if (pending.length === 0) lines.push('  none');
-    for (const request of pending) {
-      lines.push(`  ${request.code}  ${describePerson(request)}  asked ${minutes(now() - request.createdAt)} ago, expires in ${minutes(request.expiresAt - now())}`);
-    }
-    lines.push('Approved:');
-    if (approved.length === 0) lines.push('  none');
-    for (const person of approved) lines.push(`  ${describePerson(person)}  since ${new Date(person.approvedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
-    process.stdout.write(`${lines.join('\n')}\n`);
+    const output = await run(subcommand, rest, { book, config, owner: values.owner === true, now });
+    process.stdout.write(`${output.join('\n')}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof PairingError)) throw error;
@@ -50,10 +60,88 @@ export async function runPairingCommand(args: string[], env: NodeJS.ProcessEnv =
   }
 }
 
+function checkArguments(subcommand: Subcommand, rest: string[], owner: boolean): void {
+  if (owner && subcommand !== 'approve') throw new UsageError('--owner goes with approve only');
+  if (subcommand === 'list' && rest.length > 0) throw new UsageError('list takes no arguments');
+  if ((subcommand === 'approve' || subcommand === 'deny') && rest.length === 0) throw new UsageError(`${subcommand} needs the CODE the person was given`);
+  if (subcommand === 'revoke' && (rest.length !== 1 || !personPattern.test(rest[0]!))) throw new UsageError('revoke needs one PLATFORM:ID, e.g. telegram:42 (operator pairing list shows them)');
+}
+
+const personPattern = /^([a-z]+):(\S+)$/;
+
+interface Context {
+  book: PairingBook;
+  config: GatewayConfig | undefined;
+  owner: boolean;
+  now: () => number;
+}
+
+/** The subcommand's output lines. */
+async function run(subcommand: Subcommand, rest: string[], { book, config, owner, now }: Context): Promise<string[]> {
+  if (subcommand === 'list') return listLines(await book.list(), config, now());
+  if (subcommand === 'deny') {
+    const denied = await book.deny(rest.join(''));
+    const hours = Math.round((denied.until - denied.deniedAt) / 3_600_000);
+    return [`Declined ${describePerson(denied)}: code ${denied.code} is dropped. For ${hours} hours they are told their request was declined; then they may ask for a new code.`];
+  }
+  if (subcommand === 'revoke') {
+    const [, platform, userId] = personPattern.exec(rest[0]!)!;
+    const revoked = await book.revoke(platform!, userId!);
+    const lines = [`Revoked ${describePerson(revoked.person)}: their direct messages are treated like a stranger's again.${revoked.owner ? " They are no longer the bot's owner." : ''}`];
+    if (config?.admins.includes(`${platform}:${userId}`)) lines.push(`Note: ${platform}:${userId} is also in admins (operator.json or OPERATOR_ADMINS), which still lets them in: remove them there.`);
+    if (config?.allowlists[platform as keyof GatewayConfig['allowlists']]?.users.includes(userId!)) lines.push(`Note: ${userId} is also in allowlists.${platform}.users in operator.json, which still lets them in: remove them there.`);
+    return lines;
+  }
+  const hadOwner = (await book.owner()) !== undefined;
+  const person = await book.approve(rest.join(''), { owner });
+  const told = 'The gateway tells them so in their direct messages (within seconds while it runs, else when it next starts).';
+  if (owner) return [`Paired ${describePerson(person)} as the bot's owner: they are an admin now (admin commands such as /pair, and every tool in their direct messages).`, told];
+  const lines = [`Paired ${describePerson(person)}: they can now talk to the bot in direct messages.`, told];
+  if (config && config.admins.length === 0 && !hadOwner) {
+    const id = `${person.platform}:${person.userId}`;
+    lines.push(`This bot has no admin yet. To make ${id} its owner, add "${id}" to admins in operator.json (or OPERATOR_ADMINS) and restart the gateway.`);
+  }
+  return lines;
+}
+
+function listLines(listing: PairingListing, config: GatewayConfig | undefined, now: number): string[] {
+  const { pending, approved, denied, owner } = listing;
+  const lines = ['Waiting for approval:'];
+  if (pending.length === 0) lines.push('  none');
+  for (const request of pending) {
+    lines.push(`  ${request.code}  ${describePerson(request)}  asked ${minutes(now - request.createdAt)} ago, expires in ${minutes(request.expiresAt - now)}`);
+  }
+  lines.push('Approved:');
+  const isOwner = (person: PairingPerson) => owner?.platform === person.platform && owner.userId === person.userId;
+  if (approved.length === 0) lines.push('  none');
+  for (const person of approved) lines.push(`  ${describePerson(person)}  since ${utc(person.approvedAt)}${isOwner(person) ? '  (owner)' : ''}`);
+  if (denied.length > 0) lines.push('Declined:');
+  for (const person of denied) lines.push(`  ${describePerson(person)}  refused until ${utc(person.until)}`);
+  if (config && config.admins.length === 0 && !owner && pending.length > 0) {
+    lines.push('', "This bot has no admin yet: operator pairing approve CODE --owner makes that person the bot's owner.");
+  }
+  return lines;
+}
+
+/** The configuration, or `undefined` when it cannot be read (the hints that need it are left out). */
+function readConfig(env: NodeJS.ProcessEnv): GatewayConfig | undefined {
+  try {
+    return loadConfig(env).config;
+  } catch (error) {
+    if (error instanceof ConfigurationError) return undefined;
+    throw error;
+  }
+}
+
 /** `telegram:42 Ada Lovelace (@ada)`. */
 function describePerson(person: PairingPerson): string {
   const names = [person.name, person.username ? `(@${person.username})` : undefined].filter(Boolean).join(' ');
   return `${person.platform}:${person.userId}${names ? ` ${names}` : ''}`;
+}
+
+/** `2026-01-01 12:00 UTC`. */
+function utc(milliseconds: number): string {
+  return `${new Date(milliseconds).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function minutes(milliseconds: number): string {

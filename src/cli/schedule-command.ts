@@ -1,5 +1,5 @@
 /**
- * `operator schedule list|add|rm|pause|resume`: the scheduled jobs, from the command line. While
+ * `operator schedule list|add|rm|pause|resume|run`: the scheduled jobs, from the command line. While
  * the gateway runs, its scheduler holds the jobs, so the request goes to it (the URL and token
  * are in OPERATOR_HOME/gateway.json); when no gateway runs, the jobs are changed in the store
  * directly. Either way the answers are the same (see `gateway/schedule-control.ts`).
@@ -20,7 +20,7 @@ import { parseCommandArgs, UsageError } from './cli-options.ts';
 export const scheduleUsage = [
   'operator schedule list [--json]',
   '       operator schedule add --to PLATFORM:CONVERSATION[:THREAD] WHEN [options] PROMPT...',
-  '       operator schedule rm ID | pause ID | resume ID',
+  '       operator schedule rm ID | pause ID | resume ID | run ID',
   '',
   '  list              every job: state, conversation, schedule, next and last run (--json: as JSON)',
   '  add               a job in a conversation the bot has talked in, e.g. --to telegram:-1001234',
@@ -35,6 +35,7 @@ export const scheduleUsage = [
   '  rm ID             remove a job',
   '  pause ID          stop a job from running until it is resumed',
   '  resume ID         let a paused job run again',
+  '  run ID            run a job once now, besides its schedule (needs the running gateway)',
   '',
   'Works on the running gateway when there is one, else on the store (OPERATOR_HOME, OPERATOR_STORE).',
 ].join('\n');
@@ -98,6 +99,7 @@ export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; j
     case 'rm':
     case 'pause':
     case 'resume':
+    case 'run':
       if (positionals.length !== 1 || addOnly.length > 0) throw new UsageError(`${subcommand} takes one job id`);
       return { request: { action: subcommand, id: positionals[0]! }, json };
     default:

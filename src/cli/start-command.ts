@@ -27,6 +27,13 @@ import { Runtime } from '../runtime/runtime.ts';
 import { operatorHome } from '../store/from-env.ts';
 import { settingSchemas } from '../gateway/config/schema.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
+import { OpsEvents } from '../gateway/ops/ops-events.ts';
+import { createOpsLog } from '../gateway/ops/ops-log.ts';
+import { OpsMetrics } from '../gateway/ops/ops-metrics.ts';
+import { createMetricsRoute } from '../gateway/ops/metrics-route.ts';
+import { adminRoutes } from '../gateway/admin/admin-routes.ts';
+import { loadAdminToken } from '../gateway/admin/admin-token.ts';
+import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
 import { platformChannels } from './platform-channels.ts';
 
 /** `--port` and `--host` of `operator start`, checked; each undefined when not given. */
@@ -82,14 +89,24 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     reasoningEfforts: reasoningEffortsOf(config),
   });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
-  // Without a login the web chat is reachable from this machine alone: the owner's seat.
-  const gateway = new Gateway({ runtime, config, adapters, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });
-  let state: GatewayState = 'starting';
   // `operator schedule` reaches this gateway with the token it finds in OPERATOR_HOME/gateway.json.
   const token = newControlToken();
+  // The admin console (src/gateway/admin): its token is read or made now; the console loads on the first /admin request.
+  const adminToken = await loadAdminToken(env, operatorHome(env));
+  // One stream of events: the log (scrubbed of every secret the process knows) and the metrics read it.
+  const ops = new OpsEvents();
+  ops.subscribe(createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]) }).listener);
+  const gauges = { running: () => gateway.queue.running, queued: () => gateway.queue.pending - gateway.queue.running, conversations: () => gateway.conversations.size };
+  const metrics = new OpsMetrics(gauges);
+  ops.subscribe(metrics.listener);
+  // Without a login the web chat is reachable from this machine alone: the owner's seat.
+  const gateway = new Gateway({ runtime, config, adapters, ops, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });
+  let state: GatewayState = 'starting';
   const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gatewayScheduleControl(gateway), log: gateway.log });
   const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
-  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [control], edge);
+  const metricsRoute = createMetricsRoute({ metrics, tokens: () => [env.OPERATOR_METRICS_TOKEN, adminToken.token] });
+  const admin = adminRoutes({ gateway, token: adminToken.token, ready: () => state === 'ready', secrets: [token, webToken?.token ?? ''] });
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [control, metricsRoute, ...admin], edge);
   const host = config.host.replace(/^\[(.*)\]$/, '$1');
   const server = await listen(app, config.port, host).catch(async (error: unknown) => {
     await runtime.close();
@@ -114,11 +131,14 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
   runtime.warm();
   gateway.registerMenus();
+  void metrics.load().catch((error: unknown) => gateway.log(`metrics not available: ${errorMessage(error)}`));
+  ops.emit({ type: 'gateway.started', durationMs: Math.round(performance.now() - started), channels: [...gateway.adapters.keys()] });
 
   const log = (line: string) => process.stdout.write(`${line}\n`);
   // One write, so whoever reads the output sees the whole banner at once.
   const banner = [`operator is running (ready in ${Math.round(performance.now() - started)} ms)`, `  web chat: ${webChatUrl(host, server.port)}`];
   banner.push(...edgeBanner({ host, port: server.port, exposure, token: webToken?.source, webPolicyConfigured: loaded.dmPolicy.web !== undefined }));
+  banner.push(`  admin console: ${webChatUrl(host, server.port)}admin (\`operator admin url\` prints a login link)`);
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
   banner.push(`  browser: ${describeBrowserSetup(config.browser)}`);
@@ -135,6 +155,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   return new Promise<number>((resolve) => {
     signals.onStop(async () => {
       state = 'stopping';
+      ops.emit({ type: 'gateway.stopping' });
       log(`operator: finishing the answers in progress (up to ${config.shutdownGraceSeconds} s), then stopping; a second signal stops at once`);
       await removeControlFile(runtime.home, token).catch(() => undefined);
       await gateway.stop({ graceMs: config.shutdownGraceSeconds * 1000 });

@@ -1,6 +1,8 @@
 /**
- * The terminal channel: a person types, the agent's answer streams back, tool calls show as
- * one-line summaries. Ctrl+C aborts a running turn; a second Ctrl+C in a row exits.
+ * The terminal channel: a person types, the agent's answer streams back rendered from Markdown,
+ * tool calls show as one-line summaries (a failed one with its error's first line). Slash commands
+ * the chat does not know are refused, never sent to the model. Ctrl+C aborts a running turn; a
+ * second Ctrl+C in a row exits.
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -9,8 +11,14 @@ import type { AgentEvent } from '../agent/agent-events.ts';
 import { errorMessage } from '../core/errors.ts';
 import { reasoningEfforts } from '../llm/types.ts';
 import { formatStatus, summarizeToolCall } from './chat-format.ts';
+import { messageText, parseSlashCommand, unknownCommandText } from './slash-command.ts';
 import type { TerminalApprovals } from './terminal-approvals.ts';
-import { terminalSkillHelp, terminalSkillRun } from './terminal-skill-commands.ts';
+import { terminalDisplay } from './terminal-display.ts';
+import { renderTerminalMarkdown } from './terminal-markdown.ts';
+import { TerminalMarkdownStream } from './terminal-markdown-stream.ts';
+import { terminalCommandNames, terminalSkillHelp, terminalSkillNames, terminalSkillRun } from './terminal-skill-commands.ts';
+import { terminalStyle } from './terminal-style.ts';
+import { toolErrorLine } from './tool-error-line.ts';
 import type { Skill } from '../resources/types.ts';
 import { diffCommand, undoCommand } from '../tools/changes/changes-command.ts';
 
@@ -33,7 +41,10 @@ export interface TerminalChatOptions {
   /** Extra lines for `/status` (profile, reviews, truncations). */
   statusExtra?: (agent: Agent) => Promise<string[]> | string[];
   input: Readable;
+  /** Where the chat writes; colours and in-place rendering only on a terminal (see `terminal-display.ts`). */
   output: Writable;
+  /** Read for NO_COLOR and TERM; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Emits `SIGINT` (the process, in real use). */
   signals: { on(event: 'SIGINT', listener: () => void): unknown; off(event: 'SIGINT', listener: () => void): unknown };
 }
@@ -48,16 +59,25 @@ const helpText = [
   "/undo           undo the agent's last file change; /undo turn, /undo file PATH; add force to overwrite",
   '/diff           the file changes that stand, as a diff',
   '/exit           quit (or Ctrl+C twice, Ctrl+D)',
+  '',
+  'Any other /word is refused as an unknown command; start a line with // to send it as text (//tmp is full).',
 ].join('\n');
 
 /** Runs the chat until the input ends or the person exits; resolves to the exit code. */
 export async function runTerminalChat(options: TerminalChatOptions): Promise<number> {
   const { output } = options;
   let agent = options.agent;
-  const write = (text: string) => void output.write(text);
+  let atLineStart = true;
+  const write = (text: string) => {
+    if (text === '') return;
+    output.write(text);
+    atLineStart = text.endsWith('\n');
+  };
+  const display = terminalDisplay(output, options.env ?? process.env);
+  const style = terminalStyle(display.color);
+  const answer = new TerminalMarkdownStream({ write, render: (markdown) => renderTerminalMarkdown(markdown, style), screen: display.screen });
   const lines = createInterface({ input: options.input, terminal: false });
   let busy = false;
-  let atLineStart = true;
   let interrupts = 0;
   let finish!: (code: number) => void;
   const done = new Promise<number>((resolve) => (finish = resolve));
@@ -66,15 +86,17 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
   function render(event: AgentEvent): void {
     switch (event.type) {
       case 'text_delta':
-        write(event.text);
-        atLineStart = event.text.endsWith('\n');
+        answer.push(event.text);
+        break;
+      case 'message_end':
+        if (event.message.role === 'assistant') answer.finish();
         break;
       case 'tool_execution_start':
         newline();
         write(`  > ${summarizeToolCall(event.call)}\n`);
         break;
       case 'tool_execution_end':
-        if (event.isError) write(`  ! ${event.call.name}: ${firstLine(event.output)}\n`);
+        if (event.isError) write(`  ! ${event.call.name}: ${toolErrorLine(event.output)}\n`);
         break;
       case 'retry_start':
         newline();
@@ -90,9 +112,10 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
         break;
     }
   }
+  /** Ends the answer's text (writing what is left of it) and starts a fresh line. */
   function newline(): void {
+    answer.finish();
     if (!atLineStart) write('\n');
-    atLineStart = true;
   }
 
   const onInterrupt = () => {
@@ -115,50 +138,69 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
 
   const queue: string[] = [];
   async function handle(line: string): Promise<void> {
-    const text = line.trim();
-    if (!text) return;
-    if (text === '/exit' || text === '/quit') return finish(0);
-    if (text === '/help') return void write(`${[helpText, ...terminalSkillHelp((await options.skills?.(agent)) ?? [])].join('\n')}\n`);
-    if (text === '/new') {
-      const tree = await agent.newSession();
-      await agent.closeSurfaces();
-      await agent.options.subagents?.closeAll();
-      return void write(`  (new session ${tree.id})\n`);
-    }
-    if (text === '/status') {
-      const extra = (await options.statusExtra?.(agent)) ?? [];
-      const status = formatStatus(agent.model, (await agent.session()).id, await agent.sessionStats(), await agent.getContextUsage());
-      return void write(`${[status, ...extra].join('\n')}\n`);
-    }
-    if (text === '/undo' || text.startsWith('/undo ') || text === '/diff') {
-      const log = agent.options.changes;
-      if (!log) return void write('  (this chat keeps no file changes)\n');
-      const cwd = agent.options.cwd ?? process.cwd();
-      const answer = text === '/diff' ? (await diffCommand(log, cwd)).text : await undoCommand(log, text.slice('/undo'.length), cwd);
-      return void write(`${answer}\n`);
-    }
-    if (text === '/think' || text.startsWith('/think ')) return void write(`${think(agent, text.slice('/think'.length))}\n`);
-    if (text === '/compact') {
-      const entry = await agent.runCompaction();
-      return void write(entry ? `  (compacted: ${entry.tokensBefore} tokens summarized)\n` : '  (nothing to compact yet)\n');
-    }
-    if (text.startsWith('/') && options.commands) {
-      const [name = '', ...rest] = text.slice(1).split(/\s+/);
-      const handled = await options.commands(name, rest.join(' '), agent);
-      if (handled) {
-        if (handled.agent && handled.agent !== agent) {
-          unsubscribe();
-          agent = handled.agent;
-          unsubscribe = agent.subscribe((event) => render(event));
-        }
-        return void write(`${handled.text}\n`);
+    if (!line.trim()) return;
+    const command = parseSlashCommand(line);
+    if (command) return runCommand(command.name, command.args);
+    await runTurn(messageText(line)!);
+  }
+
+  async function runCommand(name: string, args: string): Promise<void> {
+    switch (name) {
+      case 'exit':
+      case 'quit':
+        return finish(0);
+      case 'help':
+        return void write(`${[helpText, ...terminalSkillHelp(await skills())].join('\n')}\n`);
+      case 'new': {
+        const tree = await agent.newSession();
+        await agent.closeSurfaces();
+        await agent.options.subagents?.closeAll();
+        return void write(`  (new session ${tree.id})\n`);
+      }
+      case 'status': {
+        const extra = (await options.statusExtra?.(agent)) ?? [];
+        const status = formatStatus(agent.model, (await agent.session()).id, await agent.sessionStats(), await agent.getContextUsage());
+        return void write(`${[status, ...extra].join('\n')}\n`);
+      }
+      case 'undo':
+      case 'diff': {
+        const log = agent.options.changes;
+        if (!log) return void write('  (this chat keeps no file changes)\n');
+        const cwd = agent.options.cwd ?? process.cwd();
+        const text = name === 'diff' ? (await diffCommand(log, cwd)).text : await undoCommand(log, args, cwd);
+        return void write(`${text}\n`);
+      }
+      case 'think':
+        return void write(`${think(agent, args)}\n`);
+      case 'compact': {
+        const entry = await agent.runCompaction();
+        return void write(entry ? `  (compacted: ${entry.tokensBefore} tokens summarized)\n` : '  (nothing to compact yet)\n');
       }
     }
-    const run = text.startsWith('/') && options.skills ? terminalSkillRun(text, await options.skills(agent)) : undefined;
-    if (run) write(`  (running the skill ${run.skill.name})\n`);
+    const handled = await options.commands?.(name, args, agent);
+    if (handled) {
+      if (handled.agent && handled.agent !== agent) {
+        unsubscribe();
+        agent = handled.agent;
+        unsubscribe = agent.subscribe((event) => render(event));
+      }
+      return void write(`${handled.text}\n`);
+    }
+    const available = await skills();
+    const run = terminalSkillRun({ name, args }, available);
+    if (!run) return void write(`${unknownCommandText(name, [...terminalCommandNames, ...terminalSkillNames(available)])}\n`);
+    write(`  (running the skill ${run.skill.name})\n`);
+    await runTurn(run.input);
+  }
+
+  async function skills(): Promise<readonly Skill[]> {
+    return (await options.skills?.(agent)) ?? [];
+  }
+
+  async function runTurn(input: string): Promise<void> {
     busy = true;
     try {
-      const result = await agent.invoke(run ? run.input : text);
+      const result = await agent.invoke(input);
       newline();
       if (result.aborted) write('  (turn aborted)\n');
     } finally {
@@ -184,19 +226,19 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
   }
 
   let inputClosed = false;
-  options.approvals?.attach((text) => {
-    write(text);
-    atLineStart = false;
-  });
+  options.approvals?.attach(write);
   lines.on('line', (line) => {
     interrupts = 0;
+    // The terminal echoed what was typed where the answer was streaming.
+    answer.interrupt();
     if (options.approvals?.answer(line)) {
       atLineStart = true;
       return;
     }
-    if (busy && line.trim() && !line.trim().startsWith('/')) {
+    const message = line.trim() ? messageText(line) : undefined;
+    if (busy && message !== undefined) {
       // Typed while the agent works: answered right after the current turn.
-      agent.followUp(line.trim());
+      agent.followUp(message);
       write('  (queued)\n');
       return;
     }
@@ -235,7 +277,3 @@ function think(agent: Agent, args: string): string {
   return `  (thinking ${wanted}${note(wanted)})`;
 }
 
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
-}

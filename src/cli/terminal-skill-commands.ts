@@ -6,6 +6,7 @@
 import { findUserSkill, skillCommands } from '../resources/skill-invocation.ts';
 import { skillInvocationInput } from '../resources/skill-invocation-input.ts';
 import type { Skill } from '../resources/types.ts';
+import type { SlashCommand } from './slash-command.ts';
 
 /** The terminal chat's own commands (with `/profile` and `/reload` from `operator chat`). */
 export const terminalCommandNames: readonly string[] = ['help', 'new', 'compact', 'status', 'profile', 'think', 'reload', 'undo', 'diff', 'exit', 'quit'];
@@ -17,12 +18,16 @@ export interface TerminalSkillRun {
   input: string;
 }
 
-/** The skill run a typed `line` asks for, or undefined when it is not a skill command. */
-export function terminalSkillRun(line: string, skills: readonly Skill[]): TerminalSkillRun | undefined {
-  const match = /^\/([A-Za-z0-9_-]+)(?:\s+([\s\S]*))?$/.exec(line.trim());
-  if (!match || terminalCommandNames.includes(match[1]!.toLowerCase())) return undefined;
-  const skill = findUserSkill(match[1]!, skills);
-  return skill ? { skill, input: skillInvocationInput(skill, match[2] ?? '') } : undefined;
+/** The skill run a typed `command` asks for, or undefined when it is not a skill command. */
+export function terminalSkillRun(command: SlashCommand, skills: readonly Skill[]): TerminalSkillRun | undefined {
+  if (terminalCommandNames.includes(command.name)) return undefined;
+  const skill = findUserSkill(command.name, skills);
+  return skill ? { skill, input: skillInvocationInput(skill, command.args) } : undefined;
+}
+
+/** The names of the skill commands of `skills` (as `/help` lists them). */
+export function terminalSkillNames(skills: readonly Skill[]): string[] {
+  return skillCommands(skills, terminalCommandNames).map((skill) => skill.name);
 }
 
 /** The `/help` lines for the skill commands of `skills` (none when there are none). */

@@ -33,8 +33,10 @@ export const bodyLimits = {
    * room for the JSON around it.
    */
   webChat: 512 * kibibyte,
-  /** `POST /web/login`: a token in a form or in JSON (a generated one is 43 characters). */
+  /** `POST /web/login` and `POST /admin/login`: a token in a form or in JSON (a generated one is 43 characters). */
   webLogin: 4 * kibibyte,
+  /** `POST /admin/api/*`: the admin console's actions (JSON: a job id, a pairing code, a profile name). */
+  adminConsole: 16 * kibibyte,
 } as const;
 
 /** The name of a route's limit in {@link bodyLimits}. */

@@ -21,6 +21,8 @@ export interface SessionQueue {
   readonly running: number;
   /** Tasks whose key is free but that wait for a running slot. */
   readonly waiting: number;
+  /** Every task not yet settled, across all keys: running, waiting for a slot or behind its key's earlier tasks. */
+  readonly pending: number;
 }
 
 /** Options of {@link createSessionQueue}. */
@@ -88,6 +90,7 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
   if (!(perGroup >= 1)) throw new RangeError(`maxRunningPerGroup must be at least 1, got ${perGroup}`);
   let running = 0;
   let waitingCount = 0;
+  let pending = 0;
   let order = 0;
   /** Per group: its running count and its waiting tasks (groups are few: the providers). */
   const groups = new Map<string, Waiters>();
@@ -159,9 +162,11 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
       }
       const current = lane;
       current.size++;
+      pending++;
       // Counted down before the caller sees the outcome: after `await run()`, size() is current.
       const finish = () => {
         current.size--;
+        pending--;
         if (current.size === 0 && lanes.get(key) === current) lanes.delete(key);
       };
       const outcome = current.tail
@@ -196,6 +201,9 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
     },
     get waiting() {
       return waitingCount;
+    },
+    get pending() {
+      return pending;
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter, CommandInfo, InboundMessage, OutboundMessage } from '../channels/types.ts';
 import { diffCommand, undoCommand } from './change-commands.ts';
 import { subagentStatus } from './subagent-status.ts';
+import { formatCost, formatCount, formatTokens, plural } from './status-format.ts';
 import { answerGateCommand, listRunsCommand, runPipelineCommand } from './pipelines/pipeline-commands.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
@@ -18,7 +19,8 @@ import type { Gateway } from './gateway.ts';
 import { formatAddress } from './known-conversations.ts';
 import { describeJobs } from './schedule-tool.ts';
 import { jobLabel, ScheduleError } from './scheduler/index.ts';
-import { shadowedLines, skillHelpLines, skillsFor } from './skill-commands.ts';
+import { skillHelpLines, skillsFor } from './skill-commands.ts';
+import { describeReload, reloadNotes, reportReload } from './profile-reload.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -74,14 +76,14 @@ const commands: Command[] = [
       const lines = [
         `Model: ${agent.model}`,
         `Profile: ${conversation.profile}`,
-        `Context: ${context.tokens.toLocaleString('en-US')} of ${context.contextWindow.toLocaleString('en-US')} tokens (${(context.fraction * 100).toFixed(1)}%)`,
-        `Tokens: ${stats.usage.input} in, ${stats.usage.output} out, ${stats.usage.cacheRead} from cache; cost $${stats.cost.total.toFixed(4)} over ${stats.calls} calls`,
+        `Context: ${formatCount(context.tokens)} of ${formatTokens(context.contextWindow)} (${(context.fraction * 100).toFixed(1)}%)`,
+        `Tokens: ${formatCount(stats.usage.input)} in, ${formatCount(stats.usage.output)} out, ${formatCount(stats.usage.cacheRead)} from cache; cost ${formatCost(stats.cost.total)} over ${formatCount(stats.calls)} ${plural(stats.calls, 'call')}`,
         `Queue: ${agent.phase === 'turn' ? 'answering' : 'idle'}${agent.hasPendingMessages() ? ', messages waiting' : ''}`,
       ];
-      if (reviews.reviews > 0) lines.push(`Memory reviews: ${reviews.reviews}, ${reviews.usage.input + reviews.usage.cacheRead} tokens in, $${reviews.cost.total.toFixed(4)}`);
+      if (reviews.reviews > 0) lines.push(`Memory reviews: ${formatCount(reviews.reviews)}, ${formatCount(reviews.usage.input + reviews.usage.cacheRead)} tokens in, ${formatCost(reviews.cost.total)}`);
       if (agent.options.subagents) lines.push(...subagentStatus(await agent.options.subagents.list()));
       for (const cut of agent.promptTruncations) lines.push(`Prompt cut: ${cut}`);
-      if (failures.length > 0) lines.push(`Undelivered replies: ${failures.length} (last: ${failures.at(-1)!.error})`);
+      if (failures.length > 0) lines.push(`Undelivered replies: ${formatCount(failures.length)} (last: ${failures.at(-1)!.error})`);
       return lines.join('\n');
     },
   },
@@ -92,7 +94,7 @@ const commands: Command[] = [
     async run({ gateway, message }) {
       const conversation = await gateway.conversations.get(message);
       const entry = await gateway.queue.run(message.sessionKey, () => conversation.agent.runCompaction());
-      return entry ? `Summarized ${entry.tokensBefore.toLocaleString('en-US')} tokens of earlier conversation.` : 'Nothing to summarize yet.';
+      return entry ? `Summarized ${formatTokens(entry.tokensBefore)} of earlier conversation.` : 'Nothing to summarize yet.';
     },
   },
   {
@@ -152,7 +154,9 @@ const commands: Command[] = [
     adminOnly: true,
     async run({ gateway, args }) {
       const approved = await gateway.access.approvePairing(args.trim());
-      return `Paired: ${approved.platform}:${approved.userId}${approved.name ? ` (${approved.name})` : ''}.`;
+      // Told at once rather than at the next sweep (which would find the notice just the same).
+      await gateway.notifier.sweep();
+      return `Paired: ${approved.platform}:${approved.userId}${approved.name ? ` (${approved.name})` : ''}. I'm letting them know they can talk to me now.`;
     },
   },
   {
@@ -161,12 +165,10 @@ const commands: Command[] = [
     adminOnly: true,
     async run({ gateway, message }) {
       const conversation = await gateway.conversations.get(message);
+      // Worded by profile-reload.ts, which the admin console's reload shares.
       const report = (await conversation.agent.reload()) as ReloadReport | undefined;
-      if (!report) return 'Reloaded.';
-      const lines = [`Reloaded ${report.profile}: ${report.loaded.skills} skills, ${report.loaded.knowledge} knowledge files, ${report.loaded.guardrails} guardrails.`];
-      lines.push(...(report.changed.length > 0 ? report.changed.map((change) => `Changed ${change}`) : ['Nothing changed.']));
-      for (const problem of report.problems) lines.push(`Problem: ${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`);
-      return lines.join('\n');
+      reportReload(gateway.ops, report, `${message.address.platform}:${message.sender.id}`, { platform: message.address.platform, conversation: message.sessionKey });
+      return describeReload(report);
     },
   },
 ];
@@ -296,9 +298,5 @@ async function skillHelp(gateway: Gateway, message: InboundMessage): Promise<str
 /** What `/reload` adds: skills hidden by a command of the same name, and command menus registered again. */
 async function afterReload(gateway: Gateway, message: InboundMessage): Promise<string[]> {
   const conversation = await gateway.conversations.get(message);
-  const skills = await skillsFor(gateway, message);
-  const lines = shadowedLines(skills, commandList.map((command) => command.name), conversation.profile);
-  const updated = await gateway.menus.update(gateway.adapters.values());
-  if (updated.length > 0) lines.push(`Command menus updated (${updated.join(', ')}).`);
-  return lines;
+  return reloadNotes(gateway, conversation.profile);
 }

@@ -36,7 +36,8 @@ export interface Conversation {
   /** Who the running turn is for: only their messages join it (tools act with their rights). */
   turnSender?: string;
   /** The approval question waiting for `/approve` or `/deny`, if any. */
-  pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean) => void };
+  /** The question waiting for an answer; `by` says who answered (a `platform:id`, or why nobody did). */
+  pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean, by?: string) => void };
   lastActive: number;
 }
 
@@ -52,6 +53,7 @@ export class Conversations {
   #askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
   #now: () => number;
   #tools: readonly Tool[];
+  #watch: ((agent: Agent, place: AgentPlace) => void) | undefined;
 
   constructor(options: {
     runtime: Runtime;
@@ -59,8 +61,11 @@ export class Conversations {
     tools?: readonly Tool[];
     bindings: () => Promise<ProfileBindings>;
     askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
+    /** Called with each agent made, with where it works (the gateway reports its model usage). */
+    watch?: (agent: Agent, place: AgentPlace) => void;
     now?: () => number;
   }) {
+    this.#watch = options.watch;
     this.#runtime = options.runtime;
     this.#bindings = options.bindings;
     this.#askApproval = options.askApproval;
@@ -185,8 +190,16 @@ export class Conversations {
       tools: this.#tools,
       requestApproval: (request) => this.#askApproval(approvals, request),
     });
+    this.#watch?.(agent, { sessionKey, profile, platform: approvals.address.platform });
     return agent;
   }
+}
+
+/** Where an agent works: its conversation's session key, its profile and platform. */
+export interface AgentPlace {
+  sessionKey: string;
+  profile: string;
+  platform: string;
 }
 
 /** The profile `bindings` choose for a conversation, as if `senderId` wrote there. */

@@ -1,26 +1,37 @@
-/** What a person is told when their turn fails. */
-import { AgentError, ProviderError } from '../core/errors.ts';
+/**
+ * What a person is told when their turn fails: what went wrong, and what helps. Failures that pass
+ * with time say "try again in a moment"; those that only the bot's admin can fix (credentials,
+ * billing, a model that does not exist) say to tell the admin, since trying again cannot help.
+ */
+import { AgentError, ProviderError, type ErrorKind } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
+
+const later = 'Please try again in a moment.';
+const tellAdmin = "Please let the bot's admin know.";
+
+/** Per kind: what happened, and what the person can do. */
+const replies: Record<ErrorKind, [reason: string, advice: string]> = {
+  RATE_LIMIT: ['the model provider is rate limiting us', later],
+  OVERLOADED: ['the model provider is overloaded', later],
+  SERVER_ERROR: ['the model provider had an internal error', later],
+  TIMEOUT: ['the model provider did not answer in time', later],
+  UNKNOWN: ['the model provider could not be reached', later],
+  CONTEXT_OVERFLOW: ['the conversation is too long for the model even after summarizing', 'Send /new to start a fresh conversation.'],
+  AUTH: ["the model provider did not accept this bot's credentials (its API key is wrong or expired)", tellAdmin],
+  AUTH_PERMANENT: ["the model provider refused this bot's credentials access to the model", tellAdmin],
+  BILLING: ["the bot's model provider account has run out of credit", tellAdmin],
+  MODEL_NOT_FOUND: ['the configured model does not exist', tellAdmin],
+  CONTENT_BLOCKED: ['the model provider blocked the content', 'Please rephrase and try again.'],
+  FORMAT_ERROR: ['the model provider rejected the request', "Please try again; if it keeps happening, let the bot's admin know."],
+};
 
 /** A short, clear message for a failed turn: never a stack trace, never a secret. */
 export function failureReply(error: unknown): string {
-  if (error instanceof ProviderError && error.provider === unconfiguredProviderName) return error.message;
+  // The stand-in's message names the settings to make and holds no secret: shown as is, once.
+  if (error instanceof ProviderError && error.provider === unconfiguredProviderName) return `Sorry, I cannot answer yet. ${error.message}`;
   if (error instanceof ProviderError) {
-    const reasons: Record<string, string> = {
-      RATE_LIMIT: 'the model provider is rate limiting us',
-      OVERLOADED: 'the model provider is overloaded',
-      SERVER_ERROR: 'the model provider had an internal error',
-      TIMEOUT: 'the model provider did not answer in time',
-      CONTEXT_OVERFLOW: 'the conversation is too long for the model even after summarizing',
-      AUTH: 'the model provider refused our credentials',
-      AUTH_PERMANENT: 'the model provider refused access',
-      BILLING: 'the model provider account has run out of credit',
-      MODEL_NOT_FOUND: 'the configured model does not exist',
-      CONTENT_BLOCKED: 'the model provider blocked the content',
-      FORMAT_ERROR: 'the model provider rejected the request',
-      UNKNOWN: 'the model provider could not be reached',
-    };
-    return `Sorry, I could not answer: ${reasons[error.kind] ?? 'the model call failed'}. Please try again in a moment.`;
+    const [reason, advice] = replies[error.kind] ?? ['the model call failed', later];
+    return `Sorry, I could not answer: ${reason}. ${advice}`;
   }
   if (error instanceof AgentError && error.category === 'CANCELLATION') return 'Stopped.';
   return 'Sorry, something went wrong while answering. Please try again.';

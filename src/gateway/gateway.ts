@@ -8,9 +8,10 @@ import { basename, join } from 'node:path';
 import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
-import { createAccessPolicy } from './access/index.ts';
+import { createAccessPolicy, PairingNotifier } from './access/index.ts';
 import { ToolGrants } from './access/tool-grants.ts';
-import { answerApproval, askApproval, denyApprovals } from './approvals.ts';
+import { askApproval, denyApprovals } from './approvals.ts';
+import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
 import { CommandMenus } from './command-menus.ts';
@@ -31,7 +32,8 @@ import { createDeliveryLedger } from './ledger/index.ts';
 import type { Job, RunOutcome } from './scheduler/index.ts';
 import { schedulerSettings } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
-import { jobTarget, scheduledMessage } from './scheduled-turn.ts';
+import { jobTarget } from './scheduled-turn.ts';
+import { fireJob, runJobTurn, type JobRunParts } from './job-runs.ts';
 import { Scheduler } from './scheduler/index.ts';
 import { ReplySender } from './reply-sender.ts';
 import { createSessionQueue } from '../core/session-queue.ts';
@@ -43,6 +45,8 @@ import { TurnRunner } from './turn-runner.ts';
 import { Acceptance } from './acceptance.ts';
 import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
+import { OpsEvents } from './ops/ops-events.ts';
+import { reportChannelStatus, reportRefusal, watchUsage } from './ops/gateway-reports.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -57,7 +61,11 @@ export class Gateway {
   readonly dedupe;
   readonly access;
   readonly ledger;
+  /** Tells people an admin approved that they may talk to the bot now. */
+  readonly notifier: PairingNotifier;
   readonly log: GatewayLog;
+  /** What happens, for the log, the metrics and the admin console (see `ops/ops-events.ts`). */
+  readonly ops: OpsEvents;
   readonly inbox;
   /** Files the agent sends, until their reply is delivered. */
   readonly outbox: Outbox;
@@ -102,14 +110,17 @@ export class Gateway {
   /** Whether the store takes writes; `/healthz` and `/readyz` report it. */
   readonly health: StoreHealth;
 
-  constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; localWeb?: boolean; sandboxed?: boolean }) {
+  constructor(options: { runtime: Runtime; config: GatewayConfig; adapters: ChannelAdapter[]; log?: GatewayLog; ops?: OpsEvents; localWeb?: boolean; sandboxed?: boolean }) {
     this.runtime = options.runtime;
+    this.ops = options.ops ?? new OpsEvents();
     this.localWeb = options.localWeb ?? false;
     this.grants = new ToolGrants({ grants: options.config.tools.grants, localWeb: this.localWeb, sandboxed: options.sandboxed ?? false });
     this.#turnAccess = new TurnAccess({ grants: this.grants, cwd: this.runtime.cwd, home: this.runtime.home });
     this.config = options.config;
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    // The log subscribes to the events where the gateway runs (see ops/ops-log.ts); a gateway
+    // nobody listens to (a test's) writes its reports to stderr as before.
+    this.log = options.log ?? ((line) => (this.ops.listened ? this.ops.emit({ type: 'notice', level: 'warn', text: line }) : process.stderr.write(`${line}\n`)));
     this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns, maxRunningPerGroup: this.config.maxConcurrentTurnsPerProvider });
     this.health = new StoreHealth({ store: this.runtime.store, log: (line) => this.log(line) });
     const onDamage = (report: JournalDamage) => {
@@ -119,21 +130,27 @@ export class Gateway {
     this.dedupe = createDedupe(this.runtime.store, { onDamage, log: (line) => this.log(line) });
     // The web chat's policy, unless configured: open while it is the owner's (local), pairing when exposed.
     this.access = createAccessPolicy({ ...this.config, dmPolicy: { ...this.config.dmPolicy, web: this.config.dmPolicy.web ?? (this.localWeb ? 'open' : 'pairing') } }, this.runtime.store);
+    this.notifier = new PairingNotifier({ store: this.runtime.store, adapters: this.adapters, refresh: () => this.access.refresh(), log: (line) => this.log(line) });
     this.ledger = createDeliveryLedger(this.runtime.store, { onDamage });
     this.inbox = createInbox(this.runtime.store, { onDamage });
     this.#acceptance = new Acceptance({ inbox: this.inbox, dedupe: this.dedupe, storeFailed: (error, what) => this.#storeFailed(error, what) });
     this.outbox = new Outbox(join(this.runtime.home, 'outbox'));
-    this.#sender = new ReplySender({ ledger: this.ledger, outbox: this.outbox, log: (line) => this.log(line) });
+    this.#sender = new ReplySender({ ledger: this.ledger, outbox: this.outbox, log: (line) => this.log(line), ops: this.ops });
     this.known = new KnownConversations(this.runtime.store);
     this.menus = new CommandMenus({ commands: commandList, skills: async () => (await this.runtime.resources('default')).resources.skills, log: (line) => this.log(line) });
     this.#opened = new Promise((resolve) => (this.#release = resolve));
+    this.health.onRecovered(() => this.ops.emit({ type: 'store.recovered' }));
     this.health.onRecovered(() => void this.#resume().catch((error: unknown) => this.log(`messages left by the store failure not resumed: ${errorMessage(error)}`)));
     const files = { outbox: this.outbox, maxFileBytes: (platform: string) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env };
     const sendFile = createSendFileTool(files);
     this.scheduler = new Scheduler({
       store: this.runtime.store,
-      run: (job, scheduledFor) => (job.pipeline ? startScheduledPipeline(this, job) : this.runJob(job, scheduledFor)),
-      notify: (job, text) => this.#notifyOwner(job, text),
+      run: (job, scheduledFor) => fireJob(this.#jobParts(), job, scheduledFor),
+      // Repeated failures and a pause are told in the job's conversation (its owner's).
+      notify: async (job, text) => {
+        const adapter = this.adapters.get(job.target.address.platform);
+        if (adapter) await this.#sendDirect(adapter, job.target.address, text);
+      },
       settings: schedulerSettings(this.config.schedule),
       log: (line) => this.log(line),
     });
@@ -153,6 +170,7 @@ export class Gateway {
       storeFailed: (error, what) => this.#storeFailed(error, what),
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
       previewShown: (key, previewId) => this.#previews.set(key, previewId),
+      ops: this.ops,
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
@@ -160,7 +178,8 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
-      askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log),
+      askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log, this.ops),
+      watch: watchUsage(this.ops),
     });
   }
 
@@ -192,12 +211,14 @@ export class Gateway {
         onAction: (action) => this.handleAction(adapter, action),
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
+        status: reportChannelStatus(this.ops, adapter.platform),
       });
     }
     await this.#sender.resend(undelivered, this.adapters, this.runtime.store);
     await replayed;
     this.#open();
     await this.scheduler.start();
+    this.notifier.start();
     // Runs a stopped or crashed process left go on, each saying so in its conversation.
     this.#background(this.pipelines.resumeInterrupted().catch((error: unknown) => this.log(`pipelines not resumed: ${errorMessage(error)}`)));
     const ttlMs = this.config.idleTtlSeconds * 1000;
@@ -222,6 +243,7 @@ export class Gateway {
    */
   async stop(options: { graceMs?: number } = {}): Promise<void> {
     this.#stopping = true;
+    await this.notifier.stop();
     this.#open();
     clearInterval(this.#sweeper);
     // Nobody answers a question while the gateway stops: denied, with a note.
@@ -263,6 +285,7 @@ export class Gateway {
    */
   async handleMessage(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
     if (!(await this.#acceptance.accept(message))) return;
+    this.ops.emit({ type: 'message.accepted', platform: message.address.platform, conversation: message.sessionKey, scope: message.scope, ...(message.command && { command: message.command.name }) });
     this.#active.add(message.dedupeKey);
     // While stopping, a message is only recorded: the next start answers it.
     if (this.#stopping) return;
@@ -290,6 +313,7 @@ export class Gateway {
     try {
       const access = await this.access.check(message);
       if (!access.allowed) {
+        reportRefusal(this.ops, message, access.pairingCode);
         await finish();
         if (access.reply) await this.#sendDirect(adapter, message.address, access.reply);
         return;
@@ -392,19 +416,9 @@ export class Gateway {
     void tracked.finally(() => this.#work.delete(tracked));
   }
 
-  /** A button press: approvals. */
-  async handleAction(adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
-    try {
-      if (!(await this.dedupe.firstTime(action.dedupeKey))) return;
-      const conversation = await this.conversations.peek(action.sessionKey);
-      const [verb] = action.data.split(':');
-      const admin = this.isAdmin(action.address.platform, action.sender.id);
-      if (verb === 'gate') return void (await adapter.answerAction?.(action, this.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name)));
-      const known = verb === 'approve' || verb === 'deny' ? conversation : undefined;
-      await adapter.answerAction?.(action, answerApproval(known, verb === 'approve', action.sender.id, admin));
-    } catch (error) {
-      this.log(`${action.sessionKey}: button not handled: ${errorMessage(error)}`);
-    }
+  /** A button press: approvals and pipeline gates (see `button-press.ts`). */
+  handleAction(adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
+    return handleButtonPress(this, adapter, action);
   }
 
   /**
@@ -434,7 +448,8 @@ export class Gateway {
 
   /** The store failed: reported, and once it works again the messages it left waiting are answered. */
   #storeFailed(error: unknown, what: string): void {
-    this.log(`${what}: store failed: ${errorMessage(error)}`);
+    if (this.ops.listened) this.ops.emit({ type: 'store.failed', what, error: errorMessage(error) });
+    else this.log(`${what}: store failed: ${errorMessage(error)}`);
     this.health.reportFailure(error, what);
   }
 
@@ -448,9 +463,9 @@ export class Gateway {
     await this.#answerInbox(await this.inbox.pending());
   }
 
-  /** Whether `platform:userId` is one of the configured admins. */
+  /** Whether `platform:userId` is an admin: configured, or the owner made by pairing. */
   isAdmin(platform: string, userId: string): boolean {
-    return this.config.admins.includes(`${platform}:${userId}`);
+    return this.access.isAdmin(platform, userId);
   }
 
   async #sendDirect(adapter: ChannelAdapter, address: ConversationAddress, text: string): Promise<void> {
@@ -465,36 +480,20 @@ export class Gateway {
     );
   }
 
-  /**
-   * Runs one due job: its turn waits for the conversation's queue like a person's message (never
-   * inside another turn), then answers in the conversation; resolves to what happened.
-   */
-  async runJob(job: Job, scheduledFor: number): Promise<RunOutcome> {
-    const adapter = this.adapters.get(job.target.address.platform);
-    if (!adapter) return { status: 'error', error: `no ${job.target.address.platform} channel is running` };
-    const message = scheduledMessage(job, scheduledFor, Date.now());
-    this.#remember(message);
-    return this.queue.run(message.sessionKey, async () => {
-      // Taken in the queue's slot: a /profile while the job waited replaces the live conversation.
-      const live = await this.conversations.get(message);
-      // A job runs with the profile it was created with, also after the conversation was bound to another.
-      const conversation = live.profile === job.profile ? live : await this.conversations.borrow(live, job.profile);
-      if (conversation === live) return this.#runner.run(adapter, conversation, message, { job });
-      live.scheduledRun = true;
-      try {
-        return await this.#runner.run(adapter, conversation, message, { job });
-      } finally {
-        live.scheduledRun = false;
-        conversation.agent.dispose();
-      }
-    });
+  /** Runs one due job's turn in its conversation (see `job-runs.ts`); resolves to what happened. */
+  runJob(job: Job, scheduledFor: number): Promise<RunOutcome> {
+    return runJobTurn(this.#jobParts(), job, scheduledFor);
   }
 
-  /** Tells a job's conversation (its owner) about the job: repeated failures, a pause. */
-  async #notifyOwner(job: Job, text: string): Promise<void> {
-    const adapter = this.adapters.get(job.target.address.platform);
-    if (!adapter) return;
-    await this.#sendDirect(adapter, job.target.address, text);
+  #jobParts(): JobRunParts {
+    return {
+      adapters: this.adapters,
+      queue: this.queue,
+      conversations: this.conversations,
+      runner: this.#runner,
+      remember: (message) => this.#remember(message),
+      ops: this.ops,
+      startPipeline: (job) => startScheduledPipeline(this, job),
+    };
   }
-
 }

@@ -114,15 +114,19 @@ export class KnownConversations {
    * first, at most `limit`. Reads every record of the platform (once, at an adapter's start).
    */
   async recent(platform: string, since: number, limit: number): Promise<KnownConversation[]> {
-    const keys = await this.#store.list(storeKey(`${platform}:`));
+    const found = (await this.all(platform)).filter((entry) => (entry.lastMessageAt ?? 0) >= since);
+    return found.sort((a, b) => b.lastMessageAt! - a.lastMessageAt!).slice(0, limit);
+  }
+
+  /** Every conversation on record (of `platform` when given), in no particular order; reads every record. */
+  async all(platform?: string): Promise<KnownConversation[]> {
+    const keys = await this.#store.list(platform === undefined ? 'known-conversation:' : storeKey(`${platform}:`));
     const found: KnownConversation[] = [];
     for (let index = 0; index < keys.length; index += 64) {
       const batch = await Promise.all(keys.slice(index, index + 64).map((key) => this.#store.get<KnownConversation>(key)));
-      for (const entry of batch) {
-        if (isKnownConversation(entry) && entry.address.platform === platform && (entry.lastMessageAt ?? 0) >= since) found.push(entry);
-      }
+      for (const entry of batch) if (isKnownConversation(entry) && (platform === undefined || entry.address.platform === platform)) found.push(entry);
     }
-    return found.sort((a, b) => b.lastMessageAt! - a.lastMessageAt!).slice(0, limit);
+    return found;
   }
 
   #cache(name: string, entry: KnownConversation): void {

@@ -9,6 +9,7 @@ import type { Outbox } from './files/outbox.ts';
 import type { DeliveryLedger, DeliveryProgress, LedgerEntry } from './ledger/index.ts';
 import type { Store } from '../store/store.ts';
 import { keySegment } from './dedupe.ts';
+import type { OpsEvents } from './ops/ops-events.ts';
 
 /** A recorded reply, as {@link ReplySender.send} delivers it. */
 export type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
@@ -24,11 +25,13 @@ export class ReplySender {
   readonly #ledger: DeliveryLedger;
   readonly #outbox: Outbox;
   readonly #log: (line: string) => void;
+  readonly #ops: OpsEvents | undefined;
 
-  constructor(options: { ledger: DeliveryLedger; outbox: Outbox; log: (line: string) => void }) {
+  constructor(options: { ledger: DeliveryLedger; outbox: Outbox; log: (line: string) => void; ops?: OpsEvents }) {
     this.#ledger = options.ledger;
     this.#outbox = options.outbox;
     this.#log = options.log;
+    this.#ops = options.ops;
   }
 
   /**
@@ -40,6 +43,7 @@ export class ReplySender {
    */
   async send(adapter: ChannelAdapter, entry: SendableReply, previewId: string | undefined, options: SendOptions): Promise<string | undefined> {
     const { id, address, text, files = [], replyTo } = entry;
+    const attempts = { count: 0 };
     let textIds = entry.sent?.text;
     const fileIds = [...(entry.sent?.files ?? [])];
     // Progress notes go one after another, and all are written before the reply is marked delivered.
@@ -56,7 +60,7 @@ export class ReplySender {
       const sent =
         text.trim() === '' && files.length > 0
           ? { ids: [] }
-          : await this.#sendParts(entry, options, entry.sent?.textParts ?? [], (textParts) => note({ textParts, files: fileIds }), (skipParts, onPart) =>
+          : await this.#sendParts(entry, options, attempts, entry.sent?.textParts ?? [], (textParts) => note({ textParts, files: fileIds }), (skipParts, onPart) =>
               adapter.send(address, { text, replyTo, replace: previewId, skipParts, onPart, idempotencyKey: id }),
             );
       if ('error' in sent) return givenUp(sent.error);
@@ -65,7 +69,7 @@ export class ReplySender {
     }
     for (const [index, file] of files.entries()) {
       if (index < fileIds.length) continue;
-      const sent = await this.#sendParts(entry, options, [], undefined, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts, idempotencyKey: `${id}:file:${index}` }));
+      const sent = await this.#sendParts(entry, options, attempts, [], undefined, (skipParts) => adapter.send(address, { text: '', files: [file], skipParts, idempotencyKey: `${id}:file:${index}` }));
       if ('error' in sent) return givenUp(sent.error);
       fileIds.push(...sent.ids);
       if (fileIds.length < files.length) note({ text: textIds, files: [...fileIds] });
@@ -74,6 +78,7 @@ export class ReplySender {
     // Sent: a failure to note it must not send it again (after a restart it may, once).
     await this.#ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
     await this.discardFiles(entry);
+    this.#ops?.emit({ type: 'reply.delivered', platform: address.platform, conversation: entry.sessionKey, turn: id, attempts: attempts.count });
     return undefined;
   }
 
@@ -105,13 +110,16 @@ export class ReplySender {
   async #sendParts(
     entry: SendableReply,
     options: SendOptions,
+    attempts: { count: number },
     already: readonly string[],
     noteParts: ((delivered: string[]) => void) | undefined,
     send: (skipParts: number, onPart: (ids: readonly string[], parts: number) => void) => Promise<SentMessage>,
   ): Promise<{ ids: string[] } | { error: string }> {
     /** Parts delivered before (a restart) and by failed attempts: an attempt sends only the rest. */
     const delivered: string[] = [...already];
+    const place = { platform: entry.address.platform, conversation: entry.sessionKey, turn: entry.id };
     for (let attempt = 1; ; attempt++) {
+      attempts.count++;
       const before = [...delivered];
       try {
         const sent = await send(delivered.length, (ids, parts) => {
@@ -125,9 +133,11 @@ export class ReplySender {
         const final = !retryable || attempt >= options.attempts;
         await this.#ledger.markFailed(entry.id, errorMessage(error), { final });
         if (final) {
-          this.#log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
+          if (this.#ops) this.#ops.emit({ type: 'reply.failed', ...place, error: `${options.failure}: ${errorMessage(error)}` });
+          else this.#log(`${entry.sessionKey}: ${options.failure}: ${errorMessage(error)}`);
           return { error: errorMessage(error) };
         }
+        this.#ops?.emit({ type: 'reply.retried', ...place, attempt, error: errorMessage(error) });
         const wait = (error as { retryAfterMs?: number }).retryAfterMs ?? 1_000 * attempt;
         await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 30_000)));
       }

@@ -27,6 +27,8 @@ export class ReplyStream {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Show any text, however short (see `showNow`). */
+  #eager = false;
   #now: () => number;
   #onPreview: ((messageId: string) => void) | undefined;
   #idempotencyKey: string | undefined;
@@ -64,6 +66,24 @@ export class ReplyStream {
     this.#schedule();
   }
 
+  /**
+   * Shows the text so far at once, however short: a tool call starts, and what the model said
+   * before it ("Let me check.") should not wait for the tool. A "[SILENT]" reply still never shows.
+   */
+  showNow(): void {
+    if (this.#closed || !this.#adapter.capabilities.edit) return;
+    this.#eager = true;
+    // Nothing shown yet: no edit rate to keep, so no timer either (the question of an approval
+    // the tool may ask comes after this preview, not before it).
+    if (this.#shown !== '') {
+      this.#schedule();
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
+  }
+
   /** Starts a new paragraph (e.g. after tool calls, the next model call's text follows). */
   separate(): void {
     if (this.#text && !this.#text.endsWith('\n\n')) this.#text += '\n\n';
@@ -94,7 +114,7 @@ export class ReplyStream {
     if (this.#closed) return;
     const text = this.#text.trimEnd();
     // A reply that may turn out to be "[SILENT]" must not be previewed.
-    if (text.length < minimumPreview || silentReply.startsWith(text.trim())) return;
+    if ((text.length < minimumPreview && !this.#eager) || silentReply.startsWith(text.trim())) return;
     // Previews stay inside one message; the final text is split by the adapter when longer.
     const preview = `${text.length > this.#adapter.capabilities.maxLength - 16 ? text.slice(0, this.#adapter.capabilities.maxLength - 16) : text} ${previewMarker}`;
     if (preview === this.#shown) return;

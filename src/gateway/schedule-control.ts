@@ -1,5 +1,5 @@
 /**
- * `operator schedule list|add|rm|pause|resume`, applied to a scheduler. The CLI sends its request
+ * `operator schedule list|add|rm|pause|resume|run`, applied to a scheduler. The CLI sends its request
  * to the running gateway (see `control-route.ts`), whose scheduler holds the jobs, or applies it
  * to the store itself when no gateway runs; both go through {@link applyScheduleRequest}, so the
  * answers are the same either way.
@@ -42,7 +42,7 @@ export const scheduleRequestSchema = z.discriminatedUnion('action', [
       pipeline: z.string().optional(),
     })
     .strict(),
-  z.object({ action: z.enum(['rm', 'pause', 'resume']), id: z.string() }).strict(),
+  z.object({ action: z.enum(['rm', 'pause', 'resume', 'run']), id: z.string() }).strict(),
 ]);
 
 /** A request of `operator schedule`. */
@@ -66,11 +66,14 @@ export interface ScheduleControl {
   /** Throws unless `name` is a profile that exists. */
   assertProfile(name: string): void;
   now?: () => number;
+  /** Who acts (default {@link cliActor}; the admin console names itself). */
+  actor?: SchedulerActor;
 }
 
 /** Applies `request`; a refusal (unknown id, invalid schedule, unknown conversation) is an answer with `ok: false`. */
 export async function applyScheduleRequest(request: ScheduleRequest, control: ScheduleControl): Promise<ScheduleReply> {
   const { scheduler } = control;
+  const actor = control.actor ?? cliActor;
   try {
     switch (request.action) {
       case 'list': {
@@ -83,14 +86,14 @@ export async function applyScheduleRequest(request: ScheduleRequest, control: Sc
         if (named !== undefined) control.assertProfile(named);
         const profile = named ?? (await control.profileFor(target));
         const delaySeconds = delay === undefined ? undefined : parseIn(delay);
-        const { job, nextRun } = await scheduler.create({ ...args, delay_seconds: delaySeconds, target, profile }, cliActor);
+        const { job, nextRun } = await scheduler.create({ ...args, delay_seconds: delaySeconds, target, profile }, actor);
         return { ok: true, text: `Scheduled job ${jobLabel(job)} in ${formatAddress(target.address)} with profile ${profile}: next run ${nextRun.words}, ${nextRun.iso}.`, jobs: [job] };
       }
       default: {
-        const verb = ({ rm: 'cancel', pause: 'pause', resume: 'resume' } as const)[request.action];
-        const job = await scheduler[verb](request.id, cliActor);
+        const verb = ({ rm: 'cancel', pause: 'pause', resume: 'resume', run: 'runNow' } as const)[request.action];
+        const job = await scheduler[verb](request.id, actor);
         const next = verb === 'resume' ? scheduler.nextRunOf(job) : undefined;
-        const done = { cancel: 'Removed', pause: 'Paused', resume: 'Resumed' }[verb];
+        const done = { cancel: 'Removed', pause: 'Paused', resume: 'Resumed', runNow: 'Started a run of' }[verb];
         return { ok: true, text: `${done} job ${jobLabel(job)}.${next ? ` Next run ${next.words}, ${next.iso}.` : ''}`, jobs: [job] };
       }
     }
@@ -162,7 +165,7 @@ function oneLine(line: string): string {
 }
 
 /** `once at 2026-11-25T09:00:00+01:00`, `every 2h`, `cron "0 9 * * 1" in Europe/Berlin`, with the repeat count. */
-function describeSchedule(job: Job): string {
+export function describeSchedule(job: Job): string {
   const repeat = job.repeat === undefined ? '' : `, ${job.runs} of ${job.repeat} runs`;
   switch (job.schedule.kind) {
     case 'at':

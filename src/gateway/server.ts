@@ -7,13 +7,14 @@
  */
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 // The tiny preset (PatternRouter): the routes are a handful of fixed paths, and it loads a third
 // fewer modules than the default preset's RegExpRouter and TrieRouter, before the gateway is ready.
 import { Hono } from 'hono/tiny';
-import type { ChannelAdapter, ChannelRoute } from '../channels/types.ts';
+import type { ChannelAdapter, ChannelRoute, RouteConnection } from '../channels/types.ts';
 import type { JournalDamageSummary, StoreHealthSummary } from './health/store-health.ts';
 import { hostAndPort } from './http/listen-address.ts';
+import { clientAddress, isHttps, localPort } from './http/request-origin.ts';
 
 /** Where the gateway is in its life: only `ready` takes messages from every channel. */
 export type GatewayState = 'starting' | 'ready' | 'stopping';
@@ -60,10 +61,16 @@ export function createGatewayApp(
     return context.json({ status: info.journals.length > 0 ? 'degraded' : 'ready', ...info });
   });
   const all = [...[...adapters].flatMap((adapter) => adapter.routes?.() ?? []), ...routes];
-  for (const route of all) app.on(route.method, route.path, (context) => route.handler(context.req.raw));
+  for (const route of all) app.on(route.method, route.path, (context) => route.handler(context.req.raw, routeConnection(context)));
   app.notFound((context) => context.json({ error: 'not found' }, 404));
   app.onError((_error, context) => context.json({ error: 'internal error' }, 500));
   return app;
+}
+
+/** What a route is told of the request's connection (see `RouteConnection`). */
+function routeConnection(context: Context): RouteConnection {
+  const port = localPort(context, 0);
+  return { clientAddress: clientAddress(context), ...(port > 0 && { localPort: port }), https: isHttps(context) };
 }
 
 /** The answer's body without `state`, and the status of a 503 answer (`undefined`: ready, store ok). */

@@ -29,6 +29,7 @@ import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
+import { opsTokens, type OpsEvents, type TurnStatus } from './ops/ops-events.ts';
 
 /** What a turn answers: a person's messages (taken together, from their conversation's lane) or a scheduled job. */
 export type TurnSource = { batch: WaitingMessage[]; lane: TurnLane } | { job: Job };
@@ -55,6 +56,14 @@ export interface TurnRunnerOptions {
   previewShown(key: string, previewId: string): void;
   /** Messages answered whose inbox entries could not be cleared (the store failed): not to be answered again. */
   answeredButKept(keys: readonly string[]): void;
+  /** Where turns are reported (start, end with tokens, cost and time; replies delivered or failed). */
+  ops?: OpsEvents;
+}
+
+/** How a turn ended, noted along the way for its report. */
+interface TurnReport {
+  status: TurnStatus;
+  error?: string;
 }
 
 /** How a turn ended for its messages: answered (done in the inbox) or left to be answered later. */
@@ -74,6 +83,36 @@ export class TurnRunner {
    * happened (for a job's run record).
    */
   async run(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, source: TurnSource): Promise<RunOutcome> {
+    const { ops } = this.#options;
+    if (!ops?.listened) return this.#run(adapter, conversation, message, source, { status: 'ok' });
+    const place = { platform: message.address.platform, conversation: message.sessionKey, turn: turnIdOf(message) };
+    const { profile } = conversation;
+    ops.emit({ type: 'turn.start', ...place, profile, scheduled: 'job' in source });
+    const began = performance.now();
+    let tokens = opsTokens({ input: 0, output: 0 });
+    let costUsd = 0;
+    // Every model call of the turn (follow-ups and subagents included), from the agent's own account.
+    const counting = conversation.agent.subscribe((event) => {
+      if (event.type !== 'agent_end' && event.type !== 'subagent_usage') return;
+      const added = opsTokens(event.usage);
+      tokens = { input: tokens.input + added.input, output: tokens.output + added.output, cacheRead: tokens.cacheRead + added.cacheRead, cacheWrite: tokens.cacheWrite + added.cacheWrite };
+      costUsd += event.cost.total;
+    });
+    const report: TurnReport = { status: 'ok' };
+    try {
+      return await this.#run(adapter, conversation, message, source, report);
+    } catch (error) {
+      report.status = 'error';
+      report.error = errorMessage(error);
+      throw error;
+    } finally {
+      counting();
+      const durationMs = Math.round(performance.now() - began);
+      ops.emit({ type: 'turn.end', ...place, profile, status: report.status, durationMs, tokens, costUsd, ...(report.error !== undefined && { error: report.error }) });
+    }
+  }
+
+  async #run(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, source: TurnSource, report: TurnReport): Promise<RunOutcome> {
     const { agent } = conversation;
     const { inbox, log } = this.#options;
     const address = message.address;
@@ -108,6 +147,8 @@ export class TurnRunner {
     const stopProgress = subagents?.onProgress((lines) => progress!.update(lines));
     const unsubscribe = agent.subscribe((event) => {
       if (event.type === 'text_delta') stream.push(event.text);
+      // What the model said before a tool call shows before the tool runs (or asks for approval).
+      if (event.type === 'tool_execution_start') stream.showNow();
       if (event.type === 'turn_start') stream.separate();
       if (event.type === 'steering_injected') lane?.steering.injected(event.text);
     });
@@ -127,6 +168,7 @@ export class TurnRunner {
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';
+        report.status = 'left';
         await stream.close();
         return { status: 'error', error: 'the gateway stopped before the turn finished' };
       }
@@ -134,21 +176,24 @@ export class TurnRunner {
         // Interrupted by a newer message before it said anything: that message's turn answers both,
         // and finishes the preview this one showed (if any) rather than leave it.
         settlement = 'left';
+        report.status = 'left';
         lane.carried.push(...answers());
         lane.carriedPreview = (await stream.close()) ?? lane.carriedPreview;
         return { status: 'ok' };
       }
       // Aborted turns without text send nothing; files the agent sent go with the answer.
       if (result.aborted && !result.text) {
+        report.status = 'stopped';
         const previewId = await stream.close();
         if (previewId !== undefined) await this.#finishPreview(adapter, address, previewId, 'Stopped.');
         return { status: 'ok' };
       }
       const files = this.#options.outbox.take(message.sessionKey);
       const previewId = await stream.close();
-      const reply = { text: result.text || (files.length > 0 ? '' : '(no answer)'), files: files.length > 0 ? files : undefined, turnId: `${message.dedupeKey}#0`, previewId, replyTo, answers: answers() };
+      const reply = { text: result.text || (files.length > 0 ? '' : '(no answer)'), files: files.length > 0 ? files : undefined, turnId: turnIdOf(message), previewId, replyTo, answers: answers() };
       await noting;
       const delivery = await this.#deliver(adapter, conversation, address, reply);
+      if (result.aborted) report.status = 'stopped';
       return { status: 'ok', delivery };
     } catch (error) {
       const previewId = await stream.close();
@@ -156,10 +201,13 @@ export class TurnRunner {
         // Nothing is told and nothing is cleared: the messages are answered once the store works
         // again (or after the restart), from where the turn began.
         settlement = 'left';
+        report.status = 'left';
         if (isStoreFailure(error)) this.#options.storeFailed(error, `${message.sessionKey}: turn`);
         return { status: 'error', error: errorMessage(error) };
       }
       const overdue = error instanceof TurnTimeoutError;
+      report.status = overdue ? 'timeout' : 'error';
+      report.error = errorMessage(error);
       log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
       await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs) : failureReply(error));
       return { status: 'error', error: errorMessage(error) };
@@ -298,6 +346,11 @@ export class TurnRunner {
       if (text !== undefined) await adapter.send(address, { text }).catch(() => undefined);
     });
   }
+}
+
+/** The id of the turn answering `message`: its reply's in the delivery ledger, and the log's. */
+function turnIdOf(message: InboundMessage): string {
+  return `${message.dedupeKey}#0`;
 }
 
 /** Moves the session back to `leaf` when the session went on from there (else it stays). */

@@ -124,5 +124,5 @@ function defaultModel(env: Environment): string {
       'OPENAI_BASE_URL is set but OPERATOR_MODEL is not: set OPERATOR_MODEL=openai:<model> to name the model the server runs.',
     );
   }
-  throw new ConfigurationError(`No model provider configured. ${credentialsHelp} OPERATOR_MODEL picks the model.`);
+  throw new ConfigurationError(`No model is configured. ${credentialsHelp} OPERATOR_MODEL picks the model.`);
 }

@@ -63,6 +63,8 @@ export const defaultPromptCaps: PromptCaps = { perFile: 20_000, total: 80_000 };
 export interface AssembledPrompt {
   prompt: string;
   truncations: string[];
+  /** The prompt's sections in order, each with its size in characters after any cut (the admin console shows them). */
+  parts: { label: string; characters: number }[];
 }
 
 interface Section {
@@ -103,7 +105,8 @@ export function assembleSystemPrompt(parts: PromptParts, caps: PromptCaps = defa
   sections.push({ text: parts.footer, label: 'footer' });
 
   fitTotal(sections, caps.total, truncations);
-  return { prompt: sections.map((section) => section.text).join('\n\n'), truncations };
+  const sizes = sections.map((section) => ({ label: section.label, characters: section.text.length }));
+  return { prompt: sections.map((section) => section.text).join('\n\n'), truncations, parts: sizes };
 }
 
 /** The `<available_skills>` block with the rules for using skills; empty when no skill is visible. */

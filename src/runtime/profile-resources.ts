@@ -23,7 +23,7 @@ import { loadKnowledge, selectKnowledgeForInjection } from '../resources/knowled
 import type { ResourceLayers } from '../resources/layers.ts';
 import { builtinRoot, fileLayers, profileHome } from '../resources/layers.ts';
 import { platformHint, platformOfChannel } from '../resources/platform-hints.ts';
-import type { NamedText, PromptCaps } from '../resources/prompt-assembly.ts';
+import type { AssembledPrompt, NamedText, PromptCaps } from '../resources/prompt-assembly.ts';
 import { assembleSystemPrompt, defaultPromptCaps } from '../resources/prompt-assembly.ts';
 import { buildFooter } from '../resources/prompt-footer.ts';
 import { readTextFile } from '../resources/read-text.ts';
@@ -155,6 +155,13 @@ export class ProfileResources {
 
   /** Builds the prompt for one channel (see `prompt-assembly.ts` for the layers). */
   async buildPrompt(context: PromptContext): Promise<string> {
+    const assembled = await this.assemblePrompt(context);
+    this.truncations = assembled.truncations;
+    return assembled.prompt;
+  }
+
+  /** The prompt for one channel with its parts and their sizes, as {@link buildPrompt} builds it (nothing is cached or recorded). */
+  async assemblePrompt(context: PromptContext): Promise<AssembledPrompt> {
     const snapshot = this.#snapshot;
     const caps = this.options.caps ?? defaultPromptCaps;
     const [memory, user] = await Promise.all([
@@ -167,7 +174,7 @@ export class ProfileResources {
     if (snapshot.agentMd) append.push(snapshot.agentMd);
     if (snapshot.knowledgeInjection) append.push({ label: 'knowledge', text: snapshot.knowledgeInjection });
     const canLoadSkills = context.toolNames.includes('skill') || context.toolNames.includes('read_file');
-    const assembled = assembleSystemPrompt(
+    return assembleSystemPrompt(
       {
         system: snapshot.system,
         soul: snapshot.soul,
@@ -187,8 +194,6 @@ export class ProfileResources {
       },
       caps,
     );
-    this.truncations = assembled.truncations;
-    return assembled.prompt;
   }
 
   /** Re-reads everything. Broken files are reported; what loaded fine keeps working. */

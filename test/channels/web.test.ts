@@ -5,11 +5,9 @@
  * where .ci/run installs it.
  */
 import { randomBytes } from 'node:crypto';
-import vm from 'node:vm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryError } from '../../src/channels/types.ts';
-import { markdownScript } from '../../src/channels/web/page-markdown.ts';
 import { launchChromium, whenChromiumInstalled } from '../helpers/chromium.ts';
 import { createStepper, openSse, startWebHarness } from '../helpers/web-harness.ts';
 import type { SseStream, WebHarness } from '../helpers/web-harness.ts';
@@ -175,9 +173,9 @@ describe('web chat: events out', () => {
     await channel.edit(address(clientId), ids[0] ?? '', { text: '**hi** there' });
     await stream.next((event) => event.type === 'update');
     expect(stream.events.map((event) => event.type)).toEqual(['ready', 'typing', 'message', 'update']);
-    expect(stream.events[2]?.data).toEqual({ id: ids[0], text: '**hi**', buttons: [[{ label: 'OK', data: 'ok' }]] });
-    expect(stream.events[3]?.data).toEqual({ id: ids[0], text: '**hi** there' });
-    expect(stream.text()).toContain(`event: message\ndata: {"id":"${ids[0]}","text":"**hi**","buttons":[[{"label":"OK","data":"ok"}]]}\n\n`);
+    expect(stream.events[2]?.data).toEqual({ id: ids[0], text: '**hi**', html: '<p><strong>hi</strong></p>', buttons: [[{ label: 'OK', data: 'ok' }]] });
+    expect(stream.events[3]?.data).toEqual({ id: ids[0], text: '**hi** there', html: '<p><strong>hi</strong> there</p>' });
+    expect(stream.text()).toContain(`event: message\ndata: {"id":"${ids[0]}","text":"**hi**","html":"<p><strong>hi</strong></p>","buttons":[[{"label":"OK","data":"ok"}]]}\n\n`);
     expect(stream.text()).toContain('event: typing\ndata: {}\n\n');
     expect(stream.text().startsWith('retry: ')).toBe(true);
   });
@@ -210,8 +208,8 @@ describe('web chat: events out', () => {
     await stream.next((event) => event.data.text === 'second');
     expect(stream.events.map((event) => [event.type, event.data])).toEqual([
       ['ready', {}],
-      ['message', { id: ids[0], text: 'final answer', buffered: true }],
-      ['message', { id: expect.any(String), text: 'second', buffered: true }],
+      ['message', { id: ids[0], text: 'final answer', html: '<p>final answer</p>', buffered: true }],
+      ['message', { id: expect.any(String), text: 'second', html: '<p>second</p>', buffered: true }],
     ]);
     expect(channel.bufferedCount(clientId)).toBe(0);
   });
@@ -321,7 +319,7 @@ describe('web chat: buttons and history', () => {
     expect(await response.json()).toEqual({
       messages: [
         { role: 'user', text: 'remember me' },
-        { role: 'assistant', text: 'echo: remember me' },
+        { role: 'assistant', text: 'echo: remember me', html: '<p>echo: remember me</p>' },
       ],
     });
     const other = await fetch(`${origin}/web/history?clientId=${newClientId()}`);
@@ -331,25 +329,6 @@ describe('web chat: buttons and history', () => {
   it('returns an empty history when the gateway has none', async () => {
     const { origin } = await start({ withoutHistory: true });
     expect(await (await fetch(`${origin}/web/history?clientId=${newClientId()}`)).json()).toEqual({ messages: [] });
-  });
-});
-
-describe('web chat: Markdown on the page', () => {
-  const render = vm.runInNewContext(`${markdownScript}; renderMarkdown`) as (source: string) => string;
-
-  it('renders bold, italic, code, fenced code, links and lists', () => {
-    expect(render('**b** *i* `c`')).toBe('<p><strong>b</strong> <em>i</em> <code>c</code></p>');
-    expect(render('```ts\nconst a = 1 < 2;\n```')).toBe('<pre><code data-language="ts">const a = 1 &lt; 2;</code></pre>');
-    expect(render('[docs](https://example.com/a_b)')).toBe('<p><a href="https://example.com/a_b" target="_blank" rel="noopener noreferrer">docs</a></p>');
-    expect(render('- one\n- two')).toBe('<ul><li>one</li><li>two</li></ul>');
-    expect(render('1. one\n2. two')).toBe('<ol><li>one</li><li>two</li></ol>');
-  });
-
-  it('escapes HTML and drops unsafe link targets', () => {
-    expect(render('<img src=x onerror=alert(1)>')).toBe('<p>&lt;img src=x onerror=alert(1)&gt;</p>');
-    expect(render('[x](javascript:alert(1))')).not.toContain('<a');
-    expect(render('[x](https://a.b/"onmouseover="alert(1))')).not.toMatch(/href="[^"]*"onmouseover/);
-    expect(render('`<script>`')).toBe('<p><code>&lt;script&gt;</code></p>');
   });
 });
 

@@ -92,10 +92,11 @@ describe('operator chat', () => {
   });
 
   it('aborts a turn on Ctrl+C and exits on the second', async () => {
-    server.enqueue({ text: 'a very slow answer that will not finish', chunkSize: 2, delayMs: 200 });
+    // Written to a pipe, a paragraph shows once the next one starts (see terminal-markdown.test.ts).
+    server.enqueue({ text: 'Starting.\n\na very slow answer that will not finish', chunkSize: 2, delayMs: 200 });
     const chat = startChat();
     chat.send('tell me slowly');
-    await chat.output.waitFor(/a v/);
+    await chat.output.waitFor('Starting.');
     chat.child.kill('SIGINT');
     await chat.output.waitFor('(aborted');
     chat.child.kill('SIGINT');
@@ -162,10 +163,13 @@ describe('operator chat', () => {
     const chat = startChat([], home);
     chat.send('/profile');
     await chat.output.waitFor('profile: default');
+    // The persona shows with the name: the built-in default SOUL.md here.
+    await chat.output.waitFor(/persona \(SOUL\.md\): \S*profiles\/default\/SOUL\.md\n {4}You are operator, a helpful assistant/);
     chat.send('/profile nobody');
     await chat.output.waitFor('Profile "nobody" not found');
     chat.send('/profile pirate');
     await chat.output.waitFor('(profile pirate');
+    await chat.output.waitFor(`persona (SOUL.md): ${join(home, 'profiles', 'pirate', 'SOUL.md')}\n    You are a pirate assistant.\n`);
     chat.send('ahoy');
     await chat.output.waitFor('Arr.');
     expect(JSON.stringify(server.requests.at(-1)!.body.system)).toContain('You are a pirate assistant.');
@@ -186,6 +190,40 @@ describe('operator chat', () => {
     await again.output.waitFor('profile: pirate');
     again.send('/exit');
     await again.exited;
+  });
+
+  it("shortens a long persona in /profile, and names a SYSTEM.md that replaces it", async () => {
+    home = createTempHome('operator-home-');
+    mkdirSync(join(home, 'profiles', 'poet'), { recursive: true });
+    const verses = Array.from({ length: 20 }, (_, index) => `Verse ${index + 1}: ${'la '.repeat(index === 2 ? 60 : 3).trim()}`);
+    writeFileSync(join(home, 'profiles', 'poet', 'SOUL.md'), `You are a poet.\n\n\n\n${verses.join('\n')}\n`);
+    mkdirSync(join(home, 'profiles', 'robot'), { recursive: true });
+    writeFileSync(join(home, 'profiles', 'robot', 'SOUL.md'), 'You are a friendly robot.\n');
+    writeFileSync(join(home, 'profiles', 'robot', 'SYSTEM.md'), 'You answer in binary.\n');
+    const chat = startChat(['--profile', 'poet'], home);
+    chat.send('/profile');
+    await chat.output.waitFor('more lines in the file)');
+    const shown = chat.output.stdout().split('\n');
+    const start = shown.findIndex((line) => line.startsWith('  persona (SOUL.md):'));
+    // The name, where the file is, eight lines (blank runs squeezed, long ones cut) and a count of the rest.
+    expect(shown.slice(start - 1, start + 10)).toEqual([
+      '  profile: poet',
+      `  persona (SOUL.md): ${join(home, 'profiles', 'poet', 'SOUL.md')}`,
+      '    You are a poet.',
+      '',
+      '    Verse 1: la la la',
+      '    Verse 2: la la la',
+      `    Verse 3: ${'la '.repeat(60).slice(0, 99 - 'Verse 3: '.length).trimEnd()}…`,
+      '    Verse 4: la la la',
+      '    Verse 5: la la la',
+      '    Verse 6: la la la',
+      '    … (14 more lines in the file)',
+    ]);
+    chat.send('/profile robot');
+    await chat.output.waitFor(`persona (SYSTEM.md, replacing SOUL.md): ${join(home, 'profiles', 'robot', 'SYSTEM.md')}\n    You answer in binary.\n`);
+    expect(chat.output.stdout()).not.toContain('friendly robot');
+    chat.send('/exit');
+    expect(await chat.exited).toBe(0);
   });
 
   it("thinks as hard as the profile's default from operator.json says, and as /think says", async () => {

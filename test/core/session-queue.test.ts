@@ -128,11 +128,14 @@ describe('createSessionQueue', () => {
     expect(started).toEqual(['a', 'b']);
     // c and d wait for a slot; a2 waits behind a in its own lane.
     expect([queue.running, queue.waiting]).toEqual([2, 2]);
+    // Pending counts a2 too: every task not settled.
+    expect(queue.pending).toBe(5);
     expect(queue.busy('c')).toBe(true);
     gates.get('b')!.open();
     await settle();
     expect(started).toEqual(['a', 'b', 'c']);
     expect([queue.running, queue.waiting]).toEqual([2, 1]);
+    expect(queue.pending).toBe(4);
     // When a ends, its slot goes to d, which asked before a2 could.
     gates.get('a')!.open();
     await settle();
@@ -141,7 +144,7 @@ describe('createSessionQueue', () => {
     for (const g of gates.values()) g.open();
     expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'a2', 'd']);
     expect(started).toEqual(['a', 'b', 'c', 'd', 'a2']);
-    expect([queue.running, queue.waiting]).toEqual([0, 0]);
+    expect([queue.running, queue.waiting, queue.pending]).toEqual([0, 0, 0]);
   });
 
   it('caps the tasks of one group, and a capped group never holds back the tasks of another', async () => {

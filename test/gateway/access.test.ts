@@ -114,7 +114,7 @@ describe('access: direct messages', () => {
   it('gives bots no pairing code', async () => {
     const access = createAccessPolicy(config(), createStore({ driver: 'memory' }));
     expect(await access.check(message({ isBot: true }))).toEqual({ allowed: false });
-    expect(await access.listPairings()).toEqual({ pending: [], approved: [] });
+    expect(await access.listPairings()).toEqual({ pending: [], approved: [], denied: [], owner: undefined });
   });
 
   it('applies the pairing policy to a platform it does not know', async () => {
@@ -192,7 +192,7 @@ describe('pairing', () => {
     const approved = await access.approvePairing(code.toLowerCase().replace(/^(....)/, '$1-'));
     expect(approved).toEqual({ platform: 'telegram', userId: '42', name: 'Ada', username: 'ada', code, approvedAt: start + 5 * 60_000 });
     expect(await access.check(message({ userId: '42' }))).toEqual(allowed);
-    expect(await access.listPairings()).toEqual({ pending: [], approved: [approved] });
+    expect(await access.listPairings()).toEqual({ pending: [], approved: [approved], denied: [], owner: undefined });
   });
 
   it('refuses unknown, malformed, expired and already used codes with clear errors', async () => {

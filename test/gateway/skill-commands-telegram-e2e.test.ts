@@ -73,7 +73,8 @@ describe('skills as commands through the gateway (Telegram, web)', () => {
     expect(menu()).not.toContain('notes');
     expect(menu().filter((name) => name === 'help')).toHaveLength(1);
     expect(telegram.commands.find((command) => command.command === 'deploy_app')!.description).toBe('Deploy the web app');
-    await gateway.output.waitFor(/skill "help" of profile default is not a command/, { stream: 'all', timeoutMs: 5_000, label: 'the shadowed skill' });
+    // A JSON log line (stderr is no terminal here): the quotes come escaped.
+    await gateway.output.waitFor(/skill \\?"help\\?" of profile default is not a command/, { stream: 'all', timeoutMs: 5_000, label: 'the shadowed skill' });
   });
 
   it('runs /deploy x for the owner: the model gets the instructions and x, and the answer is delivered', async () => {

@@ -98,8 +98,8 @@ describe('subagents through the gateway', () => {
     before = telegram.messages(admin).length;
     chat.dm('/status');
     const [status] = await chat.messagesAfter(admin, before, 1);
-    expect(status!.text).toMatch(/Subagents: 2 started, 0 working; 1800 tokens in, 100 out/);
-    expect(status!.text).toMatch(/[0-9a-f]{4} done: Write alpha\.md \(1 tool calls/);
+    expect(status!.text).toMatch(/Subagents: 2 started, 0 working; 1,800 tokens in, 100 out, \$\d+\.\d{4} /);
+    expect(status!.text).toMatch(/[0-9a-f]{4} done: Write alpha\.md \(1 tool call, (<1s|\d+s|\d+m \d\ds), \$\d+\.\d{4};/);
 
     // The children's changes belong to the parent's turn.
     before = telegram.messages(admin).length;

@@ -97,6 +97,9 @@ describe('Telegram through the gateway', () => {
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: '/status', from: { id: admin, first_name: 'Ada' } }));
     const status = await lastText(admin, 'Profile: default');
     expect(status.text).toContain('Model: claude-haiku-4-5');
+    // One way for numbers: thousands separators, dollars with four decimals.
+    expect(status.text).toMatch(/^Context: [\d,]+ of 200,000 tokens \(\d+\.\d%\)$/m);
+    expect(status.text).toMatch(/^Tokens: [\d,]+ in, [\d,]+ out, [\d,]+ from cache; cost \$\d+\.\d{4} over [\d,]+ calls?$/m);
   });
 
   it('splits a long reply without breaking its code block', async () => {

@@ -152,5 +152,17 @@ describe('tool access through the gateway', () => {
     await telegram.waitFor((fake) => fake.messages(group).filter((message) => message.text.includes('Only the person being answered, or an admin, can answer')).length >= 1, wait);
     press(member);
     await find(group, 'Saved it.');
+    // The log has the question and its answer, with who answered; a refused press answers nothing.
+    const logged = gateway.output
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event: string; tool?: string; approved?: boolean; by?: string; summary?: string })
+      .filter((record) => record.event.startsWith('approval.') && record.tool === 'memory');
+    expect(logged.map((record) => [record.event, record.approved, record.by])).toEqual([
+      ['approval.asked', undefined, undefined],
+      ['approval.answered', true, String(member.id)],
+    ]);
+    expect(logged[0]!.summary).toBe('action: add');
   });
 });

@@ -317,6 +317,7 @@ export class Subagents implements SubagentControl {
     child.unsubscribe = agent.subscribe((event) => {
       if (event.type === 'model_usage') {
         this.#records.charge(child.record, event.usage, event.cost);
+        this.#parent?.reportChildUsage(event.model, event.usage, event.cost);
         const { input, output, cacheRead, cacheWrite } = child.record.usage;
         if (input + output + cacheRead + cacheWrite > this.settings.maxTokens && !child.overBudget) {
           child.overBudget = true;

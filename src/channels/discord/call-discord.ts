@@ -14,7 +14,9 @@
  *   next tick.
  * - **Answered**: Discord said 429. discord.js would wait and send again as often as Discord
  *   answers one, so the call is rejected as a `RateLimitError` (Discord guarantees it was not
- *   carried out) and waited out here, up to `attempts` times and `maxWaitMs` per wait.
+ *   carried out) and waited out here, up to `attempts` times and `maxWaitMs` per wait. Every one
+ *   passes here, so this is where the adapter counts Discord's 429s (`policy.onRateLimited`);
+ *   predicted waits are not counted.
  *
  * discord.js does not retry 5xx and network failures either (`retries: 0`): a send that failed so
  * may have reached Discord, so it becomes a retryable {@link DeliveryError} and the delivery ledger

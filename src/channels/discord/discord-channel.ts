@@ -10,7 +10,7 @@
 import { Client, Events, GatewayDispatchEvents, Routes, type APIInteraction, type GatewayMessageCreateDispatchData } from 'discord.js';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchAttachmentBytes } from './attachments.ts';
-import { createCallDiscord, createRest, defaultRetryPolicy, type RetryPolicy } from './call-discord.ts';
+import { createCallDiscord, createRest, type RetryPolicy } from './call-discord.ts';
 import { createChannelKinds } from './channel-kinds.ts';
 import { discordClientOptions } from './client-options.ts';
 import { createScrub, describeError, toDeliveryError, type Scrub } from './discord-errors.ts';
@@ -20,7 +20,10 @@ import { defaultCatchUp, planCatchUp, type CatchUpContext, type CatchUpSettings 
 import { createGatewayEvents } from './gateway-events.ts';
 import type { InboundContext } from './inbound.ts';
 import { InteractionTokens } from './interaction-tokens.ts';
+import { watchLink } from './link-events.ts';
 import { createDiscordOutbound } from './outbound.ts';
+import { createLinkStatus } from '../link-status.ts';
+import { reportingRateLimits } from '../rate-limit-retry.ts';
 
 /** Options of {@link createDiscordChannel}. */
 export interface DiscordChannelOptions {
@@ -87,10 +90,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   const log = (line: string) => (options.log ?? ((text: string) => console.error(text)))(scrub(line));
   const now = options.now ?? Date.now;
   const rest = createRest(options.apiUrl, options.token, options.requestTimeoutMs ?? 15_000);
-  const call = createCallDiscord(rest, { ...defaultRetryPolicy, ...options.retry }, scrub);
-  const tokens = new InteractionTokens(now);
   let client: Client | undefined;
   let handlers: ChannelHandlers | undefined;
+  const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'discord' });
+  const call = createCallDiscord(rest, reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
+  const tokens = new InteractionTokens(now);
   let applicationId: string | undefined;
 
   const outbound = createDiscordOutbound({
@@ -150,6 +154,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       client = current;
       current.on(Events.Error, (error) => log(`discord: client error: ${describeError(error, scrub)}`));
       current.on(Events.ShardDisconnect, (event) => log(`discord: gateway closed for good (code ${event.code})`));
+      watchLink(current, link, () => client === current);
       current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => events.messageCreate(payload));
       current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => events.interactionCreate(payload));
       // Every new session (start-up, a re-identify) reads what was sent while none was connected.
@@ -165,12 +170,14 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
         throw error instanceof DeliveryError ? error : startError(error, scrub);
       }
       applicationId = current.application?.id ?? applicationId;
+      link.started();
     },
 
     async stop() {
       const current = client;
       client = undefined;
       handlers = undefined;
+      link.stopped();
       await current?.destroy();
       await events.settled();
     },

@@ -13,7 +13,7 @@ import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapab
 import { createFileDownloader } from './attachments.ts';
 import { actionIdPrefix } from './blocks.ts';
 import { createBoltLogger } from './bolt-logger.ts';
-import { createCallSlack, defaultRetryPolicy, type RetryPolicy } from './call-slack.ts';
+import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
 import { slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { findSlackPreview } from './find-preview.ts';
@@ -22,6 +22,8 @@ import { createScrub } from './slack-errors.ts';
 import { createSocketMode } from './socket-mode.ts';
 import { createTypingIndicator } from './typing-indicator.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
+import { createLinkStatus } from '../link-status.ts';
+import { reportingRateLimits } from '../rate-limit-retry.ts';
 
 /** Options of {@link createSlackChannel}. */
 export interface SlackChannelOptions {
@@ -90,14 +92,17 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     timeout: options.requestTimeoutMs ?? 30_000,
   };
   const client = new webApi.WebClient(options.botToken, { ...clientOptions });
-  const call = createCallSlack({ ...defaultRetryPolicy, ...options.retry }, scrub);
+  let handlers: ChannelHandlers | undefined;
+  // Over HTTP events there is no connection of ours to lose: only rate limits are reported.
+  const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'slack' });
+  const call = createCallSlack(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const indicator = createTypingIndicator();
   const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
   let identity: SlackIdentity | undefined;
   let app: App | undefined;
   // A signing secret means HTTP events even when an app token is given too.
   const socketMode = !signingSecret && appToken
-    ? createSocketMode({ appToken, slackApiUrl, timeoutMs: clientOptions.timeout ?? 30_000, pingTimeoutMs: options.socketPingTimeoutMs, app: () => app, log, scrub })
+    ? createSocketMode({ appToken, slackApiUrl, timeoutMs: clientOptions.timeout ?? 30_000, pingTimeoutMs: options.socketPingTimeoutMs, app: () => app, log, scrub, link })
     : undefined;
 
   const context: InboundContext = {
@@ -165,22 +170,25 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     platform: 'slack',
     capabilities,
 
-    async start(handlers) {
+    async start(startHandlers) {
       if (app) throw new Error('slack: already started');
+      handlers = startHandlers;
       const auth = await call('auth.test', () => client.auth.test());
       if (!auth.user_id || !auth.team_id) throw new DeliveryError('Slack auth.test answered without user_id/team_id (is this a bot token?)', { retryable: false });
       identity = { userId: auth.user_id, botId: auth.bot_id ?? '', teamId: auth.team_id };
-      app = createApp(identity, handlers);
+      app = createApp(identity, startHandlers);
       try {
         await socketMode?.start();
       } catch (error) {
         app = undefined;
         throw error;
       }
+      link.started();
     },
 
     async stop() {
       app = undefined;
+      link.stopped();
       await socketMode?.stop();
     },
 

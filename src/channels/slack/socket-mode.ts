@@ -6,10 +6,16 @@
  * goes to the same bolt app as in HTTP mode, through {@link dispatchEnvelope}, which decides when
  * it is acknowledged; bolt's own SocketModeReceiver is not used because it acknowledges events
  * before the listeners ran.
+ *
+ * The socket is the link to Slack: its closing while the adapter runs (dropped, a pong missed,
+ * or Slack's `disconnect` asking for a new one) counts as the link lost, the next `hello` as the
+ * link back, each once however many attempts the SDK needs in between.
  */
 import type { App } from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
+import type { LinkStatus } from '../link-status.ts';
 import { createBoltLogger } from './bolt-logger.ts';
+import { rateLimitReportingFetch } from './rate-limit-fetch.ts';
 import { toDeliveryError, type Scrub } from './slack-errors.ts';
 import { dispatchEnvelope, type SocketEnvelope } from './socket-mode-dispatch.ts';
 
@@ -31,6 +37,8 @@ export interface SocketModeOptions {
   app(): App | undefined;
   log(line: string): void;
   scrub: Scrub;
+  /** Told when the socket drops and is back, and of 429s to `apps.connections.open`. */
+  link: LinkStatus;
 }
 
 /** A Socket Mode connection to Slack. */
@@ -59,7 +67,8 @@ const appTokenShape = /^xapp-/;
  */
 export function createSocketMode(options: SocketModeOptions): SocketMode {
   if (!appTokenShape.test(options.appToken)) throw new Error('slack: appToken must be an app-level token (xapp-…) for Socket Mode');
-  const { log, scrub } = options;
+  const { log, scrub, link } = options;
+  const reportingFetch = rateLimitReportingFetch((waitMs) => link.rateLimited(waitMs));
   const logger = createBoltLogger(log, scrub);
   logger.setName('socket-mode');
   let current: Connection | undefined;
@@ -70,7 +79,7 @@ export function createSocketMode(options: SocketModeOptions): SocketMode {
         appToken: options.appToken,
         logger,
         // No retryConfig: the SDK's own (many quick retries) is what keeps reconnecting alive.
-        clientOptions: { slackApiUrl: options.slackApiUrl, timeout: options.timeoutMs },
+        clientOptions: { slackApiUrl: options.slackApiUrl, timeout: options.timeoutMs, fetch: reportingFetch },
         ...(options.pingTimeoutMs !== undefined ? { clientPingTimeout: options.pingTimeoutMs } : {}),
       });
       const connection: Connection = { client, awaitingHello: false, stopped: false };
@@ -85,6 +94,12 @@ export function createSocketMode(options: SocketModeOptions): SocketMode {
         // Not within this emit: the SDK's own 'connected' listener, which settles its start(),
         // runs after this one, and a disconnect can fire 'disconnected' synchronously.
         if (connection.stopped) queueMicrotask(() => void client.disconnect());
+        else link.restored();
+      });
+      // The SDK's 'close' is the socket going away, whoever closed it; it reconnects on its own
+      // ('disconnected' comes only from disconnect(), that is from stop()).
+      client.on('close', () => {
+        if (!connection.stopped) link.lost('Socket Mode connection closed; reconnecting');
       });
       current = connection;
       try {

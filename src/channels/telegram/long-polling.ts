@@ -3,9 +3,14 @@
  * long poll and every back-off wait end as soon as the signal aborts. Each batch is handed to
  * grammy's `handleUpdate` (whose middleware only hands events over), and the offset advances past
  * every update handed over; the last offset is confirmed when polling stops.
+ *
+ * The loop is the Telegram link's only sign of life: a getUpdates that fails on the network or
+ * with a 5xx counts as the link lost (once, however long it keeps failing), the next one that
+ * answers as the link back; a 429 is a rate limit, other refusals are not the link's.
  */
 import { GrammyError, type Bot } from 'grammy/web';
-import type { Scrub } from './telegram-errors.ts';
+import type { LinkStatus } from '../link-status.ts';
+import { toDeliveryError, type Scrub } from './telegram-errors.ts';
 import { notAccepted } from './webhook.ts';
 
 /** grammy types signals with an old polyfill's class; Node's AbortSignal works the same. */
@@ -24,6 +29,10 @@ export interface LongPollingOptions {
   signal: AbortSignal;
   log(line: string): void;
   scrub: Scrub;
+  /** Told when polling loses Telegram and finds it again, and of 429s. */
+  link: LinkStatus;
+  /** The first pause after a failed poll, in ms, doubled per failure in a row up to 30 s. */
+  firstRetryDelayMs: number;
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -39,19 +48,29 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The pause after `failures` failed polls in a row. */
+function growingPause(firstMs: number, failures: number): number {
+  return Math.min(firstMs * 2 ** Math.min(failures - 1, 6), 30_000);
+}
+
 /** How long to wait after a failed getUpdates, or undefined to give up (token refused). */
-function backoffFor(error: unknown, failures: number): number | undefined {
+function backoffFor(error: unknown, failures: number, firstMs: number): number | undefined {
   if (error instanceof GrammyError) {
     if (error.error_code === 401 || error.error_code === 404) return undefined;
     if (error.error_code === 429) return (error.parameters.retry_after ?? 1) * 1000;
     if (error.error_code === 409) return 5_000;
   }
-  return Math.min(500 * 2 ** Math.min(failures - 1, 6), 30_000);
+  return growingPause(firstMs, failures);
+}
+
+/** Whether a failed getUpdates means Telegram was not reached (network, 5xx) rather than a refusal. */
+function isLinkFailure(error: unknown): boolean {
+  return !(error instanceof GrammyError) || error.error_code >= 500;
 }
 
 /** Polls until `options.signal` aborts; resolves once the loop has ended and the offset is confirmed. */
 export async function runLongPolling(bot: Bot, options: LongPollingOptions): Promise<void> {
-  const { signal, log, scrub } = options;
+  const { signal, log, scrub, link } = options;
   let offset: number | undefined;
   let failures = 0;
   while (!signal.aborted) {
@@ -59,15 +78,20 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
     try {
       updates = await bot.api.getUpdates({ offset, timeout: options.timeoutSeconds, allowed_updates: options.allowedUpdates }, grammySignal(signal));
       failures = 0;
+      link.restored();
     } catch (error) {
       if (signal.aborted) break;
       failures += 1;
-      const wait = backoffFor(error, failures);
+      const wait = backoffFor(error, failures, options.firstRetryDelayMs);
       const reason = error instanceof Error ? error.message : String(error);
       if (wait === undefined) {
         log(scrub(`telegram: long polling stopped: ${reason}`));
+        // Nothing arrives any more: the link is gone for good, whatever the cause.
+        link.lost(`long polling stopped: ${toDeliveryError(error, 'getUpdates', scrub).message}`);
         return;
       }
+      if (error instanceof GrammyError && error.error_code === 429) link.rateLimited(wait);
+      else if (isLinkFailure(error)) link.lost(toDeliveryError(error, 'getUpdates', scrub).message);
       log(scrub(`telegram: getUpdates failed (${reason}); retrying in ${wait} ms`));
       await pause(wait, signal);
       continue;
@@ -84,7 +108,7 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
       if (refused) {
         // Not taken now: the offset stays on this update, so the next poll brings it again.
         failures += 1;
-        const wait = Math.min(500 * 2 ** Math.min(failures - 1, 6), 30_000);
+        const wait = growingPause(options.firstRetryDelayMs, failures);
         log(scrub(`telegram: update ${update.update_id} left for the next poll (${refused.message}); polling again in ${wait} ms`));
         await pause(wait, signal);
         break;

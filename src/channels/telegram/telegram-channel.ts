@@ -14,7 +14,7 @@
 import { Bot, type ApiClientOptions } from 'grammy/web';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchFileBytes } from './attachments.ts';
-import { createCallTelegram, defaultRetryPolicy, type RetryPolicy } from './call-telegram.ts';
+import { createCallTelegram, type RetryPolicy } from './call-telegram.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import { telegramMaxLength } from './format/max-length.ts';
 import { toChannelEvent, type InboundContext } from './inbound.ts';
@@ -23,6 +23,8 @@ import { createTelegramOutbound } from './outbound.ts';
 import { createScrub, toDeliveryError } from './telegram-errors.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
+import { createLinkStatus } from '../link-status.ts';
+import { reportingRateLimits } from '../rate-limit-retry.ts';
 
 /** Options of {@link createTelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -43,6 +45,8 @@ export interface TelegramChannelOptions {
   retry?: Partial<RetryPolicy>;
   /** getUpdates long-poll timeout in seconds (default 30). */
   pollTimeoutSeconds?: number;
+  /** The pause after a failed getUpdates, in ms, doubled per failure in a row up to 30 s (default 500). */
+  pollRetryDelayMs?: number;
   /** How long `start` may try to reach Telegram (getMe) before failing, in ms (default 30,000). */
   startTimeoutMs?: number;
   /** Where problems are reported (default stderr). Lines never contain the token. */
@@ -77,9 +81,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
   // The keep-alive transport once warm() has loaded it (half the CPU per call of Node's fetch).
   const bot = new Bot(options.token, { client: { apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] } });
-  const call = createCallTelegram({ ...defaultRetryPolicy, ...options.retry }, scrub);
-  const outbound = createTelegramOutbound(bot.api, call, log, capabilities.maxFileBytes);
   let handlers: ChannelHandlers | undefined;
+  const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'telegram' });
+  const call = createCallTelegram(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
+  const outbound = createTelegramOutbound(bot.api, call, log, capabilities.maxFileBytes);
   let running = false;
   let lifecycle: AbortController | undefined;
   let polling: Promise<void> | undefined;
@@ -144,16 +149,27 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       if (options.webhook) {
         const { url, secret } = options.webhook;
         await call('setWebhook', () => bot.api.setWebhook(url, { secret_token: secret, allowed_updates: allowedUpdates }));
+        // A webhook holds no connection of ours: nothing is ever reported lost.
         running = true;
         return;
       }
       await call('deleteWebhook', () => bot.api.deleteWebhook());
       running = true;
-      polling = runLongPolling(bot, { timeoutSeconds: options.pollTimeoutSeconds ?? 30, allowedUpdates, signal: lifecycle.signal, log, scrub });
+      link.started();
+      polling = runLongPolling(bot, {
+        timeoutSeconds: options.pollTimeoutSeconds ?? 30,
+        allowedUpdates,
+        signal: lifecycle.signal,
+        log,
+        scrub,
+        link,
+        firstRetryDelayMs: options.pollRetryDelayMs ?? 500,
+      });
     },
 
     async stop() {
       running = false;
+      link.stopped();
       lifecycle?.abort();
       await polling;
       polling = undefined;

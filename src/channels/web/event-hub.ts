@@ -166,6 +166,7 @@ export class EventHub {
       if (earlier && (earlier.type === 'message' || earlier.type === 'update')) {
         // An edit replaces the buttons too (none given: none shown), as on Telegram.
         earlier.text = event.text;
+        earlier.html = event.html;
         if (event.buttons === undefined) delete earlier.buttons;
         else earlier.buttons = event.buttons;
         return;

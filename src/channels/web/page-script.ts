@@ -1,13 +1,16 @@
 /**
  * The web chat page's behaviour, as browser JavaScript source (inlined into the page after
- * {@link markdownScript}'s functions). It keeps a random client id in localStorage, shows the
- * history, sends messages (retried with the same id, so a retry is never answered twice),
- * listens to the event stream (reconnecting by itself), grows streamed replies in place, shows
- * the typing indicator, renders buttons, and shows the bot's files as links (images with a
- * preview). Nothing is ever disabled while a reply streams. Behind a login, a 401 means the
- * session ended: the page reloads, which shows the login page.
+ * {@link approvalCardScript} and {@link turnStateScript}). It keeps a random client id in
+ * localStorage, shows the history, sends messages (retried with the same id, so a retry is never
+ * answered twice), listens to the event stream (reconnecting by itself), grows streamed replies
+ * in place, renders buttons and approval cards, and shows the bot's files as links (images with
+ * a preview). Bot messages come as HTML the server rendered from Markdown and escaped (see
+ * `renderWebHtml`); everything else is written as text. Nothing is ever disabled while a reply
+ * streams. Behind a login, a 401 means the session ended: the page reloads, which shows the
+ * login page.
  *
- * Same rules as the Markdown source: no backticks, no `${`.
+ * Written with `String.raw` so the source reads as it runs; it avoids backticks and `${`, which
+ * the template literal would take.
  */
 export const pageScript = String.raw`
 const config = JSON.parse(document.getElementById('operator-config').textContent);
@@ -15,7 +18,6 @@ const api = config.base + '/web';
 const log = document.getElementById('log');
 const form = document.getElementById('composer');
 const input = document.getElementById('input');
-const typing = document.getElementById('typing');
 const statusLabel = document.getElementById('status');
 const empty = document.getElementById('empty');
 
@@ -68,8 +70,15 @@ function showUser(text, id) {
   return element;
 }
 
-function showBot(element, text, buttons) {
-  element.querySelector('.body').innerHTML = renderMarkdown(text);
+// The server's HTML, not the model's: it was rendered from Markdown with every text escaped.
+function showBot(element, html, buttons, approval) {
+  const body = element.querySelector('.body');
+  if (approval && typeof approval === 'object') {
+    element.classList.add('approval');
+    showApprovalCard(body, approval);
+  } else {
+    body.innerHTML = typeof html === 'string' ? html : '';
+  }
   const old = element.querySelector('.buttons');
   if (old) old.remove();
   if (Array.isArray(buttons) && buttons.length > 0) element.appendChild(buttonBox(element, buttons));
@@ -140,6 +149,7 @@ async function press(message, box, button, data) {
   const buttons = box.querySelectorAll('button');
   for (const each of buttons) each.disabled = true;
   button.classList.add('pressed');
+  answered(message);
   try {
     await postJson('/actions', { clientId, data, messageId: message.dataset.id, id: randomId(8) });
   } catch (error) {
@@ -201,6 +211,8 @@ async function postJson(path, body) {
 
 async function send(text) {
   const id = randomId(8);
+  // Whatever the person says now (/approve, say) is their move: the card no longer holds the indicator.
+  answered();
   let element;
   keepAtBottom(() => {
     element = showUser(text, id);
@@ -239,15 +251,6 @@ input.addEventListener('keydown', (event) => {
 });
 input.addEventListener('input', resizeInput);
 
-let typingTimer;
-function setTyping(visible) {
-  clearTimeout(typingTimer);
-  keepAtBottom(() => {
-    typing.hidden = !visible;
-  });
-  if (visible) typingTimer = setTimeout(() => setTyping(false), 6000);
-}
-
 // Assistant texts from the history not yet matched by a live message: a reply that was both
 // saved in the history and waiting in the buffer is shown once.
 const historyTexts = [];
@@ -262,8 +265,13 @@ function alreadyInHistory(event) {
 }
 
 function apply(event, catchingUp) {
-  if (event.type === 'typing') return setTyping(true);
-  if (event.type === 'notice') return showNotice(event.text);
+  if (event.type === 'typing') return setWorking(true);
+  if (event.type === 'typing-stop') return setWorking(false);
+  if (event.type === 'notice') {
+    // The answer to a button press: its card waits no more.
+    if (event.messageId !== undefined) answered(botMessages.get(event.messageId));
+    return showNotice(event.text);
+  }
   if (event.type === 'user') {
     if (!userMessages.has(event.id)) keepAtBottom(() => showUser(event.text, event.id));
     return;
@@ -271,7 +279,6 @@ function apply(event, catchingUp) {
   if (event.type === 'file') {
     // Only links this server made (a part is shown once, even when it comes again from the buffer).
     if (botMessages.has(event.id) || typeof event.url !== 'string' || !event.url.startsWith(api + '/files/')) return;
-    setTyping(false);
     keepAtBottom(() => {
       const element = bubble('bot file', event.id);
       botMessages.set(event.id, element);
@@ -282,14 +289,14 @@ function apply(event, catchingUp) {
   if (event.type !== 'message' && event.type !== 'update') return;
   let element = botMessages.get(event.id);
   if (!element && (catchingUp || event.buffered) && alreadyInHistory(event)) return;
-  if (event.type === 'message') setTyping(false);
   keepAtBottom(() => {
     if (!element) {
       element = bubble('bot', event.id);
       botMessages.set(event.id, element);
     }
-    showBot(element, event.text, event.buttons);
+    showBot(element, event.html, event.buttons, event.approval);
   });
+  if (event.approval && Array.isArray(event.buttons) && event.buttons.length > 0) waitOn(element);
 }
 
 function receive(event) {
@@ -305,8 +312,12 @@ function setStatus(state, text) {
 function connect() {
   setStatus('connecting', 'connecting…');
   const source = new EventSource(api + '/events?clientId=' + encodeURIComponent(clientId));
-  source.addEventListener('ready', () => setStatus('connected', 'connected'));
-  for (const type of ['message', 'update', 'file', 'typing', 'notice', 'user']) {
+  source.addEventListener('ready', () => {
+    setStatus('connected', 'connected');
+    // Events missed while away may include the turn's end: nothing runs until the next renewal says so.
+    setWorking(false);
+  });
+  for (const type of ['message', 'update', 'file', 'typing', 'typing-stop', 'notice', 'user']) {
     source.addEventListener(type, (message) => {
       let data;
       try {
@@ -320,6 +331,7 @@ function connect() {
   }
   source.addEventListener('error', () => {
     setStatus('offline', 'reconnecting…');
+    setWorking(false);
     // EventSource retries by itself unless the server refused it (then readyState is CLOSED).
     if (source.readyState === EventSource.CLOSED) {
       source.close();
@@ -348,7 +360,7 @@ async function start() {
     for (const entry of history) {
       if (entry.role === 'user') showUser(entry.text);
       else {
-        showBot(bubble('bot'), entry.text);
+        showBot(bubble('bot'), entry.html);
         historyTexts.push(entry.text);
       }
     }

@@ -1,6 +1,7 @@
 /**
  * The web chat page's stylesheet (inlined; system fonts, no external assets). Light and dark
- * follow the browser's colour scheme.
+ * follow the browser's colour scheme; below 480 px (a phone) the margins shrink and the keyboard
+ * hint goes, so the message box keeps room for its placeholder.
  */
 export const pageStyle = String.raw`
 :root {
@@ -66,6 +67,22 @@ header h1 { margin: 0; font-size: 17px; font-weight: 600; letter-spacing: 0.2px;
 .message hr { border: 0; border-top: 1px solid var(--border); }
 .message a { color: var(--accent); }
 .message.user a { color: inherit; }
+.message .table { max-width: 100%; overflow-x: auto; margin: 0 0 8px; }
+.message table { border-collapse: collapse; overflow-wrap: normal; font-size: 0.95em; }
+.message th, .message td { border: 1px solid var(--border); padding: 4px 9px; text-align: left; vertical-align: top; }
+.message th { background: var(--code); font-weight: 600; }
+.message th.align-center, .message td.align-center { text-align: center; }
+.message th.align-right, .message td.align-right { text-align: right; }
+.message.approval { border-color: var(--accent); }
+.message .approval-title { font-weight: 600; }
+.message .approval-reason { color: var(--muted); font-size: 13px; }
+.approval-args { margin: 0; }
+.approval-args dt { font-size: 12px; color: var(--muted); }
+.approval-args dt:empty { display: none; }
+.approval-args dd { margin: 0 0 6px; }
+.approval-args pre { margin: 2px 0 0; }
+.message .approval-args pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
+.message .approval-more { color: var(--muted); font-size: 13px; }
 .message.file .preview { display: block; max-width: 100%; max-height: 320px; margin-bottom: 6px; border-radius: 8px; }
 .message.file .size { margin-left: 8px; font-size: 12px; color: var(--muted); }
 .buttons { margin-top: 8px; display: flex; flex-direction: column; gap: 6px; }
@@ -82,8 +99,22 @@ header h1 { margin: 0; font-size: 17px; font-weight: 600; letter-spacing: 0.2px;
 .dots i:nth-child(2) { animation-delay: 0.2s; }
 .dots i:nth-child(3) { animation-delay: 0.4s; }
 @keyframes blink { 0%, 80%, 100% { opacity: 0.25; } 40% { opacity: 1; } }
-.composer { display: flex; gap: 8px; padding: 10px 18px 14px; background: var(--surface); border-top: 1px solid var(--border); }
-.composer textarea { flex: 1; resize: none; min-height: 40px; max-height: 200px; padding: 9px 12px; border-radius: 10px; border: 1px solid var(--border); background: var(--background); color: var(--text); font: inherit; }
+.composer { display: flex; flex-wrap: wrap; gap: 8px; padding: 10px 18px 14px; background: var(--surface); border-top: 1px solid var(--border); }
+.composer textarea { flex: 1; min-width: 0; resize: none; min-height: 40px; max-height: 200px; padding: 9px 12px; border-radius: 10px; border: 1px solid var(--border); background: var(--background); color: var(--text); font: inherit; }
 .composer textarea:focus { outline: 2px solid var(--accent); outline-offset: -1px; }
 .composer button { padding: 0 18px; border: 0; border-radius: 10px; background: var(--accent); color: var(--accent-text); font: inherit; font-weight: 600; cursor: pointer; }
+.composer button.stop { border: 1px solid var(--danger); background: transparent; color: var(--danger); }
+.composer button.stop:disabled { opacity: 0.55; cursor: default; }
+.composer button[hidden] { display: none; }
+.hint { flex-basis: 100%; margin: -2px 0 0; font-size: 11px; color: var(--muted); }
+@media (max-width: 480px) {
+  header { padding: 8px 12px; }
+  .log { padding: 12px 10px 6px; }
+  .typing { padding: 0 10px 6px; }
+  .composer { gap: 6px; padding: 8px 10px 10px; }
+  /* 16 px: phones zoom into a smaller text field when it gets the focus. */
+  .composer textarea { font-size: 16px; padding: 8px 10px; }
+  .composer button { padding: 0 14px; }
+  .hint { display: none; }
+}
 `;

@@ -4,9 +4,10 @@
  * script and style (by hash) and requests to its own origin.
  */
 import { createHash } from 'node:crypto';
-import { markdownScript } from './page-markdown.ts';
+import { approvalCardScript } from './page-approval-script.ts';
 import { pageScript } from './page-script.ts';
 import { pageStyle } from './page-style.ts';
+import { turnStateScript } from './page-turn-script.ts';
 
 /** The page and the headers it must be served with. */
 export interface WebPage {
@@ -29,7 +30,8 @@ function scriptJson(value: unknown): string {
  */
 export function renderWebPage(apiBase: string, options: { login?: boolean } = {}): WebPage {
   const login = options.login ?? false;
-  const script = `'use strict';\n${markdownScript}\n(() => {\n${pageScript}\n})();\n`;
+  // The main script last: it starts the page once the others' functions and constants exist.
+  const script = `'use strict';\n(() => {\n${approvalCardScript}\n${turnStateScript}\n${pageScript}\n})();\n`;
   const style = pageStyle;
   const html = `<!doctype html>
 <html lang="en">
@@ -48,8 +50,10 @@ export function renderWebPage(apiBase: string, options: { login?: boolean } = {}
 </main>
 <div id="typing" class="typing" hidden><span class="dots" aria-hidden="true"><i></i><i></i><i></i></span>operator is typing…</div>
 <form id="composer" class="composer" autocomplete="off">
-<textarea id="input" rows="1" placeholder="Message operator (Enter sends, Shift+Enter for a new line)" aria-label="Message"></textarea>
+<textarea id="input" rows="1" placeholder="Message operator" aria-label="Message" aria-describedby="hint"></textarea>
+<button id="stop" class="stop" type="button" title="Stop the answer being written, as /stop does" hidden>Stop</button>
 <button type="submit">Send</button>
+<p id="hint" class="hint">Enter sends, Shift+Enter starts a new line</p>
 </form>
 <script type="application/json" id="operator-config">${scriptJson({ base: apiBase, ...(login ? { login } : {}) })}</script>
 <script>${script}</script>

@@ -1,7 +1,8 @@
 /**
  * The local web chat as a channel adapter. The gateway's HTTP server mounts its routes; a browser
- * talks to it with plain `fetch` (messages, button presses, history) and Server-Sent Events
- * (bot messages, edits, files, typing); files the bot sent are downloaded from `/web/files/`.
+ * talks to it with plain `fetch` (messages, button presses, the Stop button, history) and
+ * Server-Sent Events (bot messages, edits, files, typing); files the bot sent are downloaded from
+ * `/web/files/`. Markdown is rendered to safe HTML here, on the server (see `renderWebHtml`).
  */
 import { randomBytes } from 'node:crypto';
 import { readOutboundFile } from '../read-outbound-file.ts';
@@ -17,10 +18,12 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../types.ts';
+import { approvalCard } from './approval-card.ts';
 import { EventHub } from './event-hub.ts';
+import { renderWebHtml } from './format/render-html.ts';
 import { renderWebPage } from './page.ts';
-import { toChannelAction, toInboundMessage, webPlatform, webSessionKey } from './web-inbound.ts';
-import { actionBodySchema, clientIdPattern, errorResponse, jsonResponse, messageBodySchema, messageIdPattern, parseClientIdQuery, parseJsonBody } from './web-requests.ts';
+import { toChannelAction, toInboundMessage, toStopCommand, webPlatform, webSessionKey } from './web-inbound.ts';
+import { actionBodySchema, clientIdPattern, errorResponse, jsonResponse, messageBodySchema, messageIdPattern, parseClientIdQuery, parseJsonBody, stopBodySchema } from './web-requests.ts';
 import { splitText } from './split-text.ts';
 import { fileIdPattern, fileResponse, WebFileStore } from './web-files.ts';
 
@@ -156,13 +159,16 @@ class WebChannelAdapter implements WebChannel {
       }
       const last = index === chunks.length - 1;
       const buttons = last && message.buttons ? { buttons: message.buttons } : {};
+      const html = renderWebHtml(text);
       if (index === 0 && message.replace !== undefined && messageIdPattern.test(message.replace)) {
-        this.#hub.publish(clientId, { type: 'update', id: message.replace, text, ...buttons });
+        this.#hub.publish(clientId, { type: 'update', id: message.replace, text, html, ...buttons });
         delivered(message.replace);
         continue;
       }
       const id = this.#newId();
-      this.#hub.publish(clientId, { type: 'message', id, text, ...buttons, ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) });
+      // The card goes with the buttons that answer it.
+      const approval = last && message.approval ? { approval: approvalCard(message.approval) } : {};
+      this.#hub.publish(clientId, { type: 'message', id, text, html, ...buttons, ...approval, ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) });
       delivered(id);
     }
     return { ids };
@@ -188,11 +194,16 @@ class WebChannelAdapter implements WebChannel {
     const clientId = this.#clientOf(address);
     if (!messageIdPattern.test(messageId)) throw new DeliveryError(`web: not a message id: ${JSON.stringify(messageId)}`, { retryable: false });
     const [text = ''] = splitText(message.text, this.capabilities.maxLength);
-    this.#hub.publish(clientId, { type: 'update', id: messageId, text, ...(message.buttons ? { buttons: message.buttons } : {}) });
+    this.#hub.publish(clientId, { type: 'update', id: messageId, text, html: renderWebHtml(text), ...(message.buttons ? { buttons: message.buttons } : {}) });
   }
 
   async typing(address: ConversationAddress): Promise<void> {
     this.#hub.publish(this.#clientOf(address), { type: 'typing' });
+  }
+
+  /** The turn ended: the page takes down the typing indicator and the Stop button at once. */
+  async stopTyping(address: ConversationAddress): Promise<void> {
+    this.#hub.publish(this.#clientOf(address), { type: 'typing-stop' });
   }
 
   async answerAction(action: ChannelAction, text?: string): Promise<void> {
@@ -214,6 +225,7 @@ class WebChannelAdapter implements WebChannel {
       { method: 'GET', path: this.#base || '/', handler: async () => this.#servePage() },
       { method: 'POST', path: `${api}/messages`, handler: (request) => this.#receiveMessage(request) },
       { method: 'POST', path: `${api}/actions`, handler: (request) => this.#receiveAction(request) },
+      { method: 'POST', path: `${api}/stop`, handler: (request) => this.#receiveStop(request) },
       { method: 'GET', path: `${api}/events`, handler: async (request) => this.#openEvents(request) },
       { method: 'GET', path: `${api}/history`, handler: (request) => this.#serveHistory(request) },
       { method: 'GET', path: `${api}/files/:id/:name`, handler: async (request) => this.#serveFile(request) },
@@ -260,6 +272,25 @@ class WebChannelAdapter implements WebChannel {
     return jsonResponse(202, { accepted: true, id: action.id });
   }
 
+  /**
+   * `POST <base>/web/stop`: the Stop button. Handed over as the browser's own `/stop` command, so
+   * the gateway runs it down the same path with the same access as the typed command: it stops
+   * only the turn of this browser's conversation (`web:<clientId>`), and only one answering it.
+   */
+  async #receiveStop(request: Request): Promise<Response> {
+    const handlers = this.#handlers;
+    if (!handlers) return notRunning();
+    const parsed = await parseJsonBody(request, stopBodySchema);
+    if (!parsed.ok) return parsed.response;
+    try {
+      await handlers.onMessage(toStopCommand(parsed.value, this.#now()));
+    } catch (error) {
+      if (error instanceof NotAcceptedError) return jsonResponse(503, { error: 'The gateway cannot take messages right now; retrying.' });
+      this.#log(`web: stop handler failed: ${describe(error)}`);
+    }
+    return jsonResponse(202, { accepted: true, id: parsed.value.id });
+  }
+
   #openEvents(request: Request): Response {
     if (this.#stopped) return notRunning();
     const clientId = parseClientIdQuery(request);
@@ -274,7 +305,8 @@ class WebChannelAdapter implements WebChannel {
     if (!clientId.ok) return clientId.response;
     try {
       const messages = (await handlers.history?.(webSessionKey(clientId.value))) ?? [];
-      return jsonResponse(200, { messages: messages.map(({ role, text }) => ({ role, text })) });
+      // The bot's messages rendered here as the live ones are; a person's are shown as typed.
+      return jsonResponse(200, { messages: messages.map(({ role, text }) => (role === 'assistant' ? { role, text, html: renderWebHtml(text) } : { role, text })) });
     } catch (error) {
       this.#log(`web: history failed: ${describe(error)}`);
       return errorResponse(500, 'the history could not be loaded');

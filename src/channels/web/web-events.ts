@@ -2,14 +2,21 @@
  * What the web chat page receives over Server-Sent Events, and how one event looks on the wire.
  */
 import type { Button } from '../types.ts';
+import type { WebApprovalCard } from './approval-card.ts';
 
-/** A new bot message. `text` is Markdown; the page renders it. */
+/**
+ * A new bot message. `text` is the Markdown; `html` is it rendered by the server (safe: every
+ * piece of text escaped, see `renderWebHtml`), which the page shows.
+ */
 export interface WebMessageEvent {
   type: 'message';
   id: string;
   text: string;
+  html: string;
   buttons?: Button[][];
   replyTo?: string;
+  /** The message asks to approve this tool call: the page shows it as a card above the buttons. */
+  approval?: WebApprovalCard;
   /** Set when the event waited in the buffer while no page was connected. */
   buffered?: boolean;
 }
@@ -19,6 +26,7 @@ export interface WebUpdateEvent {
   type: 'update';
   id: string;
   text: string;
+  html: string;
   buttons?: Button[][];
   buffered?: boolean;
 }
@@ -38,9 +46,17 @@ export interface WebFileEvent {
   buffered?: boolean;
 }
 
-/** The bot is working on an answer. Never buffered: it means nothing later. */
+/**
+ * The bot is working on an answer (renewed every few seconds while it does): the page shows the
+ * typing indicator and the Stop button. Never buffered: it means nothing later.
+ */
 export interface WebTypingEvent {
   type: 'typing';
+}
+
+/** The bot's turn ended (answered, stopped or failed): indicator and Stop button go. Never buffered. */
+export interface WebTypingStopEvent {
+  type: 'typing-stop';
 }
 
 /** A short notice about a button press (`answerAction`). */
@@ -64,7 +80,7 @@ export interface WebReadyEvent {
 }
 
 /** Every event the page handles. */
-export type WebEvent = WebMessageEvent | WebUpdateEvent | WebFileEvent | WebTypingEvent | WebNoticeEvent | WebUserEvent | WebReadyEvent;
+export type WebEvent = WebMessageEvent | WebUpdateEvent | WebFileEvent | WebTypingEvent | WebTypingStopEvent | WebNoticeEvent | WebUserEvent | WebReadyEvent;
 
 /** Events kept for a client while none of its pages is connected. */
 export type BufferableEvent = WebMessageEvent | WebUpdateEvent | WebFileEvent | WebNoticeEvent;

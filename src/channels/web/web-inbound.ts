@@ -4,7 +4,7 @@
  * one-to-one conversation with the bot.
  */
 import type { ChannelAction, ConversationAddress, InboundMessage, Sender } from '../types.ts';
-import type { ActionBody, MessageBody } from './web-requests.ts';
+import type { ActionBody, MessageBody, StopBody } from './web-requests.ts';
 
 /** The platform name of the web chat. */
 export const webPlatform = 'web';
@@ -51,6 +51,19 @@ export function toInboundMessage(body: MessageBody, receivedAt: number): Inbound
     mentioned: true,
     ...(command ? { command } : {}),
     receivedAt,
+    raw: body,
+  };
+}
+
+/**
+ * The Stop button: the browser's own `/stop`, handed over like the typed command (the gateway
+ * checks it the same way). Its dedupe key is its own (`web:<clientId>:stop:<id>`), so a retried
+ * press stops once and never collides with a message id.
+ */
+export function toStopCommand(body: StopBody, receivedAt: number): InboundMessage {
+  return {
+    ...toInboundMessage({ clientId: body.clientId, id: body.id, text: '/stop' }, receivedAt),
+    dedupeKey: `${webPlatform}:${body.clientId}:stop:${body.id}`,
     raw: body,
   };
 }

@@ -46,6 +46,19 @@ export const actionBodySchema = z.object({
 /** A button press as the page sends it. */
 export type ActionBody = z.infer<typeof actionBodySchema>;
 
+/**
+ * `POST /web/stop`: the page's Stop button. Only the browser's own client id and an id for the
+ * press; nothing else is taken (an unknown field is refused, not ignored), so a request can never
+ * name a conversation other than the browser's own.
+ */
+export const stopBodySchema = z.strictObject({
+  clientId,
+  id: requiredString('id').regex(messageIdPattern, 'id must be 1 to 64 letters, digits, "-" or "_"'),
+});
+
+/** A press of the Stop button as the page sends it. */
+export type StopBody = z.infer<typeof stopBodySchema>;
+
 /** A parse that either gave a value or the response to send instead. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
 

@@ -1,42 +1,55 @@
 /**
- * Who may talk to the bot. Admins always; in groups anyone, unless the platform's allowlists
- * restrict chats or people; in direct messages by the platform's policy:
+ * Who may talk to the bot. Admins always (the configured ones, and the owner made by pairing); in
+ * groups anyone, unless the platform's allowlists restrict chats or people; in direct messages by
+ * the platform's policy:
  *
  * - `open`: anyone;
  * - `allowlist`: people in the platform's `allowlists.users` or approved by pairing;
  * - `pairing`: like `allowlist`, and an unknown person gets a pairing code to give an admin, who
- *   approves it with `/pair CODE` or `operator pairing approve CODE`.
+ *   approves it with `/pair CODE` or `operator pairing approve CODE` (or turns it down with
+ *   `operator pairing deny CODE`: the person is then refused for a day).
  */
 import type { InboundMessage } from '../../channels/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
 import type { DmPolicy } from '../config/schema.ts';
 import type { Store } from '../../store/store.ts';
-import { describeDuration, PairingBook, type PairedPerson, type PairingBookOptions, type PairingRequest } from './pairing-book.ts';
+import { describeDuration, PairingBook, type PairedPerson, type PairingBookOptions, type PairingListing, type PairingRequest } from './pairing-book.ts';
 
 /** The verdict on one message. */
 export type AccessDecision =
   | { allowed: true; admin: boolean }
-  /** `reply`, when present, is sent to the person (a pairing code, a refusal); never in groups. */
-  | { allowed: false; reply?: string };
+  /**
+   * `reply`, when present, is sent to the person (a pairing code, a refusal); never in groups.
+   * `pairingCode`: the code the person was given, for the log (an admin approves it).
+   */
+  | { allowed: false; reply?: string; pairingCode?: string };
 
 /** Access checks and pairing. */
 export interface AccessPolicy {
   /** Whether `message` may reach the agent, and whether its sender is an admin. */
   check(message: InboundMessage): Promise<AccessDecision>;
   /**
-   * Approves a pairing code: its person may then write in direct messages.
+   * Whether `platform:userId` is an admin: configured, or the owner made by pairing as last read
+   * from the store (every {@link check} and {@link refresh} reads it again).
+   */
+  isAdmin(platform: string, userId: string): boolean;
+  /** Reads the owner made by pairing again (another process may have changed it). */
+  refresh(): Promise<void>;
+  /**
+   * Approves a pairing code: its person may then write in direct messages, and is told so (see
+   * `pairing-notifier.ts`). Never makes an owner: that is `operator pairing approve --owner`'s.
    *
    * @throws PairingError for a malformed, unknown or expired code.
    */
   approvePairing(code: string): Promise<PairedPerson>;
-  /** Codes waiting for approval and approved people, oldest first. */
-  listPairings(): Promise<{ pending: PairingRequest[]; approved: PairedPerson[] }>;
+  /** Codes waiting for approval, approved and refused people, and the owner. */
+  listPairings(): Promise<PairingListing>;
 }
 
 /** The settings access depends on. */
 export type AccessConfig = Pick<GatewayConfig, 'admins' | 'dmPolicy' | 'allowlists'>;
 
-/** Options of {@link createAccessPolicy}: the clock and code lifetime of pairing. */
+/** Options of {@link createAccessPolicy}: the clock, code lifetime and refusal time of pairing. */
 export type AccessPolicyOptions = PairingBookOptions;
 
 /**
@@ -51,16 +64,24 @@ export function createAccessPolicy(config: AccessConfig, store: Store, options: 
   const book = new PairingBook(store, options);
   const now = options.now ?? Date.now;
   const admins = new Set(config.admins);
+  let owner: string | undefined;
   const lists = new Map(
     Object.entries(config.allowlists).map(([platform, list]) => [platform, { chats: new Set(list.chats), users: new Set(list.users) }]),
   );
   const policies: Readonly<Record<string, DmPolicy | undefined>> = config.dmPolicy;
+  const refresh = async () => {
+    const person = await book.owner();
+    owner = person && `${person.platform}:${person.userId}`;
+  };
 
   return {
     async check(message) {
       const { platform, conversationId } = message.address;
       const userId = message.sender.id;
       if (admins.has(`${platform}:${userId}`)) return { allowed: true, admin: true };
+      // Read on every message: `operator pairing` may have made or revoked the owner meanwhile.
+      await refresh();
+      if (owner === `${platform}:${userId}`) return { allowed: true, admin: true };
       const list = lists.get(platform);
       if (message.scope === 'group') {
         if (list && list.chats.size > 0 && !list.chats.has(conversationId)) return { allowed: false };
@@ -75,9 +96,13 @@ export function createAccessPolicy(config: AccessConfig, store: Store, options: 
       if (policy === 'allowlist') {
         return { allowed: false, reply: `Sorry, I only talk with people on my allowlist. Ask an admin of this bot to add you (your id: ${platform}:${userId}).` };
       }
-      const request = await book.request({ platform, userId, name: message.sender.name, username: message.sender.username });
-      return { allowed: false, reply: pairingReply(request, now()) };
+      const deniedUntil = await book.deniedUntil(platform, userId);
+      if (deniedUntil !== undefined) return { allowed: false, reply: deniedReply(deniedUntil, now()) };
+      const request = await book.request({ platform, userId, name: message.sender.name, username: message.sender.username }, message.address);
+      return { allowed: false, reply: pairingReply(request, now()), pairingCode: request.code };
     },
+    isAdmin: (platform, userId) => admins.has(`${platform}:${userId}`) || owner === `${platform}:${userId}`,
+    refresh,
     approvePairing: (code) => book.approve(code),
     listPairings: () => book.list(),
   };
@@ -93,4 +118,11 @@ function pairingReply(request: PairingRequest, now: number): string {
     '',
     `The code is valid for ${lifetime}. An admin approves it with /pair ${request.code} (or operator pairing approve ${request.code}).`,
   ].join('\n');
+}
+
+/** The answer to someone an admin turned down, with the time left in whole hours (or minutes, under one). */
+function deniedReply(until: number, now: number): string {
+  const minutes = Math.max(1, Math.ceil((until - now) / 60_000));
+  const left = describeDuration(minutes > 60 ? Math.ceil(minutes / 60) * 3_600 : minutes * 60);
+  return `Sorry, an admin of this bot declined your request to talk with me. You can ask for a new pairing code in ${left}.`;
 }

@@ -4,6 +4,8 @@
  * Reasons never quote the value that was given, so a secret in a wrong place stays out of logs.
  */
 import type { z } from 'zod';
+import { knownKeysAt } from './known-keys.ts';
+import { nearestKey } from './nearest-key.ts';
 
 /** One problem: where (a JSON path, or an environment variable) and why. */
 export interface ConfigProblem {
@@ -25,13 +27,15 @@ export function formatPath(path: readonly PropertyKey[], prefix = ''): string {
 /**
  * The problems of a failed parse of `input`, one per issue (one per key for unknown keys).
  * `prefix` names where `input` came from when it is not the file's top level (an environment
- * variable).
+ * variable). With the `schema` that was parsed, an unknown key names the nearest known one
+ * (`dmPolicies: unknown setting; did you mean dmPolicy?`).
  */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], input: unknown, prefix = ''): ConfigProblem[] {
+export function formatIssues(issues: readonly z.core.$ZodIssue[], input: unknown, prefix = '', schema?: z.ZodType): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) problems.push({ path: formatPath([...issue.path, key], prefix), reason: unknownKeyReason(key) });
+      const known = schema ? knownKeysAt(schema, issue.path) : [];
+      for (const key of issue.keys) problems.push({ path: formatPath([...issue.path, key], prefix), reason: unknownKeyReason(key, known) });
       continue;
     }
     problems.push({ path: formatPath(issue.path, prefix), reason: issueReason(issue, valueAt(input, issue.path)) });
@@ -39,9 +43,10 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], input: unknown
   return problems;
 }
 
-function unknownKeyReason(key: string): string {
+function unknownKeyReason(key: string, known: readonly string[]): string {
   if (/token|signingsecret/i.test(key)) return 'not a setting: tokens and signing secrets are read only from the environment (e.g. TELEGRAM_BOT_TOKEN, SLACK_SIGNING_SECRET)';
-  return 'unknown setting (see operator.schema.json)';
+  const nearest = nearestKey(key, known);
+  return nearest === undefined ? 'unknown setting (see operator.schema.json)' : `unknown setting; did you mean ${nearest}? (see operator.schema.json)`;
 }
 
 function issueReason(issue: z.core.$ZodIssue, value: unknown): string {

@@ -47,7 +47,7 @@ export function loadConfig(env: LoadConfigEnvironment = process.env): LoadedConf
   const text = readConfigText(file, Boolean(env.OPERATOR_CONFIG?.trim()));
   const input = text === undefined ? {} : parseJson(file, text);
   const parsed = operatorConfigSchema.safeParse(input);
-  if (!parsed.success) throw invalid(`Invalid configuration in ${file}`, formatIssues(parsed.error.issues, input), file);
+  if (!parsed.success) throw invalid(`Invalid configuration in ${file}`, formatIssues(parsed.error.issues, input, '', operatorConfigSchema), file);
   const { $schema: _schema, ...fromFile } = parsed.data;
   const { config, applied, problems } = applyEnvironment(fromFile, env);
   if (problems.length > 0) throw invalid('Invalid configuration in the environment', problems, file);

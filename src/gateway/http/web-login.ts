@@ -1,6 +1,6 @@
 /**
  * The web chat's login, as hono middleware in front of every route but the ones with their own
- * authentication (`/healthz`, `/readyz`, `/webhooks/*`, `/control/*`). Without a valid session, `GET /`
+ * authentication (`/healthz`, `/readyz`, `/webhooks/*`, `/control/*`, `/admin`). Without a valid session, `GET /`
  * serves the login page and everything else answers 401. `POST /web/login` takes the token (form
  * or JSON) and sets the session cookie; `POST /web/logout` clears it. Failed attempts are rate
  * limited per client address. The token is never logged or echoed.
@@ -30,9 +30,9 @@ export interface WebLoginOptions {
   log?: (line: string) => void;
 }
 
-/** Routes that keep their own authentication. */
+/** Routes that keep their own authentication (the admin console asks for the admin token). */
 function exempt(path: string): boolean {
-  return path === '/healthz' || path === '/readyz' || path.startsWith('/webhooks/') || path.startsWith('/control/');
+  return path === '/healthz' || path === '/readyz' || path.startsWith('/webhooks/') || path.startsWith('/control/') || path === '/admin' || path.startsWith('/admin/');
 }
 
 /** The session cookie of the gateway on `port`: cookies are shared across a host's ports, so each gateway names its own. */

@@ -299,6 +299,25 @@ export class Scheduler {
     });
   }
 
+  /**
+   * Runs a job once now, besides its schedule (the admin console's "run now"): claimed durably
+   * like a due time, so it counts as one of its runs, and its schedule goes on as before. A
+   * one-shot job is then done; a paused job stays paused. Only its creator or an admin may, only
+   * in the running gateway, and never beside a run of the same job.
+   */
+  async runNow(id: string, actor: SchedulerActor): Promise<Job> {
+    if (!this.started || this.stopped) throw new ScheduleError('invalid', 'jobs run only in the running gateway; start it first');
+    return this.exclusive(async (jobs) => {
+      const job = this.permitted(jobs, id, actor, 'run');
+      if (job.state === 'done') throw new ScheduleError('invalid', `job ${jobLabel(job)} is done (it has no runs left); create a new one instead`);
+      if (this.inFlight.has(job.id) || job.claim !== undefined) throw new ScheduleError('invalid', `job ${jobLabel(job)} is running now; wait for the run to end`);
+      const now = this.now();
+      // A one-shot job's one run is this one; a recurring job keeps its next time.
+      await this.claimAndRun(jobs, job, now, job.schedule.kind === 'at' ? null : job.nextRunAt, now);
+      return jobs.get(job.id)!;
+    });
+  }
+
   // ---- firing ----
 
   /** Fires what is due, then arms the timer again. One wake at a time. */

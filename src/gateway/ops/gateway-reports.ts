@@ -1,0 +1,52 @@
+/**
+ * Where the gateway's parts report to its events: each conversation's model usage (its turns and,
+ * apart, its background reviews) and each channel's link to its platform.
+ */
+import type { Agent } from '../../agent/agent.ts';
+import type { ChannelStatus, InboundMessage } from '../../channels/types.ts';
+import type { AgentPlace } from '../conversations.ts';
+import { opsTokens, type OpsEvents } from './ops-events.ts';
+
+/**
+ * Reports every model call of `agent` as `model.usage` (kind `turn`), its subagents' (kind
+ * `subagent`), and every background review charged to it (kind `review`). The listener lives as
+ * long as the agent.
+ */
+export function watchUsage(ops: OpsEvents): (agent: Agent, place: AgentPlace) => void {
+  return (agent, place) => {
+    agent.subscribe((event) => {
+      if (event.type !== 'model_usage' && event.type !== 'review_usage' && event.type !== 'subagent_usage') return;
+      if (!ops.listened) return;
+      ops.emit({
+        type: 'model.usage',
+        platform: place.platform,
+        conversation: place.sessionKey,
+        profile: place.profile,
+        provider: agent.providerName,
+        model: event.model,
+        tokens: opsTokens(event.usage),
+        costUsd: event.cost.total,
+        kind: event.type === 'model_usage' ? 'turn' : event.type === 'subagent_usage' ? 'subagent' : 'review',
+      });
+    });
+  };
+}
+
+/**
+ * Reports a message the access policy refused: a pairing request (with the code an admin
+ * approves), or a refusal (an allowlist, a closed policy, a declined person).
+ */
+export function reportRefusal(ops: OpsEvents, message: InboundMessage, pairingCode: string | undefined): void {
+  const place = { platform: message.address.platform, conversation: message.sessionKey };
+  if (pairingCode) ops.emit({ type: 'pairing.requested', ...place, user: `${place.platform}:${message.sender.id}`, code: pairingCode });
+  else ops.emit({ type: 'message.refused', ...place, reason: message.scope === 'group' ? 'not on the allowlist' : 'not allowed in direct messages' });
+}
+
+/** Reports `platform`'s channel status (connection lost and back, rate limits). */
+export function reportChannelStatus(ops: OpsEvents, platform: string): (status: ChannelStatus) => void {
+  return (status) => {
+    if (status.kind === 'disconnected') ops.emit({ type: 'platform.disconnected', platform, reason: status.reason });
+    else if (status.kind === 'reconnected') ops.emit({ type: 'platform.reconnected', platform });
+    else ops.emit({ type: 'platform.rate_limited', platform, retryAfterMs: status.retryAfterMs });
+  };
+}

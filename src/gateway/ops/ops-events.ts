@@ -1,0 +1,127 @@
+/**
+ * What happens in the gateway that whoever runs it needs to know: messages taken, turns with
+ * their tokens, cost and time, replies delivered or failed, pairing, approvals, jobs, reloads,
+ * platforms dropping and coming back, the store failing. One typed stream of events; the log,
+ * the metrics and the admin console's live feed each subscribe to it, so they never disagree.
+ *
+ * Events carry identifiers, counts and reasons; never what people wrote, never the model's
+ * answers, never a secret (the log scrubs again; see `secret-scrubber.ts`).
+ */
+
+/** A model call's tokens. */
+export interface OpsTokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Who spent a model call: a turn, a subagent of one, or a background review (or memory flush). */
+export type UsageKind = 'turn' | 'subagent' | 'review';
+
+/** How a turn ended. */
+export type TurnStatus = 'ok' | 'error' | 'stopped' | 'timeout' | 'left';
+
+/** Where an event happened: the platform, the conversation (its session key) and the turn, where known. */
+export interface OpsPlace {
+  platform?: string;
+  conversation?: string;
+  turn?: string;
+}
+
+/** Every event the gateway reports, by `type`. */
+export type OpsEvent = OpsPlace &
+  (
+    | { type: 'message.accepted'; scope: 'dm' | 'group'; command?: string }
+    | { type: 'message.refused'; reason: string }
+    | { type: 'turn.start'; profile: string; scheduled: boolean }
+    | { type: 'turn.end'; profile: string; status: TurnStatus; durationMs: number; tokens: OpsTokens; costUsd: number; error?: string }
+    | { type: 'model.usage'; profile: string; provider: string; model: string; tokens: OpsTokens; costUsd: number; kind: UsageKind }
+    | { type: 'reply.delivered'; attempts: number }
+    | { type: 'reply.retried'; attempt: number; error: string }
+    | { type: 'reply.failed'; error: string }
+    | { type: 'pairing.requested'; user: string; code: string }
+    | { type: 'approval.asked'; tool: string; summary: string; reason: string }
+    | { type: 'approval.answered'; tool: string; summary: string; approved: boolean; by: string }
+    | { type: 'job.fired'; job: string; latenessMs: number; status: string; error?: string }
+    | { type: 'reload'; by: string; profile: string; changed: number; problems: number }
+    | { type: 'platform.disconnected'; reason: string }
+    | { type: 'platform.reconnected' }
+    | { type: 'platform.rate_limited'; retryAfterMs: number }
+    | { type: 'store.failed'; what: string; error: string }
+    | { type: 'store.recovered' }
+    | { type: 'gateway.started'; durationMs: number; channels: string[] }
+    | { type: 'gateway.stopping' }
+    /** Anything else worth a line (the gateway's older free-text reports). */
+    | { type: 'notice'; level: OpsLevel; text: string }
+  );
+
+/** An event as subscribers get it: with its time (ms since the epoch). */
+export type OpsRecord = OpsEvent & { at: number };
+
+/** How much an event matters, as loggers count it. */
+export type OpsLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The level each event type is logged at (a notice carries its own). */
+export function levelOf(event: OpsEvent): OpsLevel {
+  switch (event.type) {
+    case 'notice':
+      return event.level;
+    case 'reply.failed':
+    case 'store.failed':
+      return 'error';
+    case 'reply.retried':
+    case 'platform.disconnected':
+    case 'platform.rate_limited':
+    case 'message.refused':
+      return 'warn';
+    case 'turn.end':
+      return event.status === 'error' || event.status === 'timeout' ? 'warn' : 'info';
+    case 'job.fired':
+      return event.status === 'error' ? 'warn' : 'info';
+    case 'model.usage':
+      return 'debug';
+    default:
+      return 'info';
+  }
+}
+
+/** Something that takes events. */
+export type OpsListener = (record: OpsRecord) => void;
+
+/**
+ * The stream of events. Emitting with nobody listening costs a check; a listener that throws is
+ * dropped from that event only (reporting must never break a turn).
+ */
+export class OpsEvents {
+  readonly #listeners = new Set<OpsListener>();
+
+  /** Reports `event` to every listener, stamped with the time. */
+  emit(event: OpsEvent): void {
+    if (this.#listeners.size === 0) return;
+    const record = { ...event, at: Date.now() } as OpsRecord;
+    for (const listener of this.#listeners) {
+      try {
+        listener(record);
+      } catch {
+        // A broken listener (a closed log stream, a console page gone) must not reach the gateway.
+      }
+    }
+  }
+
+  /** Adds a listener; returns its removal. */
+  subscribe(listener: OpsListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Whether anyone listens (to skip work an event would need). */
+  get listened(): boolean {
+    return this.#listeners.size > 0;
+  }
+}
+
+/** Tokens of a usage record in the events' shape. */
+export function opsTokens(usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number }): OpsTokens {
+  return { input: usage.input, output: usage.output, cacheRead: usage.cacheRead ?? 0, cacheWrite: usage.cacheWrite ?? 0 };
+}

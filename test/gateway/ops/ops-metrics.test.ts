@@ -1,0 +1,83 @@
+/**
+ * The metrics as Prometheus reads them: events counted (also those from before prom-client
+ * loaded), live gauges read at scrape time, labels that never name a conversation or a person.
+ */
+import { describe, expect, it } from 'vitest';
+import { OpsEvents } from '../../../src/gateway/ops/ops-events.ts';
+import { OpsMetrics } from '../../../src/gateway/ops/ops-metrics.ts';
+import { createMetricsRoute } from '../../../src/gateway/ops/metrics-route.ts';
+
+const tokens = { input: 1000, output: 200, cacheRead: 300, cacheWrite: 0 };
+
+describe('operations metrics', () => {
+  it('counts turns, tokens, cost, deliveries, jobs and platform trouble, including events from before it loaded', async () => {
+    const ops = new OpsEvents();
+    let queued = 3;
+    const metrics = new OpsMetrics({ running: () => 2, queued: () => queued, conversations: () => 5 });
+    ops.subscribe(metrics.listener);
+    const place = { platform: 'slack', conversation: 'slack:C42:person-u7', turn: 'slack:1#0' };
+    ops.emit({ type: 'message.accepted', ...place, scope: 'group' });
+    ops.emit({ type: 'turn.end', ...place, profile: 'default', status: 'ok', durationMs: 1500, tokens, costUsd: 0.02 });
+    await metrics.load();
+    ops.emit({ type: 'turn.end', ...place, profile: 'default', status: 'timeout', durationMs: 600_000, tokens, costUsd: 0.5 });
+    ops.emit({ type: 'model.usage', ...place, profile: 'default', provider: 'anthropic', model: 'claude-x', tokens, costUsd: 0.02, kind: 'turn' });
+    ops.emit({ type: 'model.usage', ...place, profile: 'default', provider: 'anthropic', model: 'claude-x', tokens, costUsd: 0.01, kind: 'review' });
+    ops.emit({ type: 'reply.retried', ...place, attempt: 1, error: 'ETIMEDOUT' });
+    ops.emit({ type: 'reply.delivered', ...place, attempts: 2 });
+    ops.emit({ type: 'reply.failed', ...place, error: 'channel_not_found' });
+    ops.emit({ type: 'job.fired', platform: 'slack', job: 'j1', latenessMs: 40, status: 'ok' });
+    ops.emit({ type: 'platform.rate_limited', platform: 'slack', retryAfterMs: 3000 });
+    ops.emit({ type: 'platform.disconnected', platform: 'discord', reason: 'socket closed (1006)' });
+    ops.emit({ type: 'platform.reconnected', platform: 'discord' });
+    ops.emit({ type: 'approval.answered', ...place, tool: 'shell', summary: 'command: git push --force', approved: false, by: 'u7' });
+    queued = 4;
+    const { body, contentType } = await metrics.render();
+    expect(contentType).toContain('text/plain');
+    const expected = [
+      'operator_messages_accepted_total{platform="slack"} 1',
+      'operator_turns_total{platform="slack",status="ok"} 1',
+      'operator_turns_total{platform="slack",status="timeout"} 1',
+      'operator_turn_duration_seconds_count{platform="slack"} 2',
+      'operator_turn_duration_seconds_bucket{le="2.5",platform="slack"} 1',
+      'operator_model_tokens_total{provider="anthropic",model="claude-x",type="input",source="turn"} 1000',
+      'operator_model_tokens_total{provider="anthropic",model="claude-x",type="cache_read",source="review"} 300',
+      'operator_model_cost_usd_total{provider="anthropic",model="claude-x",source="review"} 0.01',
+      'operator_deliveries_total{platform="slack"} 1',
+      'operator_delivery_retries_total{platform="slack"} 1',
+      'operator_deliveries_failed_total{platform="slack"} 1',
+      'operator_scheduler_lateness_seconds_count 1',
+      'operator_scheduler_lateness_seconds_bucket{le="0.05"} 1',
+      'operator_jobs_total{status="ok"} 1',
+      'operator_platform_rate_limited_total{platform="slack"} 1',
+      'operator_platform_disconnects_total{platform="discord"} 1',
+      'operator_platform_reconnects_total{platform="discord"} 1',
+      'operator_approvals_total{answer="denied"} 1',
+      'operator_turns_running 2',
+      'operator_queue_depth 4',
+      'operator_conversations_live 5',
+    ];
+    for (const line of expected) expect(body.split('\n')).toContain(line);
+    // Nothing that names a conversation, a person or a turn.
+    expect(body).not.toContain('C42');
+    expect(body).not.toContain('u7');
+    expect(body).not.toContain('git push');
+  });
+
+  it('serves /metrics only to a bearer of an accepted token', async () => {
+    const metrics = new OpsMetrics({ running: () => 0, queued: () => 0, conversations: () => 0 });
+    const route = createMetricsRoute({ metrics, tokens: () => ['the-admin-token', undefined, ''] });
+    const get = (authorization?: string) => route.handler(new Request('http://localhost/metrics', { headers: authorization ? { authorization } : {} }));
+    for (const refused of [undefined, 'Bearer ', 'Bearer wrong', 'the-admin-token', 'Basic the-admin-token', 'Bearer the-admin-token extra']) {
+      const response = await get(refused);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain('Bearer');
+      expect(await response.text()).not.toContain('operator_');
+    }
+    const ok = await get('Bearer the-admin-token');
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('operator_turns_running 0');
+    // No token configured at all: nobody gets in (an empty one is not a password).
+    const closed = createMetricsRoute({ metrics, tokens: () => [''] });
+    expect((await closed.handler(new Request('http://localhost/metrics', { headers: { authorization: 'Bearer ' } }))).status).toBe(401);
+  });
+});
