@@ -154,6 +154,8 @@ describe('pairing', () => {
         '',
         `The code is valid for 1 hour. An admin approves it with /pair ${code} (or operator pairing approve ${code}).`,
       ].join('\n'),
+      // For the log: the code an admin approves.
+      pairingCode: code,
     });
     expect(pairingAlphabet).not.toMatch(/[0O1I]/);
     expect(pairingAlphabet).toHaveLength(32);

@@ -85,7 +85,7 @@ describe('a full disk under the gateway', () => {
     say(chat, 'm-mid-turn');
     await telegram.waitFor(() => (model.requests.length > 0 ? true : undefined), wait);
     await disk.fill();
-    await telegram.waitFor(() => (gateway.output.all().includes('store failed') ? true : undefined), wait);
+    await telegram.waitFor(() => (gateway.output.all().includes('"event":"store.failed"') ? true : undefined), wait);
     // At most the preview of the answer shows; nothing final was sent.
     expect(answers(chat, 'm-mid-turn').every((message) => message.text.endsWith('…'))).toBe(true);
 
