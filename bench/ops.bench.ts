@@ -41,7 +41,10 @@ export default async function run(): Promise<BenchResult[]> {
     // An environment like a deployment's: a few secrets the log must scrub from every line.
     const env = { TELEGRAM_BOT_TOKEN: '123456789:AAHbenchtokenbenchtokenbenchtoken', ANTHROPIC_API_KEY: 'sk-ant-api03-benchkeybenchkeybenchkey', SLACK_SIGNING_SECRET: 'benchsigningsecret01', PATH: process.env.PATH };
     const on = new OpsEvents();
-    on.subscribe(createOpsLog({ env, scrub: createScrubber(env), output: { isTTY: false, write: (text: string) => writeSync(fd, text) } }).listener);
+    const log = createOpsLog({ env, scrub: createScrubber(env), output: { isTTY: false, write: (text: string) => writeSync(fd, text) } });
+    // As a gateway runs once ready: through pino.
+    await log.load();
+    on.subscribe(log.listener);
     const metrics = new OpsMetrics({ running: () => 1, queued: () => 0, conversations: () => 50 });
     await metrics.load();
     on.subscribe(metrics.listener);

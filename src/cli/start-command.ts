@@ -95,7 +95,8 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const adminToken = await loadAdminToken(env, operatorHome(env));
   // One stream of events: the log (scrubbed of every secret the process knows) and the metrics read it.
   const ops = new OpsEvents();
-  ops.subscribe(createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]) }).listener);
+  const opsLog = createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]) });
+  ops.subscribe(opsLog.listener);
   const gauges = { running: () => gateway.queue.running, queued: () => gateway.queue.pending - gateway.queue.running, conversations: () => gateway.conversations.size };
   const metrics = new OpsMetrics(gauges);
   ops.subscribe(metrics.listener);
@@ -131,7 +132,13 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
   runtime.warm();
   gateway.registerMenus();
-  void metrics.load().catch((error: unknown) => gateway.log(`metrics not available: ${errorMessage(error)}`));
+  // pino and prom-client (about 70 ms of the main thread together) load a moment after the first
+  // answers can flow, not with the warm-ups above: until then the log writes its lines without
+  // pino, and the metrics' events wait (a scrape loads prom-client at once).
+  setTimeout(() => {
+    void opsLog.load().catch((error: unknown) => gateway.log(`the log goes on without pino: ${errorMessage(error)}`));
+    void metrics.load().catch((error: unknown) => gateway.log(`metrics not available: ${errorMessage(error)}`));
+  }, 3_000).unref();
   ops.emit({ type: 'gateway.started', durationMs: Math.round(performance.now() - started), channels: [...gateway.adapters.keys()] });
 
   const log = (line: string) => process.stdout.write(`${line}\n`);

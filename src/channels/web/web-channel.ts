@@ -20,7 +20,7 @@ import type {
 } from '../types.ts';
 import { approvalCard } from './approval-card.ts';
 import { EventHub } from './event-hub.ts';
-import { renderWebHtml } from './format/render-html.ts';
+import type * as RenderHtml from './format/render-html.ts';
 import { renderWebPage } from './page.ts';
 import { toChannelAction, toInboundMessage, toStopCommand, webPlatform, webSessionKey } from './web-inbound.ts';
 import { actionBodySchema, clientIdPattern, errorResponse, jsonResponse, messageBodySchema, messageIdPattern, parseClientIdQuery, parseJsonBody, stopBodySchema } from './web-requests.ts';
@@ -136,8 +136,14 @@ class WebChannelAdapter implements WebChannel {
     this.#files.clear();
   }
 
+  /** Loads the Markdown renderer (and marked) once the gateway is ready, before the first answer needs it. */
+  async warm(): Promise<void> {
+    await loadRenderer();
+  }
+
   async send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage> {
     const clientId = this.#clientOf(address);
+    const { renderWebHtml } = await loadRenderer();
     const files = message.files ?? [];
     // Files alone: no text part at all.
     const chunks = files.length > 0 && message.text.trim() === '' ? [] : splitText(message.text, this.capabilities.maxLength);
@@ -194,6 +200,7 @@ class WebChannelAdapter implements WebChannel {
     const clientId = this.#clientOf(address);
     if (!messageIdPattern.test(messageId)) throw new DeliveryError(`web: not a message id: ${JSON.stringify(messageId)}`, { retryable: false });
     const [text = ''] = splitText(message.text, this.capabilities.maxLength);
+    const { renderWebHtml } = await loadRenderer();
     this.#hub.publish(clientId, { type: 'update', id: messageId, text, html: renderWebHtml(text), ...(message.buttons ? { buttons: message.buttons } : {}) });
   }
 
@@ -305,6 +312,7 @@ class WebChannelAdapter implements WebChannel {
     if (!clientId.ok) return clientId.response;
     try {
       const messages = (await handlers.history?.(webSessionKey(clientId.value))) ?? [];
+      const { renderWebHtml } = await loadRenderer();
       // The bot's messages rendered here as the live ones are; a person's are shown as typed.
       return jsonResponse(200, { messages: messages.map(({ role, text }) => (role === 'assistant' ? { role, text, html: renderWebHtml(text) } : { role, text })) });
     } catch (error) {
@@ -327,4 +335,12 @@ function notRunning(): Response {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The renderer's module, imported on first use: marked and the renderer stay out of start-up. */
+let renderer: Promise<typeof RenderHtml> | undefined;
+
+function loadRenderer(): Promise<typeof RenderHtml> {
+  renderer ??= import('./format/render-html.ts');
+  return renderer;
 }

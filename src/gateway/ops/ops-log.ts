@@ -5,7 +5,7 @@
  * `OPERATOR_LOG_FORMAT=pretty`. `OPERATOR_LOG_LEVEL` (debug, info, warn, error, silent; default
  * info) says how much. Every line is scrubbed of secrets just before it is written.
  */
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { levelOf, type OpsListener, type OpsRecord } from './ops-events.ts';
 import { readableLine } from './readable-line.ts';
 import type { Scrubber } from './secret-scrubber.ts';
@@ -41,17 +41,27 @@ export function logSettings(env: NodeJS.ProcessEnv, output: LogOutput): { level:
   return { level, format, problems };
 }
 
-/** The log: a listener for the gateway's events, and `line` for reports that are not events. */
+/** The log: a listener for the gateway's events, and the loading of its logger. */
 export interface OpsLog {
   /** Writes an event (subscribe it to `OpsEvents`). */
   listener: OpsListener;
   level: LogLevel;
   format: LogFormat;
+  /**
+   * Loads pino (about 30 ms of the main thread, kept out of start-up); until then lines are
+   * written the same way without it. Later calls share the first.
+   */
+  load(): Promise<void>;
 }
+
+/** pino's numbers for the levels, for deciding before it has loaded. */
+const rank: Record<LogLevel, number> = { debug: 20, info: 30, warn: 40, error: 50, silent: Infinity };
 
 /**
  * A log writing to `output` (stderr by default), as the environment says. Lines are written
- * synchronously: a crash right after an event still leaves its line.
+ * synchronously: a crash right after an event still leaves its line. Until `load()` has brought
+ * pino in, each line is the one pino would write (the same keys in the same order), so an early
+ * line is never lost nor different.
  */
 export function createOpsLog(options: { env: NodeJS.ProcessEnv; scrub: Scrubber; output?: LogOutput }): OpsLog {
   const output = options.output ?? process.stderr;
@@ -63,25 +73,36 @@ export function createOpsLog(options: { env: NodeJS.ProcessEnv; scrub: Scrubber;
       output.write(format === 'json' ? clean : readableLine(clean));
     },
   };
-  const logger: Logger = pino(
-    {
-      level,
-      base: undefined,
-      messageKey: 'msg',
-      timestamp: () => `,"time":"${new Date().toISOString()}"`,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    destination,
-  );
+  let logger: Logger | undefined;
+  let loading: Promise<void> | undefined;
+  const write = (recordLevel: Exclude<LogLevel, 'silent'>, fields: Record<string, unknown>, msg: string) => {
+    if (logger) return logger[recordLevel](fields, msg);
+    destination.write(`${JSON.stringify({ level: recordLevel, time: new Date().toISOString(), ...fields, msg })}\n`);
+  };
   const listener = (record: OpsRecord) => {
     const { at: _at, type, ...fields } = record;
     const recordLevel = levelOf(record);
-    if (!logger.isLevelEnabled(recordLevel)) return;
+    if (rank[recordLevel] < rank[level]) return;
     const text = 'text' in fields && typeof fields.text === 'string' ? fields.text : undefined;
     if (text !== undefined) delete (fields as { text?: string }).text;
     if ('level' in fields) delete (fields as { level?: string }).level;
-    logger[recordLevel]({ event: type, ...fields }, text ?? type);
+    write(recordLevel, { event: type, ...fields }, text ?? type);
+  };
+  const load = () => {
+    loading ??= import('pino').then(({ pino }) => {
+      logger = pino(
+        {
+          level,
+          base: undefined,
+          messageKey: 'msg',
+          timestamp: () => `,"time":"${new Date().toISOString()}"`,
+          formatters: { level: (label) => ({ level: label }) },
+        },
+        destination,
+      );
+    });
+    return loading;
   };
   for (const problem of problems) listener({ type: 'notice', level: 'warn', text: problem, at: Date.now() });
-  return { listener, level, format };
+  return { listener, level, format, load };
 }

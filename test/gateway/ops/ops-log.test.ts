@@ -41,6 +41,20 @@ describe('the operations log', () => {
     expect(new Date(record.time).getTime()).toBeGreaterThan(0);
   });
 
+  it('writes the same line before pino has loaded as after (it loads once the gateway is ready)', async () => {
+    const { ops, lines, log } = capture({});
+    ops.emit(turnEnd);
+    ops.emit({ type: 'notice', level: 'warn', text: 'a "quoted" note' });
+    await log.load();
+    ops.emit(turnEnd);
+    ops.emit({ type: 'notice', level: 'warn', text: 'a "quoted" note' });
+    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
+    expect(lines).toHaveLength(4);
+    expect(withoutTime(lines[2]!)).toBe(withoutTime(lines[0]!));
+    expect(withoutTime(lines[3]!)).toBe(withoutTime(lines[1]!));
+    expect(lines[1]!.endsWith('\n')).toBe(true);
+  });
+
   it('writes readable lines on a terminal, and JSON there when asked', () => {
     const pretty = capture({}, true);
     pretty.ops.emit(turnEnd);
