@@ -5,6 +5,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { Conversation } from './conversations.ts';
 import type { OpsEvents } from './ops/ops-events.ts';
 import { describeCall } from './ops/describe-call.ts';
+import { approvalQuestion } from './approval-text.ts';
 
 /**
  * Asks `conversation` to approve a tool call and resolves with the answer. The question waits in
@@ -31,7 +32,7 @@ export function askApproval(
     };
     conversation.pendingApproval = { request, resolve: settle };
     request.signal.addEventListener('abort', () => settle(false), { once: true });
-    const question = `Approval needed: ${request.reason}\nTool: \`${request.call.name}\` ${'`'}${JSON.stringify(request.call.arguments).slice(0, 300)}${'`'}`;
+    const question = approvalQuestion(request.call, request.reason);
     const buttons = adapter.capabilities.buttons ? [[{ label: 'Approve', data: 'approve' }, { label: 'Deny', data: 'deny' }]] : undefined;
     // `approval` lets an adapter show the call itself (the web chat's card); the others send the text.
     const approval = { tool: request.call.name, arguments: request.call.arguments, reason: request.reason };
