@@ -23,7 +23,11 @@ export interface OperatorProcessOptions {
    * and keys the developer happens to have set never reach the process.
    */
   env?: Record<string, string>;
-  /** Working directory of the process (the tools' workspace); default the test runner's. */
+  /**
+   * Working directory of the process (the tools' workspace); default `home`. Not the test
+   * runner's (the repository): a developer's own `.env` there would reach the process, as would
+   * files the agent's tools write.
+   */
   cwd?: string;
 }
 
@@ -48,7 +52,7 @@ export interface OperatorProcess {
 /** Starts `node bin/operator.js ...args`; returns at once, without waiting for anything it prints. */
 export function spawnOperator(args: readonly string[], options: OperatorProcessOptions): OperatorProcess {
   const child = spawn(process.execPath, [bin, ...args], {
-    cwd: options.cwd,
+    cwd: options.cwd ?? options.home,
     env: { PATH: process.env.PATH, HOME: options.home, OPERATOR_HOME: options.home, ...options.env },
   });
   const output = captureOutput(child);
