@@ -1,3 +1,4 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -7,6 +8,8 @@ import { defineConfig } from 'vitest/config';
  * gateway can be starved for longer than that, which is the machine's, not the gateway's.
  */
 const chaos = ['test/gateway/chaos-*.test.ts'];
+/** The Worker's tests run inside workerd (the Workers runtime), through the Workers pool. */
+const worker = ['test/worker/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -14,7 +17,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: chaos, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...chaos, ...worker], sequence: { groupOrder: 0 } } },
+      { plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })], test: { name: 'workers', include: worker, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'chaos', include: chaos, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
