@@ -18,7 +18,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...chaos, ...worker], sequence: { groupOrder: 0 } } },
-      { plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })], test: { name: 'workers', include: worker, sequence: { groupOrder: 0 } } },
+      { plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' }, miniflare: { bindings: { TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret' } } })], test: { name: 'workers', include: worker, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'chaos', include: chaos, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },

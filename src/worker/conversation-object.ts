@@ -8,6 +8,7 @@ import { DurableObject } from 'cloudflare:workers';
 /** A message as the object keeps it until it is answered. */
 export interface KeptMessage {
   key: string;
+  sessionKey: string;
   text: string;
   receivedAt: number;
 }

@@ -10,10 +10,38 @@ describe('operator on Workers', () => {
   });
 
   it('keeps a message in its conversation object once, also when delivered twice', async () => {
-    const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('telegram:dm:42'));
-    const message = { key: 'telegram:42:7', text: 'hi', receivedAt: 1 };
+    const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('test:object'));
+    const message = { key: 'telegram:42:7', sessionKey: 'telegram:dm:42', text: 'hi', receivedAt: 1 };
     expect(await stub.accept(message)).toBe(true);
     expect(await stub.accept(message)).toBe(false);
     expect(await stub.waiting()).toEqual([message]);
+  });
+});
+
+describe('the Telegram webhook on Workers', () => {
+  const update = (updateId: number, text: string) => ({
+    update_id: updateId,
+    message: { message_id: updateId, date: 1_700_000_000, chat: { id: 42, type: 'private', first_name: 'Ada' }, from: { id: 42, is_bot: false, first_name: 'Ada' }, text },
+  });
+  const post = (body: unknown, secret: string | null = 'test-webhook-secret') =>
+    SELF.fetch('http://example.com/webhooks/telegram', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('refuses a wrong or missing secret, and bodies that are not updates', async () => {
+    expect((await post(update(1, 'hi'), 'wrong')).status).toBe(401);
+    expect((await post(update(1, 'hi'), null)).status).toBe(401);
+    expect((await post('{not json')).status).toBe(400);
+    expect((await post({ hello: 'world' })).status).toBe(400);
+  });
+
+  it('answers once the message is on record in its conversation, and keeps a redelivery once', async () => {
+    expect((await post(update(7001, 'hello'))).status).toBe(200);
+    expect((await post(update(7001, 'hello'))).status).toBe(200);
+    expect((await post(update(7002, 'again'))).status).toBe(200);
+    const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('telegram:dm:42'));
+    expect((await stub.waiting()).map((message) => message.text)).toEqual(['hello', 'again']);
   });
 });

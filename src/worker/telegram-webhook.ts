@@ -1,0 +1,52 @@
+/**
+ * Telegram's webhook on Workers: the secret checked before the body is read, the body read with
+ * the Node gateway's limit, the update turned into a neutral message by the Telegram channel's
+ * own mapping, and the answer 200 only once the message is on record in its conversation's
+ * Durable Object (a redelivery is recognised there and taken once). When the object cannot take
+ * it, 503: Telegram delivers the update again.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Update } from 'grammy/types';
+import { toChannelEvent } from '../channels/telegram/inbound.ts';
+import { bodyLimits } from '../core/body-limits.ts';
+import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
+import type { WorkerEnv } from './worker-env.ts';
+
+/** Answers one POST to the webhook. */
+export async function telegramWebhook(request: Request, env: WorkerEnv): Promise<Response> {
+  const secret = env.TELEGRAM_WEBHOOK_SECRET;
+  if (!secret) return new Response('the Telegram webhook is not configured (TELEGRAM_WEBHOOK_SECRET)', { status: 503 });
+  if (!sameSecret(request.headers.get('x-telegram-bot-api-secret-token'), secret)) return new Response('secret token is wrong', { status: 401 });
+  const bytes = await readLimitedBytes(request, bodyLimits.telegramWebhook);
+  if (bytes === undefined) return tooLarge(bodyLimits.telegramWebhook);
+  let update: Update;
+  try {
+    update = JSON.parse(new TextDecoder().decode(bytes)) as Update;
+  } catch {
+    return new Response('bad request: not JSON', { status: 400 });
+  }
+  if (typeof update !== 'object' || update === null || typeof update.update_id !== 'number') return new Response('bad request: not a Telegram update', { status: 400 });
+  const event = toChannelEvent(update, {
+    bot: { id: Number(env.TELEGRAM_BOT_ID ?? 0), username: env.TELEGRAM_BOT_USERNAME ?? '' },
+    // Files are fetched when a turn needs them, not while the webhook waits.
+    download: () => Promise.reject(new Error('files are not read on Workers yet')),
+    now: Date.now,
+  });
+  // Updates that are not messages to answer (edits, service messages) are acknowledged.
+  if (!event || !('message' in event)) return new Response('ok');
+  const { message } = event;
+  const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
+  try {
+    await stub.accept({ key: message.dedupeKey, sessionKey: message.sessionKey, text: message.text, receivedAt: message.receivedAt });
+  } catch {
+    return new Response('not taken now, deliver again', { status: 503 });
+  }
+  return new Response('ok');
+}
+
+/** Compared by digest, in constant time. */
+function sameSecret(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
