@@ -13,88 +13,22 @@
  *   if it is within the grace window, anything else is recorded as skipped.
  * - Runs of one job never overlap: a time that comes while the previous run is in flight is skipped.
  */
-import type { Store } from '../../store/store.ts';
 import { describeNextRun, type NextRunDescription } from './describe-next-run.ts';
 import { DueQueue, type DueEntry } from './due-queue.ts';
 import { dueRun } from './due-run.ts';
 import { formatDuration } from './duration.ts';
 import { JobCounts } from './job-counts.ts';
 import { openJobStore, type JobStore } from './job-store.ts';
-import { jobLabel, newJobId, normalizeJobId, type Job, type JobState } from './job.ts';
+import { jobLabel, newJobId, normalizeJobId, type Job } from './job.ts';
 import { buildJob, checkNewJob, type NewJob, type SchedulerActor } from './new-job.ts';
 import { nextRunAfter } from './next-run.ts';
 import { parseSchedule } from './parse-schedule.ts';
 import { interruptedError, settleRun, type RunOutcome } from './run-outcome.ts';
 import { ScheduleError } from './schedule-error.ts';
 import { formatIsoInZone, isValidTimezone } from './zoned-time.ts';
+import { schedulerDefaults, type CreatedJob, type JobFilter, type SchedulerOptions, type SchedulerSettings } from './scheduler-settings.ts';
 
-/** Limits and policies; every one has a default. */
-export interface SchedulerSettings {
-  /** IANA zone for jobs that name none (default: this machine's zone). */
-  timezone: string;
-  /** Shortest gap between runs of a recurring job (default 5 minutes). */
-  minIntervalMs: number;
-  /** How late a missed run may be and still run once with `run_once` (default 6 hours). */
-  graceMs: number;
-  /** Active or paused jobs one person may have (default 25). */
-  maxJobsPerPerson: number;
-  /** Active or paused jobs one conversation may have (default 50). */
-  maxJobsPerConversation: number;
-  /** Whether a job's own turn may create jobs (default false). */
-  allowJobsFromJobs: boolean;
-  /** Failures in a row at which the owner is told (default 3). */
-  failureNoticeAfter: number;
-  /** Failures in a row at which the job is paused (default 10). */
-  pauseAfter: number;
-  /** How long a done job stays listed before it is removed (default 1 day). */
-  doneRetentionMs: number;
-}
-
-/** What the gateway gives the scheduler. */
-export interface SchedulerOptions {
-  store: Store;
-  /**
-   * Runs the job's turn for `scheduledFor` and resolves once it has finished and its answer was
-   * delivered (or not). A rejection is recorded as an error of the run.
-   */
-  run(job: Job, scheduledFor: number): Promise<RunOutcome>;
-  /** Tells the job's owner something in the job's conversation (repeated failures, a pause). */
-  notify(job: Job, text: string): Promise<void>;
-  settings?: Partial<SchedulerSettings>;
-  /** The clock, in milliseconds since the epoch (default `Date.now`). */
-  now?: () => number;
-  /**
-   * Sets the one timer (default `setTimeout`, unref'd so it keeps no process alive). The callback's
-   * promise settles once the wake it starts has claimed or skipped what was due; it never rejects.
-   */
-  setTimer?: (callback: () => Promise<void>, ms: number) => unknown;
-  clearTimer?: (handle: unknown) => void;
-  log?: (line: string) => void;
-}
-
-/** A created job and its first run, described for the model. */
-export interface CreatedJob {
-  job: Job;
-  nextRun: NextRunDescription;
-}
-
-/** Which jobs {@link Scheduler.list} returns; every field given must match. */
-export interface JobFilter {
-  sessionKey?: string;
-  creatorId?: string;
-  state?: JobState;
-}
-
-const defaults: Omit<SchedulerSettings, 'timezone'> = {
-  minIntervalMs: 5 * 60_000,
-  graceMs: 6 * 3_600_000,
-  maxJobsPerPerson: 25,
-  maxJobsPerConversation: 50,
-  allowJobsFromJobs: false,
-  failureNoticeAfter: 3,
-  pauseAfter: 10,
-  doneRetentionMs: 86_400_000,
-};
+export type { CreatedJob, JobFilter, SchedulerOptions, SchedulerSettings } from './scheduler-settings.ts';
 
 /** The timer is never set further ahead: every wake compares due times with the (possibly jumped) clock. */
 const maxTimerMs = 60_000;
@@ -139,7 +73,7 @@ export class Scheduler {
     if (timezone !== undefined && !isValidTimezone(timezone)) throw new RangeError(`Scheduler timezone ${JSON.stringify(timezone)} is not a known IANA zone`);
     // This machine's zone is looked up when a job first needs it: the first Intl call loads the
     // time zone data (about 25 ms), which the gateway's start need not wait for.
-    this.settings = { ...defaults, ...options.settings };
+    this.settings = { ...schedulerDefaults, ...options.settings };
     this.now = options.now ?? Date.now;
     this.setTimer = options.setTimer ?? ((callback, ms) => setTimeout(callback, ms).unref());
     this.clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
