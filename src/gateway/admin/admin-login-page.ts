@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { adminStyle } from './admin-style.ts';
+import { escapeHtml } from '../../core/escape-html.ts';
 
 /** Runs before the form is used: a token in the fragment logs in at once. No backticks, no `${`. */
 const loginScript = String.raw`(() => {
@@ -44,11 +45,10 @@ export const adminLoginHeaders: Readonly<Record<string, string>> = Object.freeze
   'referrer-policy': 'same-origin',
 });
 
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** The login page's HTML; `problem` (a wrong token, too many attempts) is shown above the field. */
 export function renderAdminLogin(problem?: string): string {
-  const shown = problem === undefined ? '' : problem.replace(/[&<>"']/g, (character) => escapes[character]!);
+  const shown = problem === undefined ? '' : escapeHtml(problem);
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -4,6 +4,7 @@
  * Content-Security-Policy allows nothing else); colours come from the page's stylesheet through
  * class names. Every text in it is escaped.
  */
+import { escapeHtml } from '../../core/escape-html.ts';
 
 /** One stacked series: its label, its CSS class, a value per day. */
 export interface ChartSeries {
@@ -48,7 +49,7 @@ export function stackedBarChart(input: ChartInput): string {
   for (const fraction of [0, 0.5, 1]) {
     const value = max * fraction;
     parts.push(`<line class="grid" x1="${left}" x2="${width - 8}" y1="${round(y(value))}" y2="${round(y(value))}"/>`);
-    parts.push(`<text class="axis" x="${left - 6}" y="${round(y(value) + 4)}" text-anchor="end">${escape(format(value))}</text>`);
+    parts.push(`<text class="axis" x="${left - 6}" y="${round(y(value) + 4)}" text-anchor="end">${escapeHtml(format(value))}</text>`);
   }
   days.forEach((day, index) => {
     const x = left + index * step + (step - barWidth) / 2;
@@ -56,16 +57,16 @@ export function stackedBarChart(input: ChartInput): string {
     for (const item of series) {
       const value = item.values[index] ?? 0;
       if (value <= 0) continue;
-      parts.push(`<rect class="${escape(item.className)}" x="${round(x)}" y="${round(y(base + value))}" width="${round(barWidth)}" height="${round(y(base) - y(base + value))}"><title>${escape(`${day} ${item.label}: ${format(value)}`)}</title></rect>`);
+      parts.push(`<rect class="${escapeHtml(item.className)}" x="${round(x)}" y="${round(y(base + value))}" width="${round(barWidth)}" height="${round(y(base) - y(base + value))}"><title>${escapeHtml(`${day} ${item.label}: ${format(value)}`)}</title></rect>`);
       base += value;
     }
     // A label under the first bar, the last, and about every seventh between.
     if (index === 0 || index === days.length - 1 || (index % 7 === 0 && days.length - 1 - index >= 4)) {
-      parts.push(`<text class="axis" x="${round(x + barWidth / 2)}" y="${height - 6}" text-anchor="middle">${escape(day.slice(5))}</text>`);
+      parts.push(`<text class="axis" x="${round(x + barWidth / 2)}" y="${height - 6}" text-anchor="middle">${escapeHtml(day.slice(5))}</text>`);
     }
   });
-  const legend = series.map((item) => `<span class="legend ${escape(item.className)}">${escape(item.label)}</span>`).join(' ');
-  return `<figure class="chart"><svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escape(input.title)}"><title>${escape(input.title)}</title>${parts.join('')}</svg><figcaption>${escape(input.title)} ${legend}</figcaption></figure>`;
+  const legend = series.map((item) => `<span class="legend ${escapeHtml(item.className)}">${escapeHtml(item.label)}</span>`).join(' ');
+  return `<figure class="chart"><svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(input.title)}"><title>${escapeHtml(input.title)}</title>${parts.join('')}</svg><figcaption>${escapeHtml(input.title)} ${legend}</figcaption></figure>`;
 }
 
 /** A round number at or above `value` for the axis (1, 2 or 5 times a power of ten). */
@@ -78,10 +79,4 @@ function niceCeiling(value: number): number {
 
 function round(value: number): number {
   return Math.round(value * 10) / 10;
-}
-
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => escapes[character]!);
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { pageStyle } from '../../channels/web/index.ts';
+import { escapeHtml } from '../../core/escape-html.ts';
 
 const loginStyle = `${pageStyle}
 .login { flex: 1; display: flex; align-items: center; justify-content: center; padding: 18px; }
@@ -40,7 +41,6 @@ export const loginPageHeaders: Readonly<Record<string, string>> = Object.freeze(
 /** The path the login form posts to. */
 export const loginPath = '/web/login';
 
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /**
  * The login page's HTML; `problem` (a wrong token, too many attempts) is shown above the field.
@@ -49,7 +49,7 @@ const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
  * new Response(renderLoginPage(), { status: 401, headers: loginPageHeaders });
  */
 export function renderLoginPage(problem?: string): string {
-  const alert = problem === undefined ? '' : `<p class="error" role="alert">${problem.replace(/[&<>"']/g, (character) => escapes[character]!)}</p>\n`;
+  const alert = problem === undefined ? '' : `<p class="error" role="alert">${escapeHtml(problem)}</p>\n`;
   return `<!doctype html>
 <html lang="en">
 <head>

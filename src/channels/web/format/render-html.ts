@@ -8,7 +8,7 @@
  */
 import { Lexer, type Token, type Tokens } from 'marked';
 import { decodeEntities } from '../../markdown/index.ts';
-import { escapeHtml } from './escape-html.ts';
+import { escapeHtml } from '../../../core/escape-html.ts';
 import { renderInline } from './render-inline.ts';
 import { renderTable } from './render-table.ts';
 

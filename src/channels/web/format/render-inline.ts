@@ -5,7 +5,7 @@
  */
 import type { Token, Tokens } from 'marked';
 import { decodeEntities } from '../../markdown/index.ts';
-import { escapeHtml } from './escape-html.ts';
+import { escapeHtml } from '../../../core/escape-html.ts';
 
 const safeLink = /^(https?:|mailto:)/i;
 

@@ -1,4 +1,4 @@
-/** HTML escaping for the web chat's renderer: every character that could open markup or end an attribute. */
+/** HTML escaping for the pages operator serves (the web chat's answers, the login pages, the admin console). */
 
 /** Escapes `&`, `<`, `>`, `"` and `'`, so the text is text in element content and in quoted attributes alike. */
 export function escapeHtml(text: string): string {
