@@ -18,7 +18,16 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...chaos, ...worker], sequence: { groupOrder: 0 } } },
-      { plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' }, miniflare: { bindings: { TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret' } } })], test: { name: 'workers', include: worker, sequence: { groupOrder: 0 } } },
+      {
+        // The fakes start in Node first (global set-up); the Worker is given their addresses.
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-5' } },
+          })),
+        ],
+        test: { name: 'workers', include: worker, globalSetup: ['test/worker/support/fakes-setup.ts'], sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: 'chaos', include: chaos, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },

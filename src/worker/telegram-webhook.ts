@@ -10,6 +10,7 @@ import type { Update } from 'grammy/types';
 import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
+import { toWireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** Answers one POST to the webhook. */
@@ -37,7 +38,7 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
   const { message } = event;
   const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
   try {
-    await stub.accept({ key: message.dedupeKey, sessionKey: message.sessionKey, text: message.text, receivedAt: message.receivedAt });
+    await stub.accept(toWireMessage(message));
   } catch {
     return new Response('not taken now, deliver again', { status: 503 });
   }

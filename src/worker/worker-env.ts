@@ -1,11 +1,44 @@
-/** The bindings and variables the Worker reads (see `wrangler.toml`; secrets by `wrangler secret put`). */
+/**
+ * The bindings and variables the Worker reads: the same variable names as the Node gateway
+ * (`docs/configuration.md`), from `wrangler.toml` `[vars]`, `.dev.vars` or `wrangler secret put`
+ * (tokens and keys: never in `wrangler.toml`).
+ */
 import type { ConversationObject } from './conversation-object.ts';
 
 export interface WorkerEnv {
+  /** One Durable Object per conversation (keyed by session key). */
   CONVERSATIONS: DurableObjectNamespace<ConversationObject>;
+  /** Profiles, skills and knowledge, uploaded by `operator deploy resources`. */
+  RESOURCES?: KVNamespace;
+
+  /** Model: the provider's key and base URL, and the model (as on Node). */
+  ANTHROPIC_API_KEY?: string;
+  ANTHROPIC_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  OPERATOR_MODEL?: string;
+
+  /** Who may talk to the bot (as on Node). */
+  OPERATOR_DM_POLICY?: string;
+  OPERATOR_ADMINS?: string;
+
+  /** Telegram: the bot's token, a self-hosted Bot API root, and the webhook's secret. */
+  TELEGRAM_BOT_TOKEN?: string;
+  TELEGRAM_API_ROOT?: string;
   /** The secret Telegram sends with each update (`X-Telegram-Bot-Api-Secret-Token`). */
   TELEGRAM_WEBHOOK_SECRET?: string;
   /** The bot's numeric id and username, for mentions in groups. */
   TELEGRAM_BOT_ID?: string;
   TELEGRAM_BOT_USERNAME?: string;
+
+  /** Slack: the bot token, the signing secret of the Events API, a non-default Web API base. */
+  SLACK_BOT_TOKEN?: string;
+  SLACK_SIGNING_SECRET?: string;
+  SLACK_API_URL?: string;
+
+  /** Discord: the bot token, the application's id and public key (interactions), a non-default REST base. */
+  DISCORD_BOT_TOKEN?: string;
+  DISCORD_APPLICATION_ID?: string;
+  DISCORD_PUBLIC_KEY?: string;
+  DISCORD_API_URL?: string;
 }

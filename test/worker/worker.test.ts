@@ -11,10 +11,21 @@ describe('operator on Workers', () => {
 
   it('keeps a message in its conversation object once, also when delivered twice', async () => {
     const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('test:object'));
-    const message = { key: 'telegram:42:7', sessionKey: 'telegram:dm:42', text: 'hi', receivedAt: 1 };
+    const message = {
+      id: '7',
+      dedupeKey: 'telegram:42:7',
+      sessionKey: 'telegram:dm:42',
+      address: { platform: 'telegram', conversationId: '42' },
+      scope: 'dm' as const,
+      sender: { id: '42', name: 'Ada' },
+      text: 'hi',
+      attachments: [],
+      mentioned: false,
+      receivedAt: Date.now(),
+    };
     expect(await stub.accept(message)).toBe(true);
     expect(await stub.accept(message)).toBe(false);
-    expect(await stub.waiting()).toEqual([message]);
+    expect(await stub.waiting()).toEqual([{ key: 'telegram:42:7', text: 'hi', sessionKey: 'telegram:dm:42' }]);
   });
 });
 

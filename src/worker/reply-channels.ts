@@ -1,0 +1,32 @@
+/**
+ * The platform a conversation's answer goes out through, made inside its Durable Object from the
+ * Worker's variables: the same channel code as on Node, used only to send (nothing is received
+ * through it; webhooks are the Worker's routes).
+ */
+import type { ChannelAdapter } from '../channels/types.ts';
+import { createTelegramChannel } from '../channels/telegram/telegram-channel.ts';
+import type { WireMessage } from './wire-message.ts';
+import type { WorkerEnv } from './worker-env.ts';
+
+/** Made once per object and platform (their clients keep nothing per message). */
+const made = new WeakMap<WorkerEnv, Map<string, ChannelAdapter>>();
+
+/**
+ * The adapter that answers on `platform`, or undefined when the Worker has no credentials for it.
+ * `message` is the message being answered (Discord answers an interaction by its token).
+ */
+export function replyChannelFor(platform: string, env: WorkerEnv, message?: WireMessage): ChannelAdapter | undefined {
+  void message;
+  let byPlatform = made.get(env);
+  if (!byPlatform) made.set(env, (byPlatform = new Map()));
+  const existing = byPlatform.get(platform);
+  if (existing) return existing;
+  let adapter: ChannelAdapter | undefined;
+  switch (platform) {
+    case 'telegram':
+      if (env.TELEGRAM_BOT_TOKEN) adapter = createTelegramChannel({ token: env.TELEGRAM_BOT_TOKEN, apiRoot: env.TELEGRAM_API_ROOT, log: (line) => console.error(line) });
+      break;
+  }
+  if (adapter) byPlatform.set(platform, adapter);
+  return adapter;
+}
