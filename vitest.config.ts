@@ -26,7 +26,7 @@ export default defineConfig({
             miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-5' } },
           })),
         ],
-        test: { name: 'workers', include: worker, globalSetup: ['test/worker/support/fakes-setup.ts'], sequence: { groupOrder: 0 } },
+        test: { name: 'workers', include: worker, globalSetup: ['test/worker-setup/fakes-setup.ts'], sequence: { groupOrder: 0 } },
       },
       { extends: true, test: { name: 'chaos', include: chaos, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],

@@ -3,6 +3,7 @@
  * `fakes-setup.ts` and `fake-control.ts`).
  */
 import { inject } from 'vitest';
+import '../../worker-setup/provided.ts';
 
 /** Calls `method` of the fake `name` with `args` (JSON); resolves to its JSON result. */
 export async function callFake<T = unknown>(name: 'model' | 'telegram' | 'slack' | 'discord', method: string, ...args: unknown[]): Promise<T> {

@@ -6,20 +6,13 @@
  * fakes' own methods (`fake-control.ts`).
  */
 import type { TestProject } from 'vitest/node';
-import { startFakeDiscordServer } from '../../fakes/fake-discord-server.ts';
-import { startFakeModelServer } from '../../fakes/fake-model-server.ts';
-import { startFakeSlackServer } from '../../fakes/fake-slack-server.ts';
-import { startFakeTelegramServer } from '../../fakes/fake-telegram-server.ts';
+import { startFakeDiscordServer } from '../fakes/fake-discord-server.ts';
+import { startFakeModelServer } from '../fakes/fake-model-server.ts';
+import { startFakeSlackServer } from '../fakes/fake-slack-server.ts';
+import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
 import { startFakeControl } from './fake-control.ts';
+import './provided.ts';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The control server's origin (see `fake-control.ts`). */
-    fakeControl: string;
-    /** The Worker's variables pointing at the fakes. */
-    fakeBindings: Record<string, string>;
-  }
-}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const [model, telegram, slack, discord] = await Promise.all([startFakeModelServer(), startFakeTelegramServer(), startFakeSlackServer(), startFakeDiscordServer()]);
