@@ -13,10 +13,11 @@ const made = new WeakMap<WorkerEnv, Map<string, ChannelAdapter>>();
 
 /**
  * The adapter that answers on `platform`, or undefined when the Worker has no credentials for it.
- * `message` is the message being answered (Discord answers an interaction by its token).
+ * `interaction` is set when the message answered came as a Discord interaction (the answer edits
+ * its deferred reply, by the interaction's token).
  */
-export function replyChannelFor(platform: string, env: WorkerEnv, message?: WireMessage): ChannelAdapter | undefined {
-  void message;
+export function replyChannelFor(platform: string, env: WorkerEnv, interaction?: WireMessage['interaction']): ChannelAdapter | undefined {
+  void interaction;
   let byPlatform = made.get(env);
   if (!byPlatform) made.set(env, (byPlatform = new Map()));
   const existing = byPlatform.get(platform);
