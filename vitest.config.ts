@@ -23,10 +23,10 @@ export default defineConfig({
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: './wrangler.toml' },
-            miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-5' } },
+            miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-6', OPERATOR_ADMINS: 'telegram:4242' } },
           })),
         ],
-        test: { name: 'workers', include: worker, globalSetup: ['test/worker-setup/fakes-setup.ts'], sequence: { groupOrder: 0 } },
+        test: { name: 'workers', include: worker, testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], sequence: { groupOrder: 0 } },
       },
       { extends: true, test: { name: 'chaos', include: chaos, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],

@@ -23,11 +23,11 @@ export interface SendOptions {
 /** Delivers recorded replies through their adapters. */
 export class ReplySender {
   readonly #ledger: DeliveryLedger;
-  readonly #outbox: Outbox;
+  readonly #outbox: Outbox | undefined;
   readonly #log: (line: string) => void;
   readonly #ops: OpsEvents | undefined;
 
-  constructor(options: { ledger: DeliveryLedger; outbox: Outbox; log: (line: string) => void; ops?: OpsEvents }) {
+  constructor(options: { ledger: DeliveryLedger; /** Where reply files wait; absent where replies carry none (Workers). */ outbox?: Outbox; log: (line: string) => void; ops?: OpsEvents }) {
     this.#ledger = options.ledger;
     this.#outbox = options.outbox;
     this.#log = options.log;
@@ -99,7 +99,7 @@ export class ReplySender {
 
   /** Removes the outbox copies of a reply's files once it is delivered or given up. */
   async discardFiles(entry: { sessionKey: string; files?: OutboundFile[] }): Promise<void> {
-    await this.#outbox.discard(entry.files).catch((error: unknown) => this.#log(`${entry.sessionKey}: sent files not removed from the outbox: ${errorMessage(error)}`));
+    await this.#outbox?.discard(entry.files).catch((error: unknown) => this.#log(`${entry.sessionKey}: sent files not removed from the outbox: ${errorMessage(error)}`));
   }
 
   /**

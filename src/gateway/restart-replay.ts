@@ -3,6 +3,7 @@
  * message it was.
  */
 import type { InboundMessage } from '../channels/types.ts';
+import type { SessionTree } from '../session/session-tree.ts';
 import type { InboxEntry } from './inbox.ts';
 
 /** Messages accepted longer ago than this are not answered after a restart. */
@@ -35,4 +36,11 @@ export function replayedMessage(entry: InboxEntry): InboundMessage {
 export function replayInput(text: string, entry: InboxEntry): string {
   const lost = entry.attachments.map((attachment) => `[${attachment.kind === 'image' ? 'an image' : `the file ${attachment.name ?? ''}`.trim()} came with this message but was lost in a restart; ask for it again if it matters]`);
   return [text, ...lost].filter((part) => part !== '').join('\n');
+}
+
+/** Moves the session back to `leaf` when the session went on from there (else it stays). */
+export async function rewindTo(tree: SessionTree, leaf: string | null): Promise<void> {
+  if (leaf === tree.leafId) return;
+  if (leaf !== null && !tree.branch().some((entry) => entry.id === leaf)) return;
+  await tree.setLeaf(leaf);
 }

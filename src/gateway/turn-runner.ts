@@ -22,7 +22,7 @@ import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
 import { SubagentProgress } from './subagent-progress.ts';
 import type { ReplySender } from './reply-sender.ts';
-import { replayInput } from './restart-replay.ts';
+import { replayInput, rewindTo } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
 import type { TurnAccess } from './turn-access.ts';
@@ -353,12 +353,6 @@ function turnIdOf(message: InboundMessage): string {
   return `${message.dedupeKey}#0`;
 }
 
-/** Moves the session back to `leaf` when the session went on from there (else it stays). */
-async function rewindTo(tree: SessionTree, leaf: string | null): Promise<void> {
-  if (leaf === tree.leafId) return;
-  if (leaf !== null && !tree.branch().some((entry) => entry.id === leaf)) return;
-  await tree.setLeaf(leaf);
-}
 
 /** The preview an interrupted turn left for the next turn to finish (taken once). */
 function takeCarriedPreview(lane: TurnLane | undefined): string | undefined {

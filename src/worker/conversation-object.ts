@@ -3,19 +3,25 @@
  * transactional storage through the project's one `Store`. It takes a platform's message on
  * record (inbox and dedupe, as on Node) before the webhook is answered, then answers from an
  * alarm: stored alarms outlive the object, so a turn cut off when the object is evicted or
- * restarted runs again from where it began, and its reply (once on record in the delivery
- * ledger) is sent once.
+ * restarted runs again (see `conversation-turn.ts`), and a reply on record is sent once.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { createStorage } from 'unstorage';
+import type { Agent } from '../agent/agent.ts';
+import { errorMessage } from '../core/errors.ts';
 import { Acceptance } from '../gateway/acceptance.ts';
-import { createDedupe } from '../gateway/dedupe.ts';
-import { createInbox } from '../gateway/inbox.ts';
+import { createDedupe, keySegment } from '../gateway/dedupe.ts';
+import { createInbox, type InboxEntry } from '../gateway/inbox.ts';
 import { createDeliveryLedger } from '../gateway/ledger/index.ts';
+import { ReplySender } from '../gateway/reply-sender.ts';
 import type { Store } from '../store/store.ts';
-import { createStore } from '../store/unstorage-store.ts';
-import { durableObjectDriver } from './durable-object-driver.ts';
+import { accessObject } from './access-object.ts';
+import { createConversationAgent } from './conversation-agent.ts';
+import { answerWaiting, type TurnParts } from './conversation-turn.ts';
+import { objectStore } from './object-store.ts';
+import { replyChannelFor } from './reply-channels.ts';
 import { fromWireMessage, type WireMessage } from './wire-message.ts';
+import { workerCommand } from './worker-commands.ts';
+import { workerConfig } from './worker-config.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** The gateway's parts one conversation keeps, over its object's storage. */
@@ -27,18 +33,41 @@ export interface ConversationParts {
   ledger: ReturnType<typeof createDeliveryLedger>;
 }
 
+/** How long a Discord interaction's token is kept: Discord takes answers by it for 15 minutes. */
+const interactionTtlSeconds = 15 * 60;
+
 /** The Durable Object class of one conversation. */
 export class ConversationObject extends DurableObject<WorkerEnv> {
-  #parts: ConversationParts | undefined;
+  #parts: TurnParts | undefined;
+  #agent: Promise<Agent> | undefined;
+  /** The turns running now (one alarm at a time; a second waits for the first). */
+  #running: Promise<void> | undefined;
 
   /** This conversation's parts, made on first use over the object's storage. */
-  protected get parts(): ConversationParts {
+  get #turnParts(): TurnParts {
     if (!this.#parts) {
-      const store = createStore({ storage: createStorage({ driver: durableObjectDriver(this.ctx.storage) }) });
-      const storeFailed = (error: unknown, what: string) => console.error(`${what}: ${String(error)}`);
+      const store = objectStore(this.ctx.storage);
+      const log = (line: string) => console.error(line);
+      const storeFailed = (error: unknown, what: string) => log(`${what}: ${errorMessage(error)}`);
       const inbox = createInbox(store);
       const dedupe = createDedupe(store);
-      this.#parts = { store, inbox, dedupe, acceptance: new Acceptance({ inbox, dedupe, storeFailed }), ledger: createDeliveryLedger(store) };
+      const ledger = createDeliveryLedger(store);
+      const env = this.env;
+      const { config } = workerConfig(env);
+      this.#parts = {
+        store,
+        inbox,
+        dedupe,
+        ledger,
+        acceptance: new Acceptance({ inbox, dedupe, storeFailed }),
+        sender: new ReplySender({ ledger, log }),
+        agent: () => (this.#agent ??= this.#makeAgent(store)),
+        channelFor: async (entry) => replyChannelFor(entry.address.platform, env, (await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined),
+        admit: (entry) => this.#admit(entry),
+        command: (entry, admin) => (entry.command ? workerCommand(entry.command, admin, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code) }) : Promise.resolve(undefined)),
+        turnTimeoutMs: config.turnTimeoutSeconds * 1000,
+        log,
+      };
     }
     return this.#parts;
   }
@@ -48,11 +77,12 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
    * Resolving means it is kept: the webhook may answer 200. A new message wakes the object.
    */
   async accept(message: WireMessage): Promise<boolean> {
-    const parts = this.parts;
-    const inbound = fromWireMessage(message);
-    const accepted = await parts.acceptance.accept(inbound);
+    const parts = this.#turnParts;
+    if (message.interaction) await parts.store.set(interactionKey(message.dedupeKey), message.interaction, { ttlSeconds: interactionTtlSeconds });
+    const accepted = await parts.acceptance.accept(fromWireMessage(message));
     if (accepted) {
-      if (message.interaction) await this.ctx.storage.put(`interaction:${message.dedupeKey}`, message.interaction);
+      // The object is named by it; kept so the agent and jobs know whose conversation this is.
+      if ((await parts.store.get<string>(sessionKeyKey)) === null) await parts.store.set(sessionKeyKey, message.sessionKey);
       await this.#wake();
     }
     return accepted;
@@ -60,12 +90,23 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
 
   /** The messages waiting for an answer, oldest first. */
   async waiting(): Promise<{ key: string; text: string; sessionKey: string }[]> {
-    return (await this.parts.inbox.pending()).map((entry) => ({ key: entry.dedupeKey, text: entry.text, sessionKey: entry.sessionKey }));
+    return (await this.#turnParts.inbox.pending()).map((entry) => ({ key: entry.dedupeKey, text: entry.text, sessionKey: entry.sessionKey }));
   }
 
-  /** Runs now what is due: waiting messages. */
+  /** Runs what is due: replies on record not yet sent, then the waiting messages. A failure makes the platform retry the alarm. */
   override async alarm(): Promise<void> {
-    // The turn lands in the next commit; until then messages wait on record.
+    while (this.#running) await this.#running;
+    const running = answerWaiting(this.#turnParts);
+    this.#running = running;
+    try {
+      await running;
+    } catch (error) {
+      // Said, then thrown: the platform runs the alarm again (with back-off), nothing is lost.
+      console.error(`conversation: answering failed, to be tried again: ${errorMessage(error)}`);
+      throw error;
+    } finally {
+      this.#running = undefined;
+    }
   }
 
   /** Sets the alarm to now unless one is due sooner. */
@@ -74,4 +115,36 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > now) await this.ctx.storage.setAlarm(now);
   }
+
+  /** Asks the bot's access object about `entry` (its message as it was kept). */
+  async #admit(entry: InboxEntry): Promise<{ allowed: boolean; admin: boolean; reply?: string }> {
+    const message: WireMessage = {
+      id: entry.messageId,
+      dedupeKey: entry.dedupeKey,
+      sessionKey: entry.sessionKey,
+      address: entry.address,
+      scope: entry.scope,
+      sender: entry.sender,
+      text: entry.text,
+      attachments: entry.attachments,
+      mentioned: true,
+      receivedAt: entry.receivedAt,
+    };
+    const decision = await accessObject(this.env).check(message);
+    return decision.allowed ? { allowed: true, admin: decision.admin } : { allowed: false, admin: false, ...(decision.reply !== undefined && { reply: decision.reply }) };
+  }
+
+  async #makeAgent(store: Store): Promise<Agent> {
+    const sessionKey = await store.get<string>(sessionKeyKey);
+    if (sessionKey === null) throw new Error('this conversation has had no message yet');
+    return createConversationAgent({ env: this.env, store, sessionKey });
+  }
+}
+
+/** Where the conversation's session key is kept. */
+const sessionKeyKey = 'conversation:key';
+
+/** Where the interaction a message came with is kept. */
+function interactionKey(dedupeKey: string): string {
+  return `interaction:${keySegment(dedupeKey)}`;
 }

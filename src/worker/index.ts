@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { telegramWebhook } from './telegram-webhook.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
+export { AccessObject } from './access-object.ts';
 export { ConversationObject } from './conversation-object.ts';
 export type { WorkerEnv } from './worker-env.ts';
 

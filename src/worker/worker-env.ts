@@ -3,11 +3,14 @@
  * (`docs/configuration.md`), from `wrangler.toml` `[vars]`, `.dev.vars` or `wrangler secret put`
  * (tokens and keys: never in `wrangler.toml`).
  */
+import type { AccessObject } from './access-object.ts';
 import type { ConversationObject } from './conversation-object.ts';
 
 export interface WorkerEnv {
   /** One Durable Object per conversation (keyed by session key). */
   CONVERSATIONS: DurableObjectNamespace<ConversationObject>;
+  /** The one object that decides who may talk to the bot (pairing). */
+  ACCESS: DurableObjectNamespace<AccessObject>;
   /** Profiles, skills and knowledge, uploaded by `operator deploy resources`. */
   RESOURCES?: KVNamespace;
 

@@ -20,7 +20,7 @@ export async function readFake<T = unknown>(name: 'model' | 'telegram' | 'slack'
 }
 
 /** Polls `read` until `done` holds (or `timeoutMs` passes, then the last value is returned). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!done(value) && Date.now() < deadline) {

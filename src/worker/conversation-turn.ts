@@ -1,0 +1,172 @@
+/**
+ * A conversation's turns on Workers, run by its Durable Object's alarm, one at a time: the
+ * messages waiting are answered together (those that came during a turn wait for the next, as
+ * follow-ups on Node), through the gateway's own parts: the inbox notes where a turn began and
+ * its streamed preview, the delivery ledger records the reply before it is sent, the reply
+ * sender delivers it once. An object evicted mid-turn is woken again by its stored alarm and
+ * runs the turn again from where it began (the session rewound to before the person's message);
+ * a reply already on record is sent, not made again.
+ */
+import type { Agent } from '../agent/agent.ts';
+import type { ChannelAdapter } from '../channels/types.ts';
+import { TurnTimeoutError, errorMessage } from '../core/errors.ts';
+import { failureReply } from '../gateway/failure-reply.ts';
+import type { InboxEntry } from '../gateway/inbox.ts';
+import { silentReplyText } from '../gateway/ledger/ledger-entry.ts';
+import { ReplyStream } from '../gateway/reply-stream.ts';
+import type { ReplySender } from '../gateway/reply-sender.ts';
+import { replayInput, rewindTo } from '../gateway/restart-replay.ts';
+import type { TurnContext } from '../tools/tool.ts';
+import type { ConversationParts } from './conversation-object.ts';
+import type { WireMessage } from './wire-message.ts';
+
+/** What a conversation's turns work with (its object's parts). */
+export interface TurnParts extends ConversationParts {
+  sender: ReplySender;
+  /** The conversation's agent (made once per object instance). */
+  agent(): Promise<Agent>;
+  /** The adapter that answers `entry`'s platform (Discord: by the interaction it came with), if configured. */
+  channelFor(entry: InboxEntry): Promise<ChannelAdapter | undefined>;
+  /** Whether `entry` may reach the agent, whether its sender is an admin, and what a stranger is told. */
+  admit(entry: InboxEntry): Promise<{ allowed: boolean; admin: boolean; reply?: string }>;
+  /** Answers a `/command` the Worker handles itself; resolves to its reply, or undefined to let the agent answer. */
+  command(entry: InboxEntry, admin: boolean): Promise<string | undefined>;
+  /** Longest a turn may take, in ms. */
+  turnTimeoutMs: number;
+  log(line: string): void;
+}
+
+/**
+ * Sends replies on record that never went out (the object stopped between recording and
+ * delivering), then answers the messages waiting, oldest first, until none are left.
+ */
+export async function answerWaiting(parts: TurnParts): Promise<void> {
+  const undelivered = await parts.ledger.pending();
+  // A message whose reply is on record was answered: only the reply is left to send.
+  const recorded = new Set(undelivered.flatMap((entry) => entry.answers ?? []));
+  for (const entry of undelivered) {
+    const adapter = await parts.channelFor(entryOf(entry));
+    if (adapter && (await parts.ledger.claim(entry.id))) await parts.sender.send(adapter, entry, entry.previewId, { attempts: 3, failure: 'reply not delivered' });
+  }
+  for (;;) {
+    const waiting = [];
+    for (const entry of await parts.inbox.pending()) {
+      if (recorded.has(entry.key)) await parts.inbox.done(entry.key);
+      else waiting.push(entry);
+    }
+    if (waiting.length === 0) return;
+    await answerBatch(parts, waiting);
+  }
+}
+
+/** The inbox-like view of a ledger entry, for finding its platform's adapter. */
+function entryOf(entry: { sessionKey: string; address: InboxEntry['address']; answers?: string[] }): InboxEntry {
+  const key = entry.answers?.[0] ?? '';
+  return { key, dedupeKey: key, sessionKey: entry.sessionKey, address: entry.address, scope: 'dm', messageId: '', sender: { id: '' }, text: '', attachments: [], receivedAt: 0 };
+}
+
+/** One turn for the messages of `waiting` that may reach the agent (a turn begun before goes first, with its own). */
+async function answerBatch(parts: TurnParts, waiting: InboxEntry[]): Promise<void> {
+  const first = waiting[0]!;
+  const adapter = await parts.channelFor(first);
+  if (!adapter) {
+    // Without the platform's credentials nothing can be said: the messages are let go, and said so.
+    parts.log(`${first.sessionKey}: no credentials for ${first.address.platform}; ${waiting.length} message(s) not answered`);
+    for (const entry of waiting) await parts.inbox.done(entry.key);
+    return;
+  }
+  const begun = first.begun;
+  // A turn begun before (the object stopped in it) answers what it began with, before anything newer.
+  const batch = begun ? waiting.filter((entry) => begun.keys.includes(entry.key)) : waiting;
+  const admitted: { entry: InboxEntry; admin: boolean }[] = [];
+  for (const entry of batch) {
+    if (begun) {
+      admitted.push({ entry, admin: false });
+      continue;
+    }
+    const decision = await parts.admit(entry);
+    if (!decision.allowed) {
+      if (decision.reply && entry.scope === 'dm') await adapter.send(entry.address, { text: decision.reply }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not send: ${errorMessage(error)}`));
+      await parts.inbox.done(entry.key);
+      continue;
+    }
+    const answer = entry.command ? await parts.command(entry, decision.admin) : undefined;
+    if (answer !== undefined) {
+      await replyOnce(parts, adapter, entry, answer);
+      continue;
+    }
+    admitted.push({ entry, admin: decision.admin });
+  }
+  if (admitted.length > 0) await runTurn(parts, adapter, admitted, begun);
+}
+
+/** A command's answer, through the ledger like any reply (recorded, the message let go, then sent). */
+async function replyOnce(parts: TurnParts, adapter: ChannelAdapter, entry: InboxEntry, text: string): Promise<void> {
+  const id = await parts.ledger.record({ sessionKey: entry.sessionKey, address: entry.address, text, turnId: `${entry.dedupeKey}#0`, answers: [entry.key] });
+  await parts.inbox.done(entry.key);
+  await parts.sender.send(adapter, { id, sessionKey: entry.sessionKey, address: entry.address, text }, undefined, { attempts: 3, failure: 'reply not delivered' });
+}
+
+/** Runs the agent's turn for `admitted` and delivers its reply. */
+async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitted: { entry: InboxEntry; admin: boolean }[], begun: InboxEntry['begun']): Promise<void> {
+  const { entry: first } = admitted[0]!;
+  const keys = [...new Set([...(begun?.keys ?? []), ...admitted.map(({ entry }) => entry.key)])];
+  const address = first.address;
+  const replyTo = first.scope === 'group' ? first.messageId : undefined;
+  const agent = await parts.agent();
+  let noting = Promise.resolve();
+  const stream = new ReplyStream(adapter, address, {
+    replyTo,
+    messageId: first.previewId,
+    idempotencyKey: `${first.key}#preview`,
+    onPreview: (id) => (noting = noting.then(() => parts.inbox.notePreview(first.key, id))),
+  });
+  const unsubscribe = agent.subscribe((event) => {
+    if (event.type === 'text_delta') stream.push(event.text);
+    if (event.type === 'tool_execution_start') stream.showNow();
+    if (event.type === 'turn_start') stream.separate();
+  });
+  try {
+    const tree = await agent.session();
+    let input: string;
+    if (begun) {
+      await rewindTo(tree, begun.leaf);
+      input = begun.input;
+    } else {
+      input = admitted.map(({ entry }) => replayInput(entry.text, entry)).join('\n\n');
+    }
+    await parts.inbox.begin({ leaf: tree.leafId, input, keys, at: Date.now() });
+    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled: false };
+    const result = await agent.invoke(input, { channel: first.sessionKey, timeoutMs: parts.turnTimeoutMs, turn });
+    const previewId = await stream.close();
+    await noting;
+    const text = result.text || '(no answer)';
+    const id = await parts.ledger.record({ sessionKey: first.sessionKey, address, text, turnId: `${first.dedupeKey}#0`, previewId, replyTo, answers: keys });
+    // From here the ledger answers for the reply: the messages are let go.
+    for (const key of keys) await parts.inbox.done(key);
+    if (text.trim() === silentReplyText) {
+      if (previewId !== undefined) await adapter.edit(address, previewId, { text: '(no answer)' }).catch(() => undefined);
+      return;
+    }
+    await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+  } catch (error) {
+    const previewId = await stream.close();
+    await noting;
+    const overdue = error instanceof TurnTimeoutError;
+    parts.log(`${first.sessionKey}: ${overdue ? 'turn stopped at its deadline' : `turn failed: ${errorMessage(error)}`}`);
+    // The failure is told once, through the ledger, and the messages are let go.
+    await tellOnce(parts, adapter, first, keys, previewId, overdue ? '(Stopped: this took too long. Ask again, perhaps in smaller steps.)' : failureReply(error));
+  } finally {
+    unsubscribe();
+  }
+}
+
+/** Tells the conversation a turn failed (replacing its preview), once. */
+async function tellOnce(parts: TurnParts, adapter: ChannelAdapter, first: InboxEntry, keys: string[], previewId: string | undefined, text: string): Promise<void> {
+  const id = await parts.ledger.record({ sessionKey: first.sessionKey, address: first.address, text, turnId: `${first.dedupeKey}#0`, previewId, answers: keys });
+  for (const key of keys) await parts.inbox.done(key);
+  await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address: first.address, text }, previewId, { attempts: 3, failure: 'failure notice not delivered' });
+}
+
+/** The interaction a message came with (Discord), kept beside the inbox entry by the object. */
+export type KeptInteraction = WireMessage['interaction'];

@@ -1,0 +1,58 @@
+/**
+ * The chat commands a conversation answers itself on Workers. Who may use each: `/help`, `/new`
+ * and `/status` anyone the bot talks with (they act on their own conversation only); `/reload`
+ * and `/pair CODE` admins only (configured in `OPERATOR_ADMINS`, or the owner). Any other
+ * `/command` goes to the agent as text, as a message would.
+ */
+import type { Agent } from '../agent/agent.ts';
+import { formatCost, formatTokens } from '../gateway/status-format.ts';
+
+/** What the commands act on. */
+export interface WorkerCommandContext {
+  agent(): Promise<Agent>;
+  /** Approves a pairing code (see `AccessObject.approve`). */
+  approve(code: string): Promise<{ person: { platform: string; userId: string; name?: string } } | { error: string }>;
+}
+
+const help = [
+  'Commands:',
+  '/new: start a new conversation (the old one is kept)',
+  '/status: the model and what this conversation has used',
+  '/reload: read the profiles, skills and knowledge again (admins)',
+  '/pair CODE: let the person with this pairing code talk with me (admins)',
+].join('\n');
+
+/** The reply to `command`, or undefined when it is not one of these (the agent answers it). */
+export async function workerCommand(command: { name: string; args: string }, admin: boolean, context: WorkerCommandContext): Promise<string | undefined> {
+  switch (command.name) {
+    case 'help':
+    case 'start':
+      return help;
+    case 'new':
+      await (await context.agent()).newSession();
+      return 'Started a new conversation.';
+    case 'status': {
+      const agent = await context.agent();
+      const stats = await agent.sessionStats();
+      return [`Model: ${agent.providerName}:${agent.model}`, `This conversation: ${stats.calls} model calls, ${formatTokens(stats.usage.input + stats.usage.output)} tokens, ${formatCost(stats.cost.total)}`, 'Runtime: Cloudflare Workers'].join('\n');
+    }
+    case 'reload': {
+      if (!admin) return 'Only an admin of this bot may reload.';
+      const report = (await (await context.agent()).reload()) as { changed?: string[]; problems?: { file: string; message: string }[] } | undefined;
+      const changed = report?.changed?.length ? report.changed.join('\n') : 'nothing changed';
+      const problems = report?.problems?.length ? `\nProblems:\n${report.problems.map((problem) => `${problem.file}: ${problem.message}`).join('\n')}` : '';
+      return `Reloaded: ${changed}${problems}`;
+    }
+    case 'pair': {
+      if (!admin) return 'Only an admin of this bot may approve pairing codes.';
+      const code = command.args.trim();
+      if (!code) return 'Usage: /pair CODE (the code the person was given)';
+      const outcome = await context.approve(code);
+      if ('error' in outcome) return outcome.error;
+      const { person } = outcome;
+      return `Approved: ${person.name ?? person.userId} (${person.platform}:${person.userId}) may talk with me now.`;
+    }
+    default:
+      return undefined;
+  }
+}
