@@ -33,6 +33,13 @@ export interface ConversationParts {
   ledger: ReturnType<typeof createDeliveryLedger>;
 }
 
+/**
+ * When an object that stopped mid-turn is woken to go on. Longer than a turn's own deadline is
+ * not needed: a live turn is never run twice (the next alarm waits for it), and a dead one
+ * should go on soon.
+ */
+const watchdogMs = 60_000;
+
 /** How long a Discord interaction's token is kept: Discord takes answers by it for 15 minutes. */
 const interactionTtlSeconds = 15 * 60;
 
@@ -93,10 +100,15 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return (await this.#turnParts.inbox.pending()).map((entry) => ({ key: entry.dedupeKey, text: entry.text, sessionKey: entry.sessionKey }));
   }
 
-  /** Runs what is due: replies on record not yet sent, then the waiting messages. A failure makes the platform retry the alarm. */
+  /**
+   * Runs what is due: replies on record not yet sent, then the waiting messages. A watchdog alarm
+   * is set first: should the object be evicted or restarted mid-turn, it wakes the object again
+   * to go on. A failure is thrown, so the platform retries the alarm too.
+   */
   override async alarm(): Promise<void> {
     while (this.#running) await this.#running;
-    const running = answerWaiting(this.#turnParts);
+    await this.ctx.storage.setAlarm(Date.now() + watchdogMs);
+    const running = answerWaiting(this.#turnParts).then(() => this.#settle());
     this.#running = running;
     try {
       await running;
@@ -107,6 +119,15 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     } finally {
       this.#running = undefined;
     }
+  }
+
+  /**
+   * The watchdog is taken down once all is answered. A message taken in just before is looked
+   * for after that (one taken in after sets its own alarm).
+   */
+  async #settle(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    if ((await this.#turnParts.inbox.pending()).length > 0) await this.ctx.storage.setAlarm(Date.now());
   }
 
   /** Sets the alarm to now unless one is due sooner. */

@@ -3,9 +3,9 @@
  * the conversation's object runs the turn from its alarm with the fake model, and the answer
  * reaches the fake Bot API, once.
  */
-import { SELF } from 'cloudflare:test';
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { callFake, eventually } from './support/fakes.ts';
+import { callFake, eventually, readFake } from './support/fakes.ts';
 
 interface SentMessage {
   messageId: number;
@@ -40,5 +40,101 @@ describe('a Telegram conversation on Workers', () => {
     expect(await postMessage(4242, 'hi there')).toBe(200);
     const messages = await eventually(() => messagesIn(4242), (list) => list.some((message) => message.text === 'Hello from the edge'));
     expect(messages.map((message) => message.text)).toContain('Hello from the edge');
+  });
+});
+
+describe('nothing lost, nothing twice, on Workers', () => {
+  beforeEach(async () => {
+    await callFake('model', 'reset');
+  });
+
+  it('answers a redelivered update once', async () => {
+    await callFake('model', 'enqueue', { text: 'Only once' });
+    const updateId = ++nextUpdate;
+    expect(await postMessage(4242, 'are you there?', updateId)).toBe(200);
+    expect(await postMessage(4242, 'are you there?', updateId)).toBe(200);
+    await eventually(() => messagesIn(4242), (list) => list.some((message) => message.text === 'Only once'));
+    // A second answer would have come by the time a second turn could have run.
+    expect(await postMessage(4242, 'and now?')).toBe(200);
+    const messages = await eventually(() => messagesIn(4242), (list) => list.some((message) => message.text === 'ok'));
+    expect(messages.filter((message) => message.text === 'Only once')).toHaveLength(1);
+    expect((await readFake<{ body: { messages: unknown[] } }[]>('model', 'requests')).length).toBe(2);
+  });
+
+  it('queues a message that comes during a running turn and answers it next', async () => {
+    const chat = 4242;
+    await callFake('model', 'enqueue', { text: 'First answer', delayMs: 150 }, { text: 'Second answer' });
+    expect(await postMessage(chat, 'first question')).toBe(200);
+    await eventually(() => readFake<unknown[]>('model', 'requests'), (requests) => requests.length === 1);
+    expect(await postMessage(chat, 'second question')).toBe(200);
+    const messages = await eventually(() => messagesIn(chat), (list) => list.some((message) => message.text === 'Second answer'));
+    expect(messages.map((message) => message.text).filter((text) => text.endsWith('answer'))).toEqual(['First answer', 'Second answer']);
+    const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.rawBody).not.toContain('second question');
+    expect(requests[1]!.rawBody).toContain('second question');
+  });
+
+  it('goes on after its object is reset mid-turn, answering once', async () => {
+    const chat = 4242;
+    const objectOf = () => env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`telegram:dm:${chat}`));
+    // The first attempt is cut off while the model answers; the second gets the answer.
+    await callFake('model', 'enqueue', { text: 'Cut off', hangMs: 5_000 }, { text: 'After the restart' });
+    expect(await postMessage(chat, 'a question before an eviction')).toBe(200);
+    await eventually(() => readFake<unknown[]>('model', 'requests'), (requests) => requests.length === 1);
+    // As when the platform evicts or restarts an object: its memory is gone, its storage stays.
+    await runInDurableObject(objectOf(), (_instance, state) => {
+      state.abort('evicted by the test');
+    }).catch(() => undefined);
+    // A stub of the old instance is broken with it; a new one reaches the object made again.
+    const stub = objectOf();
+    expect((await stub.waiting()).map((message) => message.text)).toEqual(['a question before an eviction']);
+    // The stored watchdog alarm wakes it (run now rather than a minute later).
+    await runDurableObjectAlarm(stub);
+    const messages = await eventually(() => messagesIn(chat), (list) => list.some((message) => message.text === 'After the restart'));
+    expect(messages.filter((message) => message.text === 'After the restart')).toHaveLength(1);
+    expect(messages.some((message) => message.text === 'Cut off')).toBe(false);
+    expect(await stub.waiting()).toEqual([]);
+    // The session holds the question once, and the answer.
+    const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.rawBody.split('a question before an eviction').length - 1).toBe(1);
+  });
+});
+
+describe('who may talk, on Workers', () => {
+  it('gives a stranger a pairing code and no answer; an admin approves it with /pair', async () => {
+    await callFake('model', 'reset');
+    const stranger = 5151;
+    expect(await postMessage(stranger, 'hello?')).toBe(200);
+    const told = await eventually(() => messagesIn(stranger), (list) => list.length > 0);
+    expect(told[0]!.text).toContain('pairing code');
+    const code = /\n([A-Z0-9]{6,})\n/.exec(told[0]!.text)?.[1];
+    expect(code).toBeDefined();
+    expect(await readFake<unknown[]>('model', 'requests')).toEqual([]);
+    // A non-admin cannot approve (the stranger themself).
+    expect(await postMessage(stranger, `/pair ${code}`)).toBe(200);
+    await eventually(() => messagesIn(stranger), (list) => list.length >= 2);
+    // The admin can.
+    expect(await postMessage(4242, `/pair ${code}`)).toBe(200);
+    const adminSees = await eventually(() => messagesIn(4242), (list) => list.some((message) => message.text.startsWith('Approved')));
+    expect(adminSees.some((message) => message.text.includes(`telegram:${stranger}`))).toBe(true);
+    await callFake('model', 'enqueue', { text: 'Welcome aboard' });
+    expect(await postMessage(stranger, 'may I talk now?')).toBe(200);
+    await eventually(() => messagesIn(stranger), (list) => list.some((message) => message.text === 'Welcome aboard'));
+  });
+
+  it('tells the person a model failure once, in plain words', async () => {
+    await callFake('model', 'reset');
+    await callFake('model', 'setDefault', { error: { status: 401, message: 'invalid x-api-key' } });
+    try {
+      expect(await postMessage(4242, 'this will fail')).toBe(200);
+      const messages = await eventually(() => messagesIn(4242), (list) => list.some((message) => message.text.includes('admin')));
+      const told = messages.filter((message) => message.text.includes('admin'));
+      expect(told).toHaveLength(1);
+      expect(told[0]!.text).not.toContain('sk-ant-test');
+    } finally {
+      await callFake('model', 'reset');
+    }
   });
 });
