@@ -13,10 +13,15 @@ import { createDedupe, keySegment } from '../gateway/dedupe.ts';
 import { createInbox, type InboxEntry } from '../gateway/inbox.ts';
 import { createDeliveryLedger } from '../gateway/ledger/index.ts';
 import { ReplySender } from '../gateway/reply-sender.ts';
+import { schedulerSettings } from '../gateway/schedule-control.ts';
+import { createScheduleTool } from '../gateway/schedule-tool.ts';
+import { scheduledMessage } from '../gateway/scheduled-turn.ts';
+import { ScheduleError, type Job, type JobTarget, type RunOutcome } from '../gateway/scheduler/index.ts';
 import type { Store } from '../store/store.ts';
 import { accessObject } from './access-object.ts';
 import { createConversationAgent } from './conversation-agent.ts';
-import { answerWaiting, type TurnParts } from './conversation-turn.ts';
+import { ConversationJobs } from './conversation-jobs.ts';
+import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
 import { fromWireMessage, type WireMessage } from './wire-message.ts';
@@ -47,6 +52,7 @@ const interactionTtlSeconds = 15 * 60;
 export class ConversationObject extends DurableObject<WorkerEnv> {
   #parts: TurnParts | undefined;
   #agent: Promise<Agent> | undefined;
+  #jobs: ConversationJobs | undefined;
   /** The turns running now (one alarm at a time; a second waits for the first). */
   #running: Promise<void> | undefined;
 
@@ -89,7 +95,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     const accepted = await parts.acceptance.accept(fromWireMessage(message));
     if (accepted) {
       // The object is named by it; kept so the agent and jobs know whose conversation this is.
-      if ((await parts.store.get<string>(sessionKeyKey)) === null) await parts.store.set(sessionKeyKey, message.sessionKey);
+      if ((await parts.store.get<JobTarget>(targetKey)) === null) await parts.store.set(targetKey, { sessionKey: message.sessionKey, address: message.address, scope: message.scope } satisfies JobTarget);
       await this.#wake();
     }
     return accepted;
@@ -108,7 +114,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   override async alarm(): Promise<void> {
     while (this.#running) await this.#running;
     await this.ctx.storage.setAlarm(Date.now() + watchdogMs);
-    const running = answerWaiting(this.#turnParts).then(() => this.#settle());
+    const running = this.#conversationJobs.fireDue().then(() => answerWaiting(this.#turnParts)).then(() => this.#settle());
     this.#running = running;
     try {
       await running;
@@ -127,7 +133,34 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
    */
   async #settle(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
-    if ((await this.#turnParts.inbox.pending()).length > 0) await this.ctx.storage.setAlarm(Date.now());
+    const next = (await this.#turnParts.inbox.pending()).length > 0 ? Date.now() : this.#conversationJobs.nextAt;
+    if (next !== undefined) await this.ctx.storage.setAlarm(next);
+  }
+
+  /** This conversation's scheduled jobs (the scheduler starts on first use). */
+  get #conversationJobs(): ConversationJobs {
+    this.#jobs ??= new ConversationJobs({
+      store: this.#turnParts.store,
+      storage: this.ctx.storage,
+      run: (job, scheduledFor) => this.#runJob(job, scheduledFor),
+      notify: async (job, text) => {
+        const adapter = replyChannelFor(job.target.address.platform, this.env);
+        await adapter?.send(job.target.address, { text });
+      },
+      settings: schedulerSettings(workerConfig(this.env).config.schedule),
+      log: (line) => console.log(line),
+    });
+    return this.#jobs;
+  }
+
+  /** A job's turn: its prompt as a message from its creator, answered in this conversation. */
+  async #runJob(job: Job, scheduledFor: number): Promise<RunOutcome> {
+    const message = scheduledMessage(job, scheduledFor, Date.now());
+    const entry: InboxEntry = { key: message.dedupeKey, dedupeKey: message.dedupeKey, sessionKey: message.sessionKey, address: message.address, scope: message.scope, messageId: message.id, sender: message.sender, text: message.text, attachments: [], receivedAt: message.receivedAt };
+    const parts = this.#turnParts;
+    const adapter = await parts.channelFor(entry);
+    if (!adapter) return { status: 'error', error: `no credentials for ${entry.address.platform}` };
+    return runTurn(parts, adapter, [{ entry, admin: false }], { scheduled: true });
   }
 
   /** Sets the alarm to now unless one is due sooner. */
@@ -156,14 +189,22 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   }
 
   async #makeAgent(store: Store): Promise<Agent> {
-    const sessionKey = await store.get<string>(sessionKeyKey);
-    if (sessionKey === null) throw new Error('this conversation has had no message yet');
-    return createConversationAgent({ env: this.env, store, sessionKey });
+    const own = await store.get<JobTarget>(targetKey);
+    if (own === null) throw new Error('this conversation has had no message yet');
+    const schedule = createScheduleTool({
+      scheduler: await this.#conversationJobs.scheduler(),
+      target: async (_turn, deliver) => {
+        // One object owns one conversation's jobs: a job elsewhere would be another object's.
+        if (deliver !== undefined && deliver.trim() !== '' && deliver.trim() !== 'origin') throw new ScheduleError('invalid', 'on Workers a job runs in the conversation that made it (deliver: origin)');
+        return { target: own, profile: 'default' };
+      },
+    });
+    return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule] });
   }
 }
 
-/** Where the conversation's session key is kept. */
-const sessionKeyKey = 'conversation:key';
+/** Where the conversation's session key and address are kept. */
+const targetKey = 'conversation:target';
 
 /** Where the interaction a message came with is kept. */
 function interactionKey(dedupeKey: string): string {

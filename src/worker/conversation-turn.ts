@@ -16,6 +16,7 @@ import { silentReplyText } from '../gateway/ledger/ledger-entry.ts';
 import { ReplyStream } from '../gateway/reply-stream.ts';
 import type { ReplySender } from '../gateway/reply-sender.ts';
 import { replayInput, rewindTo } from '../gateway/restart-replay.ts';
+import type { RunOutcome } from '../gateway/scheduler/index.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import type { ConversationParts } from './conversation-object.ts';
 import type { WireMessage } from './wire-message.ts';
@@ -97,7 +98,7 @@ async function answerBatch(parts: TurnParts, waiting: InboxEntry[]): Promise<voi
     }
     admitted.push({ entry, admin: decision.admin });
   }
-  if (admitted.length > 0) await runTurn(parts, adapter, admitted, begun);
+  if (admitted.length > 0) await runTurn(parts, adapter, admitted, { begun });
 }
 
 /** A command's answer, through the ledger like any reply (recorded, the message let go, then sent). */
@@ -107,19 +108,30 @@ async function replyOnce(parts: TurnParts, adapter: ChannelAdapter, entry: Inbox
   await parts.sender.send(adapter, { id, sessionKey: entry.sessionKey, address: entry.address, text }, undefined, { attempts: 3, failure: 'reply not delivered' });
 }
 
-/** Runs the agent's turn for `admitted` and delivers its reply. */
-async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitted: { entry: InboxEntry; admin: boolean }[], begun: InboxEntry['begun']): Promise<void> {
+/** How a turn is run: again from where it began, or for a scheduled job (whose message is not in the inbox). */
+export interface TurnOptions {
+  begun?: InboxEntry['begun'];
+  scheduled?: boolean;
+}
+
+/**
+ * Runs the agent's turn for `admitted` and delivers its reply; resolves to what happened (a
+ * job's run record keeps it).
+ */
+export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitted: { entry: InboxEntry; admin: boolean }[], options: TurnOptions = {}): Promise<RunOutcome> {
+  const { begun, scheduled = false } = options;
   const { entry: first } = admitted[0]!;
-  const keys = [...new Set([...(begun?.keys ?? []), ...admitted.map(({ entry }) => entry.key)])];
+  // The messages the turn answers, let go once its reply is on record (a job's is not in the inbox).
+  const keys = scheduled ? [] : [...new Set([...(begun?.keys ?? []), ...admitted.map(({ entry }) => entry.key)])];
   const address = first.address;
-  const replyTo = first.scope === 'group' ? first.messageId : undefined;
+  const replyTo = first.scope === 'group' && !scheduled ? first.messageId : undefined;
   const agent = await parts.agent();
   let noting = Promise.resolve();
   const stream = new ReplyStream(adapter, address, {
     replyTo,
     messageId: first.previewId,
     idempotencyKey: `${first.key}#preview`,
-    onPreview: (id) => (noting = noting.then(() => parts.inbox.notePreview(first.key, id))),
+    onPreview: scheduled ? undefined : (id) => (noting = noting.then(() => parts.inbox.notePreview(first.key, id))),
   });
   const unsubscribe = agent.subscribe((event) => {
     if (event.type === 'text_delta') stream.push(event.text);
@@ -135,8 +147,8 @@ async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitted: { en
     } else {
       input = admitted.map(({ entry }) => replayInput(entry.text, entry)).join('\n\n');
     }
-    await parts.inbox.begin({ leaf: tree.leafId, input, keys, at: Date.now() });
-    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled: false };
+    if (!scheduled) await parts.inbox.begin({ leaf: tree.leafId, input, keys, at: Date.now() });
+    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled };
     const result = await agent.invoke(input, { channel: first.sessionKey, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;
@@ -146,9 +158,10 @@ async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitted: { en
     for (const key of keys) await parts.inbox.done(key);
     if (text.trim() === silentReplyText) {
       if (previewId !== undefined) await adapter.edit(address, previewId, { text: '(no answer)' }).catch(() => undefined);
-      return;
+      return { status: 'ok', delivery: { status: 'silent' } };
     }
-    await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    const failure = await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    return { status: 'ok', delivery: failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure } };
   } catch (error) {
     const previewId = await stream.close();
     await noting;
@@ -156,6 +169,7 @@ async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitted: { en
     parts.log(`${first.sessionKey}: ${overdue ? 'turn stopped at its deadline' : `turn failed: ${errorMessage(error)}`}`);
     // The failure is told once, through the ledger, and the messages are let go.
     await tellOnce(parts, adapter, first, keys, previewId, overdue ? '(Stopped: this took too long. Ask again, perhaps in smaller steps.)' : failureReply(error));
+    return { status: 'error', error: errorMessage(error) };
   } finally {
     unsubscribe();
   }

@@ -1,0 +1,44 @@
+/**
+ * Scheduled follow-ups on Workers: the agent's `schedule` tool makes a job in its conversation's
+ * object, and the object's alarm fires it; the answer reaches the chat.
+ */
+import { env, SELF } from 'cloudflare:test';
+import { expect, it } from 'vitest';
+import { callFake, eventually, readFake } from './support/fakes.ts';
+
+interface SentMessage {
+  text: string;
+}
+
+it('fires a job the agent scheduled from the conversation object alarm, in its conversation', async () => {
+  await callFake('model', 'reset');
+  await callFake(
+    'model',
+    'enqueue',
+    { toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'Remind Ada to stretch.', delay_seconds: 1, name: 'stretch' } }] },
+    { text: 'I will remind you in a second.' },
+    { text: 'Time to stretch, Ada!' },
+  );
+  const update = {
+    update_id: 880_001,
+    message: { message_id: 880_001, date: Math.floor(Date.now() / 1000), chat: { id: 4242, type: 'private', first_name: 'Ada' }, from: { id: 4242, is_bot: false, first_name: 'Ada' }, text: 'remind me to stretch in a second' },
+  };
+  const response = await SELF.fetch('http://example.com/webhooks/telegram', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
+    body: JSON.stringify(update),
+  });
+  expect(response.status).toBe(200);
+  const messages = await eventually(
+    () => callFake<SentMessage[]>('telegram', 'messages', 4242),
+    (list) => list.some((message) => message.text === 'Time to stretch, Ada!'),
+  );
+  expect(messages.map((message) => message.text)).toEqual(expect.arrayContaining(['I will remind you in a second.', 'Time to stretch, Ada!']));
+  const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+  // The job's turn reads as a scheduled follow-up with its prompt, not as a person's message.
+  expect(requests[2]!.rawBody).toContain('scheduled follow-up');
+  expect(requests[2]!.rawBody).toContain('Remind Ada to stretch.');
+  // The job ran once and is done (a one-time job); nothing is left waiting.
+  const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('telegram:dm:4242'));
+  expect(await stub.waiting()).toEqual([]);
+});
