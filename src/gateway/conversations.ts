@@ -13,6 +13,7 @@ import type { Runtime } from '../runtime/runtime.ts';
 import { reasoningEfforts, type ReasoningEffort } from '../llm/types.ts';
 import type { Tool } from '../tools/tool.ts';
 import { keySegment } from './dedupe.ts';
+import { sessionHistory } from './session-history.ts';
 import type { GatewayConfig } from './config/index.ts';
 
 /** A message seen in a group without being addressed to the bot. */
@@ -127,15 +128,7 @@ export class Conversations {
 
   /** The conversation's history as the web chat shows it on reload: text of people and the bot. */
   async history(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]> {
-    const tree = await this.#runtime.sessions.open(sessionKey);
-    return tree
-      .buildContext()
-      .messages.filter((message) => message.role !== 'tool')
-      .map((message) => ({
-        role: message.role as 'user' | 'assistant',
-        text: message.content.map((part) => (part.type === 'text' ? part.text : '')).join(''),
-      }))
-      .filter((message) => message.text.trim().length > 0);
+    return sessionHistory(await this.#runtime.sessions.open(sessionKey));
   }
 
   /** Keeps an unaddressed group message as context for the next addressed one. */

@@ -7,6 +7,9 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Agent } from '../agent/agent.ts';
+import type { InboundMessage } from '../channels/types.ts';
+import { createWebChannel, type WebChannel } from '../channels/web/index.ts';
+import { sessionHistory } from '../gateway/session-history.ts';
 import { errorMessage } from '../core/errors.ts';
 import { Acceptance } from '../gateway/acceptance.ts';
 import { createDedupe, keySegment } from '../gateway/dedupe.ts';
@@ -53,6 +56,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   #parts: TurnParts | undefined;
   #agent: Promise<Agent> | undefined;
   #jobs: ConversationJobs | undefined;
+  /** The web chat of this conversation's browser (web conversations only), made on its first request. */
+  #web: WebChannel | undefined;
   /** The turns running now (one alarm at a time; a second waits for the first). */
   #running: Promise<void> | undefined;
 
@@ -75,7 +80,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         acceptance: new Acceptance({ inbox, dedupe, storeFailed }),
         sender: new ReplySender({ ledger, log }),
         agent: () => (this.#agent ??= this.#makeAgent(store)),
-        channelFor: async (entry) => replyChannelFor(entry.address.platform, env, (await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined),
+        channelFor: async (entry) =>
+          entry.address.platform === 'web' ? this.#webChat : replyChannelFor(entry.address.platform, env, (await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined),
         admit: (entry) => this.#admit(entry),
         command: (entry, admin) => (entry.command ? workerCommand(entry.command, admin, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code) }) : Promise.resolve(undefined)),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
@@ -90,15 +96,56 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
    * Resolving means it is kept: the webhook may answer 200. A new message wakes the object.
    */
   async accept(message: WireMessage): Promise<boolean> {
+    if (message.interaction) await this.#turnParts.store.set(interactionKey(message.dedupeKey), message.interaction, { ttlSeconds: interactionTtlSeconds });
+    return this.#take(fromWireMessage(message));
+  }
+
+  /**
+   * The web chat's requests of this conversation's browser (the Worker routed them here by its
+   * client id, after the login): its messages, button presses, Stop, history and event stream.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    const route = this.#webChat.routes().find((candidate) => candidate.method === request.method && candidate.path === pathname);
+    return route ? route.handler(request) : new Response('not found', { status: 404 });
+  }
+
+  /** Takes a message on record (see {@link accept}); `/stop` stops the running turn at once instead. */
+  async #take(message: InboundMessage): Promise<boolean> {
     const parts = this.#turnParts;
-    if (message.interaction) await parts.store.set(interactionKey(message.dedupeKey), message.interaction, { ttlSeconds: interactionTtlSeconds });
-    const accepted = await parts.acceptance.accept(fromWireMessage(message));
+    if (message.command?.name === 'stop') {
+      const agent = await this.#agent;
+      agent?.abort();
+      if (await parts.dedupe.seen(message.dedupeKey)) return false;
+      await parts.dedupe.firstTime(message.dedupeKey);
+      return true;
+    }
+    const accepted = await parts.acceptance.accept(message);
     if (accepted) {
       // The object is named by it; kept so the agent and jobs know whose conversation this is.
       if ((await parts.store.get<JobTarget>(targetKey)) === null) await parts.store.set(targetKey, { sessionKey: message.sessionKey, address: message.address, scope: message.scope } satisfies JobTarget);
       await this.#wake();
     }
     return accepted;
+  }
+
+  /** The web chat adapter of this conversation (it holds the browser's event streams). */
+  get #webChat(): WebChannel {
+    if (!this.#web) {
+      const web = createWebChannel({ login: true, log: (line) => console.error(line) });
+      void web.start({
+        onMessage: async (message) => void (await this.#take(message)),
+        // No buttons are offered on Workers (no approvals, no pipeline gates).
+        onAction: async () => undefined,
+        history: async () => (await this.#targetOf()) === null ? [] : sessionHistory(await (await this.#turnParts.agent()).session()),
+      });
+      this.#web = web;
+    }
+    return this.#web;
+  }
+
+  async #targetOf(): Promise<JobTarget | null> {
+    return this.#turnParts.store.get<JobTarget>(targetKey);
   }
 
   /** The messages waiting for an answer, oldest first. */

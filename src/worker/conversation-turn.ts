@@ -152,7 +152,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     const result = await agent.invoke(input, { channel: first.sessionKey, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;
-    const text = result.text || '(no answer)';
+    const text = result.text || (result.aborted ? 'Stopped.' : '(no answer)');
     const id = await parts.ledger.record({ sessionKey: first.sessionKey, address, text, turnId: `${first.dedupeKey}#0`, previewId, replyTo, answers: keys });
     // From here the ledger answers for the reply: the messages are let go.
     for (const key of keys) await parts.inbox.done(key);
