@@ -1,5 +1,7 @@
 /** The Worker's entry: the hono app, and the Durable Object class it routes conversations to. */
 import { Hono } from 'hono';
+import { discordInteractions } from './discord-interactions.ts';
+import { slackEvents } from './slack-events.ts';
 import { telegramWebhook } from './telegram-webhook.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
@@ -10,5 +12,7 @@ export type { WorkerEnv } from './worker-env.ts';
 const app = new Hono<{ Bindings: WorkerEnv }>();
 app.get('/healthz', (context) => context.json({ status: 'ok', runtime: 'workers' }));
 app.post('/webhooks/telegram', (context) => telegramWebhook(context.req.raw, context.env));
+app.post('/webhooks/slack', (context) => slackEvents(context.req.raw, context.env));
+app.post('/webhooks/discord', (context) => discordInteractions(context.req.raw, context.env));
 
 export default app;

@@ -5,6 +5,8 @@
  */
 import type { ChannelAdapter } from '../channels/types.ts';
 import { createTelegramChannel } from '../channels/telegram/telegram-channel.ts';
+import { createDiscordReplies } from './discord-replies.ts';
+import { createSlackReplies } from './slack-replies.ts';
 import type { WireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
@@ -17,7 +19,9 @@ const made = new WeakMap<WorkerEnv, Map<string, ChannelAdapter>>();
  * its deferred reply, by the interaction's token).
  */
 export function replyChannelFor(platform: string, env: WorkerEnv, interaction?: WireMessage['interaction']): ChannelAdapter | undefined {
-  void interaction;
+  const log = (line: string) => console.error(line);
+  // An interaction's adapter holds that message's token: made for it alone, never kept.
+  if (platform === 'discord' && interaction) return createDiscordReplies({ apiUrl: env.DISCORD_API_URL, botToken: env.DISCORD_BOT_TOKEN, interaction, log });
   let byPlatform = made.get(env);
   if (!byPlatform) made.set(env, (byPlatform = new Map()));
   const existing = byPlatform.get(platform);
@@ -26,6 +30,12 @@ export function replyChannelFor(platform: string, env: WorkerEnv, interaction?: 
   switch (platform) {
     case 'telegram':
       if (env.TELEGRAM_BOT_TOKEN) adapter = createTelegramChannel({ token: env.TELEGRAM_BOT_TOKEN, apiRoot: env.TELEGRAM_API_ROOT, log: (line) => console.error(line) });
+      break;
+    case 'slack':
+      if (env.SLACK_BOT_TOKEN) adapter = createSlackReplies({ token: env.SLACK_BOT_TOKEN, apiUrl: env.SLACK_API_URL, log });
+      break;
+    case 'discord':
+      if (env.DISCORD_BOT_TOKEN) adapter = createDiscordReplies({ apiUrl: env.DISCORD_API_URL, botToken: env.DISCORD_BOT_TOKEN, log });
       break;
   }
   if (adapter) byPlatform.set(platform, adapter);

@@ -104,20 +104,29 @@ function overwriteCommands(context: RouteContext): RestAnswer {
   return ok(context.state.commands);
 }
 
-function interactionCallback(context: RouteContext): RestAnswer {
-  const interaction = context.state.interactions.get(context.params[0]!);
-  if (!interaction || interaction.token !== context.params[1]) throw discordErrors.unknownInteraction();
-  if (context.state.callbacks.some((callback) => callback.interactionId === interaction.id)) throw discordErrors.alreadyAcknowledged();
-  const { type, data } = (context.body ?? {}) as { type: number; data?: MessageBody };
-  context.state.callbacks.push({ interactionId: interaction.id, token: interaction.token, type, ...(data ? { data } : {}) });
+/**
+ * Takes `response` as the interaction's one response, whether it came as a callback
+ * (`POST /interactions/{id}/{token}/callback`) or as the app's HTTP answer to the interaction
+ * Discord POSTed to its Interactions Endpoint URL: a second response is refused.
+ */
+export function takeInteractionResponse(state: FakeDiscordState, interaction: FakeInteraction, response: unknown): void {
+  if (state.callbacks.some((callback) => callback.interactionId === interaction.id)) throw discordErrors.alreadyAcknowledged();
+  const { type, data } = (response ?? {}) as { type: number; data?: MessageBody };
+  state.callbacks.push({ interactionId: interaction.id, token: interaction.token, type, ...(data ? { data } : {}) });
   if (type === 4 || type === 5) {
     // The original response exists from now on; a deferred one shows "thinking" (LOADING, 128).
     const body: MessageBody = type === 4 ? (data ?? {}) : {};
     const loading = type === 5 ? { flags: 128 | ((data?.flags ?? 0) & 64) } : {};
-    const stored = createBotMessage(context.state, interaction.channelId, body, { interactionToken: interaction.token, message: { ...loading, interaction_metadata: { id: interaction.id, type: 2, user: context.state.bot, authorizing_integration_owners: {} } } as never });
+    const stored = createBotMessage(state, interaction.channelId, body, { interactionToken: interaction.token, message: { ...loading, interaction_metadata: { id: interaction.id, type: 2, user: state.bot, authorizing_integration_owners: {} } } as never });
     interaction.originalMessageId = stored.message.id;
   }
-  context.state.notify();
+  state.notify();
+}
+
+function interactionCallback(context: RouteContext): RestAnswer {
+  const interaction = context.state.interactions.get(context.params[0]!);
+  if (!interaction || interaction.token !== context.params[1]) throw discordErrors.unknownInteraction();
+  takeInteractionResponse(context.state, interaction, context.body);
   return noContent;
 }
 

@@ -18,10 +18,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIUser } from 'discord.js';
 import { DiscordApiFailure, discordErrors, rateLimitHeaders, scriptedAnswer, type RestAnswer } from './fake-discord-answers.ts';
+import { FakeApplicationKey, type FakeSignedInteraction, type FakeSignOptions } from './fake-discord-endpoint.ts';
 import { createEvents, type FakeDiscordEvents } from './fake-discord-events.ts';
 import { FakeGateway, type GatewaySession } from './fake-discord-gateway.ts';
 import { FakeBuckets, type FakeRouteLimit } from './fake-discord-buckets.ts';
-import { restRoutes } from './fake-discord-rest.ts';
+import { restRoutes, takeInteractionResponse } from './fake-discord-rest.ts';
 import { readRestBody } from './fake-discord-uploads.ts';
 import { FakeDiscordState, fakeUser, type FakeDiscordCall, type FakeDiscordFailure, type FakeInteractionCallback, type FakeStoredMessage } from './fake-discord-state.ts';
 import { channelPayload, createWorld, guildCreatePayload, readyPayload, type FakeDiscordWorld } from './fake-discord-world.ts';
@@ -30,6 +31,7 @@ export type { FakeDiscordCall, FakeDiscordFailure, FakeInteractionCallback, Fake
 export type { FakeDispatch, FakePersonMessage, FakeSlashCommand, FakeButtonPress } from './fake-discord-events.ts';
 export type { FakeDiscordWorld } from './fake-discord-world.ts';
 export type { FakeRouteLimit } from './fake-discord-buckets.ts';
+export type { FakeSignedInteraction, FakeSignOptions } from './fake-discord-endpoint.ts';
 
 /** Options of {@link startFakeDiscordServer}. */
 export interface FakeDiscordOptions {
@@ -50,6 +52,8 @@ export interface FakeDiscord extends FakeDiscordEvents {
   readonly bot: APIUser;
   readonly applicationId: string;
   readonly world: FakeDiscordWorld;
+  /** The application's public key (hex), the portal's "Public Key": what `DISCORD_PUBLIC_KEY` holds. */
+  readonly publicKey: string;
   /** Every REST call, in arrival order. */
   readonly calls: readonly FakeDiscordCall[];
   /** Interaction callbacks (acknowledgements), in arrival order. */
@@ -70,6 +74,16 @@ export interface FakeDiscord extends FakeDiscordEvents {
   addThread(parentId: string, name?: string): string;
   /** A new person with a DM channel to the bot; returns the channel id. */
   addDmChannel(name: string): { channelId: string; user: APIUser };
+  /**
+   * An interaction as Discord POSTs it to an app's Interactions Endpoint URL: the raw JSON body of
+   * `payload` (a `slashCommand` / `buttonPress` payload, or a PING) and its signature headers.
+   */
+  signedInteraction(payload: unknown, options?: FakeSignOptions): FakeSignedInteraction;
+  /**
+   * Takes the endpoint's HTTP answer to interaction `interactionId` (its JSON) as that
+   * interaction's response, as Discord does: a deferred one (type 5) makes the original response.
+   */
+  endpointAnswered(interactionId: string, answer: unknown): void;
   /** Answers the next call(s) of `route` with an error, or drops the connection. */
   failNext(route: string, failure: FakeDiscordFailure): void;
   /** Enforces a rate limit on `route` per channel from now on: `limit` calls per `resetAfter` seconds, then 429s. */
@@ -88,6 +102,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
   const state = new FakeDiscordState({ token, applicationId, bot: fakeUser(applicationId, 'Operator', { bot: true }) });
   const world = createWorld(state);
   const buckets = new FakeBuckets();
+  const applicationKey = new FakeApplicationKey();
   let origin = '';
   const gateway = new FakeGateway(
     {
@@ -172,6 +187,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
     token,
     bot: state.bot,
     applicationId,
+    publicKey: applicationKey.publicKey,
     world,
     get calls() {
       return state.calls;
@@ -201,6 +217,12 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       const channelId = state.snowflake();
       state.channels.set(channelId, { id: channelId, type: 1, recipient: user });
       return { channelId, user };
+    },
+    signedInteraction: (payload, signOptions) => applicationKey.sign(payload, signOptions),
+    endpointAnswered(interactionId, answer) {
+      const interaction = state.interactions.get(interactionId);
+      if (!interaction) throw new Error(`fake Discord: no interaction ${interactionId}`);
+      takeInteractionResponse(state, interaction, answer);
     },
     failNext(route, failure) {
       const queue = state.failures.get(route) ?? [];

@@ -31,6 +31,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     DISCORD_API_URL: discord.apiUrl,
     DISCORD_BOT_TOKEN: discord.token,
     DISCORD_APPLICATION_ID: discord.applicationId,
+    // The fake application's public key: the fake signs interactions with its private half.
+    DISCORD_PUBLIC_KEY: discord.publicKey,
   });
   return async () => {
     await control.close();

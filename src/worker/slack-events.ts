@@ -1,0 +1,69 @@
+/**
+ * Slack's Events API on Workers (`POST /webhooks/slack`): the body read with the Node gateway's
+ * limit, its signature checked before anything is taken from it, `url_verification` answered with
+ * its challenge, and a message the Node channel would answer mapped by that channel's own
+ * `toInboundMessage` and put on record in its conversation's Durable Object before the answer,
+ * 200. When the object cannot take it, 503: Slack delivers the event again (`X-Slack-Retry-Num`),
+ * and the object keeps a redelivery once, by the message's key. Events that are not messages to
+ * answer (the bot's own, edits, deletions, other event types) are acknowledged with 200.
+ *
+ * Slash commands and interactivity (form bodies at the same path on Node) are not taken on
+ * Workers yet: they are answered 400.
+ */
+import { toInboundMessage, type SlackIdentity, type SlackMessageEvent } from '../channels/slack/inbound.ts';
+import { parseSlackBody } from '../channels/slack/request-body.ts';
+import { bodyLimits } from '../core/body-limits.ts';
+import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
+import { slackIdentity } from './slack-identity.ts';
+import { slackSignatureRefusal } from './slack-signature.ts';
+import { createSlackApi } from './slack-web-api.ts';
+import { toWireMessage } from './wire-message.ts';
+import type { WorkerEnv } from './worker-env.ts';
+
+/** Event types that can carry a message to answer (Slack sends both for a mention). */
+const messageEvents = new Set(['message', 'app_mention']);
+
+/** Answers one POST from Slack. */
+export async function slackEvents(request: Request, env: WorkerEnv): Promise<Response> {
+  const secret = env.SLACK_SIGNING_SECRET;
+  if (!secret) return new Response('the Slack endpoint is not configured (SLACK_SIGNING_SECRET)', { status: 503 });
+  // Read with a limit before the signature is checked: an unsigned stranger's huge body is not held.
+  const bytes = await readLimitedBytes(request, bodyLimits.slackWebhook);
+  if (bytes === undefined) return tooLarge(bodyLimits.slackWebhook);
+  const refusal = slackSignatureRefusal(bytes, request.headers, secret, Date.now());
+  if (refusal) {
+    console.error(`slack: request refused: ${refusal}`);
+    return new Response('invalid signature', { status: 401 });
+  }
+  const body = parseSlackBody(new TextDecoder().decode(bytes), request.headers.get('content-type') ?? '');
+  if (!body) return new Response('bad request: not JSON', { status: 400 });
+  if (body.type === 'url_verification') return Response.json({ challenge: body.challenge });
+  if (body.type !== 'event_callback') return new Response('bad request: only Events API callbacks are taken here (no slash commands or interactivity on Workers)', { status: 400 });
+  const event = body.event as SlackMessageEvent | undefined;
+  if (typeof event !== 'object' || event === null) return new Response('bad request: an event callback without an event', { status: 400 });
+  if (!messageEvents.has(event.type)) return new Response('ok');
+
+  const token = env.SLACK_BOT_TOKEN;
+  if (!token) return new Response('the Slack endpoint is not configured (SLACK_BOT_TOKEN)', { status: 503 });
+  let bot: SlackIdentity;
+  try {
+    bot = await slackIdentity(token, createSlackApi({ token, apiUrl: env.SLACK_API_URL }));
+  } catch (error) {
+    console.error(`slack: the bot's identity is not known (${error instanceof Error ? error.message : String(error)}); Slack will deliver again`);
+    return new Response('not taken now, deliver again', { status: 503 });
+  }
+  const message = toInboundMessage(event, {
+    bot,
+    // Files are fetched when a turn needs them, not while Slack waits for the answer.
+    download: () => Promise.reject(new Error('files are not read on Workers yet')),
+    now: Date.now,
+  });
+  if (!message) return new Response('ok');
+  const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
+  try {
+    await stub.accept(toWireMessage(message));
+  } catch {
+    return new Response('not taken now, deliver again', { status: 503 });
+  }
+  return new Response('ok');
+}
