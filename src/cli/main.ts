@@ -61,6 +61,11 @@ const commands: Record<string, Command> = {
     usage: async () => (await import('./admin-command.ts')).adminUsage,
     run: async (args) => (await import('./admin-command.ts')).runAdminCommand(args),
   },
+  deploy: {
+    summary: 'Upload the profiles\' resources (persona, rules, skills, knowledge) to the Cloudflare Worker\'s KV',
+    usage: async () => (await import('./deploy-command.ts')).deployUsage,
+    run: async (args) => (await import('./deploy-command.ts')).runDeployCommand(args),
+  },
   pairing: { summary: 'Approve, decline, revoke or list the people asking to talk to the bot', usage: async () => (await import('./pairing-command.ts')).pairingUsage, run: async (args) => (await import('./pairing-command.ts')).runPairingCommand(args) },
 };
 

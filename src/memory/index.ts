@@ -10,3 +10,4 @@ export {
   type MemoryFileOptions,
 } from './memory-file.ts';
 export { memoryHeader } from './memory-header.ts';
+export { fileMemoryStorage, type MemoryStorage } from './memory-storage.ts';

@@ -1,8 +1,7 @@
 /** Where entries go when a memory file is full: `MEMORY.archive.md` beside `MEMORY.md`. */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../core/atomic-write.ts';
 import { renderEntry } from './memory-document.ts';
+import { fileMemoryStorage, type MemoryStorage } from './memory-storage.ts';
 
 /** `MEMORY.md` -> `MEMORY.archive.md`; a name without `.md` gets `.archive.md` appended. */
 export function archivePathFor(file: string): string {
@@ -12,17 +11,12 @@ export function archivePathFor(file: string): string {
 }
 
 /**
- * Appends `entries` under a `## Archived YYYY-MM-DD` heading (UTC date). The caller holds the
- * memory file's lock, which also covers its archive.
+ * Appends `entries` under a `## Archived YYYY-MM-DD` heading (UTC date), in `storage` (files by
+ * default). The caller holds the memory file's lock, which also covers its archive.
  */
-export async function appendToArchive(archivePath: string, entries: readonly string[], date: Date): Promise<void> {
-  let existing = '';
-  try {
-    existing = await readFile(archivePath, 'utf8');
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
-  }
+export async function appendToArchive(archivePath: string, entries: readonly string[], date: Date, storage: MemoryStorage = fileMemoryStorage): Promise<void> {
+  const existing = await storage.read(archivePath);
   const separator = existing === '' ? '' : existing.endsWith('\n') ? '\n' : '\n\n';
   const block = [`## Archived ${date.toISOString().slice(0, 10)}`, '', ...entries.flatMap(renderEntry)].join('\n');
-  await writeFileAtomic(archivePath, `${existing}${separator}${block}\n`);
+  await storage.write(archivePath, `${existing}${separator}${block}\n`);
 }

@@ -3,12 +3,11 @@
  * under a per-path lock, so edits a person made by hand are the base of the next write; see
  * README.md for the format and invariants.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentError } from '../core/errors.ts';
 import { KeyedMutex } from '../store/keyed-mutex.ts';
-import { writeFileAtomic } from '../core/atomic-write.ts';
 import { appendToArchive, archivePathFor } from './memory-archive.ts';
+import { fileMemoryStorage, type MemoryStorage } from './memory-storage.ts';
 import { comparisonKey, entriesOf, normalizeEntry, parseMemory, renderMemory } from './memory-document.ts';
 import type { MemorySegment } from './memory-document.ts';
 
@@ -32,6 +31,11 @@ export interface MemoryFileOptions {
   limit: number;
   /** Clock for the archive headings; default `new Date()`. */
   now?: () => Date;
+  /**
+   * Where the text is kept. Default: the file at the path given (resolved to an absolute path).
+   * With another storage (the Worker's KV) the location is that storage's name for it, as given.
+   */
+  storage?: MemoryStorage;
 }
 
 /** What a change did, with the fill level after it. */
@@ -56,14 +60,18 @@ export class MemoryFile {
   readonly archivePath: string;
   readonly limit: number;
   readonly #now: () => Date;
+  readonly #storage: MemoryStorage;
   #segments: MemorySegment[] = [];
 
   private constructor(file: string, options: MemoryFileOptions) {
     if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`Memory limit must be a positive integer, got ${options.limit}`);
-    this.path = path.resolve(file);
+    // A path is made absolute so one file has one lock, however it was named; another storage's
+    // names are its own (a KV key is not a path).
+    this.path = options.storage ? file : path.resolve(file);
     this.archivePath = archivePathFor(this.path);
     this.limit = options.limit;
     this.#now = options.now ?? (() => new Date());
+    this.#storage = options.storage ?? fileMemoryStorage;
   }
 
   /** Reads `file` (a missing file is empty; it is created on the first change). */
@@ -140,8 +148,8 @@ export class MemoryFile {
         const [moved] = segments.splice(oldest, 1) as [EntrySegment];
         archived.push(moved.text);
       }
-      if (archived.length > 0) await appendToArchive(this.archivePath, archived, this.#now());
-      await writeFileAtomic(this.path, renderMemory(segments));
+      if (archived.length > 0) await appendToArchive(this.archivePath, archived, this.#now(), this.#storage);
+      await this.#storage.write(this.path, renderMemory(segments));
       this.#segments = segments;
       return { entry, previous, archived, used: usedBy(segments), limit: this.limit };
     });
@@ -182,17 +190,8 @@ export class MemoryFile {
     return matches[0]!;
   }
 
-  /**
-   * Synchronous on purpose: a memory file is capped at a few kilobytes and read for every new
-   * conversation's prompt, where a thread-pool round trip cost more than the read itself.
-   */
-  async #read(): Promise<string> {
-    try {
-      return readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'ENOENT') return '';
-      throw error;
-    }
+  #read(): Promise<string> {
+    return this.#storage.read(this.path);
   }
 
   #name(): string {

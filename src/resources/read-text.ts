@@ -29,7 +29,7 @@ export interface ReadTextOptions {
   maxBytes: number;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
 /**
  * Reads `path` as UTF-8 text, at most `maxBytes` of it. Returns the text, or a problem naming the

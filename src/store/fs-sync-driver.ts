@@ -34,8 +34,12 @@ export interface FsSyncDriverOptions {
   base: string;
 }
 
-/** Start of this process's temp file names; random, so processes sharing a folder never pick the same name. */
-const tempPrefix = `.tmp.${randomBytes(4).toString('hex')}.`;
+/**
+ * Start of this process's temp file names; random, so processes sharing a folder never pick the
+ * same name. Made on first write, not at import: the Workers runtime refuses random numbers at a
+ * module's top level, and the Worker imports the store (with this driver) for its own driver.
+ */
+let tempPrefix: string | undefined;
 let tempCount = 0;
 
 /**
@@ -126,6 +130,7 @@ function writeAtomic(file: string, data: string | Uint8Array): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+  tempPrefix ??= `.tmp.${randomBytes(4).toString('hex')}.`;
   const temp = join(dirname(file), `${tempPrefix}${(tempCount++).toString(36)}$`);
   try {
     writeNew(temp, data);

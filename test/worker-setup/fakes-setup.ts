@@ -18,6 +18,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [model, telegram, slack, discord] = await Promise.all([startFakeModelServer(), startFakeTelegramServer(), startFakeSlackServer(), startFakeDiscordServer()]);
   const control = await startFakeControl({ model, telegram, slack, discord });
   project.provide('fakeControl', control.origin);
+  project.provide('resourceEntries', await (await import('./resource-bundles.ts')).buildTestResourceEntries());
   project.provide('fakeBindings', {
     ANTHROPIC_API_KEY: 'sk-ant-test',
     ANTHROPIC_BASE_URL: model.anthropicBaseURL,

@@ -5,6 +5,8 @@ declare module 'vitest' {
     fakeControl: string;
     /** The Worker's variables pointing at the fakes. */
     fakeBindings: Record<string, string>;
+    /** Resource bundles as `wrangler kv bulk put` pairs, built by `operator deploy resources`'s code (see `resource-bundles.ts`). */
+    resourceEntries: { first: { key: string; value: string }[]; changed: { key: string; value: string }[] };
   }
 }
 export {};

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { MemoryError, MemoryFile, defaultMemoryLimit, defaultUserLimit, memoryHeader } from '../../memory/index.ts';
-import type { MemoryChange } from '../../memory/index.ts';
+import type { MemoryChange, MemoryStorage } from '../../memory/index.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
 
@@ -26,6 +26,11 @@ export interface MemoryToolOptions {
   onChange?: (target: MemoryTarget) => void;
   /** Clock for archive headings. */
   now?: () => Date;
+  /**
+   * Where the two files are kept; default: files at the paths above. The Worker passes its KV
+   * storage, the paths then being its keys.
+   */
+  storage?: MemoryStorage;
 }
 
 const parameters = z.object({
@@ -65,7 +70,7 @@ export function createMemoryTool(options: MemoryToolOptions) {
       context.signal.throwIfAborted();
       const file = files[args.target];
       try {
-        const memory = await MemoryFile.open(file.path, { limit: file.limit, now: options.now });
+        const memory = await MemoryFile.open(file.path, { limit: file.limit, now: options.now, storage: options.storage });
         let change: MemoryChange;
         let done: string;
         if (args.action === 'add') {
