@@ -25,6 +25,12 @@ export interface WorkerEnv {
   OPERATOR_DM_POLICY?: string;
   OPERATOR_ADMINS?: string;
 
+  /**
+   * The web chat's login token (a secret: `wrangler secret put OPERATOR_WEB_TOKEN`, at least 16
+   * characters). Without it the web chat is off: a public Worker URL serves no open chat.
+   */
+  OPERATOR_WEB_TOKEN?: string;
+
   /** Telegram: the bot's token, a self-hosted Bot API root, and the webhook's secret. */
   TELEGRAM_BOT_TOKEN?: string;
   TELEGRAM_API_ROOT?: string;

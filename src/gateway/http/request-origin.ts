@@ -52,6 +52,20 @@ export function isHttps(context: Context): boolean {
   return context.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 
+/**
+ * What the web login reads of a request's connection. On Node it is @hono/node-server's socket
+ * ({@link nodeConnection}); a runtime without one (Workers) gives its own reading.
+ */
+export interface RequestConnection {
+  /** The client's address, the key its failed logins are counted under (`unknown` when not known). */
+  clientAddress(context: Context): string;
+  /** The port the request came in on (it names the session cookie), or `fallback`. */
+  localPort(context: Context, fallback: number): number;
+}
+
+/** The connection as @hono/node-server tells it (see {@link clientAddress}, {@link localPort}). */
+export const nodeConnection: RequestConnection = { clientAddress, localPort };
+
 /** A canonical IP address (an IPv4-mapped IPv6 one as IPv4), or undefined for anything else. */
 function plainAddress(text: string): string | undefined {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(text);

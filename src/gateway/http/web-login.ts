@@ -11,7 +11,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { LoginRateLimiter } from './login-rate-limiter.ts';
 import { loginPageHeaders, loginPath, renderLoginPage } from './login-page.ts';
-import { clientAddress, clientKey, isHttps, localPort } from './request-origin.ts';
+import { clientKey, isHttps, nodeConnection, type RequestConnection } from './request-origin.ts';
 import { SessionSigner, sessionLifetimeMs } from './session-signer.ts';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
@@ -28,6 +28,8 @@ export interface WebLoginOptions {
   now?: () => number;
   /** Where a client that reached the attempt limit is reported (its address, never a token). */
   log?: (line: string) => void;
+  /** How the client's address and the port are read: @hono/node-server's connection by default. */
+  connection?: RequestConnection;
 }
 
 /** Routes that keep their own authentication (the admin console asks for the admin token). */
@@ -54,12 +56,13 @@ export function webLogin(options: WebLoginOptions): MiddlewareHandler {
   const limiter = options.limiter ?? new LoginRateLimiter();
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
+  const connection = options.connection ?? nodeConnection;
 
-  const cookieName = (context: Context) => sessionCookieName(localPort(context, options.port));
+  const cookieName = (context: Context) => sessionCookieName(connection.localPort(context, options.port));
 
   async function logIn(context: Context): Promise<Response> {
     const form = !/^application\/json\s*(;|$)/i.test(context.req.header('content-type') ?? '');
-    const client = clientAddress(context);
+    const client = connection.clientAddress(context);
     const key = clientKey(client);
     const wait = limiter.retryAfter(key);
     if (wait !== undefined) return tooMany(context, form, wait);

@@ -41,10 +41,10 @@ export function webTokenPath(home: string): string {
  */
 export async function loadWebToken(env: NodeJS.ProcessEnv, home: string): Promise<WebToken> {
   const fromEnv = env[webTokenVariable]?.trim();
-  if (fromEnv) return { token: valid(fromEnv, webTokenVariable), source: { kind: 'environment' } };
+  if (fromEnv) return { token: validWebToken(fromEnv, webTokenVariable), source: { kind: 'environment' } };
   const path = webTokenPath(home);
   const existing = await readToken(path);
-  if (existing !== undefined) return { token: valid(existing, path), source: { kind: 'file', path, created: false } };
+  if (existing !== undefined) return { token: validWebToken(existing, path), source: { kind: 'file', path, created: false } };
   const token = randomBytes(32).toString('base64url');
   await writeFileAtomic(path, `${token}\n`, { mode: 0o600 });
   return { token, source: { kind: 'file', path, created: true } };
@@ -59,7 +59,13 @@ async function readToken(path: string): Promise<string | undefined> {
   }
 }
 
-function valid(token: string, where: string): string {
+/**
+ * `token` when it is long and plain enough to stand as the login token; `where` names where it
+ * came from in the error (a variable or a file).
+ *
+ * @throws ConfigurationError saying why it is not valid and what to do (never the value).
+ */
+export function validWebToken(token: string, where: string): string {
   const parsed = tokenSchema.safeParse(token);
   if (parsed.success) return parsed.data;
   const reason = parsed.error.issues.map((issue) => issue.message).join('; ');
