@@ -27,6 +27,7 @@ import { ConversationJobs } from './conversation-jobs.ts';
 import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
+import { loadWorkerResources } from './resources/index.ts';
 import { fromWireMessage, type WireMessage } from './wire-message.ts';
 import { workerCommand } from './worker-commands.ts';
 import { workerConfig } from './worker-config.ts';
@@ -246,7 +247,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         return { target: own, profile: 'default' };
       },
     });
-    return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule] });
+    // Every conversation uses the default profile on Workers (there are no profile bindings yet).
+    const resources = this.env.RESOURCES ? (await loadWorkerResources(this.env.RESOURCES, 'default', { env: this.env })).resources : undefined;
+    return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule], resources });
   }
 }
 
