@@ -133,9 +133,7 @@ export class Conversations {
 
   /** Keeps an unaddressed group message as context for the next addressed one. */
   async overhear(message: InboundMessage): Promise<void> {
-    const conversation = await this.get(message);
-    conversation.overheard.push({ sender: senderLabel(message), text: message.text.slice(0, overheardChars) });
-    if (conversation.overheard.length > overheardLimit) conversation.overheard.shift();
+    keepOverheard((await this.get(message)).overheard, message);
   }
 
   /**
@@ -214,8 +212,14 @@ export function requiresMention(config: Pick<GatewayConfig, 'groups'>, message: 
   return config.groups?.[`${message.address.platform}:${message.address.conversationId}`]?.requireMention ?? true;
 }
 
+/** Adds an unaddressed group message to `overheard` (bounded: the oldest go first, each cut short). */
+export function keepOverheard(overheard: OverheardMessage[], message: InboundMessage): void {
+  overheard.push({ sender: senderLabel(message), text: message.text.slice(0, overheardChars) });
+  if (overheard.length > overheardLimit) overheard.shift();
+}
+
 /** The text the model gets for `message`: in groups labelled with the sender, after what was overheard (which it takes). */
-export function turnText(conversation: Conversation, message: InboundMessage): string {
+export function turnText(conversation: Pick<Conversation, 'overheard'>, message: InboundMessage): string {
   if (message.scope !== 'group') return message.text;
   const parts: string[] = [];
   if (conversation.overheard.length > 0) {

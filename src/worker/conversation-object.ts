@@ -9,6 +9,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Agent } from '../agent/agent.ts';
 import type { InboundMessage } from '../channels/types.ts';
 import { createWebChannel, type WebChannel } from '../channels/web/index.ts';
+import { keepOverheard, requiresMention, turnText, type OverheardMessage } from '../gateway/conversations.ts';
 import { sessionHistory } from '../gateway/session-history.ts';
 import { errorMessage } from '../core/errors.ts';
 import { Acceptance } from '../gateway/acceptance.ts';
@@ -121,6 +122,11 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
       await parts.dedupe.firstTime(message.dedupeKey);
       return true;
     }
+    if (message.scope === 'group' && !message.command) {
+      // As on Node: in a group the bot answers what is addressed to it; the rest is context.
+      if (!message.mentioned && requiresMention(workerConfig(this.env).config, message)) return this.#overhear(message);
+      message = { ...message, text: await this.#groupText(message) };
+    }
     const accepted = await parts.acceptance.accept(message);
     if (accepted) {
       // The object is named by it; kept so the agent and jobs know whose conversation this is.
@@ -128,6 +134,26 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
       await this.#wake();
     }
     return accepted;
+  }
+
+  /** Keeps an unaddressed group message as context for the next addressed one (once per delivery). */
+  async #overhear(message: InboundMessage): Promise<boolean> {
+    const { dedupe, store } = this.#turnParts;
+    if (await dedupe.seen(message.dedupeKey, message.sentAt)) return false;
+    const overheard = (await store.get<OverheardMessage[]>(overheardKey)) ?? [];
+    keepOverheard(overheard, message);
+    await store.set(overheardKey, overheard);
+    await dedupe.firstTime(message.dedupeKey);
+    return true;
+  }
+
+  /** An addressed group message's text as the model gets it: labelled, after what was overheard (taken). */
+  async #groupText(message: InboundMessage): Promise<string> {
+    const { store } = this.#turnParts;
+    const overheard = (await store.get<OverheardMessage[]>(overheardKey)) ?? [];
+    const text = turnText({ overheard }, message);
+    if (overheard.length === 0) await store.delete(overheardKey);
+    return text;
   }
 
   /** The web chat adapter of this conversation (it holds the browser's event streams). */
@@ -252,6 +278,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule], resources });
   }
 }
+
+/** Where a group's unaddressed messages wait, as context for the next addressed one. */
+const overheardKey = 'conversation:overheard';
 
 /** Where the conversation's session key and address are kept. */
 const targetKey = 'conversation:target';

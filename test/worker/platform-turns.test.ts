@@ -1,0 +1,73 @@
+/**
+ * Turns on Workers from each webhook platform to its answer, inside workerd: a Slack message and a
+ * Discord slash command answered by the fake model through their platforms' fakes, and a Telegram
+ * group where the bot answers only what is addressed to it, with the rest as context.
+ */
+import { SELF } from 'cloudflare:test';
+import { beforeEach, expect, it } from 'vitest';
+import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
+import { callFake, eventually, readFake } from './support/fakes.ts';
+
+beforeEach(async () => {
+  await callFake('model', 'reset');
+});
+
+it('answers a Slack direct message through the fake model and the Slack Web API', async () => {
+  await callFake('model', 'enqueue', { text: 'Hello from Slack on Workers' });
+  const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel: 'D0WRKTURN1', text: 'hi from Slack', from: { id: 'U0WRKTURN1', name: 'Ada' } });
+  const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secret = (await readFake<string>('slack', 'signingSecret'));
+  const response = await SELF.fetch('http://example.com/webhooks/slack', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
+    body: rawBody,
+  });
+  expect(response.status).toBe(200);
+  const messages = await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', 'D0WRKTURN1'), (list) => list.some((message) => message.text === 'Hello from Slack on Workers'));
+  expect(messages.filter((message) => message.text === 'Hello from Slack on Workers')).toHaveLength(1);
+});
+
+it('answers a Discord slash command by editing its deferred reply', async () => {
+  await callFake('model', 'enqueue', { text: 'Hello from Discord on Workers' });
+  const world = await readFake<{ channelId: string }>('discord', 'world');
+  const { payload } = await callFake<{ payload: { id: string } }>('discord', 'slashCommand', { channelId: world.channelId, name: 'ask', args: 'hi from Discord' });
+  const signed = await callFake<{ body: string; headers: Record<string, string> }>('discord', 'signedInteraction', payload);
+  const response = await SELF.fetch('http://example.com/webhooks/discord', { method: 'POST', headers: signed.headers, body: signed.body });
+  expect(await response.json()).toEqual({ type: 5 });
+  await callFake('discord', 'endpointAnswered', payload.id, { type: 5 });
+  const messages = await eventually(
+    () => callFake<{ message: { content: string } }[]>('discord', 'botMessages', world.channelId),
+    (list) => list.some((stored) => stored.message.content === 'Hello from Discord on Workers'),
+  );
+  expect(messages.filter((stored) => stored.message.content === 'Hello from Discord on Workers')).toHaveLength(1);
+  const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+  expect(requests.at(-1)!.rawBody).toContain('hi from Discord');
+});
+
+it('answers in a Telegram group only when addressed, with what it overheard as context', async () => {
+  const group = -100_777;
+  let updateId = 990_000;
+  const post = (text: string, from: { id: number; name: string }) => {
+    updateId += 1;
+    return SELF.fetch('http://example.com/webhooks/telegram', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
+      body: JSON.stringify({
+        update_id: updateId,
+        message: { message_id: updateId, date: Math.floor(Date.now() / 1000), chat: { id: group, type: 'supergroup', title: 'Team' }, from: { id: from.id, is_bot: false, first_name: from.name }, text },
+      }),
+    });
+  };
+  expect((await post('the deploy is broken again', { id: 61, name: 'Bea' })).status).toBe(200);
+  const username = await readFake<{ username: string }>('telegram', 'bot');
+  await callFake('model', 'enqueue', { text: 'I saw that: let us look at the deploy.' });
+  expect((await post(`@${username.username} what do you think?`, { id: 62, name: 'Cy' })).status).toBe(200);
+  const messages = await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.length > 0);
+  expect(messages.map((message) => message.text)).toEqual(['I saw that: let us look at the deploy.']);
+  const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+  // One model call: the unaddressed message was not answered, but rode along with the next.
+  expect(requests).toHaveLength(1);
+  expect(requests[0]!.rawBody).toContain('the deploy is broken again');
+  expect(requests[0]!.rawBody).toContain('what do you think?');
+});
