@@ -10,6 +10,7 @@ import type { Update } from 'grammy/types';
 import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
+import { telegramIdentity } from './telegram-identity.ts';
 import { toWireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
@@ -27,8 +28,14 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
     return new Response('bad request: not JSON', { status: 400 });
   }
   if (typeof update !== 'object' || update === null || typeof update.update_id !== 'number') return new Response('bad request: not a Telegram update', { status: 400 });
+  let bot;
+  try {
+    bot = await telegramIdentity(env);
+  } catch {
+    return new Response('the bot is not known yet (getMe failed), deliver again', { status: 503 });
+  }
   const event = toChannelEvent(update, {
-    bot: { id: Number(env.TELEGRAM_BOT_ID ?? 0), username: env.TELEGRAM_BOT_USERNAME ?? '' },
+    bot,
     // Files are fetched when a turn needs them, not while the webhook waits.
     download: () => Promise.reject(new Error('files are not read on Workers yet')),
     now: Date.now,

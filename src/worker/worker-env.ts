@@ -36,7 +36,7 @@ export interface WorkerEnv {
   TELEGRAM_API_ROOT?: string;
   /** The secret Telegram sends with each update (`X-Telegram-Bot-Api-Secret-Token`). */
   TELEGRAM_WEBHOOK_SECRET?: string;
-  /** The bot's numeric id and username, for mentions in groups. */
+  /** The bot's numeric id and username, for mentions in groups (optional: asked of `getMe` when unset). */
   TELEGRAM_BOT_ID?: string;
   TELEGRAM_BOT_USERNAME?: string;
 

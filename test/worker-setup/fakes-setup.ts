@@ -24,8 +24,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ANTHROPIC_BASE_URL: model.anthropicBaseURL,
     TELEGRAM_BOT_TOKEN: telegram.token,
     TELEGRAM_API_ROOT: telegram.apiRoot,
-    TELEGRAM_BOT_ID: String(telegram.bot.id),
-    TELEGRAM_BOT_USERNAME: telegram.bot.username,
     SLACK_API_URL: slack.apiUrl,
     SLACK_SIGNING_SECRET: slack.signingSecret,
     SLACK_BOT_TOKEN: slack.bot.token,
