@@ -122,6 +122,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
       await parts.dedupe.firstTime(message.dedupeKey);
       return true;
     }
+    // `/ask TEXT` is how Discord people talk to the bot on Workers (slash commands are all that
+    // reach it there): the text is the message.
+    if (message.command?.name === 'ask') message = { ...message, text: message.command.args, command: undefined };
     if (message.scope === 'group' && !message.command) {
       // As on Node: in a group the bot answers what is addressed to it; the rest is context.
       if (!message.mentioned && requiresMention(workerConfig(this.env).config, message)) return this.#overhear(message);

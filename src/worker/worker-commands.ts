@@ -16,6 +16,7 @@ export interface WorkerCommandContext {
 
 const help = [
   'Commands:',
+  '/ask TEXT: say something to me (where a platform only sends commands, as Discord on Workers)',
   '/new: start a new conversation (the old one is kept)',
   '/status: the model and what this conversation has used',
   '/reload: read the profiles, skills and knowledge again (admins)',

@@ -43,6 +43,8 @@ it('answers a Discord slash command by editing its deferred reply', async () => 
   expect(messages.filter((stored) => stored.message.content === 'Hello from Discord on Workers')).toHaveLength(1);
   const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
   expect(requests.at(-1)!.rawBody).toContain('hi from Discord');
+  // `/ask` is how Discord people talk on Workers: the model gets the text, not the command.
+  expect(requests.at(-1)!.rawBody).not.toContain('/ask');
 });
 
 it('answers in a Telegram group only when addressed, with what it overheard as context', async () => {
