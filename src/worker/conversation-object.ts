@@ -10,6 +10,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { InboundMessage } from '../channels/types.ts';
 import { createWebChannel, type WebChannel } from '../channels/web/index.ts';
 import { keepOverheard, requiresMention, turnText, type OverheardMessage } from '../gateway/conversations.ts';
+import { replayedMessage } from '../gateway/restart-replay.ts';
 import { sessionHistory } from '../gateway/session-history.ts';
 import { errorMessage } from '../core/errors.ts';
 import { Acceptance } from '../gateway/acceptance.ts';
@@ -29,7 +30,7 @@ import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
 import { loadWorkerResources } from './resources/index.ts';
-import { fromWireMessage, type WireMessage } from './wire-message.ts';
+import { fromWireMessage, toWireMessage, type WireMessage } from './wire-message.ts';
 import { workerCommand } from './worker-commands.ts';
 import { workerConfig } from './worker-config.ts';
 import type { WorkerEnv } from './worker-env.ts';
@@ -249,18 +250,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
 
   /** Asks the bot's access object about `entry` (its message as it was kept). */
   async #admit(entry: InboxEntry): Promise<{ allowed: boolean; admin: boolean; reply?: string }> {
-    const message: WireMessage = {
-      id: entry.messageId,
-      dedupeKey: entry.dedupeKey,
-      sessionKey: entry.sessionKey,
-      address: entry.address,
-      scope: entry.scope,
-      sender: entry.sender,
-      text: entry.text,
-      attachments: entry.attachments,
-      mentioned: true,
-      receivedAt: entry.receivedAt,
-    };
+    const message = toWireMessage(replayedMessage(entry));
     const decision = await accessObject(this.env).check(message);
     return decision.allowed ? { allowed: true, admin: decision.admin } : { allowed: false, admin: false, ...(decision.reply !== undefined && { reply: decision.reply }) };
   }

@@ -17,6 +17,7 @@ import { channelIdOf } from '../channels/discord/conversation.ts';
 import { discordMaxLength, formatDiscordMessage } from '../channels/discord/format/format-message.ts';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ConversationAddress, type OutboundMessage } from '../channels/types.ts';
 import { createDiscordRest, type DiscordRest } from './discord-rest.ts';
+import { sendParts } from './send-parts.ts';
 import type { WireMessage } from './wire-message.ts';
 
 /** Options of {@link createDiscordReplies}. */
@@ -153,17 +154,7 @@ export function createDiscordReplies(options: DiscordRepliesOptions): ChannelAda
 
     async send(address, message) {
       if ((message.files ?? []).length > 0) throw new DeliveryError('Discord: files are not sent from Workers', { retryable: false });
-      const chunks = chunksOf(message.text);
-      const ids: string[] = [];
-      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
-        try {
-          ids.push(await sendPart(address, message, index, chunks[index]!));
-        } catch (error) {
-          throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
-        }
-        message.onPart?.(ids, chunks.length);
-      }
-      return { ids };
+      return sendParts(chunksOf(message.text), message, (index, chunk) => sendPart(address, message, index, chunk));
     },
 
     async edit(address, messageId, message) {

@@ -10,6 +10,7 @@
 import { escapeMrkdwn } from '../channels/slack/format/escape-mrkdwn.ts';
 import { formatSlackMessage, slackMaxLength } from '../channels/slack/format/format-message.ts';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ConversationAddress } from '../channels/types.ts';
+import { sendParts } from './send-parts.ts';
 import { createSlackApi, slackErrorOf, type SlackApi } from './slack-web-api.ts';
 
 /** Options of {@link createSlackReplies}. */
@@ -90,19 +91,10 @@ export function createSlackReplies(options: SlackRepliesOptions): ChannelAdapter
 
     async send(address, message) {
       if ((message.files ?? []).length > 0) throw new DeliveryError('Slack: files are not sent from Workers', { retryable: false });
-      const chunks = chunksOf(message.text);
-      const ids: string[] = [];
-      for (let index = message.skipParts ?? 0; index < chunks.length; index++) {
-        const text = chunks[index]!;
-        try {
-          const replaced = index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text));
-          ids.push(replaced ? message.replace! : await post(address, text));
-        } catch (error) {
-          throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
-        }
-        message.onPart?.(ids, chunks.length);
-      }
-      return { ids };
+      return sendParts(chunksOf(message.text), message, async (index, text) => {
+        const replaced = index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text));
+        return replaced ? message.replace! : post(address, text);
+      });
     },
 
     async edit(address, messageId, message) {
