@@ -122,6 +122,11 @@ describe('who may talk, on Workers', () => {
     await callFake('model', 'enqueue', { text: 'Welcome aboard' });
     expect(await postMessage(stranger, 'may I talk now?')).toBe(200);
     await eventually(() => messagesIn(stranger), (list) => list.some((message) => message.text === 'Welcome aboard'));
+    // Reloading the resources (from KV) is for admins: the paired person is refused, the admin is not.
+    expect(await postMessage(stranger, '/reload')).toBe(200);
+    await eventually(() => messagesIn(stranger), (list) => list.some((message) => message.text === 'Only an admin of this bot may reload.'));
+    expect(await postMessage(4242, '/reload')).toBe(200);
+    await eventually(() => messagesIn(4242), (list) => list.some((message) => message.text.startsWith('Reloaded:')));
   });
 
   it('tells the person a model failure once, in plain words', async () => {
