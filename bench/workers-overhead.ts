@@ -1,0 +1,120 @@
+/**
+ * Overhead per turn, the Worker in local workerd beside the Node gateway: sequential turns
+ * rotating over warm chats, each from the webhook POST to the reply at the fake Telegram, minus
+ * its floor (see `workers-turns.ts`). The two take turns, one turn each in alternation, so a busy
+ * moment of this noisy machine falls on both alike. Then what the Worker's objects did per turn
+ * (billed requests, rows read and written, time busy) and what a conversation's object holds
+ * after its turns: the inputs of the estimate in `bench/RESULTS.md`.
+ */
+import type { FakeModelProcess } from './fake-model-process.ts';
+import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
+import { median, quantile, type BenchResult } from './lib.ts';
+import type { ClassCounts, Footprint, LocalWorker } from './workers-miniflare.ts';
+import { floorClients, turnWithFloor, webhookClient, type Target, type TurnSample } from './workers-turns.ts';
+
+const TURNS = 1_000;
+const WARMUP = 50;
+/** Turns rotate over this many chats per target, so each conversation reaches ~21 turns. */
+const CHATS = 50;
+const FLOOR_CHAT = 3_000;
+/** The Worker's p50 target (issue 20). */
+const TARGET_P50_MS = 3;
+
+/** Sequential chats of each target: 2,000+ for the first, 4,000+ for the second, ... */
+const chatOf = (targetIndex: number, turn: number) => 2_000 + 2_000 * targetIndex + (turn % CHATS);
+
+/**
+ * Runs the interleaved turns through `targets` (the Node gateway first, the Worker second) and
+ * reports each one's overhead; `worker` is read for its counters and its objects' storage.
+ * `baselineChat` is a Worker chat that has had exactly one turn (the footprint's baseline).
+ */
+export async function measureOverhead(targets: [Target, Target], worker: LocalWorker, model: FakeModelProcess, telegram: FakeTelegramProcess, baselineChat: number): Promise<BenchResult[]> {
+  const floor = { ...(await floorClients(model, telegram)), floorChat: FLOOR_CHAT };
+  const clients = targets.map((target) => webhookClient(target, 4));
+  const samples: TurnSample[][] = targets.map(() => []);
+  let counts: Record<string, ClassCounts>;
+  try {
+    for (let i = 0; i < WARMUP + TURNS; i++) {
+      if (i === WARMUP) await worker.resetCounts();
+      for (const [index, target] of targets.entries()) {
+        const sample = await turnWithFloor(target, clients[index]!, telegram, model, floor, chatOf(index, i), `question ${i}`);
+        if (i >= WARMUP) samples[index]!.push(sample);
+      }
+    }
+    counts = await worker.counts();
+  } finally {
+    for (const client of clients) client.close();
+  }
+  const results = targets.flatMap((target, index) => overheadResults(target, samples[index]!, index === 1 ? TARGET_P50_MS : undefined));
+  const medianTurn = (index: number) => median(samples[index]!.map((sample) => sample.turn));
+  results.push({ name: 'Worker turn minus gateway turn, medians', value: medianTurn(1) - medianTurn(0), unit: 'ms', note: 'the same fakes and floor calls, interleaved turn by turn' });
+  results.push(...perTurn(counts));
+  results.push(...(await storage(worker, baselineChat)));
+  return results;
+}
+
+function overheadResults(target: Target, samples: TurnSample[], targetP50?: number): BenchResult[] {
+  const of = (key: keyof TurnSample) => samples.map((sample) => sample[key]);
+  const p99 = (values: number[]) => `p99 ${quantile(values, 0.99).toFixed(2)} ms`;
+  const p50 = median(of('turn')) - median(of('floor'));
+  const tail = quantile(of('turn'), 0.99) - quantile(of('floor'), 0.99);
+  return [
+    {
+      name: `${target.name}: floor (GET /healthz + bare SDK call + bare sendMessage), median`,
+      value: median(of('floor')),
+      unit: 'ms',
+      note: `${p99(of('floor'))}; /healthz ${median(of('health')).toFixed(2)} ms, SDK ${median(of('sdk')).toFixed(2)} ms, sendMessage ${median(of('send')).toFixed(2)} ms`,
+    },
+    { name: `${target.name}: turn, webhook POST to the reply at the fake Telegram, median`, value: median(of('turn')), unit: 'ms', note: `${p99(of('turn'))}; ${samples.length} turns over ${CHATS} chats after ${WARMUP} warm-up turns` },
+    {
+      name: `${target.name}: overhead per turn beyond the floor (p50)`,
+      value: p50,
+      unit: 'ms',
+      ...(targetP50 === undefined ? { note: "the gateway bench's own target for it is <= 2 ms" } : { target: `<= ${targetP50} ms`, pass: p50 <= targetP50 }),
+    },
+    { name: `${target.name}: overhead per turn beyond the floor (p99)`, value: tail, unit: 'ms' },
+  ];
+}
+
+/** What the Worker's objects did per measured turn. */
+function perTurn(counts: Record<string, ClassCounts>): BenchResult[] {
+  const results: BenchResult[] = [];
+  const requests = (kind: string) => Object.values(counts[kind]?.requests ?? {}).reduce((sum, count) => sum + count, 0);
+  const detail = (kind: string) => Object.entries(counts[kind]?.requests ?? {}).map(([method, count]) => `${method} ${(count / TURNS).toFixed(2)}`).join(', ');
+  const calls = (kind: string) => Object.entries(counts[kind]?.calls ?? {}).map(([method, count]) => `${method} ${(count / TURNS).toFixed(2)}`).join(', ');
+  for (const kind of ['conversation', 'access']) {
+    const counted = counts[kind];
+    if (!counted) continue;
+    results.push(
+      { name: `Worker: ${kind} object requests per turn (RPC calls and alarms, each billed)`, value: requests(kind) / TURNS, unit: 'requests', note: detail(kind) },
+      { name: `Worker: ${kind} object rows written per turn`, value: counted.rowsWritten / TURNS, unit: 'rows', note: `rows read ${(counted.rowsRead / TURNS).toFixed(2)}; storage calls per turn: ${calls(kind)}` },
+      { name: `Worker: ${kind} object time busy in its requests per turn (local, the fakes answering at once)`, value: counted.busyMs / TURNS, unit: 'ms', note: 'workerd\'s clock moves only across I/O; in production the model\'s answer time adds to it' },
+    );
+  }
+  return results;
+}
+
+/** What the sequential chats' objects hold after their turns, against one after a single turn. */
+async function storage(worker: LocalWorker, baselineChat: number): Promise<BenchResult[]> {
+  const turnsEach = (WARMUP + TURNS) / CHATS;
+  const prints: Footprint[] = [];
+  for (let chat = 0; chat < CHATS; chat++) prints.push(await worker.footprint(`telegram:dm:${chatOf(1, chat)}`));
+  const baseline = await worker.footprint(`telegram:dm:${baselineChat}`);
+  const mean = (key: keyof Footprint) => prints.reduce((sum, print) => sum + print[key], 0) / prints.length;
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+  return [
+    { name: 'Worker: a conversation object after 1 turn, SQLite database size', value: baseline.databaseSize / 1024, unit: 'KB', note: `${baseline.keys} keys, ${kb(baseline.bytes)} KB of keys and values` },
+    {
+      name: `Worker: a conversation object after ${turnsEach} turns, SQLite database size (mean of ${CHATS})`,
+      value: mean('databaseSize') / 1024,
+      unit: 'KB',
+      note: `${mean('keys').toFixed(0)} keys, ${kb(mean('bytes'))} KB of keys and values; the model request grows with the history`,
+    },
+    {
+      name: 'Worker: storage growth per turn (database size)',
+      value: (mean('databaseSize') - baseline.databaseSize) / 1024 / (turnsEach - 1),
+      unit: 'KB',
+      note: `keys and values ${kb((mean('bytes') - baseline.bytes) / (turnsEach - 1))} KB per turn`,
+    },
+  ];
+}

@@ -1,0 +1,197 @@
+/**
+ * Turns driven the same way through any Telegram bot behind a webhook: the Node gateway, the
+ * Worker in local workerd, the floor relay. The webhook POST is the clock's start; the reply
+ * arriving at the fake Telegram (stamped in its own process, see `gateway-telegram-child.ts`) is
+ * its end. Each sequential turn is followed by its floor, as in `gateway.bench.ts`: a bare round
+ * trip to the same server (`GET /healthz`), the request that turn sent to the fake model replayed
+ * through the bare SDK, and a bare `sendMessage`: the HTTP calls a turn cannot do without.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { Api, type ApiClientOptions } from 'grammy/web';
+import { readFileSync } from 'node:fs';
+import { replayLastRequest, type FakeModelProcess } from './fake-model-process.ts';
+import { cpuMs, createHttpClient } from './gateway-process.ts';
+import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
+import { elapsedMs } from './lib.ts';
+import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
+
+/** Shorter than a preview is worth showing, so each turn ends in exactly one sendMessage. */
+export const REPLY = 'Sure, done.';
+export const SECRET = 'bench-webhook-secret';
+export const WEBHOOK_PATH = '/webhooks/telegram';
+
+/** A bot under measurement: where it listens and the process whose CPU it uses. */
+export interface Target {
+  readonly name: string;
+  readonly origin: string;
+  readonly pid: number;
+}
+
+let updateId = 700_000;
+const messageIds = new Map<number, number>();
+
+/** A private text message as Telegram delivers it (per-chat message ids, a fresh update id). */
+export function textUpdate(chatId: number, text: string): string {
+  const messageId = (messageIds.get(chatId) ?? 0) + 1;
+  messageIds.set(chatId, messageId);
+  const from = { id: chatId, is_bot: false, first_name: 'Person' };
+  return JSON.stringify({
+    update_id: ++updateId,
+    message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Person' }, from, text },
+  });
+}
+
+/** Posts webhooks to `target` over kept-alive connections, as Telegram does (up to `connections` at once). */
+export function webhookClient(target: Target, connections: number): {
+  post(body: string, secret?: string): Promise<number>;
+  get(path: string): Promise<number>;
+  close(): void;
+} {
+  const client = createHttpClient(target.origin, connections);
+  return {
+    post: (body, secret = SECRET) => client.request('POST', WEBHOOK_PATH, { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret }, body),
+    get: (path) => client.request('GET', path),
+    close: () => client.close(),
+  };
+}
+
+/** One sequential turn and its floor, in ms. */
+export interface TurnSample {
+  turn: number;
+  health: number;
+  sdk: number;
+  send: number;
+  floor: number;
+}
+
+/** The bare calls of the floor: the SDK and grammy over the transport operator's providers use on Node. */
+export async function floorClients(model: Pick<FakeModelProcess, 'anthropicBaseURL'>, telegram: FakeTelegramProcess): Promise<{ sdk: Anthropic; api: Api }> {
+  const fetch = await loadKeepAliveFetch().then(() => keepAliveFetch);
+  return {
+    sdk: new Anthropic({ apiKey: 'bench-key', baseURL: model.anthropicBaseURL, maxRetries: 0, fetch }),
+    api: new Api(telegram.token, { apiRoot: telegram.apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] }),
+  };
+}
+
+/**
+ * One turn in `chat` through `target`, then its floor: the webhook POST to the reply's arrival,
+ * a `GET /healthz` round trip to `target`, the model request of this turn replayed, and a bare
+ * `sendMessage` to `floorChat`.
+ */
+export async function turnWithFloor(
+  target: Target,
+  client: ReturnType<typeof webhookClient>,
+  telegram: FakeTelegramProcess,
+  model: Pick<FakeModelProcess, 'lastBody'>,
+  floor: { sdk: Anthropic; api: Api; floorChat: number },
+  chat: number,
+  text: string,
+): Promise<TurnSample> {
+  telegram.reset();
+  const start = process.hrtime.bigint();
+  const status = await client.post(textUpdate(chat, text));
+  if (status !== 200) throw new Error(`${target.name}: the webhook answered ${status}`);
+  await telegram.replies([chat], 30_000);
+  const turn = Number(telegram.arrived.get(chat)! - start) / 1e6;
+
+  let t = process.hrtime.bigint();
+  const healthStatus = await client.get('/healthz');
+  const health = elapsedMs(t);
+  if (healthStatus !== 200) throw new Error(`${target.name}: /healthz answered ${healthStatus}`);
+
+  const sdk = await replayLastRequest(floor.sdk, model);
+
+  t = process.hrtime.bigint();
+  await floor.api.sendMessage(floor.floorChat, REPLY, { parse_mode: 'HTML' });
+  const send = elapsedMs(t);
+  return { turn, health, sdk, send, floor: health + sdk + send };
+}
+
+/** What one wave of conversations at once gave. */
+export interface WaveResult {
+  /** Webhook POST of the first message to the last chat's reply. */
+  wallMs: number;
+  /** Until every webhook was answered (taken on record). */
+  postedMs: number;
+  refused: number;
+  /** Chats whose last bot message is not the whole reply, once all were answered. */
+  unanswered: number;
+  /** Per chat: webhook POSTs' start to its reply's arrival, ms. */
+  latencies: number[];
+  turnsPerSecond: number;
+  /** CPU time of the target's process over the wave, ms. */
+  targetCpuMs: number;
+}
+
+/**
+ * Every chat of `chats` posts one message at once (`connections` POSTs in flight); resolves once
+ * every chat has its reply, or rejects after `timeoutMs`.
+ */
+export async function wave(target: Target, telegram: FakeTelegramProcess, chats: readonly number[], options: { connections: number; timeoutMs: number; text: string }): Promise<WaveResult> {
+  const bodies = chats.map((chat) => textUpdate(chat, options.text));
+  const client = webhookClient(target, options.connections);
+  const watch = watchProcess(target);
+  try {
+    telegram.reset();
+    const cpuBefore = cpuMs(target.pid);
+    const start = process.hrtime.bigint();
+    const answered = telegram.replies(chats, options.timeoutMs);
+    // Awaited below; if the wave fails before, its later timeout must not go unhandled.
+    answered.catch(() => undefined);
+    let next = 0;
+    let refused = 0;
+    const poster = async () => {
+      while (next < bodies.length) {
+        const status = await client.post(bodies[next++]!);
+        if (status !== 200) refused++;
+      }
+    };
+    try {
+      await Promise.race([Promise.all(Array.from({ length: options.connections }, poster)), watch.gone]);
+    } catch (error) {
+      throw watch.explain(error);
+    }
+    const postedMs = elapsedMs(start);
+    await Promise.race([answered, watch.gone]);
+    const wallMs = elapsedMs(start);
+    const targetCpuMs = cpuMs(target.pid) - cpuBefore;
+    const unanswered = await telegram.unanswered(chats);
+    const latencies = chats.map((chat) => Number(telegram.arrived.get(chat)! - start) / 1e6);
+    return { wallMs, postedMs, refused, unanswered, latencies, turnsPerSecond: chats.length / (wallMs / 1000), targetCpuMs };
+  } finally {
+    watch.stop();
+    client.close();
+  }
+}
+
+/**
+ * Watches `target`'s process during a wave: `gone` rejects as soon as it has exited (a crashed or
+ * killed server then fails the wave at once, saying so, instead of after the wave's timeout), and
+ * `explain` names the exit in the error of a request that failed because of it.
+ */
+function watchProcess(target: Target): { gone: Promise<never>; explain(error: unknown): unknown; stop(): void } {
+  const exited = () => new Error(`${target.name}: its process (pid ${target.pid}) exited during the wave`);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const gone = new Promise<never>((_resolve, reject) => {
+    timer = setInterval(() => {
+      if (!alive(target.pid)) reject(exited());
+    }, 250);
+  });
+  // Nobody may be waiting on it when it rejects (the wave already failed otherwise).
+  gone.catch(() => undefined);
+  return {
+    gone,
+    explain: (error) => (alive(target.pid) ? error : new Error(`${exited().message} (${error instanceof Error ? error.message : String(error)})`)),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** Whether process `pid` is running (not gone, not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
