@@ -51,6 +51,9 @@ export interface ConversationParts {
  */
 const watchdogMs = 60_000;
 
+/** When a failed answering is tried again (the store or the platform may be back by then). */
+const retryMs = 10_000;
+
 /** How long a Discord interaction's token is kept: Discord takes answers by it for 15 minutes. */
 const interactionTtlSeconds = 15 * 60;
 
@@ -135,7 +138,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     if (accepted) {
       // The object is named by it; kept so the agent and jobs know whose conversation this is.
       if ((await parts.store.get<JobTarget>(targetKey)) === null) await parts.store.set(targetKey, { sessionKey: message.sessionKey, address: message.address, scope: message.scope } satisfies JobTarget);
-      await this.#wake();
+      this.#wake();
     }
     return accepted;
   }
@@ -184,22 +187,29 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return (await this.#turnParts.inbox.pending()).map((entry) => ({ key: entry.dedupeKey, text: entry.text, sessionKey: entry.sessionKey }));
   }
 
-  /**
-   * Runs what is due: replies on record not yet sent, then the waiting messages. A watchdog alarm
-   * is set first: should the object be evicted or restarted mid-turn, it wakes the object again
-   * to go on. A failure is thrown, so the platform retries the alarm too.
-   */
+  /** The stored alarm: a job is due, or the watchdog of a turn the object stopped in. */
   override async alarm(): Promise<void> {
+    try {
+      await this.#drain();
+    } catch (error) {
+      // Said, then thrown: the platform runs the alarm again (with back-off), nothing is lost.
+      console.error(`conversation: answering failed, to be tried again: ${errorMessage(error)}`);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs what is due: jobs, replies on record not yet sent, then the waiting messages, one turn
+   * at a time (a second call waits for the first, then looks again). A watchdog alarm is set
+   * first: should the object be evicted or restarted mid-turn, it wakes the object to go on.
+   */
+  async #drain(): Promise<void> {
     while (this.#running) await this.#running;
     await this.ctx.storage.setAlarm(Date.now() + watchdogMs);
     const running = this.#conversationJobs.fireDue().then(() => answerWaiting(this.#turnParts)).then(() => this.#settle());
     this.#running = running;
     try {
       await running;
-    } catch (error) {
-      // Said, then thrown: the platform runs the alarm again (with back-off), nothing is lost.
-      console.error(`conversation: answering failed, to be tried again: ${errorMessage(error)}`);
-      throw error;
     } finally {
       this.#running = undefined;
     }
@@ -241,15 +251,24 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return runTurn(parts, adapter, [{ entry, admin: false }], { scheduled: true });
   }
 
-  /** Sets the alarm to now unless one is due sooner. */
-  async #wake(): Promise<void> {
-    const now = Date.now();
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > now) await this.ctx.storage.setAlarm(now);
+  /**
+   * Starts answering now, in the background (the webhook need not wait for the turn). Should the
+   * object stop before it is done, the watchdog alarm the turn sets first, or a failure's alarm,
+   * goes on.
+   */
+  #wake(): void {
+    this.ctx.waitUntil(
+      this.#drain().catch(async (error: unknown) => {
+        console.error(`conversation: answering failed, to be tried again: ${errorMessage(error)}`);
+        await this.ctx.storage.setAlarm(Date.now() + retryMs);
+      }),
+    );
   }
 
   /** Asks the bot's access object about `entry` (its message as it was kept). */
   async #admit(entry: InboxEntry): Promise<{ allowed: boolean; admin: boolean; reply?: string }> {
+    // A configured admin is one whatever the pairing book says: no need to ask the access object.
+    if (workerConfig(this.env).config.admins.includes(`${entry.address.platform}:${entry.sender.id}`)) return { allowed: true, admin: true };
     const message = toWireMessage(replayedMessage(entry));
     const decision = await accessObject(this.env).check(message);
     return decision.allowed ? { allowed: true, admin: decision.admin } : { allowed: false, admin: false, ...(decision.reply !== undefined && { reply: decision.reply }) };
