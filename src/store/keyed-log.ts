@@ -24,11 +24,21 @@ export async function appendKeyedRecord(storage: Storage, key: string, record: s
   const counterKey = `${key}:next`;
   const stored = await storage.getItem<{ v: number }>(counterKey);
   const sequence = typeof stored?.v === 'number' ? stored.v : 0;
+  const value: RecordValue = { v: record };
+  const recordKey = `${key}:${String(sequence).padStart(SEQUENCE_WIDTH, '0')}`;
+  // A backend that writes several keys in one call (a Durable Object's storage, atomically)
+  // takes both at once.
+  if (storage.getMount(counterKey).driver.setItems) {
+    await storage.setItems<{ v: number | string }>([
+      { key: counterKey, value: { v: sequence + 1 } },
+      { key: recordKey, value },
+    ]);
+    return;
+  }
   // Bump the counter before writing the record: a crash in between leaves a gap, which reads
   // skip, never a number handed out twice.
   await storage.setItem(counterKey, { v: sequence + 1 });
-  const value: RecordValue = { v: record };
-  await storage.setItem(`${key}:${String(sequence).padStart(SEQUENCE_WIDTH, '0')}`, value);
+  await storage.setItem(recordKey, value);
 }
 
 /** The records of the log at `key` in append order. */

@@ -51,6 +51,9 @@ export interface ConversationParts {
  */
 const watchdogMs = 60_000;
 
+/** How long the access object's yes is taken as given. */
+const admittedMs = 5 * 60_000;
+
 /** When a failed answering is tried again (the store or the platform may be back by then). */
 const retryMs = 10_000;
 
@@ -64,6 +67,14 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   #jobs: ConversationJobs | undefined;
   /** The web chat of this conversation's browser (web conversations only), made on its first request. */
   #web: WebChannel | undefined;
+  /**
+   * People the access object let in lately, kept a while in memory: nothing on Workers takes an
+   * approval back (there is no command line there), and asking for every message would cost a
+   * second object's request per turn.
+   */
+  readonly #admitted = new Map<string, { admin: boolean; until: number }>();
+  /** Replies on record from before this instance (or a failure) were looked for. */
+  #caughtUp = false;
   /** The turns running now (one alarm at a time; a second waits for the first). */
   #running: Promise<void> | undefined;
 
@@ -206,22 +217,29 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   async #drain(): Promise<void> {
     while (this.#running) await this.#running;
     await this.ctx.storage.setAlarm(Date.now() + watchdogMs);
-    const running = this.#conversationJobs.fireDue().then(() => answerWaiting(this.#turnParts)).then(() => this.#settle());
+    // Replies on record are looked for once per life of the object, and again after a failure:
+    // otherwise every reply this instance recorded was sent or given up by its own turn.
+    const resend = !this.#caughtUp;
+    const running = this.#conversationJobs.fireDue().then(() => answerWaiting(this.#turnParts, { resend })).then(() => this.#settle());
     this.#running = running;
     try {
       await running;
+      this.#caughtUp = true;
+    } catch (error) {
+      this.#caughtUp = false;
+      throw error;
     } finally {
       this.#running = undefined;
     }
   }
 
   /**
-   * The watchdog is taken down once all is answered. A message taken in just before is looked
-   * for after that (one taken in after sets its own alarm).
+   * The watchdog is taken down once all is answered (a message taken in meanwhile started its
+   * own drain, which runs after this one), and the alarm set for the next job, if any.
    */
   async #settle(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
-    const next = (await this.#turnParts.inbox.pending()).length > 0 ? Date.now() : this.#conversationJobs.nextAt;
+    const next = this.#conversationJobs.nextAt;
     if (next !== undefined) await this.ctx.storage.setAlarm(next);
   }
 
@@ -269,9 +287,13 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   async #admit(entry: InboxEntry): Promise<{ allowed: boolean; admin: boolean; reply?: string }> {
     // A configured admin is one whatever the pairing book says: no need to ask the access object.
     if (workerConfig(this.env).config.admins.includes(`${entry.address.platform}:${entry.sender.id}`)) return { allowed: true, admin: true };
-    const message = toWireMessage(replayedMessage(entry));
-    const decision = await accessObject(this.env).check(message);
-    return decision.allowed ? { allowed: true, admin: decision.admin } : { allowed: false, admin: false, ...(decision.reply !== undefined && { reply: decision.reply }) };
+    const key = `${entry.address.platform}:${entry.sender.id}`;
+    const known = this.#admitted.get(key);
+    if (known && known.until > Date.now()) return { allowed: true, admin: known.admin };
+    const decision = await accessObject(this.env).check(toWireMessage(replayedMessage(entry)));
+    if (!decision.allowed) return { allowed: false, admin: false, ...(decision.reply !== undefined && { reply: decision.reply }) };
+    this.#admitted.set(key, { admin: decision.admin, until: Date.now() + admittedMs });
+    return { allowed: true, admin: decision.admin };
   }
 
   async #makeAgent(store: Store): Promise<Agent> {

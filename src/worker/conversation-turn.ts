@@ -39,10 +39,11 @@ export interface TurnParts extends ConversationParts {
 
 /**
  * Sends replies on record that never went out (the object stopped between recording and
- * delivering), then answers the messages waiting, oldest first, until none are left.
+ * delivering; `resend`: the first time in an object's life, or after a failure), then answers
+ * the messages waiting, oldest first, until none are left.
  */
-export async function answerWaiting(parts: TurnParts): Promise<void> {
-  const undelivered = await parts.ledger.pending();
+export async function answerWaiting(parts: TurnParts, options: { resend: boolean }): Promise<void> {
+  const undelivered = options.resend ? await parts.ledger.pending() : [];
   // A message whose reply is on record was answered: only the reply is left to send.
   const recorded = new Set(undelivered.flatMap((entry) => entry.answers ?? []));
   for (const entry of undelivered) {

@@ -18,6 +18,10 @@ export const durableObjectDriver = defineDriver((storage: DurableObjectStorage) 
   async setItem(key: string, value: string) {
     await storage.put(key, value);
   },
+  // One call, written atomically (a log's counter and its record, say).
+  async setItems(items: { key: string; value: string }[]) {
+    await storage.put(Object.fromEntries(items.map((item) => [item.key, item.value])));
+  },
   async removeItem(key: string) {
     await storage.delete(key);
   },
