@@ -82,7 +82,7 @@ function waveResults(label: string, result: WaveResult, floor: WaveResult): Benc
       name: `${label}: time until every chat has its reply`,
       value: result.wallMs,
       unit: 'ms',
-      note: `all ${CONVERSATIONS} webhooks answered after ${result.postedMs.toFixed(0)} ms, ${result.refused} refused, ${result.unanswered} chats without the reply; reply latency p50 ${median(result.latencies).toFixed(0)} ms, p99 ${quantile(result.latencies, 0.99).toFixed(0)} ms`,
+      note: `all ${CONVERSATIONS} webhooks answered after ${result.postedMs.toFixed(0)} ms, ${result.refused} refused, ${result.resent} delivered again after a connection reset, ${result.unanswered} chats without the reply; reply latency p50 ${median(result.latencies).toFixed(0)} ms, p99 ${quantile(result.latencies, 0.99).toFixed(0)} ms`,
     },
     {
       name: `${label}: turns per second`,

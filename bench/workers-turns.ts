@@ -114,6 +114,8 @@ export interface WaveResult {
   /** Until every webhook was answered (taken on record). */
   postedMs: number;
   refused: number;
+  /** POSTs delivered again after the server reset their connection before answering. */
+  resent: number;
   /** Chats whose last bot message is not the whole reply, once all were answered. */
   unanswered: number;
   /** Per chat: webhook POSTs' start to its reply's arrival, ms. */
@@ -140,9 +142,21 @@ export async function wave(target: Target, telegram: FakeTelegramProcess, chats:
     answered.catch(() => undefined);
     let next = 0;
     let refused = 0;
+    let resent = 0;
     const poster = async () => {
       while (next < bodies.length) {
-        const status = await client.post(bodies[next++]!);
+        const body = bodies[next++]!;
+        // A connection reset before any answer is delivered again, as Telegram redelivers an
+        // update its webhook did not acknowledge (workerd sometimes resets a reused keep-alive
+        // connection as the burst ends).
+        let status = 0;
+        for (let attempt = 1; status === 0; attempt++) {
+          status = await client.post(body).catch((error: unknown) => {
+            if (attempt >= 3 || !isReset(error)) throw error;
+            resent++;
+            return 0;
+          });
+        }
         if (status !== 200) refused++;
       }
     };
@@ -157,11 +171,16 @@ export async function wave(target: Target, telegram: FakeTelegramProcess, chats:
     const targetCpuMs = cpuMs(target.pid) - cpuBefore;
     const unanswered = await telegram.unanswered(chats);
     const latencies = chats.map((chat) => Number(telegram.arrived.get(chat)! - start) / 1e6);
-    return { wallMs, postedMs, refused, unanswered, latencies, turnsPerSecond: chats.length / (wallMs / 1000), targetCpuMs };
+    return { wallMs, postedMs, refused, resent, unanswered, latencies, turnsPerSecond: chats.length / (wallMs / 1000), targetCpuMs };
   } finally {
     watch.stop();
     client.close();
   }
+}
+
+/** A connection reset by the server before it answered. */
+function isReset(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'ECONNRESET';
 }
 
 /**
