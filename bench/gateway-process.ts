@@ -191,11 +191,11 @@ export function compiledIsFresh(): boolean {
 }
 
 /** A plain node:http client over kept-alive connections (lighter than fetch, so the benchmark's own CPU stays small). */
-export function createHttpClient(base: string, maxSockets: number): {
+export function createHttpClient(base: string, maxSockets: number, options: { keepAlive?: boolean } = {}): {
   request(method: string, path: string, headers?: Record<string, string>, body?: string): Promise<number>;
   close(): void;
 } {
-  const agent = new Agent({ keepAlive: true, maxSockets });
+  const agent = new Agent({ keepAlive: options.keepAlive ?? true, maxSockets });
   return {
     request(method, path, headers = {}, body) {
       return new Promise<number>((resolve, reject) => {

@@ -44,13 +44,6 @@ export interface ConversationParts {
   ledger: ReturnType<typeof createDeliveryLedger>;
 }
 
-/**
- * When an object that stopped mid-turn is woken to go on. Longer than a turn's own deadline is
- * not needed: a live turn is never run twice (the next alarm waits for it), and a dead one
- * should go on soon.
- */
-const watchdogMs = 60_000;
-
 /** How long the access object's yes is taken as given. */
 const admittedMs = 5 * 60_000;
 
@@ -195,7 +188,11 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return (await this.#turnParts.inbox.pending()).map((entry) => ({ key: entry.dedupeKey, text: entry.text, sessionKey: entry.sessionKey }));
   }
 
-  /** The stored alarm: a job is due, or the watchdog of a turn the object stopped in. */
+  /**
+   * The stored alarm: a message waits, or a job is due. The platform runs an alarm at least
+   * once: one whose handler failed or was cut off (the object evicted or restarted mid-turn)
+   * runs again, and so the turn goes on from where it began.
+   */
   override async alarm(): Promise<void> {
     try {
       await this.#drain();
@@ -208,12 +205,10 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
 
   /**
    * Runs what is due: jobs, replies on record not yet sent, then the waiting messages, one turn
-   * at a time (a second call waits for the first, then looks again). A watchdog alarm is set
-   * first: should the object be evicted or restarted mid-turn, it wakes the object to go on.
+   * at a time (a second call waits for the first, then looks again).
    */
   async #drain(): Promise<void> {
     while (this.#running) await this.#running;
-    await this.ctx.storage.setAlarm(Date.now() + watchdogMs);
     // Replies on record are looked for once per life of the object, and again after a failure:
     // otherwise every reply this instance recorded was sent or given up by its own turn.
     const resend = !this.#caughtUp;
@@ -231,14 +226,14 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   }
 
   /**
-   * The watchdog is taken down once all is answered, and the alarm set for the next job, if any.
-   * A message taken in meanwhile is looked for after that (taking the alarm down may have taken
-   * its wake with it; one taken in after sets its own).
+   * Brings the alarm forward to the next job, if any. (The alarm that ran is gone once its
+   * handler returns, unless a message taken in meanwhile set it again: then it runs once more.)
    */
   async #settle(): Promise<void> {
-    await this.ctx.storage.deleteAlarm();
-    const next = (await this.#turnParts.inbox.pending()).length > 0 ? Date.now() : this.#conversationJobs.nextAt;
-    if (next !== undefined) await this.ctx.storage.setAlarm(next);
+    const next = this.#conversationJobs.nextAt;
+    if (next === undefined) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
 
   /** This conversation's scheduled jobs (the scheduler starts on first use). */
