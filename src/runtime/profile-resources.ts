@@ -29,6 +29,7 @@ import { buildFooter } from '../resources/prompt-footer.ts';
 import { readTextFile } from '../resources/read-text.ts';
 import { privatePaths } from '../core/private-paths.ts';
 import { createRulesLoader } from '../resources/rules.ts';
+import { describeChanges } from '../resources/describe-changes.ts';
 import { loadSkills } from '../resources/skills.ts';
 import type { KnowledgeDocument, ResourceProblem, Skill } from '../resources/types.ts';
 
@@ -281,21 +282,4 @@ function fingerprint(snapshot: Snapshot): void {
   for (const guardrail of snapshot.guardrails) map.set(`guardrails:${guardrail.name}`, guardrail.name);
   for (const extension of snapshot.extensions) map.set(`extensions:${extension.name}`, extension.name);
   snapshot.fingerprints = map;
-}
-
-/** `skills: +deploy, -old, ~review`-style lines, one per kind that changed. */
-function describeChanges(before: Map<string, string>, after: Map<string, string>): string[] {
-  const byKind = new Map<string, string[]>();
-  const note = (key: string, mark: string) => {
-    const [kind, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-    const list = byKind.get(kind) ?? [];
-    list.push(`${mark}${name}`);
-    byKind.set(kind, list);
-  };
-  for (const [key, value] of after) {
-    if (!before.has(key)) note(key, '+');
-    else if (before.get(key) !== value) note(key, '~');
-  }
-  for (const key of before.keys()) if (!after.has(key)) note(key, '-');
-  return [...byKind].map(([kind, names]) => `${kind === 'file' ? 'files' : kind}: ${names.sort().join(', ')}`);
 }

@@ -7,6 +7,7 @@ import type { ResourceBundle } from '../../cli/deploy/resource-bundle-format.ts'
 import { createKnowledgeIndex, type KnowledgeIndex } from '../../resources/knowledge-index.ts';
 import type { KnowledgeDocument, Skill } from '../../resources/types.ts';
 
+
 /** One loaded bundle, ready for prompts and tools. */
 export interface BundleSnapshot {
   bundle: ResourceBundle;
@@ -49,22 +50,4 @@ function fingerprintsOf(bundle: ResourceBundle): Map<string, string> {
   for (const skill of bundle.skills) map.set(`skills:${skill.name}`, `${skill.description}\n${skill.text}`);
   for (const document of bundle.knowledge) map.set(`knowledge:${document.name}`, document.text);
   return map;
-}
-
-/** `skills: +deploy, -old, ~review`-style lines, one per kind that changed (as Node's reload reports them). */
-export function describeChanges(before: Map<string, string>, after: Map<string, string>): string[] {
-  const byKind = new Map<string, string[]>();
-  const note = (key: string, mark: string): void => {
-    const colon = key.indexOf(':');
-    const kind = key.slice(0, colon);
-    const list = byKind.get(kind) ?? [];
-    list.push(`${mark}${key.slice(colon + 1)}`);
-    byKind.set(kind, list);
-  };
-  for (const [key, value] of after) {
-    if (!before.has(key)) note(key, '+');
-    else if (before.get(key) !== value) note(key, '~');
-  }
-  for (const key of before.keys()) if (!after.has(key)) note(key, '-');
-  return [...byKind].map(([kind, names]) => `${kind === 'file' ? 'files' : kind}: ${names.sort().join(', ')}`);
 }

@@ -22,7 +22,8 @@ import { createKnowledgeSearchTool } from '../../tools/resources/knowledge-searc
 import { createMemoryTool } from '../../tools/resources/memory.ts';
 import type { Tool } from '../../tools/tool.ts';
 import { readBundle, type ReadBundle } from './bundle-source.ts';
-import { describeChanges, snapshotOf, type BundleSnapshot } from './bundle-snapshot.ts';
+import { describeChanges } from '../../resources/describe-changes.ts';
+import { snapshotOf, type BundleSnapshot } from './bundle-snapshot.ts';
 import { reportOf, type WorkerReloadReport } from './reload-report.ts';
 import { kvMemoryStorage, memoryKey } from './kv-memory-storage.ts';
 import { createWorkerSkillTool } from './worker-skill-tool.ts';
