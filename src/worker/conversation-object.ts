@@ -90,7 +90,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         channelFor: async (entry) =>
           entry.address.platform === 'web' ? this.#webChat : replyChannelFor(entry.address.platform, env, (await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined),
         admit: (entry) => this.#admit(entry),
-        command: (entry, admin) => (entry.command ? workerCommand(entry.command, admin, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code) }) : Promise.resolve(undefined)),
+        command: (entry, admin) => (entry.command ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code) }) : Promise.resolve(undefined)),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
         log,
       };
@@ -121,8 +121,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   async #take(message: InboundMessage): Promise<boolean> {
     const parts = this.#turnParts;
     if (message.command?.name === 'stop') {
-      const agent = await this.#agent;
-      agent?.abort();
+      // As on Node: only the person being answered, or an admin, stops an answer.
+      const admin = workerConfig(this.env).config.admins.includes(`${message.address.platform}:${message.sender.id}`);
+      if (admin || parts.turnSender === message.sender.id) (await this.#agent)?.abort();
       if (await parts.dedupe.seen(message.dedupeKey)) return false;
       await parts.dedupe.firstTime(message.dedupeKey);
       return true;

@@ -34,6 +34,8 @@ export interface TurnParts extends ConversationParts {
   command(entry: InboxEntry, admin: boolean): Promise<string | undefined>;
   /** Longest a turn may take, in ms. */
   turnTimeoutMs: number;
+  /** The person the running turn answers (unset between turns): they, or an admin, may stop it. */
+  turnSender?: string;
   log(line: string): void;
 }
 
@@ -127,6 +129,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
   const address = first.address;
   const replyTo = first.scope === 'group' && !scheduled ? first.messageId : undefined;
   const agent = await parts.agent();
+  parts.turnSender = first.sender.id;
   let noting = Promise.resolve();
   const stream = new ReplyStream(adapter, address, {
     replyTo,
@@ -173,6 +176,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     return { status: 'error', error: errorMessage(error) };
   } finally {
     unsubscribe();
+    parts.turnSender = undefined;
   }
 }
 

@@ -1,8 +1,9 @@
 /**
- * The chat commands a conversation answers itself on Workers. Who may use each: `/help`, `/new`
- * and `/status` anyone the bot talks with (they act on their own conversation only); `/reload`
- * and `/pair CODE` admins only (configured in `OPERATOR_ADMINS`, or the owner). Any other
- * `/command` goes to the agent as text, as a message would.
+ * The chat commands a conversation answers itself on Workers. Who may use each, as on Node:
+ * `/help` and `/status` anyone the bot talks with (they act on their own conversation only);
+ * `/new` anyone in a direct conversation, admins in a group; `/reload` and `/pair CODE` admins
+ * only (configured in `OPERATOR_ADMINS`). (`/stop` is taken before a message is queued: the
+ * person being answered or an admin.) Any other `/command` goes to the agent as text.
  */
 import type { Agent } from '../agent/agent.ts';
 import { formatCost, formatTokens } from '../gateway/status-format.ts';
@@ -24,12 +25,14 @@ const help = [
 ].join('\n');
 
 /** The reply to `command`, or undefined when it is not one of these (the agent answers it). */
-export async function workerCommand(command: { name: string; args: string }, admin: boolean, context: WorkerCommandContext): Promise<string | undefined> {
+export async function workerCommand(command: { name: string; args: string }, seat: { admin: boolean; scope: 'dm' | 'group' }, context: WorkerCommandContext): Promise<string | undefined> {
+  const { admin } = seat;
   switch (command.name) {
     case 'help':
     case 'start':
       return help;
     case 'new':
+      if (seat.scope === 'group' && !admin) return 'In a group, only an admin may start a new conversation.';
       await (await context.agent()).newSession();
       return 'Started a new conversation.';
     case 'status': {

@@ -73,3 +73,30 @@ it('answers in a Telegram group only when addressed, with what it overheard as c
   expect(requests[0]!.rawBody).toContain('the deploy is broken again');
   expect(requests[0]!.rawBody).toContain('what do you think?');
 });
+
+it('lets only the person being answered (or an admin) stop an answer in a group, and only admins start anew there', async () => {
+  const group = -100_888;
+  let updateId = 995_000;
+  const post = (text: string, from: { id: number; name: string }) => {
+    updateId += 1;
+    return SELF.fetch('http://example.com/webhooks/telegram', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
+      body: JSON.stringify({
+        update_id: updateId,
+        message: { message_id: updateId, date: Math.floor(Date.now() / 1000), chat: { id: group, type: 'supergroup', title: 'Team' }, from: { id: from.id, is_bot: false, first_name: from.name }, text },
+      }),
+    });
+  };
+  const { username } = await readFake<{ username: string }>('telegram', 'bot');
+  await callFake('model', 'enqueue', { text: 'Here is the whole answer.', hangMs: 1_500 });
+  expect((await post(`@${username} summarise the thread`, { id: 71, name: 'Bea' })).status).toBe(200);
+  await eventually(() => readFake<unknown[]>('model', 'requests'), (requests) => requests.length === 1);
+  // Someone else in the group cannot stop Bea's answer.
+  expect((await post('/stop', { id: 72, name: 'Cy' })).status).toBe(200);
+  const messages = await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'Here is the whole answer.'));
+  expect(messages.some((message) => message.text === 'Stopped.')).toBe(false);
+  // Nor start the group's conversation anew.
+  expect((await post('/new', { id: 72, name: 'Cy' })).status).toBe(200);
+  await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'In a group, only an admin may start a new conversation.'));
+});
