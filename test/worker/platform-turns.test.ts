@@ -99,4 +99,11 @@ it('lets only the person being answered (or an admin) stop an answer in a group,
   // Nor start the group's conversation anew.
   expect((await post('/new', { id: 72, name: 'Cy' })).status).toBe(200);
   await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'In a group, only an admin may start a new conversation.'));
+  // The person being answered can stop their own answer.
+  await callFake('model', 'enqueue', { text: 'This answer is never finished.', hangMs: 5_000 });
+  expect((await post(`@${username} and now a long one`, { id: 71, name: 'Bea' })).status).toBe(200);
+  await eventually(() => readFake<unknown[]>('model', 'requests'), (requests) => requests.length === 2);
+  expect((await post('/stop', { id: 71, name: 'Bea' })).status).toBe(200);
+  const after = await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'Stopped.'));
+  expect(after.some((message) => message.text === 'This answer is never finished.')).toBe(false);
 });
