@@ -12,9 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryError, type ConversationAddress } from '../../src/channels/types.ts';
 import { discordInteractions } from '../../src/worker/discord-interactions.ts';
 import { replyChannelFor } from '../../src/worker/reply-channels.ts';
-import type { WireMessage } from '../../src/worker/wire-message.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { callFake, readFake } from './support/fakes.ts';
+import { onRecord } from './support/objects.ts';
 
 const workerEnv = env as WorkerEnv;
 
@@ -141,23 +141,6 @@ describe('the Discord interactions endpoint on Workers', () => {
     const signed = await callFake<{ body: string; headers: Record<string, string> }>('discord', 'signedInteraction', payload, { forged: options.forged ?? false });
     const headers = Object.fromEntries(Object.entries({ ...signed.headers, ...options.headers }).filter((entry): entry is [string, string] => entry[1] !== undefined));
     return SELF.fetch('http://example.com/webhooks/discord', { method: 'POST', headers, body: options.body ?? signed.body });
-  }
-
-  /** Whether the conversation `sessionKey` has the message `dedupeKey` on record (offered again, it is refused as seen). */
-  async function onRecord(sessionKey: string, dedupeKey: string): Promise<boolean> {
-    const probe: WireMessage = {
-      id: 'probe',
-      dedupeKey,
-      sessionKey,
-      address: { platform: 'discord', conversationId: 'probe' },
-      scope: 'group',
-      sender: { id: 'probe' },
-      text: '/help',
-      attachments: [],
-      mentioned: true,
-      receivedAt: Date.now(),
-    };
-    return !(await workerEnv.CONVERSATIONS.get(workerEnv.CONVERSATIONS.idFromName(sessionKey)).accept(probe));
   }
 
   it('refuses a missing, forged or malformed signature, and a tampered body (401)', async () => {

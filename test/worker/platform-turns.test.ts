@@ -7,6 +7,7 @@ import { SELF } from 'cloudflare:test';
 import { beforeEach, expect, it } from 'vitest';
 import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { postTelegramMessage } from './support/telegram.ts';
 
 beforeEach(async () => {
   await callFake('model', 'reset');
@@ -50,21 +51,11 @@ it('answers a Discord slash command by editing its deferred reply', async () => 
 it('answers in a Telegram group only when addressed, with what it overheard as context', async () => {
   const group = -100_777;
   let updateId = 990_000;
-  const post = (text: string, from: { id: number; name: string }) => {
-    updateId += 1;
-    return SELF.fetch('http://example.com/webhooks/telegram', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
-      body: JSON.stringify({
-        update_id: updateId,
-        message: { message_id: updateId, date: Math.floor(Date.now() / 1000), chat: { id: group, type: 'supergroup', title: 'Team' }, from: { id: from.id, is_bot: false, first_name: from.name }, text },
-      }),
-    });
-  };
-  expect((await post('the deploy is broken again', { id: 61, name: 'Bea' })).status).toBe(200);
+  const post = (text: string, from: { id: number; name: string }) => postTelegramMessage({ updateId: ++updateId, text, from, group });
+  expect(await post('the deploy is broken again', { id: 61, name: 'Bea' })).toBe(200);
   const username = await readFake<{ username: string }>('telegram', 'bot');
   await callFake('model', 'enqueue', { text: 'I saw that: let us look at the deploy.' });
-  expect((await post(`@${username.username} what do you think?`, { id: 62, name: 'Cy' })).status).toBe(200);
+  expect(await post(`@${username.username} what do you think?`, { id: 62, name: 'Cy' })).toBe(200);
   const messages = await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.length > 0);
   expect(messages.map((message) => message.text)).toEqual(['I saw that: let us look at the deploy.']);
   const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
@@ -77,33 +68,23 @@ it('answers in a Telegram group only when addressed, with what it overheard as c
 it('lets only the person being answered (or an admin) stop an answer in a group, and only admins start anew there', async () => {
   const group = -100_888;
   let updateId = 995_000;
-  const post = (text: string, from: { id: number; name: string }) => {
-    updateId += 1;
-    return SELF.fetch('http://example.com/webhooks/telegram', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
-      body: JSON.stringify({
-        update_id: updateId,
-        message: { message_id: updateId, date: Math.floor(Date.now() / 1000), chat: { id: group, type: 'supergroup', title: 'Team' }, from: { id: from.id, is_bot: false, first_name: from.name }, text },
-      }),
-    });
-  };
+  const post = (text: string, from: { id: number; name: string }) => postTelegramMessage({ updateId: ++updateId, text, from, group });
   const { username } = await readFake<{ username: string }>('telegram', 'bot');
   await callFake('model', 'enqueue', { text: 'Here is the whole answer.', hangMs: 1_500 });
-  expect((await post(`@${username} summarise the thread`, { id: 71, name: 'Bea' })).status).toBe(200);
+  expect(await post(`@${username} summarise the thread`, { id: 71, name: 'Bea' })).toBe(200);
   await eventually(() => readFake<unknown[]>('model', 'requests'), (requests) => requests.length === 1);
   // Someone else in the group cannot stop Bea's answer.
-  expect((await post('/stop', { id: 72, name: 'Cy' })).status).toBe(200);
+  expect(await post('/stop', { id: 72, name: 'Cy' })).toBe(200);
   const messages = await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'Here is the whole answer.'));
   expect(messages.some((message) => message.text === 'Stopped.')).toBe(false);
   // Nor start the group's conversation anew.
-  expect((await post('/new', { id: 72, name: 'Cy' })).status).toBe(200);
+  expect(await post('/new', { id: 72, name: 'Cy' })).toBe(200);
   await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'In a group, only an admin may start a new conversation.'));
   // The person being answered can stop their own answer.
   await callFake('model', 'enqueue', { text: 'This answer is never finished.', hangMs: 5_000 });
-  expect((await post(`@${username} and now a long one`, { id: 71, name: 'Bea' })).status).toBe(200);
+  expect(await post(`@${username} and now a long one`, { id: 71, name: 'Bea' })).toBe(200);
   await eventually(() => readFake<unknown[]>('model', 'requests'), (requests) => requests.length === 2);
-  expect((await post('/stop', { id: 71, name: 'Bea' })).status).toBe(200);
+  expect(await post('/stop', { id: 71, name: 'Bea' })).toBe(200);
   const after = await eventually(() => callFake<{ text: string }[]>('telegram', 'messages', group), (list) => list.some((message) => message.text === 'Stopped.'));
   expect(after.some((message) => message.text === 'This answer is never finished.')).toBe(false);
 });

@@ -2,9 +2,10 @@
  * Scheduled follow-ups on Workers: the agent's `schedule` tool makes a job in its conversation's
  * object, and the object's alarm fires it; the answer reaches the chat.
  */
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { postTelegramMessage } from './support/telegram.ts';
 
 interface SentMessage {
   text: string;
@@ -19,16 +20,7 @@ it('fires a job the agent scheduled from the conversation object alarm, in its c
     { text: 'I will remind you in a second.' },
     { text: 'Time to stretch, Ada!' },
   );
-  const update = {
-    update_id: 880_001,
-    message: { message_id: 880_001, date: Math.floor(Date.now() / 1000), chat: { id: 4242, type: 'private', first_name: 'Ada' }, from: { id: 4242, is_bot: false, first_name: 'Ada' }, text: 'remind me to stretch in a second' },
-  };
-  const response = await SELF.fetch('http://example.com/webhooks/telegram', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
-    body: JSON.stringify(update),
-  });
-  expect(response.status).toBe(200);
+  expect(await postTelegramMessage({ updateId: 880_001, text: 'remind me to stretch in a second', from: { id: 4242, name: 'Ada' } })).toBe(200);
   const messages = await eventually(
     () => callFake<SentMessage[]>('telegram', 'messages', 4242),
     (list) => list.some((message) => message.text === 'Time to stretch, Ada!'),

@@ -5,15 +5,15 @@
  * the endpoint's turns (run by the objects' alarms) must not take. The endpoint's messages are
  * `/help`, which a conversation answers itself, so no turn calls the shared fake model.
  */
-import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { DeliveryError, type ConversationAddress } from '../../src/channels/types.ts';
 import { replyChannelFor } from '../../src/worker/reply-channels.ts';
 import { slackEvents } from '../../src/worker/slack-events.ts';
-import type { WireMessage } from '../../src/worker/wire-message.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { encodeRequest, signature, urlVerification, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, readFake } from './support/fakes.ts';
+import { nothingKept, onRecord } from './support/objects.ts';
 
 const workerEnv = env as WorkerEnv;
 
@@ -103,33 +103,6 @@ describe('the Slack Events API endpoint on Workers', () => {
   async function messageEvent(options: { channel: string; text: string; from?: { id: string; name?: string }; subtype?: string }): Promise<{ event: Record<string, unknown>; request: SlackRequest }> {
     const event = await callFake<Record<string, unknown>>('slack', 'personMessage', options);
     return { event, request: await callFake<SlackRequest>('slack', 'envelope', event) };
-  }
-
-  /**
-   * Whether the conversation `sessionKey` has the message `dedupeKey` on record: offered again,
-   * it is refused as seen. (Whether it is still waiting depends on how far its turn has got.)
-   */
-  async function onRecord(sessionKey: string, dedupeKey: string): Promise<boolean> {
-    const probe: WireMessage = {
-      id: 'probe',
-      dedupeKey,
-      sessionKey,
-      address: { platform: 'slack', conversationId: 'probe' },
-      scope: 'dm',
-      sender: { id: 'probe' },
-      text: '/help',
-      attachments: [],
-      mentioned: true,
-      receivedAt: Date.now(),
-    };
-    const stub = workerEnv.CONVERSATIONS.get(workerEnv.CONVERSATIONS.idFromName(sessionKey));
-    return !(await stub.accept(probe));
-  }
-
-  /** Whether the conversation `sessionKey` has nothing kept at all (its object's storage is empty). */
-  async function nothingKept(sessionKey: string): Promise<boolean> {
-    const stub = workerEnv.CONVERSATIONS.get(workerEnv.CONVERSATIONS.idFromName(sessionKey));
-    return runInDurableObject(stub, async (_object, state) => (await state.storage.list()).size === 0);
   }
 
   it('answers url_verification with its challenge', async () => {

@@ -3,9 +3,10 @@
  * the conversation's object runs the turn from its alarm with the fake model, and the answer
  * reaches the fake Bot API, once.
  */
-import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { postTelegramMessage } from './support/telegram.ts';
 
 interface SentMessage {
   messageId: number;
@@ -15,18 +16,7 @@ interface SentMessage {
 let nextUpdate = 900_000;
 
 /** Posts a private message from `chatId` to the Worker's webhook, as Telegram would; resolves to the status. */
-async function postMessage(chatId: number, text: string, updateId = ++nextUpdate): Promise<number> {
-  const update = {
-    update_id: updateId,
-    message: { message_id: updateId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Ada' }, from: { id: chatId, is_bot: false, first_name: 'Ada' }, text },
-  };
-  const response = await SELF.fetch('http://example.com/webhooks/telegram', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-webhook-secret' },
-    body: JSON.stringify(update),
-  });
-  return response.status;
-}
+const postMessage = (chatId: number, text: string, updateId = ++nextUpdate) => postTelegramMessage({ updateId, text, from: { id: chatId, name: 'Ada' } });
 
 const messagesIn = (chatId: number) => callFake<SentMessage[]>('telegram', 'messages', chatId);
 
