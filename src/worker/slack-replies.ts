@@ -7,8 +7,8 @@
  * indicator (Node's is a reaction on the person's latest message, which it remembers from the
  * events it received; the object that sends here does not know it).
  */
-import { escapeMrkdwn } from '../channels/slack/format/escape-mrkdwn.ts';
-import { formatSlackMessage, slackMaxLength } from '../channels/slack/format/format-message.ts';
+import { slackMaxLength } from '../channels/slack/format/format-message.ts';
+import { slackChunks, threadParams } from '../channels/slack/message-parts.ts';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ConversationAddress } from '../channels/types.ts';
 import { sendParts } from './send-parts.ts';
 import { createSlackApi, slackErrorOf, type SlackApi } from './slack-web-api.ts';
@@ -34,18 +34,6 @@ const capabilities: ChannelCapabilities = {
   commandMenu: false,
   maxFileBytes: 0,
 };
-
-/** The mrkdwn chunks of a Markdown text (as the Node channel's outbound makes them). */
-function chunksOf(text: string): string[] {
-  const chunks = formatSlackMessage(text);
-  if (chunks.length > 0) return chunks;
-  if (text.trim() === '') throw new DeliveryError('Slack: nothing to send (empty message)', { retryable: false });
-  return [escapeMrkdwn(text.trim())];
-}
-
-function threadParams(address: ConversationAddress): { thread_ts?: string } {
-  return address.threadId !== undefined ? { thread_ts: address.threadId } : {};
-}
 
 /**
  * The Slack adapter the Worker answers through (sending only: Slack's events come in at the
@@ -91,14 +79,14 @@ export function createSlackReplies(options: SlackRepliesOptions): ChannelAdapter
 
     async send(address, message) {
       if ((message.files ?? []).length > 0) throw new DeliveryError('Slack: files are not sent from Workers', { retryable: false });
-      return sendParts(chunksOf(message.text), message, async (index, text) => {
+      return sendParts(slackChunks(message.text), message, async (index, text) => {
         const replaced = index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text));
         return replaced ? message.replace! : post(address, text);
       });
     },
 
     async edit(address, messageId, message) {
-      const [first] = chunksOf(message.text);
+      const [first] = slackChunks(message.text);
       await update(address, messageId, first!);
     },
 

@@ -9,8 +9,7 @@ import type { webApi } from '@slack/bolt';
 import { DeliveryError, type ChannelAction, type ConversationAddress, type OutboundMessage, type SentMessage } from '../types.ts';
 import { blocksWithButtons, type SlackBlock } from './blocks.ts';
 import type { CallSlack } from './call-slack.ts';
-import { escapeMrkdwn } from './format/escape-mrkdwn.ts';
-import { formatSlackMessage } from './format/format-message.ts';
+import { slackChunks, threadParams } from './message-parts.ts';
 import { slackErrorCode } from './slack-errors.ts';
 import type { TypingIndicator } from './typing-indicator.ts';
 import { createSendSlackFile } from './upload.ts';
@@ -39,17 +38,6 @@ export interface SlackOutboundOptions {
 
 /** Reaction errors that mean the wanted state holds already (or the message is gone). */
 const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction', 'message_not_found']);
-
-function chunksOf(text: string): string[] {
-  const chunks = formatSlackMessage(text);
-  if (chunks.length > 0) return chunks;
-  if (text.trim() === '') throw new DeliveryError('Slack: nothing to send (empty message)', { retryable: false });
-  return [escapeMrkdwn(text.trim())];
-}
-
-function threadParams(address: ConversationAddress): { thread_ts?: string } {
-  return address.threadId !== undefined ? { thread_ts: address.threadId } : {};
-}
 
 /** Outbound operations over `client`, each call through `call` (rate-limit retries, scrubbed errors). */
 export function createSlackOutbound(options: SlackOutboundOptions): SlackOutbound {
@@ -94,7 +82,7 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
     async send(address, message) {
       const files = message.files ?? [];
       // Files alone: no text part at all (Slack refuses an empty message).
-      const chunks = files.length > 0 && message.text.trim() === '' ? [] : chunksOf(message.text);
+      const chunks = files.length > 0 && message.text.trim() === '' ? [] : slackChunks(message.text);
       // A shared file carries no buttons: they stay with the text, or are left out without it.
       if (chunks.length === 0 && (message.buttons ?? []).length > 0) log('slack: buttons left out (a message of files alone cannot carry them)');
       const ids: string[] = [];
@@ -124,7 +112,7 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
     },
 
     async edit(address, messageId, message) {
-      const [first] = chunksOf(message.text);
+      const [first] = slackChunks(message.text);
       await update(address, messageId, first!, blocksWithButtons(first!, message.buttons));
     },
 
@@ -142,7 +130,7 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
     // response_url: it works for as long as the bot is in the conversation, not just 30 minutes.
     async answerAction(action, text) {
       if (text === undefined || text.trim() === '') return;
-      const [mrkdwn] = chunksOf(text);
+      const [mrkdwn] = slackChunks(text);
       await call('chat.postEphemeral', () =>
         client.chat.postEphemeral({ channel: action.address.conversationId, user: action.sender.id, text: mrkdwn!, ...threadParams(action.address) }),
       );
