@@ -8,10 +8,11 @@ const reply = JSON.parse(process.argv[2] ?? '{"text":"ok"}') as ReplySpec;
 const server = await startFakeModelServer();
 server.setDefault(reply);
 const control = createServer((_request, response) => {
-  const last = server.requests.at(-1)?.rawBody ?? '';
+  const last = server.requests.at(-1);
   // Keep only the newest request: a long benchmark must not grow this process.
   server.requests.splice(0, server.requests.length - 1);
-  response.end(last);
+  if (last?.receivedAt !== undefined) response.setHeader('x-received-at', String(last.receivedAt));
+  response.end(last?.rawBody ?? '');
 });
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
 const port = (control.address() as AddressInfo).port;

@@ -16,6 +16,8 @@ export interface FakeModelProcess {
   openaiBaseURL: string;
   /** The raw body of the last model request the server received. */
   lastBody(): Promise<string>;
+  /** The last model request: its raw body and when the server had read it (`process.hrtime.bigint()`). */
+  lastRequest(): Promise<{ body: string; receivedAt: bigint | undefined }>;
   close(): Promise<void>;
 }
 
@@ -34,13 +36,16 @@ export async function startFakeModelProcess(reply: ReplySpec): Promise<FakeModel
     });
     child.once('exit', (code) => reject(new Error(`fake model process exited with ${code}`)));
   });
+  const lastRequest = async () => {
+    const response = await fetch(`${ready.control}/last`);
+    const stamp = response.headers.get('x-received-at');
+    return { body: await response.text(), receivedAt: stamp === null ? undefined : BigInt(stamp) };
+  };
   return {
     anthropicBaseURL: ready.url,
     openaiBaseURL: `${ready.url}/v1`,
-    async lastBody() {
-      const response = await fetch(`${ready.control}/last`);
-      return response.text();
-    },
+    lastBody: async () => (await lastRequest()).body,
+    lastRequest,
     async close() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -54,7 +59,12 @@ export async function startFakeModelProcess(reply: ReplySpec): Promise<FakeModel
  * and streamed to its end, as the provider does. Resolves with its duration in ms.
  */
 export async function replayLastRequest(sdk: Anthropic, model: Pick<FakeModelProcess, 'lastBody'>): Promise<number> {
-  const request = JSON.parse(await model.lastBody()) as Anthropic.MessageCreateParamsStreaming;
+  return replayRequest(sdk, await model.lastBody());
+}
+
+/** {@link replayLastRequest} for a request body already fetched. */
+export async function replayRequest(sdk: Anthropic, body: string): Promise<number> {
+  const request = JSON.parse(body) as Anthropic.MessageCreateParamsStreaming;
   const start = process.hrtime.bigint();
   const stream = await sdk.messages.create({ ...request, stream: true });
   for await (const _event of stream) {

@@ -67,6 +67,12 @@ function overheadResults(target: Target, samples: TurnSample[], targetP50?: numb
     },
     { name: `${target.name}: turn, webhook POST to the reply at the fake Telegram, median`, value: median(of('turn')), unit: 'ms', note: `${p99(of('turn'))}; ${samples.length} turns over ${CHATS} chats after ${WARMUP} warm-up turns` },
     {
+      name: `${target.name}: the turn's stages, medians from the webhook POST`,
+      value: median(of('modelReached')),
+      unit: 'ms',
+      note: `webhook answered ${median(of('acked')).toFixed(2)} ms, model request read by the fake model ${median(of('modelReached')).toFixed(2)} ms (the value), reply at the fake Telegram ${median(of('turn')).toFixed(2)} ms`,
+    },
+    {
       name: `${target.name}: overhead per turn beyond the floor (p50)`,
       value: p50,
       unit: 'ms',

@@ -9,7 +9,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Api, type ApiClientOptions } from 'grammy/web';
 import { readFileSync } from 'node:fs';
-import { replayLastRequest, type FakeModelProcess } from './fake-model-process.ts';
+import { replayRequest, type FakeModelProcess } from './fake-model-process.ts';
 import { cpuMs, createHttpClient } from './gateway-process.ts';
 import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
 import { elapsedMs } from './lib.ts';
@@ -76,6 +76,10 @@ export function webhookClient(target: Target, connections: number): {
 /** One sequential turn and its floor, in ms. */
 export interface TurnSample {
   turn: number;
+  /** The webhook POST until its answer (the message on record). */
+  acked: number;
+  /** The webhook POST until the fake model had the turn's request. */
+  modelReached: number;
   health: number;
   sdk: number;
   send: number;
@@ -100,7 +104,7 @@ export async function turnWithFloor(
   target: Target,
   client: ReturnType<typeof webhookClient>,
   telegram: FakeTelegramProcess,
-  model: Pick<FakeModelProcess, 'lastBody'>,
+  model: Pick<FakeModelProcess, 'lastRequest'>,
   floor: { sdk: Anthropic; api: Api; floorChat: number },
   chat: number,
   text: string,
@@ -108,21 +112,24 @@ export async function turnWithFloor(
   telegram.reset();
   const start = process.hrtime.bigint();
   const status = await client.post(textUpdate(chat, text));
+  const acked = elapsedMs(start);
   if (status !== 200) throw new Error(`${target.name}: the webhook answered ${status}`);
   await telegram.replies([chat], 30_000);
   const turn = Number(telegram.arrived.get(chat)! - start) / 1e6;
+  const request = await model.lastRequest();
+  const modelReached = request.receivedAt === undefined ? Number.NaN : Number(request.receivedAt - start) / 1e6;
 
   let t = process.hrtime.bigint();
   const healthStatus = await client.get('/healthz');
   const health = elapsedMs(t);
   if (healthStatus !== 200) throw new Error(`${target.name}: /healthz answered ${healthStatus}`);
 
-  const sdk = await replayLastRequest(floor.sdk, model);
+  const sdk = await replayRequest(floor.sdk, request.body);
 
   t = process.hrtime.bigint();
   await floor.api.sendMessage(floor.floorChat, REPLY, { parse_mode: 'HTML' });
   const send = elapsedMs(t);
-  return { turn, health, sdk, send, floor: health + sdk + send };
+  return { turn, acked, modelReached, health, sdk, send, floor: health + sdk + send };
 }
 
 /** What one wave of conversations at once gave. */
