@@ -5,10 +5,10 @@
  * Durable Object (a redelivery is recognised there and taken once). When the object cannot take
  * it, 503: Telegram delivers the update again.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Update } from 'grammy/types';
 import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
+import { sameSecret } from '../core/same-secret.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
 import { telegramIdentity } from './telegram-identity.ts';
 import { toWireMessage } from './wire-message.ts';
@@ -50,11 +50,4 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
     return new Response('not taken now, deliver again', { status: 503 });
   }
   return new Response('ok');
-}
-
-/** Compared by digest, in constant time. */
-function sameSecret(given: string | null, expected: string): boolean {
-  if (given === null) return false;
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }

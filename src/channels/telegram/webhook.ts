@@ -6,9 +6,9 @@
  * before grammy sees it. grammy gets a new request holding the bytes read. While the adapter is
  * stopped the route answers 503, so Telegram keeps the update and delivers it again.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { BotError, webhookCallback, type Bot } from 'grammy/web';
 import { bodyLimits } from '../../core/body-limits.ts';
+import { sameSecret } from '../../core/same-secret.ts';
 import { readLimitedBytes, requestWithBody, tooLarge } from '../../core/read-limited-body.ts';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
 import type { Scrub } from './telegram-errors.ts';
@@ -35,7 +35,7 @@ export function createWebhookRoute(bot: Bot, options: WebhookRouteOptions): Chan
       if (!options.isRunning()) return new Response('not running', { status: 503 });
       // The secret is checked before the body is read, and the body read with a limit: a stranger
       // (or a leaked secret) cannot make the process hold a huge body.
-      if (!secretMatches(request.headers.get('x-telegram-bot-api-secret-token'), options.secret)) return new Response('secret token is wrong', { status: 401 });
+      if (!sameSecret(request.headers.get('x-telegram-bot-api-secret-token'), options.secret)) return new Response('secret token is wrong', { status: 401 });
       const bytes = await readLimitedBytes(request, bodyLimits.telegramWebhook);
       if (bytes === undefined) {
         options.log(`telegram: webhook request refused: its body is too large (over ${bodyLimits.telegramWebhook} bytes)`);
@@ -66,13 +66,6 @@ export function createWebhookRoute(bot: Bot, options: WebhookRouteOptions): Chan
 export function notAccepted(error: unknown): NotAcceptedError | undefined {
   const inner = error instanceof BotError ? error.error : error;
   return inner instanceof NotAcceptedError ? inner : undefined;
-}
-
-/** Whether the header holds the webhook's secret (compared in constant time). */
-function secretMatches(given: string | null, secret: string): boolean {
-  if (given === null) return false;
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(secret));
 }
 
 /** What makes `bytes` something other than a Telegram update (a JSON object with an integer `update_id`), or undefined. */

@@ -5,10 +5,11 @@
  * the banner name only where it is; `operator admin url` prints a login link to the person at the
  * terminal, who could read the file anyway.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ConfigurationError } from '../../core/errors.ts';
+import { sameSecret } from '../../core/same-secret.ts';
 
 /** The variable that gives the token. */
 export const adminTokenVariable = 'OPERATOR_ADMIN_TOKEN';
@@ -51,19 +52,15 @@ export async function loadAdminToken(env: NodeJS.ProcessEnv, home: string): Prom
   return { token: valid(theirs, path), source: { kind: 'file', path, created: false } };
 }
 
-/** Whether `given` is `token`, compared by digest in constant time (a wrong guess takes as long whatever it shares). */
+/** Whether `given` is `token`, compared in constant time (a wrong guess takes as long whatever it shares). */
 export function adminTokenMatches(given: string | undefined, token: string): boolean {
   if (given === undefined || given === '') return false;
-  return timingSafeEqual(digest(given), digest(token));
+  return sameSecret(given, token);
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerOf(request: Request): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }
 
 /** Writes `text` to a new file at `path` (mode 0600 from the start); false when a file is already there. */

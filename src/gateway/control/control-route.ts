@@ -5,11 +5,11 @@
  * logged. The body is read only after the token is checked, and with a limit
  * (`bodyLimits.control`, 413 past it).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import type { ChannelRoute } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { sameSecret } from '../../core/same-secret.ts';
 import { applyScheduleRequest, scheduleRequestSchema, type ScheduleControl } from '../schedule-control.ts';
 
 /** The path of the schedule control route. */
@@ -27,13 +27,12 @@ export interface ControlRouteOptions {
 
 /** The control route, to mount on the gateway's server. */
 export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
-  const expected = digest(options.token);
   return {
     method: 'POST',
     path: scheduleControlPath,
     async handler(request) {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-      if (given === undefined || !timingSafeEqual(digest(given), expected)) return Response.json({ error: 'unauthorized' }, { status: 401 });
+      if (!sameSecret(given, options.token)) return Response.json({ error: 'unauthorized' }, { status: 401 });
       if (!options.ready()) return Response.json({ error: 'the gateway is starting or stopping; try again in a moment' }, { status: 503 });
       const text = await readLimitedBody(request, bodyLimits.control);
       if (text === undefined) return tooLarge(bodyLimits.control);
@@ -54,9 +53,4 @@ export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
       }
     },
   };
-}
-
-/** Fixed-length digests, so the comparison takes the same time whatever the given token's length. */
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
 }

@@ -5,7 +5,6 @@
  * or JSON) and sets the session cookie; `POST /web/logout` clears it. Failed attempts are rate
  * limited per client address. The token is never logged or echoed.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import { clientKey, isHttps, nodeConnection, type RequestConnection } from './re
 import { SessionSigner, sessionLifetimeMs } from './session-signer.ts';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
+import { sameSecret } from '../../core/same-secret.ts';
 
 /** The path that ends a session. */
 export const logoutPath = '/web/logout';
@@ -52,7 +52,6 @@ const jsonBody = z.object({ token: z.string() });
  */
 export function webLogin(options: WebLoginOptions): MiddlewareHandler {
   const signer = new SessionSigner(options.token);
-  const expected = digest(options.token);
   const limiter = options.limiter ?? new LoginRateLimiter();
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
@@ -68,7 +67,7 @@ export function webLogin(options: WebLoginOptions): MiddlewareHandler {
     if (wait !== undefined) return tooMany(context, form, wait);
     const given = await readToken(context, form);
     if (given instanceof Response) return given;
-    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+    if (!sameSecret(given, options.token)) {
       const blocked = limiter.fail(key);
       if (blocked !== undefined) {
         log(`web login: too many failed attempts from ${client}; its attempts are refused for ${Math.ceil(blocked / 60)} min`);
@@ -115,10 +114,6 @@ function tooMany(context: Context, form: boolean, seconds: number): Response {
   const headers = { 'retry-after': String(seconds) };
   const text = `Too many failed attempts. Try again in ${Math.ceil(seconds / 60)} min.`;
   return form ? page(context, 429, text, headers) : context.json({ error: text, retryAfter: seconds }, 429, { ...noStore, ...headers });
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }
 
 /** The token the body gives (undefined when it gives none), or the response refusing the body. */

@@ -4,7 +4,7 @@
  * configuration). Anything else gets 401 and learns nothing; the metrics name conversations
  * nowhere (labels are platforms, providers, models and outcomes).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../core/same-secret.ts';
 import type { ChannelRoute } from '../../channels/types.ts';
 import type { OpsMetrics } from './ops-metrics.ts';
 
@@ -26,10 +26,4 @@ export function createMetricsRoute(options: { metrics: OpsMetrics; tokens: () =>
       return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
     },
   };
-}
-
-/** Compared by digest, in constant time: a wrong guess takes as long whatever it shares with the token. */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
