@@ -19,11 +19,20 @@ interface RecordValue {
   v: string;
 }
 
-/** Appends `record` to the log at `key`. The caller holds the in-process lock for `key`. */
-export async function appendKeyedRecord(storage: Storage, key: string, record: string): Promise<void> {
+/**
+ * Appends `record` to the log at `key`. The caller holds the in-process lock for `key`.
+ * `counters` (when this process is the storage's only writer) keeps each log's next sequence
+ * number after its first read, so an append is one write call.
+ */
+export async function appendKeyedRecord(storage: Storage, key: string, record: string, counters?: Map<string, number>): Promise<void> {
   const counterKey = `${key}:next`;
-  const stored = await storage.getItem<{ v: number }>(counterKey);
-  const sequence = typeof stored?.v === 'number' ? stored.v : 0;
+  let sequence = counters?.get(key);
+  if (sequence === undefined) {
+    const stored = await storage.getItem<{ v: number }>(counterKey);
+    sequence = typeof stored?.v === 'number' ? stored.v : 0;
+  }
+  // Forgotten until the write succeeds: a failed one is read again from the storage next time.
+  counters?.delete(key);
   const value: RecordValue = { v: record };
   const recordKey = `${key}:${String(sequence).padStart(SEQUENCE_WIDTH, '0')}`;
   // A backend that writes several keys in one call (a Durable Object's storage, atomically)
@@ -33,12 +42,13 @@ export async function appendKeyedRecord(storage: Storage, key: string, record: s
       { key: counterKey, value: { v: sequence + 1 } },
       { key: recordKey, value },
     ]);
-    return;
+  } else {
+    // Bump the counter before writing the record: a crash in between leaves a gap, which reads
+    // skip, never a number handed out twice.
+    await storage.setItem(counterKey, { v: sequence + 1 });
+    await storage.setItem(recordKey, value);
   }
-  // Bump the counter before writing the record: a crash in between leaves a gap, which reads
-  // skip, never a number handed out twice.
-  await storage.setItem(counterKey, { v: sequence + 1 });
-  await storage.setItem(recordKey, value);
+  counters?.set(key, sequence + 1);
 }
 
 /** The records of the log at `key` in append order. */

@@ -19,8 +19,12 @@ export type StoreOptions = (
   | { driver: 'fs'; base: string }
   | { driver: 'memory' }
   | { driver: 'redis'; url: string; base?: string }
-  /** A storage built by the caller; `close()` leaves it open. Logs use one key per record. */
-  | { storage: Storage }
+  /**
+   * A storage built by the caller; `close()` leaves it open. Logs use one key per record.
+   * `singleWriter`: nothing else writes to it while this store is in use (a Durable Object's own
+   * storage), so each log's counter is read once and then kept in memory.
+   */
+  | { storage: Storage; singleWriter?: boolean }
 ) & {
   /** Clock for TTLs, in milliseconds since the epoch. Defaults to `Date.now`. */
   now?: () => number;
@@ -63,7 +67,7 @@ interface Envelope {
  */
 export function createStore(options: StoreOptions): Store {
   const now = options.now ?? Date.now;
-  if ('storage' in options) return new UnstorageStore(options.storage, { now, ownsStorage: false });
+  if ('storage' in options) return new UnstorageStore(options.storage, { now, ownsStorage: false, singleWriter: options.singleWriter === true });
   switch (options.driver) {
     case 'fs':
       return new UnstorageStore(createStorage({ driver: fsSyncDriver({ base: options.base }) }), {
@@ -89,14 +93,17 @@ class UnstorageStore implements Store {
   private readonly fileBase: string | undefined;
   /** The log files kept open for appending, on the fs driver. */
   private readonly openLogs = new OpenLogs();
+  /** Logs' next sequence numbers, when this store is its storage's only writer. */
+  private readonly counters: Map<string, number> | undefined;
 
   constructor(
     private readonly storage: Storage,
-    options: { now: () => number; ownsStorage: boolean; fileBase?: string },
+    options: { now: () => number; ownsStorage: boolean; fileBase?: string; singleWriter?: boolean },
   ) {
     this.now = options.now;
     this.ownsStorage = options.ownsStorage;
     this.fileBase = options.fileBase;
+    this.counters = options.singleWriter ? new Map() : undefined;
   }
 
   async get<T = unknown>(key: string): Promise<T | null> {
@@ -158,9 +165,18 @@ class UnstorageStore implements Store {
       this.writes.run(key, async () =>
         this.fileBase !== undefined
           ? this.openLogs.append(keyToPath(this.fileBase, key), record)
-          : appendKeyedRecord(this.storage, key, record),
+          : appendKeyedRecord(this.storage, key, record, this.counters),
       ),
     );
+  }
+
+  /** Runs `change` of the logs at `keys`, their kept counters forgotten (read again on the next append). */
+  private async forgetting(keys: string[], change: () => Promise<void>): Promise<void> {
+    try {
+      await change();
+    } finally {
+      for (const key of keys) this.counters?.delete(key);
+    }
   }
 
   async readLog(key: string): Promise<string[]> {
@@ -174,7 +190,7 @@ class UnstorageStore implements Store {
     assertValidKey(key);
     await guard('deleteLog', key, () =>
       this.writes.run(key, () =>
-        this.fileBase !== undefined ? this.openLogs.remove(keyToPath(this.fileBase, key)) : deleteKeyedLog(this.storage, key),
+        this.fileBase !== undefined ? this.openLogs.remove(keyToPath(this.fileBase, key)) : this.forgetting([key], () => deleteKeyedLog(this.storage, key)),
       ),
     );
   }
@@ -190,7 +206,7 @@ class UnstorageStore implements Store {
         this.writes.run(second, async () =>
           this.fileBase !== undefined
             ? this.openLogs.move(keyToPath(this.fileBase, from), keyToPath(this.fileBase, to))
-            : moveKeyedLog(this.storage, from, to),
+            : this.forgetting([from, to], () => moveKeyedLog(this.storage, from, to)),
         ),
       ),
     );

@@ -6,5 +6,6 @@ import { durableObjectDriver } from './durable-object-driver.ts';
 
 /** A `Store` over `storage`, an object's `ctx.storage`: use it only inside that object. */
 export function objectStore(storage: DurableObjectStorage): Store {
-  return createStore({ storage: createStorage({ driver: durableObjectDriver(storage) }) });
+  // The object is its storage's one writer.
+  return createStore({ storage: createStorage({ driver: durableObjectDriver(storage) }), singleWriter: true });
 }

@@ -8,6 +8,8 @@ describeStoreContract('memory', ({ now }) => createStore({ driver: 'memory', now
 
 describeStoreContract('injected storage', ({ now }) => createStore({ storage: createStorage({ driver: memoryDriver() }), now }));
 
+describeStoreContract('injected storage, single writer', ({ now }) => createStore({ storage: createStorage({ driver: memoryDriver() }), singleWriter: true, now }));
+
 /** A storage that counts the calls, and the record bytes written, going through it. */
 function countingStorage(): { storage: Storage; calls: Record<string, number>; bytesWritten: { total: number } } {
   const storage = createStorage({ driver: memoryDriver() });
@@ -43,6 +45,52 @@ describe('keyed logs', () => {
     // getMount: whether the backend writes several keys in one call (the memory driver does not).
     expect(costs[0]!.calls).toEqual({ getItem: 1, getMount: 1, setItem: 2 });
     expect(await store.readLog('sessions:long')).toHaveLength(2_000);
+  });
+
+  it("read a log's counter once when the store is its storage's only writer", async () => {
+    const { storage, calls } = countingStorage();
+    const store = createStore({ storage, singleWriter: true });
+    await store.append('sessions:one', 'r0');
+    for (const key of Object.keys(calls)) delete calls[key];
+    await store.append('sessions:one', 'r1');
+    expect(calls).toEqual({ getMount: 1, setItem: 2 });
+    expect(await store.readLog('sessions:one')).toEqual(['r0', 'r1']);
+  });
+
+  it('as single writer, read the counter again after a failed append, a deleted log or a moved one', async () => {
+    const storage = createStorage({ driver: memoryDriver() });
+    let failNext = false;
+    const failing = new Proxy(storage, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'setItem' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          // The counter is written, then the record fails: the log has a gap there.
+          if (failNext && !String(args[0]).endsWith(':next')) {
+            failNext = false;
+            throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const store = createStore({ storage: failing, singleWriter: true });
+    await store.append('log:a', 'r0');
+    failNext = true;
+    await expect(store.append('log:a', 'lost')).rejects.toThrow();
+    await store.append('log:a', 'r1');
+    expect(await store.readLog('log:a')).toEqual(['r0', 'r1']);
+    expect(await storage.getKeys('log:a')).toContain('log:a:000000000002');
+
+    await store.deleteLog('log:a');
+    await store.append('log:a', 'fresh');
+    expect(await storage.getKeys('log:a')).toContain('log:a:000000000000');
+    await store.append('log:b', 'b0');
+    await store.moveLog('log:b', 'log:a');
+    await store.append('log:a', 'b1');
+    await store.append('log:b', 'new b');
+    expect(await store.readLog('log:a')).toEqual(['b0', 'b1']);
+    expect(await store.readLog('log:b')).toEqual(['new b']);
   });
 
   it('store one key per record and read them back in numeric order', async () => {

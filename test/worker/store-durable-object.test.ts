@@ -23,7 +23,8 @@ describeStoreContract(
   'Durable Object storage',
   ({ now }) => {
     if (!storage) throw new Error('the store is made inside its object');
-    return createStore({ storage: createStorage({ driver: durableObjectDriver(storage) }), now });
+    // As the objects make it (`object-store.ts`): the object is its storage's one writer.
+    return createStore({ storage: createStorage({ driver: durableObjectDriver(storage) }), singleWriter: true, now });
   },
   (body) =>
     runInDurableObject(stub, async (_instance, state) => {
