@@ -38,10 +38,18 @@ function mentionRanges(text: string, entities: MessageEntity[], bot: BotIdentity
     if (isBot) ranges.push({ start: entity.offset, end: entity.offset + entity.length });
   }
   if (ranges.length > 0 || bot.username === '') return ranges;
-  for (const match of text.matchAll(new RegExp(`(?<![\\w@])@${escapeRegExp(bot.username)}(?!\\w)`, 'gi'))) {
+  for (const match of text.matchAll(handlePattern(bot.username))) {
     ranges.push({ start: match.index, end: match.index + match[0].length });
   }
   return ranges;
+}
+
+/** The pattern of the bot's @handle in plain text, made once per username (a bot has one). */
+let handle: { username: string; pattern: RegExp } | undefined;
+function handlePattern(username: string): RegExp {
+  // `matchAll` works on a copy, so the one pattern's `lastIndex` is never moved.
+  if (handle?.username !== username) handle = { username, pattern: new RegExp(`(?<![\\w@])@${escapeRegExp(username)}(?!\\w)`, 'gi') };
+  return handle.pattern;
 }
 
 /** Removes ranges from the text with the spacing and punctuation that went with them. */
