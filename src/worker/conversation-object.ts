@@ -1,9 +1,10 @@
 /**
  * One conversation on Workers: a Durable Object, the single owner of its state, in its own
  * transactional storage through the project's one `Store`. It takes a platform's message on
- * record (inbox and dedupe, as on Node) before the webhook is answered, then answers from an
- * alarm: stored alarms outlive the object, so a turn cut off when the object is evicted or
- * restarted runs again (see `conversation-turn.ts`), and a reply on record is sent once.
+ * record (inbox and dedupe, as on Node) before the webhook is answered, and starts answering at
+ * once. With the message it stores an alarm, the safety net: stored alarms outlive the object,
+ * so a turn cut off when the object is evicted or restarted runs again from the alarm (see
+ * `conversation-turn.ts`), and a reply on record is sent once.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Agent } from '../agent/agent.ts';
@@ -47,6 +48,12 @@ export interface ConversationParts {
 /** How long the access object's yes is taken as given. */
 const admittedMs = 5 * 60_000;
 
+/**
+ * How soon the stored alarm wakes the object to answer a message taken, should the instance that
+ * took it stop before answering (the turn itself starts at once, see `#wake`).
+ */
+const safetyNetMs = 30_000;
+
 /** How long a Discord interaction's token is kept: Discord takes answers by it for 15 minutes. */
 const interactionTtlSeconds = 15 * 60;
 
@@ -65,7 +72,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   readonly #admitted = new Map<string, { admin: boolean; until: number }>();
   /** Replies on record from before this instance (or a failure) were looked for. */
   #caughtUp = false;
-  /** The turns running now (one alarm at a time; a second waits for the first). */
+  /** The answering running now (one at a time: another call, or the alarm, waits for it). */
   #running: Promise<void> | undefined;
 
   /** This conversation's parts, made on first use over the object's storage. */
@@ -87,8 +94,13 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         acceptance: new Acceptance({ inbox, dedupe, storeFailed }),
         sender: new ReplySender({ ledger, log }),
         agent: () => (this.#agent ??= this.#makeAgent(store)),
-        channelFor: async (entry) =>
-          entry.address.platform === 'web' ? this.#webChat : replyChannelFor(entry.address.platform, env, (await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined),
+        channelFor: async (entry) => {
+          const { platform } = entry.address;
+          if (platform === 'web') return this.#webChat;
+          // Only Discord's messages come with an interaction (kept by `accept`).
+          const interaction = platform === 'discord' ? ((await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined) : undefined;
+          return replyChannelFor(platform, env, interaction);
+        },
         admit: (entry) => this.#admit(entry),
         command: (entry, admin) => (entry.command ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code) }) : Promise.resolve(undefined)),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
@@ -190,9 +202,10 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   }
 
   /**
-   * The stored alarm: a message waits, or a job is due. The platform runs an alarm at least
-   * once: one whose handler failed or was cut off (the object evicted or restarted mid-turn)
-   * runs again, and so the turn goes on from where it began.
+   * The stored alarm: a job is due, or the safety net of messages taken (see `#wake`). The
+   * platform runs an alarm at least once: one whose handler failed or was cut off (the object
+   * evicted or restarted mid-turn) runs again, and so a turn goes on from where it began. When
+   * this instance is still answering, the alarm waits for that turn, then finds nothing left.
    */
   override async alarm(): Promise<void> {
     try {
@@ -209,7 +222,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
    * at a time (a second call waits for the first, then looks again).
    */
   async #drain(): Promise<void> {
-    while (this.#running) await this.#running;
+    // Its failure is its own caller's to report; this one looks again afterwards.
+    while (this.#running) await this.#running.catch(() => undefined);
     // Replies on record are looked for once per life of the object, and again after a failure:
     // otherwise every reply this instance recorded was sent or given up by its own turn.
     const resend = !this.#caughtUp;
@@ -227,8 +241,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   }
 
   /**
-   * Brings the alarm forward to the next job, if any. (The alarm that ran is gone once its
-   * handler returns, unless a message taken in meanwhile set it again: then it runs once more.)
+   * Brings the alarm forward to the next job, if any. (An alarm that ran is gone once its
+   * handler returns; a message taken meanwhile set a new one, as `getAlarm` reads none while an
+   * alarm runs.)
    */
   async #settle(): Promise<void> {
     const next = this.#conversationJobs.nextAt;
@@ -264,14 +279,18 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   }
 
   /**
-   * Has the alarm answer now. The turn runs in the alarm rather than in the background of the
-   * webhook's call: under a burst, work left running after a call made workerd reset the
-   * platforms' connections (measured: 4 of 1,000 webhooks), and a stored alarm outlives the object.
+   * Answers what was just taken, at once, in this call's wake; with the stored alarm as the safety
+   * net: set (unless one is due sooner) in the same commit as the message, it wakes the object
+   * to answer if this instance stops first (evicted, restarted, or the turn failed). The alarm
+   * left behind by a turn that ended well runs once, finds nothing, and lets the object sleep;
+   * messages within {@link safetyNetMs} of it need no alarm written of their own.
    */
   async #wake(): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now());
+    const due = Date.now() + safetyNetMs;
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > due) await this.ctx.storage.setAlarm(due);
+    void this.#drain().catch((error: unknown) => console.error(`conversation: answering failed, to be tried again by the alarm: ${errorMessage(error)}`));
   }
-
 
   /** Asks the bot's access object about `entry` (its message as it was kept). */
   async #admit(entry: InboxEntry): Promise<{ allowed: boolean; admin: boolean; reply?: string }> {

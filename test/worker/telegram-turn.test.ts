@@ -1,7 +1,7 @@
 /**
  * A Telegram conversation on Workers, end to end inside workerd: the webhook takes the update,
- * the conversation's object runs the turn from its alarm with the fake model, and the answer
- * reaches the fake Bot API, once.
+ * the conversation's object runs the turn at once with the fake model (its stored alarm the
+ * safety net should the object stop first), and the answer reaches the fake Bot API, once.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -79,8 +79,8 @@ describe('nothing lost, nothing twice, on Workers', () => {
     // A stub of the old instance is broken with it; a new one reaches the object made again.
     const stub = objectOf();
     expect((await stub.waiting()).map((message) => message.text)).toEqual(['a question before an eviction']);
-    // The stored watchdog alarm wakes it (run now rather than a minute later).
-    await runDurableObjectAlarm(stub);
+    // The safety-net alarm stored with the message wakes it (run now rather than 30 s later).
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
     const messages = await eventually(() => messagesIn(chat), (list) => list.some((message) => message.text === 'After the restart'));
     expect(messages.filter((message) => message.text === 'After the restart')).toHaveLength(1);
     expect(messages.some((message) => message.text === 'Cut off')).toBe(false);
@@ -89,6 +89,45 @@ describe('nothing lost, nothing twice, on Workers', () => {
     const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
     expect(requests).toHaveLength(2);
     expect(requests[1]!.rawBody.split('a question before an eviction').length - 1).toBe(1);
+  });
+});
+
+describe("a conversation's alarm on Workers", () => {
+  // The admin's chat (anyone else would be given a pairing code).
+  const chat = 4242;
+  const objectOf = () => env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`telegram:dm:${chat}`));
+  const alarmOf = () => runInDurableObject(objectOf(), (_instance, state) => state.storage.getAlarm());
+
+  beforeEach(async () => {
+    await callFake('model', 'reset');
+  });
+
+  it('is set no later than 30 s ahead with a message, even when a later one (a job) was set', async () => {
+    const later = Date.now() + 3_600_000;
+    await runInDurableObject(objectOf(), (_instance, state) => state.storage.setAlarm(later));
+    await callFake('model', 'enqueue', { text: 'Answered at once' });
+    const posted = Date.now();
+    expect(await postMessage(chat, 'is the net there?')).toBe(200);
+    const messages = await eventually(() => messagesIn(chat), (list) => list.some((message) => message.text === 'Answered at once'));
+    expect(messages.some((message) => message.text === 'Answered at once')).toBe(true);
+    const alarm = await alarmOf();
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeGreaterThanOrEqual(posted);
+    expect(alarm!).toBeLessThanOrEqual(Date.now() + 30_000);
+  });
+
+  it('left behind by a turn that ended well, runs once, asks nothing and lets the object sleep', async () => {
+    await callFake('model', 'enqueue', { text: 'Done here' });
+    expect(await postMessage(chat, 'one question')).toBe(200);
+    const messages = await eventually(() => messagesIn(chat), (list) => list.some((message) => message.text === 'Done here'));
+    expect(messages.some((message) => message.text === 'Done here')).toBe(true);
+    const asked = (await readFake<unknown[]>('model', 'requests')).length;
+    const sent = (await messagesIn(chat)).length;
+    expect(await runDurableObjectAlarm(objectOf())).toBe(true);
+    expect(await alarmOf()).toBeNull();
+    expect(await runDurableObjectAlarm(objectOf())).toBe(false);
+    expect(await readFake<unknown[]>('model', 'requests')).toHaveLength(asked);
+    expect(await messagesIn(chat)).toHaveLength(sent);
   });
 });
 
