@@ -16,8 +16,8 @@ export interface FakeModelProcess {
   openaiBaseURL: string;
   /** The raw body of the last model request the server received. */
   lastBody(): Promise<string>;
-  /** The last model request: its raw body and when the server had read it (`process.hrtime.bigint()`). */
-  lastRequest(): Promise<{ body: string; receivedAt: bigint | undefined }>;
+  /** The last model request: its raw body and when the server had read it (`process.hrtime`, in ms). */
+  lastRequest(): Promise<{ body: string; receivedAt: number | undefined }>;
   close(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export async function startFakeModelProcess(reply: ReplySpec): Promise<FakeModel
   const lastRequest = async () => {
     const response = await fetch(`${ready.control}/last`);
     const stamp = response.headers.get('x-received-at');
-    return { body: await response.text(), receivedAt: stamp === null ? undefined : BigInt(stamp) };
+    return { body: await response.text(), receivedAt: stamp === null ? undefined : Number(stamp) };
   };
   return {
     anthropicBaseURL: ready.url,

@@ -4,10 +4,10 @@
  * needs and production must never have, so it lives here and not in `src/worker/`:
  *
  * - Every Durable Object class is a subclass that counts, per class, the requests its objects
- *   take (each RPC method call and each alarm is one billed request), the time they are busy
- *   with them, and what they do to their storage as Cloudflare bills it (rows read and rows
- *   written: a key `get`/`put`/`delete` is one row, a `list` reads a row per key it returns, a
- *   `setAlarm` writes one).
+ *   take (each RPC method call and each alarm is one billed request) and what they do to their
+ *   storage as Cloudflare bills it, whichever request (or work it left running) it is for: rows
+ *   read and rows written (a key `get`/`put`/`delete` is one row, a `list` reads a row per key
+ *   it returns, a `setAlarm` or `deleteAlarm` writes one).
  * - `GET /__bench/footprint?session=<session key>` answers what that conversation's object
  *   holds (keys, their bytes, and `ctx.storage.sql.databaseSize`, what storage is billed by).
  * - `GET /__bench/counts` answers the counters so far; `POST /__bench/counts` sets them to zero.
@@ -22,7 +22,7 @@ import app, * as worker from './index.js';
 const tallies = new Map();
 function tally(kind) {
   let found = tallies.get(kind);
-  if (!found) tallies.set(kind, (found = { objects: new Set(), requests: {}, busyMs: 0, rowsRead: 0, rowsWritten: 0, calls: {} }));
+  if (!found) tallies.set(kind, (found = { objects: new Set(), requests: {}, rowsRead: 0, rowsWritten: 0, calls: {} }));
   return found;
 }
 
@@ -82,12 +82,7 @@ function counted(Base, kind) {
     Counted.prototype[name] = async function (...args) {
       const counts = tally(kind);
       counts.requests[name] = (counts.requests[name] ?? 0) + 1;
-      const start = performance.now();
-      try {
-        return await method.apply(this, args);
-      } finally {
-        counts.busyMs += performance.now() - start;
-      }
+      return method.apply(this, args);
     };
   }
   Counted.prototype.benchFootprint = async function () {

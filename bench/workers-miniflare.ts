@@ -29,8 +29,6 @@ export interface ClassCounts {
   objects: number;
   /** Billed requests by method (`accept`, `alarm`, `check`, ...). */
   requests: Record<string, number>;
-  /** Wall time the objects spent in those requests, summed. */
-  busyMs: number;
   rowsRead: number;
   rowsWritten: number;
   /** Storage calls by method (`get`, `put`, `list`, `setAlarm`, ...). */

@@ -2,9 +2,9 @@
  * Turns driven the same way through any Telegram bot behind a webhook: the Node gateway, the
  * Worker in local workerd, the floor relay. The webhook POST is the clock's start; the reply
  * arriving at the fake Telegram (stamped in its own process, see `gateway-telegram-child.ts`) is
- * its end. Each sequential turn is followed by its floor, as in `gateway.bench.ts`: a bare round
- * trip to the same server (`GET /healthz`), the request that turn sent to the fake model replayed
- * through the bare SDK, and a bare `sendMessage`: the HTTP calls a turn cannot do without.
+ * its end. Each sequential turn has its floor, as in `gateway.bench.ts`: a bare round trip to the
+ * same server (`GET /healthz`), the request that turn sent to the fake model replayed through the
+ * bare SDK, and a bare `sendMessage`: the HTTP calls a turn cannot do without.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { Api, type ApiClientOptions } from 'grammy/web';
@@ -19,6 +19,7 @@ import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch
 export const REPLY = 'Sure, done.';
 export const SECRET = 'bench-webhook-secret';
 export const WEBHOOK_PATH = '/webhooks/telegram';
+
 
 /** A bot under measurement: where it listens and the process whose CPU it uses. */
 export interface Target {
@@ -95,20 +96,11 @@ export async function floorClients(model: Pick<FakeModelProcess, 'anthropicBaseU
   };
 }
 
-/**
- * One turn in `chat` through `target`, then its floor: the webhook POST to the reply's arrival,
- * a `GET /healthz` round trip to `target`, the model request of this turn replayed, and a bare
- * `sendMessage` to `floorChat`.
- */
-export async function turnWithFloor(
-  target: Target,
-  client: ReturnType<typeof webhookClient>,
-  telegram: FakeTelegramProcess,
-  model: Pick<FakeModelProcess, 'lastRequest'>,
-  floor: { sdk: Anthropic; api: Api; floorChat: number },
-  chat: number,
-  text: string,
-): Promise<TurnSample> {
+/** A turn's times, from the webhook POST, and the model request it made (the floor replays it). */
+export type TurnTiming = Pick<TurnSample, 'turn' | 'acked' | 'modelReached'> & { modelBody: string };
+
+/** One turn in `chat` through `target`: the webhook POST to the reply's arrival, and its stages. */
+export async function timeTurn(target: Target, client: ReturnType<typeof webhookClient>, telegram: FakeTelegramProcess, model: Pick<FakeModelProcess, 'lastRequest'>, chat: number, text: string): Promise<TurnTiming> {
   telegram.reset();
   const start = process.hrtime.bigint();
   const status = await client.post(textUpdate(chat, text));
@@ -117,19 +109,28 @@ export async function turnWithFloor(
   await telegram.replies([chat], 30_000);
   const turn = Number(telegram.arrived.get(chat)! - start) / 1e6;
   const request = await model.lastRequest();
-  const modelReached = request.receivedAt === undefined ? Number.NaN : Number(request.receivedAt - start) / 1e6;
+  const modelReached = request.receivedAt === undefined ? Number.NaN : request.receivedAt - Number(start) / 1e6;
+  return { turn, acked, modelReached, modelBody: request.body };
+}
 
+/**
+ * A turn's floor: a `GET /healthz` round trip to `target`, the turn's model request replayed
+ * through the bare SDK, and a bare `sendMessage` to `floorChat`. Taken once the target has
+ * finished the turn's own work after its reply (the delivery noted and made durable), so that
+ * work does not land in the floor: see `workers-overhead.ts` for the order.
+ */
+export async function timeFloor(target: Target, client: ReturnType<typeof webhookClient>, floor: { sdk: Anthropic; api: Api; floorChat: number }, modelBody: string): Promise<Pick<TurnSample, 'health' | 'sdk' | 'send' | 'floor'>> {
   let t = process.hrtime.bigint();
   const healthStatus = await client.get('/healthz');
   const health = elapsedMs(t);
   if (healthStatus !== 200) throw new Error(`${target.name}: /healthz answered ${healthStatus}`);
 
-  const sdk = await replayRequest(floor.sdk, request.body);
+  const sdk = await replayRequest(floor.sdk, modelBody);
 
   t = process.hrtime.bigint();
   await floor.api.sendMessage(floor.floorChat, REPLY, { parse_mode: 'HTML' });
   const send = elapsedMs(t);
-  return { turn, acked, modelReached, health, sdk, send, floor: health + sdk + send };
+  return { health, sdk, send, floor: health + sdk + send };
 }
 
 /** What one wave of conversations at once gave. */

@@ -91,7 +91,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     } catch {
       body = undefined;
     }
-    const recorded: RecordedRequest = { protocol, path, headers: flattenHeaders(request), body, rawBody, receivedAt: process.hrtime.bigint() };
+    const recorded: RecordedRequest = { protocol, path, headers: flattenHeaders(request), body, rawBody, receivedAt: Number(process.hrtime.bigint()) / 1e6 };
     requests.push(recorded);
 
     if (!hasCredentials(recorded)) {

@@ -14,8 +14,8 @@ export interface RecordedRequest {
   body: any;
   /** The body exactly as sent. */
   rawBody: string;
-  /** `process.hrtime.bigint()` once the body was read (benchmarks compare it across processes). */
-  receivedAt?: bigint;
+  /** `process.hrtime` in ms once the body was read (the monotonic clock benchmarks compare across processes). */
+  receivedAt?: number;
   /**
    * What the simulated provider prompt cache made of this request (only with the server's
    * `promptCache` option, and only for requests answered without an HTTP error). Set after the
