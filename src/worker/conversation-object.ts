@@ -27,10 +27,11 @@ import type { Store } from '../store/store.ts';
 import { accessObject } from './access-object.ts';
 import { createConversationAgent } from './conversation-agent.ts';
 import { ConversationJobs } from './conversation-jobs.ts';
+import { defaultProfile, profileChoiceKey, type ProfileChoice } from './conversation-profile.ts';
 import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
-import { loadWorkerResources } from './resources/index.ts';
+import { loadWorkerResources, uploadedProfiles } from './resources/index.ts';
 import { fromWireMessage, toWireMessage, type WireMessage } from './wire-message.ts';
 import { workerCommand } from './worker-commands.ts';
 import { workerConfig } from './worker-config.ts';
@@ -102,7 +103,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
           return replyChannelFor(platform, env, interaction);
         },
         admit: (entry) => this.#admit(entry),
-        command: (entry, admin) => (entry.command ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code) }) : Promise.resolve(undefined)),
+        command: (entry, admin) =>
+          entry.command ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code), profile: this.#profileChoice }) : Promise.resolve(undefined),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
         log,
       };
@@ -305,19 +307,33 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return { allowed: true, admin: decision.admin };
   }
 
+  /** The conversation's profile (see `conversation-profile.ts`): a new choice makes a new agent, over the same session. */
+  get #profileChoice(): ProfileChoice {
+    const { store } = this.#turnParts;
+    return {
+      current: async () => (await store.get<string>(profileChoiceKey)) ?? defaultProfile,
+      uploaded: async () => (this.env.RESOURCES ? uploadedProfiles(this.env.RESOURCES) : [defaultProfile]),
+      choose: async (name) => {
+        await store.set(profileChoiceKey, name);
+        // Commands run between turns: no turn is using the agent now.
+        this.#agent = undefined;
+      },
+    };
+  }
+
   async #makeAgent(store: Store): Promise<Agent> {
     const own = await store.get<JobTarget>(targetKey);
     if (own === null) throw new Error('this conversation has had no message yet');
+    const profile = await this.#profileChoice.current();
     const schedule = createScheduleTool({
       scheduler: await this.#conversationJobs.scheduler(),
       target: async (_turn, deliver) => {
         // One object owns one conversation's jobs: a job elsewhere would be another object's.
         if (deliver !== undefined && deliver.trim() !== '' && deliver.trim() !== 'origin') throw new ScheduleError('invalid', 'on Workers a job runs in the conversation that made it (deliver: origin)');
-        return { target: own, profile: 'default' };
+        return { target: own, profile };
       },
     });
-    // Every conversation uses the default profile on Workers (there are no profile bindings yet).
-    const resources = this.env.RESOURCES ? (await loadWorkerResources(this.env.RESOURCES, 'default', { env: this.env })).resources : undefined;
+    const resources = this.env.RESOURCES ? (await loadWorkerResources(this.env.RESOURCES, profile, { env: this.env })).resources : undefined;
     return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule], resources });
   }
 }

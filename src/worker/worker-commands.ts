@@ -1,18 +1,21 @@
 /**
  * The chat commands a conversation answers itself on Workers. Who may use each, as on Node:
  * `/help` and `/status` anyone the bot talks with (they act on their own conversation only);
- * `/new` anyone in a direct conversation, admins in a group; `/reload` and `/pair CODE` admins
- * only (configured in `OPERATOR_ADMINS`). (`/stop` is taken before a message is queued: the
+ * `/new` and `/profile NAME` anyone in a direct conversation, admins in a group; `/reload` and
+ * `/pair CODE` admins only (configured in `OPERATOR_ADMINS`). (`/stop` is taken before a message is queued: the
  * person being answered or an admin.) Any other `/command` goes to the agent as text.
  */
 import type { Agent } from '../agent/agent.ts';
 import { formatCost, formatTokens } from '../gateway/status-format.ts';
+import { profileCommand, type ProfileChoice } from './conversation-profile.ts';
 
 /** What the commands act on. */
 export interface WorkerCommandContext {
   agent(): Promise<Agent>;
   /** Approves a pairing code (see `AccessObject.approve`). */
   approve(code: string): Promise<{ person: { platform: string; userId: string; name?: string } } | { error: string }>;
+  /** The conversation's profile and the choice of another. */
+  profile: ProfileChoice;
 }
 
 const help = [
@@ -20,6 +23,7 @@ const help = [
   '/ask TEXT: say something to me (where a platform only sends commands, as Discord on Workers)',
   '/new: start a new conversation (the old one is kept)',
   '/status: the model and what this conversation has used',
+  '/profile [NAME]: show or choose the persona (admins, in a group)',
   '/reload: read the profiles, skills and knowledge again (admins)',
   '/pair CODE: let the person with this pairing code talk with me (admins)',
 ].join('\n');
@@ -40,6 +44,8 @@ export async function workerCommand(command: { name: string; args: string }, sea
       const stats = await agent.sessionStats();
       return [`Model: ${agent.providerName}:${agent.model}`, `This conversation: ${stats.calls} model calls, ${formatTokens(stats.usage.input + stats.usage.output)} tokens, ${formatCost(stats.cost.total)}`, 'Runtime: Cloudflare Workers'].join('\n');
     }
+    case 'profile':
+      return profileCommand(command.args, seat, context.profile);
     case 'reload': {
       if (!admin) return 'Only an admin of this bot may reload.';
       const report = (await (await context.agent()).reload()) as { changed?: string[]; problems?: { file: string; message: string }[] } | undefined;

@@ -47,6 +47,13 @@ export async function readBundle(kv: KVNamespace, profile: string, options: { fr
   return read;
 }
 
+/** The profiles uploaded (the deploy's index), `default` first; `default` alone when none are. */
+export async function uploadedProfiles(kv: KVNamespace): Promise<string[]> {
+  const index = await readJson<BundleIndex>(kv, profilesKey, []);
+  const names = Array.isArray(index?.profiles) ? index.profiles.filter((name): name is string => typeof name === 'string') : [];
+  return ['default', ...names.filter((name) => name !== 'default')];
+}
+
 /** The bundle under `profile:<name>`, or undefined when there is none or it cannot be used (with a problem). */
 async function readProfileBundle(kv: KVNamespace, profile: string, problems: ResourceProblem[]): Promise<ResourceBundle | undefined> {
   const bundle = await readJson<ResourceBundle>(kv, profileKey(profile), problems);

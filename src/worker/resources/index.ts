@@ -13,6 +13,7 @@ import { WorkerResources, type WorkerResourcesOptions } from './worker-resources
 export { WorkerResources, type WorkerResourcesOptions } from './worker-resources.ts';
 export type { WorkerReloadReport } from './reload-report.ts';
 export { memoryKey, type MemoryFileName } from './kv-memory-storage.ts';
+export { uploadedProfiles } from './bundle-source.ts';
 export { profileKey, profilesKey, type BundleIndex, type ResourceBundle } from '../../cli/deploy/resource-bundle-format.ts';
 
 /**
