@@ -29,6 +29,7 @@ import { createConversationAgent } from './conversation-agent.ts';
 import { ConversationJobs } from './conversation-jobs.ts';
 import { defaultProfile, profileChoiceKey, type ProfileChoice } from './conversation-profile.ts';
 import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
+import { createInboundFiles } from './inbound-files.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
 import { loadWorkerResources, uploadedProfiles } from './resources/index.ts';
@@ -94,6 +95,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         ledger,
         acceptance: new Acceptance({ inbox, dedupe, storeFailed }),
         sender: new ReplySender({ ledger, log }),
+        files: createInboundFiles({ env, store, log }),
         agent: () => (this.#agent ??= this.#makeAgent(store)),
         channelFor: async (entry) => {
           const { platform } = entry.address;
@@ -118,6 +120,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
    */
   async accept(message: WireMessage): Promise<boolean> {
     if (message.interaction) await this.#turnParts.store.set(interactionKey(message.dedupeKey), message.interaction, { ttlSeconds: interactionTtlSeconds });
+    // Where its files are, which the inbox does not keep: its turn fetches them.
+    await this.#turnParts.files.note(message);
     return this.#take(fromWireMessage(message));
   }
 

@@ -15,15 +15,18 @@ import type { InboxEntry } from '../gateway/inbox.ts';
 import { silentReplyText } from '../gateway/ledger/ledger-entry.ts';
 import { ReplyStream } from '../gateway/reply-stream.ts';
 import type { ReplySender } from '../gateway/reply-sender.ts';
-import { replayInput, rewindTo } from '../gateway/restart-replay.ts';
+import { rewindTo } from '../gateway/restart-replay.ts';
 import type { RunOutcome } from '../gateway/scheduler/index.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import type { ConversationParts } from './conversation-object.ts';
+import type { InboundFiles } from './inbound-files.ts';
 import type { WireMessage } from './wire-message.ts';
 
 /** What a conversation's turns work with (its object's parts). */
 export interface TurnParts extends ConversationParts {
   sender: ReplySender;
+  /** The files people sent: read (and kept in R2) by the turn that answers them. */
+  files: InboundFiles;
   /** The conversation's agent (made once per object instance). */
   agent(): Promise<Agent>;
   /** The adapter that answers `entry`'s platform (Discord: by the interaction it came with), if configured. */
@@ -144,16 +147,18 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
   });
   try {
     const tree = await agent.session();
+    // Only now, for people let in, are files fetched; a turn run again reads them from R2 alone.
+    const files = await parts.files.read(admitted.map(({ entry }) => entry), { replay: begun !== undefined });
     let input: string;
     if (begun) {
       await rewindTo(tree, begun.leaf);
       input = begun.input;
     } else {
-      input = admitted.map(({ entry }) => replayInput(entry.text, entry)).join('\n\n');
+      input = files.texts.join('\n\n');
     }
     if (!scheduled) await parts.inbox.begin({ leaf: tree.leafId, input, keys, at: Date.now() });
     const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled };
-    const result = await agent.invoke(input, { channel: first.sessionKey, timeoutMs: parts.turnTimeoutMs, turn });
+    const result = await agent.invoke(input, { channel: first.sessionKey, images: files.images, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;
     const text = result.text || (result.aborted ? 'Stopped.' : '(no answer)');

@@ -10,6 +10,7 @@
  * Slash commands and interactivity (form bodies at the same path on Node) are not taken on
  * Workers yet: they are answered 400.
  */
+import { fileRefsOf as slackFileRefs } from '../channels/slack/attachments.ts';
 import { toInboundMessage, type SlackIdentity, type SlackMessageEvent } from '../channels/slack/inbound.ts';
 import { parseSlackBody } from '../channels/slack/request-body.ts';
 import { bodyLimits } from '../core/body-limits.ts';
@@ -54,14 +55,14 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
   }
   const message = toInboundMessage(event, {
     bot,
-    // Files are fetched when a turn needs them, not while Slack waits for the answer.
-    download: () => Promise.reject(new Error('files are not read on Workers yet')),
+    // Files are fetched by their turn (by the private URLs kept with the message), not while Slack waits.
+    download: () => Promise.reject(new Error('a file is read by its turn on Workers')),
     now: Date.now,
   });
   if (!message) return new Response('ok');
   const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
   try {
-    await stub.accept(toWireMessage(message));
+    await stub.accept(toWireMessage(message, undefined, slackFileRefs(event.files)));
   } catch {
     return new Response('not taken now, deliver again', { status: 503 });
   }

@@ -1,11 +1,12 @@
 /**
  * Telegram's webhook on Workers: the secret checked before the body is read, the body read with
  * the Node gateway's limit, the update turned into a neutral message by the Telegram channel's
- * own mapping, and the answer 200 only once the message is on record in its conversation's
- * Durable Object (a redelivery is recognised there and taken once). When the object cannot take
- * it, 503: Telegram delivers the update again.
+ * own mapping (its files kept by their file_ids, for its turn to read), and the answer 200 only
+ * once the message is on record in its conversation's Durable Object (a redelivery is recognised
+ * there and taken once). When the object cannot take it, 503: Telegram delivers the update again.
  */
-import type { Update } from 'grammy/types';
+import type { Message, Update } from 'grammy/types';
+import { filesOf } from '../channels/telegram/attachments.ts';
 import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { sameSecret } from '../core/same-secret.ts';
@@ -36,8 +37,8 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
   }
   const event = toChannelEvent(update, {
     bot,
-    // Files are fetched when a turn needs them, not while the webhook waits.
-    download: () => Promise.reject(new Error('files are not read on Workers yet')),
+    // Files are fetched by their turn (by the file_ids kept with the message), not while the webhook waits.
+    download: () => Promise.reject(new Error('a file is read by its turn on Workers')),
     now: Date.now,
   });
   // Updates that are not messages to answer (edits, service messages) are acknowledged.
@@ -45,7 +46,8 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
   const { message } = event;
   const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
   try {
-    await stub.accept(toWireMessage(message));
+    // The same files, in the same order, as the message's attachments (the channel's own choice).
+    await stub.accept(toWireMessage(message, undefined, filesOf(message.raw as Message).map((file) => file.fileId)));
   } catch {
     return new Response('not taken now, deliver again', { status: 503 });
   }

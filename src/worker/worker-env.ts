@@ -13,6 +13,12 @@ export interface WorkerEnv {
   ACCESS: DurableObjectNamespace<AccessObject>;
   /** Profiles, skills and knowledge, uploaded by `operator deploy resources`. */
   RESOURCES?: KVNamespace;
+  /**
+   * Where files people send are kept (R2 bucket `operator-files`): each fetched from its platform
+   * once, by its turn, and read from here when the turn runs again. Without it files are not
+   * read, and the turn is told so.
+   */
+  FILES?: R2Bucket;
 
   /** Model: the provider's key and base URL, and the model (as on Node). */
   ANTHROPIC_API_KEY?: string;

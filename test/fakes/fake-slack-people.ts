@@ -117,18 +117,22 @@ export function peopleBuilders(state: FakeSlackState, origin: () => string) {
         },
       };
     },
-    /** A file a person shares, served at its private URL to the bot's token only. */
-    hostFile(options: { name: string; mimetype: string; bytes: Uint8Array }): Record<string, unknown> {
+    /**
+     * A file a person shares, served at its private URL to the bot's token only. Its content:
+     * `bytes`, or `text` in UTF-8 (what a test in workerd can send through the control server).
+     */
+    hostFile(options: { name: string; mimetype: string } & ({ bytes: Uint8Array } | { text: string })): Record<string, unknown> {
       const id = `F0${state.nextNumber()}`;
       const path = `/files-pri/${state.bot.teamId}-${id}/download/${encodeURIComponent(options.name)}`;
-      state.files.set(id, { id, name: options.name, mimetype: options.mimetype, bytes: options.bytes, path });
+      const bytes = 'bytes' in options ? options.bytes : new TextEncoder().encode(options.text);
+      state.files.set(id, { id, name: options.name, mimetype: options.mimetype, bytes, path });
       return {
         id,
         name: options.name,
         title: options.name,
         mimetype: options.mimetype,
         filetype: options.name.split('.').pop() ?? 'binary',
-        size: options.bytes.length,
+        size: bytes.length,
         url_private: `${origin()}${path.replace('/download/', '/')}`,
         url_private_download: `${origin()}${path}`,
         mode: 'hosted',

@@ -110,9 +110,12 @@ export function updateBuilders(state: FakeTelegramState) {
       const message = buildMessage(state, options, { photo, ...captionOf(options.caption, options.entities) });
       return { update_id: state.nextUpdateId(), message } as Update;
     },
-    /** A document (any file sent as a file). */
-    documentMessage(options: FakeMessageOptions & { fileName: string; mimeType?: string; bytes?: Uint8Array; caption?: string }): Update {
-      const bytes = options.bytes ?? fileBytes(options.fileName, 100);
+    /**
+     * A document (any file sent as a file). Its content: `bytes`, or `text` in UTF-8 (what a test
+     * in workerd can send through the fakes' control server, where only JSON crosses).
+     */
+    documentMessage(options: FakeMessageOptions & { fileName: string; mimeType?: string; bytes?: Uint8Array; text?: string; caption?: string }): Update {
+      const bytes = options.bytes ?? (options.text !== undefined ? new TextEncoder().encode(options.text) : fileBytes(options.fileName, 100));
       const fileId = registerFile('document', bytes, 'documents', /\.[A-Za-z0-9]{1,16}$/.exec(options.fileName)?.[0] ?? '');
       const document = { file_id: fileId, file_unique_id: `u${fileId}`, file_name: options.fileName, ...(options.mimeType ? { mime_type: options.mimeType } : {}), file_size: bytes.length };
       const message = buildMessage(state, options, { document, ...captionOf(options.caption, options.entities) });

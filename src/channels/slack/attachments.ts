@@ -19,10 +19,23 @@ export interface SlackFile {
 /** Fetches a Slack file's bytes from its private URL. */
 export type DownloadFile = (url: string, file: SlackFile) => Promise<Uint8Array>;
 
+/** Where a file is fetched from: its download URL, else its private URL (none: it is not taken). */
+function urlOf(file: SlackFile): string | undefined {
+  return file.url_private_download ?? file.url_private;
+}
+
+/**
+ * The private URLs of a message's `files`, in the order of {@link attachmentsOf}'s attachments:
+ * what the Worker keeps with the message to fetch them later (the URLs hold no token).
+ */
+export function fileRefsOf(files: readonly SlackFile[] | undefined): string[] {
+  return (files ?? []).flatMap((file) => urlOf(file) ?? []);
+}
+
 /** The attachments of a message's `files` (files without a private URL left out). */
 export function attachmentsOf(files: readonly SlackFile[] | undefined, download: DownloadFile): Attachment[] {
   return (files ?? []).flatMap((file) => {
-    const url = file.url_private_download ?? file.url_private;
+    const url = urlOf(file);
     if (url === undefined) return [];
     const mediaType = file.mimetype || 'application/octet-stream';
     return [{

@@ -9,29 +9,53 @@ import { DeliveryError, type Attachment } from '../types.ts';
 /** Fetches a Telegram file's bytes by its file_id. */
 export type DownloadFile = (fileId: string) => Promise<Uint8Array>;
 
-/** The attachments of a message: its largest photo size, its document. */
-export function attachmentsOf(message: Message, download: DownloadFile): Attachment[] {
-  const attachments: Attachment[] = [];
+/**
+ * A file of a message as Telegram names it: what it is, and the `file_id` getFile takes. The
+ * Worker keeps this id with the message (its webhook cannot wait for a download), never a URL.
+ */
+export interface TelegramFile extends Omit<Attachment, 'download'> {
+  fileId: string;
+}
+
+/** The files of a message: its largest photo size, its document. */
+export function filesOf(message: Message): TelegramFile[] {
+  const files: TelegramFile[] = [];
   if (message.photo && message.photo.length > 0) {
     const largest = message.photo.reduce((best, size) => (size.width * size.height > best.width * best.height ? size : best));
-    attachments.push({
-      kind: 'image',
-      mediaType: 'image/jpeg',
-      ...(largest.file_size !== undefined ? { size: largest.file_size } : {}),
-      download: () => download(largest.file_id),
-    });
+    files.push({ kind: 'image', mediaType: 'image/jpeg', ...(largest.file_size !== undefined ? { size: largest.file_size } : {}), fileId: largest.file_id });
   }
   if (message.document) {
     const document = message.document;
-    attachments.push({
+    files.push({
       kind: 'file',
       mediaType: document.mime_type ?? 'application/octet-stream',
       ...(document.file_name !== undefined ? { name: document.file_name } : {}),
       ...(document.file_size !== undefined ? { size: document.file_size } : {}),
-      download: () => download(document.file_id),
+      fileId: document.file_id,
     });
   }
-  return attachments;
+  return files;
+}
+
+/** The attachments of a message (see {@link filesOf}), each downloaded by its file_id. */
+export function attachmentsOf(message: Message, download: DownloadFile): Attachment[] {
+  return filesOf(message).map(({ fileId, ...file }) => ({ ...file, download: () => download(fileId) }));
+}
+
+/** What {@link downloadFile} needs of a bot. */
+export interface FileSource {
+  token: string;
+  /** The Bot API root, without a trailing slash. */
+  apiRoot: string;
+  /** The Bot API's getFile (with the caller's retries and scrubbed errors). */
+  getFile(fileId: string): Promise<{ file_path?: string }>;
+}
+
+/** A file's bytes by its file_id: getFile for its path, then the file from the Bot API's file root. */
+export async function downloadFile(fileId: string, source: FileSource): Promise<Uint8Array> {
+  const file = await source.getFile(fileId);
+  if (!file.file_path) throw new DeliveryError('Telegram getFile returned no file path', { retryable: false });
+  return fetchFileBytes(`${source.apiRoot}/file/bot${source.token}/${file.file_path}`, file.file_path);
 }
 
 /** Downloads the file at `url`, with failures as {@link DeliveryError}s that do not show the URL. */

@@ -13,7 +13,7 @@
  */
 import { Bot, type ApiClientOptions } from 'grammy/web';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
-import { fetchFileBytes } from './attachments.ts';
+import { downloadFile } from './attachments.ts';
 import { createCallTelegram, type RetryPolicy } from './call-telegram.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import { telegramMaxLength } from './format/max-length.ts';
@@ -93,11 +93,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     get bot() {
       return { id: bot.botInfo.id, username: bot.botInfo.username };
     },
-    async download(fileId) {
-      const file = await call('getFile', () => bot.api.getFile(fileId));
-      if (!file.file_path) throw new DeliveryError('Telegram getFile returned no file path', { retryable: false });
-      return fetchFileBytes(`${apiRoot}/file/bot${options.token}/${file.file_path}`, file.file_path);
-    },
+    download: (fileId) => downloadFile(fileId, { token: options.token, apiRoot, getFile: (id) => call('getFile', () => bot.api.getFile(id)) }),
     now: options.now ?? Date.now,
   };
 

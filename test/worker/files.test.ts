@@ -1,0 +1,194 @@
+/**
+ * Files people send, on Workers, inside workerd: the webhook keeps each file's platform reference,
+ * the turn (only for people let in) fetches the file from the fake platform once, keeps it in R2
+ * and gives the model what it can read: images as image parts, small text documents inline, a
+ * line for the rest. A turn run again after its object was reset reads the file from R2.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { keySegment } from '../../src/gateway/dedupe.ts';
+import type { InboxEntry } from '../../src/gateway/inbox.ts';
+import { createInboundFiles } from '../../src/worker/inbound-files.ts';
+import { objectStore } from '../../src/worker/object-store.ts';
+import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
+import { callFake, eventually, readFake } from './support/fakes.ts';
+import { postTelegramUpdate } from './support/telegram.ts';
+
+/** The admin's private chat (OPERATOR_ADMINS); any other chat is a stranger's. */
+const admin = 4242;
+
+interface Update {
+  update_id: number;
+  message: { photo?: { file_id: string; width: number; height: number }[]; document?: { file_id: string } };
+}
+
+const requests = () => readFake<{ rawBody: string }[]>('model', 'requests');
+const messagesIn = (chatId: number) => callFake<{ text: string }[]>('telegram', 'messages', chatId);
+const getFileCalls = async (fileId: string) => (await callFake<{ params: { file_id?: string } }[]>('telegram', 'callsOf', 'getFile')).filter((call) => call.params.file_id === fileId);
+
+/** Where a Telegram message's `index`th file (from 1) is kept in R2. */
+const keyOf = (chatId: number, update: Update, name: string, index = 1) => `${keySegment(`telegram:dm:${chatId}`)}/${keySegment(`telegram:update:${update.update_id}`)}/${index}-${name}`;
+
+/** The largest size of a photo update (the one the Worker reads). */
+const largest = (update: Update) => update.message.photo!.reduce((best, size) => (size.width * size.height > best.width * best.height ? size : best));
+
+/** The images (base64) of the last message of a model request: the turn's own, not the history's. */
+function turnImages(rawBody: string): string[] {
+  const { messages } = JSON.parse(rawBody) as { messages: { content: string | { type: string; source?: { data: string; media_type: string } }[] }[] };
+  const content = messages.at(-1)!.content;
+  return typeof content === 'string' ? [] : content.flatMap((part) => (part.type === 'image' && part.source ? [`${part.source.media_type};${part.source.data}`] : []));
+}
+
+/** Posts `update`, then waits for the bot's answer `text` in `chatId`; resolves to the model's last request. */
+async function answered(update: Update, chatId: number, text: string): Promise<string> {
+  expect(await postTelegramUpdate(update)).toBe(200);
+  const messages = await eventually(() => messagesIn(chatId), (list) => list.some((message) => message.text === text));
+  expect(messages.map((message) => message.text)).toContain(text);
+  return (await requests()).at(-1)!.rawBody;
+}
+
+describe('files people send, on Workers', () => {
+  beforeEach(async () => {
+    await callFake('model', 'reset');
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('gives a photo to the model as an image part, and keeps it in R2', async () => {
+    await callFake('model', 'enqueue', { text: 'A fine photo' });
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin, caption: 'what is this?' });
+    const body = await answered(update, admin, 'A fine photo');
+    // The fake's largest size holds `large-photo` padded to 2 KB.
+    const bytes = new TextEncoder().encode('large-photo'.padEnd(2048, '.'));
+    expect(turnImages(body)).toEqual([`image/jpeg;${btoa(String.fromCharCode(...bytes))}`]);
+    expect(body).toContain('what is this?');
+    const kept = await env.FILES!.get(keyOf(admin, update, 'photo.jpg'));
+    expect(kept?.httpMetadata?.contentType).toBe('image/jpeg');
+    expect(new Uint8Array(await kept!.arrayBuffer())).toEqual(bytes);
+    expect(await getFileCalls(largest(update).file_id)).toHaveLength(1);
+  });
+
+  it('gives a small text document to the model inline, under a line naming it', async () => {
+    await callFake('model', 'enqueue', { text: 'Read your notes' });
+    const text = '# Plan\n\nShip the `R2` files on Tuesday.';
+    const update = await callFake<Update>('telegram', 'documentMessage', { chatId: admin, fileName: 'notes.md', mimeType: 'text/markdown', text });
+    const body = await answered(update, admin, 'Read your notes');
+    expect(body).toContain(JSON.stringify(`[file: notes.md (text/markdown, ${text.length} bytes)]\n\`\`\`\n${text}\n\`\`\``).slice(1, -1));
+    expect(await env.FILES!.head(keyOf(admin, update, 'notes.md'))).not.toBeNull();
+  });
+
+  it('keeps a large text document and a binary one, telling the model of each in a line and never their content', async () => {
+    await callFake('model', 'enqueue', { text: 'Too big to read' }, { text: 'Cannot open that' });
+    const big = await callFake<Update>('telegram', 'documentMessage', { chatId: admin, fileName: 'big.log', mimeType: 'text/plain', text: 'z'.repeat(300_000) });
+    const bigBody = await answered(big, admin, 'Too big to read');
+    expect(bigBody).toContain('[file kept: big.log (text/plain, 293.0 KB), but it is too large to read here');
+    expect(bigBody).not.toContain('zzzzzzzzzzzzzzzz');
+    expect((await env.FILES!.head(keyOf(admin, big, 'big.log')))?.size).toBe(300_000);
+
+    const pdf = await callFake<Update>('telegram', 'documentMessage', { chatId: admin, fileName: 'report.pdf', mimeType: 'application/pdf' });
+    const pdfBody = await answered(pdf, admin, 'Cannot open that');
+    expect(pdfBody).toContain('[file kept: report.pdf (application/pdf, 100 bytes), but files of this kind cannot be opened on Workers]');
+    // The fake's document holds its name padded with dots.
+    expect(pdfBody).not.toContain('report.pdf.....');
+    expect(await env.FILES!.head(keyOf(admin, pdf, 'report.pdf'))).not.toBeNull();
+  });
+
+  it('answers when a download fails, tells the model the file could not be read, and shows the token nowhere', async () => {
+    const logged: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+    await callFake('model', 'enqueue', { text: 'Could not read it' });
+    // A document the fake Bot API does not have: getFile fails.
+    const update = await callFake<Update>('telegram', 'documentMessage', { chatId: admin, fileName: 'gone.txt', mimeType: 'text/plain' });
+    update.message.document!.file_id = 'document-that-is-not-there';
+    const body = await answered(update, admin, 'Could not read it');
+    expect(body).toContain('[the file gone.txt came with this message but could not be read]');
+    expect(await getFileCalls('document-that-is-not-there')).toHaveLength(1);
+    expect(await env.FILES!.head(keyOf(admin, update, 'gone.txt'))).toBeNull();
+    const token = env.TELEGRAM_BOT_TOKEN!;
+    expect(body).not.toContain(token);
+    expect(logged.some((line) => line.includes('gone.txt not read'))).toBe(true);
+    expect(logged.join('\n')).not.toContain(token);
+  });
+
+  it("downloads nothing for a stranger's photo", async () => {
+    const stranger = 5_353;
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: stranger });
+    expect(await postTelegramUpdate(update)).toBe(200);
+    // The stranger is told how to pair; only then has the object let the message go.
+    const told = await eventually(() => messagesIn(stranger), (list) => list.length > 0);
+    expect(told.length).toBeGreaterThan(0);
+    expect(await getFileCalls(largest(update).file_id)).toEqual([]);
+    expect((await env.FILES!.list({ prefix: `${keySegment(`telegram:dm:${stranger}`)}/` })).objects).toEqual([]);
+    expect(await requests()).toEqual([]);
+  });
+
+  it('reads the file from R2, not the platform, when a turn cut off mid-way runs again', async () => {
+    const objectOf = () => env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`telegram:dm:${admin}`));
+    await callFake('model', 'enqueue', { text: 'Cut off', hangMs: 5_000 }, { text: 'Seen after the restart' });
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin, caption: 'look again' });
+    expect(await postTelegramUpdate(update)).toBe(200);
+    await eventually(requests, (list) => list.length === 1);
+    expect(await getFileCalls(largest(update).file_id)).toHaveLength(1);
+    // As when the platform evicts the object: its memory is gone, its storage (and R2) stays.
+    await runInDurableObject(objectOf(), (_instance, state) => {
+      state.abort('evicted by the test');
+    }).catch(() => undefined);
+    expect(await runDurableObjectAlarm(objectOf())).toBe(true);
+    const messages = await eventually(() => messagesIn(admin), (list) => list.some((message) => message.text === 'Seen after the restart'));
+    expect(messages.some((message) => message.text === 'Seen after the restart')).toBe(true);
+    const [first, second] = await requests();
+    const image = `image/jpeg;${btoa('large-photo'.padEnd(2048, '.'))}`;
+    expect(turnImages(first!.rawBody)).toEqual([image]);
+    expect(turnImages(second!.rawBody)).toEqual([image]);
+    expect(second!.rawBody.split('look again').length - 1).toBe(1);
+    expect(await getFileCalls(largest(update).file_id)).toHaveLength(1);
+  });
+
+  it('reads a file shared in Slack by its private URL, with the bot token', async () => {
+    await callFake('model', 'enqueue', { text: 'Got your Slack file' });
+    const file = await callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'todo.txt', mimetype: 'text/plain', text: 'buy milk' });
+    const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel: 'D0WRKFILES', text: 'my list', from: { id: 'U0WRKTURN1', name: 'Ada' }, files: [file] });
+    const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secret = await readFake<string>('slack', 'signingSecret');
+    const response = await SELF.fetch('http://example.com/webhooks/slack', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
+      body: rawBody,
+    });
+    expect(response.status).toBe(200);
+    const messages = await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', 'D0WRKFILES'), (list) => list.some((message) => message.text === 'Got your Slack file'));
+    expect(messages.map((message) => message.text)).toContain('Got your Slack file');
+    const body = (await requests()).at(-1)!.rawBody;
+    expect(body).toContain('my list');
+    expect(body).toContain(JSON.stringify('[file: todo.txt (text/plain, 8 bytes)]\n```\nbuy milk\n```').slice(1, -1));
+  });
+
+  it('reads no file without a FILES bucket, and tells the turn so', async () => {
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin });
+    const fileId = largest(update).file_id;
+    const entry: InboxEntry = {
+      key: 'telegram:update:1',
+      dedupeKey: 'telegram:update:1',
+      sessionKey: 'telegram:dm:4242',
+      address: { platform: 'telegram', conversationId: '4242' },
+      scope: 'dm',
+      messageId: '1',
+      sender: { id: '4242' },
+      text: 'a photo',
+      attachments: [{ kind: 'image', mediaType: 'image/jpeg', size: 2048 }],
+      receivedAt: Date.now(),
+    };
+    // Any object's storage does: the files' notes are kept in the object of their conversation.
+    const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('files-without-a-bucket'));
+    const read = await runInDurableObject(stub, async (_instance, state) => {
+      const files = createInboundFiles({ env: { ...env, FILES: undefined }, store: objectStore(state.storage), log: () => undefined });
+      const { attachments: _attachments, ...rest } = entry;
+      await files.note({ ...rest, id: '1', attachments: [{ ...entry.attachments[0]!, ref: fileId }], mentioned: true });
+      return files.read([entry]);
+    });
+    expect(read).toEqual({ texts: ['a photo\n[an image came with this message but was not read: files are not kept on this Worker (no FILES bucket)]'], images: [] });
+    expect(await getFileCalls(fileId)).toEqual([]);
+  });
+});
