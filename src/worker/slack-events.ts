@@ -7,11 +7,15 @@
  * and the object keeps a redelivery once, by the message's key. Events that are not messages to
  * answer (the bot's own, edits, deletions, other event types) are acknowledged with 200.
  *
- * Slash commands and interactivity (form bodies at the same path on Node) are not taken on
- * Workers yet: they are answered 400.
+ * A slash command (`/operator status`, a form body at the same path, as on Node) is mapped by the
+ * channel's own `slashCommandToMessage` and taken the same way; its answer comes as a message in
+ * the conversation. Slack never delivers a slash command again, so one that cannot be taken is
+ * answered with a note only its sender sees, as on Node. Button presses (interactivity) are
+ * acknowledged: the Worker sends no buttons.
  */
 import { fileRefsOf as slackFileRefs } from '../channels/slack/attachments.ts';
-import { toInboundMessage, type SlackIdentity, type SlackMessageEvent } from '../channels/slack/inbound.ts';
+import { slashCommandBusyNotice, slashCommandToMessage, toInboundMessage, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from '../channels/slack/inbound.ts';
+import type { InboundMessage } from '../channels/types.ts';
 import { parseSlackBody } from '../channels/slack/request-body.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
@@ -20,6 +24,9 @@ import { slackSignatureRefusal } from './slack-signature.ts';
 import { createSlackApi } from './slack-web-api.ts';
 import { toWireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
+
+/** Interactivity payloads: button presses and the like. */
+const interactivity = new Set(['block_actions', 'interactive_message', 'view_submission', 'view_closed', 'shortcut', 'message_action']);
 
 /** Event types that can carry a message to answer (Slack sends both for a mention). */
 const messageEvents = new Set(['message', 'app_mention']);
@@ -39,20 +46,16 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
   const body = parseSlackBody(new TextDecoder().decode(bytes), request.headers.get('content-type') ?? '');
   if (!body) return new Response('bad request: not JSON', { status: 400 });
   if (body.type === 'url_verification') return Response.json({ challenge: body.challenge });
-  if (body.type !== 'event_callback') return new Response('bad request: only Events API callbacks are taken here (no slash commands or interactivity on Workers)', { status: 400 });
+  if (typeof body.command === 'string') return slashCommand(body as unknown as SlackSlashCommand, env);
+  // A button press: the Worker sends no buttons (no approvals or gates there), so there is nothing to do.
+  if (typeof body.type === 'string' && interactivity.has(body.type)) return new Response('');
+  if (body.type !== 'event_callback') return new Response('bad request: not an Events API callback, a slash command or a button press', { status: 400 });
   const event = body.event as SlackMessageEvent | undefined;
   if (typeof event !== 'object' || event === null) return new Response('bad request: an event callback without an event', { status: 400 });
   if (!messageEvents.has(event.type)) return new Response('ok');
 
-  const token = env.SLACK_BOT_TOKEN;
-  if (!token) return new Response('the Slack endpoint is not configured (SLACK_BOT_TOKEN)', { status: 503 });
-  let bot: SlackIdentity;
-  try {
-    bot = await slackIdentity(token, createSlackApi({ token, apiUrl: env.SLACK_API_URL }));
-  } catch (error) {
-    console.error(`slack: the bot's identity is not known (${error instanceof Error ? error.message : String(error)}); Slack will deliver again`);
-    return new Response('not taken now, deliver again', { status: 503 });
-  }
+  const bot = await botOf(env);
+  if (bot instanceof Response) return bot;
   const message = toInboundMessage(event, {
     bot,
     // Files are fetched by their turn (by the private URLs kept with the message), not while Slack waits.
@@ -60,11 +63,37 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
     now: Date.now,
   });
   if (!message) return new Response('ok');
-  const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
+  return (await taken(env, message, slackFileRefs(event.files))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+}
+
+/** Takes a slash command like a message; Slack shows what the answer body says to its sender alone. */
+async function slashCommand(command: SlackSlashCommand, env: WorkerEnv): Promise<Response> {
+  const bot = await botOf(env);
+  if (bot instanceof Response) return Response.json({ response_type: 'ephemeral', text: slashCommandBusyNotice });
+  const message = slashCommandToMessage(command, { bot, download: () => Promise.reject(new Error('a slash command brings no files')), now: Date.now });
+  // An empty 200: the command's answer comes as a message in the conversation.
+  return (await taken(env, message)) ? new Response('') : Response.json({ response_type: 'ephemeral', text: slashCommandBusyNotice });
+}
+
+/** The bot's identity (asked of Slack once per isolate), or the answer to give when it is not known. */
+async function botOf(env: WorkerEnv): Promise<SlackIdentity | Response> {
+  const token = env.SLACK_BOT_TOKEN;
+  if (!token) return new Response('the Slack endpoint is not configured (SLACK_BOT_TOKEN)', { status: 503 });
   try {
-    await stub.accept(toWireMessage(message, undefined, slackFileRefs(event.files)));
-  } catch {
+    return await slackIdentity(token, createSlackApi({ token, apiUrl: env.SLACK_API_URL }));
+  } catch (error) {
+    console.error(`slack: the bot's identity is not known (${error instanceof Error ? error.message : String(error)}); Slack will deliver again`);
     return new Response('not taken now, deliver again', { status: 503 });
   }
-  return new Response('ok');
+}
+
+/** Whether `message` is on record in its conversation's object (a redelivery counts: it was). */
+async function taken(env: WorkerEnv, message: InboundMessage, refs?: readonly (string | undefined)[]): Promise<boolean> {
+  const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
+  try {
+    await stub.accept(toWireMessage(message, undefined, refs));
+    return true;
+  } catch {
+    return false;
+  }
 }

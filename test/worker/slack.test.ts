@@ -12,7 +12,7 @@ import { replyChannelFor } from '../../src/worker/reply-channels.ts';
 import { slackEvents } from '../../src/worker/slack-events.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { encodeRequest, signature, urlVerification, type SlackRequest } from '../fakes/fake-slack-events.ts';
-import { callFake, readFake } from './support/fakes.ts';
+import { callFake, eventually, readFake } from './support/fakes.ts';
 import { nothingKept, onRecord } from './support/objects.ts';
 
 const workerEnv = env as WorkerEnv;
@@ -144,6 +144,50 @@ describe('the Slack Events API endpoint on Workers', () => {
     const reaction = await callFake<SlackRequest>('slack', 'envelope', { type: 'reaction_added', user: 'U0PERSON1', reaction: 'eyes', item: { type: 'message', channel: 'C0WRKOWN1', ts: '1.000001' } });
     for (const request of [own.request, edit.request, reaction]) expect((await post(request)).status).toBe(200);
     expect(await nothingKept('slack:channel:C0WRKOWN1')).toBe(true);
+  });
+
+  it('takes a slash command as the Node channel does and answers it in the conversation; a non-admin in a channel is refused /new there', async () => {
+    const admin = { id: 'U0WRKTURN1', name: 'Ada' };
+    const dm = await callFake<SlackRequest>('slack', 'slashCommand', { channel: 'D0WRKCMD1', text: 'status', from: admin });
+    const answered = await post(dm);
+    expect(answered.status).toBe(200);
+    // An empty acknowledgement: the answer comes as a message in the conversation.
+    expect(await answered.text()).toBe('');
+    const status = await eventually(() => botMessages('D0WRKCMD1'), (list) => list.some((message) => message.text.includes('Runtime: Cloudflare Workers')));
+    expect(status.some((message) => message.text.includes('Runtime: Cloudflare Workers'))).toBe(true);
+
+    // In a channel, starting anew is an admin's: a person who is not one is told so.
+    const member = { id: 'U0WRKCMD2', name: 'Bea' };
+    expect((await post(await callFake<SlackRequest>('slack', 'slashCommand', { channel: 'C0WRKCMD2', text: 'new', from: member }))).status).toBe(200);
+    const refused = await eventually(() => botMessages('C0WRKCMD2'), (list) => list.length > 0);
+    expect(refused.map((message) => message.text)).toContain('In a group, only an admin may start a new conversation.');
+    expect((await post(await callFake<SlackRequest>('slack', 'slashCommand', { channel: 'C0WRKCMD2', text: 'new', from: admin }))).status).toBe(200);
+    const started = await eventually(() => botMessages('C0WRKCMD2'), (list) => list.some((message) => message.text === 'Started a new conversation.'));
+    expect(started.map((message) => message.text)).toContain('Started a new conversation.');
+  });
+
+  it('refuses an unsigned slash command, and tells the sender alone when one cannot be taken', async () => {
+    const command = await callFake<SlackRequest>('slack', 'slashCommand', { channel: 'D0WRKCMD3', text: 'status', from: { id: 'U0WRKCMD3' } });
+    expect((await post(command, { unsigned: true })).status).toBe(401);
+    expect(await nothingKept('slack:dm:U0WRKCMD3')).toBe(true);
+    const { rawBody, contentType } = encodeRequest(command);
+    const timestamp = now();
+    const refusing = {
+      idFromName: (name: string) => workerEnv.CONVERSATIONS.idFromName(name),
+      get: () => ({ accept: () => Promise.reject(new Error('storage unavailable')) }),
+    } as unknown as WorkerEnv['CONVERSATIONS'];
+    const response = await slackEvents(
+      new Request('http://example.com/webhooks/slack', { method: 'POST', headers: { 'content-type': contentType, 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret(), timestamp, rawBody) }, body: rawBody }),
+      { ...workerEnv, CONVERSATIONS: refusing },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ response_type: 'ephemeral', text: 'I could not take that just now. Please try again in a moment.' });
+  });
+
+  it('acknowledges a button press without taking anything (the Worker sends no buttons)', async () => {
+    const press = { kind: 'form', fields: { payload: JSON.stringify({ type: 'block_actions', user: { id: 'U0WRKBTN1' }, channel: { id: 'D0WRKBTN1' }, actions: [{ action_id: 'approve', value: 'x' }] }) } } satisfies SlackRequest;
+    expect((await post(press)).status).toBe(200);
+    expect(await nothingKept('slack:dm:U0WRKBTN1')).toBe(true);
   });
 
   it('answers 503 when the conversation cannot take the message, so Slack delivers it again', async () => {

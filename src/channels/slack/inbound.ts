@@ -120,6 +120,9 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   };
 }
 
+/** What a slash command that cannot be taken is answered with: Slack never delivers one again, so its sender alone is told. */
+export const slashCommandBusyNotice = 'I could not take that just now. Please try again in a moment.';
+
 /**
  * A slash command as an {@link InboundMessage}: its first word is the command, so
  * `/operator status x` is `command: { name: 'status', args: 'x' }` with text `/status x`, and a

@@ -15,7 +15,7 @@ import { actionIdPrefix } from './blocks.ts';
 import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
-import { slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
+import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { findSlackPreview } from './find-preview.ts';
 import { createSlackOutbound } from './outbound.ts';
 import { createScrub } from './slack-errors.ts';
@@ -64,7 +64,6 @@ const capabilities: ChannelCapabilities = {
   maxFileBytes: 1024 * 1024 * 1024,
 };
 
-const busyNotice = 'I could not take that just now. Please try again in a moment.';
 
 /**
  * Creates the Slack adapter.
@@ -158,7 +157,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
       try {
         await handlers.onMessage(message);
       } catch (error) {
-        if (error instanceof NotAcceptedError) return ack({ response_type: 'ephemeral', text: busyNotice });
+        if (error instanceof NotAcceptedError) return ack({ response_type: 'ephemeral', text: slashCommandBusyNotice });
         log(scrub(`slack: handler failed for ${command.command} ${message.dedupeKey}: ${describeError(error)}`));
       }
       await ack();
