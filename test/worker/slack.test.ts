@@ -99,6 +99,18 @@ describe('the Slack Events API endpoint on Workers', () => {
     return SELF.fetch('http://example.com/webhooks/slack', { method: 'POST', headers, body: rawBody });
   }
 
+  /** POSTs `request`, signed, to the endpoint with conversations whose objects cannot take anything. */
+  async function postToRefusing(request: SlackRequest): Promise<Response> {
+    const { rawBody, contentType } = encodeRequest(request);
+    const timestamp = now();
+    const refusing = {
+      idFromName: (name: string) => workerEnv.CONVERSATIONS.idFromName(name),
+      get: () => ({ accept: () => Promise.reject(new Error('storage unavailable')) }),
+    } as unknown as WorkerEnv['CONVERSATIONS'];
+    const headers = { 'content-type': contentType, 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret(), timestamp, rawBody) };
+    return slackEvents(new Request('http://example.com/webhooks/slack', { method: 'POST', headers, body: rawBody }), { ...workerEnv, CONVERSATIONS: refusing });
+  }
+
   /** A person's message event in its envelope, from the fake Slack. */
   async function messageEvent(options: { channel: string; text: string; from?: { id: string; name?: string }; subtype?: string }): Promise<{ event: Record<string, unknown>; request: SlackRequest }> {
     const event = await callFake<Record<string, unknown>>('slack', 'personMessage', options);
@@ -170,16 +182,7 @@ describe('the Slack Events API endpoint on Workers', () => {
     const command = await callFake<SlackRequest>('slack', 'slashCommand', { channel: 'D0WRKCMD3', text: 'status', from: { id: 'U0WRKCMD3' } });
     expect((await post(command, { unsigned: true })).status).toBe(401);
     expect(await nothingKept('slack:dm:U0WRKCMD3')).toBe(true);
-    const { rawBody, contentType } = encodeRequest(command);
-    const timestamp = now();
-    const refusing = {
-      idFromName: (name: string) => workerEnv.CONVERSATIONS.idFromName(name),
-      get: () => ({ accept: () => Promise.reject(new Error('storage unavailable')) }),
-    } as unknown as WorkerEnv['CONVERSATIONS'];
-    const response = await slackEvents(
-      new Request('http://example.com/webhooks/slack', { method: 'POST', headers: { 'content-type': contentType, 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret(), timestamp, rawBody) }, body: rawBody }),
-      { ...workerEnv, CONVERSATIONS: refusing },
-    );
+    const response = await postToRefusing(command);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ response_type: 'ephemeral', text: 'I could not take that just now. Please try again in a moment.' });
   });
@@ -192,20 +195,7 @@ describe('the Slack Events API endpoint on Workers', () => {
 
   it('answers 503 when the conversation cannot take the message, so Slack delivers it again', async () => {
     const { request } = await messageEvent({ channel: 'D0WRKDOWN', text: '/help', from: { id: 'U0WRKDOWN' } });
-    const { rawBody } = encodeRequest(request);
-    const timestamp = now();
-    const refusing = {
-      idFromName: (name: string) => workerEnv.CONVERSATIONS.idFromName(name),
-      get: () => ({ accept: () => Promise.reject(new Error('storage unavailable')) }),
-    } as unknown as WorkerEnv['CONVERSATIONS'];
-    const response = await slackEvents(
-      new Request('http://example.com/webhooks/slack', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret(), timestamp, rawBody) },
-        body: rawBody,
-      }),
-      { ...workerEnv, CONVERSATIONS: refusing },
-    );
+    const response = await postToRefusing(request);
     expect(response.status).toBe(503);
   });
 });
