@@ -25,6 +25,7 @@ import { scheduledMessage } from '../gateway/scheduled-turn.ts';
 import { ScheduleError, type Job, type JobTarget, type RunOutcome } from '../gateway/scheduler/index.ts';
 import type { Store } from '../store/store.ts';
 import { accessObject } from './access-object.ts';
+import { resourcesStorage } from './cloudflare-storage.ts';
 import { createConversationAgent } from './conversation-agent.ts';
 import { ConversationJobs } from './conversation-jobs.ts';
 import { defaultProfile, profileChoiceKey, type ProfileChoice } from './conversation-profile.ts';
@@ -316,7 +317,10 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     const { store } = this.#turnParts;
     return {
       current: async () => (await store.get<string>(profileChoiceKey)) ?? defaultProfile,
-      uploaded: async () => (this.env.RESOURCES ? uploadedProfiles(this.env.RESOURCES) : [defaultProfile]),
+      uploaded: async () => {
+        const resources = resourcesStorage(this.env);
+        return resources ? uploadedProfiles(resources) : [defaultProfile];
+      },
       choose: async (name) => {
         await store.set(profileChoiceKey, name);
         // Commands run between turns: no turn is using the agent now.
@@ -337,7 +341,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         return { target: own, profile };
       },
     });
-    const resources = this.env.RESOURCES ? (await loadWorkerResources(this.env.RESOURCES, profile, { env: this.env })).resources : undefined;
+    const kv = resourcesStorage(this.env);
+    const resources = kv ? (await loadWorkerResources(kv, profile, { env: this.env })).resources : undefined;
     return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule], resources });
   }
 }

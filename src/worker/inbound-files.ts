@@ -1,12 +1,12 @@
 /**
- * Files people send, on Workers: read by their turn and kept in R2 (`FILES`). The webhook keeps
- * each attachment's platform reference with the message, as it must answer the platform at once;
- * the object notes the references beside its inbox entry (the inbox keeps what was attached, not
- * where). The turn, which runs only for people the access check let in, fetches each file from
- * its platform once, keeps it in R2, and reads it from there should the turn run again. As on
- * Node (`src/gateway/files/inbound-files.ts`), images go to the model as image parts and
- * documents are kept and the model told; with no file system for tools to open them, a small
- * text document is given inline instead.
+ * Files people send, on Workers: read by their turn and kept in R2 (`FILES`, through unstorage:
+ * `cloudflare-storage.ts`). The webhook keeps each attachment's platform reference with the
+ * message, as it must answer the platform at once; the object notes the references beside its
+ * inbox entry (the inbox keeps what was attached, not where). The turn, which runs only for
+ * people the access check let in, fetches each file from its platform once, keeps it in R2, and
+ * reads it from there should the turn run again. As on Node (`src/gateway/files/inbound-files.ts`),
+ * images go to the model as image parts and documents are kept and the model told; with no file
+ * system for tools to open them, a small text document is given inline instead.
  */
 import { Api } from 'grammy/web';
 import { createFileDownloader } from '../channels/slack/attachments.ts';
@@ -18,8 +18,10 @@ import { keySegment } from '../gateway/dedupe.ts';
 import { formatBytes, mediaTypeOf, safeFileName } from '../gateway/files/file-names.ts';
 import { maxInboundFileBytes } from '../gateway/files/inbound-files.ts';
 import type { InboxEntry } from '../gateway/inbox.ts';
+import type { Storage } from 'unstorage';
 import type { ImagePart } from '../llm/types.ts';
 import type { Store } from '../store/store.ts';
+import { filesStorage } from './cloudflare-storage.ts';
 import { defaultSlackApiUrl } from './slack-web-api.ts';
 import type { WireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
@@ -71,7 +73,7 @@ export function createInboundFiles({ env, store, log }: InboundFilesOptions): In
     },
 
     async read(entries, options = {}) {
-      const turn: TurnRead = { env, log, replay: options.replay === true, images: [], room: turnRoomBytes, downloads: new Map() };
+      const turn: TurnRead = { env, log, files: filesStorage(env), replay: options.replay === true, images: [], room: turnRoomBytes, downloads: new Map() };
       const texts: string[] = [];
       for (const entry of entries) {
         const refs = entry.attachments.length > 0 ? ((await store.get<(string | null)[]>(refsKey(entry.dedupeKey))) ?? []) : [];
@@ -87,8 +89,10 @@ export function createInboundFiles({ env, store, log }: InboundFilesOptions): In
   };
 }
 
-/** One turn's reading: the images so far, the room left, the platforms' downloads. */
+/** One turn's reading: the FILES bucket, the images so far, the room left, the platforms' downloads. */
 interface TurnRead extends Omit<InboundFilesOptions, 'store'> {
+  /** The `FILES` bucket through unstorage (`filesStorage`); undefined without the binding. */
+  files: Storage | undefined;
   replay: boolean;
   images: ImagePart[];
   room: number;
@@ -102,8 +106,8 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
   const image = attachment.kind === 'image';
   const name = fileNameOf(attachment.name, mediaType, image);
   const what = image ? 'an image' : `the file ${name}`;
-  const bucket = turn.env.FILES;
-  if (!bucket) return `[${what} came with this message but was not read: files are not kept on this Worker (no FILES bucket)]`;
+  const files = turn.files;
+  if (!files) return `[${what} came with this message but was not read: files are not kept on this Worker (no FILES bucket)]`;
   const platform = entry.address.platform;
   if (!turn.downloads.has(platform)) turn.downloads.set(platform, downloaderFor(platform, turn.env));
   const download = turn.downloads.get(platform);
@@ -115,13 +119,15 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
   const key = `${keySegment(entry.sessionKey)}/${keySegment(entry.dedupeKey)}/${index + 1}-${name}`;
   let bytes: Uint8Array;
   try {
-    const kept = await bucket.get(key);
-    if (kept) bytes = new Uint8Array(await kept.arrayBuffer());
+    // Raw: the R2 driver gives the object's bytes (an ArrayBuffer), and puts bytes as they are.
+    const kept = await files.getItemRaw<ArrayBuffer>(key);
+    if (kept) bytes = new Uint8Array(kept);
     else if (turn.replay) return undefined;
     else {
       bytes = await download(ref, name);
       if (bytes.length > maxInboundFileBytes) return tooLarge(bytes.length);
-      await bucket.put(key, bytes, { httpMetadata: { contentType: mediaType }, customMetadata: { name: attachment.name ?? name } });
+      // The R2 driver hands these options to R2's put: the content type and name are kept with it.
+      await files.setItemRaw(key, bytes, { httpMetadata: { contentType: mediaType }, customMetadata: { name: attachment.name ?? name } });
     }
   } catch (error) {
     // The error of a download names neither its URL nor the token (see `downloaderFor`).

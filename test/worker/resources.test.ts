@@ -4,9 +4,11 @@
  * put into KV as `wrangler kv bulk put` would, and loaded inside workerd.
  */
 import { env } from 'cloudflare:test';
+import type { Storage } from 'unstorage';
 import { describe, expect, inject, it } from 'vitest';
 import type { PromptContext } from '../../src/agent/system-prompt.ts';
 import type { Tool, ToolOutput } from '../../src/tools/tool.ts';
+import { resourcesStorage } from '../../src/worker/cloudflare-storage.ts';
 import { loadWorkerResources, memoryKey, profileKey, profilesKey, type WorkerResources } from '../../src/worker/resources/index.ts';
 
 const profile = 'quill';
@@ -15,6 +17,11 @@ const entries = inject('resourceEntries');
 function namespace(): KVNamespace {
   if (!env.RESOURCES) throw new Error('wrangler.toml binds no RESOURCES namespace');
   return env.RESOURCES;
+}
+
+/** The namespace as the Worker reads it: through unstorage, one storage per binding. */
+function storage(): Storage {
+  return resourcesStorage({ RESOURCES: namespace() })!;
 }
 
 async function upload(pairs: readonly { key: string; value: string }[]): Promise<void> {
@@ -46,7 +53,7 @@ async function call(resources: WorkerResources, name: string, args: Record<strin
 describe('resources on Workers', () => {
   it("assembles the profile's prompt from its bundle: persona, knowledge, memory, skills and the platform hint", async () => {
     await upload(entries.first);
-    const { resources, report } = await loadWorkerResources(namespace(), profile);
+    const { resources, report } = await loadWorkerResources(storage(), profile);
     expect(report.problems).toEqual([]);
     expect(report.loaded).toMatchObject({ knowledge: 3, extensions: 0 });
     const prompt = await resources.systemPrompt(context(resources, 'telegram:dm:42'));
@@ -71,7 +78,7 @@ describe('resources on Workers', () => {
   it("keeps the Worker's secrets out of tool results", async () => {
     await upload(entries.first);
     // The test Worker's own env: TELEGRAM_WEBHOOK_SECRET is `test-webhook-secret` (vitest.config.ts).
-    const { resources } = await loadWorkerResources(namespace(), profile, { env });
+    const { resources } = await loadWorkerResources(storage(), profile, { env });
     const redactor = resources.guardrails().find((guardrail) => guardrail.name === 'secret-redactor');
     const call = { type: 'tool-call' as const, id: 'call-1', name: 'knowledge_search', arguments: {} };
     const decision = await redactor?.afterCall?.(call, { content: [{ type: 'text', text: 'the secret is test-webhook-secret' }], isError: false });
@@ -80,7 +87,7 @@ describe('resources on Workers', () => {
 
   it('loads skills and searches knowledge from the bundle', async () => {
     await upload(entries.first);
-    const { resources } = await loadWorkerResources(namespace(), profile);
+    const { resources } = await loadWorkerResources(storage(), profile);
     const skill = await call(resources, 'skill', { name: 'ship-release' });
     expect(skill.isError).toBe(false);
     expect(skill.text).toContain('<skill name="ship-release" directory="skills/ship-release">');
@@ -96,7 +103,7 @@ describe('resources on Workers', () => {
 
   it('keeps MEMORY.md and USER.md in KV: the memory tool writes them, the next prompt shows them', async () => {
     await upload(entries.first);
-    const { resources } = await loadWorkerResources(namespace(), profile);
+    const { resources } = await loadWorkerResources(storage(), profile);
     const added = await call(resources, 'memory', { action: 'add', target: 'memory', content: 'The canary runs for an hour.' });
     expect(added).toEqual({ text: expect.stringContaining('Added to memory: "The canary runs for an hour."'), isError: false });
     // The uploaded MEMORY.md is where the Worker's memory starts.
@@ -106,14 +113,14 @@ describe('resources on Workers', () => {
     const duplicate = await call(resources, 'memory', { action: 'add', target: 'memory', content: 'The canary runs for an hour.' });
     expect(duplicate).toEqual({ text: expect.stringContaining('already has this exact entry'), isError: true });
 
-    const prompt = await (await loadWorkerResources(namespace(), profile)).resources.systemPrompt(context(resources, 'telegram:dm:42'));
+    const prompt = await (await loadWorkerResources(storage(), profile)).resources.systemPrompt(context(resources, 'telegram:dm:42'));
     expect(prompt).toContain('- Releases go out on Tuesdays.\n- The canary runs for an hour.');
     expect(prompt).toMatch(/USER \[\d+% - [\d,]+\/1,375 chars\]\n- Ada prefers short answers\./);
   });
 
   it('reload reads the bundle again and reports what changed, as on Node', async () => {
     await upload(entries.first);
-    const { resources } = await loadWorkerResources(namespace(), profile);
+    const { resources } = await loadWorkerResources(storage(), profile);
     expect(resources.skills.map((skill) => skill.name)).not.toContain('hotfix');
     await upload(entries.changed);
     const report = await resources.reload();
@@ -127,7 +134,7 @@ describe('resources on Workers', () => {
   it('keeps a bundle read in this isolate while the upload stamp is the same, and reads it again when it changes', async () => {
     await upload(entries.first);
     const persona = async (): Promise<string> => {
-      const { resources } = await loadWorkerResources(namespace(), profile);
+      const { resources } = await loadWorkerResources(storage(), profile);
       return resources.systemPrompt(context(resources, 'web:1'));
     };
     expect(await persona()).toContain('release manager');
@@ -139,14 +146,14 @@ describe('resources on Workers', () => {
   });
 
   it('answers with the default persona and says what to run when nothing was uploaded, or the upload is broken', async () => {
-    const { resources, report } = await loadWorkerResources(namespace(), 'nobody');
+    const { resources, report } = await loadWorkerResources(storage(), 'nobody');
     expect(report.problems).toEqual([expect.objectContaining({ file: 'profile:nobody', message: expect.stringContaining('Run `operator deploy resources`') })]);
     const prompt = await resources.systemPrompt(context(resources, 'telegram:dm:42'));
     expect(prompt.startsWith('You are a helpful assistant.')).toBe(true);
     expect(resources.skills).toEqual([]);
 
     await namespace().put(profileKey('broken'), '{"format":');
-    const broken = await loadWorkerResources(namespace(), 'broken');
+    const broken = await loadWorkerResources(storage(), 'broken');
     expect(broken.report.problems.map((problem) => problem.message)).toEqual([
       expect.stringContaining('not valid JSON'),
       expect.stringContaining('Run `operator deploy resources`'),

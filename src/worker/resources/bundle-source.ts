@@ -5,7 +5,9 @@
  * persona, and says what to run.
  */
 import { bundleFormat, profileKey, profilesKey, type BundleIndex, type ResourceBundle } from '../../cli/deploy/resource-bundle-format.ts';
+import type { Storage } from 'unstorage';
 import type { ResourceProblem } from '../../resources/types.ts';
+import { readText } from '../cloudflare-storage.ts';
 
 /** A bundle as read, and what went wrong reading it. */
 export interface ReadBundle {
@@ -16,15 +18,15 @@ export interface ReadBundle {
   stamp: string | undefined;
 }
 
-/** Per namespace binding, per profile: the last read. */
-const cache = new WeakMap<KVNamespace, Map<string, ReadBundle>>();
+/** Per storage (one per namespace binding, see `resourcesStorage`), per profile: the last read. */
+const cache = new WeakMap<Storage, Map<string, ReadBundle>>();
 
 /**
  * `profile`'s bundle: the cached one while the index's stamp is unchanged, else read from KV
  * (always with `fresh`). A profile without a bundle gets `default`'s, and without that an empty
  * bundle (the default persona, no skills or knowledge), each with a problem saying so.
  */
-export async function readBundle(kv: KVNamespace, profile: string, options: { fresh?: boolean } = {}): Promise<ReadBundle> {
+export async function readBundle(kv: Storage, profile: string, options: { fresh?: boolean } = {}): Promise<ReadBundle> {
   const problems: ResourceProblem[] = [];
   const index = await readJson<BundleIndex>(kv, profilesKey, problems);
   const stamp = typeof index?.stamp === 'string' ? index.stamp : undefined;
@@ -48,14 +50,14 @@ export async function readBundle(kv: KVNamespace, profile: string, options: { fr
 }
 
 /** The profiles uploaded (the deploy's index), `default` first; `default` alone when none are. */
-export async function uploadedProfiles(kv: KVNamespace): Promise<string[]> {
+export async function uploadedProfiles(kv: Storage): Promise<string[]> {
   const index = await readJson<BundleIndex>(kv, profilesKey, []);
   const names = Array.isArray(index?.profiles) ? index.profiles.filter((name): name is string => typeof name === 'string') : [];
   return ['default', ...names.filter((name) => name !== 'default')];
 }
 
 /** The bundle under `profile:<name>`, or undefined when there is none or it cannot be used (with a problem). */
-async function readProfileBundle(kv: KVNamespace, profile: string, problems: ResourceProblem[]): Promise<ResourceBundle | undefined> {
+async function readProfileBundle(kv: Storage, profile: string, problems: ResourceProblem[]): Promise<ResourceBundle | undefined> {
   const bundle = await readJson<ResourceBundle>(kv, profileKey(profile), problems);
   if (bundle === undefined) return undefined;
   if (bundle.format !== bundleFormat || !Array.isArray(bundle.skills) || !Array.isArray(bundle.knowledge)) {
@@ -66,8 +68,9 @@ async function readProfileBundle(kv: KVNamespace, profile: string, problems: Res
 }
 
 /** A JSON value from KV; undefined when the key is missing or its value is not JSON (with a problem). */
-async function readJson<T>(kv: KVNamespace, key: string, problems: ResourceProblem[]): Promise<T | undefined> {
-  const text = await kv.get(key, 'text');
+async function readJson<T>(kv: Storage, key: string, problems: ResourceProblem[]): Promise<T | undefined> {
+  // Parsed here, not by unstorage, so a broken value is reported with its parse error.
+  const text = await readText(kv, key);
   if (text === null) return undefined;
   try {
     return JSON.parse(text) as T;

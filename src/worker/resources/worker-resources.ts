@@ -4,6 +4,7 @@
  * the bundle and KV, and the built-in guardrails that mean something without a filesystem.
  * `reload()` reads the bundle again and reports like Node's reload.
  */
+import type { Storage } from 'unstorage';
 import type { AgentResources } from '../../agent/agent-options.ts';
 import type { Extension } from '../../agent/extensions.ts';
 import type { Guardrail } from '../../agent/guardrail.ts';
@@ -48,14 +49,15 @@ export class WorkerResources implements AgentResources {
   readonly profile: string;
   /** What the last prompt build had to cut (for `/status`). */
   truncations: string[] = [];
-  readonly #kv: KVNamespace;
+  /** The `RESOURCES` namespace, through unstorage (`resourcesStorage`). */
+  readonly #kv: Storage;
   readonly #options: WorkerResourcesOptions;
   readonly #storage: MemoryStorage;
   readonly #tools: Tool[];
   readonly #guardrails: Guardrail[];
   #snapshot: BundleSnapshot;
 
-  constructor(kv: KVNamespace, profile: string, read: ReadBundle, options: WorkerResourcesOptions = {}) {
+  constructor(kv: Storage, profile: string, read: ReadBundle, options: WorkerResourcesOptions = {}) {
     this.#kv = kv;
     this.profile = profile;
     this.#options = options;
