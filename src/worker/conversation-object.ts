@@ -8,7 +8,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Agent } from '../agent/agent.ts';
-import type { InboundMessage } from '../channels/types.ts';
+import type { ChannelAdapter, InboundMessage } from '../channels/types.ts';
 import { createWebChannel, type WebChannel } from '../channels/web/index.ts';
 import { keepOverheard, requiresMention, turnText, type OverheardMessage } from '../gateway/conversations.ts';
 import { replayedMessage } from '../gateway/restart-replay.ts';
@@ -30,6 +30,7 @@ import { createConversationAgent } from './conversation-agent.ts';
 import { ConversationJobs } from './conversation-jobs.ts';
 import { defaultProfile, profileChoiceKey, type ProfileChoice } from './conversation-profile.ts';
 import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
+import { durableFirst } from './durable-first.ts';
 import { createInboundFiles } from './inbound-files.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
@@ -81,7 +82,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   /** This conversation's parts, made on first use over the object's storage. */
   get #turnParts(): TurnParts {
     if (!this.#parts) {
-      const store = objectStore(this.ctx.storage);
+      // Its writes do not hold the turn's model request; the webhook's answer and every call to a
+      // chat wait until they are durable (`durable-first.ts`).
+      const store = objectStore(this.ctx.storage, { unconfirmed: true });
       const log = (line: string) => console.error(line);
       const storeFailed = (error: unknown, what: string) => log(`${what}: ${errorMessage(error)}`);
       const inbox = createInbox(store);
@@ -100,10 +103,10 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         agent: () => (this.#agent ??= this.#makeAgent(store)),
         channelFor: async (entry) => {
           const { platform } = entry.address;
-          if (platform === 'web') return this.#webChat;
+          if (platform === 'web') return this.#durableFirst(this.#webChat);
           // Only Discord's messages come with an interaction (kept by `accept`).
           const interaction = platform === 'discord' ? ((await store.get<WireMessage['interaction']>(interactionKey(entry.dedupeKey))) ?? undefined) : undefined;
-          return replyChannelFor(platform, env, interaction);
+          return this.#durableFirst(replyChannelFor(platform, env, interaction));
         },
         admit: (entry) => this.#admit(entry),
         command: (entry, admin) =>
@@ -123,7 +126,10 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     if (message.interaction) await this.#turnParts.store.set(interactionKey(message.dedupeKey), message.interaction, { ttlSeconds: interactionTtlSeconds });
     // Where its files are, which the inbox does not keep: its turn fetches them.
     await this.#turnParts.files.note(message);
-    return this.#take(fromWireMessage(message));
+    const taken = await this.#take(fromWireMessage(message));
+    // On disk before the platform hears it was taken.
+    await this.ctx.storage.sync();
+    return taken;
   }
 
   /**
@@ -133,7 +139,10 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
     const route = this.#webChat.routes().find((candidate) => candidate.method === request.method && candidate.path === pathname);
-    return route ? route.handler(request) : new Response('not found', { status: 404 });
+    const response = route ? await route.handler(request) : new Response('not found', { status: 404 });
+    // A message the browser posted is on disk before it is told so.
+    await this.ctx.storage.sync();
+    return response;
   }
 
   /** Takes a message on record (see {@link accept}); `/stop` stops the running turn at once instead. */
@@ -199,6 +208,11 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     return this.#web;
   }
 
+  /** `adapter` (if any), each of whose calls to a chat waits until the object's writes so far are durable. */
+  #durableFirst(adapter: ChannelAdapter | undefined): ChannelAdapter | undefined {
+    return adapter && durableFirst(adapter, this.ctx.storage);
+  }
+
   async #targetOf(): Promise<JobTarget | null> {
     return this.#turnParts.store.get<JobTarget>(targetKey);
   }
@@ -231,13 +245,26 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   async #drain(): Promise<void> {
     // Its failure is its own caller's to report; this one looks again afterwards.
     while (this.#running) await this.#running.catch(() => undefined);
+    const running = this.#answer();
+    this.#running = running;
+    await running;
+  }
+
+  /**
+   * One round of {@link #drain}. It lets go of `#running` before it settles, so a caller waiting
+   * for it finds it gone on waking (a settled one still set would have it spin, starving the I/O
+   * the round is waiting for).
+   */
+  async #answer(): Promise<void> {
     // Replies on record are looked for once per life of the object, and again after a failure:
     // otherwise every reply this instance recorded was sent or given up by its own turn.
     const resend = !this.#caughtUp;
-    const running = this.#conversationJobs.fireDue().then(() => answerWaiting(this.#turnParts, { resend })).then(() => this.#settle());
-    this.#running = running;
     try {
-      await running;
+      await this.#conversationJobs.fireDue();
+      await answerWaiting(this.#turnParts, { resend });
+      await this.#settle();
+      // Done once what it wrote is durable (an alarm whose handler returned is not run again).
+      await this.ctx.storage.sync();
       this.#caughtUp = true;
     } catch (error) {
       this.#caughtUp = false;
@@ -266,7 +293,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
       storage: this.ctx.storage,
       run: (job, scheduledFor) => this.#runJob(job, scheduledFor),
       notify: async (job, text) => {
-        const adapter = replyChannelFor(job.target.address.platform, this.env);
+        const adapter = this.#durableFirst(replyChannelFor(job.target.address.platform, this.env));
         await adapter?.send(job.target.address, { text });
       },
       settings: schedulerSettings(workerConfig(this.env).config.schedule),
@@ -295,7 +322,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   async #wake(): Promise<void> {
     const due = Date.now() + safetyNetMs;
     const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm > due) await this.ctx.storage.setAlarm(due);
+    // Unconfirmed like the message's own writes: `accept` waits for both before it answers.
+    if (alarm === null || alarm > due) await this.ctx.storage.setAlarm(due, { allowUnconfirmed: true });
     void this.#drain().catch((error: unknown) => console.error(`conversation: answering failed, to be tried again by the alarm: ${errorMessage(error)}`));
   }
 

@@ -5,32 +5,48 @@
  */
 import { defineDriver } from 'unstorage';
 
-/** The driver for `storage` (a Durable Object's `ctx.storage`). */
-export const durableObjectDriver = defineDriver((storage: DurableObjectStorage) => ({
-  name: 'durable-object',
-  options: storage,
-  async hasItem(key: string) {
-    return (await storage.get(key)) !== undefined;
-  },
-  async getItem(key: string) {
-    return (await storage.get<string>(key)) ?? null;
-  },
-  async setItem(key: string, value: string) {
-    await storage.put(key, value);
-  },
-  // One call, written atomically (a log's counter and its record, say).
-  async setItems(items: { key: string; value: string }[]) {
-    await storage.put(Object.fromEntries(items.map((item) => [item.key, item.value])));
-  },
-  async removeItem(key: string) {
-    await storage.delete(key);
-  },
-  async getKeys(base: string) {
-    return [...(await storage.list({ prefix: base })).keys()];
-  },
-  async clear(base: string) {
-    const keys = [...(await storage.list({ prefix: base })).keys()];
-    // Durable Object storage deletes at most 128 keys per call.
-    for (let index = 0; index < keys.length; index += 128) await storage.delete(keys.slice(index, index + 128));
-  },
-}));
+/**
+ * How the driver writes. By default the platform holds the object's outgoing messages (its
+ * answers, its `fetch` calls) until its writes are confirmed durable. `unconfirmed` writes do not
+ * hold them: the object then waits itself where durability must come first (`storage.sync()`,
+ * see `durable-first.ts`), and a call that needs none, a turn's model request, leaves at once.
+ */
+export interface DurableObjectDriverOptions {
+  /** The object's `ctx.storage`. */
+  storage: DurableObjectStorage;
+  unconfirmed?: boolean;
+}
+
+/** The driver over an object's storage. */
+export const durableObjectDriver = defineDriver((options: DurableObjectDriverOptions) => {
+  const { storage } = options;
+  const writing = { allowUnconfirmed: options.unconfirmed === true };
+  return {
+    name: 'durable-object',
+    options,
+    async hasItem(key: string) {
+      return (await storage.get(key)) !== undefined;
+    },
+    async getItem(key: string) {
+      return (await storage.get<string>(key)) ?? null;
+    },
+    async setItem(key: string, value: string) {
+      await storage.put(key, value, writing);
+    },
+    // One call, written atomically (a log's counter and its record, say).
+    async setItems(items: { key: string; value: string }[]) {
+      await storage.put(Object.fromEntries(items.map((item) => [item.key, item.value])), writing);
+    },
+    async removeItem(key: string) {
+      await storage.delete(key, writing);
+    },
+    async getKeys(base: string) {
+      return [...(await storage.list({ prefix: base })).keys()];
+    },
+    async clear(base: string) {
+      const keys = [...(await storage.list({ prefix: base })).keys()];
+      // Durable Object storage deletes at most 128 keys per call.
+      for (let index = 0; index < keys.length; index += 128) await storage.delete(keys.slice(index, index + 128), writing);
+    },
+  };
+});

@@ -4,8 +4,11 @@ import type { Store } from '../store/store.ts';
 import { createStore } from '../store/unstorage-store.ts';
 import { durableObjectDriver } from './durable-object-driver.ts';
 
-/** A `Store` over `storage`, an object's `ctx.storage`: use it only inside that object. */
-export function objectStore(storage: DurableObjectStorage): Store {
+/**
+ * A `Store` over `storage`, an object's `ctx.storage`: use it only inside that object.
+ * `unconfirmed`: its writes do not hold the object's outgoing calls (see `durable-object-driver.ts`).
+ */
+export function objectStore(storage: DurableObjectStorage, options: { unconfirmed?: boolean } = {}): Store {
   // The object is its storage's one writer.
-  return createStore({ storage: createStorage({ driver: durableObjectDriver(storage) }), singleWriter: true });
+  return createStore({ storage: createStorage({ driver: durableObjectDriver({ storage, ...options }) }), singleWriter: true });
 }

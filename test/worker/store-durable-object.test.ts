@@ -19,16 +19,21 @@ beforeEach(() => {
   stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`store-contract-${++round}`));
 });
 
-describeStoreContract(
-  'Durable Object storage',
-  ({ now }) => {
-    if (!storage) throw new Error('the store is made inside its object');
-    // As the objects make it (`object-store.ts`): the object is its storage's one writer.
-    return createStore({ storage: createStorage({ driver: durableObjectDriver(storage) }), singleWriter: true, now });
-  },
-  (body) =>
-    runInDurableObject(stub, async (_instance, state) => {
-      storage = state.storage;
-      return body();
-    }),
-);
+/** The contract's store as an object makes it (`object-store.ts`): the object is its storage's one writer. */
+const inObject = (options: { unconfirmed?: boolean }) =>
+  describeStoreContract(
+    `Durable Object storage${options.unconfirmed ? ', writes not holding outgoing calls' : ''}`,
+    ({ now }) => {
+      if (!storage) throw new Error('the store is made inside its object');
+      return createStore({ storage: createStorage({ driver: durableObjectDriver({ storage, ...options }) }), singleWriter: true, now });
+    },
+    (body) =>
+      runInDurableObject(stub, async (_instance, state) => {
+        storage = state.storage;
+        return body();
+      }),
+  );
+
+inObject({});
+// As a conversation's object keeps its state (`conversation-object.ts`).
+inObject({ unconfirmed: true });
