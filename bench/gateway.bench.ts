@@ -40,6 +40,7 @@ import { compiledIsFresh, cpuMs, createHttpClient, freePort, machineCpuMs, ownCp
 import type { GatewayProcess } from './gateway-process.ts';
 import { startFakeTelegramProcess } from './gateway-telegram-process.ts';
 import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
+import { gatewayEnv, REPLY, SECRET, textUpdate, WEBHOOK_PATH } from './telegram-updates.ts';
 import { benchHome, benchHomeRoot, elapsedMs, fileCreateMs, median, quantile, type BenchResult } from './lib.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
 
@@ -56,10 +57,6 @@ const SEQUENTIAL_CHATS = 50;
 const STARTUP_RUNS = 5;
 /** The figures to measure (`OPERATOR_BENCH_GATEWAY_PARTS`). */
 const parts = new Set((process.env.OPERATOR_BENCH_GATEWAY_PARTS ?? 'throughput,memory,overhead,startup').split(',').map((part) => part.trim()));
-/** Shorter than a preview is worth showing, so each turn ends in exactly one sendMessage. */
-const REPLY = 'Sure, done.';
-const SECRET = 'bench-webhook-secret';
-const WEBHOOK_PATH = '/webhooks/telegram';
 
 /** Chat ids: the warm-up conversation, the sequential ones, the floor's, the 1,000 of the waves. */
 const warmChat = 1_000;
@@ -67,37 +64,12 @@ const sequentialChat = (i: number) => 2_000 + (i % SEQUENTIAL_CHATS);
 const floorChat = 3_000;
 const waveChats = Array.from({ length: CONVERSATIONS }, (_, i) => 10_000_000 + i);
 
-let updateId = 500_000;
-const messageIds = new Map<number, number>();
-
-/** A private text message as Telegram delivers it (per-chat message ids, a fresh update id). */
-function textUpdate(chatId: number, text: string): string {
-  const messageId = (messageIds.get(chatId) ?? 0) + 1;
-  messageIds.set(chatId, messageId);
-  const from = { id: chatId, is_bot: false, first_name: 'Person' };
-  return JSON.stringify({
-    update_id: ++updateId,
-    message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Person' }, from, text },
-  });
-}
-
 export default async function run(): Promise<BenchResult[]> {
   const mode = compiledIsFresh() ? 'compiled dist/' : 'sources through tsx: run `npm run build` first for the figures that count';
   const model = await startFakeModelProcess({ text: REPLY, usage: { input: 1200, output: 5, cacheRead: 1000 } });
   const telegram = await startFakeTelegramProcess(REPLY);
   const home = benchHome('operator-bench-gateway-');
-  const env = (gatewayHome: string, port: number): Record<string, string> => ({
-    HOME: gatewayHome,
-    OPERATOR_HOME: gatewayHome,
-    ANTHROPIC_API_KEY: 'bench-key',
-    ANTHROPIC_BASE_URL: model.anthropicBaseURL,
-    TELEGRAM_BOT_TOKEN: telegram.token,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-    TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}${WEBHOOK_PATH}`,
-    TELEGRAM_WEBHOOK_SECRET: SECRET,
-    OPERATOR_DM_POLICY: 'open',
-    OPERATOR_REVIEW_EVERY: '0',
-  });
+  const env = (gatewayHome: string, port: number): Record<string, string> => gatewayEnv(gatewayHome, port, { model, telegram });
   const results: BenchResult[] = [
     {
       name: "creating one file in the gateway's home folder, median of 200 (the disk's own cost, for context)",

@@ -13,33 +13,16 @@ import { replayRequest, type FakeModelProcess } from './fake-model-process.ts';
 import { cpuMs, createHttpClient } from './gateway-process.ts';
 import type { FakeTelegramProcess } from './gateway-telegram-process.ts';
 import { elapsedMs } from './lib.ts';
+import { REPLY, SECRET, WEBHOOK_PATH, textUpdate } from './telegram-updates.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../src/core/keep-alive-fetch.ts';
 
-/** Shorter than a preview is worth showing, so each turn ends in exactly one sendMessage. */
-export const REPLY = 'Sure, done.';
-export const SECRET = 'bench-webhook-secret';
-export const WEBHOOK_PATH = '/webhooks/telegram';
-
+export { REPLY, SECRET, WEBHOOK_PATH, textUpdate } from './telegram-updates.ts';
 
 /** A bot under measurement: where it listens and the process whose CPU it uses. */
 export interface Target {
   readonly name: string;
   readonly origin: string;
   readonly pid: number;
-}
-
-let updateId = 700_000;
-const messageIds = new Map<number, number>();
-
-/** A private text message as Telegram delivers it (per-chat message ids, a fresh update id). */
-export function textUpdate(chatId: number, text: string): string {
-  const messageId = (messageIds.get(chatId) ?? 0) + 1;
-  messageIds.set(chatId, messageId);
-  const from = { id: chatId, is_bot: false, first_name: 'Person' };
-  return JSON.stringify({
-    update_id: ++updateId,
-    message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Person' }, from, text },
-  });
 }
 
 /** Posts webhooks to `target` over kept-alive connections, as Telegram does (up to `connections` at once). */

@@ -24,7 +24,8 @@ import { benchHome, benchHomeRoot, fileCreateMs, type BenchResult } from './lib.
 import { buildWorker, startLocalWorker } from './workers-miniflare.ts';
 import { measureOverhead } from './workers-overhead.ts';
 import { measureThroughput } from './workers-throughput.ts';
-import { REPLY, SECRET, WEBHOOK_PATH, wave, type Target } from './workers-turns.ts';
+import { gatewayEnv } from './telegram-updates.ts';
+import { REPLY, SECRET, wave, type Target } from './workers-turns.ts';
 
 const parts = new Set((process.env.OPERATOR_BENCH_WORKERS_PARTS ?? 'overhead,throughput').split(',').map((part) => part.trim()));
 const MODEL = 'claude-sonnet-4-6';
@@ -58,19 +59,7 @@ export default async function run(): Promise<BenchResult[]> {
     mkdirSync(join(home, 'gateway'));
     const gateway = spawnGateway({
       port,
-      env: {
-        HOME: join(home, 'gateway'),
-        OPERATOR_HOME: join(home, 'gateway'),
-        ANTHROPIC_API_KEY: 'bench-key',
-        ANTHROPIC_BASE_URL: model.anthropicBaseURL,
-        OPERATOR_MODEL: MODEL,
-        TELEGRAM_BOT_TOKEN: telegram.token,
-        TELEGRAM_API_ROOT: telegram.apiRoot,
-        TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}${WEBHOOK_PATH}`,
-        TELEGRAM_WEBHOOK_SECRET: SECRET,
-        OPERATOR_DM_POLICY: 'open',
-        OPERATOR_REVIEW_EVERY: '0',
-      },
+      env: { ...gatewayEnv(join(home, 'gateway'), port, { model, telegram }), OPERATOR_MODEL: MODEL },
     });
     try {
       await gateway.ready();
