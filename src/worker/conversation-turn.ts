@@ -80,6 +80,7 @@ async function answerBatch(parts: TurnParts, waiting: InboxEntry[]): Promise<voi
     // Without the platform's credentials nothing can be said: the messages are let go, and said so.
     parts.log(`${first.sessionKey}: no credentials for ${first.address.platform}; ${waiting.length} message(s) not answered`);
     for (const entry of waiting) await parts.inbox.done(entry.key);
+    await parts.files.forget(waiting);
     return;
   }
   const begun = first.begun;
@@ -95,6 +96,8 @@ async function answerBatch(parts: TurnParts, waiting: InboxEntry[]): Promise<voi
     if (!decision.allowed) {
       if (decision.reply && entry.scope === 'dm') await adapter.send(entry.address, { text: decision.reply }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not send: ${errorMessage(error)}`));
       await parts.inbox.done(entry.key);
+      // A refused message's files are never fetched: their references go with it.
+      await parts.files.forget([entry]);
       continue;
     }
     const answer = entry.command ? await parts.command(entry, decision.admin) : undefined;
@@ -129,6 +132,9 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
   const { entry: first } = admitted[0]!;
   // The messages the turn answers, let go once its reply is on record (a job's is not in the inbox).
   const keys = scheduled ? [] : [...new Set([...(begun?.keys ?? []), ...admitted.map(({ entry }) => entry.key)])];
+  // Their files' references go with them, not before: until then a turn cut off runs again over
+  // the same messages.
+  const answered = scheduled ? [] : admitted.map(({ entry }) => entry);
   const address = first.address;
   const replyTo = first.scope === 'group' && !scheduled ? first.messageId : undefined;
   const agent = await parts.agent();
@@ -163,8 +169,10 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     await noting;
     const text = result.text || (result.aborted ? 'Stopped.' : '(no answer)');
     const id = await parts.ledger.record({ sessionKey: first.sessionKey, address, text, turnId: `${first.dedupeKey}#0`, previewId, replyTo, answers: keys });
-    // From here the ledger answers for the reply: the messages are let go.
+    // From here the ledger answers for the reply: the messages are let go, and with them the
+    // references to their files (no turn reads them again; R2 keeps the files).
     for (const key of keys) await parts.inbox.done(key);
+    await parts.files.forget(answered);
     if (text.trim() === silentReplyText) {
       if (previewId !== undefined) await adapter.edit(address, previewId, { text: '(no answer)' }).catch(() => undefined);
       return { status: 'ok', delivery: { status: 'silent' } };
@@ -178,6 +186,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     parts.log(`${first.sessionKey}: ${overdue ? 'turn stopped at its deadline' : `turn failed: ${errorMessage(error)}`}`);
     // The failure is told once, through the ledger, and the messages are let go.
     await tellOnce(parts, adapter, first, keys, previewId, overdue ? '(Stopped: this took too long. Ask again, perhaps in smaller steps.)' : failureReply(error));
+    await parts.files.forget(answered);
     return { status: 'error', error: errorMessage(error) };
   } finally {
     unsubscribe();

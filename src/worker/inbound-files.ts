@@ -4,9 +4,10 @@
  * message, as it must answer the platform at once; the object notes the references beside its
  * inbox entry (the inbox keeps what was attached, not where). The turn, which runs only for
  * people the access check let in, fetches each file from its platform once, keeps it in R2, and
- * reads it from there should the turn run again. As on Node (`src/gateway/files/inbound-files.ts`),
- * images go to the model as image parts and documents are kept and the model told; with no file
- * system for tools to open them, a small text document is given inline instead.
+ * reads it from there should the turn run again; the references go once the turn's reply is on
+ * record. As on Node (`src/gateway/files/inbound-files.ts`), images go to the model as image parts
+ * and documents are kept and the model told; with no file system for tools to open them, a small
+ * UTF-8 text document is given inline instead.
  */
 import { Api } from 'grammy/web';
 import { createFileDownloader } from '../channels/slack/attachments.ts';
@@ -52,6 +53,12 @@ export interface InboundFiles {
   note(message: WireMessage): Promise<void>;
   /** Reads the files of `entries`; `replay`: the turn runs again, and reads only what R2 kept. */
   read(entries: readonly InboxEntry[], options?: { replay?: boolean }): Promise<TurnFiles>;
+  /**
+   * Drops the references noted for `entries`, once nothing can read them again: their turn's reply
+   * is on record and the messages are let go (the files stay in R2). Never fails: a note it could
+   * not drop expires on its own.
+   */
+  forget(entries: readonly InboxEntry[]): Promise<void>;
 }
 
 /** What {@link createInboundFiles} works with: the Worker's variables, the object's store. */
@@ -85,6 +92,13 @@ export function createInboundFiles({ env, store, log }: InboundFilesOptions): In
         texts.push([entry.text, ...lines].filter((part) => part !== '').join('\n'));
       }
       return { texts, images: turn.images };
+    },
+
+    async forget(entries) {
+      for (const entry of entries) {
+        if (entry.attachments.length === 0) continue;
+        await store.delete(refsKey(entry.dedupeKey)).catch((error: unknown) => log(`${entry.sessionKey}: file references not dropped (they expire): ${errorMessage(error)}`));
+      }
     },
   };
 }
@@ -137,16 +151,19 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
   const size = `${mediaType}, ${formatBytes(bytes.length)}`;
   if (image) {
     const data = Buffer.from(bytes).toString('base64');
-    if (data.length > turn.room) return `[an image came with this message (kept as ${name}, ${size}), too large to show to the model here]`;
+    if (data.length > turn.room) {
+      const why = data.length > turnRoomBytes ? 'too large to show to the model here' : "not shown to the model: this turn's other files left no room for it";
+      return `[an image came with this message (kept as ${name}, ${size}), ${why}]`;
+    }
     turn.room -= data.length;
     turn.images.push({ type: 'image', data, mediaType });
     return undefined;
   }
-  const text = isText(mediaType) && bytes.length <= maxInlineBytes && bytes.length <= turn.room ? utf8(bytes) : undefined;
-  if (text === undefined) {
-    const why = isText(mediaType) ? `it is too large to read here (the limit is ${formatBytes(Math.min(maxInlineBytes, turn.room))})` : 'files of this kind cannot be opened on Workers';
-    return `[file kept: ${name} (${size}), but ${why}]`;
-  }
+  if (!isText(mediaType)) return `[file kept: ${name} (${size}), but files of this kind cannot be opened on Workers]`;
+  if (bytes.length > maxInlineBytes || bytes.length > turn.room) return `[file kept: ${name} (${size}), but it is too large to read here (the limit is ${formatBytes(Math.min(maxInlineBytes, turn.room))})]`;
+  // Named as text but not text (Latin-1, say, or binary): named, never given as mojibake.
+  const text = utf8(bytes);
+  if (text === undefined) return `[file kept: ${name} (${size}), but it is not UTF-8 text (another encoding, or binary), so it was not read here]`;
   turn.room -= bytes.length;
   // A fence longer than any run of backticks in the text, so the text cannot close it.
   const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((run) => run[0].length + 1)));
@@ -187,8 +204,13 @@ function isText(mediaType: string): boolean {
   return type.startsWith('text/') || /^application\/(x-)?(json|csv|markdown|xml|yaml|ndjson)$/.test(type) || /\+(json|xml|yaml)$/.test(type);
 }
 
-/** `bytes` as UTF-8 text, or undefined when they are not (a binary file named as text). */
+/**
+ * `bytes` as UTF-8 text, or undefined when they are not: decoded strictly, as any other encoding
+ * would come out as mojibake; and a NUL, which no text file holds, marks a binary file that
+ * happens to be valid UTF-8.
+ */
 function utf8(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {

@@ -1,8 +1,9 @@
 /**
  * Files people send, on Workers, inside workerd: the webhook keeps each file's platform reference,
  * the turn (only for people let in) fetches the file from the fake platform once, keeps it in R2
- * and gives the model what it can read: images as image parts, small text documents inline, a
- * line for the rest. A turn run again after its object was reset reads the file from R2.
+ * and gives the model what it can read: images as image parts, small UTF-8 text documents inline,
+ * a line for the rest, never more than a turn has room for. A turn run again after its object was
+ * reset reads the file from R2; a turn answered drops the references kept for it.
  */
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -22,12 +23,22 @@ interface Update {
   message: { photo?: { file_id: string; width: number; height: number }[]; document?: { file_id: string } };
 }
 
+/** How much of a turn's first message its images (base64) and inline documents may fill (`turnRoomBytes`). */
+const turnRoomBytes = 1_400_000;
+
 const requests = () => readFake<{ rawBody: string }[]>('model', 'requests');
 const messagesIn = (chatId: number) => callFake<{ text: string }[]>('telegram', 'messages', chatId);
 const getFileCalls = async (fileId: string) => (await callFake<{ params: { file_id?: string } }[]>('telegram', 'callsOf', 'getFile')).filter((call) => call.params.file_id === fileId);
 
 /** Where a Telegram message's `index`th file (from 1) is kept in R2. */
 const keyOf = (chatId: number, update: Update, name: string, index = 1) => `${keySegment(`telegram:dm:${chatId}`)}/${keySegment(`telegram:update:${update.update_id}`)}/${index}-${name}`;
+
+/** The object of the private chat `chatId`. */
+const objectOf = (chatId: number) => env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`telegram:dm:${chatId}`));
+
+/** The file references noted beside a Telegram message in its object's store (null: none). */
+const noteOf = (chatId: number, update: Update) =>
+  runInDurableObject(objectOf(chatId), (_instance, state) => objectStore(state.storage).get<(string | null)[]>(`files:${keySegment(`telegram:update:${update.update_id}`)}`));
 
 /** The largest size of a photo update (the one the Worker reads). */
 const largest = (update: Update) => update.message.photo!.reduce((best, size) => (size.width * size.height > best.width * best.height ? size : best));
@@ -37,6 +48,41 @@ function turnImages(rawBody: string): string[] {
   const { messages } = JSON.parse(rawBody) as { messages: { content: string | { type: string; source?: { data: string; media_type: string } }[] }[] };
   const content = messages.at(-1)!.content;
   return typeof content === 'string' ? [] : content.flatMap((part) => (part.type === 'image' && part.source ? [`${part.source.media_type};${part.source.data}`] : []));
+}
+
+/** The text parts of the last message of a model request, joined. */
+function turnText(rawBody: string): string {
+  const { messages } = JSON.parse(rawBody) as { messages: { content: string | { type: string; text?: string }[] }[] };
+  const content = messages.at(-1)!.content;
+  return typeof content === 'string' ? content : content.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n');
+}
+
+/**
+ * Sends `bytes` as a document through the fake Bot API (a multipart upload, which keeps the bytes
+ * as they are: only JSON crosses the fakes' control server, and `documentMessage` takes text
+ * there); resolves to its `file_id`, which getFile and the file download then serve.
+ */
+async function uploaded(bytes: Uint8Array, name: string): Promise<string> {
+  const form = new FormData();
+  form.append('chat_id', '7070');
+  form.append('document', new File([bytes], name));
+  const response = await fetch(`${env.TELEGRAM_API_ROOT}/bot${env.TELEGRAM_BOT_TOKEN}/sendDocument`, { method: 'POST', body: form });
+  const answer = (await response.json()) as { ok: boolean; result?: { document?: { file_id: string } } };
+  expect(answer.ok).toBe(true);
+  return answer.result!.document!.file_id;
+}
+
+/** Posts `event` (from the fake Slack's builders) to `/webhooks/slack`, signed; resolves to the HTTP status. */
+async function postSlackEvent(event: Record<string, unknown>): Promise<number> {
+  const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secret = await readFake<string>('slack', 'signingSecret');
+  const response = await SELF.fetch('http://example.com/webhooks/slack', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
+    body: rawBody,
+  });
+  return response.status;
 }
 
 /** Posts `update`, then waits for the bot's answer `text` in `chatId`; resolves to the model's last request. */
@@ -121,20 +167,23 @@ describe('files people send, on Workers', () => {
     expect(await getFileCalls(largest(update).file_id)).toEqual([]);
     expect((await env.FILES!.list({ prefix: `${keySegment(`telegram:dm:${stranger}`)}/` })).objects).toEqual([]);
     expect(await requests()).toEqual([]);
+    // Its message let go, the reference to its file goes with it.
+    expect(await eventually(() => noteOf(stranger, update), (note) => note === null)).toBeNull();
   });
 
   it('reads the file from R2, not the platform, when a turn cut off mid-way runs again', async () => {
-    const objectOf = () => env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`telegram:dm:${admin}`));
     await callFake('model', 'enqueue', { text: 'Cut off', hangMs: 5_000 }, { text: 'Seen after the restart' });
     const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin, caption: 'look again' });
     expect(await postTelegramUpdate(update)).toBe(200);
     await eventually(requests, (list) => list.length === 1);
     expect(await getFileCalls(largest(update).file_id)).toHaveLength(1);
     // As when the platform evicts the object: its memory is gone, its storage (and R2) stays.
-    await runInDurableObject(objectOf(), (_instance, state) => {
+    await runInDurableObject(objectOf(admin), (_instance, state) => {
       state.abort('evicted by the test');
     }).catch(() => undefined);
-    expect(await runDurableObjectAlarm(objectOf())).toBe(true);
+    // The turn cut off is not answered: the reference is still kept for it.
+    expect(await noteOf(admin, update)).toEqual([largest(update).file_id]);
+    expect(await runDurableObjectAlarm(objectOf(admin))).toBe(true);
     const messages = await eventually(() => messagesIn(admin), (list) => list.some((message) => message.text === 'Seen after the restart'));
     expect(messages.some((message) => message.text === 'Seen after the restart')).toBe(true);
     const [first, second] = await requests();
@@ -143,21 +192,78 @@ describe('files people send, on Workers', () => {
     expect(turnImages(second!.rawBody)).toEqual([image]);
     expect(second!.rawBody.split('look again').length - 1).toBe(1);
     expect(await getFileCalls(largest(update).file_id)).toHaveLength(1);
+    // Answered at last: its reference goes, the file stays in R2.
+    expect(await noteOf(admin, update)).toBeNull();
+    expect(await env.FILES!.head(keyOf(admin, update, 'photo.jpg'))).not.toBeNull();
+  });
+
+  it("drops a message's file references once its turn is answered, and keeps the file in R2", async () => {
+    // The model takes a moment: the reference is looked at while the turn runs, then after.
+    await callFake('model', 'enqueue', { text: 'Photo answered', hangMs: 1_000 });
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin, caption: 'and then?' });
+    expect(await postTelegramUpdate(update)).toBe(200);
+    await eventually(requests, (list) => list.length === 1);
+    expect(await noteOf(admin, update)).toEqual([largest(update).file_id]);
+    const messages = await eventually(() => messagesIn(admin), (list) => list.some((message) => message.text === 'Photo answered'));
+    expect(messages.map((message) => message.text)).toContain('Photo answered');
+    // Dropped before the reply is sent, so there is nothing to wait for.
+    expect(await noteOf(admin, update)).toBeNull();
+    expect(await env.FILES!.head(keyOf(admin, update, 'photo.jpg'))).not.toBeNull();
+  });
+
+  it("gives the model a turn's files only as far as the turn has room, and names the rest, kept in R2", async () => {
+    await callFake('model', 'enqueue', { text: 'Saw what fitted' });
+    // Two images of 700,000 bytes (933,336 in base64): together past the room, one fits; then a
+    // text document of 200,000 bytes fits in what is left.
+    const [first, second, notes] = await Promise.all([
+      callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'room-first.png', mimetype: 'image/png', text: 'A'.repeat(700_000) }),
+      callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'room-second.png', mimetype: 'image/png', text: 'B'.repeat(700_000) }),
+      callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'room-notes.txt', mimetype: 'text/plain', text: 'n'.repeat(200_000) }),
+    ]);
+    const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel: 'D0WRKROOM', text: 'three files', from: { id: 'U0WRKTURN1', name: 'Ada' }, files: [first, second, notes] });
+    expect(await postSlackEvent(event)).toBe(200);
+    const answers = await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', 'D0WRKROOM'), (list) => list.some((message) => message.text === 'Saw what fitted'));
+    expect(answers.map((message) => message.text)).toContain('Saw what fitted');
+    const body = (await requests()).at(-1)!.rawBody;
+    const images = turnImages(body);
+    const text = turnText(body);
+    expect(images).toEqual([`image/png;${btoa('A'.repeat(700_000))}`]);
+    expect(text).toContain('[an image came with this message (kept as room-second.png, image/png, 683.6 KB), not shown to the model: this turn\'s other files left no room for it]');
+    expect(text).toContain(`[file: room-notes.txt (text/plain, 195.3 KB)]\n\`\`\`\n${'n'.repeat(200_000)}\n\`\`\``);
+    expect(body).not.toContain('BBBBBBBB');
+    // What the files filled of the message stays within the room.
+    const filled = images.reduce((sum, image) => sum + image.length - 'image/png;'.length, 0) + 200_000;
+    expect(filled).toBeLessThanOrEqual(turnRoomBytes);
+    // The image not shown is kept all the same.
+    const kept = (await env.FILES!.list()).objects.find((object) => object.key.endsWith('/2-room-second.png'));
+    expect(kept?.size).toBe(700_000);
+  });
+
+  it('keeps a text document that is not UTF-8 and names it, never giving the model its bytes as garbled text', async () => {
+    await callFake('model', 'enqueue', { text: 'Not in UTF-8' }, { text: 'That is binary' });
+    // Latin-1: `é` is the one byte 0xE9, which a lenient UTF-8 decoding would make U+FFFD.
+    const latin1 = Uint8Array.from('Menu of the day: caf\u00e9 au lait, cr\u00e8me br\u00fbl\u00e9e', (char) => char.charCodeAt(0));
+    const menu = await callFake<Update>('telegram', 'documentMessage', { chatId: admin, fileName: 'menu.txt', mimeType: 'text/plain', text: 'x'.repeat(latin1.length) });
+    menu.message.document!.file_id = await uploaded(latin1, 'menu.txt');
+    const menuBody = await answered(menu, admin, 'Not in UTF-8');
+    expect(menuBody).toContain(`[file kept: menu.txt (text/plain, ${latin1.length} bytes), but it is not UTF-8 text (another encoding, or binary), so it was not read here]`);
+    expect(menuBody).not.toContain('Menu of the day');
+    expect(new Uint8Array(await (await env.FILES!.get(keyOf(admin, menu, 'menu.txt')))!.arrayBuffer())).toEqual(latin1);
+
+    // Valid UTF-8, but with NULs: a binary file sent as text.
+    const binary = 'SQLite format 3\u0000\u0000\u0010\u0000\u0001\u0001 page one';
+    const db = await callFake<Update>('telegram', 'documentMessage', { chatId: admin, fileName: 'data.txt', mimeType: 'text/plain', text: binary });
+    const dbBody = await answered(db, admin, 'That is binary');
+    expect(dbBody).toContain(`[file kept: data.txt (text/plain, ${binary.length} bytes), but it is not UTF-8 text (another encoding, or binary), so it was not read here]`);
+    expect(dbBody).not.toContain('SQLite format 3');
+    expect((await env.FILES!.head(keyOf(admin, db, 'data.txt')))?.size).toBe(binary.length);
   });
 
   it('reads a file shared in Slack by its private URL, with the bot token', async () => {
     await callFake('model', 'enqueue', { text: 'Got your Slack file' });
     const file = await callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'todo.txt', mimetype: 'text/plain', text: 'buy milk' });
     const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel: 'D0WRKFILES', text: 'my list', from: { id: 'U0WRKTURN1', name: 'Ada' }, files: [file] });
-    const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
-    const timestamp = Math.floor(Date.now() / 1000);
-    const secret = await readFake<string>('slack', 'signingSecret');
-    const response = await SELF.fetch('http://example.com/webhooks/slack', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
-      body: rawBody,
-    });
-    expect(response.status).toBe(200);
+    expect(await postSlackEvent(event)).toBe(200);
     const messages = await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', 'D0WRKFILES'), (list) => list.some((message) => message.text === 'Got your Slack file'));
     expect(messages.map((message) => message.text)).toContain('Got your Slack file');
     const body = (await requests()).at(-1)!.rawBody;
