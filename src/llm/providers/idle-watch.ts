@@ -26,6 +26,10 @@ export const sdkTimeoutMarginMs = 1_000;
  * OpenAI-compatible servers send while a model thinks are dropped by the SDKs, yet they prove the
  * stream is alive. While the caller handles an event the countdown is held, so a slow consumer is
  * never mistaken for a silent server.
+ *
+ * A stream hears a piece many times a second, so hearing one only moves a deadline: the one timer
+ * is set again when it fires early, not at every piece (a timer set and cleared per piece was a
+ * measurable share of a turn's CPU on Workers).
  */
 export class IdleWatch {
   /** Pass this to the SDK call: it aborts on the caller's signal or on silence. */
@@ -33,6 +37,9 @@ export class IdleWatch {
   private readonly controller = new AbortController();
   private readonly timeouts: StreamTimeouts;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the current countdown ends (`Date.now()` time), and what it then says. */
+  private deadline: number;
+  private reason: string;
   private expired: string | undefined;
   private held = false;
   private done = false;
@@ -40,18 +47,22 @@ export class IdleWatch {
   constructor(timeouts: StreamTimeouts, callerSignal?: AbortSignal) {
     this.timeouts = timeouts;
     this.signal = callerSignal ? AbortSignal.any([callerSignal, this.controller.signal]) : this.controller.signal;
-    this.arm(timeouts.firstByteMs, `no first byte within ${timeouts.firstByteMs} ms`);
+    this.deadline = Date.now() + timeouts.firstByteMs;
+    this.reason = `no first byte within ${timeouts.firstByteMs} ms`;
+    this.wake(timeouts.firstByteMs);
   }
 
   /** Bytes of the body arrived: the countdown starts again, now for the idle limit. */
   heard(): void {
-    if (!this.held) this.arm(this.timeouts.idleMs, `no data for ${this.timeouts.idleMs} ms`);
+    if (this.held || this.done) return;
+    this.deadline = Date.now() + this.timeouts.idleMs;
+    this.reason = `no data for ${this.timeouts.idleMs} ms`;
+    if (this.timer === undefined) this.wake(this.timeouts.idleMs);
   }
 
   /** The caller handles an event: the server's silence is not counted until {@link resume}. */
   hold(): void {
     this.held = true;
-    clearTimeout(this.timer);
   }
 
   /** The caller is done with the event (which was data): the idle countdown starts again. */
@@ -64,6 +75,7 @@ export class IdleWatch {
   stop(): void {
     this.done = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** @throws ProviderError (`TIMEOUT`, retryable) when the stream sent nothing in time. */
@@ -72,11 +84,14 @@ export class IdleWatch {
     throw new ProviderError(`${provider}: request timed out: ${this.expired}`, { provider, kind: 'TIMEOUT' });
   }
 
-  private arm(ms: number, reason: string): void {
-    clearTimeout(this.timer);
-    if (this.done) return;
+  /** Looks again in `ms`: aborts if the deadline has passed by then and nothing holds it. */
+  private wake(ms: number): void {
     this.timer = setTimeout(() => {
-      this.expired = reason;
+      this.timer = undefined;
+      if (this.done || this.held) return; // resume() starts a new countdown
+      const left = this.deadline - Date.now();
+      if (left > 0) return this.wake(left);
+      this.expired = this.reason;
       this.controller.abort();
     }, ms);
   }
