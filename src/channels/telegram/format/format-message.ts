@@ -20,9 +20,17 @@ export interface TelegramChunk {
 
 /** Splits and renders a Markdown reply for Telegram. */
 export function formatTelegramMessage(markdown: string, maxLength: number = telegramMaxLength): TelegramChunk[] {
-  const measure = (chunk: string) => visibleText(renderTelegramHtml(chunk)).length;
+  // The chunker measures a chunk by rendering it, and every chunk it keeps was measured: each is
+  // rendered once (a reply that fits one message, the common case, was rendered twice).
+  const rendered = new Map<string, string>();
+  const render = (chunk: string) => {
+    let html = rendered.get(chunk);
+    if (html === undefined) rendered.set(chunk, (html = renderTelegramHtml(chunk)));
+    return html;
+  };
+  const measure = (chunk: string) => visibleText(render(chunk)).length;
   return chunkMarkdown(markdown, { maxLength, measure })
-    .map((chunk) => renderTelegramHtml(chunk))
+    .map(render)
     .filter((html) => visibleText(html).trim() !== '')
     .map((html) => ({ html, plain: plainTextFallback(html, maxLength) }));
 }
