@@ -65,6 +65,8 @@ const interactionTtlSeconds = 15 * 60;
 export class ConversationObject extends DurableObject<WorkerEnv> {
   #parts: TurnParts | undefined;
   #agent: Promise<Agent> | undefined;
+  /** The agent of the job running now, when it was made under another profile than the conversation's (see `#runJob`). */
+  #jobAgent: Agent | undefined;
   #jobs: ConversationJobs | undefined;
   /** The web chat of this conversation's browser (web conversations only), made on its first request. */
   #web: WebChannel | undefined;
@@ -151,7 +153,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     if (message.command?.name === 'stop') {
       // As on Node: only the person being answered, or an admin, stops an answer.
       const admin = workerConfig(this.env).config.admins.includes(`${message.address.platform}:${message.sender.id}`);
-      if (admin || parts.turnSender === message.sender.id) (await this.#agent)?.abort();
+      if (admin || parts.turnSender === message.sender.id) (this.#jobAgent ?? (await this.#agent))?.abort();
       if (await parts.dedupe.seen(message.dedupeKey)) return false;
       await parts.dedupe.firstTime(message.dedupeKey);
       return true;
@@ -309,7 +311,23 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     const parts = this.#turnParts;
     const adapter = await parts.channelFor(entry);
     if (!adapter) return { status: 'error', error: `no credentials for ${entry.address.platform}` };
-    return runTurn(parts, adapter, [{ entry, admin: false }], { scheduled: true });
+    const run = () => runTurn(parts, adapter, [{ entry, admin: false }], { scheduled: true });
+    // As on Node: a job runs with the profile it was made with, also after the conversation chose
+    // another; an agent of its own, over the same session, for its one turn (turns run one at a time).
+    if (job.profile === (await this.#profileChoice.current())) return run();
+    const own = parts.agent;
+    const agent = await this.#makeAgent(parts.store, job.profile);
+    this.#jobAgent = agent;
+    parts.agent = () => Promise.resolve(agent);
+    try {
+      return await run();
+    } finally {
+      parts.agent = own;
+      this.#jobAgent = undefined;
+      agent.dispose();
+      // The conversation's agent knew the session as it was before the job's turn: made again.
+      this.#agent = undefined;
+    }
   }
 
   /**
@@ -357,10 +375,11 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     };
   }
 
-  async #makeAgent(store: Store): Promise<Agent> {
+  /** The conversation's agent, with `profile` (the conversation's own unless given). */
+  async #makeAgent(store: Store, profile?: string): Promise<Agent> {
     const own = await store.get<JobTarget>(targetKey);
     if (own === null) throw new Error('this conversation has had no message yet');
-    const profile = await this.#profileChoice.current();
+    profile ??= await this.#profileChoice.current();
     const schedule = createScheduleTool({
       scheduler: await this.#conversationJobs.scheduler(),
       target: async (_turn, deliver) => {

@@ -55,3 +55,34 @@ it("lets a person choose their conversation's profile and an admin a group's; re
   expect(await ask('/profile', member, (reply) => reply.startsWith('Profile:'))).toBe('Profile: default');
   expect(await ask('/profile quill', member, (reply) => reply.startsWith('Profile is now'))).toBe('Profile is now quill.');
 });
+
+it('runs a job with the profile it was made with, after the conversation chose another (as on Node)', async () => {
+  if (!env.RESOURCES) throw new Error('wrangler.toml binds no RESOURCES namespace');
+  for (const { key, value } of inject('resourceEntries').first) await env.RESOURCES.put(key, value);
+  await callFake('model', 'reset');
+  expect(await ask('/profile default', admin, (reply) => reply.startsWith('Profile is now'))).toBe('Profile is now default.');
+  await callFake(
+    'model',
+    'enqueue',
+    { toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'Remind Ada of the standup.', delay_seconds: 2, name: 'standup' } }] },
+    { text: 'In two seconds.' },
+    { text: 'Standup now, Ada.' },
+    { text: 'Quill again.' },
+  );
+  expect(await ask('remind me of the standup in two seconds', admin, (reply) => reply === 'In two seconds.')).toBe('In two seconds.');
+  // Chosen before the job fires: the job keeps the default profile it was made with.
+  expect(await ask('/profile quill', admin, (reply) => reply.startsWith('Profile is now'))).toBe('Profile is now quill.');
+  const standup = await eventually(() => messagesIn(admin.id), (list) => list.some((message) => message.text === 'Standup now, Ada.'));
+  expect(standup.some((message) => message.text === 'Standup now, Ada.')).toBe(true);
+  expect(await ask('and now?', admin, (reply) => reply === 'Quill again.')).toBe('Quill again.');
+
+  const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+  const [made, , job, after] = requests.map((request) => request.rawBody);
+  const quill = 'You are Quill, the release manager of the Acme team.';
+  expect(made).not.toContain(quill);
+  expect(job).toContain('Remind Ada of the standup.');
+  expect(job).not.toContain(quill);
+  // The conversation's own turns are Quill's again, and see the job's turn in their history.
+  expect(after).toContain(quill);
+  expect(after).toContain('Standup now, Ada.');
+});
