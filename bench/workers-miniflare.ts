@@ -9,7 +9,7 @@
  */
 import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { root } from './gateway-process.ts';
@@ -56,7 +56,29 @@ export interface LocalWorker {
  * Resolves with the entry's path.
  */
 export async function buildWorker(outdir: string): Promise<string> {
-  const child = spawn('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
+  await wranglerBuild([], outdir);
+  const entry = join(outdir, 'bench-entry.mjs');
+  writeFileSync(entry, benchEntrySource);
+  return entry;
+}
+
+/**
+ * Builds the relay Worker of `workers-relay-entry.ts` into `outdir` the way {@link buildWorker}
+ * builds the Worker (wrangler's bundler, the repository's compatibility date and flags), from a
+ * config of its own written there. Resolves with the entry's path.
+ */
+export async function buildRelay(outdir: string): Promise<string> {
+  mkdirSync(outdir, { recursive: true });
+  const { compatibilityDate, compatibilityFlags } = compatibility();
+  const config = join(outdir, 'wrangler.toml');
+  writeFileSync(config, [`name = "operator-bench-relay"`, `main = ${JSON.stringify(join(root, 'bench', 'workers-relay-entry.ts'))}`, `compatibility_date = "${compatibilityDate}"`, `compatibility_flags = ${JSON.stringify(compatibilityFlags)}`].join('\n'));
+  await wranglerBuild(['--config', config], join(outdir, 'out'));
+  return join(outdir, 'out', 'workers-relay-entry.js');
+}
+
+/** Runs `wrangler deploy --dry-run --outdir outdir` with `args` from the repository's root. */
+async function wranglerBuild(args: string[], outdir: string): Promise<void> {
+  const child = spawn('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: outdir, WRANGLER_SEND_METRICS: 'false', npm_config_update_notifier: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,9 +88,6 @@ export async function buildWorker(outdir: string): Promise<string> {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`wrangler deploy --dry-run exited with ${code}:\n${output}`);
-  const entry = join(outdir, 'bench-entry.mjs');
-  writeFileSync(entry, benchEntrySource);
-  return entry;
 }
 
 /** The `compatibility_date` and flags of `wrangler.toml`, so workerd runs the Worker as deployed. */
@@ -86,38 +105,23 @@ function compatibility(): { compatibilityDate: string; compatibilityFlags: strin
  * home is on, so both pay the same disk).
  */
 export async function startLocalWorker(entry: string, bindings: Record<string, string>, storageFolder: string): Promise<LocalWorker> {
-  const before = new Set(workerdChildren());
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-65_536);
   };
-  const mf = new Miniflare({
+  const { mf, origin, pid } = await startWorkerd(entry, {
     name: 'operator',
-    modules: true,
-    scriptPath: entry,
-    modulesRoot: join(entry, '..'),
-    // The bundle is an ES module named `.js` (Miniflare would read `.js` as CommonJS).
-    modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }],
-    ...compatibility(),
     durableObjects: {
       CONVERSATIONS: { className: 'ConversationObject', useSQLite: true },
       ACCESS: { className: 'AccessObject', useSQLite: true },
     },
     durableObjectsPersist: storageFolder,
     bindings,
-    host: '127.0.0.1',
-    port: 0,
-    // No fetch of the `Request.cf` object from workers.cloudflare.com: the bench runs offline.
-    cf: false,
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       stdout.on('data', keep);
       stderr.on('data', keep);
     },
   });
-  const url = await mf.ready;
-  const pid = workerdChildren().find((candidate) => !before.has(candidate));
-  if (pid === undefined) throw new Error('workerd started, but its process was not found among this process\'s children');
-  const origin = url.origin;
   const json = async <T>(path: string, method = 'GET'): Promise<T> => {
     const response = await fetch(`${origin}${path}`, { method });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -132,6 +136,53 @@ export async function startLocalWorker(entry: string, bindings: Record<string, s
     output: () => output,
     close: () => mf.dispose(),
   };
+}
+
+/** The relay of {@link buildRelay} running in local workerd. */
+export interface LocalRelay {
+  readonly origin: string;
+  readonly pid: number;
+  close(): Promise<void>;
+}
+
+/** Starts the relay built by {@link buildRelay} (`entry`) in workerd with `bindings` as its variables. */
+export async function startLocalRelay(entry: string, bindings: Record<string, string>): Promise<LocalRelay> {
+  const { mf, origin, pid } = await startWorkerd(entry, { name: 'operator-bench-relay', bindings });
+  return { origin, pid, close: () => mf.dispose() };
+}
+
+/**
+ * Miniflare running the bundle at `entry` with `options`, as deployed (the compatibility of
+ * `wrangler.toml`), on a free local port, offline; with the workerd process it started.
+ */
+async function startWorkerd(
+  entry: string,
+  options: {
+    name: string;
+    bindings: Record<string, string>;
+    durableObjects?: Record<string, { className: string; useSQLite: boolean }>;
+    durableObjectsPersist?: string;
+    handleRuntimeStdio?(stdout: Readable, stderr: Readable): void;
+  },
+): Promise<{ mf: Miniflare; origin: string; pid: number }> {
+  const before = new Set(workerdChildren());
+  const mf = new Miniflare({
+    ...options,
+    modules: true,
+    scriptPath: entry,
+    modulesRoot: join(entry, '..'),
+    // The bundle is an ES module named `.js` (Miniflare would read `.js` as CommonJS).
+    modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }],
+    ...compatibility(),
+    host: '127.0.0.1',
+    port: 0,
+    // No fetch of the `Request.cf` object from workers.cloudflare.com: the bench runs offline.
+    cf: false,
+  });
+  const url = await mf.ready;
+  const pid = workerdChildren().find((candidate) => !before.has(candidate));
+  if (pid === undefined) throw new Error("workerd started, but its process was not found among this process's children");
+  return { mf, origin: url.origin, pid };
 }
 
 /** Pids of this process's children that are workerd. */

@@ -3,7 +3,8 @@
  * rotating over warm chats, each from the webhook POST to the reply at the fake Telegram, minus
  * its floor (see `workers-turns.ts`). The two take turns, one turn each in alternation (then the
  * floor of each, the order swapped every time), so a busy moment of this noisy machine falls on
- * both alike. Then what the Worker's objects did per turn
+ * both alike. After each pair, one turn of each reference ({@link StartReferences}). Then what
+ * the Worker's objects did per turn
  * (billed requests, rows read and written, time busy) and what a conversation's object holds
  * after its turns: the inputs of the estimate in `bench/RESULTS.md`.
  */
@@ -21,6 +22,15 @@ const FLOOR_CHAT = 3_000;
 /** The Worker's p50 target (issue 20). */
 const TARGET_P50_MS = 3;
 
+/**
+ * Bots measured by their turns alone, beside the two (see {@link measureOverhead}): started once
+ * the warm-up is over, with a model request the Worker sent then (the relays replay it).
+ */
+export type StartReferences = (modelBody: string) => Promise<{ nodeRelay: Target; workerdRelay: Target; workerInRam?: Target; close(): Promise<void> }>;
+
+/** Turns each reference takes before it is measured (modules loaded, connections open). */
+const REFERENCE_WARMUP = 10;
+
 /** Sequential chats of each target: 2,000+ for the first, 4,000+ for the second, ... */
 const chatOf = (targetIndex: number, turn: number) => 2_000 + 2_000 * targetIndex + (turn % CHATS);
 
@@ -29,14 +39,21 @@ const chatOf = (targetIndex: number, turn: number) => 2_000 + 2_000 * targetInde
  * reports each one's overhead; `worker` is read for its counters and its objects' storage.
  * `baselineChat` is a Worker chat that has had exactly one turn (the footprint's baseline).
  */
-export async function measureOverhead(targets: [Target, Target], worker: LocalWorker, model: FakeModelProcess, telegram: FakeTelegramProcess, baselineChat: number): Promise<BenchResult[]> {
+export async function measureOverhead(targets: [Target, Target], worker: LocalWorker, model: FakeModelProcess, telegram: FakeTelegramProcess, baselineChat: number, startReferences: StartReferences): Promise<BenchResult[]> {
   const floor = { ...(await floorClients(model, telegram)), floorChat: FLOOR_CHAT };
   const clients = targets.map((target) => webhookClient(target, 4));
   const samples: TurnSample[][] = targets.map(() => []);
   let counts: Record<string, ClassCounts>;
+  let references: Awaited<ReturnType<StartReferences>> | undefined;
+  let referenceTurns: ReferenceTurns | undefined;
+  let modelBody = '';
   try {
     for (let i = 0; i < WARMUP + TURNS; i++) {
-      if (i === WARMUP) await worker.resetCounts();
+      if (i === WARMUP) {
+        await worker.resetCounts();
+        references = await startReferences(modelBody);
+        referenceTurns = await ReferenceTurns.warm([references.nodeRelay, references.workerdRelay, ...(references.workerInRam ? [references.workerInRam] : [])], model, telegram);
+      }
       // Both turns, then both floors, in the same order: a target's floor comes after the other's
       // turn or floor, once it has finished its own turn's work after the reply (the Worker notes
       // the delivery and makes it durable then), which would otherwise slow its floor's
@@ -45,21 +62,75 @@ export async function measureOverhead(targets: [Target, Target], worker: LocalWo
       const turns: TurnTiming[] = [];
       for (const index of order) turns[index] = await timeTurn(targets[index]!, clients[index]!, telegram, model, chatOf(index, i), `question ${i}`);
       for (const index of order) {
-        const { modelBody, ...turn } = turns[index]!;
-        const sample = { ...turn, ...(await timeFloor(targets[index]!, clients[index]!, floor, modelBody)) };
+        const { modelBody: sent, ...turn } = turns[index]!;
+        const sample = { ...turn, ...(await timeFloor(targets[index]!, clients[index]!, floor, sent)) };
         if (i >= WARMUP) samples[index]!.push(sample);
       }
+      modelBody = turns[1]!.modelBody;
+      await referenceTurns?.turn(i);
     }
     counts = await worker.counts();
   } finally {
     for (const client of clients) client.close();
+    referenceTurns?.close();
+    await references?.close();
   }
   const results = targets.flatMap((target, index) => overheadResults(target, samples[index]!, index === 1 ? TARGET_P50_MS : undefined));
   const medianTurn = (index: number) => median(samples[index]!.map((sample) => sample.turn));
   results.push({ name: 'Worker turn minus gateway turn, medians', value: medianTurn(1) - medianTurn(0), unit: 'ms', note: 'the same fakes and floor calls, interleaved turn by turn' });
+  results.push(...referenceTurns!.results(medianTurn(0), medianTurn(1)));
   results.push(...perTurn(counts));
   results.push(...(await storage(worker, baselineChat)));
   return results;
+}
+
+/**
+ * The references' turns, one each after every measured turn of the two (in a rotating order),
+ * from the webhook POST to the reply at the fake Telegram, as the two's.
+ */
+class ReferenceTurns {
+  private readonly clients: ReturnType<typeof webhookClient>[];
+  private readonly turns: number[][];
+
+  private constructor(
+    private readonly targets: Target[],
+    private readonly model: FakeModelProcess,
+    private readonly telegram: FakeTelegramProcess,
+  ) {
+    this.clients = targets.map((target) => webhookClient(target, 4));
+    this.turns = targets.map(() => []);
+  }
+
+  static async warm(targets: Target[], model: FakeModelProcess, telegram: FakeTelegramProcess): Promise<ReferenceTurns> {
+    const references = new ReferenceTurns(targets, model, telegram);
+    for (let i = 0; i < REFERENCE_WARMUP; i++) await references.turn(i, false);
+    return references;
+  }
+
+  async turn(i: number, keep = true): Promise<void> {
+    for (let step = 0; step < this.targets.length; step++) {
+      const index = (i + step) % this.targets.length;
+      const { turn } = await timeTurn(this.targets[index]!, this.clients[index]!, this.telegram, this.model, chatOf(2 + index, i), `question ${i}`);
+      if (keep) this.turns[index]!.push(turn);
+    }
+  }
+
+  /** The references' medians, and what they tell of the two's (`gatewayTurn`, `workerTurn`: their medians). */
+  results(gatewayTurn: number, workerTurn: number): BenchResult[] {
+    const [nodeRelay, workerdRelay, workerInRam] = this.turns.map((turns) => median(turns));
+    const results: BenchResult[] = this.targets.map((target, index) => ({ name: `${target.name}: turn, webhook POST to the reply at the fake Telegram, median`, value: median(this.turns[index]!), unit: 'ms', note: `p99 ${quantile(this.turns[index]!, 0.99).toFixed(2)} ms; ${this.turns[index]!.length} turns, one after each of the two's` }));
+    results.push(
+      { name: "Node gateway turn minus the Node relay's turn, medians: operator's own code on Node", value: gatewayTurn - nodeRelay!, unit: 'ms', note: 'the relay makes the same SDK call and sendMessage and nothing else' },
+      { name: "Worker turn minus the workerd relay's turn, medians: operator's own code on Workers", value: workerTurn - workerdRelay!, unit: 'ms', note: "the same relay as a Worker: what is left is the Worker's own code, its object's request and its storage" },
+      { name: "workerd relay turn minus the Node relay's turn, medians: what local workerd adds to the same calls", value: workerdRelay! - nodeRelay!, unit: 'ms' },
+    );
+    if (workerInRam !== undefined) results.push({ name: "Worker turn, the objects' storage on disk minus in RAM, medians: local SQLite's commits", value: workerTurn - workerInRam, unit: 'ms', note: "the same Worker with its objects' databases in /dev/shm, where a commit's fsync costs nothing; production has no local fsync (a write is confirmed by replication)" });
+    return results;
+  }
+
+  close(): void {
+    for (const client of this.clients) client.close();
+  }
 }
 
 function overheadResults(target: Target, samples: TurnSample[], targetP50?: number): BenchResult[] {
