@@ -1,10 +1,12 @@
 /**
  * Who may talk to the bot, on Workers: one Durable Object for the whole bot, holding the pairing
  * book (codes, approved people, refusals, the owner) through the gateway's own access policy. A
- * conversation's object asks it about each message before the message reaches the agent.
+ * conversation's object asks it about each message before the message reaches the agent. It also
+ * counts the web chat login's failed attempts per client, for every isolate at once.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { createAccessPolicy, PairingError, type AccessDecision, type AccessPolicy, type PairedPerson } from '../gateway/access/index.ts';
+import { LoginRateLimiter, type LoginFailures, type LoginOutcome } from '../gateway/http/login-rate-limiter.ts';
 import { objectStore } from './object-store.ts';
 import { fromWireMessage, type WireMessage } from './wire-message.ts';
 import { workerConfig } from './worker-config.ts';
@@ -13,9 +15,13 @@ import type { WorkerEnv } from './worker-env.ts';
 /** The name of the one access object. */
 export const accessObjectName = 'access';
 
+/** Where the access object keeps a client's failed web logins: this, then the client's key. */
+export const loginFailuresPrefix = 'web-login-failures:';
+
 /** The Durable Object class that decides who may talk to the bot. */
 export class AccessObject extends DurableObject<WorkerEnv> {
   #policy: AccessPolicy | undefined;
+  #logins: LoginRateLimiter | undefined;
 
   get #access(): AccessPolicy {
     this.#policy ??= createAccessPolicy(workerConfig(this.env).config, objectStore(this.ctx.storage));
@@ -38,6 +44,36 @@ export class AccessObject extends DurableObject<WorkerEnv> {
       if (error instanceof PairingError) return { error: error.message };
       throw error;
     }
+  }
+
+  /**
+   * One web chat login attempt from `client` (its address key), with a right or a wrong token:
+   * the gateway's limiter decides it (see `LoginRateLimiter.attempt`). The object runs one call at
+   * a time and this one does not wait, so attempts sent in parallel are counted one by one.
+   */
+  loginAttempt(client: string, right: boolean): LoginOutcome {
+    return this.#loginLimiter.attempt(client, right);
+  }
+
+  /**
+   * The limiter, read back from storage when the object wakes, each change written through (the
+   * synchronous storage of a SQLite-backed object): an eviction forgets nothing, and storage holds
+   * no more clients than the limiter remembers.
+   */
+  get #loginLimiter(): LoginRateLimiter {
+    if (this.#logins !== undefined) return this.#logins;
+    const storage = this.ctx.storage.kv;
+    const kept = [...storage.list<LoginFailures>({ prefix: loginFailuresPrefix })].map(([key, failures]) => [key.slice(loginFailuresPrefix.length), failures] as const);
+    // Storage lists by key; the limiter wants least recently failed first, which the first failure approximates.
+    kept.sort(([, a], [, b]) => a.since - b.since);
+    this.#logins = new LoginRateLimiter({
+      failures: kept,
+      onChange: (client, failures) => {
+        if (failures === undefined) storage.delete(loginFailuresPrefix + client);
+        else storage.put(loginFailuresPrefix + client, failures);
+      },
+    });
+    return this.#logins;
   }
 }
 

@@ -1,6 +1,7 @@
 /** Failed logins per client: a limit per window, then refusals with the wait, memory bounded. */
 import { describe, expect, it } from 'vitest';
 import { LoginRateLimiter } from '../../src/gateway/http/index.ts';
+import type { LoginFailures } from '../../src/gateway/http/login-rate-limiter.ts';
 
 function clock(start = 1_000_000) {
   let now = start;
@@ -49,5 +50,44 @@ describe('LoginRateLimiter', () => {
     expect(limiter.retryAfter('d')).toBeDefined();
     for (let index = 0; index < 1000; index++) limiter.fail(`flood-${index}`);
     expect(limiter.size).toBe(3);
+  });
+
+  it('decides an attempt in one step: refused at the limit whatever the token, the failure that reaches it said once', () => {
+    const limiter = new LoginRateLimiter({ maxFailures: 2 });
+    expect(limiter.attempt('a', false)).toEqual({ outcome: 'wrong' });
+    expect(limiter.attempt('a', false)).toEqual({ outcome: 'refused', retryAfter: 15 * 60, reachedNow: true });
+    expect(limiter.attempt('a', true)).toEqual({ outcome: 'refused', retryAfter: 15 * 60, reachedNow: false });
+    expect(limiter.attempt('b', false)).toEqual({ outcome: 'wrong' });
+    expect(limiter.attempt('b', true)).toEqual({ outcome: 'ok' });
+    expect(limiter.attempt('b', false)).toEqual({ outcome: 'wrong' });
+  });
+
+  it('tells each change to what keeps the failures, and a limiter made from them goes on counting', () => {
+    const time = clock();
+    const kept = new Map<string, LoginFailures>();
+    const onChange = (client: string, failures: LoginFailures | undefined) => void (failures === undefined ? kept.delete(client) : kept.set(client, failures));
+    const options = { maxFailures: 3, maxClients: 2, windowMs: 1000, now: time.now, onChange };
+    const first = new LoginRateLimiter(options);
+    first.fail('a');
+    first.fail('a');
+    first.fail('b');
+    first.succeed('b');
+    expect([...kept]).toEqual([['a', { count: 2, since: 1_000_000 }]]);
+    // Another limiter (an object woken after an eviction) starts from what was kept.
+    const second = new LoginRateLimiter({ ...options, failures: kept });
+    expect(second.fail('a')).toBe(1);
+    expect(kept.get('a')).toEqual({ count: 3, since: 1_000_000 });
+    // What the limiter drops, by expiry or for room, is dropped from the keeping too.
+    second.fail('b');
+    second.fail('c');
+    expect([...kept.keys()]).toEqual(['b', 'c']);
+    time.advance(1000);
+    expect(second.retryAfter('b')).toBeUndefined();
+    expect([...kept.keys()]).toEqual(['c']);
+    // Failures kept beyond `maxClients` are cut down to it, the least recently failed first.
+    const third = new LoginRateLimiter({ ...options, failures: [['x', { count: 1, since: time.now() }], ['y', { count: 1, since: time.now() }], ['z', { count: 1, since: time.now() }]] });
+    expect(third.size).toBe(2);
+    expect(third.fail('x')).toBeUndefined();
+    expect(third.retryAfter('y')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWebChannel, type WebChannel } from '../../src/channels/web/index.ts';
 import type { ChannelRoute, InboundMessage } from '../../src/channels/types.ts';
 import { LoginRateLimiter, sessionCookieName, webLogin } from '../../src/gateway/http/index.ts';
+import type { LoginLimiter } from '../../src/gateway/http/login-rate-limiter.ts';
 import { createGatewayApp } from '../../src/gateway/server.ts';
 
 const token = 'the-right-token-0123456789abcdef';
@@ -18,7 +19,7 @@ afterEach(async () => {
   channel = undefined;
 });
 
-async function gatewayApp(options: { now?: () => number; limiter?: LoginRateLimiter; log?: (line: string) => void } = {}) {
+async function gatewayApp(options: { now?: () => number; limiter?: LoginLimiter; log?: (line: string) => void } = {}) {
   const messages: InboundMessage[] = [];
   channel = createWebChannel({ login: true, log: () => undefined });
   await channel.start({ onMessage: async (message) => void messages.push(message), onAction: async () => undefined });
@@ -180,5 +181,44 @@ describe('web login', () => {
     const { app } = await gatewayApp();
     const response = await app.request('/web/login', login(`token=${token}`), { incoming: { socket: { remoteAddress: '127.0.0.1', localPort: 9999 } } });
     expect(response.headers.get('set-cookie')).toMatch(/^operator_session_9999=/);
+  });
+
+  it('counts guesses sent in parallel one by one, slow bodies too: the right token sent after five wrong ones is refused', async () => {
+    const { app } = await gatewayApp();
+    // Every body arrives only once all the requests have come in (a client uploading slowly).
+    let send = () => undefined as void;
+    const sending = new Promise<void>((resolve) => (send = resolve));
+    const slowBody = (text: string) =>
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          await sending;
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        },
+      });
+    const guesses = [...Array.from({ length: 11 }, (_, attempt) => `guess-${attempt}`), token];
+    const responses = guesses.map((guess) =>
+      app.request('/web/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: slowBody(`token=${guess}`), duplex: 'half' } as RequestInit),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    send();
+    const statuses = await Promise.all(responses.map(async (response) => (await response).status));
+    expect(statuses).toEqual([401, 401, 401, 401, ...Array<number>(8).fill(429)]);
+    expect((await responses.at(-1))!.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('refuses an attempt, the right token too, when its limiter cannot count it (503), and says so in the log only', async () => {
+    const lines: string[] = [];
+    const unreachable: LoginLimiter = { attempt: () => Promise.reject(new Error('the limiter is out of reach')) };
+    const { app } = await gatewayApp({ limiter: unreachable, log: (line) => lines.push(line) });
+    const form = await app.request('/web/login', login(`token=${token}`));
+    expect(form.status).toBe(503);
+    expect(form.headers.get('set-cookie')).toBeNull();
+    expect(await form.text()).toContain('cannot count failed attempts right now');
+    const json = await app.request('/web/login', login(JSON.stringify({ token }), 'application/json'));
+    expect(json.status).toBe(503);
+    expect(await json.json()).toEqual({ error: expect.stringContaining('lets no one in') });
+    expect(lines).toEqual([expect.stringMatching(/refused.*the limiter is out of reach/), expect.stringMatching(/refused/)]);
+    expect(lines.join('\n')).not.toContain(token);
   });
 });

@@ -1,10 +1,13 @@
 /**
  * The web chat on Workers, inside workerd: off without its token; the Node gateway's login in
- * front of the page and the API; each browser's requests answered by the Durable Object of its
- * own conversation (`web:<clientId>`), its answer streamed to its own event stream.
+ * front of the page and the API, its failed attempts counted by the access object; each
+ * browser's requests answered by the Durable Object of its own conversation (`web:<clientId>`),
+ * its answer streamed to its own event stream.
  */
-import { env, SELF } from 'cloudflare:test';
+import { abortAllDurableObjects, env, runInDurableObject, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import type { LoginFailures } from '../../src/gateway/http/login-rate-limiter.ts';
+import { accessObject, loginFailuresPrefix } from '../../src/worker/access-object.ts';
 import worker from '../../src/worker/index.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { callFake } from './support/fakes.ts';
@@ -30,6 +33,23 @@ async function session(): Promise<string> {
   const cookie = response.headers.get('set-cookie') ?? '';
   expect(cookie).toMatch(/^operator_session_443=v1\./);
   return cookie.split(';')[0]!;
+}
+
+/** A client address of its own for each call (the edge's `CF-Connecting-IP`), so no test sees another's failures. */
+function newClientAddress(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(2));
+  return `2001:db8:${bytes[0]!.toString(16)}:${bytes[1]!.toString(16)}::1`;
+}
+
+/** A login attempt from `address`, through the Worker as exported, with `environment`'s bindings. */
+function attempt(address: string, given: string, environment: WorkerEnv = workerEnv): Promise<Response> {
+  return Promise.resolve(worker.request(`${origin}/web/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'cf-connecting-ip': address }, body: JSON.stringify({ token: given }) }, environment));
+}
+
+/** The failed logins the access object keeps for the IPv6 client `address` (its /64). */
+function keptFailures(address: string): Promise<LoginFailures | undefined> {
+  const key = `${address.split(':').slice(0, 4).join(':')}::/64`;
+  return runInDurableObject(accessObject(workerEnv), (_object, state) => state.storage.kv.get<LoginFailures>(loginFailuresPrefix + key));
 }
 
 function get(path: string, cookie?: string): Promise<Response> {
@@ -187,6 +207,58 @@ describe('the web chat login on Workers', () => {
     const out = await post('/web/logout', {}, cookie);
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/^operator_session_443=;/);
+  });
+});
+
+describe('the web chat login’s attempt limit on Workers, kept by the access object', () => {
+  it('refuses a client after five wrong tokens, the right one too, with Retry-After; another client is not refused', async () => {
+    const guesser = newClientAddress();
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 5; guess++) statuses.push((await attempt(guesser, `wrong-guess-${guess}-0123456789`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    const refused = await attempt(guesser, token);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    // The same through SELF, as a browser's request reaches the deployed Worker.
+    const throughSelf = await logIn(JSON.stringify({ token }), 'application/json', { 'cf-connecting-ip': guesser });
+    expect(throughSelf.status).toBe(429);
+    expect((await attempt(newClientAddress(), token)).status).toBe(200);
+  });
+
+  it('keeps the count in the access object’s storage: a new door, or the object woken again, still refuses', async () => {
+    const guesser = newClientAddress();
+    for (let guess = 0; guess < 5; guess++) await attempt(guesser, `wrong-guess-${guess}-0123456789`);
+    expect(await keptFailures(guesser)).toEqual({ count: 5, since: expect.any(Number) });
+    // Another token makes the gate build a new door (as a new isolate would); back to this one, another new door.
+    expect((await worker.request(`${origin}/`, {}, { ...workerEnv, OPERATOR_WEB_TOKEN: `${token}-other` })).status).toBe(401);
+    expect((await attempt(guesser, token)).status).toBe(429);
+    // Every object forgets its memory (an eviction); the count is read back from storage.
+    await abortAllDurableObjects();
+    expect((await attempt(guesser, token)).status).toBe(429);
+    expect(await keptFailures(guesser)).toEqual({ count: 5, since: expect.any(Number) });
+  });
+
+  it('forgets a client’s failures when it logs in', async () => {
+    const client = newClientAddress();
+    for (let guess = 0; guess < 3; guess++) expect((await attempt(client, `wrong-guess-${guess}-0123456789`)).status).toBe(401);
+    expect((await keptFailures(client))?.count).toBe(3);
+    expect((await attempt(client, token)).status).toBe(200);
+    expect(await keptFailures(client)).toBeUndefined();
+    // Four more wrong ones: not refused, the count started again.
+    for (let guess = 0; guess < 4; guess++) expect((await attempt(client, `wrong-guess-${guess}-0123456789`)).status).toBe(401);
+  });
+
+  it('refuses the attempt, the right token too, when the access object cannot be reached (fail closed)', async () => {
+    const unreachable = {
+      idFromName: () => {
+        throw new Error('the access object is out of reach');
+      },
+    } as unknown as WorkerEnv['ACCESS'];
+    const response = await attempt(newClientAddress(), token, { ...workerEnv, ACCESS: unreachable });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect(await response.json()).toEqual({ error: expect.stringContaining('cannot count failed attempts') });
   });
 });
 

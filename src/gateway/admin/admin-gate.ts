@@ -98,17 +98,17 @@ export class AdminGate {
     if (refusal) return refusal;
     const form = !/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
     const client = clientOf(connection);
-    const wait = this.#limiter.retryAfter(client.key);
-    if (wait !== undefined) return form ? retryAfter(page(429, tooManyText(wait)), wait) : tooMany(wait);
     const text = await readLimitedBody(request, bodyLimits.webLogin);
     if (text === undefined) return tooLarge(bodyLimits.webLogin);
     const given = form ? new URLSearchParams(text).get('token')?.trim() : jsonToken(text);
-    if (!adminTokenMatches(given, this.#token)) {
-      const blocked = this.#failed(client);
-      if (blocked !== undefined) return form ? retryAfter(page(429, tooManyText(blocked)), blocked) : tooMany(blocked);
-      return form ? page(401, 'That token is not right.') : Response.json({ error: 'wrong admin token' }, { status: 401, headers: noStore });
+    // Decided in one step once the guess is known: guesses sent in parallel (each waiting on its
+    // body) are counted one by one, none let past a limit checked before the others were counted.
+    const result = this.#limiter.attempt(client.key, adminTokenMatches(given, this.#token));
+    if (result.outcome === 'refused') {
+      if (result.reachedNow) this.#reportBlocked(client, result.retryAfter);
+      return form ? retryAfter(page(429, tooManyText(result.retryAfter)), result.retryAfter) : tooMany(result.retryAfter);
     }
-    this.#limiter.succeed(client.key);
+    if (result.outcome === 'wrong') return form ? page(401, 'That token is not right.') : Response.json({ error: 'wrong admin token' }, { status: 401, headers: noStore });
     const cookie = sessionCookie(adminCookieName(connection?.localPort), this.sessions.create(this.#now()), Math.floor(adminSessionLifetimeMs / 1000), connection?.https ?? false);
     const headers = { ...noStore, 'set-cookie': cookie };
     return form ? new Response(null, { status: 303, headers: { ...headers, location: '/admin' } }) : Response.json({ ok: true }, { headers });
@@ -122,8 +122,12 @@ export class AdminGate {
 
   #failed(client: { key: string; address: string }): number | undefined {
     const blocked = this.#limiter.fail(client.key);
-    if (blocked !== undefined) this.#log(`admin console: too many wrong tokens from ${client.address}; its attempts are refused for ${Math.ceil(blocked / 60)} min`);
+    if (blocked !== undefined) this.#reportBlocked(client, blocked);
     return blocked;
+  }
+
+  #reportBlocked(client: { address: string }, seconds: number): void {
+    this.#log(`admin console: too many wrong tokens from ${client.address}; its attempts are refused for ${Math.ceil(seconds / 60)} min`);
   }
 }
 

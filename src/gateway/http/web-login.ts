@@ -3,16 +3,18 @@
  * authentication (`/healthz`, `/readyz`, `/webhooks/*`, `/control/*`, `/admin`). Without a valid session, `GET /`
  * serves the login page and everything else answers 401. `POST /web/login` takes the token (form
  * or JSON) and sets the session cookie; `POST /web/logout` clears it. Failed attempts are rate
- * limited per client address. The token is never logged or echoed.
+ * limited per client address; an attempt the limiter cannot count is refused (503). The token is
+ * never logged or echoed.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { LoginRateLimiter } from './login-rate-limiter.ts';
+import { LoginRateLimiter, type LoginLimiter, type LoginOutcome } from './login-rate-limiter.ts';
 import { loginPageHeaders, loginPath, renderLoginPage } from './login-page.ts';
 import { clientKey, isHttps, nodeConnection, type RequestConnection } from './request-origin.ts';
 import { SessionSigner, sessionLifetimeMs } from './session-signer.ts';
 import { bodyLimits } from '../../core/body-limits.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import { sameSecret } from '../../core/same-secret.ts';
 
@@ -24,7 +26,11 @@ export interface WebLoginOptions {
   token: string;
   /** The gateway's port, naming the cookie when the request has no connection (tests). */
   port: number;
-  limiter?: LoginRateLimiter;
+  /**
+   * Counts failed attempts per client: a {@link LoginRateLimiter} in memory by default; a function
+   * gives the one of each request (a Worker's, reached through the request's bindings).
+   */
+  limiter?: LoginLimiter | ((context: Context) => LoginLimiter);
   now?: () => number;
   /** Where a client that reached the attempt limit is reported (its address, never a token). */
   log?: (line: string) => void;
@@ -53,6 +59,7 @@ const jsonBody = z.object({ token: z.string() });
 export function webLogin(options: WebLoginOptions): MiddlewareHandler {
   const signer = new SessionSigner(options.token);
   const limiter = options.limiter ?? new LoginRateLimiter();
+  const limiterOf = (context: Context) => (typeof limiter === 'function' ? limiter(context) : limiter);
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => undefined);
   const connection = options.connection ?? nodeConnection;
@@ -62,20 +69,23 @@ export function webLogin(options: WebLoginOptions): MiddlewareHandler {
   async function logIn(context: Context): Promise<Response> {
     const form = !/^application\/json\s*(;|$)/i.test(context.req.header('content-type') ?? '');
     const client = connection.clientAddress(context);
-    const key = clientKey(client);
-    const wait = limiter.retryAfter(key);
-    if (wait !== undefined) return tooMany(context, form, wait);
     const given = await readToken(context, form);
     if (given instanceof Response) return given;
-    if (!sameSecret(given, options.token)) {
-      const blocked = limiter.fail(key);
-      if (blocked !== undefined) {
-        log(`web login: too many failed attempts from ${client}; its attempts are refused for ${Math.ceil(blocked / 60)} min`);
-        return tooMany(context, form, blocked);
-      }
-      return form ? page(context, 401, 'That token is not right.') : context.json({ error: 'wrong token' }, 401, noStore);
+    let result: LoginOutcome;
+    try {
+      // One call once the guess is known (see `LoginLimiter`); the limiter decides, the token only says right or wrong.
+      result = await limiterOf(context).attempt(clientKey(client), sameSecret(given, options.token));
+    } catch (error) {
+      // Fail closed: an attempt that cannot be counted is not let in, right token or not, or a
+      // limiter out of reach (a Worker's access object) would let guesses through unlimited.
+      log(`web login: the attempt from ${client} is refused: its failed attempts cannot be counted now (${errorMessage(error)})`);
+      return unavailable(context, form);
     }
-    limiter.succeed(key);
+    if (result.outcome === 'refused') {
+      if (result.reachedNow) log(`web login: too many failed attempts from ${client}; its attempts are refused for ${Math.ceil(result.retryAfter / 60)} min`);
+      return tooMany(context, form, result.retryAfter);
+    }
+    if (result.outcome === 'wrong') return form ? page(context, 401, 'That token is not right.') : context.json({ error: 'wrong token' }, 401, noStore);
     setCookie(context, cookieName(context), signer.sign(now() + sessionLifetimeMs), {
       path: '/',
       httpOnly: true,
@@ -106,7 +116,7 @@ export function webLogin(options: WebLoginOptions): MiddlewareHandler {
 
 const noStore = { 'cache-control': 'no-store' };
 
-function page(context: Context, status: 401 | 429, problem?: string, headers: Record<string, string> = {}): Response {
+function page(context: Context, status: 401 | 429 | 503, problem?: string, headers: Record<string, string> = {}): Response {
   return context.html(renderLoginPage(problem), status, { ...loginPageHeaders, ...headers });
 }
 
@@ -114,6 +124,11 @@ function tooMany(context: Context, form: boolean, seconds: number): Response {
   const headers = { 'retry-after': String(seconds) };
   const text = `Too many failed attempts. Try again in ${Math.ceil(seconds / 60)} min.`;
   return form ? page(context, 429, text, headers) : context.json({ error: text, retryAfter: seconds }, 429, { ...noStore, ...headers });
+}
+
+function unavailable(context: Context, form: boolean): Response {
+  const text = 'The login cannot count failed attempts right now, so it lets no one in. Try again in a minute.';
+  return form ? page(context, 503, text) : context.json({ error: text }, 503, noStore);
 }
 
 /** The token the body gives (undefined when it gives none), or the response refusing the body. */
