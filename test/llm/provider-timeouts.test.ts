@@ -70,6 +70,14 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
     expect(texts(events).join('')).not.toBe('first piece, then nothing');
   });
 
+  it('cuts a stall after the first byte at the idle limit, not at the longer first-byte one', async () => {
+    server.enqueue({ text: 'first piece, then nothing', chunkSize: 12, stallAfterEvents: { events: 3, ms: forever } });
+    // The first-byte limit is as long as the stall: a watch that waited for it would hang the test.
+    const { error } = finalError(await run(make({ firstByteMs: forever, idleMs: 300 }), request(model)));
+    expect(error).toMatchObject({ kind: 'TIMEOUT', retryable: true });
+    expect(error.message).toContain('no data for 300 ms');
+  });
+
   it('lets a slow but steady stream finish although it takes longer than the idle limit in all', async () => {
     server.enqueue({ text: longText, chunkSize: 4, delayMs: 100 });
     const events = await run(make({ firstByteMs: 1_000, idleMs: 1_000 }), request(model));

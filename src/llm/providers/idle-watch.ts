@@ -37,6 +37,8 @@ export class IdleWatch {
   private readonly controller = new AbortController();
   private readonly timeouts: StreamTimeouts;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the pending timer fires (`Date.now()` time). */
+  private wakeAt = 0;
   /** When the current countdown ends (`Date.now()` time), and what it then says. */
   private deadline: number;
   private reason: string;
@@ -57,7 +59,11 @@ export class IdleWatch {
     if (this.held || this.done) return;
     this.deadline = Date.now() + this.timeouts.idleMs;
     this.reason = `no data for ${this.timeouts.idleMs} ms`;
-    if (this.timer === undefined) this.wake(this.timeouts.idleMs);
+    // Set again only when none is pending, or the pending one is due after the new deadline (the
+    // first-byte timer, when the idle limit is the shorter): never once per piece.
+    if (this.timer !== undefined && this.wakeAt <= this.deadline) return;
+    clearTimeout(this.timer);
+    this.wake(this.timeouts.idleMs);
   }
 
   /** The caller handles an event: the server's silence is not counted until {@link resume}. */
@@ -86,6 +92,7 @@ export class IdleWatch {
 
   /** Looks again in `ms`: aborts if the deadline has passed by then and nothing holds it. */
   private wake(ms: number): void {
+    this.wakeAt = Date.now() + ms;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.done || this.held) return; // resume() starts a new countdown
