@@ -24,7 +24,10 @@ const TARGET_P50_MS = 3;
 
 /**
  * Bots measured by their turns alone, beside the two (see {@link measureOverhead}): started once
- * the warm-up is over, with a model request the Worker sent then (the relays replay it).
+ * the warm-up is over, with a model request the Worker sent then (the relays replay it). That
+ * request carries one turn of history, where the measured turns' carry up to 21: the relays'
+ * turns are a little shorter than theirs would be with the longer requests (the SDK's encoding
+ * of a few KB more), so the "own code" figures lean high, not low.
  */
 export type StartReferences = (modelBody: string) => Promise<{ nodeRelay: Target; workerdRelay: Target; workerInRam?: Target; close(): Promise<void> }>;
 
