@@ -102,7 +102,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         acceptance: new Acceptance({ inbox, dedupe, storeFailed }),
         sender: new ReplySender({ ledger, log }),
         files: createInboundFiles({ env, store, log }),
-        agent: () => (this.#agent ??= this.#makeAgent(store)),
+        // A job made under another profile runs with an agent of its own (see `#runJob`).
+        agent: () => (this.#jobAgent ? Promise.resolve(this.#jobAgent) : (this.#agent ??= this.#makeAgent(store))),
         channelFor: async (entry) => {
           const { platform } = entry.address;
           if (platform === 'web') return this.#durableFirst(this.#webChat);
@@ -315,14 +316,11 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     // As on Node: a job runs with the profile it was made with, also after the conversation chose
     // another; an agent of its own, over the same session, for its one turn (turns run one at a time).
     if (job.profile === (await this.#profileChoice.current())) return run();
-    const own = parts.agent;
     const agent = await this.#makeAgent(parts.store, job.profile);
     this.#jobAgent = agent;
-    parts.agent = () => Promise.resolve(agent);
     try {
       return await run();
     } finally {
-      parts.agent = own;
       this.#jobAgent = undefined;
       agent.dispose();
       // The conversation's agent knew the session as it was before the job's turn: made again.

@@ -58,14 +58,10 @@ export class AdminGate {
     const bearer = bearerOf(request);
     if (bearer !== undefined) {
       const client = clientOf(connection);
-      const wait = this.#limiter.retryAfter(client.key);
-      if (wait !== undefined) return tooMany(wait);
-      if (adminTokenMatches(bearer, this.#token)) {
-        this.#limiter.succeed(client.key);
-        return { via: 'bearer' };
-      }
-      const blocked = this.#failed(client);
-      return blocked !== undefined ? tooMany(blocked) : Response.json({ error: 'wrong admin token' }, { status: 401, headers: { ...noStore, 'www-authenticate': 'Bearer realm="operator admin"' } });
+      const result = this.#limiter.attempt(client.key, adminTokenMatches(bearer, this.#token));
+      if (result.outcome === 'ok') return { via: 'bearer' };
+      if (result.outcome === 'refused') return tooMany(this.#waitOf(client, result));
+      return Response.json({ error: 'wrong admin token' }, { status: 401, headers: { ...noStore, 'www-authenticate': 'Bearer realm="operator admin"' } });
     }
     const session = cookieOf(request, adminCookieName(connection?.localPort));
     return this.sessions.verify(session, this.#now()) ? { via: 'session', session: session! } : undefined;
@@ -105,8 +101,8 @@ export class AdminGate {
     // body) are counted one by one, none let past a limit checked before the others were counted.
     const result = this.#limiter.attempt(client.key, adminTokenMatches(given, this.#token));
     if (result.outcome === 'refused') {
-      if (result.reachedNow) this.#reportBlocked(client, result.retryAfter);
-      return form ? retryAfter(page(429, tooManyText(result.retryAfter)), result.retryAfter) : tooMany(result.retryAfter);
+      const wait = this.#waitOf(client, result);
+      return form ? retryAfter(page(429, tooManyText(wait)), wait) : tooMany(wait);
     }
     if (result.outcome === 'wrong') return form ? page(401, 'That token is not right.') : Response.json({ error: 'wrong admin token' }, { status: 401, headers: noStore });
     const cookie = sessionCookie(adminCookieName(connection?.localPort), this.sessions.create(this.#now()), Math.floor(adminSessionLifetimeMs / 1000), connection?.https ?? false);
@@ -120,14 +116,10 @@ export class AdminGate {
     return Response.json({ ok: true }, { headers: { ...noStore, 'set-cookie': cookie } });
   }
 
-  #failed(client: { key: string; address: string }): number | undefined {
-    const blocked = this.#limiter.fail(client.key);
-    if (blocked !== undefined) this.#reportBlocked(client, blocked);
-    return blocked;
-  }
-
-  #reportBlocked(client: { address: string }, seconds: number): void {
-    this.#log(`admin console: too many wrong tokens from ${client.address}; its attempts are refused for ${Math.ceil(seconds / 60)} min`);
+  /** The seconds a refused client waits; the client is reported when this attempt reached the limit. */
+  #waitOf(client: { address: string }, refused: { retryAfter: number; reachedNow: boolean }): number {
+    if (refused.reachedNow) this.#log(`admin console: too many wrong tokens from ${client.address}; its attempts are refused for ${Math.ceil(refused.retryAfter / 60)} min`);
+    return refused.retryAfter;
   }
 }
 
