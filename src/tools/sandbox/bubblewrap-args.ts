@@ -7,8 +7,8 @@ export interface BubblewrapInvocation {
   /** In the order `planMounts` gives. */
   mounts: readonly Mount[];
   cwd: string;
-  shell: string;
-  command: string;
+  /** The program and its arguments (`[shell, '-c', command]` for a command). */
+  argv: readonly string[];
 }
 
 /**
@@ -23,7 +23,7 @@ export function bubblewrapArgs(invocation: BubblewrapInvocation): string[] {
   // Unprivileged, bubblewrap gives the command no capabilities anyway.
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
   for (const mount of invocation.mounts) args.push(...mountArgs(mount));
-  args.push('--remount-ro', '/', '--chdir', invocation.cwd, '--', invocation.shell, '-c', invocation.command);
+  args.push('--remount-ro', '/', '--chdir', invocation.cwd, '--', ...invocation.argv);
   return args;
 }
 

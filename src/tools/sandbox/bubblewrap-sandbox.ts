@@ -4,7 +4,7 @@ import path from 'node:path';
 import { safeEnv } from '../safe-env.ts';
 import { bubblewrapArgs } from './bubblewrap-args.ts';
 import { planMounts } from './mount-plan.ts';
-import type { Sandbox, SandboxSettings } from './sandbox.ts';
+import type { Sandbox, SandboxProgram, SandboxSettings, SpawnSpec } from './sandbox.ts';
 import { systemMounts } from './system-view.ts';
 
 /** Options of {@link createBubblewrapSandbox}. */
@@ -33,21 +33,28 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Sand
     kind: 'bubblewrap',
     describe: () => `commands run in bubblewrap (network ${settings.network ? 'on' : 'off'})`,
     spawnSpec(command) {
-      const cwd = realPath(command.cwd) ?? path.resolve(command.cwd);
-      const mounts = planMounts({
-        system: systemMounts(),
-        readOnly: realPaths(settings.readOnly),
-        writable: realPaths([...command.writable, ...settings.readWrite]),
-        hidden: realPaths(options.hidden).filter(isDirectory),
-        cwd,
-      });
-      const env = { ...safeEnv(options.env, settings.env), HOME: privateHome, TMPDIR: privateHome };
-      const args = bubblewrapArgs({ network: settings.network, mounts, cwd, shell: command.shell, command: command.command });
-      // bwrap itself runs with the command's environment: it is the sandbox's process 1, whose
-      // /proc/1/environ the command can read.
-      return { file: options.bwrap, args, env, cwd: '/' };
+      return spec({ argv: [command.shell, '-c', command.command], cwd: command.cwd, writable: command.writable, readOnly: command.readOnly });
+    },
+    programSpec(program) {
+      return spec(program);
     },
   };
+
+  function spec(program: SandboxProgram): SpawnSpec {
+    const cwd = realPath(program.cwd) ?? path.resolve(program.cwd);
+    const mounts = planMounts({
+      system: systemMounts(),
+      readOnly: realPaths([...settings.readOnly, ...(program.readOnly ?? [])]),
+      writable: realPaths([...program.writable, ...settings.readWrite]),
+      hidden: realPaths(options.hidden).filter(isDirectory),
+      cwd,
+    });
+    const env = { ...safeEnv(options.env, settings.env), ...program.env, HOME: privateHome, TMPDIR: privateHome };
+    const args = bubblewrapArgs({ network: program.network ?? settings.network, mounts, cwd, argv: program.argv });
+    // bwrap itself runs with the command's environment: it is the sandbox's process 1, whose
+    // /proc/1/environ the command can read.
+    return { file: options.bwrap, args, env, cwd: '/' };
+  }
 }
 
 /** The real paths of those that exist, each once. */

@@ -18,14 +18,22 @@ export interface NoSandboxOptions {
  * gets the allowlisted variables, with the real HOME (and TMPDIR when set).
  */
 export function createNoSandbox(options: NoSandboxOptions): Sandbox {
+  const environment = () => {
+    const env = safeEnv(options.env, options.extraEnv);
+    env.HOME = options.env.HOME ?? homedir();
+    if (options.env.TMPDIR) env.TMPDIR = options.env.TMPDIR;
+    return env;
+  };
   return {
     kind: 'none',
     describe: () => `commands are not sandboxed: ${options.reason}; shell is offered only in the owner's own conversations`,
     spawnSpec(command) {
-      const env = safeEnv(options.env, options.extraEnv);
-      env.HOME = options.env.HOME ?? homedir();
-      if (options.env.TMPDIR) env.TMPDIR = options.env.TMPDIR;
-      return { file: command.shell, args: ['-c', command.command], env, cwd: command.cwd };
+      return { file: command.shell, args: ['-c', command.command], env: environment(), cwd: command.cwd };
+    },
+    programSpec(program) {
+      const [file, ...args] = program.argv;
+      if (file === undefined) throw new RangeError('programSpec needs a program to run');
+      return { file, args, env: { ...environment(), ...program.env }, cwd: program.cwd };
     },
   };
 }

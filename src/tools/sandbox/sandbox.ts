@@ -29,6 +29,27 @@ export interface SandboxCommand {
   cwd: string;
   /** Folders the command may change: the turn's workspace roots. */
   writable: readonly string[];
+  /** Folders this command alone may read (beyond `settings.readOnly`), e.g. a program's own install. */
+  readOnly?: readonly string[];
+}
+
+/**
+ * A program run directly (no shell) inside the sandbox: a helper operator starts for a seat, such
+ * as the process that does the file tools' work or the `code` tool's language server.
+ */
+export interface SandboxProgram {
+  /** The executable and its arguments; the executable must be visible inside (see `readOnly`). */
+  argv: readonly string[];
+  /** Working directory. */
+  cwd: string;
+  /** Folders the program may change. */
+  writable: readonly string[];
+  /** Folders the program may read, beyond the system view and `settings.readOnly`. */
+  readOnly?: readonly string[];
+  /** Whether it may use the network; default `settings.network`. */
+  network?: boolean;
+  /** Environment variables set beyond the allowlisted ones (never a secret). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** What to hand `child_process.spawn` for a {@link SandboxCommand}. */
@@ -48,6 +69,8 @@ export interface Sandbox {
   describe(): string;
   /** How to spawn the command. */
   spawnSpec(command: SandboxCommand): SpawnSpec;
+  /** How to spawn a program directly, with the same boundary as a command. */
+  programSpec(program: SandboxProgram): SpawnSpec;
 }
 
 /** The settings when operator.json says nothing: bubblewrap when installed, network on. */
