@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 import type { ChangeRecorder } from './changes/file-change.ts';
 import type { SubagentControl } from './agents/subagent-control.ts';
+import type { TurnSeat } from './turn-seat.ts';
 
 /**
  * Who and where a turn is for, when it comes from a chat conversation (the gateway sets it;
@@ -31,6 +32,12 @@ export interface TurnContext {
   tools?: ReadonlySet<string>;
   /** Where this turn's tools work; unset means the agent's own working directory and roots. */
   workspace?: Workspace;
+  /**
+   * The seat `tools` and `workspace` come from (see `turn-seat.ts`): what a job, pipeline run or
+   * subagent made in this turn keeps, so it never gets more. Unset where no gateway decides (the
+   * terminal).
+   */
+  seat?: TurnSeat;
   /**
    * Queues a file to go out with this turn's reply (through the delivery ledger, as `send_file`
    * does); resolves to what the model is told, rejects with why it cannot be sent. Unset where
