@@ -3,7 +3,6 @@ export { createDoomLoopGuard, type DoomLoopGuardOptions } from './doom-loop-guar
 export { guardrailFolders } from './guardrail-folders.ts';
 export { loadGuardrailFiles, type FileGuardrail, type LoadedGuardrails } from './load-guardrail-files.ts';
 export { parseGuardrailFile, type ParsedGuardrailFile } from './parse-guardrail-file.ts';
-export { patchPaths } from './patch-paths.ts';
 export { isInside, resolveRealPath } from './real-path.ts';
 export { createRuleGuardrail } from './rule-guardrail.ts';
 export { guardrailFileSchema, ruleDecisions, type GuardrailFile, type GuardrailRule } from './rule-schema.ts';

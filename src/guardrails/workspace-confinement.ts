@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import type { Guardrail } from '../agent/guardrail.ts';
 import type { ToolCallPart } from '../llm/types.ts';
 import { resolvePath } from '../tools/builtin/paths.ts';
-import { patchPaths } from './patch-paths.ts';
+import { patchTargets } from '../tools/builtin/patch-plan.ts';
 import { isInside, resolveRealPath } from './real-path.ts';
 
 /** Options of {@link createWorkspaceConfinement}. */
@@ -26,7 +26,8 @@ const pathTools = new Set(['read_file', 'send_file', 'write_file', 'edit_file', 
  * calls that reach outside every root. Paths are resolved as the tools resolve them (relative to
  * `roots[0]`, `~` to the home folder, `..` collapsed), then symlinks are followed, so neither
  * `../..` nor a link pointing out of the workspace gets through. For `glob` the fixed start of
- * the pattern counts too (`../../etc/*`); for `apply_patch` every file named in the patch.
+ * the pattern counts too (`../../etc/*`), for `grep` its `include` pattern's; for `apply_patch`
+ * every file the patch changes. A second line only: the file worker's sandbox is the boundary.
  */
 export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConfinementOptions): Guardrail {
   if (roots.length === 0) throw new RangeError('workspace confinement needs at least one root');
@@ -44,7 +45,7 @@ export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConf
   return {
     name: 'workspace-confinement',
     async beforeCall(call, turn) {
-      const targets = targetsOf(call);
+      const targets = await targetsOf(call);
       if (targets.length === 0) return;
       // A chat turn may have a workspace of its own (a conversation's folder, say).
       const workspace = turn?.workspace;
@@ -67,15 +68,19 @@ export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConf
   };
 }
 
-/** The paths a call would touch, as the model wrote them. */
-function targetsOf(call: ToolCallPart): string[] {
+/**
+ * The paths a call would touch, as the model wrote them; for `apply_patch`, the files of the very
+ * reading the tool applies (`patch-plan.ts`).
+ */
+async function targetsOf(call: ToolCallPart): Promise<string[]> {
   const args = call.arguments ?? {};
-  if (call.name === 'apply_patch') return typeof args.patch === 'string' ? patchPaths(args.patch) : [];
+  if (call.name === 'apply_patch') return typeof args.patch === 'string' ? patchTargets(args.patch) : [];
   if (!pathTools.has(call.name)) return [];
   const given = typeof args.path === 'string' && args.path !== '' ? args.path : undefined;
   const targets = given === undefined ? [] : [given];
-  if (call.name === 'glob' && typeof args.pattern === 'string') {
-    const start = picomatch.scan(args.pattern).base;
+  const pattern = call.name === 'glob' ? args.pattern : call.name === 'grep' ? args.include : undefined;
+  if (typeof pattern === 'string') {
+    const start = picomatch.scan(pattern).base;
     if (start !== '') targets.push(given === undefined || path.isAbsolute(start) ? start : path.join(given, start));
   }
   return targets;

@@ -2,7 +2,8 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceConfinement, patchPaths, resolveRealPath } from '../../src/guardrails/index.ts';
+import { createWorkspaceConfinement, resolveRealPath } from '../../src/guardrails/index.ts';
+import { patchTargets } from '../../src/tools/builtin/patch-plan.ts';
 import { makeTempDir } from '../tools/tool-harness.ts';
 import { before, toolCall } from './helpers.ts';
 
@@ -107,25 +108,23 @@ describe('workspace-confinement', () => {
   });
 });
 
-describe('patchPaths', () => {
-  it('reads ---/+++ pairs, git headers, renames and quoted names, with and without a/ b/', () => {
-    const patch = [
-      'diff --git a/src/x.ts b/src/x.ts',
-      '--- a/src/x.ts\t2024-01-01 10:00:00',
-      '+++ b/src/x.ts',
-      '@@ -1,2 +1,2 @@',
-      '--- removed line that looks like a header',
-      ' context',
-      'diff --git "a/with space.txt" "b/with space.txt"',
-      'new file mode 100644',
-      '--- /dev/null',
-      '+++ plain.txt',
-      'rename from old name.md',
-      'rename to new name.md',
-    ].join('\n');
-    expect(patchPaths(patch).sort()).toEqual(
-      ['a/src/x.ts', 'src/x.ts', 'b/src/x.ts', 'a/with space.txt', 'with space.txt', 'b/with space.txt', 'plain.txt', 'old name.md', 'new name.md'].sort(),
-    );
+describe("apply_patch: the guardrail checks the files of the tool's own reading", () => {
+  // Two patches whose headers a separate header parser read one way and the patch library the
+  // other, so the check saw a file inside the workspace and the tool wrote one outside.
+  it('sees a tab after ---, and +++ before ---, as the tool applies them', async () => {
+    const { guard } = await setUp();
+    const tabbed = '---\t../outside.js\n+++\t../outside.js\n@@ -0,0 +1 @@\n+x\n';
+    const reversed = '+++ ../outside.js\n--- /dev/null\n@@ -0,0 +1 @@\n+x\n';
+    for (const patch of [tabbed, reversed]) {
+      expect(await patchTargets(patch)).toEqual(['../outside.js']);
+      expect((await before(guard, toolCall('apply_patch', { patch }))).action).toBe('block');
+    }
+  });
+
+  it('reads renames and git prefixes as the tool does', async () => {
+    const patch = ['diff --git a/old name.md b/new name.md', 'similarity index 100%', 'rename from old name.md', 'rename to new name.md', ''].join('\n');
+    expect((await patchTargets(patch)).sort()).toEqual(['new name.md', 'old name.md']);
+    expect(await patchTargets('--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1 +1 @@\n-a\n+b\n')).toEqual(['src/x.ts']);
   });
 });
 

@@ -1,33 +1,34 @@
 /**
  * The `apply_patch` tool: applies a unified diff that may create, change, rename and delete
  * several files. Every file is patched in memory first, so a patch that does not fit changes
- * nothing.
+ * nothing. The patch is read once (`patch-plan.ts`), the reading the workspace guardrail checks;
+ * the files are read and written by the turn's file worker, inside its sandbox.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { StructuredPatch } from 'diff';
 import { z } from 'zod';
-import { errorMessage } from '../../core/errors.ts';
+import { turnFiles, workerErrorResult, type TurnFiles } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
 import { loadDiff } from './load-libraries.ts';
-import { resolvePath, workingDirectory } from './paths.ts';
+import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
-import { recountHunks } from './recount-hunks.ts';
-import { errorCode, errorResult, fileErrorResult } from './results.ts';
-import { readCurrent } from '../changes/read-current.ts';
+import { parsePatchFiles, PatchError, type FilePatch } from './patch-plan.ts';
+import { errorResult } from './results.ts';
 
 const parameters = z.object({
   patch: z.string().min(1).describe('Unified diff (as from `diff -u` or `git diff`); may touch several files.'),
 });
-
-const devNull = '/dev/null';
 
 /** A file's content after the patch; null when the patch deletes it. */
 type PendingFiles = Map<string, { display: string; content: string | null }>;
 
 /** The `diff` library (loaded on the tool's first run). */
 type Diff = Awaited<ReturnType<typeof loadDiff>>;
+
+/** What the file worker's `readText` answers. */
+interface TextResult {
+  content: string | null;
+}
 
 /** Creates the `apply_patch` tool. */
 export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
@@ -42,34 +43,30 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
       context.signal.throwIfAborted();
       const cwd = workingDirectory(options, context);
       const diff = await loadDiff();
-      let filePatches: StructuredPatch[];
+      let filePatches: FilePatch[];
       try {
-        filePatches = parseLeniently(diff, args.patch);
+        filePatches = await parsePatchFiles(args.patch);
       } catch (error) {
-        return errorResult(`invalid patch: ${errorMessage(error)}`);
+        if (error instanceof PatchError) return errorResult(error.message);
+        throw error;
       }
-      filePatches = filePatches.filter((filePatch) => filePatch.hunks.length > 0 || changesWithoutHunks(filePatch));
-      if (filePatches.length === 0) return errorResult('no file changes found in the patch');
-
+      const files = turnFiles(fileAccessOf(options), context, cwd);
       const pending: PendingFiles = new Map();
       const summary: string[] = [];
       for (const filePatch of filePatches) {
-        const outcome = await planFile(diff, filePatch, cwd, pending);
+        const outcome = await planFile(diff, filePatch, cwd, pending, files, context.signal);
         if (typeof outcome !== 'string') return outcome;
         summary.push(outcome);
       }
       context.signal.throwIfAborted();
       for (const [file, { display, content }] of pending) {
         try {
-          const before = context.changes ? await readCurrent(file) : null;
-          if (content === null) await rm(file, { force: true });
-          else {
-            await mkdir(path.dirname(file), { recursive: true });
-            await writeFile(file, content, 'utf8');
-          }
+          const before = context.changes ? (await files.call<TextResult>('readText', { path: file })).content : null;
+          if (content === null) await files.call('remove', { path: file });
+          else await files.call('write', { path: file, content });
           await context.changes?.record({ path: file, before, after: content, tool: 'apply_patch' });
         } catch (error) {
-          return fileErrorResult(error, display);
+          return workerErrorResult(error, display, `writing ${display}`);
         }
       }
       return { content: `Successfully applied patch:\n${summary.join('\n')}` };
@@ -77,41 +74,21 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
   });
 }
 
-function parseLeniently(diff: Diff, patch: string): StructuredPatch[] {
-  try {
-    return diff.parsePatch(patch);
-  } catch (error) {
-    try {
-      return diff.parsePatch(recountHunks(patch));
-    } catch {
-      throw error;
-    }
-  }
-}
-
-/** Git patches create empty files, delete files and rename them without any hunk. */
-function changesWithoutHunks(filePatch: StructuredPatch): boolean {
-  return filePatch.isCreate === true || filePatch.isDelete === true || filePatch.isRename === true;
-}
-
 /**
  * Works out one file's new content into `pending` and returns a summary line, or an error result
  * when it cannot be applied.
  */
-async function planFile(diff: Diff, filePatch: StructuredPatch, cwd: string, pending: PendingFiles): Promise<string | ToolOutput> {
-  if (filePatch.isBinary) return errorResult('binary patches are not supported');
-  const names = fileNames(filePatch);
-  if (names === undefined) return errorResult('a hunk in the patch has no `---`/`+++` file names');
-  const { oldName, newName } = names;
+async function planFile(diff: Diff, filePatch: FilePatch, cwd: string, pending: PendingFiles, files: TurnFiles, signal: AbortSignal): Promise<string | ToolOutput> {
+  const { oldName, newName } = filePatch;
   const creates = oldName === undefined;
   const deletes = newName === undefined;
   const source = (creates ? newName : oldName)!;
-  const current = await load(resolvePath(cwd, source), pending);
-  if (typeof current !== 'string' && current !== null) return fileErrorResult(current.error, source);
+  const current = await load(resolvePath(cwd, source), pending, files);
+  if (typeof current !== 'string' && current !== null) return workerErrorResult(current.error, source, `reading ${source}`, signal);
   if (creates && current !== null) return errorResult(`cannot create ${source}: it already exists`);
   if (!creates && current === null) return errorResult(`file not found: ${source}`);
 
-  const patched = applyHunks(diff, current ?? '', filePatch, source);
+  const patched = applyHunks(diff, current ?? '', filePatch.patch, source);
   if (typeof patched !== 'string') return patched;
   if (deletes) {
     pending.set(resolvePath(cwd, source), { display: source, content: null });
@@ -122,8 +99,8 @@ async function planFile(diff: Diff, filePatch: StructuredPatch, cwd: string, pen
     return `created ${source}`;
   }
   if (oldName !== newName) {
-    const target = await load(resolvePath(cwd, newName!), pending);
-    if (target !== null && typeof target !== 'string') return fileErrorResult(target.error, newName!);
+    const target = await load(resolvePath(cwd, newName!), pending, files);
+    if (target !== null && typeof target !== 'string') return workerErrorResult(target.error, newName!, `reading ${newName}`, signal);
     if (target !== null) return errorResult(`cannot rename ${oldName} to ${newName}: ${newName} already exists`);
     pending.set(resolvePath(cwd, oldName!), { display: oldName!, content: null });
     pending.set(resolvePath(cwd, newName!), { display: newName!, content: patched });
@@ -133,32 +110,14 @@ async function planFile(diff: Diff, filePatch: StructuredPatch, cwd: string, pen
   return `updated ${source}`;
 }
 
-/** The paths on each side, with git's `a/` and `b/` prefixes removed; undefined for `/dev/null`. */
-function fileNames(filePatch: StructuredPatch): { oldName?: string; newName?: string } | undefined {
-  const oldRaw = filePatch.oldFileName;
-  const newRaw = filePatch.newFileName;
-  if (!oldRaw && !newRaw) return undefined;
-  const oldIsNull = oldRaw === devNull || (filePatch.isCreate === true && !filePatch.isRename);
-  const newIsNull = newRaw === devNull || filePatch.isDelete === true;
-  const prefixed =
-    filePatch.isGit === true ||
-    ((oldRaw === devNull || oldRaw?.startsWith('a/') === true) && (newRaw === devNull || newRaw?.startsWith('b/') === true));
-  const strip = (name: string | undefined, prefix: string) =>
-    name === undefined || name === devNull ? undefined : prefixed && name.startsWith(prefix) ? name.slice(2) : name;
-  const oldName = oldIsNull ? undefined : (strip(oldRaw, 'a/') ?? strip(newRaw, 'b/'));
-  const newName = newIsNull ? undefined : (strip(newRaw, 'b/') ?? strip(oldRaw, 'a/'));
-  if (oldName === undefined && newName === undefined) return undefined;
-  return { oldName, newName };
-}
-
 /** Current content as the patch so far leaves it: null when absent, `{ error }` when unreadable. */
-async function load(file: string, pending: PendingFiles): Promise<string | null | { error: unknown }> {
+async function load(file: string, pending: PendingFiles, files: TurnFiles): Promise<string | null | { error: unknown }> {
   const planned = pending.get(file);
   if (planned !== undefined) return planned.content;
   try {
-    return await readFile(file, 'utf8');
+    return (await files.call<TextResult>('readText', { path: file })).content;
   } catch (error) {
-    return errorCode(error) === 'ENOENT' ? null : { error };
+    return { error };
   }
 }
 

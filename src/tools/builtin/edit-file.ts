@@ -1,11 +1,11 @@
-/** The `edit_file` tool: exact search and replace inside one file. */
-import { readFile, writeFile } from 'node:fs/promises';
+/** The `edit_file` tool: exact search and replace inside one file, read and written by the turn's file worker. */
 import { z } from 'zod';
+import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
-import { resolvePath, workingDirectory } from './paths.ts';
+import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
-import { errorResult, fileErrorResult } from './results.ts';
+import { errorResult } from './results.ts';
 
 const parameters = z.object({
   path: z.string().min(1).describe('Absolute path, or path relative to the working directory.'),
@@ -25,9 +25,12 @@ export function createEditFileTool(options: BuiltinToolOptions = {}) {
     parameters,
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
-      const file = resolvePath(workingDirectory(options, context), args.path);
+      const cwd = workingDirectory(options, context);
+      const file = resolvePath(cwd, args.path);
+      const files = turnFiles(fileAccessOf(options), context, cwd);
       try {
-        const content = await readFile(file, 'utf8');
+        const content = (await files.call<{ content: string | null }>('readText', { path: file })).content;
+        if (content === null) return errorResult(`file not found: ${args.path}`);
         let oldString = args.old_string;
         let newString = args.new_string;
         let count = countOccurrences(content, oldString);
@@ -45,11 +48,11 @@ export function createEditFileTool(options: BuiltinToolOptions = {}) {
         const updated = args.replace_all
           ? content.split(oldString).join(newString)
           : content.slice(0, index) + newString + content.slice(index + oldString.length);
-        await writeFile(file, updated, 'utf8');
+        await files.call('write', { path: file, content: updated });
         await context.changes?.record({ path: file, before: content, after: updated, tool: 'edit_file' });
         return { content: count > 1 ? `Successfully edited ${args.path} (${count} replacements)` : `Successfully edited ${args.path}` };
       } catch (error) {
-        return fileErrorResult(error, args.path, context.signal);
+        return workerErrorResult(error, args.path, `editing ${args.path}`, context.signal);
       }
     },
   });

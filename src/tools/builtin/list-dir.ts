@@ -1,13 +1,11 @@
-/** The `list_dir` tool: a directory tree with sizes, a few levels deep. */
-import type { Dirent } from 'node:fs';
-import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import path from 'node:path';
+/** The `list_dir` tool: a directory tree with sizes, a few levels deep, listed by the turn's file worker. */
 import { z } from 'zod';
+import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
-import { resolvePath, workingDirectory } from './paths.ts';
+import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
-import { errorResult, fileErrorResult } from './results.ts';
+import { errorResult } from './results.ts';
 
 /** Options of {@link createListDirTool}. */
 export interface ListDirToolOptions extends BuiltinToolOptions {
@@ -20,8 +18,8 @@ const parameters = z.object({
   depth: z.int().min(1).optional().describe('How many levels deep to list. Default: 1.'),
 });
 
-/** Listed but not descended into: their contents are noise. */
-const unexpandedDirectories = new Set(['node_modules', '.git']);
+/** What the file worker's `list` answers. */
+type ListResult = { kind: 'missing' | 'not-directory' } | { kind: 'listing'; lines: string[]; complete: boolean };
 
 /** Creates the `list_dir` tool. */
 export function createListDirTool(options: ListDirToolOptions = {}) {
@@ -35,57 +33,19 @@ export function createListDirTool(options: ListDirToolOptions = {}) {
     parameters,
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
-      const directory = resolvePath(workingDirectory(options, context), args.path);
+      const cwd = workingDirectory(options, context);
+      const directory = resolvePath(cwd, args.path);
+      let result: ListResult;
       try {
-        const info = await stat(directory).catch(() => undefined);
-        if (info === undefined) return errorResult(`directory not found: ${args.path}`);
-        if (!info.isDirectory()) return errorResult(`not a directory: ${args.path}`);
-        const lines: string[] = [];
-        const complete = await listInto(lines, directory, 0, args.depth ?? 1, maxEntries, context.signal);
-        if (lines.length === 0) return { content: `${args.path}: (empty directory)` };
-        if (!complete) lines.push(`[Listing stopped after ${maxEntries} entries.]`);
-        return { content: lines.join('\n') };
+        result = await turnFiles(fileAccessOf(options), context, cwd).call<ListResult>('list', { path: directory, depth: args.depth ?? 1, maxEntries });
       } catch (error) {
-        return fileErrorResult(error, args.path, context.signal);
+        return workerErrorResult(error, args.path, `listing ${args.path}`, context.signal);
       }
+      if (result.kind === 'missing') return errorResult(`directory not found: ${args.path}`);
+      if (result.kind === 'not-directory') return errorResult(`not a directory: ${args.path}`);
+      if (result.lines.length === 0) return { content: `${args.path}: (empty directory)` };
+      const lines = result.complete ? result.lines : [...result.lines, `[Listing stopped after ${maxEntries} entries.]`];
+      return { content: lines.join('\n') };
     },
   });
-}
-
-/** Appends one directory's entries (directories first), recursing; false when the cap was hit. */
-async function listInto(
-  lines: string[],
-  directory: string,
-  level: number,
-  depth: number,
-  maxEntries: number,
-  signal: AbortSignal,
-): Promise<boolean> {
-  signal.throwIfAborted();
-  const entries = await readdir(directory, { withFileTypes: true });
-  // Code-unit order, not localeCompare: the listing must not depend on the machine's locale.
-  entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const indent = '  '.repeat(level);
-  for (const entry of entries) {
-    if (lines.length >= maxEntries) return false;
-    const full = path.join(directory, entry.name);
-    lines.push(indent + (await describe(entry, full)));
-    if (entry.isDirectory() && level + 1 < depth && !unexpandedDirectories.has(entry.name)) {
-      const complete = await listInto(lines, full, level + 1, depth, maxEntries, signal).catch((error: unknown) => {
-        signal.throwIfAborted();
-        // One unreadable subdirectory should not hide the rest of the tree.
-        lines.push(`${indent}  [cannot list: ${(error as Error).message}]`);
-        return true;
-      });
-      if (!complete) return false;
-    }
-  }
-  return true;
-}
-
-async function describe(entry: Dirent, full: string): Promise<string> {
-  if (entry.isDirectory()) return `${entry.name}/`;
-  if (entry.isSymbolicLink()) return `${entry.name} -> ${await readlink(full).catch(() => '?')}`;
-  const size = await lstat(full).then((info) => info.size).catch(() => undefined);
-  return size === undefined ? entry.name : `${entry.name} (${size} bytes)`;
 }

@@ -1,6 +1,8 @@
 /** How the built-in tools find files: relative to the call's working directory. */
 import { homedir } from 'node:os';
 import path from 'node:path';
+import type { FileAccess } from '../files/file-access.ts';
+import { defaultFileAccess } from '../files/turn-files.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { ToolContext } from '../tool.ts';
 
@@ -16,6 +18,16 @@ export interface BuiltinToolOptions {
    * them directly with the allowlisted environment.
    */
   sandbox?: Sandbox;
+  /**
+   * Where the file tools do their work: file workers in the seat's sandbox (see
+   * `files/file-access.ts`). Default: unconfined workers, for tests and scripts.
+   */
+  files?: FileAccess;
+}
+
+/** The file access of `options`, or the default one. */
+export function fileAccessOf(options: BuiltinToolOptions): FileAccess {
+  return options.files ?? defaultFileAccess();
 }
 
 /** The absolute working directory of one tool call. */

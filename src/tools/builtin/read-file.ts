@@ -1,14 +1,11 @@
 /** The `read_file` tool: a text file with `cat -n` line numbers, or an image the model can see. */
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
+import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
-import { imageMediaType, looksBinary, sniffLength } from './file-type.ts';
-import { resolvePath, workingDirectory } from './paths.ts';
+import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
-import { errorResult, fileErrorResult } from './results.ts';
+import { errorResult } from './results.ts';
 
 /** Options of {@link createReadFileTool}. */
 export interface ReadFileToolOptions extends BuiltinToolOptions {
@@ -24,7 +21,15 @@ const parameters = z.object({
   limit: z.int().min(1).optional().describe('Maximum number of lines to read.'),
 });
 
-/** Creates the `read_file` tool. */
+/** What the file worker's `read` answers. */
+type ReadResult =
+  | { kind: 'directory' | 'special' | 'binary' | 'empty' }
+  | { kind: 'image-too-large' | 'text-too-large'; size: number }
+  | { kind: 'image'; mediaType: string; size: number; data: string }
+  | { kind: 'past-end'; lines: number }
+  | { kind: 'text'; text: string };
+
+/** Creates the `read_file` tool; the file is read by the turn's file worker, inside its sandbox. */
 export function createReadFileTool(options: ReadFileToolOptions = {}) {
   const maxImageBytes = options.maxImageBytes ?? 5 * 1024 * 1024;
   const maxTextBytes = options.maxTextBytes ?? 32 * 1024 * 1024;
@@ -37,74 +42,39 @@ export function createReadFileTool(options: ReadFileToolOptions = {}) {
     parameters,
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
-      const file = resolvePath(workingDirectory(options, context), args.path);
+      const cwd = workingDirectory(options, context);
+      const file = resolvePath(cwd, args.path);
+      let result: ReadResult;
       try {
-        const info = await stat(file);
-        if (info.isDirectory()) return errorResult(`${args.path} is a directory`);
-        const head = await readHead(file);
-        const mediaType = imageMediaType(head);
-        if (mediaType !== undefined) {
-          if (info.size > maxImageBytes) {
-            return errorResult(`image ${args.path} is ${info.size} bytes, more than the ${maxImageBytes} bytes allowed`);
-          }
-          const handle = await open(file);
-          const data = await handle.readFile().finally(() => handle.close());
+        result = await turnFiles(fileAccessOf(options), context, cwd).call<ReadResult>('read', { path: file, offset: args.offset, limit: args.limit, maxImageBytes, maxTextBytes });
+      } catch (error) {
+        return workerErrorResult(error, args.path, `reading ${args.path}`, context.signal);
+      }
+      switch (result.kind) {
+        case 'directory':
+          return errorResult(`${args.path} is a directory`);
+        case 'special':
+          return errorResult(`${args.path} is not a regular file`);
+        case 'binary':
+          return errorResult(`${args.path} is a binary file`);
+        case 'empty':
+          return { content: `${args.path}: (empty file)` };
+        case 'image-too-large':
+          return errorResult(`image ${args.path} is ${result.size} bytes, more than the ${maxImageBytes} bytes allowed`);
+        case 'text-too-large':
+          return errorResult(`${args.path} is ${result.size} bytes; read it in parts with offset and limit`);
+        case 'past-end':
+          return errorResult(`offset ${args.offset ?? 1} is past the end of ${args.path} (${result.lines} lines)`);
+        case 'image':
           return {
             content: [
-              { type: 'text', text: `Image ${args.path} (${mediaType}, ${info.size} bytes)` },
-              { type: 'image', data: data.toString('base64'), mediaType },
+              { type: 'text', text: `Image ${args.path} (${result.mediaType}, ${result.size} bytes)` },
+              { type: 'image', data: result.data, mediaType: result.mediaType },
             ],
           };
-        }
-        if (looksBinary(head)) return errorResult(`${args.path} is a binary file`);
-        if (args.limit === undefined && info.size > maxTextBytes) {
-          return errorResult(`${args.path} is ${info.size} bytes; read it in parts with offset and limit`);
-        }
-        return await readLines(file, args.path, args.offset ?? 1, args.limit, context.signal);
-      } catch (error) {
-        return fileErrorResult(error, args.path, context.signal);
+        case 'text':
+          return { content: result.text };
       }
     },
   });
-}
-
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file);
-  try {
-    const buffer = Buffer.alloc(sniffLength);
-    const { bytesRead } = await handle.read(buffer, 0, sniffLength, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Streams the file so that a window of a huge log costs only the lines up to it. */
-async function readLines(
-  file: string,
-  displayPath: string,
-  offset: number,
-  limit: number | undefined,
-  signal: AbortSignal,
-): Promise<ToolOutput> {
-  const stream = createReadStream(file, { encoding: 'utf8', signal });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  const numbered: string[] = [];
-  let lineNumber = 0;
-  try {
-    for await (const line of lines) {
-      lineNumber++;
-      if (lineNumber < offset) continue;
-      numbered.push(`${String(lineNumber).padStart(6)}\t${line}`);
-      if (limit !== undefined && numbered.length >= limit) break;
-    }
-  } finally {
-    lines.close();
-    stream.destroy();
-  }
-  if (lineNumber === 0) return { content: `${displayPath}: (empty file)` };
-  if (numbered.length === 0) {
-    return errorResult(`offset ${offset} is past the end of ${displayPath} (${lineNumber} lines)`);
-  }
-  return { content: numbered.join('\n') };
 }

@@ -1,13 +1,10 @@
-/** The `write_file` tool: creates or replaces a whole file. */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+/** The `write_file` tool: creates or replaces a whole file, through the turn's file worker. */
 import { z } from 'zod';
+import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
-import { resolvePath, workingDirectory } from './paths.ts';
+import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
-import { fileErrorResult } from './results.ts';
-import { readCurrent } from '../changes/read-current.ts';
 
 const parameters = z.object({
   path: z.string().min(1).describe('Absolute path, or path relative to the working directory.'),
@@ -25,15 +22,16 @@ export function createWriteFileTool(options: BuiltinToolOptions = {}) {
     parameters,
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
-      const file = resolvePath(workingDirectory(options, context), args.path);
+      const cwd = workingDirectory(options, context);
+      const file = resolvePath(cwd, args.path);
+      const files = turnFiles(fileAccessOf(options), context, cwd);
       try {
-        const before = context.changes ? await readCurrent(file) : null;
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, args.content, 'utf8');
+        const before = context.changes ? (await files.call<{ content: string | null }>('readText', { path: file })).content : null;
+        await files.call('write', { path: file, content: args.content });
         await context.changes?.record({ path: file, before, after: args.content, tool: 'write_file' });
         return { content: `Successfully wrote to ${args.path}` };
       } catch (error) {
-        return fileErrorResult(error, args.path, context.signal);
+        return workerErrorResult(error, args.path, `writing ${args.path}`, context.signal);
       }
     },
   });

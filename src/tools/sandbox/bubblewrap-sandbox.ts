@@ -3,6 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { safeEnv } from '../safe-env.ts';
 import { bubblewrapArgs } from './bubblewrap-args.ts';
+import { describeCommandNetwork, type Slirp4netnsDetection } from './detect-slirp4netns.ts';
 import { planMounts } from './mount-plan.ts';
 import type { Sandbox, SandboxProgram, SandboxSettings, SpawnSpec } from './sandbox.ts';
 import { systemMounts } from './system-view.ts';
@@ -16,6 +17,8 @@ export interface BubblewrapSandboxOptions {
   hidden: readonly string[];
   /** Environment the command's is taken from (see `safeEnv`); read at each command. */
   env: NodeJS.ProcessEnv;
+  /** Whether a command with the network on gets a namespace of its own; without it, it shares this machine's. */
+  ownNetwork?: Slirp4netnsDetection;
 }
 
 /** Inside the sandbox HOME and TMPDIR are its private /tmp, so nothing is written to the real home. */
@@ -31,7 +34,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Sand
   const { settings } = options;
   return {
     kind: 'bubblewrap',
-    describe: () => `commands run in bubblewrap (network ${settings.network ? 'on' : 'off'})`,
+    describe: () => `commands run in bubblewrap (${describeCommandNetwork(settings.network, options.ownNetwork)})`,
     spawnSpec(command) {
       return spec({ argv: [command.shell, '-c', command.command], cwd: command.cwd, writable: command.writable, readOnly: command.readOnly });
     },
@@ -46,14 +49,16 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Sand
       system: systemMounts(),
       readOnly: realPaths([...settings.readOnly, ...(program.readOnly ?? [])]),
       writable: realPaths([...program.writable, ...settings.readWrite]),
-      hidden: realPaths(options.hidden).filter(isDirectory),
+      hidden: realPaths(program.hidden ?? options.hidden).filter(isDirectory),
       cwd,
     });
     const env = { ...safeEnv(options.env, settings.env), ...program.env, HOME: privateHome, TMPDIR: privateHome };
-    const args = bubblewrapArgs({ network: program.network ?? settings.network, mounts, cwd, argv: program.argv });
+    const network = program.network ?? settings.network;
+    const slirp4netns = network && options.ownNetwork?.found ? options.ownNetwork.slirp4netns : undefined;
+    const args = bubblewrapArgs({ network, ownNetwork: slirp4netns !== undefined, mounts, cwd, argv: program.argv });
     // bwrap itself runs with the command's environment: it is the sandbox's process 1, whose
     // /proc/1/environ the command can read.
-    return { file: options.bwrap, args, env, cwd: '/' };
+    return { file: options.bwrap, args, env, cwd: '/', ...(slirp4netns !== undefined && { ownNetwork: { slirp4netns } }) };
   }
 }
 

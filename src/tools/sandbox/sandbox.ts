@@ -6,11 +6,13 @@
  * environment, and the gateway offers `shell` only in the owner's own conversations.
  */
 
+import type { OwnNetworkSpec } from './own-network.ts';
+
 /** How commands are isolated (`sandbox` in operator.json). */
 export interface SandboxSettings {
   /** `auto`: bubblewrap when installed; `required`: refuse to start without it; `off`: never. */
   mode: 'auto' | 'required' | 'off';
-  /** Commands may use the network (the machine's, loopback services included). */
+  /** Commands may use the network: a namespace of their own through slirp4netns where installed, else the machine's (loopback services included). */
   network: boolean;
   /** Extra folders commands may read. */
   readOnly: readonly string[];
@@ -50,6 +52,8 @@ export interface SandboxProgram {
   network?: boolean;
   /** Environment variables set beyond the allowlisted ones (never a secret). */
   env?: Readonly<Record<string, string>>;
+  /** Folders (and files) covered wherever a bound folder would show them, instead of the sandbox's own list. */
+  hidden?: readonly string[];
 }
 
 /** What to hand `child_process.spawn` for a {@link SandboxCommand}. */
@@ -59,6 +63,12 @@ export interface SpawnSpec {
   env: Record<string, string>;
   /** The working directory to spawn in (outside the sandbox). */
   cwd: string;
+  /**
+   * Set when the command gets a network namespace of its own: the spawner must start
+   * slirp4netns for it right after spawning (`attachOwnNetwork`, as `runCommand` does), or the
+   * command never starts.
+   */
+  ownNetwork?: OwnNetworkSpec;
 }
 
 /** Runs commands isolated from operator's own state and secrets. */
