@@ -41,8 +41,7 @@ export function createListDirTool(options: ListDirToolOptions = {}) {
       } catch (error) {
         return workerErrorResult(error, args.path, `listing ${args.path}`, context.signal);
       }
-      if (result.kind === 'missing') return errorResult(`directory not found: ${args.path}`);
-      if (result.kind === 'not-directory') return errorResult(`not a directory: ${args.path}`);
+      if (result.kind !== 'listing') return errorResult(result.kind === 'missing' ? `directory not found: ${args.path}` : `not a directory: ${args.path}`);
       if (result.lines.length === 0) return { content: `${args.path}: (empty directory)` };
       const lines = result.complete ? result.lines : [...result.lines, `[Listing stopped after ${maxEntries} entries.]`];
       return { content: lines.join('\n') };
