@@ -10,6 +10,7 @@
 import { rm } from 'node:fs/promises';
 import { Scheduler, type NewJob, type SchedulerActor } from '../src/gateway/scheduler/index.ts';
 import { createStore } from '../src/store/unstorage-store.ts';
+import { leastSeat } from '../src/tools/turn-seat.ts';
 import { benchHome, collectGarbage, elapsedMs, median, quantile, type BenchResult } from './lib.ts';
 
 const JOBS = 10_000;
@@ -147,6 +148,7 @@ function job(index: number, schedule: Partial<NewJob>): NewJob {
     name: index % 3 === 0 ? `digest ${index}` : undefined,
     target: { sessionKey: `telegram:${conversationId}`, address: { platform: 'telegram', conversationId }, scope: 'dm' },
     profile: 'default',
+    seat: leastSeat,
     ...schedule,
   };
 }

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
+import { ownerSeat } from '../tools/turn-seat.ts';
 import { durationFormat, formatDuration, formatIsoInZone, jobLabel, parseDuration, ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor, type SchedulerSettings } from './scheduler/index.ts';
 import type { ScheduleSettings } from './config/index.ts';
 import { formatAddress, parseAddress, type KnownConversations } from './known-conversations.ts';
@@ -86,7 +87,8 @@ export async function applyScheduleRequest(request: ScheduleRequest, control: Sc
         if (named !== undefined) control.assertProfile(named);
         const profile = named ?? (await control.profileFor(target));
         const delaySeconds = delay === undefined ? undefined : parseIn(delay);
-        const { job, nextRun } = await scheduler.create({ ...args, delay_seconds: delaySeconds, target, profile }, actor);
+        // Set by the machine's owner: its runs have the seat of `cli` in the conversation, nothing kept caps it.
+        const { job, nextRun } = await scheduler.create({ ...args, delay_seconds: delaySeconds, target, profile, seat: ownerSeat }, actor);
         return { ok: true, text: `Scheduled job ${jobLabel(job)} in ${formatAddress(target.address)} with profile ${profile}: next run ${nextRun.words}, ${nextRun.iso}.`, jobs: [job] };
       }
       default: {

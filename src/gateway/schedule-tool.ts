@@ -1,11 +1,13 @@
 /**
  * The `schedule` tool: the agent schedules its own follow-ups in the conversation they came from
  * (reminders, recurring jobs, check-backs), lists them, and cancels, pauses or resumes them. It
- * acts for the person whose message started the turn; every refusal and every invalid argument
- * comes back as a precise message for the model.
+ * acts for the person whose message started the turn, and a job it sets keeps the turn's seat
+ * (its tools and workspace): a job's turn never has more, wherever it delivers. Every refusal and
+ * every invalid argument comes back as a precise message for the model.
  */
 import { z } from 'zod';
 import { defineTool, type Tool, type TurnContext } from '../tools/tool.ts';
+import { leastSeat } from '../tools/turn-seat.ts';
 import { ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor } from './scheduler/index.ts';
 import { formatAddress } from './known-conversations.ts';
 import { jobLabel } from './scheduler/index.ts';
@@ -57,7 +59,8 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
             // A pipeline runs commands and changes files: its job is for those who may run it here.
             if (args.pipeline && turn.tools && !turn.tools.has('shell')) return { content: 'Error: scheduling a pipeline needs the shell tools in this conversation.', isError: true };
             const { target, profile } = await options.target(turn, args.deliver);
-            const { job, nextRun } = await scheduler.create({ ...args, prompt: args.prompt, target, profile }, actor);
+            // The job keeps this turn's seat: its runs never get more, wherever they deliver.
+            const { job, nextRun } = await scheduler.create({ ...args, prompt: args.prompt, target, profile, seat: turn.seat ?? leastSeat }, actor);
             return `Scheduled job ${job.id}${job.name ? ` "${job.name}"` : ''}: next run ${nextRun.words}, ${nextRun.iso}.`;
           }
           case 'list':

@@ -10,16 +10,21 @@
  *   folder, with the granted tools.
  *
  * Tools that say nothing of what they do to the machine (an extension's) count as `shell`.
+ *
+ * A turn run for something an earlier turn made (a scheduled job, a pipeline run) is given that
+ * turn's kept seat: it gets the lesser of that seat and the one of where it runs, so a job an
+ * admin set in a group has the group's tools in the admin's direct messages too.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ToolGroup } from './config/schema.ts';
+import { toolGroups, type ToolGroup } from './config/schema.ts';
 import type { Tool, TurnContext, Workspace } from '../tools/tool.ts';
+import { lesserSeat, ownerSeat, type TurnSeat } from '../tools/turn-seat.ts';
 import { keySegment } from './dedupe.ts';
 import type { SeatTools, ToolGrants, ToolSeat } from './access/tool-grants.ts';
 
 /** What {@link TurnAccess.forTurn} adds to a turn's context. */
-export type TurnTools = Pick<TurnContext, 'tools' | 'workspace'>;
+export type TurnTools = Pick<TurnContext, 'tools' | 'workspace'> & { seat: TurnSeat; owner: boolean };
 
 /** Options of {@link TurnAccess}. */
 export interface TurnAccessOptions {
@@ -38,8 +43,8 @@ export class TurnAccess {
   readonly #grants: ToolGrants;
   readonly #cwd: string;
   readonly #hidden: readonly string[];
-  /** Offered names per tool list and granted groups, so equal seats share one set (the agent caches by it). */
-  readonly #offers = new WeakMap<readonly Tool[], Map<ReadonlySet<ToolGroup>, ReadonlySet<string>>>();
+  /** Offered names per tool list and groups, so equal seats share one set (the agent caches by it). */
+  readonly #offers = new WeakMap<readonly Tool[], Map<string, ReadonlySet<string>>>();
   readonly #folders = new Set<string>();
 
   constructor(options: TurnAccessOptions) {
@@ -50,29 +55,31 @@ export class TurnAccess {
 
   /**
    * The tools and workspace of a turn in the conversation whose profile's temp folder is
-   * `tempDirectory`, offering from `tools` (the agent's).
+   * `tempDirectory`, offering from `tools` (the agent's). With `kept` (the seat of the turn that
+   * made what this turn runs for), the turn gets the lesser of the two seats.
    */
-  async forTurn(seat: ToolSeat & { sessionKey: string }, tools: readonly Tool[], tempDirectory: string): Promise<TurnTools> {
-    const rights = this.#grants.seatTools(seat);
-    if (rights.owner) return { workspace: { cwd: this.#cwd, roots: [this.#cwd, dirname(tempDirectory)] } };
+  async forTurn(seat: ToolSeat & { sessionKey: string }, tools: readonly Tool[], tempDirectory: string, kept?: TurnSeat): Promise<TurnTools> {
+    const here = seatOf(this.#grants.seatTools(seat));
+    const granted = kept ? lesserSeat(here, kept) : here;
+    if (granted.owner) return { workspace: { cwd: this.#cwd, roots: [this.#cwd, dirname(tempDirectory)] }, seat: granted, owner: true };
     const own = join(tempDirectory, keySegment(seat.sessionKey));
     await this.#ensure(own);
-    // Subagents work with the turn's own tools: granting them alone does not open the workspace.
-    const machine = [...rights.groups].some((group) => group !== 'agents');
-    const workspace: Workspace = machine ? { cwd: this.#cwd, roots: [this.#cwd, own], hidden: this.#hidden } : { cwd: own, roots: [own], hidden: this.#hidden };
-    return { tools: this.#offered(tools, rights), workspace };
+    const workspace: Workspace = granted.workspace === 'own' ? { cwd: own, roots: [own], hidden: this.#hidden } : { cwd: this.#cwd, roots: [this.#cwd, own], hidden: this.#hidden };
+    return { tools: this.#offered(tools, granted.groups), workspace, seat: granted, owner: false };
   }
 
-  #offered(tools: readonly Tool[], rights: SeatTools): ReadonlySet<string> {
+  #offered(tools: readonly Tool[], groups: readonly ToolGroup[]): ReadonlySet<string> {
     let byGroups = this.#offers.get(tools);
     if (!byGroups) {
       byGroups = new Map();
       this.#offers.set(tools, byGroups);
     }
-    let names = byGroups.get(rights.groups);
+    const key = toolGroups.filter((group) => groups.includes(group)).join(',');
+    let names = byGroups.get(key);
     if (!names) {
-      names = new Set(tools.filter((tool) => offeredTo(tool, rights.groups)).map((tool) => tool.name));
-      byGroups.set(rights.groups, names);
+      const set = new Set(groups);
+      names = new Set(tools.filter((tool) => offeredTo(tool, set)).map((tool) => tool.name));
+      byGroups.set(key, names);
     }
     return names;
   }
@@ -89,4 +96,15 @@ export class TurnAccess {
 function offeredTo(tool: Tool, groups: ReadonlySet<ToolGroup>): boolean {
   const machine = tool.machine ?? 'shell';
   return machine === 'none' || machine === 'read' || groups.has(machine);
+}
+
+/**
+ * What a seat's rights are as a kept seat: the owner's whole seat, or the granted groups with the
+ * working directory opened by any of them but `agents` (subagents work with the turn's own tools:
+ * granting them alone does not open the workspace).
+ */
+export function seatOf(rights: SeatTools): TurnSeat {
+  if (rights.owner) return ownerSeat;
+  const groups = [...rights.groups];
+  return { owner: false, groups, workspace: groups.some((group) => group !== 'agents') ? 'shared' : 'own' };
 }

@@ -11,6 +11,7 @@ import { AgentError, TurnTimeoutError, errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { TurnContext } from '../tools/tool.ts';
+import { readSeat } from '../tools/turn-seat.ts';
 import type { Conversation } from './conversations.ts';
 import { tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
@@ -164,7 +165,7 @@ export class TurnRunner {
       const images = replayed || job ? [] : await imagesOf(message, log);
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
-      const result = await agent.invoke(start.input, { channel: message.sessionKey, images, timeoutMs, turn: await this.#turnContext(conversation, message, job !== undefined) });
+      const result = await agent.invoke(start.input, { channel: message.sessionKey, images, timeoutMs, turn: await this.#turnContext(conversation, message, job) });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';
@@ -271,14 +272,16 @@ export class TurnRunner {
 
   /**
    * What the turn's tools know of it: where it is, who asked (for a job: its creator), which tools
-   * that person may use there and the workspace they work in.
+   * that person may use there and the workspace they work in. A job's turn has no more than the
+   * seat of the turn that set it (kept with the job; none kept: the least seat).
    */
-  async #turnContext(conversation: Conversation, message: InboundMessage, scheduled: boolean): Promise<TurnContext> {
+  async #turnContext(conversation: Conversation, message: InboundMessage, job: Job | undefined): Promise<TurnContext> {
     const { platform, conversationId, threadId } = message.address;
     const admin = this.#options.isAdmin(platform, message.sender.id);
     const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
-    const access = await this.#options.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.#options.runtime, conversation));
-    const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled, ...access };
+    const kept = job ? readSeat(job.seat) : undefined;
+    const access = await this.#options.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.#options.runtime, conversation), kept);
+    const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled: job !== undefined, ...access };
     const attach = this.#options.attachFile;
     if (attach) context.attachFile = (path, name) => attach(context, path, name);
     return context;

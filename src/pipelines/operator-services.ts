@@ -3,7 +3,8 @@
  * runtime with the profile the run was started with (its prompt, tools and guardrails), the node's
  * model and reasoning effort when it (or the stylesheet) names them, working as the person who started the run (the same tools and
  * workspace as their turns); nodes of one `thread_id` share a session, other nodes get their own.
- * A `tool` node's command runs in the same sandbox as the agent's `shell` tool, after the same
+ * A `tool` node's command runs in the same sandbox as the agent's `shell` tool, and only where
+ * the run's turn has that tool (a run keeps the seat of the turn that started it), after the same
  * guardrails (a guardrail's question goes to the run's Interviewer; a block refuses the command),
  * its output redacted by them as the tool's would be. The per-turn counters (the call cap, the
  * repeated-call guard) are left out: a pipeline's loops are meant, and `max_steps` bounds them.
@@ -91,6 +92,9 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
       }
     },
     async runCommand(command, { signal, timeoutMs }) {
+      // The seat the run works from has no commands (a run started where they are not offered, or
+      // kept from before seats were): refused like a guardrail's block.
+      if (turn?.tools && !turn.tools.has('shell')) return { exitCode: null, output: '', refused: "this run's seat has no shell tool (the turn that started it could not run commands)" };
       const call = { type: 'tool-call' as const, id: `pipeline-${host.runId}`, name: 'shell', arguments: { command } };
       const decision = await guardrails.before(call, turn);
       if (decision.action === 'block' || decision.action === 'halt') return { exitCode: null, output: '', refused: decision.reason };

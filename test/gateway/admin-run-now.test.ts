@@ -10,6 +10,7 @@ import { consoleActor } from '../../src/gateway/admin/job-actions.ts';
 import { applyScheduleRequest, type ScheduleControl } from '../../src/gateway/schedule-control.ts';
 import { Scheduler, type Job, type JobTarget, type RunOutcome } from '../../src/gateway/scheduler/index.ts';
 import { createStore, type Store } from '../../src/store/index.ts';
+import { leastSeat } from '../../src/tools/turn-seat.ts';
 
 const start = Date.parse('2026-11-24T12:00:00Z');
 const target: JobTarget = { sessionKey: 'telegram:dm:42', address: { platform: 'telegram', conversationId: '42' }, scope: 'dm' };
@@ -58,7 +59,7 @@ afterEach(async () => {
 });
 
 async function create(schedule: { every?: string; delay_seconds?: number }): Promise<Job> {
-  return (await scheduler.create({ prompt: 'post the summary', target, profile: 'default', ...schedule }, creator)).job;
+  return (await scheduler.create({ prompt: 'post the summary', target, profile: 'default', seat: leastSeat, ...schedule }, creator)).job;
 }
 
 describe('run now', () => {

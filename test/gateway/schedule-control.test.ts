@@ -11,6 +11,7 @@ import { KnownConversations } from '../../src/gateway/known-conversations.ts';
 import { applyScheduleRequest, cliActor, describeJobsForCli, findTarget, schedulerSettings, type ScheduleControl, type ScheduleRequest } from '../../src/gateway/schedule-control.ts';
 import { Scheduler, type Job, type JobTarget } from '../../src/gateway/scheduler/index.ts';
 import { createStore, type Store } from '../../src/store/index.ts';
+import { leastSeat } from '../../src/tools/turn-seat.ts';
 
 /** 2026-11-24T12:00:00Z, a Tuesday. */
 const start = Date.parse('2026-11-24T12:00:00Z');
@@ -258,7 +259,7 @@ describe('applyScheduleRequest: rm, pause and resume', () => {
   });
 
   it('may remove, pause and resume a job someone else created, being an admin', async () => {
-    const { job } = await scheduler.create({ prompt: 'their reminder', delay_seconds: 600, target, profile: 'default' }, { id: '42', admin: false, fromJob: false });
+    const { job } = await scheduler.create({ prompt: 'their reminder', delay_seconds: 600, target, profile: 'default', seat: leastSeat }, { id: '42', admin: false, fromJob: false });
     expect((await apply({ action: 'pause', id: job.id })).ok).toBe(true);
     expect((await apply({ action: 'resume', id: job.id })).ok).toBe(true);
     const reply = await apply({ action: 'rm', id: job.id });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scheduler, type NewJob } from '../../src/gateway/scheduler/index.ts';
 import { createStoreFromEnv } from '../../src/store/from-env.ts';
+import { ownerSeat } from '../../src/tools/turn-seat.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { startGateway } from '../helpers/gateway-process.ts';
@@ -84,7 +85,7 @@ describe('scheduled follow-ups through Telegram', () => {
     const scheduler = new Scheduler({ store, run: async () => ({ status: 'ok' }), notify: async () => {}, now: () => createdAt, settings: { timezone: 'UTC' } });
     await scheduler.load();
     const target = { sessionKey: `telegram:dm:${chat}`, address: { platform: 'telegram', conversationId: String(chat) }, scope: 'dm' as const };
-    const { job: created } = await scheduler.create({ prompt: 'seeded', target, profile: 'default', ...job }, { id: String(chat), admin: true, fromJob: false });
+    const { job: created } = await scheduler.create({ prompt: 'seeded', target, profile: 'default', seat: ownerSeat, ...job }, { id: String(chat), admin: true, fromJob: false });
     await store.close();
     return created.id;
   };

@@ -6,6 +6,7 @@
 import { addCost, emptyCost, type Cost } from '../../llm/cost.ts';
 import { addUsage, emptyUsage, type Usage } from '../../llm/types.ts';
 import type { Store } from '../../store/store.ts';
+import type { TurnSeat } from '../../tools/turn-seat.ts';
 
 /** Where a child stands. */
 export type SubagentStatus = 'running' | 'done' | 'failed' | 'stopped' | 'over-budget' | 'interrupted';
@@ -28,6 +29,11 @@ export interface SubagentRecord {
   cost: number;
   /** Why it failed or stopped. */
   error?: string;
+  /**
+   * The seat of the turn that started it, where a gateway decides seats: a later turn gives it work
+   * only from a seat within this one (absent on records from before seats were kept: the least seat).
+   */
+  seat?: TurnSeat;
 }
 
 /** What is stored per parent. */

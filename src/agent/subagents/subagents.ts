@@ -22,7 +22,7 @@ import type { Guardrail } from '../guardrail.ts';
 import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
 import { WorkerState } from './worker-state.ts';
-import { childTurn, failureWords, inside, taskInput } from './child-work.ts';
+import { childTurn, failureWords, inside, seatRefusal, taskInput } from './child-work.ts';
 import { shorten } from '../../core/shorten.ts';
 
 /** What the factory is asked to make a child with. */
@@ -169,6 +169,8 @@ export class Subagents implements SubagentControl {
       throw new SubagentError(`Could not start a subagent: ${errorMessage(error)}`);
     }
     const record: SubagentRecord = { id, task: shorten(request.task.trim().split('\n')[0] ?? '', 200), sessionKey, model: agent.model, status: 'running', closed: false, startedAt: Date.now(), toolCalls: 0, usage: emptyUsage(), cost: 0 };
+    // Kept: a later turn gives it work only from a seat within this one (see `seatRefusal`).
+    if (context.turn?.seat) record.seat = context.turn.seat;
     this.#records.add(record);
     const child: Child = { record, spec, agent, inbox: [], text: '' };
     this.#children.set(id, child);
@@ -179,6 +181,8 @@ export class Subagents implements SubagentControl {
 
   async sendInput(id: string, message: string, context: ToolContext): Promise<string> {
     const child = await this.#find(id);
+    const refusal = seatRefusal(id, child.record.seat, context.turn?.seat);
+    if (refusal) throw new SubagentError(refusal);
     if (child.record.status === 'running') {
       child.inbox.push(message);
       return `Sent to subagent '${id}': it reads it once its current work is done. Use wait(agent_id='${id}') for its answer.`;

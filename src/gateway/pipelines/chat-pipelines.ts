@@ -1,7 +1,8 @@
 /**
  * Pipelines run from a chat. `/run NAME GOAL` starts `NAME.dot` (the conversation's profile's,
  * OPERATOR_HOME's or a built-in one) in the background of the conversation: its `codergen` steps
- * work as the person who started it (their tools and workspace), its gates ask in the
+ * work as the person who started it (their tools and workspace, never more than the seat of the
+ * turn that started it, which the run's record keeps, also across restarts), its gates ask in the
  * conversation (see `chat-gates.ts`), and its progress is one message edited in place (the nodes
  * done, the current one). At the end the last answer (or the failure) is said. A run the gateway
  * left by stopping or crashing goes on after the next start, saying so. The engine and the DOT
@@ -19,6 +20,7 @@ import type { RunOptions } from '../../pipelines/pipeline-runner.ts';
 import { RunStore } from '../../pipelines/engine/run-record.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { TurnContext } from '../../tools/tool.ts';
+import { readSeat, type TurnSeat } from '../../tools/turn-seat.ts';
 import { StatusMessage } from '../status-message.ts';
 import type { ChatGates, RunSeat } from './chat-gates.ts';
 import { readFile } from 'node:fs/promises';
@@ -31,15 +33,20 @@ interface ChatOrigin {
   scope: 'dm' | 'group';
   starterId: string;
   profile: string;
+  /** The seat of the turn that started it (absent in runs from before seats were kept: the least seat). */
+  makerSeat?: TurnSeat;
 }
+
+/** Where a run starts, for whom, and the seat of the turn that starts it. */
+export type RunStart = Omit<RunSeat, 'runId'> & { profile: string; makerSeat: TurnSeat };
 
 /** What the chat's runs need from the gateway. */
 export interface ChatPipelinesOptions {
   runtime: Runtime;
   gates: ChatGates;
   adapterOf(platform: string): ChannelAdapter | undefined;
-  /** The turn of `starterId` in the conversation (their tools and workspace). */
-  turnOf(seat: RunSeat & { profile: string }): Promise<TurnContext>;
+  /** The turn of `starterId` in the conversation (their tools and workspace), with no more than `makerSeat`. */
+  turnOf(seat: RunSeat & { profile: string; makerSeat: TurnSeat }): Promise<TurnContext>;
   log(line: string): void;
 }
 
@@ -62,7 +69,7 @@ export class ChatPipelines {
   }
 
   /** Starts pipeline `name` with `goal`; resolves to its run id once it is on record (the run goes on in the background). */
-  async start(seat: Omit<RunSeat, 'runId'> & { profile: string }, name: string, goal: string | undefined): Promise<string> {
+  async start(seat: RunStart, name: string, goal: string | undefined): Promise<string> {
     const { runtime } = this.#options;
     const file = findPipeline(name, { home: runtime.home, profile: seat.profile, builtin: runtime.builtin });
     if (!file) throw new Error(`No pipeline "${name}". ${await this.#offer(seat.profile)}`);
@@ -170,7 +177,7 @@ export class ChatPipelines {
       ask: (question: Parameters<ReturnType<ChatGates['interviewerFor']>['ask']>[0], signal: AbortSignal) => gates.interviewerFor({ ...seat, runId }).ask(question, signal),
       inform: (message: string) => gates.interviewerFor({ ...seat, runId }).inform(message),
     };
-    const turn = await this.#options.turnOf({ ...seat, profile: origin.profile });
+    const turn = await this.#options.turnOf({ ...seat, profile: origin.profile, makerSeat: readSeat(origin.makerSeat) });
     const work = (async () => {
       try {
         const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting });

@@ -1,10 +1,12 @@
 /**
  * The gateway's side of chat pipelines: the gates, the runs and the `run_pipeline` tool made over
- * the gateway's adapters, admins and tool rights, and a run's turn (the tools and workspace of the person who started
- * it, as their own turns there have).
+ * the gateway's adapters, admins and tool rights, and a run's turn (the tools and workspace of the
+ * person who started it, as their own turns there have, and never more than the seat of the turn
+ * that started it: a run the model started in a scheduled job's turn has that turn's seat).
  */
 import { errorMessage } from '../../core/errors.ts';
 import type { Tool, TurnContext } from '../../tools/tool.ts';
+import { leastSeat, readSeat } from '../../tools/turn-seat.ts';
 import type { Job, RunOutcome } from '../scheduler/index.ts';
 import { createRunPipelineTool } from './run-pipeline-tool.ts';
 import { tempDirectoryOf } from '../conversations.ts';
@@ -29,7 +31,8 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
       // The tools a conversation of this profile offers, as its own agent has them.
       const { agent } = await gateway.runtime.createAgent({ sessionKey: seat.sessionKey, profile: seat.profile });
       try {
-        const access = await turnAccess.forTurn({ sessionKey: seat.sessionKey, platform, scope: seat.scope, conversationId, threadId, senderId: seat.starterId, admin }, agent.tools, await tempDirectoryOf(gateway.runtime, { agent, profile: seat.profile }));
+        const where = { sessionKey: seat.sessionKey, platform, scope: seat.scope, conversationId, threadId, senderId: seat.starterId, admin };
+        const access = await turnAccess.forTurn(where, agent.tools, await tempDirectoryOf(gateway.runtime, { agent, profile: seat.profile }), seat.makerSeat);
         return { sessionKey: seat.sessionKey, platform, senderId: seat.starterId, admin, scheduled: false, ...access };
       } finally {
         agent.dispose();
@@ -42,7 +45,9 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
     async start(turn, name, goal) {
       const conversation = await gateway.conversations.peek(turn.sessionKey);
       if (!conversation) throw new Error('this conversation is not known to the gateway yet');
-      return pipelines.start({ sessionKey: conversation.key, address: conversation.address, scope: conversation.scope, starterId: turn.senderId, profile: conversation.profile }, name, goal);
+      // The run keeps the seat of the turn that starts it (a scheduled job's turn included).
+      const makerSeat = turn.seat ?? leastSeat;
+      return pipelines.start({ sessionKey: conversation.key, address: conversation.address, scope: conversation.scope, starterId: turn.senderId, profile: conversation.profile, makerSeat }, name, goal);
     },
   });
   return { gates, pipelines, tool };
@@ -50,14 +55,16 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
 
 /**
  * A scheduled job's run when it names a pipeline: the pipeline starts in the job's conversation,
- * as its creator, with the job's prompt as its goal, and runs on in the background (its progress
- * and questions in the conversation). The job's run is `ok` once the pipeline started.
+ * as its creator with no more than the job's kept seat, with the job's prompt as its goal, and runs
+ * on in the background (its progress and questions in the conversation). The job's run is `ok`
+ * once the pipeline started.
  */
 export async function startScheduledPipeline(gateway: Gateway, job: Job): Promise<RunOutcome> {
   const { target } = job;
   if (!gateway.adapters.has(target.address.platform)) return { status: 'error', error: `no ${target.address.platform} channel is running` };
   try {
-    const id = await gateway.pipelines.start({ sessionKey: target.sessionKey, address: target.address, scope: target.scope, starterId: job.creator.id, profile: job.profile }, job.pipeline!, job.prompt);
+    const start = { sessionKey: target.sessionKey, address: target.address, scope: target.scope, starterId: job.creator.id, profile: job.profile, makerSeat: readSeat(job.seat) };
+    const id = await gateway.pipelines.start(start, job.pipeline!, job.prompt);
     gateway.log(`schedule: job ${job.id} started pipeline ${job.pipeline} (run ${id})`);
     return { status: 'ok' };
   } catch (error) {

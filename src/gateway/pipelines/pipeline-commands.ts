@@ -3,11 +3,14 @@
  * `/run stop ID` and `/run resume ID`; `/runs` lists this conversation's runs; `/answer [ID] TEXT`
  * answers a gate by typing. Starting, stopping and resuming a run are for admins and those with
  * the `shell` tool group in the conversation (the owner's seats; others by grant): a pipeline runs
- * commands and changes files. Its agent steps work with the starter's own tools there. Anyone who
+ * commands and changes files. Its agent steps work with the starter's own tools there (the run keeps
+ * the seat they typed it from). Anyone who
  * may talk here may list; a gate is answered by whoever it allows (see `chat-gates.ts`).
  */
 import { errorMessage } from '../../core/errors.ts';
+import type { SeatTools } from '../access/tool-grants.ts';
 import type { Command, CommandContext } from '../commands.ts';
+import { seatOf } from '../turn-access.ts';
 
 /** `/run`, `/run NAME GOAL`, `/run stop ID`, `/run resume ID`. */
 export const runPipelineCommand: Command = {
@@ -21,7 +24,8 @@ export const runPipelineCommand: Command = {
       const names = await gateway.pipelines.available(conversation.profile);
       return names.length > 0 ? `Pipelines: ${names.join(', ')}. Start one with /run NAME GOAL.` : 'There are no pipelines here.';
     }
-    const refusal = mayRun(context);
+    const rights = seatRights(context);
+    const refusal = mayRun(context, rights);
     if (refusal) return refusal;
     if (first === 'stop' && rest.length === 1) return gateway.pipelines.stop(rest[0]!) ? `Stopping run ${rest[0]}; /run resume ${rest[0]} goes on with it.` : `Run ${rest[0]} is not running.`;
     if (first === 'resume' && rest.length === 1) {
@@ -29,7 +33,7 @@ export const runPipelineCommand: Command = {
       return `Going on with run ${rest[0]}.`;
     }
     const goal = args.trim().slice(first.length).trim();
-    const seat = { sessionKey: message.sessionKey, address: message.address, scope: message.scope, starterId: message.sender.id, profile: conversation.profile };
+    const seat = { sessionKey: message.sessionKey, address: message.address, scope: message.scope, starterId: message.sender.id, profile: conversation.profile, makerSeat: seatOf(rights) };
     try {
       const id = await gateway.pipelines.start(seat, first, goal);
       return `Started run ${id} of ${first}${goal ? `: ${goal}` : ''}. /run stop ${id} stops it.`;
@@ -59,9 +63,13 @@ export const answerGateCommand: Command = {
   },
 };
 
-/** Why `context`'s sender may not start or steer runs here, or undefined. */
-function mayRun({ gateway, message, admin }: CommandContext): string | undefined {
+/** The tools `context`'s sender has here. */
+function seatRights({ gateway, message, admin }: CommandContext): SeatTools {
   const { platform, conversationId, threadId } = message.address;
-  const rights = gateway.grants.seatTools({ platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin });
+  return gateway.grants.seatTools({ platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin });
+}
+
+/** Why `context`'s sender, with `rights` here, may not start or steer runs here, or undefined. */
+function mayRun({ admin }: CommandContext, rights: SeatTools): string | undefined {
   return admin || rights.owner || rights.groups.has('shell') ? undefined : 'Running pipelines here needs the shell tools (a pipeline runs commands and changes files): ask an admin for a grant.';
 }

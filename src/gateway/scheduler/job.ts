@@ -4,6 +4,7 @@
  * 100-character prompt takes well under 2 KB of heap.
  */
 import { randomBytes } from 'node:crypto';
+import type { TurnSeat } from '../../tools/turn-seat.ts';
 
 /**
  * When a job runs. `at` runs once. `every` runs at `anchor + k * everyMs` (k >= 0), so a late
@@ -21,7 +22,7 @@ export interface JobTarget {
   scope: 'dm' | 'group';
 }
 
-/** The person who created a job; the job runs with their permissions. */
+/** The person who created a job; the job runs as them, with no more than its {@link Job.seat}. */
 export interface JobCreator {
   id: string;
   name?: string;
@@ -68,6 +69,12 @@ export interface Job {
   timezone: string;
   target: JobTarget;
   creator: JobCreator;
+  /**
+   * The seat of the turn that set the job: its runs get no more, wherever they deliver. Opaque to
+   * the scheduler, kept as given. Absent on jobs from before seats were kept: they run with the
+   * least seat.
+   */
+  seat?: TurnSeat;
   /** The profile the job's turns run with (the creator's). */
   profile: string;
   /** How many runs are allowed in all (recurring jobs only); unlimited when absent. */

@@ -1,6 +1,7 @@
 /**
  * The `create` arguments besides the schedule, checked, and the job they make.
  */
+import type { TurnSeat } from '../../tools/turn-seat.ts';
 import type { Job, JobTarget, MissedPolicy } from './job.ts';
 import type { ParsedSchedule, ScheduleArguments } from './parse-schedule.ts';
 import { ScheduleError } from './schedule-error.ts';
@@ -23,6 +24,8 @@ export interface NewJob extends ScheduleArguments {
   target: JobTarget;
   /** The profile the job's turns run with. */
   profile: string;
+  /** The seat of the turn (or the operator) that sets the job: its runs get no more (see `Job.seat`). */
+  seat: TurnSeat;
   /** Default `run_once`. */
   missed?: MissedPolicy;
   /** A pipeline to start instead of a turn (its name: letters, digits, `-`, `_`). */
@@ -57,6 +60,7 @@ export function buildJob(id: string, input: NewJob, checked: ReturnType<typeof c
     timezone: parsed.timezone,
     target: input.target,
     creator: actor.name === undefined ? { id: actor.id } : { id: actor.id, name: actor.name },
+    seat: input.seat,
     profile: input.profile,
     repeat: parsed.repeat,
     runs: 0,

@@ -6,6 +6,7 @@
 import type { JobTarget, RunOutcome, SchedulerActor, SchedulerSettings, NewJob, Job } from '../../../src/gateway/scheduler/index.ts';
 import { Scheduler } from '../../../src/gateway/scheduler/index.ts';
 import { createStore, type Store } from '../../../src/store/index.ts';
+import { leastSeat } from '../../../src/tools/turn-seat.ts';
 import { makeTempDir } from '../../helpers/temp-dir.ts';
 
 /** 2026-11-24T12:00:00Z, a Tuesday. */
@@ -161,7 +162,7 @@ export function target(conversationId = 'chat-1'): JobTarget {
 
 /** Create arguments with a prompt, a target and a profile; `schedule` supplies the schedule. */
 export function newJob(schedule: Partial<NewJob>, conversationId = 'chat-1'): NewJob {
-  return { prompt: 'Check the deploy and report', target: target(conversationId), profile: 'default', ...schedule };
+  return { prompt: 'Check the deploy and report', target: target(conversationId), profile: 'default', seat: leastSeat, ...schedule };
 }
 
 /** A promise and its resolve function, for runs a test finishes when it wants to. */
