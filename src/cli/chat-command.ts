@@ -66,6 +66,7 @@ export async function runChatCommand(args: string[]): Promise<number> {
       output: process.stdout,
       env: process.env,
       signals: process,
+      files: runtime.files,
       approvals,
       statusExtra: (active) => statusLines(current, active),
       skills: async () => (await runtime.resources(current)).resources.skills,

@@ -21,6 +21,8 @@ import { terminalStyle } from './terminal-style.ts';
 import { toolErrorLine } from './tool-error-line.ts';
 import type { Skill } from '../resources/types.ts';
 import { diffCommand, undoCommand } from '../tools/changes/changes-command.ts';
+import type { FileAccess } from '../tools/files/file-access.ts';
+import { defaultFileAccess, filesIn, localKey } from '../tools/files/turn-files.ts';
 
 /** Where the chat reads, writes and hears Ctrl+C. */
 export interface TerminalChatOptions {
@@ -45,6 +47,11 @@ export interface TerminalChatOptions {
   output: Writable;
   /** Read for NO_COLOR and TERM; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where `/undo` and `/diff` read and write files: the runtime's file workers (the terminal's
+   * view is the working directory). Default: an unconfined worker.
+   */
+  files?: FileAccess;
   /** Emits `SIGINT` (the process, in real use). */
   signals: { on(event: 'SIGINT', listener: () => void): unknown; off(event: 'SIGINT', listener: () => void): unknown };
 }
@@ -167,7 +174,8 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
         const log = agent.options.changes;
         if (!log) return void write('  (this chat keeps no file changes)\n');
         const cwd = agent.options.cwd ?? process.cwd();
-        const text = name === 'diff' ? (await diffCommand(log, cwd)).text : await undoCommand(log, args, cwd);
+        const files = filesIn(options.files ?? defaultFileAccess(), localKey, { cwd, roots: [cwd], writable: true, hidden: [] });
+        const text = name === 'diff' ? (await diffCommand(log, cwd, { files })).text : await undoCommand(log, args, cwd, files);
         return void write(`${text}\n`);
       }
       case 'think':

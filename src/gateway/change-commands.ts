@@ -11,6 +11,7 @@ import type { Command, CommandContext } from './commands.ts';
 import { tempDirectoryOf, type Conversation } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import type { ToolGroup } from './config/schema.ts';
+import { turnFiles, type TurnFiles } from '../tools/files/turn-files.ts';
 
 /** Longest diff shown in the chat itself; a longer one is attached as a file. */
 const inlineDiffChars = 3_000;
@@ -22,8 +23,9 @@ export const undoCommand: Command = {
     const refusal = await rightsRefusal(context, 'write', 'undo file changes');
     if (refusal) return refusal;
     const { gateway, message, args } = context;
-    const log = changeLogOf(await gateway.conversations.get(message));
-    return gateway.queue.run(message.sessionKey, () => undoAnswer(log, args, gateway.runtime.cwd));
+    const conversation = await gateway.conversations.get(message);
+    const log = changeLogOf(conversation);
+    return gateway.queue.run(message.sessionKey, async () => undoAnswer(log, args, gateway.runtime.cwd, await filesOfSeat(context, conversation)));
   },
 };
 
@@ -37,7 +39,9 @@ export const diffCommand: Command = {
     const conversation = await gateway.conversations.get(message);
     const folder = join(await tempDirectoryOf(gateway.runtime, conversation), keySegment(message.sessionKey), 'diffs');
     const log = changeLogOf(conversation);
-    const answer = await gateway.queue.run(message.sessionKey, () => diffAnswer(log, gateway.runtime.cwd, { inlineLimit: inlineDiffChars, folder }));
+    const answer = await gateway.queue.run(message.sessionKey, async () =>
+      diffAnswer(log, gateway.runtime.cwd, { inlineLimit: inlineDiffChars, folder, files: await filesOfSeat(context, conversation) }),
+    );
     if (!answer.file) return answer.text;
     return { text: answer.text, files: [{ path: answer.file.path, name: answer.file.name, mediaType: 'text/x-diff', size: answer.file.size }] };
   },
@@ -49,6 +53,17 @@ async function rightsRefusal({ gateway, message, admin }: CommandContext, group:
   const rights = gateway.grants.seatTools({ platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin });
   if (rights.owner || rights.groups.has(group)) return undefined;
   return `You cannot ${what} here: that needs the ${group} tools, which are the owner's unless tools.grants in operator.json gives them to you.`;
+}
+
+/**
+ * The conversation's file worker with what the sender's seat sees, as a turn of theirs would: the
+ * files are read and put back inside that seat's sandbox, never by the gateway itself.
+ */
+async function filesOfSeat({ gateway, message, admin }: CommandContext, conversation: Conversation): Promise<TurnFiles> {
+  const { platform, conversationId, threadId } = message.address;
+  const seat = { platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin, sessionKey: message.sessionKey };
+  const access = await gateway.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(gateway.runtime, conversation));
+  return turnFiles(gateway.runtime.files, { turn: { sessionKey: message.sessionKey, ...access } }, access.workspace?.cwd ?? gateway.runtime.cwd);
 }
 
 function changeLogOf({ agent }: Conversation): ChangeLog {

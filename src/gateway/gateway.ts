@@ -9,6 +9,7 @@ import type { ChannelAction, ChannelAdapter, ConversationAddress, InboundMessage
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { createAccessPolicy, PairingNotifier } from './access/index.ts';
+import { handleGroupJoin } from './access/handle-group-join.ts';
 import { ToolGrants } from './access/tool-grants.ts';
 import { askApproval, denyApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
@@ -47,6 +48,7 @@ import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
 import { OpsEvents } from './ops/ops-events.ts';
 import { reportChannelStatus, reportRefusal, watchUsage } from './ops/gateway-reports.ts';
+import { watchGuardrailFailures } from './ops/guardrail-reports.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -90,6 +92,10 @@ export class Gateway {
   /** Who may use the tools that act on the machine (`tools.grants`). */
   readonly grants: ToolGrants;
   readonly #turnAccess: TurnAccess;
+  /** What a seat's turn may use (tools, workspace), for commands that act as a turn would (`/undo`). */
+  get turnAccess(): TurnAccess {
+    return this.#turnAccess;
+  }
   readonly #sender: ReplySender;
   readonly #runner: TurnRunner;
   /** Per conversation: messages waiting for a turn, steering, what an interrupted turn left. */
@@ -174,12 +180,13 @@ export class Gateway {
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
+    const watchers = [watchUsage(this.ops), watchGuardrailFailures(this.ops)];
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log, this.ops),
-      watch: watchUsage(this.ops),
+      watch: (agent, place) => watchers.forEach((watch) => watch(agent, place)),
     });
   }
 
@@ -209,6 +216,7 @@ export class Gateway {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
+        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, log: (line) => this.log(line) }, adapter, join),
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
         status: reportChannelStatus(this.ops, adapter.platform),
@@ -313,7 +321,7 @@ export class Gateway {
     try {
       const access = await this.access.check(message);
       if (!access.allowed) {
-        reportRefusal(this.ops, message, access.pairingCode);
+        reportRefusal(this.ops, message, access.pairingCode, access.reason);
         await finish();
         if (access.reply) await this.#sendDirect(adapter, message.address, access.reply);
         return;

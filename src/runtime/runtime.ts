@@ -30,8 +30,11 @@ import { join, resolve } from 'node:path';
 import type { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
 import { assertProfile } from './profile-check.ts';
-import { privatePaths } from '../core/private-paths.ts';
+import { envFilePaths, privatePaths } from '../core/private-paths.ts';
+import { makePrivateFolder } from '../core/private-modes.ts';
+import { storeConversationMemory, type ConversationMemoryPlace } from '../memory/conversation-memory.ts';
 import type { LanguageServers } from '../tools/code/language-servers.ts';
+import { FileAccess } from '../tools/files/file-access.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
@@ -113,6 +116,11 @@ export class Runtime {
   readonly reviewEvery: number;
   /** Where `shell` runs commands: chosen once, at construction; OPERATOR_HOME is hidden from them. */
   readonly sandbox: Sandbox;
+  /**
+   * Where the file tools do their work: a worker per conversation in the sandbox, which never
+   * shows OPERATOR_HOME's private entries or the `.env` files.
+   */
+  readonly files: FileAccess;
   #profiles = new Map<string, Promise<{ resources: ProfileResources; report: ReloadReport }>>();
   /**
    * The built-in tools, made once and shared by every agent: they keep no state between calls,
@@ -122,6 +130,8 @@ export class Runtime {
    */
   #tools = new Map<string, readonly Tool[]>();
   #onReview: RuntimeOptions['onReview'];
+  /** Each conversation's own memory, in the store: what seats other than the owner's keep. */
+  readonly #conversationMemory: ConversationMemoryPlace;
   readonly #browserConfig: BrowserConfig;
   readonly #desktopConfig: DesktopConfig;
   readonly #subagentSettings: SubagentSettings;
@@ -136,7 +146,10 @@ export class Runtime {
     this.home = operatorHome(this.env);
     this.cwd = options.cwd ?? process.cwd();
     // Before anything else starts: `required` without bubblewrap stops the start here.
-    this.sandbox = createSandbox(options.sandbox ?? defaultSandboxSettings, { hidden: [this.home], env: this.env });
+    // Hidden: OPERATOR_HOME, and the `.env` files operator loads its keys from (the working
+    // directory's lies inside every workspace that holds the working directory).
+    this.sandbox = createSandbox(options.sandbox ?? defaultSandboxSettings, { hidden: [this.home, ...envFilePaths(this.cwd, this.home)], env: this.env });
+    this.files = new FileAccess({ sandbox: this.sandbox, hidden: privatePaths(this.home, this.cwd) });
     this.builtin = options.builtin ?? builtinRoot;
     this.client = options.requireModel === false ? createModelClientOrStandIn(this.env) : createModelClient(this.env);
     // Load the SDK in the background; a failure shows on the first call.
@@ -144,6 +157,7 @@ export class Runtime {
     this.store = createStoreFromEnv(this.env);
     this.sessions = new SessionManager(this.store);
     this.bindings = new ProfileBindingStore(this.store);
+    this.#conversationMemory = storeConversationMemory(this.store, keySegment);
     this.reviewEvery = options.reviewEvery ?? parseReviewEvery(this.env.OPERATOR_REVIEW_EVERY);
     this.#onReview = options.onReview;
     this.#browserConfig = options.browser ?? { base: defaultBrowserSettings, profiles: {} };
@@ -178,7 +192,7 @@ export class Runtime {
     let loading = this.#profiles.get(profile);
     if (!loading) {
       loading = import('./profile-resources.ts').then(({ ProfileResources }) =>
-        ProfileResources.load({ profile, home: this.home, builtin: this.builtin, cwd: this.cwd, env: this.env }),
+        ProfileResources.load({ profile, home: this.home, builtin: this.builtin, cwd: this.cwd, env: this.env, conversationMemory: this.#conversationMemory }),
       );
       this.#profiles.set(profile, loading);
       loading.catch(() => this.#profiles.delete(profile));
@@ -210,6 +224,9 @@ export class Runtime {
     const surfaces: LiveSurface[] = [];
     if (browserSettings.enabled) surfaces.push(this.#browsers.session(options.sessionKey, browserSettings, files));
     if (display) surfaces.push(new desktop.DesktopSession({ settings: desktopSettings, display: { name: display, xauthority: this.env.XAUTHORITY }, files }));
+    // Made here, private like all under OPERATOR_HOME, before a browser or the desktop saves
+    // there; should it fail, saving a file there says why.
+    if (surfaces.length > 0) await makePrivateFolder(files).catch(() => undefined);
     const settings = this.#subagentSettings;
     const subagents =
       settings.maxDepth > 0
@@ -252,10 +269,10 @@ export class Runtime {
     let tools = this.#tools.get(key);
     if (!tools) {
       tools = [
-        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox }),
+        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files }),
         modules.createWebFetchTool(policy),
         ...(modules.code.codeToolAvailable()
-          ? [modules.code.createCodeTool({ cwd: this.cwd, hidden: privatePaths(this.home), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env })) })]
+          ? [modules.code.createCodeTool({ cwd: this.cwd, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]
           : []),
         ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
         ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),
@@ -297,6 +314,7 @@ export class Runtime {
    * changes still being recorded, then closes the store.
    */
   async close(): Promise<void> {
+    this.files.closeAll();
     await this.#browsers?.closeAll();
     await this.#codeServers?.closeAll();
     await flushChangeLogs();

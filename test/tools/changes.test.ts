@@ -16,6 +16,10 @@ import { diffCommand, parseUndoArgs, undoCommand, undoUsage } from '../../src/to
 import { maxKeptChars } from '../../src/tools/changes/file-change.ts';
 import { FaultyStore } from '../helpers/faulty-store.ts';
 import { callTool, makeTempDir, textOf } from './tool-harness.ts';
+import { defaultFileAccess, filesIn, localKey } from '../../src/tools/files/turn-files.ts';
+
+/** The worker `/undo` and `/diff` use, over `dir` (as the terminal's). */
+const files = (dir: string) => filesIn(defaultFileAccess(), localKey, { cwd: dir, roots: [dir], writable: true, hidden: [] });
 
 const write = createWriteFileTool();
 const edit = createEditFileTool();
@@ -68,16 +72,16 @@ describe('file changes: record, undo, diff', () => {
     await run(write, { path: 'b.txt', content: 'bee\n' }, 't2');
     await run(patch, { patch: '--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-old\n' }, 't2');
 
-    expect(await undoCommand(log, '', dir)).toBe('Undid apply_patch on old.txt: restored it (the change deleted it).');
+    expect(await undoCommand(log, '', dir, files(dir))).toBe('Undid apply_patch on old.txt: restored it (the change deleted it).');
     expect(read('old.txt')).toBe('old\n');
-    expect(await undoCommand(log, 'turn', dir)).toBe(
+    expect(await undoCommand(log, 'turn', dir, files(dir))).toBe(
       ['Undid write_file on b.txt: deleted it (the change created it).', 'Undid edit_file on a.txt: restored what it was before.'].join('\n'),
     );
     expect(existsSync(file('b.txt'))).toBe(false);
     expect(read('a.txt')).toBe('one\n');
     // The turn before is next; then nothing is left, and nothing is undone twice.
-    expect(await undoCommand(log, 'turn', dir)).toBe('Undid write_file on a.txt: deleted it (the change created it).');
-    expect(await undoCommand(log, '', dir)).toBe('No change is left to undo.');
+    expect(await undoCommand(log, 'turn', dir, files(dir))).toBe('Undid write_file on a.txt: deleted it (the change created it).');
+    expect(await undoCommand(log, '', dir, files(dir))).toBe('No change is left to undo.');
     expect(existsSync(file('a.txt'))).toBe(false);
   });
 
@@ -85,18 +89,18 @@ describe('file changes: record, undo, diff', () => {
     await run(write, { path: 'a.txt', content: 'one\n' });
     await run(write, { path: 'b.txt', content: 'bee\n' });
     await run(edit, { path: 'a.txt', old_string: 'one', new_string: 'two' });
-    expect(await undoCommand(log, 'file a.txt', dir)).toBe(
+    expect(await undoCommand(log, 'file a.txt', dir, files(dir))).toBe(
       ['Undid edit_file on a.txt: restored what it was before.', 'Undid write_file on a.txt: deleted it (the change created it).'].join('\n'),
     );
     expect(read('b.txt')).toBe('bee\n');
-    expect(await undoCommand(log, `file ${file('a.txt')}`, dir)).toBe('No change to a.txt is left to undo.');
+    expect(await undoCommand(log, `file ${file('a.txt')}`, dir, files(dir))).toBe('No change to a.txt is left to undo.');
   });
 
   it('never overwrites a file changed or deleted since without saying so; force does', async () => {
     await run(write, { path: 'a.txt', content: 'one\n' });
     await run(edit, { path: 'a.txt', old_string: 'one', new_string: 'two' });
     writeFileSync(file('a.txt'), 'by hand\n');
-    const refused = await undoCommand(log, 'file a.txt', dir);
+    const refused = await undoCommand(log, 'file a.txt', dir, files(dir));
     expect(refused).toBe(
       [
         'Left a.txt as it is: it has been changed since edit_file changed it (by hand or by another program); add "force" to undo anyway.',
@@ -104,10 +108,10 @@ describe('file changes: record, undo, diff', () => {
       ].join('\n'),
     );
     expect(read('a.txt')).toBe('by hand\n');
-    expect(await undoCommand(log, 'force', dir)).toBe('Undid edit_file on a.txt: restored what it was before.');
+    expect(await undoCommand(log, 'force', dir, files(dir))).toBe('Undid edit_file on a.txt: restored what it was before.');
     expect(read('a.txt')).toBe('one\n');
     rmSync(file('a.txt'));
-    expect(await undoCommand(log, '', dir)).toContain('Left a.txt as it is: it has been deleted since write_file changed it');
+    expect(await undoCommand(log, '', dir, files(dir))).toContain('Left a.txt as it is: it has been deleted since write_file changed it');
   });
 
   it('/diff shows the standing changes from before the first to now; nothing once undone', async () => {
@@ -115,20 +119,20 @@ describe('file changes: record, undo, diff', () => {
     await run(write, { path: 'a.txt', content: 'one\n' });
     await run(edit, { path: 'old.txt', old_string: 'old', new_string: 'new' });
     await run(edit, { path: 'old.txt', old_string: 'keep', new_string: 'kept' });
-    const { text } = await diffCommand(log, dir);
+    const { text } = await diffCommand(log, dir, { files: files(dir) });
     expect(text).toMatch(/^2 files changed:\n```diff\n/);
     expect(text).toContain('--- /dev/null\n+++ b/a.txt\n');
     expect(text).toContain('+one');
     expect(text).toContain('--- a/old.txt\n+++ b/old.txt\n@@ -1,2 +1,2 @@\n-keep\n-old\n+kept\n+new\n');
     expect(text.endsWith('```')).toBe(true);
-    await undoCommand(log, 'turn', dir);
-    expect((await diffCommand(log, dir)).text).toBe('No recorded change stands: nothing to show.');
+    await undoCommand(log, 'turn', dir, files(dir));
+    expect((await diffCommand(log, dir, { files: files(dir) })).text).toBe('No recorded change stands: nothing to show.');
   });
 
   it('attaches a long diff as a file instead of showing it', async () => {
     await run(write, { path: 'big.txt', content: `${'line of text\n'.repeat(500)}` });
     const folder = join(dir, '.diffs');
-    const answer = await diffCommand(log, dir, { inlineLimit: 3_000, folder });
+    const answer = await diffCommand(log, dir, { inlineLimit: 3_000, folder, files: files(dir) });
     expect(answer.text).toMatch(/^1 file changed; the diff \(\d+ characters\) is attached as changes-.*\.diff\.$/);
     expect(readFileSync(answer.file!.path, 'utf8')).toContain('+line of text');
     expect(answer.file!.size).toBe(readFileSync(answer.file!.path).length);
@@ -152,10 +156,10 @@ describe('file changes: record, undo, diff', () => {
     await store.close();
     store = createStore({ driver: 'fs', base: storeDir });
     log = new ChangeLog(store, 'telegram%3Adm%3A1');
-    expect(await undoCommand(log, '', dir)).toBe('Undid write_file on a.txt: deleted it (the change created it).');
+    expect(await undoCommand(log, '', dir, files(dir))).toBe('Undid write_file on a.txt: deleted it (the change created it).');
     // The undo is remembered across a restart too.
     store = createStore({ driver: 'fs', base: storeDir });
-    expect(await undoCommand(new ChangeLog(store, 'telegram%3Adm%3A1'), '', dir)).toBe('No change is left to undo.');
+    expect(await undoCommand(new ChangeLog(store, 'telegram%3Adm%3A1'), '', dir, files(dir))).toBe('No change is left to undo.');
   });
 
   it('records a change too large to keep without its contents, and says it cannot be undone', async () => {
@@ -163,9 +167,9 @@ describe('file changes: record, undo, diff', () => {
     await run(write, { path: 'big.txt', content: big });
     const [change] = await log.changes();
     expect(change).toMatchObject({ before: null, after: null, omitted: true });
-    expect(await undoCommand(log, '', dir)).toBe('Left big.txt as it is: the file was too large for its contents to be kept, so this change cannot be undone.');
+    expect(await undoCommand(log, '', dir, files(dir))).toBe('Left big.txt as it is: the file was too large for its contents to be kept, so this change cannot be undone.');
     expect(readFileSync(file('big.txt'), 'utf8')).toBe(big);
-    expect((await diffCommand(log, dir)).text).toBe('No recorded change stands: nothing to show.\nNot shown (their contents were not kept): big.txt.');
+    expect((await diffCommand(log, dir, { files: files(dir) })).text).toBe('No recorded change stands: nothing to show.\nNot shown (their contents were not kept): big.txt.');
   });
 
   it('a store that fails to record: the file is still written, and the next /undo says what was not recorded', async () => {

@@ -18,6 +18,10 @@ import { undoChanges } from '../../src/tools/changes/undo.ts';
 import { WorkspaceSnapshot } from '../../src/tools/changes/workspace-snapshot.ts';
 import type { ToolContext, TurnContext, Workspace } from '../../src/tools/tool.ts';
 import { callTool, makeTempDir, textOf } from './tool-harness.ts';
+import { defaultFileAccess, filesIn, localKey } from '../../src/tools/files/turn-files.ts';
+
+/** The worker `/undo` and `/diff` use, over `dir` (as the terminal's). */
+const files = (dir: string) => filesIn(defaultFileAccess(), localKey, { cwd: dir, roots: [dir], writable: true, hidden: [] });
 
 const shell = createShellTool({ killGraceMs: 200 });
 
@@ -69,13 +73,13 @@ describe('shell: file changes recorded for /undo and /diff', () => {
       { path: 'sub/new.txt', before: null, after: 'new\n', tool: 'shell', turn: 't1' },
     ]);
 
-    const diff = await diffCommand(log, dir);
+    const diff = await diffCommand(log, dir, { files: files(dir) });
     expect(diff.text).toMatch(/^3 files changed:\n```diff\n/);
     expect(diff.text).toContain('--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-one\n+two\n');
     expect(diff.text).toContain('--- a/gone.txt\n+++ /dev/null\n');
     expect(diff.text).toContain('--- /dev/null\n+++ b/sub/new.txt\n');
 
-    const report = await undoChanges(log, { kind: 'turn' }, { cwd: dir });
+    const report = await undoChanges(log, { kind: 'turn' }, { cwd: dir, files: files(dir) });
     expect(report).toMatchObject({ undone: 3, refused: 0 });
     expect(report.lines).toEqual([
       'Undid shell on sub/new.txt: deleted it (the change created it).',
@@ -192,7 +196,7 @@ describe('shell: file changes recorded for /undo and /diff', () => {
     const output = await run('echo two > a.txt; exit 3');
     expect(output).toEqual({ content: '[Exit code: 3]', isError: true });
     expect(await recorded()).toEqual([{ path: 'a.txt', before: 'one\n', after: 'two\n', tool: 'shell', turn: 't1' }]);
-    await undoChanges(log, { kind: 'turn' }, { cwd: dir });
+    await undoChanges(log, { kind: 'turn' }, { cwd: dir, files: files(dir) });
     expect(read('a.txt')).toBe('one\n');
   });
 

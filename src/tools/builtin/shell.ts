@@ -12,7 +12,8 @@ import { createNoSandbox } from '../sandbox/no-sandbox.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
-import { workingDirectory } from './paths.ts';
+import { fileAccessOf, workingDirectory } from './paths.ts';
+import { turnFiles } from '../files/turn-files.ts';
 import type { BuiltinToolOptions } from './paths.ts';
 import { errorResult } from './results.ts';
 import { recordWorkspaceChanges, WorkspaceSnapshot } from '../changes/workspace-snapshot.ts';
@@ -67,7 +68,9 @@ export function createShellTool(options: ShellToolOptions = {}) {
       const timeoutMs = Math.min(args.timeout_ms ?? defaultTimeoutMs, maxTimeoutMs);
       const writable = context.turn?.workspace?.roots ?? [cwd];
       // Where the command may write: what it changed there is found by comparing before and after.
-      const snapshot = context.changes ? await WorkspaceSnapshot.take({ roots: writable, hidden: context.turn?.workspace?.hidden }) : undefined;
+      const snapshot = context.changes
+        ? await WorkspaceSnapshot.take({ roots: writable, hidden: context.turn?.workspace?.hidden, files: turnFiles(fileAccessOf(options), { turn: context.turn }, cwd) })
+        : undefined;
       let result: CommandResult;
       try {
         result = await runCommand({

@@ -3,6 +3,7 @@
  * each file as it was before its first such change to the file as it is now.
  */
 import { loadDiff } from '../builtin/load-libraries.ts';
+import type { TurnFiles } from '../files/turn-files.ts';
 import type { ChangeLog } from './change-log.ts';
 import type { FileChange } from './file-change.ts';
 import { readCurrent } from './read-current.ts';
@@ -18,8 +19,8 @@ export interface PendingDiff {
   failures: string[];
 }
 
-/** The standing changes of `log` as a unified diff, paths relative to `cwd`. */
-export async function pendingDiff(log: ChangeLog, cwd: string): Promise<PendingDiff> {
+/** The standing changes of `log` as a unified diff, paths relative to `cwd`; files read through `files`. */
+export async function pendingDiff(log: ChangeLog, cwd: string, files: TurnFiles): Promise<PendingDiff> {
   const first = new Map<string, FileChange>();
   const omitted = new Set<string>();
   for (const change of await log.changes()) {
@@ -36,7 +37,11 @@ export async function pendingDiff(log: ChangeLog, cwd: string): Promise<PendingD
       omitted.add(path);
       continue;
     }
-    const now = await readCurrent(path);
+    const now = await readCurrent(files, path).catch(() => undefined);
+    if (now === undefined) {
+      omitted.add(path);
+      continue;
+    }
     if (before === now) continue;
     const name = display(path, cwd);
     const patch = diff.createTwoFilesPatch(before === null ? '/dev/null' : `a/${name}`, now === null ? '/dev/null' : `b/${name}`, before ?? '', now ?? '', undefined, undefined, { context: 3 });

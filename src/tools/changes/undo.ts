@@ -3,9 +3,9 @@
  * rewritten as it was. A change is undone at most once, and a file that is no longer as the change
  * left it (changed by hand or by another program since) is left alone unless `force` says so.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { errorCode } from '../builtin/results.ts';
+import type { TurnFiles } from '../files/turn-files.ts';
 import type { ChangeLog } from './change-log.ts';
 import type { FileChange } from './file-change.ts';
 import { readCurrent } from './read-current.ts';
@@ -21,10 +21,11 @@ export interface UndoReport {
 }
 
 /**
- * Undoes the changes `selection` picks from `log`, newest first. Paths are shown relative to
- * `cwd` (and a `file` selection is resolved against it).
+ * Undoes the changes `selection` picks from `log`, newest first, reading and writing the files
+ * through `options.files` (the conversation's file worker, in its seat's sandbox). Paths are shown
+ * relative to `cwd` (and a `file` selection is resolved against it).
  */
-export async function undoChanges(log: ChangeLog, selection: UndoSelection, options: { cwd: string; force?: boolean }): Promise<UndoReport> {
+export async function undoChanges(log: ChangeLog, selection: UndoSelection, options: { cwd: string; force?: boolean; files: TurnFiles }): Promise<UndoReport> {
   const pending = (await log.changes()).filter((change) => change.undone === undefined);
   const picked = pick(pending, selection, options.cwd);
   const report: UndoReport = { lines: log.takeFailures().map((failure) => `Note: ${failure}.`), undone: 0, refused: 0 };
@@ -41,7 +42,7 @@ export async function undoChanges(log: ChangeLog, selection: UndoSelection, opti
       report.lines.push(`Left ${shown} (${change.tool}) as it is: a later change to it was not undone.`);
       continue;
     }
-    const refusal = await undoOne(log, change, options.force === true);
+    const refusal = await undoOne(log, change, options.force === true, options.files);
     if (refusal) {
       blocked.add(change.path);
       report.refused++;
@@ -56,7 +57,7 @@ export async function undoChanges(log: ChangeLog, selection: UndoSelection, opti
 }
 
 /** Puts one change's file back as it was before, or says why not. */
-async function undoOne(log: ChangeLog, change: FileChange, force: boolean): Promise<string | undefined> {
+async function undoOne(log: ChangeLog, change: FileChange, force: boolean, files: TurnFiles): Promise<string | undefined> {
   if (change.omitted) return 'the file was too large for its contents to be kept, so this change cannot be undone.';
   let before: string | null;
   let after: string | null;
@@ -65,17 +66,19 @@ async function undoOne(log: ChangeLog, change: FileChange, force: boolean): Prom
   } catch (error) {
     return `${(error as Error).message}.`;
   }
-  const current = await readCurrent(change.path);
+  let current: string | null;
+  try {
+    current = await readCurrent(files, change.path);
+  } catch (error) {
+    return `it cannot be read (${errorCode(error) ?? (error as Error).message}).`;
+  }
   if (current !== after && !force) {
     const now = current === null ? 'it has been deleted' : change.after === null ? 'it has been created again' : 'it has been changed';
     return `${now} since ${change.tool} changed it (by hand or by another program); add "force" to undo anyway.`;
   }
   try {
-    if (before === null) await rm(change.path, { force: true });
-    else {
-      await mkdir(dirname(change.path), { recursive: true });
-      await writeFile(change.path, before, 'utf8');
-    }
+    if (before === null) await files.call('remove', { path: change.path });
+    else await files.call('write', { path: change.path, content: before });
     return undefined;
   } catch (error) {
     return `it cannot be written (${errorCode(error) ?? (error as Error).message}).`;

@@ -99,7 +99,8 @@ export class FileWorker {
           options.signal?.removeEventListener('abort', onAbort);
         },
       });
-      this.#child.stdin.write(`${JSON.stringify({ id, op, ...args })}\n`);
+      // The call's own id and operation win over any argument of the same name.
+      this.#child.stdin.write(`${JSON.stringify({ ...args, id, op })}\n`);
     });
   }
 

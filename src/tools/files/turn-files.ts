@@ -4,7 +4,7 @@
  * the working directory alone.
  */
 import { createNoSandbox } from '../sandbox/no-sandbox.ts';
-import type { ToolContext } from '../tool.ts';
+import type { TurnContext } from '../tool.ts';
 import { FileAccess, type FileView } from './file-access.ts';
 import { FileWorkerError, FileWorkerTimeoutError, type FileCallOptions } from './file-worker.ts';
 import { errorResult, fileErrorResult } from '../builtin/results.ts';
@@ -14,7 +14,7 @@ import type { ToolOutput } from '../tool.ts';
 const changingTools = ['write_file', 'edit_file', 'apply_patch', 'shell'];
 
 /** The key of the worker outside any chat. */
-const localKey = 'local';
+export const localKey = 'local';
 
 let fallback: FileAccess | undefined;
 
@@ -33,7 +33,7 @@ export interface TurnFiles {
 }
 
 /** The worker of the call in `context`, working in `cwd` (the call's absolute working directory). */
-export function turnFiles(access: FileAccess, context: Pick<ToolContext, 'turn' | 'signal'>, cwd: string): TurnFiles {
+export function turnFiles(access: FileAccess, context: { turn?: Pick<TurnContext, 'sessionKey' | 'workspace' | 'tools'>; signal?: AbortSignal }, cwd: string): TurnFiles {
   const turn = context.turn;
   const workspace = turn?.workspace;
   const view: FileView = {
@@ -42,11 +42,15 @@ export function turnFiles(access: FileAccess, context: Pick<ToolContext, 'turn' 
     writable: turn?.tools === undefined || changingTools.some((name) => turn.tools!.has(name)),
     hidden: workspace?.hidden ?? [],
   };
-  const key = turn?.sessionKey ?? localKey;
+  return filesIn(access, turn?.sessionKey ?? localKey, view, context.signal);
+}
+
+/** The worker of conversation `key` with `view` (`local` outside any chat). */
+export function filesIn(access: FileAccess, key: string, view: FileView, signal?: AbortSignal): TurnFiles {
   return {
     view,
     call: <Result>(op: string, args: Record<string, unknown>, options: Partial<FileCallOptions> = {}) =>
-      access.call<Result>(key, view, op, args, { signal: context.signal, timeoutMs: options.timeoutMs }),
+      access.call<Result>(key, view, op, args, { signal, timeoutMs: options.timeoutMs }),
   };
 }
 

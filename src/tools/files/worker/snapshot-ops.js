@@ -26,7 +26,7 @@ const maxSnapshots = 8;
 const snapshots = new Map();
 
 /**
- * @param {{ id: string, roots: string[], hidden: string[], limits: Snapshot['limits'], skippedNames: string[], markerFiles: string[], privateNames: string[] }} request
+ * @param {{ snapshot: string, roots: string[], hidden: string[], limits: Snapshot['limits'], skippedNames: string[], markerFiles: string[], privateNames: string[] }} request
  */
 export function snapshotTakeOp(request) {
   const roots = [...new Set(request.roots.map((root) => resolve(root)))];
@@ -59,24 +59,24 @@ export function snapshotTakeOp(request) {
     snapshot.untracked = String(/** @type {Error} */ (error).message);
   }
   if (snapshot.untracked !== undefined) snapshot.files = new Map();
-  snapshots.set(request.id, snapshot);
+  snapshots.set(request.snapshot, snapshot);
   while (snapshots.size > maxSnapshots) snapshots.delete(/** @type {string} */ (snapshots.keys().next().value));
   return { untracked: snapshot.untracked };
 }
 
-/** @param {{ id: string }} request */
+/** @param {{ snapshot: string }} request */
 export function snapshotDropOp(request) {
-  snapshots.delete(request.id);
+  snapshots.delete(request.snapshot);
   return {};
 }
 
 /**
  * Created, modified and deleted text files since the snapshot, and the changes that cannot be recorded.
- * @param {{ id: string }} request
+ * @param {{ snapshot: string }} request
  */
 export function snapshotCompareOp(request) {
-  const snapshot = snapshots.get(request.id);
-  snapshots.delete(request.id);
+  const snapshot = snapshots.get(request.snapshot);
+  snapshots.delete(request.snapshot);
   if (snapshot === undefined) return { changes: [], unrecorded: [], untracked: 'the file worker was restarted during the command' };
   if (snapshot.untracked !== undefined) return { changes: [], unrecorded: [], untracked: snapshot.untracked };
   /** @type {Map<string, FileState>} */
