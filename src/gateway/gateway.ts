@@ -147,7 +147,7 @@ export class Gateway {
     this.#opened = new Promise((resolve) => (this.#release = resolve));
     this.health.onRecovered(() => this.ops.emit({ type: 'store.recovered' }));
     this.health.onRecovered(() => void this.#resume().catch((error: unknown) => this.log(`messages left by the store failure not resumed: ${errorMessage(error)}`)));
-    const files = { outbox: this.outbox, maxFileBytes: (platform: string) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env };
+    const files = { outbox: this.outbox, maxFileBytes: (platform: string) => this.adapters.get(platform)?.capabilities.maxFileBytes ?? 0, env: this.runtime.env, files: this.runtime.files };
     const sendFile = createSendFileTool(files);
     this.scheduler = new Scheduler({
       store: this.runtime.store,

@@ -9,6 +9,7 @@ import { Outbox } from '../../src/gateway/files/outbox.ts';
 import { createSendFileTool } from '../../src/gateway/files/send-file-tool.ts';
 import type { ToolContext, ToolOutput, TurnContext } from '../../src/tools/tool.ts';
 import { makeTempDir } from '../helpers/temp-dir.ts';
+import { defaultFileAccess } from '../../src/tools/files/turn-files.ts';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 const turn: TurnContext = { sessionKey: 'telegram:dm:42', platform: 'telegram', senderId: '42', admin: false, scheduled: false };
@@ -18,7 +19,7 @@ async function setUp(options: { limit?: number; env?: NodeJS.ProcessEnv } = {}) 
   const workspace = join(root, 'workspace');
   await mkdir(workspace);
   const outbox = new Outbox(join(root, 'outbox'));
-  const tool = createSendFileTool({ outbox, maxFileBytes: (platform) => (platform === 'telegram' ? (options.limit ?? 1_000) : 0), env: options.env ?? {} });
+  const tool = createSendFileTool({ outbox, maxFileBytes: (platform) => (platform === 'telegram' ? (options.limit ?? 1_000) : 0), env: options.env ?? {}, files: defaultFileAccess() });
   const run = async (args: { path: string; name?: string }, context: Partial<ToolContext> = {}): Promise<ToolOutput> => {
     const output = await tool.execute(args, { signal: new AbortController().signal, cwd: workspace, toolCallId: 't1', turn, ...context });
     return typeof output === 'string' ? { content: output } : output;

@@ -6,10 +6,11 @@
  * at start-up, copies no pending reply refers to are removed.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { chmod, copyFile, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { lookup } from 'mime-types';
 import type { OutboundFile } from '../../channels/types.ts';
+import { makePrivateFolder, privateFileMode } from '../../core/private-modes.ts';
 import { imageMediaType, sniffLength } from '../../tools/builtin/file-type.ts';
 import { safeFileName } from './file-names.ts';
 
@@ -35,10 +36,30 @@ export class Outbox {
     if (queued.length >= maxFilesPerReply) throw new Error(`at most ${maxFilesPerReply} files go with one reply; send the rest after it`);
     const name = safeFileName(options.name ?? basename(source));
     const folder = join(this.root, randomBytes(8).toString('hex'));
-    await mkdir(folder, { recursive: true });
+    await makePrivateFolder(folder);
     const path = join(folder, name);
+    // A copy takes its source's mode; in its 0700 folder nobody else could open it meanwhile.
     await copyFile(source, path);
+    await chmod(path, privateFileMode);
     const file: OutboundFile = { path, name, mediaType: await mediaTypeOfFile(path, name), size: options.size };
+    queued.push(file);
+    this.#queued.set(sessionKey, queued);
+    return file;
+  }
+
+  /**
+   * Writes `bytes` into the outbox as `name` and queues it for the next reply of `sessionKey`;
+   * for a file read by a conversation's file worker, which the gateway itself never opens.
+   */
+  async addBytes(sessionKey: string, bytes: Uint8Array, name: string): Promise<OutboundFile> {
+    const queued = this.#queued.get(sessionKey) ?? [];
+    if (queued.length >= maxFilesPerReply) throw new Error(`at most ${maxFilesPerReply} files go with one reply; send the rest after it`);
+    const safeName = safeFileName(name);
+    const folder = join(this.root, randomBytes(8).toString('hex'));
+    await makePrivateFolder(folder);
+    const path = join(folder, safeName);
+    await writeFile(path, bytes, { mode: privateFileMode, flag: 'wx' });
+    const file: OutboundFile = { path, name: safeName, mediaType: await mediaTypeOfFile(path, safeName), size: bytes.byteLength };
     queued.push(file);
     this.#queued.set(sessionKey, queued);
     return file;

@@ -4,12 +4,13 @@
  * secret of this process), copied into the outbox and sent after the turn's reply, as parts of
  * the same delivery (recorded in the ledger with it, so a crash neither loses nor doubles it).
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { z } from 'zod';
+import type { FileAccess } from '../../tools/files/file-access.ts';
+import { turnFiles, workerErrorResult } from '../../tools/files/turn-files.ts';
 import { secretValues } from '../../guardrails/secret-redactor.ts';
 import { resolvePath } from '../../tools/builtin/paths.ts';
-import { errorResult, fileErrorResult } from '../../tools/builtin/results.ts';
+import { errorResult } from '../../tools/builtin/results.ts';
 import { defineTool, type Tool, type TurnContext } from '../../tools/tool.ts';
 import { formatBytes } from './file-names.ts';
 import type { Outbox } from './outbox.ts';
@@ -21,6 +22,8 @@ export interface SendFileToolOptions {
   maxFileBytes(platform: string): number;
   /** Environment whose secret values a file must not contain (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** The file workers that read the file, inside the turn's seat's sandbox. */
+  files: FileAccess;
 }
 
 const parameters = z.object({
@@ -41,10 +44,10 @@ export function createSendFileTool(options: SendFileToolOptions): Tool<typeof pa
       const turn = context.turn;
       if (!turn) return errorResult('send_file works only in a chat conversation; here, tell the person where the file is.');
       try {
-        return await queueFile(options, turn, resolvePath(context.cwd, args.path), { label: args.path, name: args.name });
+        return await queueFile(options, turn, resolvePath(context.cwd, args.path), { label: args.path, name: args.name }, context.signal);
       } catch (error) {
         if (error instanceof FileRefusedError) return errorResult(error.message);
-        return fileErrorResult(error, args.path, context.signal);
+        return workerErrorResult(error, args.path, `reading ${args.path}`, context.signal);
       }
     },
   });
@@ -58,21 +61,33 @@ export class FileRefusedError extends Error {}
  * this process) and queues a copy for the turn's reply. Resolves to what the model is told;
  * throws {@link FileRefusedError} when it may not go, or the file system's error.
  */
-export async function queueFile(options: SendFileToolOptions, turn: TurnContext, path: string, shown: { label: string; name?: string }): Promise<string> {
-  const info = await stat(path);
-  if (info.isDirectory()) throw new FileRefusedError(`${shown.label} is a folder; send a file (pack the folder into an archive first if it should go as a whole)`);
-  if (!info.isFile()) throw new FileRefusedError(`${shown.label} is not a regular file`);
-  const size = info.size;
+export async function queueFile(
+  options: SendFileToolOptions,
+  turn: TurnContext,
+  path: string,
+  shown: { label: string; name?: string },
+  signal?: AbortSignal,
+): Promise<string> {
   const limit = options.maxFileBytes(turn.platform);
   if (limit <= 0) throw new FileRefusedError(`this chat (${turn.platform}) cannot receive files from the bot`);
-  if (size === 0) throw new FileRefusedError(`${shown.label} is empty; chats do not take empty files`);
-  if (size > limit) throw new FileRefusedError(`${shown.label} is ${formatBytes(size)}; ${turn.platform} takes files up to ${formatBytes(limit)}`);
-  if (await containsAny(path, secretsOf(options.env ?? process.env))) {
+  // Read by the turn's file worker, which sees what the seat may see; the size is checked on the
+  // open file before its bytes are read.
+  const files = turnFiles(options.files, { turn, signal }, turn.workspace?.cwd ?? dirname(path));
+  const read = await files.call<ReadBytes>('readBytes', { path, maxBytes: limit });
+  if (read.kind === 'directory') throw new FileRefusedError(`${shown.label} is a folder; send a file (pack the folder into an archive first if it should go as a whole)`);
+  if (read.kind === 'special') throw new FileRefusedError(`${shown.label} is not a regular file`);
+  if (read.kind === 'too-large') throw new FileRefusedError(`${shown.label} is ${formatBytes(read.size)}; ${turn.platform} takes files up to ${formatBytes(limit)}`);
+  const bytes = Buffer.from(read.data, 'base64');
+  if (bytes.length === 0) throw new FileRefusedError(`${shown.label} is empty; chats do not take empty files`);
+  if (containsAny(bytes, secretsOf(options.env ?? process.env))) {
     throw new FileRefusedError(`${shown.label} holds the value of one of this gateway's secret settings (a token or key); it is not sent`);
   }
-  const file = await options.outbox.add(turn.sessionKey, path, { name: shown.name, size });
-  return `${file.name} (${formatBytes(size)}, ${file.mediaType}) will be sent after your reply.`;
+  const file = await options.outbox.addBytes(turn.sessionKey, bytes, shown.name ?? basename(path));
+  return `${file.name} (${formatBytes(bytes.length)}, ${file.mediaType}) will be sent after your reply.`;
 }
+
+/** What the file worker's `readBytes` answers. */
+type ReadBytes = { kind: 'directory' | 'special' } | { kind: 'too-large'; size: number } | { kind: 'file'; size: number; data: string };
 
 const secretBuffers = new WeakMap<NodeJS.ProcessEnv, Buffer[]>();
 
@@ -86,16 +101,7 @@ function secretsOf(env: NodeJS.ProcessEnv): Buffer[] {
   return buffers;
 }
 
-/** Whether the file at `path` contains any of `needles`, read in chunks (files may be large). */
-async function containsAny(path: string, needles: readonly Buffer[]): Promise<boolean> {
-  if (needles.length === 0) return false;
-  // A needle may straddle two chunks: each chunk is searched with the tail of the one before.
-  const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
-  let tail = Buffer.alloc(0);
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    const window = Buffer.concat([tail, chunk as Buffer]);
-    if (needles.some((needle) => window.includes(needle))) return true;
-    tail = window.subarray(Math.max(0, window.length - overlap));
-  }
-  return false;
+/** Whether `bytes` contain any of `needles`. */
+function containsAny(bytes: Buffer, needles: readonly Buffer[]): boolean {
+  return needles.some((needle) => bytes.includes(needle));
 }
