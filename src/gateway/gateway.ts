@@ -121,7 +121,7 @@ export class Gateway {
     this.ops = options.ops ?? new OpsEvents();
     this.localWeb = options.localWeb ?? false;
     this.grants = new ToolGrants({ grants: options.config.tools.grants, localWeb: this.localWeb, sandboxed: options.sandboxed ?? false });
-    this.#turnAccess = new TurnAccess({ grants: this.grants, cwd: this.runtime.cwd, home: this.runtime.home });
+    this.#turnAccess = new TurnAccess({ grants: this.grants, cwd: this.runtime.cwd, home: this.runtime.home, confined: this.runtime.sandbox.kind === 'bubblewrap' });
     this.config = options.config;
     this.adapters = new Map(options.adapters.map((adapter) => [adapter.platform, adapter]));
     // The log subscribes to the events where the gateway runs (see ops/ops-log.ts); a gateway

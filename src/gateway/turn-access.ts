@@ -21,7 +21,9 @@ import { toolGroups, type ToolGroup } from './config/schema.ts';
 import type { Tool, TurnContext, Workspace } from '../tools/tool.ts';
 import { lesserSeat, ownerSeat, type TurnSeat } from '../tools/turn-seat.ts';
 import { keySegment } from './dedupe.ts';
+import { ownerOnlyTools } from '../tools/resources/owner-turn.ts';
 import type { SeatTools, ToolGrants, ToolSeat } from './access/tool-grants.ts';
+import { privateFolderMode } from '../core/private-modes.ts';
 
 /** What {@link TurnAccess.forTurn} adds to a turn's context. */
 export type TurnTools = Pick<TurnContext, 'tools' | 'workspace'> & { seat: TurnSeat; owner: boolean };
@@ -33,6 +35,12 @@ export interface TurnAccessOptions {
   cwd: string;
   /** `OPERATOR_HOME`: hidden from everyone but the owner, but for the conversation's own folder. */
   home: string;
+  /**
+   * Whether the operating system confines the file and command tools (bubblewrap runs). Without
+   * it, seats other than the owner's get none of them (fail closed): reading included, since the
+   * file worker would see the whole machine. Default true.
+   */
+  confined?: boolean;
 }
 
 /** Conversation folders known to exist; bounded, since a miss only costs a `mkdir`. */
@@ -46,8 +54,10 @@ export class TurnAccess {
   /** Offered names per tool list and groups, so equal seats share one set (the agent caches by it). */
   readonly #offers = new WeakMap<readonly Tool[], Map<string, ReadonlySet<string>>>();
   readonly #folders = new Set<string>();
+  readonly #confined: boolean;
 
   constructor(options: TurnAccessOptions) {
+    this.#confined = options.confined ?? true;
     this.#grants = options.grants;
     this.#cwd = options.cwd;
     this.#hidden = [options.home];
@@ -78,7 +88,7 @@ export class TurnAccess {
     let names = byGroups.get(key);
     if (!names) {
       const set = new Set(groups);
-      names = new Set(tools.filter((tool) => offeredTo(tool, set)).map((tool) => tool.name));
+      names = new Set(tools.filter((tool) => offeredTo(tool, set) && (this.#confined || !unconfinedTools.has(tool.machine ?? 'shell'))).map((tool) => tool.name));
       byGroups.set(key, names);
     }
     return names;
@@ -86,14 +96,21 @@ export class TurnAccess {
 
   async #ensure(folder: string): Promise<void> {
     if (this.#folders.has(folder)) return;
-    await mkdir(folder, { recursive: true });
+    await mkdir(folder, { recursive: true, mode: privateFolderMode });
     if (this.#folders.size >= maxKnownFolders) this.#folders.clear();
     this.#folders.add(folder);
   }
 }
 
-/** The conversation's own tools always; reading (confined to the workspace); the rest as granted. */
+/** What a tool may not do for other seats where nothing confines it: files and programs. */
+const unconfinedTools: ReadonlySet<string> = new Set(['read', 'write', 'shell']);
+
+/**
+ * The conversation's own tools always, but those that write what the whole profile shares
+ * (`ownerOnlyTools`: skills); reading (confined to the workspace); the rest as granted.
+ */
 function offeredTo(tool: Tool, groups: ReadonlySet<ToolGroup>): boolean {
+  if (ownerOnlyTools.has(tool.name)) return false;
   const machine = tool.machine ?? 'shell';
   return machine === 'none' || machine === 'read' || groups.has(machine);
 }

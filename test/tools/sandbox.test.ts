@@ -59,11 +59,30 @@ const allowlisted = {
 const command = (cwd: string) => ({ shell: '/bin/sh', command: 'env', cwd, writable: [cwd] });
 
 describe('createSandbox', () => {
-  it('uses bubblewrap where it works, network on by default', () => {
+  it('uses bubblewrap where it works, network on by default, in a namespace of its own', () => {
     const sandbox = createSandbox(settings(), { hidden: [], env: process.env });
     expect(sandbox.kind, sandbox.describe()).toBe('bubblewrap');
-    expect(sandbox.describe()).toBe('commands run in bubblewrap (network on)');
+    expect(sandbox.describe()).toBe('commands run in bubblewrap (network on, a namespace of its own through slirp4netns)');
     expect(createSandbox(settings({ mode: 'required', network: false }), { hidden: [], env: process.env }).describe()).toBe('commands run in bubblewrap (network off)');
+  });
+
+  it('gives a networked command a namespace of its own for slirp4netns to join, and says when none can be had', () => {
+    const own = createSandbox(settings(), { hidden: [], env: process.env }).spawnSpec(command('/'));
+    expect(own.ownNetwork?.slirp4netns).toMatch(/\/slirp4netns$/);
+    expect(own.args).toEqual(expect.arrayContaining(['--unshare-net', '--info-fd', '--block-fd', '--ro-bind-data']));
+    // Without slirp4netns, network on shares this machine's network, as start-up says.
+    const shared = createSandbox(settings(), { hidden: [], env: process.env, slirp4netns: '/nonexistent/bin/slirp4netns' });
+    expect(shared.describe()).toBe(
+      'commands run in bubblewrap (network on, shared with this machine and its loopback services: slirp4netns was not found at /nonexistent/bin/slirp4netns (apt-get install slirp4netns))',
+    );
+    const sharedSpec = shared.spawnSpec(command('/'));
+    expect(sharedSpec.ownNetwork).toBeUndefined();
+    expect(sharedSpec.args).not.toContain('--unshare-net');
+    // Network off: a namespace with nothing but its own loopback, and nothing for slirp4netns to do.
+    const off = createSandbox(settings({ network: false }), { hidden: [], env: process.env }).spawnSpec(command('/'));
+    expect(off.ownNetwork).toBeUndefined();
+    expect(off.args).toContain('--unshare-net');
+    expect(off.args).not.toContain('--info-fd');
   });
 
   it('gives bubblewrap commands the allowlist, with HOME and TMPDIR inside the sandbox', () => {
@@ -75,7 +94,7 @@ describe('createSandbox', () => {
     const sandbox = createSandbox(settings(), { hidden: [], env: process.env, bwrap: '/nonexistent/bin/bwrap' });
     expect(sandbox.kind).toBe('none');
     expect(sandbox.describe()).toBe(
-      "commands are not sandboxed: bwrap was not found at /nonexistent/bin/bwrap (apt-get install bubblewrap); shell is offered only in the owner's own conversations",
+      "commands and file tools are not sandboxed: bwrap was not found at /nonexistent/bin/bwrap (apt-get install bubblewrap); they are offered only in the owner's own conversations",
     );
   });
 
@@ -100,7 +119,7 @@ describe('createSandbox', () => {
     const sandbox = createSandbox(settings({ mode: 'off' }), { hidden: [], env: process.env });
     expect(sandbox.kind).toBe('none');
     expect(sandbox.describe()).toBe(
-      "commands are not sandboxed: the sandbox is off in operator.json (sandbox.mode); shell is offered only in the owner's own conversations",
+      "commands and file tools are not sandboxed: the sandbox is off in operator.json (sandbox.mode); they are offered only in the owner's own conversations",
     );
   });
 });

@@ -26,7 +26,7 @@ export function createNoSandbox(options: NoSandboxOptions): Sandbox {
   };
   return {
     kind: 'none',
-    describe: () => `commands are not sandboxed: ${options.reason}; shell is offered only in the owner's own conversations`,
+    describe: () => `commands and file tools are not sandboxed: ${options.reason}; they are offered only in the owner's own conversations`,
     spawnSpec(command) {
       return { file: command.shell, args: ['-c', command.command], env: environment(), cwd: command.cwd };
     },
