@@ -60,8 +60,13 @@ export class Agent {
   #compaction: AgentCompaction;
   /** Prompts by channel, working directory and offered tools, and the offers themselves. */
   #prompts = new PromptCache();
-  /** What the last turn offered, so a child's request repeats its bytes (prompt cache). */
-  #lastOffer: { tools: readonly Tool[]; cwd: string | undefined } | undefined;
+  /**
+   * What the last turn offered, so a child's request repeats its bytes (prompt cache), and the
+   * turn it was for, whose seat a child works under.
+   */
+  #lastOffer: { tools: readonly Tool[]; cwd: string | undefined; turn?: TurnContext } | undefined;
+  /** The turn a child made by `spawnChild` works under when its invocation names none: its parent's. */
+  #inheritedTurn: TurnContext | undefined;
   #lastPrompt: string | undefined;
   #followUps: string[] = [];
   #steering: string[] = [];
@@ -134,6 +139,7 @@ export class Agent {
     // A person's turn takes precedence over a background review of the conversation.
     this.#reviewer?.cancel();
     const deadline = startTurnDeadline(options.timeoutMs, (error) => this.#abort.abort(error));
+    if (!options.turn && this.#inheritedTurn) options = { ...options, turn: this.#inheritedTurn };
     try {
       const result = await this.#turn(input, options, deadline);
       while (this.#followUps.length > 0 && !this.#abort.signal.aborted) {
@@ -261,6 +267,11 @@ export class Agent {
     return this.options.resources?.truncations ?? [];
   }
 
+  /** The turn context of the last turn (whose seat background children work under); none in the terminal. */
+  get lastTurn(): TurnContext | undefined {
+    return this.#lastOffer?.turn;
+  }
+
   /** The most recently built system prompt. */
   getSystemPrompt(): string | undefined {
     return this.#lastPrompt;
@@ -303,13 +314,16 @@ export class Agent {
   /**
    * An ephemeral child for background work (e.g. a memory reviewer). It shares the model client,
    * the system prompt bytes (and so the provider's prompt cache) and sends all parent tools, but
-   * only `tools` may run; it persists nothing and has no extensions and no compaction.
+   * only `tools` may run; it persists nothing and has no extensions and no compaction. It works
+   * under the seat of the parent's last turn (its turn context, without a chat to send files to),
+   * so what it does from a group is what that group's turn could do.
    */
   async spawnChild(options: { tools?: readonly string[]; history?: readonly Message[]; maxToolRounds?: number; maxTokens?: number } = {}): Promise<Agent> {
     const parentSessionId = this.#pinnedSessionId ?? (await this.session()).id;
     const offer = this.#lastOffer ?? { tools: this.#tools, cwd: this.options.cwd };
     const child = new Agent(childOptions(this.options, { ...options, ...offer, sessionKey: `${this.sessionKey}:child`, guardrails: this.#guardrails.guardrails }));
     child.#allowedTools = new Set(options.tools ?? []);
+    child.#inheritedTurn = offer.turn ? { ...offer.turn, attachFile: undefined } : undefined;
     child.#pinnedSessionId = parentSessionId;
     this.#prompts.shareWith(child.#prompts);
     if (options.history && options.history.length > 0) {
@@ -369,7 +383,7 @@ export class Agent {
       // names only those, so a conversation's bytes stay the same from turn to turn.
       const tools = this.#prompts.offered(this.#tools, options.turn);
       const cwd = options.turn?.workspace?.cwd ?? this.options.cwd;
-      this.#lastOffer = { tools, cwd };
+      this.#lastOffer = { tools, cwd, turn: options.turn };
       const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
       let systemPrompt = await this.#prompts.prompt(builder, { channel: options.channel, sessionId: this.#pinnedSessionId ?? tree.id, cwd: cwd ?? process.cwd(), tools });
       for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {

@@ -8,6 +8,9 @@
  * Rules:
  * - It runs only when the agent offers a `memory` tool (profile resources provide it) and the
  *   compaction has something to summarize; otherwise it is skipped without a word.
+ * - It works under the seat of the conversation's last turn (`spawnChild`): in a conversation that
+ *   is not an owner's seat, what it saves goes to that conversation's own memory, never to the
+ *   profile's (the `memory` tool decides by the seat), and it has no tool that writes skills.
  * - Never twice for the same cut: a flush that ran leaves a marker on the branch (the reviewer's
  *   marker, so the background reviewer counts its turns afresh from there too), and a later cut
  *   that marker already covers is not flushed again (a failed summary, then `/compact` again).

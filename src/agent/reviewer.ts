@@ -7,12 +7,19 @@
  * system prompt, tools and messages byte for byte, so the provider serves them from its cache.
  * When it saved something, the channel's system prompt is rebuilt on the next turn with the new
  * memory.
+ *
+ * The child works under the seat of the conversation's last turn (`spawnChild`). Reviewing a
+ * conversation that is not an owner's seat (a group, another person's direct messages), it keeps
+ * what it learned in that conversation's own memory (the `memory` tool writes there from such a
+ * seat) and writes no skills: it is neither asked to nor allowed to run `skill_manage`, which that
+ * seat is not offered either.
  */
 import { errorMessage } from '../core/errors.ts';
 import type { Cost } from '../llm/cost.ts';
 import { addCost, computeCost, emptyCost } from '../llm/cost.ts';
 import type { Usage } from '../llm/types.ts';
 import { addUsage, emptyUsage } from '../llm/types.ts';
+import { isOwnerTurn } from '../tools/resources/owner-turn.ts';
 import type { Agent } from './agent.ts';
 
 /** How often and how much the reviewer may do. */
@@ -25,7 +32,7 @@ export interface ReviewerSettings {
   maxTokens: number;
   /** Output tokens per model call of the review. Default 4,096. */
   maxOutputTokens: number;
-  /** Tools the reviewer may run. */
+  /** Tools the reviewer may run (in a conversation that is not an owner's seat, `memory` of these alone). */
   tools: readonly string[];
 }
 
@@ -41,13 +48,27 @@ export const defaultReviewerSettings: ReviewerSettings = {
 /** The session entry type that marks a finished review (person turns are counted from it). */
 export const reviewMarker = 'memory_review';
 
-/** What the reviewer is asked, appended after the conversation. */
+/** What the reviewer is asked in an owner's seat, appended after the conversation. */
 export const reviewPrompt = [
   '[Background memory review — not a message from the person; they will not see your answer.]',
   'Reread the conversation above and keep what will matter in later conversations:',
   '- durable facts about the team, its work, decisions and preferences -> memory tool, target "memory";',
   '- what you learned about the person you are talking with -> memory tool, target "user";',
   '- a procedure that worked and will be needed again -> skill_manage (create, or patch an existing skill).',
+  'Do not save what is already in memory, small talk, secrets or passwords, or anything only true today.',
+  'Keep each entry to one or two short sentences. When there is nothing worth keeping, save nothing.',
+  'Finish with one line saying what you saved, or "nothing to save".',
+].join('\n');
+
+/**
+ * What the reviewer is asked in any other seat: the memory tool keeps this conversation's own
+ * memory there, and no skills are saved.
+ */
+export const conversationReviewPrompt = [
+  '[Background memory review — not a message from the person; they will not see your answer.]',
+  "Reread the conversation above and keep, in this conversation's own memory, what will matter later in it:",
+  '- durable facts about the people here, their work, decisions and preferences -> memory tool, target "memory";',
+  '- what you learned about the person you are talking with -> memory tool, target "user".',
   'Do not save what is already in memory, small talk, secrets or passwords, or anything only true today.',
   'Keep each entry to one or two short sentences. When there is nothing worth keeping, save nothing.',
   'Finish with one line saying what you saved, or "nothing to save".',
@@ -116,8 +137,12 @@ export class BackgroundReviewer {
     if (state.cancelled) return { status: 'cancelled', usage, cost };
 
     const history = tree.buildContext().messages;
+    // The seat of the conversation's last turn, which the child works under: only an owner's may
+    // write skills (the memory tool itself decides where memory goes).
+    const owner = isOwnerTurn(this.#parent.lastTurn);
+    const tools = owner ? this.settings.tools : this.settings.tools.filter((name) => name === 'memory');
     const child = await this.#parent.spawnChild({
-      tools: this.settings.tools,
+      tools,
       history,
       maxToolRounds: this.settings.maxToolRounds,
       maxTokens: this.settings.maxOutputTokens,
@@ -127,7 +152,7 @@ export class BackgroundReviewer {
     let capped = false;
     let changed = false;
     child.subscribe((event) => {
-      if (event.type === 'tool_execution_end' && !event.isError && this.settings.tools.includes(event.call.name)) changed = true;
+      if (event.type === 'tool_execution_end' && !event.isError && tools.includes(event.call.name)) changed = true;
       if (event.type !== 'model_usage') return;
       usage = addUsage(usage, event.usage);
       cost = addCost(cost, event.cost);
@@ -138,7 +163,7 @@ export class BackgroundReviewer {
       }
     });
     try {
-      const result = await child.invoke(reviewPrompt, { channel });
+      const result = await child.invoke(owner ? reviewPrompt : conversationReviewPrompt, { channel });
       if (state.cancelled) return this.#finish({ status: 'cancelled', usage, cost });
       await tree.append({ type: 'custom', customType: reviewMarker, data: { at: Date.now(), capped } });
       // Memory or skills changed: the channel's prompt is rebuilt on its next turn. A review that

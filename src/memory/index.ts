@@ -9,5 +9,6 @@ export {
   type MemoryChange,
   type MemoryFileOptions,
 } from './memory-file.ts';
-export { memoryHeader } from './memory-header.ts';
+export { memoryHeader, type MemoryLabel } from './memory-header.ts';
+export { storeConversationMemory, type ConversationMemoryPlace, type MemoryFileName } from './conversation-memory.ts';
 export { fileMemoryStorage, type MemoryStorage } from './memory-storage.ts';

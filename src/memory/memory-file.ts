@@ -36,6 +36,11 @@ export interface MemoryFileOptions {
    * With another storage (the Worker's KV) the location is that storage's name for it, as given.
    */
   storage?: MemoryStorage;
+  /**
+   * What error messages call the file (default: its base name, `MEMORY.md`), e.g. "this
+   * conversation's MEMORY.md" for a conversation's own, whose location is a store key.
+   */
+  name?: string;
 }
 
 /** What a change did, with the fill level after it. */
@@ -61,6 +66,7 @@ export class MemoryFile {
   readonly limit: number;
   readonly #now: () => Date;
   readonly #storage: MemoryStorage;
+  readonly #displayName: string | undefined;
   #segments: MemorySegment[] = [];
 
   private constructor(file: string, options: MemoryFileOptions) {
@@ -72,6 +78,7 @@ export class MemoryFile {
     this.limit = options.limit;
     this.#now = options.now ?? (() => new Date());
     this.#storage = options.storage ?? fileMemoryStorage;
+    this.#displayName = options.name;
   }
 
   /** Reads `file` (a missing file is empty; it is created on the first change). */
@@ -195,7 +202,7 @@ export class MemoryFile {
   }
 
   #name(): string {
-    return path.basename(this.path);
+    return this.#displayName ?? path.basename(this.path);
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * Assembles the system prompt from its eight layers, in this order: identity, docs reference,
- * append section (configured text, rules, AGENT.md, knowledge), memory, user profile, skills,
- * platform hint, footer. Pure: the same parts always give the same bytes, which is what keeps the
- * provider's prompt cache warm. Every file has a size cap and the prompt a total cap; whatever is
- * cut is marked in the prompt and listed in `truncations` (shown by `/status`).
+ * append section (configured text, rules, AGENT.md, knowledge), memory and user profile (the
+ * profile's, then the conversation's own), skills, platform hint, footer. Pure: the same parts
+ * always give the same bytes, which is what keeps the provider's prompt cache warm. Every file has
+ * a size cap and the prompt a total cap; whatever is cut is marked in the prompt and listed in
+ * `truncations` (shown by `/status`).
  */
 import type { Skill } from './types.ts';
 
@@ -42,6 +43,12 @@ export interface PromptParts {
   append?: NamedText[];
   memory?: MemoryLayer;
   user?: MemoryLayer;
+  /**
+   * The conversation's own MEMORY.md and USER.md (what seats other than the owner's keep), right
+   * after the profile's: read when the conversation's prompt is built, like the profile's, so the
+   * prompt keeps its bytes from turn to turn.
+   */
+  conversation?: { memory?: MemoryLayer; user?: MemoryLayer };
   /** Skills the model may load; the layer appears only when this is given (a read or skill tool exists). */
   skills?: readonly Skill[];
   platform?: string;
@@ -92,9 +99,12 @@ export function assembleSystemPrompt(parts: PromptParts, caps: PromptCaps = defa
   // 3. Append section.
   const append = (parts.append ?? []).filter((item) => item.text.trim()).map(cap);
   if (append.length > 0) sections.push({ text: append.join('\n\n'), cutOrder: 0, label: 'rules and knowledge' });
-  // 4-5. Memory and user profile.
+  // 4-5. Memory and user profile: the profile's, then the conversation's own (cut last of them).
   if (parts.memory) sections.push({ text: `${parts.memory.header}\n${cap({ label: 'MEMORY.md', text: parts.memory.text })}`.trimEnd(), cutOrder: 4, label: 'MEMORY.md' });
   if (parts.user) sections.push({ text: `${parts.user.header}\n${cap({ label: 'USER.md', text: parts.user.text })}`.trimEnd(), cutOrder: 3, label: 'USER.md' });
+  for (const [layer, label] of [[parts.conversation?.memory, "the conversation's MEMORY.md"], [parts.conversation?.user, "the conversation's USER.md"]] as const) {
+    if (layer) sections.push({ text: `${layer.header}\n${cap({ label, text: layer.text })}`.trimEnd(), cutOrder: 5, label });
+  }
   // 6. Skills.
   if (parts.skills) {
     const block = skillsBlock(parts.skills);

@@ -11,7 +11,8 @@ import { loadExtensionsFromDirectory } from '../agent/extensions.ts';
 import type { Guardrail } from '../agent/guardrail.ts';
 import type { PromptContext, SystemPromptBuilder } from '../agent/system-prompt.ts';
 import { createBuiltinGuardrails, guardrailFolders, loadGuardrailFiles } from '../guardrails/index.ts';
-import { MemoryFile, defaultMemoryLimit, defaultUserLimit, memoryHeader } from '../memory/index.ts';
+import { MemoryFile, defaultMemoryLimit, defaultUserLimit } from '../memory/index.ts';
+import type { ConversationMemoryPlace } from '../memory/index.ts';
 import { createMemoryTool } from '../tools/resources/memory.ts';
 import { createKnowledgeSearchTool } from '../tools/resources/knowledge-search.ts';
 import { createSkillManageTool } from '../tools/resources/skill-manage.ts';
@@ -26,6 +27,7 @@ import { platformHint, platformOfChannel } from '../resources/platform-hints.ts'
 import type { AssembledPrompt, NamedText, PromptCaps } from '../resources/prompt-assembly.ts';
 import { assembleSystemPrompt, defaultPromptCaps } from '../resources/prompt-assembly.ts';
 import { buildFooter } from '../resources/prompt-footer.ts';
+import { conversationMemoryLayers, memoryLayer } from '../resources/memory-layers.ts';
 import { readTextFile } from '../resources/read-text.ts';
 import { privatePaths } from '../core/private-paths.ts';
 import { createRulesLoader } from '../resources/rules.ts';
@@ -45,8 +47,14 @@ export interface ProfileResourcesOptions {
   /** Configured text appended to the prompt (first in the append layer). */
   appendText?: string;
   caps?: PromptCaps;
-  /** Character limits of MEMORY.md and USER.md. */
+  /** Character limits of MEMORY.md and USER.md (a conversation's own too). */
   memoryLimits?: { memory: number; user: number };
+  /**
+   * Where each conversation's own memory is kept (the runtime's store): what the `memory` tool
+   * writes from seats other than the owner's, shown in that conversation's prompt. Unset: such
+   * writes are refused.
+   */
+  conversationMemory?: ConversationMemoryPlace;
   /** Environment for the secret redactor (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
@@ -102,6 +110,7 @@ export class ProfileResources {
         userPath: this.userPath,
         memoryLimit: options.memoryLimits?.memory,
         userLimit: options.memoryLimits?.user,
+        conversation: options.conversationMemory,
       }),
     ];
   }
@@ -165,9 +174,10 @@ export class ProfileResources {
   async assemblePrompt(context: PromptContext): Promise<AssembledPrompt> {
     const snapshot = this.#snapshot;
     const caps = this.options.caps ?? defaultPromptCaps;
-    const [memory, user] = await Promise.all([
+    const [memory, user, conversation] = await Promise.all([
       MemoryFile.open(this.memoryPath, { limit: this.options.memoryLimits?.memory ?? defaultMemoryLimit }),
       MemoryFile.open(this.userPath, { limit: this.options.memoryLimits?.user ?? defaultUserLimit }),
+      conversationMemoryLayers(this.options.conversationMemory, context.channel, this.options.memoryLimits),
     ]);
     const append: NamedText[] = [];
     if (this.options.appendText) append.push({ label: 'configured append text', text: this.options.appendText });
@@ -181,8 +191,9 @@ export class ProfileResources {
         soul: snapshot.soul,
         docs: snapshot.docs,
         append,
-        memory: memory.entries.length > 0 ? { header: memoryHeader('MEMORY', memory.used, memory.limit), text: memory.text } : undefined,
-        user: user.entries.length > 0 ? { header: memoryHeader('USER', user.used, user.limit), text: user.text } : undefined,
+        memory: memoryLayer(memory, 'MEMORY'),
+        user: memoryLayer(user, 'USER'),
+        conversation,
         skills: canLoadSkills ? snapshot.skills : undefined,
         platform: platformHint(platformOfChannel(context.channel)),
         footer: buildFooter({

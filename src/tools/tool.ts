@@ -23,6 +23,12 @@ export interface TurnContext {
   senderName?: string;
   /** That person is an admin of the gateway. */
   admin: boolean;
+  /**
+   * The turn is in one of the owner's seats (the gateway decides: an admin's own direct messages,
+   * the local web chat). Only there are the profile's shared memory and skills written; unset in
+   * a turn context means another seat. No turn context at all (the terminal chat) is the owner's.
+   */
+  owner?: boolean;
   /** The turn was started by a scheduled job, not by a person's message. */
   scheduled: boolean;
   /**

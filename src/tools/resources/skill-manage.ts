@@ -1,7 +1,10 @@
 /**
  * The `skill_manage` tool: creates, patches and deletes skills in one folder (the active
  * profile's skills folder in OPERATOR_HOME). Every file it writes passes the loader's checks, and
- * names are validated first, so it cannot reach outside that folder.
+ * names are validated first, so it cannot reach outside that folder. Skills are listed in, and
+ * followed by, every conversation of the profile, so the tool is the owner's: the gateway offers
+ * it in the owner's seats only (`ownerOnlyTools`), and a call from any other seat is refused here
+ * as well, as a second line.
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +19,7 @@ import { maxSkillFileBytes } from '../../resources/skills.ts';
 import { errorResult } from '../builtin/results.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
+import { isOwnerTurn } from './owner-turn.ts';
 
 /** Options of {@link createSkillManageTool}. */
 export interface SkillManageToolOptions {
@@ -65,6 +69,11 @@ export function createSkillManageTool(options: SkillManageToolOptions) {
     parameters,
     async execute(args, context): Promise<ToolOutput> {
       context.signal.throwIfAborted();
+      if (!isOwnerTurn(context.turn)) {
+        return errorResult(
+          "skill_manage is not available in this conversation: skills are shared by every conversation of this profile, so they are written from the owner's own conversations only",
+        );
+      }
       const nameProblem = checkSkillName(args.name);
       if (nameProblem) return errorResult(`invalid skill name: ${nameProblem}`);
       const directory = join(root, args.name);

@@ -13,11 +13,13 @@ import { createDoomLoopGuard } from '../../guardrails/doom-loop-guard.ts';
 import { createSecretRedactor } from '../../guardrails/secret-redactor.ts';
 import { createToolCallCap } from '../../guardrails/tool-call-cap.ts';
 import { MemoryFile, defaultMemoryLimit, defaultUserLimit } from '../../memory/memory-file.ts';
-import { memoryHeader } from '../../memory/memory-header.ts';
 import type { MemoryStorage } from '../../memory/memory-storage.ts';
 import { platformHint, platformOfChannel } from '../../resources/platform-hints.ts';
 import { assembleSystemPrompt, defaultPromptCaps, type AssembledPrompt, type NamedText, type PromptCaps } from '../../resources/prompt-assembly.ts';
 import { buildFooter } from '../../resources/prompt-footer.ts';
+import { conversationMemoryLayers, memoryLayer } from '../../resources/memory-layers.ts';
+import type { ConversationMemoryPlace } from '../../memory/conversation-memory.ts';
+import { keySegment } from '../../gateway/dedupe.ts';
 import type { KnowledgeDocument, Skill } from '../../resources/types.ts';
 import { createKnowledgeSearchTool } from '../../tools/resources/knowledge-search.ts';
 import { createMemoryTool } from '../../tools/resources/memory.ts';
@@ -53,6 +55,8 @@ export class WorkerResources implements AgentResources {
   readonly #kv: Storage;
   readonly #options: WorkerResourcesOptions;
   readonly #storage: MemoryStorage;
+  /** Each conversation's own memory, in the same namespace: what seats other than the owner's keep. */
+  readonly #conversationMemory: ConversationMemoryPlace;
   readonly #tools: Tool[];
   readonly #guardrails: Guardrail[];
   #snapshot: BundleSnapshot;
@@ -67,6 +71,7 @@ export class WorkerResources implements AgentResources {
       [memoryKey(profile, 'USER.md')]: this.#snapshot.bundle.memorySeed.user,
     });
     this.#storage = kvMemoryStorage(kv, (location) => seeds()[location]);
+    this.#conversationMemory = { storage: this.#storage, location: (sessionKey, file) => `conversation-memory:${keySegment(sessionKey)}:${file}` };
     this.#tools = [
       createWorkerSkillTool(() => this.#snapshot),
       createKnowledgeSearchTool({ getIndex: () => this.#snapshot.index() }),
@@ -76,6 +81,7 @@ export class WorkerResources implements AgentResources {
         memoryLimit: options.memoryLimits?.memory,
         userLimit: options.memoryLimits?.user,
         storage: this.#storage,
+        conversation: this.#conversationMemory,
       }),
     ];
     // Workspace confinement guards file tools, which Workers do not have; the rest apply as on Node.
@@ -118,9 +124,10 @@ export class WorkerResources implements AgentResources {
   /** The prompt for one channel with its parts and sizes, as on Node (memory read from KV each time). */
   async assemblePrompt(context: PromptContext): Promise<AssembledPrompt> {
     const { bundle, skills } = this.#snapshot;
-    const [memory, user] = await Promise.all([
+    const [memory, user, conversation] = await Promise.all([
       MemoryFile.open(memoryKey(this.profile, 'MEMORY.md'), { limit: this.#options.memoryLimits?.memory ?? defaultMemoryLimit, storage: this.#storage }),
       MemoryFile.open(memoryKey(this.profile, 'USER.md'), { limit: this.#options.memoryLimits?.user ?? defaultUserLimit, storage: this.#storage }),
+      conversationMemoryLayers(this.#conversationMemory, context.channel, this.#options.memoryLimits),
     ]);
     const append: NamedText[] = [];
     if (bundle.rules.text) append.push({ label: 'rules', text: bundle.rules.text });
@@ -132,8 +139,9 @@ export class WorkerResources implements AgentResources {
         system: bundle.identity.system,
         soul: bundle.identity.soul,
         append,
-        memory: memory.entries.length > 0 ? { header: memoryHeader('MEMORY', memory.used, memory.limit), text: memory.text } : undefined,
-        user: user.entries.length > 0 ? { header: memoryHeader('USER', user.used, user.limit), text: user.text } : undefined,
+        memory: memoryLayer(memory, 'MEMORY'),
+        user: memoryLayer(user, 'USER'),
+        conversation,
         skills: canLoadSkills ? skills : undefined,
         platform: platformHint(platformOfChannel(context.channel)),
         footer: `${buildFooter({ date: context.date, cwd: noFilesystem, home: noFilesystem, sessionId: context.sessionId })}\nProfile: ${this.profile}`,
