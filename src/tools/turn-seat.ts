@@ -63,12 +63,13 @@ const storedSeat = z.object({
 
 /**
  * A kept seat as read back from the store: the least seat when it is missing or malformed.
- * Groups it does not know are dropped, and an owner's seat is only ever the whole owner's seat.
+ * Groups it does not know are dropped; an owner's seat is one that says so with the owner's
+ * workspace (anything less sure is read as another seat's).
  */
 export function readSeat(value: unknown): TurnSeat {
   const parsed = storedSeat.safeParse(value);
   if (!parsed.success) return leastSeat;
   const { owner, groups, workspace } = parsed.data;
-  if (owner) return ownerSeat;
+  if (owner && workspace === 'owner') return ownerSeat;
   return lesserSeat({ owner: false, groups: machineGroups.filter((group) => groups.includes(group)), workspace }, { owner: false, groups: machineGroups, workspace: 'shared' });
 }

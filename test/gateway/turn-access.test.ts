@@ -9,6 +9,7 @@ import { TurnAccess } from '../../src/gateway/turn-access.ts';
 import { createBuiltinTools } from '../../src/tools/builtin/index.ts';
 import { createSubagentTools } from '../../src/tools/agents/subagent-tools.ts';
 import { defineTool, type Tool } from '../../src/tools/tool.ts';
+import { leastSeat, ownerSeat, readSeat } from '../../src/tools/turn-seat.ts';
 
 let root: string | undefined;
 afterEach(() => {
@@ -65,6 +66,41 @@ describe('turn access', () => {
     const shellTurn = await withShell.access.forTurn(seat(), tools, withShell.temp);
     expect(shellTurn.tools).toContain('shell');
     expect(shellTurn.tools).toContain('deploy');
+  });
+
+  it("caps a turn by the seat kept from the turn that made it: an admin's group seat has nothing more in their own direct messages", async () => {
+    const { home, cwd, temp, access } = setUp([{ tools: ['agents'], people: ['telegram:7'], scope: 'group' }]);
+    const adminDm = seat({ scope: 'dm', admin: true, sessionKey: 'telegram:dm:7', conversationId: '7' });
+    const withAgents = [...tools, ...createSubagentTools()];
+    const inGroup = await access.forTurn(seat({ admin: true }), withAgents, temp);
+    expect(inGroup.seat).toEqual({ owner: false, groups: ['agents'], workspace: 'own' });
+    // The job the group turn set, run in the admin's direct messages: the group's tools, the DM's own folder.
+    const job = await access.forTurn(adminDm, withAgents, temp, inGroup.seat);
+    const own = join(temp, keySegment('telegram:dm:7'));
+    expect(job.owner).toBe(false);
+    expect(job.tools).toBe(inGroup.tools);
+    expect(job.workspace).toEqual({ cwd: own, roots: [own], hidden: [home] });
+    // The owner's own job there keeps every tool; a member's seat stays a member's.
+    const owners = await access.forTurn(adminDm, tools, temp, ownerSeat);
+    expect(owners.tools).toBeUndefined();
+    expect(owners).toMatchObject({ owner: true, seat: ownerSeat, workspace: { cwd, roots: [cwd, join(temp, '..')] } });
+    const member = await access.forTurn(seat({ senderId: '8' }), tools, temp, ownerSeat);
+    expect([...member.tools!].sort()).toEqual(['glob', 'grep', 'list_dir', 'memory', 'read_file']);
+    expect(member.seat).toEqual(leastSeat);
+  });
+
+  it('gives the groups both seats have and the smaller workspace; a job kept without a seat gets the least one', async () => {
+    const { home, cwd, temp, access } = setUp([{ tools: ['write', 'shell'], chats: ['telegram:-100'], scope: 'any' }]);
+    const kept = { owner: false, groups: ['read', 'shell'], workspace: 'shared' } as const;
+    const turn = await access.forTurn(seat(), tools, temp, kept);
+    expect(turn.seat).toEqual({ owner: false, groups: ['shell'], workspace: 'shared' });
+    expect(turn.tools).toContain('shell');
+    expect(turn.tools).not.toContain('write_file');
+    expect(turn.workspace).toEqual({ cwd, roots: [cwd, join(temp, keySegment('telegram:group:-100'))], hidden: [home] });
+    // A job from before seats were kept, in the owner's direct messages.
+    const old = await access.forTurn(seat({ scope: 'dm', admin: true, sessionKey: 'telegram:dm:7', conversationId: '7' }), tools, temp, readSeat(undefined));
+    expect(old.seat).toEqual(leastSeat);
+    expect([...old.tools!].sort()).toEqual(['glob', 'grep', 'list_dir', 'memory', 'read_file']);
   });
 
   it('hands equal seats the same set of names', async () => {
