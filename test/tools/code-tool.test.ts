@@ -1,9 +1,12 @@
 /**
  * The `code` tool against a real typescript-language-server (and its tsserver) over a small
  * TypeScript project: two files, one importing the other, one with a type error. One server is
- * shared by the tests of the first describe, as it would be by a conversation's calls.
+ * shared by the tests of the first describe, as it would be by a conversation's calls, and runs in
+ * the bubblewrap sandbox as the runtime runs it; the pool's tests run it without one (the owner's
+ * seats where bubblewrap is missing). The attacks on the server are in `code-tool-sandbox.test.ts`.
  */
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +19,9 @@ import { OpenDocuments } from '../../src/tools/code/open-documents.ts';
 import { columnOf, findPosition } from '../../src/tools/code/positions.ts';
 import { codeToolAvailable, locateServerInstall } from '../../src/tools/code/server-install.ts';
 import type { TurnContext } from '../../src/tools/tool.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { environOf, processTree, waitFor, writeFiles } from './code-server-harness.ts';
+import { sandboxFor } from './sandbox-harness.ts';
 import { callTool, isRunning, textOf } from './tool-harness.ts';
 
 const math = `/** Adds two numbers. */
@@ -35,42 +41,21 @@ const tsconfig = {
   include: ['src'],
 };
 
-/** A fresh folder (its real path) holding `files`; removed in afterAll by the caller. */
+/** A fresh folder (its real path) holding `files`; removed in afterAll. */
 async function folderWith(files: Record<string, string>): Promise<string> {
   const folder = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-code-')));
-  for (const [name, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(folder, name)), { recursive: true });
-    await writeFile(path.join(folder, name), content);
-  }
+  folders.push(folder);
+  await writeFiles(folder, files);
   return folder;
 }
 
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** The environment of a running process, from /proc. */
-async function environOf(pid: number): Promise<Map<string, string>> {
-  const raw = await readFile(`/proc/${pid}/environ`, 'utf8');
-  return new Map(raw.split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
-}
-
-/** The child processes of `pid`. */
-async function childrenOf(pid: number): Promise<number[]> {
-  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-  return text.split(/\s+/).filter(Boolean).map(Number);
-}
-
 const folders: string[] = [];
-const savedToken = process.env.TELEGRAM_BOT_TOKEN;
+const home = createTempHome('operator-code-home-');
+/** A secret in operator's own environment: the server must not get it. */
+const env = { PATH: process.env.PATH, TELEGRAM_BOT_TOKEN: '123456:fake-token-for-the-code-tool-test' };
 
 afterAll(async () => {
-  if (savedToken === undefined) delete process.env.TELEGRAM_BOT_TOKEN;
-  else process.env.TELEGRAM_BOT_TOKEN = savedToken;
+  removeTempHome(home);
   await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
 });
 
@@ -81,11 +66,9 @@ describe('code tool', () => {
   const call = (args: Record<string, unknown>, cwd = project, turn?: TurnContext) => callTool(tool, args, { cwd, turn });
 
   beforeAll(async () => {
-    // A secret in operator's own environment: the server must not get it.
-    process.env.TELEGRAM_BOT_TOKEN = '123456:fake-token-for-the-code-tool-test';
     project = await folderWith({ 'tsconfig.json': JSON.stringify(tsconfig), 'src/math.ts': math, 'src/main.ts': main, 'src/notes.md': '# notes\n' });
-    folders.push(project);
-    servers = new LanguageServers();
+    servers = new LanguageServers({ sandbox: sandboxFor(home, env) });
+    expect(servers.isolation).toBe('bubblewrap');
     tool = createCodeTool({ servers });
   });
   afterAll(async () => {
@@ -155,7 +138,6 @@ describe('code tool', () => {
 
   it('refuses a path outside the workspace, and one in a folder hidden from the turn', async () => {
     const outside = await folderWith({ 'tsconfig.json': '{}', 'secret.ts': 'export const token = "abc";\n' });
-    folders.push(outside);
     const output = await call({ action: 'hover', path: path.join(outside, 'secret.ts'), line: 1, symbol: 'token' });
     expect(output.isError).toBe(true);
     expect(textOf(output)).toContain('is outside the workspace');
@@ -168,7 +150,6 @@ describe('code tool', () => {
 
   it('says so when the file is in no project, or is not TypeScript or JavaScript', async () => {
     const loose = await folderWith({ 'a.ts': 'export const a = 1;\n' });
-    folders.push(loose);
     const none = await call({ action: 'diagnostics', path: 'a.ts' }, loose);
     expect(none.isError).toBe(true);
     expect(textOf(none)).toBe(
@@ -183,23 +164,28 @@ describe('code tool', () => {
     expect(textOf(await call({ action: 'diagnostics', path: 'src/missing.ts' }))).toBe('Error: file not found: src/missing.ts');
   });
 
-  it('gives the server a clean environment: no secret of operator, for it or its tsserver', async () => {
+  it('gives the server a clean environment: no secret of operator, for it, its tsserver or the sandbox', async () => {
     await call({ action: 'hover', path: 'src/main.ts', line: 3, symbol: 'add' });
     const [running] = servers.list();
     expect(running?.root).toBe(project);
-    const server = await environOf(running!.pid!);
-    expect(process.env.TELEGRAM_BOT_TOKEN).toBeDefined();
-    expect(server.has('TELEGRAM_BOT_TOKEN')).toBe(false);
-    expect(server.has('PATH')).toBe(true);
-    expect([...server.keys()].every((name) => ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'COLORTERM', 'NO_COLOR'].includes(name) || name.startsWith('LC_'))).toBe(true);
-    const tsservers = await childrenOf(running!.pid!);
-    expect(tsservers.length).toBeGreaterThan(0);
-    for (const child of tsservers) expect((await environOf(child)).has('TELEGRAM_BOT_TOKEN')).toBe(false);
+    const tree = await processTree(running!.pid!);
+    // bubblewrap, its process 1 in the sandbox, the server, its tsserver.
+    expect(tree.length).toBeGreaterThanOrEqual(4);
+    for (const pid of tree) {
+      const environment = await environOf(pid);
+      expect(environment.has('TELEGRAM_BOT_TOKEN')).toBe(false);
+      expect(environment.get('PATH')).toBe(env.PATH);
+      expect(environment.get('HOME')).toBe('/tmp');
+      // The allowlist, what the sandbox sets, and what the server adds for its tsserver (its module
+      // path and the IPC channel of `fork`).
+      const expected = (name: string) => ['PATH', 'HOME', 'TMPDIR', 'PWD', 'NODE_PATH'].includes(name) || name.startsWith('NODE_CHANNEL_');
+      expect([...environment.keys()].filter((name) => !expected(name))).toEqual([]);
+    }
   });
 
   it('fails the call in flight with a clear error when the server dies, and starts a new one on the next call', async () => {
     const file = path.join(project, 'src/main.ts');
-    const died = servers.use(project, async (server) => {
+    const died = servers.use({ project, roots: [project] }, async (server) => {
       await server.open(file, 'typescript', await readFile(file, 'utf8'));
       const asked = server.hover(file, { line: 2, character: 22 });
       process.kill(server.pid!, 'SIGKILL');
@@ -217,18 +203,39 @@ describe('code tool', () => {
   it('stops the server and its tsserver on closeAll; later calls say so', async () => {
     await call({ action: 'hover', path: 'src/main.ts', line: 3, symbol: 'add' });
     const pid = servers.list()[0]!.pid!;
-    const tsservers = await childrenOf(pid);
+    const tree = await processTree(pid);
     await servers.closeAll();
     expect(await isRunning(pid)).toBe(false);
-    await waitFor(async () => (await Promise.all(tsservers.map(isRunning))).every((running) => !running));
+    await waitFor(async () => (await Promise.all(tree.map(isRunning))).every((running) => !running));
     expect(textOf(await call({ action: 'diagnostics', path: 'src/main.ts' }))).toBe('Error: the language servers were stopped: operator is shutting down');
   });
 });
 
 describe('language servers', () => {
+  it('without a sandbox (the owner\'s seats where bubblewrap is missing): runs operator\'s tsserver through a private launcher, removed on closeAll', async () => {
+    const project = await folderWith({ 'package.json': '{"name":"plain","private":true}', 'index.js': 'export const one = 1;\n' });
+    const servers = new LanguageServers({ env });
+    try {
+      expect(servers.isolation).toBe('none');
+      const tool = createCodeTool({ servers });
+      expect(textOf(await callTool(tool, { action: 'hover', path: 'index.js', line: 1, symbol: 'one' }, { cwd: project }))).toContain('const one: 1');
+      const running = servers.list()[0]!;
+      expect(running.roots).toEqual([project]);
+      const tree = await processTree(running.pid!);
+      const tsserver = (await Promise.all(tree.map(async (pid) => (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0')))).flat().find((arg) => arg.endsWith('tsserver.js'))!;
+      expect(tsserver).toMatch(/operator-tsserver-[^/]+\/typescript\/lib\/tsserver\.js$/);
+      const launcher = path.dirname(path.dirname(path.dirname(tsserver)));
+      expect((await stat(launcher)).mode & 0o777).toBe(0o700);
+      expect(await readFile(tsserver, 'utf8')).toContain('.sys.require = undefined;');
+      await servers.closeAll();
+      expect(existsSync(launcher)).toBe(false);
+    } finally {
+      await servers.closeAll();
+    }
+  });
+
   it('stops a server left idle', async () => {
     const project = await folderWith({ 'package.json': '{"name":"idle","private":true}', 'index.js': 'export const one = 1;\n' });
-    folders.push(project);
     const servers = new LanguageServers({ idleMs: 200 });
     try {
       const tool = createCodeTool({ servers });
@@ -242,7 +249,6 @@ describe('language servers', () => {
 
   it('re-sends a changed open document with the next version, and closes the least recently used beyond the limit', async () => {
     const folder = await folderWith({ 'a.ts': 'a', 'b.ts': 'b', 'c.ts': 'c' });
-    folders.push(folder);
     const documents = new OpenDocuments(2);
     const [a, b, c] = ['a.ts', 'b.ts', 'c.ts'].map((name) => path.join(folder, name)) as [string, string, string];
     expect(await documents.sync(a, 'typescript', 'a')).toEqual([{ kind: 'open', uri: OpenDocuments.uriOf(a), languageId: 'typescript', version: 1, text: 'a' }]);

@@ -3,12 +3,13 @@
  * server. `definition` (where a symbol is declared), `references` (where it is used), `hover`
  * (its type and documentation) and `diagnostics` (a file's syntax and type errors). It asks
  * about files inside the turn's workspace by read_file's rules, but it runs a program (the
- * language server) that reads whatever the project's tsconfig.json and imports reach, and its
- * hovers and errors can show what it read there: so it is in the `shell` group (the owner's; others
- * by grant), not `read`, which every seat has. The server starts
- * on the first call about a project (a folder with a package.json or tsconfig.json) and this
- * module loads no client and starts nothing before that. Offered only where the server is
- * installed (see `server-install.ts`).
+ * language server) that reads what the project's tsconfig.json and imports reach, and its hovers
+ * and errors can show what it read there: so it is in the `shell` group (the owner's; others by
+ * grant, and only where the sandbox works), not `read`, which every seat has. The server runs in
+ * the seat's sandbox and sees the workspace root that holds the project, read-only (see
+ * `server-program.ts`). It starts on the first call about a project (a folder with a package.json
+ * or tsconfig.json) and this module loads no client and starts nothing before that. Offered only
+ * where the server is installed (see `server-install.ts`).
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -109,7 +110,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       }
       const root = await workspace.rootOf(real, cwd, context.turn);
       const project = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root);
-      if (project === undefined) {
+      if (root === undefined || project === undefined) {
         return errorResult(
           `${args.path} is not in a project: no ${projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
             'The code tool starts the TypeScript language server only for a project folder.',
@@ -124,7 +125,8 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       }
       const view = await locationView(cwd, context, workspace, real, text);
       try {
-        return await servers.use(project, async (server) => {
+        // The server sees the workspace root that holds the project: one per project and root.
+        return await servers.use({ project, roots: [root] }, async (server) => {
           await server.open(real, languageId, text);
           if (args.action === 'diagnostics') {
             const found = formatDiagnostics(await server.diagnostics(real, context.signal), view.display(real), text, maxDiagnostics);

@@ -6,4 +6,5 @@
 export { codeActions, createCodeTool, type CodeToolOptions } from './code-tool.ts';
 export { CodeServerError } from './code-server-error.ts';
 export { LanguageServers, type LanguageServersOptions, type RunningServer } from './language-servers.ts';
+export type { ServerScope } from './server-program.ts';
 export { codeToolAvailable, locateServerInstall, serverInstall, type ServerInstall } from './server-install.ts';

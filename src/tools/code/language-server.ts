@@ -1,10 +1,12 @@
 /**
  * One TypeScript language server process for one project folder, spoken to over JSON-RPC on its
- * stdin and stdout (vscode-jsonrpc). Spawned without a shell, with the allowlisted environment of
- * commands (no secret of operator's), in a process group of its own so that stopping it takes its
- * tsserver along. Started with `initialize`/`initialized`; stopped with `shutdown`/`exit`, then
- * killed after a grace period. A server that dies fails the requests in flight with a clear
- * error; the pool (`language-servers.ts`) starts a new one on the next call.
+ * stdin and stdout (vscode-jsonrpc). Spawned as the sandbox says (see `server-program.ts`), in a
+ * process group of its own so that stopping it takes its tsserver along. Started with
+ * `initialize`/`initialized`, told to run operator's tsserver launcher and no other (the server
+ * would otherwise prefer the workspace's own `node_modules/typescript`), and checked to have done
+ * so; stopped with `shutdown`/`exit`, then killed after a grace period. A server that dies fails
+ * the requests in flight with a clear error; the pool (`language-servers.ts`) starts a new one on
+ * the next call.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -14,15 +16,21 @@ import { errorMessage } from '../../core/errors.ts';
 import { CodeServerError } from './code-server-error.ts';
 import type { LspHover, LspLocation, LspLocationLink, LspPosition, TsDiagnostic } from './lsp-types.ts';
 import { OpenDocuments, type DocumentSync } from './open-documents.ts';
-import type { ServerInstall } from './server-install.ts';
+import type { SpawnSpec } from '../sandbox/sandbox.ts';
 
 /** Options of {@link LanguageServer.start}. */
 export interface LanguageServerOptions {
   /** The project folder (absolute, real): the server's root and working directory. */
   root: string;
-  install: ServerInstall;
-  /** The server's whole environment (see `safeEnv`). */
-  env: Record<string, string>;
+  /** How to spawn it: the sandbox's spec for the server program (see `serverProgram`). */
+  spawn: SpawnSpec;
+  /** The tsserver it must run: operator's launcher (see `tsserver-launcher.ts`). */
+  tsserver: string;
+  /**
+   * operator's process id, which the server watches and exits without; null when the server
+   * cannot see it (its own PID namespace), where the sandbox stops it with operator instead.
+   */
+  parentPid: number | null;
   /** Longest wait for one answer, in ms. Default 30 s. */
   requestTimeoutMs?: number;
   /** Longest wait for the server to start and answer `initialize`, in ms. Default 60 s. */
@@ -42,6 +50,13 @@ const connectionErrors: ReadonlySet<number> = new Set([
 /** Bytes of the server's stderr kept, to say why it stopped. */
 const stderrTail = 2_000;
 
+/** The TypeScript a server runs, as it says after `initialized`. */
+export interface ServerTypescript {
+  version: string;
+  /** `user-setting` when it runs the tsserver it was told to; `workspace` or `bundled` otherwise. */
+  source: string;
+}
+
 /** A running language server. */
 export class LanguageServer {
   readonly root: string;
@@ -57,14 +72,16 @@ export class LanguageServer {
   #stderr = '';
   /** Document syncs run one at a time, so two calls never open the same document twice. */
   #syncing: Promise<unknown> = Promise.resolve();
+  #typescript: ServerTypescript | undefined;
+  readonly #typescriptSaid: Promise<ServerTypescript>;
 
   private constructor(options: LanguageServerOptions) {
     this.root = options.root;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#documents = new OpenDocuments(options.maxOpenDocuments);
-    this.#child = spawn(process.execPath, [options.install.script, '--stdio'], {
-      cwd: options.root,
-      env: options.env,
+    this.#child = spawn(options.spawn.file, options.spawn.args, {
+      cwd: options.spawn.cwd,
+      env: options.spawn.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
@@ -92,7 +109,14 @@ export class LanguageServer {
       }
       return null;
     });
-    this.#connection.onNotification(() => undefined);
+    let said: (typescript: ServerTypescript) => void = () => undefined;
+    this.#typescriptSaid = new Promise((resolve) => (said = resolve));
+    this.#connection.onNotification((method, params) => {
+      if (method !== '$/typescriptVersion') return;
+      const { version, source } = (params ?? {}) as { version?: unknown; source?: unknown };
+      this.#typescript = { version: String(version), source: String(source) };
+      said(this.#typescript);
+    });
     this.#connection.onError(() => undefined);
     this.#connection.listen();
   }
@@ -108,7 +132,7 @@ export class LanguageServer {
       await server.#request(
         'initialize',
         {
-          processId: process.pid,
+          processId: options.parentPid,
           clientInfo: { name: 'operator' },
           rootUri,
           rootPath: options.root,
@@ -126,15 +150,25 @@ export class LanguageServer {
             hostInfo: 'operator',
             // Type acquisition downloads packages from npm: never.
             disableAutomaticTypingAcquisition: true,
-            // One tsserver: the partial "syntax server" answers while the project loads, and its
-            // answers then miss other files (a definition lands on the import, not the function).
-            tsserver: { useSyntaxServer: 'never', fallbackPath: options.install.tsserver },
+            // No plugins of the server's own (tsserver's are off in the launcher).
+            plugins: [],
+            // operator's tsserver, never the workspace's: given as the setting, which the server
+            // takes before looking in the project. One tsserver: the partial "syntax server"
+            // answers while the project loads, and its answers then miss other files (a
+            // definition lands on the import, not the function).
+            tsserver: { path: options.tsserver, useSyntaxServer: 'never' },
           },
         },
         undefined,
         options.startTimeoutMs ?? 60_000,
       );
       server.#notify('initialized', {});
+      // The server says which TypeScript it runs right after `initialized`. Were it not the one
+      // it was told to run (the launcher gone between the check and the start), it is stopped.
+      const typescript = await server.#untilStopped(server.#typescriptSaid, options.startTimeoutMs ?? 60_000);
+      if (typescript.source !== 'user-setting') {
+        throw new CodeServerError(`the TypeScript language server for ${options.root} ran TypeScript from "${typescript.source}", not operator's own; it was stopped`);
+      }
       return server;
     } catch (error) {
       await server.stop(0);
@@ -146,6 +180,11 @@ export class LanguageServer {
   /** The server's process id (its tsserver runs in the same process group). */
   get pid(): number | undefined {
     return this.#child.pid;
+  }
+
+  /** The TypeScript it runs, once it said (see {@link ServerTypescript}). */
+  get typescript(): ServerTypescript | undefined {
+    return this.#typescript;
   }
 
   /** Whether the process is still running. */
@@ -234,6 +273,16 @@ export class LanguageServer {
     } catch {
       this.#child.kill('SIGKILL');
     }
+  }
+
+  /** `promise`, failed when the server stops first or `timeoutMs` passes. */
+  #untilStopped<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CodeServerError(`the TypeScript language server did not say which TypeScript it runs within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    });
+    const stopped = this.#exited.then(() => Promise.reject(this.#stoppedError()));
+    return Promise.race([promise, timeout, stopped]).finally(() => clearTimeout(timer));
   }
 
   #stoppedError(): CodeServerError {

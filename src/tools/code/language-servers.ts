@@ -1,17 +1,27 @@
 /**
- * The language servers of the process, one per project folder: started on the first call about
- * that folder, stopped after they sat idle (10 minutes by default) and when the runtime closes. A
- * server that died is replaced on the next call. The server module (and its JSON-RPC client) is
- * loaded only when the first server starts.
+ * The language servers of the process, one per project folder and view (the folders the server
+ * may read, see `ServerScope`): a server started for one seat is never used by a seat that sees
+ * more or less. Each is started on the first call about its scope, inside the seat's sandbox (see
+ * `server-program.ts`), stopped after it sat idle (10 minutes by default) and when the runtime
+ * closes. A server that died is replaced on the next call. The server module (and its JSON-RPC
+ * client) is loaded, and the tsserver launcher written, only when the first server starts.
  */
-import { safeEnv } from '../safe-env.ts';
 import { CodeServerError } from './code-server-error.ts';
 import type { LanguageServer } from './language-server.ts';
+import { serverProgram, type ServerScope } from './server-program.ts';
 import { serverInstall, type ServerInstall } from './server-install.ts';
+import { launcherPresent, removeTsserverLauncher, writeTsserverLauncher, type TsserverLauncher } from './tsserver-launcher.ts';
+import { createNoSandbox } from '../sandbox/no-sandbox.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
 
 /** Options of {@link LanguageServers}. */
 export interface LanguageServersOptions {
-  /** Where the servers' allowlisted environment comes from (see `safeEnv`). Default `process.env`. */
+  /**
+   * Where the servers run: the runtime's sandbox (bubblewrap where it works). Default: none, with
+   * the allowlisted environment taken from `env`.
+   */
+  sandbox?: Sandbox;
+  /** Where the default sandbox's allowlisted environment comes from (see `safeEnv`). Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Default: operator's own `typescript-language-server` and `typescript` (see `serverInstall`). */
   install?: ServerInstall;
@@ -26,6 +36,7 @@ export interface LanguageServersOptions {
 }
 
 interface Entry {
+  scope: ServerScope;
   starting: Promise<LanguageServer>;
   server?: LanguageServer;
   /** Calls using it now: it is not stopped for idleness while any runs. */
@@ -36,32 +47,45 @@ interface Entry {
 
 /** A running server, as {@link LanguageServers.list} shows it. */
 export interface RunningServer {
+  /** Its project folder. */
   root: string;
+  /** The folders it may read. */
+  roots: readonly string[];
+  /** The process spawned: the server itself, or the sandbox's process that holds it. */
   pid: number | undefined;
 }
 
-/** The pool of language servers, by project folder. */
+/** The pool of language servers, by project folder and view. */
 export class LanguageServers {
   readonly #options: LanguageServersOptions;
+  readonly #sandbox: Sandbox;
   readonly #entries = new Map<string, Entry>();
+  #launcher: Promise<TsserverLauncher> | undefined;
   #closed = false;
 
   constructor(options: LanguageServersOptions = {}) {
     this.#options = options;
+    this.#sandbox = options.sandbox ?? createNoSandbox({ env: options.env ?? process.env, reason: 'the language servers were given no sandbox' });
+  }
+
+  /** `bubblewrap` when the servers run in the sandbox, `none` when they run as operator's children. */
+  get isolation(): Sandbox['kind'] {
+    return this.#sandbox.kind;
   }
 
   /**
-   * Runs `work` with the server of `root` (an absolute, real project folder), starting it if
-   * none runs there or the last one died.
+   * Runs `work` with the server of `scope` (its project folder and the folders it may read, all
+   * absolute and real), starting it if none runs for that scope or the last one died.
    */
-  async use<T>(root: string, work: (server: LanguageServer) => Promise<T>): Promise<T> {
+  async use<T>(scope: ServerScope, work: (server: LanguageServer) => Promise<T>): Promise<T> {
     if (this.#closed) throw new CodeServerError('the language servers were stopped: operator is shutting down');
-    let entry = this.#entries.get(root);
+    const key = scopeKey(scope);
+    let entry = this.#entries.get(key);
     if (entry?.server && !entry.server.running) {
-      this.#forget(root, entry);
+      this.#forget(key, entry);
       entry = undefined;
     }
-    if (!entry) entry = this.#start(root);
+    if (!entry) entry = this.#start(key, scope);
     entry.busy++;
     if (entry.idle) clearTimeout(entry.idle);
     try {
@@ -70,8 +94,8 @@ export class LanguageServers {
     } finally {
       entry.busy--;
       entry.usedAt = Date.now();
-      if (entry.busy === 0 && this.#entries.get(root) === entry) {
-        entry.idle = setTimeout(() => void this.#stopEntry(root, entry), this.#options.idleMs ?? 10 * 60_000);
+      if (entry.busy === 0 && this.#entries.get(key) === entry) {
+        entry.idle = setTimeout(() => void this.#stopEntry(key, entry), this.#options.idleMs ?? 10 * 60_000);
         entry.idle.unref();
       }
     }
@@ -79,42 +103,64 @@ export class LanguageServers {
 
   /** The servers running now. */
   list(): RunningServer[] {
-    return [...this.#entries.entries()].flatMap(([root, entry]) => (entry.server?.running ? [{ root, pid: entry.server.pid }] : []));
+    return [...this.#entries.values()].flatMap((entry) =>
+      entry.server?.running ? [{ root: entry.scope.project, roots: entry.scope.roots, pid: entry.server.pid }] : [],
+    );
   }
 
-  /** Stops every server (`shutdown`, `exit`, then a kill after the grace period); later calls fail. */
+  /**
+   * Stops every server (`shutdown`, `exit`, then a kill after the grace period) and removes the
+   * tsserver launcher; later calls fail.
+   */
   async closeAll(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#entries.keys()].map((root) => this.#stopEntry(root, this.#entries.get(root)!)));
+    await Promise.all([...this.#entries.keys()].map((key) => this.#stopEntry(key, this.#entries.get(key)!)));
+    const launcher = await this.#launcher?.catch(() => undefined);
+    if (launcher) await removeTsserverLauncher(launcher);
   }
 
-  #start(root: string): Entry {
+  #start(key: string, scope: ServerScope): Entry {
     this.#makeRoom();
-    const entry: Entry = { busy: 0, usedAt: Date.now(), starting: this.#launch(root, () => entry) };
-    entry.starting.catch(() => this.#forget(root, entry));
-    this.#entries.set(root, entry);
+    const entry: Entry = { scope, busy: 0, usedAt: Date.now(), starting: this.#launch(key, scope, () => entry) };
+    entry.starting.catch(() => this.#forget(key, entry));
+    this.#entries.set(key, entry);
     return entry;
   }
 
-  async #launch(root: string, self: () => Entry): Promise<LanguageServer> {
+  async #launch(key: string, scope: ServerScope, self: () => Entry): Promise<LanguageServer> {
     const install = this.#options.install ?? serverInstall();
     if (!install) throw new CodeServerError('no TypeScript language server is installed here (typescript-language-server and typescript)');
+    const launcher = await this.#launcherFor(install);
     const { LanguageServer } = await import('./language-server.ts');
     const server = await LanguageServer.start({
-      root,
-      install,
-      env: safeEnv(this.#options.env ?? process.env),
+      root: scope.project,
+      spawn: this.#sandbox.programSpec(serverProgram(install, launcher, scope)),
+      tsserver: launcher.tsserver,
+      parentPid: this.#sandbox.kind === 'none' ? process.pid : null,
       requestTimeoutMs: this.#options.requestTimeoutMs,
       startTimeoutMs: this.#options.startTimeoutMs,
     });
     const entry = self();
     entry.server = server;
-    void server.exited.then(() => this.#forget(root, entry));
+    void server.exited.then(() => this.#forget(key, entry));
     if (this.#closed) {
       await server.stop();
       throw new CodeServerError('the language servers were stopped: operator is shutting down');
     }
     return server;
+  }
+
+  /** The tsserver launcher, written on the first start and again if it was removed since. */
+  async #launcherFor(install: ServerInstall): Promise<TsserverLauncher> {
+    const pending = this.#launcher;
+    const current = await pending?.catch(() => undefined);
+    if (current && launcherPresent(current)) return current;
+    // Servers starting at once write one launcher between them.
+    if (this.#launcher === pending) {
+      if (current) await removeTsserverLauncher(current);
+      if (this.#launcher === pending) this.#launcher = writeTsserverLauncher(install);
+    }
+    return await this.#launcher!;
   }
 
   /** Stops the least recently used idle servers while there are too many. */
@@ -127,14 +173,19 @@ export class LanguageServers {
     }
   }
 
-  async #stopEntry(root: string, entry: Entry): Promise<void> {
-    this.#forget(root, entry);
+  async #stopEntry(key: string, entry: Entry): Promise<void> {
+    this.#forget(key, entry);
     const server = await entry.starting.catch(() => undefined);
     await server?.stop();
   }
 
-  #forget(root: string, entry: Entry): void {
+  #forget(key: string, entry: Entry): void {
     if (entry.idle) clearTimeout(entry.idle);
-    if (this.#entries.get(root) === entry) this.#entries.delete(root);
+    if (this.#entries.get(key) === entry) this.#entries.delete(key);
   }
+}
+
+/** One key per project folder and set of readable folders, whatever their order. */
+function scopeKey(scope: ServerScope): string {
+  return JSON.stringify([scope.project, [...new Set(scope.roots)].sort()]);
 }
