@@ -149,7 +149,11 @@ export class Runtime {
     // Hidden: OPERATOR_HOME, and the `.env` files operator loads its keys from (the working
     // directory's lies inside every workspace that holds the working directory).
     this.sandbox = createSandbox(options.sandbox ?? defaultSandboxSettings, { hidden: [this.home, ...envFilePaths(this.cwd, this.home)], env: this.env });
-    this.files = new FileAccess({ sandbox: this.sandbox, hidden: privatePaths(this.home, this.cwd) });
+    this.files = new FileAccess({
+      sandbox: this.sandbox,
+      hidden: privatePaths(this.home, this.cwd),
+      timeoutMs: (options.sandbox?.fileTimeoutSeconds ?? 30) * 1000,
+    });
     this.builtin = options.builtin ?? builtinRoot;
     this.client = options.requireModel === false ? createModelClientOrStandIn(this.env) : createModelClient(this.env);
     // Load the SDK in the background; a failure shows on the first call.

@@ -24,6 +24,16 @@ export const dmPolicies = ['allowlist', 'pairing', 'open'] as const;
 /** One of {@link dmPolicies}. */
 export type DmPolicy = (typeof dmPolicies)[number];
 
+/**
+ * Which groups the bot serves: `approval` (groups an admin added it to or approved; a stranger's
+ * group gets a pairing code once, then silence), `allowlist` (the same, without codes), `open`
+ * (every group, as before; `allowlists.<platform>.chats`, when set, restricts it).
+ */
+export const groupPolicies = ['approval', 'allowlist', 'open'] as const;
+
+/** One of {@link groupPolicies}. */
+export type GroupPolicy = (typeof groupPolicies)[number];
+
 /** What a message arriving during a turn does. */
 export const busyModes = ['followUp', 'steer', 'interrupt'] as const;
 
@@ -131,12 +141,14 @@ const platformId = z
 
 const allowlist = z
   .strictObject({
-    chats: z.array(platformId).default([]).describe('Group chats / channels the bot answers in (empty: any).'),
+    chats: z.array(platformId).default([]).describe('Group chats / channels the bot answers in without an approval (with groupPolicy "open": the only ones, when any are listed).'),
     users: z.array(platformId).default([]).describe('People allowed: in groups (empty: anyone) and, with dmPolicy "allowlist", in direct messages.'),
   })
   .prefault({});
 
 const dmPolicy = z.enum(dmPolicies);
+
+const groupPolicy = z.enum(groupPolicies);
 
 const profileName = z.string().regex(profileNamePattern, 'expected a profile name (letters, digits, - and _, at most 64)');
 
@@ -148,12 +160,14 @@ export const settingSchemas = {
   port: z.int().min(0).max(65535),
   model: z.string().min(1),
   dmPolicy,
+  groupPolicy,
   admins: z.array(z.string().regex(adminPattern, adminMessage)),
   reviewEvery: z.int().min(0),
   host: z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.:-]+)$/, 'expected an address to listen on, e.g. 127.0.0.1, 0.0.0.0 or ::'),
   publicHosts: z.array(hostName),
   webhookUrl: z.url(),
-  webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, 'expected 1-256 characters of A-Z, a-z, 0-9, _ and -'),
+  // A shared secret: at least 16 characters, as `shared-secrets.ts` asks of every one.
+  webhookSecret: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'expected 16-256 characters of A-Z, a-z, 0-9, _ and - (a shared secret must not be guessable)'),
   apiRoot: z.url(),
   catchUpMinutes: z.int().min(0).max(1_440),
 };
@@ -249,16 +263,22 @@ export const operatorConfigSchema = z
           .enum(sandboxModes)
           .default('auto')
           .describe('"auto": commands run in bubblewrap when it is installed; "required": the gateway does not start without it; "off": no sandbox (shell is then offered only in the owner\'s own conversations).'),
-        network: z.boolean().default(true).describe('Whether commands may use the network (they share this machine\'s, loopback services included).'),
+        network: z.boolean().default(true).describe("Whether commands may use the network: a network namespace of their own through slirp4netns where it is installed (this machine's loopback services out of reach), else this machine's network, loopback services included."),
         readOnly: z.array(absolutePath).default([]).describe('More folders commands may read (beyond the system folders).'),
         readWrite: z.array(absolutePath).default([]).describe('More folders commands may change (beyond the workspace).'),
         env: z
           .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'))
           .default([])
           .describe('More environment variables passed to commands (beyond PATH, LANG, TERM, TZ and the like); secret-looking names are still withheld.'),
+        fileTimeoutSeconds: z
+          .number()
+          .positive()
+          .max(3_600)
+          .default(30)
+          .describe("Longest a file tool's work (a search, a listing, a read) may take in the conversation's file worker before the worker is stopped and the call told so."),
       })
       .prefault({})
-      .describe('How commands the agent runs are isolated.'),
+      .describe('How commands and file tools the agent runs are isolated.'),
     model: settingSchemas.model.optional().describe('Model id or alias, e.g. "sonnet" or "openai:llama3.1:8b". Env: OPERATOR_MODEL.'),
     dmPolicy: z
       .strictObject({
@@ -269,6 +289,16 @@ export const operatorConfigSchema = z
       })
       .prefault({})
       .describe('Who may talk to the bot in direct messages, per platform. Env: OPERATOR_DM_POLICY (all platforms).'),
+    groupPolicy: z
+      .strictObject({
+        telegram: groupPolicy.default('approval'),
+        discord: groupPolicy.default('approval'),
+        slack: groupPolicy.default('approval'),
+      })
+      .prefault({})
+      .describe(
+        'Which groups, channels and servers the bot answers in, per platform: "approval" (default: those an admin added it to or approved; elsewhere the first mention gets a pairing code), "allowlist" (the same without codes), "open" (every one). Env: OPERATOR_GROUP_POLICY (all platforms).',
+      ),
     allowlists: z
       .strictObject({ telegram: allowlist, discord: allowlist, slack: allowlist, web: allowlist })
       .prefault({})
@@ -378,7 +408,7 @@ export const operatorConfigSchema = z
         webhookUrl: settingSchemas.webhookUrl.optional().describe('Public URL of POST /webhooks/telegram; without it the bot long-polls. Env: TELEGRAM_WEBHOOK_URL.'),
         webhookSecret: settingSchemas.webhookSecret
           .optional()
-          .describe('Secret token Telegram sends with each webhook call. Env: TELEGRAM_WEBHOOK_SECRET.'),
+          .describe('Secret token Telegram sends with each webhook call: 16-256 characters of A-Z, a-z, 0-9, _ and -. Env: TELEGRAM_WEBHOOK_SECRET.'),
         apiRoot: settingSchemas.apiRoot.optional().describe('Bot API server, for a self-hosted one. Env: TELEGRAM_API_ROOT.'),
       })
       .prefault({})

@@ -1,6 +1,5 @@
 /** The `glob` tool: files matching a pattern, most recently changed first, found by the turn's file worker. */
 import { z } from 'zod';
-import { defaultFileCallTimeoutMs } from '../files/file-access.ts';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
@@ -43,7 +42,7 @@ export function createGlobTool(options: BuiltinToolOptions = {}) {
         const info = await files.call<StatResult>('stat', { path: base }).catch(() => undefined);
         if (info === undefined || info.type === 'broken-link') return errorResult(`path not found: ${displayBase}`);
         if (info.type !== 'directory') return errorResult(`not a directory: ${displayBase}`);
-        result = await files.call<GlobResult>('glob', { base, pattern: args.pattern, ignore: ignoredFor(args.pattern) }, { timeoutMs: defaultFileCallTimeoutMs });
+        result = await files.call<GlobResult>('glob', { base, pattern: args.pattern, ignore: ignoredFor(args.pattern) });
       } catch (error) {
         return workerErrorResult(error, displayBase, 'the search', context.signal);
       }

@@ -3,7 +3,6 @@
  * sandbox, with a time limit (see `files/worker/search-ops.js`).
  */
 import { z } from 'zod';
-import { defaultFileCallTimeoutMs } from '../files/file-access.ts';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
@@ -15,7 +14,7 @@ import { errorResult } from './results.ts';
 export interface GrepToolOptions extends BuiltinToolOptions {
   /** Files larger than this are skipped, in bytes. Default 10 MiB. */
   maxFileBytes?: number;
-  /** Milliseconds a search may take before it is stopped. Default 30,000. */
+  /** Milliseconds a search may take before it is stopped. Default: the file access's limit. */
   timeoutMs?: number;
 }
 
@@ -38,7 +37,7 @@ type GrepResult =
 /** Creates the `grep` tool. */
 export function createGrepTool(options: GrepToolOptions = {}) {
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? defaultFileCallTimeoutMs;
+  const timeoutMs = options.timeoutMs;
   return defineTool({
     name: 'grep',
     machine: 'read',

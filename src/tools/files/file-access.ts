@@ -33,6 +33,8 @@ export interface FileAccessOptions {
   idleMs?: number;
   /** Workers kept at once; past it the least recently used idle one is closed. Default 32. */
   maxWorkers?: number;
+  /** A call's time limit when it gives none. Default {@link defaultFileCallTimeoutMs}. */
+  timeoutMs?: number;
 }
 
 /** Time limit of a call when the tool gives none. */
@@ -52,6 +54,7 @@ export class FileAccess {
   readonly #hidden: readonly string[];
   readonly #idleMs: number;
   readonly #maxWorkers: number;
+  readonly #timeoutMs: number;
   readonly #workers = new Map<string, FileWorker>();
   #sweeper: NodeJS.Timeout | undefined;
 
@@ -60,6 +63,7 @@ export class FileAccess {
     this.#hidden = options.hidden ?? [];
     this.#idleMs = options.idleMs ?? 60_000;
     this.#maxWorkers = options.maxWorkers ?? 32;
+    this.#timeoutMs = options.timeoutMs ?? defaultFileCallTimeoutMs;
   }
 
   /** `bubblewrap` when the workers are confined by the operating system, `none` when not. */
@@ -77,7 +81,7 @@ export class FileAccess {
     // A snapshot lives in its worker until the command it was taken for is compared: keep it.
     if (op === 'snapshotTake') worker.snapshots++;
     else if (op === 'snapshotCompare' || op === 'snapshotDrop') worker.snapshots = Math.max(0, worker.snapshots - 1);
-    return worker.call<Result>(op, args, { signal: options.signal, timeoutMs: options.timeoutMs ?? defaultFileCallTimeoutMs }).finally(() => {
+    return worker.call<Result>(op, args, { signal: options.signal, timeoutMs: options.timeoutMs ?? this.#timeoutMs }).finally(() => {
       worker.lastUsed = Date.now();
     });
   }
@@ -116,6 +120,8 @@ export class FileAccess {
       readOnly: [...(view.writable ? [] : roots), workerFolder, picomatchFolder, ...nodeFolders],
       network: false,
       hidden: [...this.#hidden, ...view.hidden],
+      system: 'minimal',
+      scratch: false,
     });
   }
 

@@ -6,7 +6,7 @@ import { bubblewrapArgs } from './bubblewrap-args.ts';
 import { describeCommandNetwork, type Slirp4netnsDetection } from './detect-slirp4netns.ts';
 import { planMounts } from './mount-plan.ts';
 import type { Sandbox, SandboxProgram, SandboxSettings, SpawnSpec } from './sandbox.ts';
-import { systemMounts } from './system-view.ts';
+import { minimalSystemMounts, systemMounts } from './system-view.ts';
 
 /** Options of {@link createBubblewrapSandbox}. */
 export interface BubblewrapSandboxOptions {
@@ -46,12 +46,15 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Sand
   function spec(program: SandboxProgram): SpawnSpec {
     const cwd = realPath(program.cwd) ?? path.resolve(program.cwd);
     const mounts = planMounts({
-      system: systemMounts(),
+      system: program.system === 'minimal' ? minimalSystemMounts() : systemMounts(),
       readOnly: realPaths([...settings.readOnly, ...(program.readOnly ?? [])]),
       writable: realPaths([...program.writable, ...settings.readWrite]),
       hidden: realPaths(program.hidden ?? options.hidden).filter(isDirectory),
+      hiddenFiles: realPaths(program.hidden ?? options.hidden).filter((entry) => !isDirectory(entry)),
       cwd,
     });
+    // After every mount under it is made: a write there would otherwise seem to work, and vanish.
+    if (program.scratch === false) mounts.push({ kind: 'remount-ro', path: privateHome });
     const env = { ...safeEnv(options.env, settings.env), ...program.env, HOME: privateHome, TMPDIR: privateHome };
     const network = program.network ?? settings.network;
     const slirp4netns = network && options.ownNetwork?.found ? options.ownNetwork.slirp4netns : undefined;

@@ -20,6 +20,8 @@ export interface SandboxSettings {
   readWrite: readonly string[];
   /** Extra environment variable names passed to commands (secret-looking ones stay withheld). */
   env: readonly string[];
+  /** Longest a file tool's call may take in its worker (see `files/file-access.ts`); default 30. */
+  fileTimeoutSeconds?: number;
 }
 
 /** One command to run inside the sandbox. */
@@ -54,6 +56,13 @@ export interface SandboxProgram {
   env?: Readonly<Record<string, string>>;
   /** Folders (and files) covered wherever a bound folder would show them, instead of the sandbox's own list. */
   hidden?: readonly string[];
+  /**
+   * `minimal`: of the system, only programs and libraries (no `/etc` settings but the loader's),
+   * for operator's own helpers. Default `full`, what commands see.
+   */
+  system?: 'full' | 'minimal';
+  /** Whether its private `/tmp` is writable. Default true; a helper that writes nothing of its own says false. */
+  scratch?: boolean;
 }
 
 /** What to hand `child_process.spawn` for a {@link SandboxCommand}. */
@@ -75,7 +84,7 @@ export interface SpawnSpec {
 export interface Sandbox {
   /** `bubblewrap` when commands are isolated, `none` when they run as operator's children. */
   readonly kind: 'bubblewrap' | 'none';
-  /** One line for the start-up output, e.g. `commands run in bubblewrap (network on)`. */
+  /** One line for the start-up output, e.g. `commands run in bubblewrap (network on, a namespace of its own through slirp4netns)`. */
   describe(): string;
   /** How to spawn the command. */
   spawnSpec(command: SandboxCommand): SpawnSpec;
@@ -84,4 +93,4 @@ export interface Sandbox {
 }
 
 /** The settings when operator.json says nothing: bubblewrap when installed, network on. */
-export const defaultSandboxSettings: SandboxSettings = { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [] };
+export const defaultSandboxSettings: SandboxSettings = { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [], fileTimeoutSeconds: 30 };

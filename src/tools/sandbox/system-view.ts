@@ -47,7 +47,20 @@ const etcEntries = [
 /** Where a link may keep pointing, because the sandbox shows the same place. */
 const sharedTargets = ['/usr', '/proc'];
 
+/** What a program needs to start from the system's libraries, and nothing of /etc's settings. */
+const minimalEtcEntries = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d'];
+
 let cached: readonly Mount[] | undefined;
+let cachedMinimal: readonly Mount[] | undefined;
+
+/**
+ * The programs and libraries only, for a helper of operator's own (the file worker): no user
+ * list, no resolver, no certificates; a path the model names there is not there.
+ */
+export function minimalSystemMounts(): readonly Mount[] {
+  cachedMinimal ??= [...systemFolders, ...minimalEtcEntries.map((entry) => `/etc/${entry}`)].flatMap(mountOf);
+  return cachedMinimal;
+}
 
 /**
  * The read-only mounts of the system view, for the entries that exist on this machine. Looked up
