@@ -7,6 +7,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSandbox } from '../../src/tools/sandbox/create-sandbox.ts';
+import { defaultSandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import { controlToken, hostCommandLines, makeWorld, runIn, sandboxFor, storedMessage } from './sandbox-harness.ts';
 
 const env = { PATH: process.env.PATH, TELEGRAM_BOT_TOKEN: '123456:sandbox-test-secret' };
@@ -30,7 +32,7 @@ describe('shell in the bubblewrap sandbox', () => {
     const world = await makeWorld();
     const sandbox = sandboxFor(world.home, env);
     expect(sandbox.kind, sandbox.describe()).toBe('bubblewrap');
-    expect(sandbox.describe()).toBe('commands run in bubblewrap (network on)');
+    expect(sandbox.describe()).toBe('commands run in bubblewrap (network on, a namespace of its own through slirp4netns)');
     expect(await runIn(sandbox, 'pwd; cat notes.txt', [world.workspace])).toEqual({ text: `${world.workspace}\nworkspace notes`, isError: false });
   });
 
@@ -176,10 +178,20 @@ describe('shell in the bubblewrap sandbox', () => {
 
     const connect = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo no-connection`;
 
-    it('reaches a loopback server when network is on', async () => {
+    it('reaches no loopback server when network is on: the network is its own (more in own-network.test.ts)', async () => {
       const world = await makeWorld();
       const { port, connections } = await listen();
       const result = await runIn(sandboxFor(world.home, env), connect(port), [world.workspace]);
+      expect(result.text).toContain('no-connection');
+      expect(connections()).toBe(0);
+    });
+
+    it("reaches a loopback server when network is on without slirp4netns: this machine's network is shared", async () => {
+      const world = await makeWorld();
+      const { port, connections } = await listen();
+      const sandbox = createSandbox({ ...defaultSandboxSettings }, { hidden: [world.home], env, slirp4netns: '/nonexistent/bin/slirp4netns' });
+      expect(sandbox.describe()).toMatch(/^commands run in bubblewrap \(network on, shared with this machine and its loopback services: slirp4netns was not found/);
+      const result = await runIn(sandbox, connect(port), [world.workspace]);
       expect(result.text).toBe('hello from the host');
       expect(connections()).toBe(1);
     });

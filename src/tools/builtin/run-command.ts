@@ -3,10 +3,12 @@
  * that on timeout or abort the whole group (background jobs, pipelines, grandchildren) can be
  * signalled: SIGTERM first, SIGKILL after a grace period. In the bubblewrap sandbox the leader is
  * `bwrap`: its death takes down the sandbox's process 1 (`--die-with-parent`), and with it every
- * process of the sandbox's PID namespace, even those in a session of their own.
+ * process of the sandbox's PID namespace, even those in a session of their own. A command with a
+ * network of its own starts once slirp4netns has made it, and slirp4netns ends with `bwrap`.
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { attachOwnNetwork, ownNetworkStdio } from '../sandbox/own-network.ts';
 import type { SpawnSpec } from '../sandbox/sandbox.ts';
 import { OutputBuffer } from './output-buffer.ts';
 
@@ -45,19 +47,23 @@ let exitHookInstalled = false;
 /**
  * Runs the command and resolves once its output is closed (so background jobs that keep stdout
  * open are waited for, up to the timeout) or, after SIGKILL, once the process spawned has exited.
- * Rejects only when it cannot be started.
+ * Rejects only when it cannot be started: the program cannot be spawned, or the network of its
+ * own cannot be made (the command is then killed before it ran).
  */
 export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const killGraceMs = options.killGraceMs ?? 2_000;
   const maxOutputChars = options.maxOutputChars ?? 1_000_000;
   installExitHook();
   return new Promise((resolve, reject) => {
+    const ownNetwork = options.spawn.ownNetwork;
     const child = spawn(options.spawn.file, options.spawn.args, {
       cwd: options.spawn.cwd,
       env: options.spawn.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // A network of its own is handed over on three more descriptors (see own-network.ts).
+      stdio: ['ignore', 'pipe', 'pipe', ...(ownNetwork ? ownNetworkStdio : [])],
     });
+    const [childStdout, childStderr] = [child.stdout!, child.stderr!];
     const pid = child.pid;
     if (pid !== undefined) runningGroups.add(pid);
     const capture = (stream: NodeJS.ReadableStream, buffer: OutputBuffer) => {
@@ -72,8 +78,8 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
     };
     const stdout = new OutputBuffer(maxOutputChars);
     const stderr = new OutputBuffer(maxOutputChars);
-    const flushStdout = capture(child.stdout, stdout);
-    const flushStderr = capture(child.stderr, stderr);
+    const flushStdout = capture(childStdout, stdout);
+    const flushStderr = capture(childStderr, stderr);
 
     let timedOut = false;
     let aborted = false;
@@ -101,6 +107,17 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
         if (exited) finish();
       }, killGraceMs);
     };
+    // Set when the network could not be made: the command, still held back, is killed and this is the answer.
+    let networkFailure: Error | undefined;
+    const network =
+      ownNetwork && pid !== undefined
+        ? attachOwnNetwork(child, ownNetwork, (error) => {
+            networkFailure = error;
+            killSent = true;
+            signalGroup('SIGKILL');
+            if (exited) finish();
+          })
+        : undefined;
     const timeoutTimer = setTimeout(() => {
       timedOut = true;
       terminate();
@@ -118,6 +135,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       // SIGTERM; it must not keep operator alive.
       killTimer?.unref();
       if (pid !== undefined) runningGroups.delete(pid);
+      network?.stop();
     };
     function finish() {
       if (settled) return;
@@ -126,9 +144,10 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       flushStdout();
       flushStderr();
       // After SIGKILL a process that left the group (setsid) may still hold the pipes.
-      child.stdout.destroy();
-      child.stderr.destroy();
-      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), exitCode, exitSignal, timedOut, aborted, pid });
+      childStdout.destroy();
+      childStderr.destroy();
+      if (networkFailure) reject(networkFailure);
+      else resolve({ stdout: stdout.toString(), stderr: stderr.toString(), exitCode, exitSignal, timedOut, aborted, pid });
     }
 
     child.on('exit', (code, signal) => {

@@ -1,9 +1,16 @@
 /** The `bwrap` command line for one command: namespaces, privileges, the planned mounts. */
 import type { Mount } from './mount-plan.ts';
+import { ownNetworkFds } from './own-network.ts';
 
 /** What {@link bubblewrapArgs} turns into arguments. */
 export interface BubblewrapInvocation {
   network: boolean;
+  /**
+   * With the network on: a network namespace of the command's own, which the spawner joins to the
+   * outside with slirp4netns before the command starts (see `own-network.ts`). Otherwise a
+   * command with the network on shares this machine's.
+   */
+  ownNetwork?: boolean;
   /** In the order `planMounts` gives. */
   mounts: readonly Mount[];
   cwd: string;
@@ -13,16 +20,21 @@ export interface BubblewrapInvocation {
 
 /**
  * Its own PID namespace (so `/proc` shows the command's processes alone), IPC, UTS and cgroup
- * namespaces, the network's when it is off; a session of its own (no reaching the terminal);
+ * namespaces, the network's when it is off or its own; a session of its own (no reaching the terminal);
  * killed with its parent; no new privileges (bubblewrap always sets that) and, when operator
  * runs as root, no capabilities. The root stays read-only once the mounts are made.
  */
 export function bubblewrapArgs(invocation: BubblewrapInvocation): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
-  if (!invocation.network) args.push('--unshare-net');
+  const ownNetwork = invocation.network && invocation.ownNetwork === true;
+  if (!invocation.network || ownNetwork) args.push('--unshare-net');
+  // The spawner learns the sandbox's process id, and the command waits for its go.
+  if (ownNetwork) args.push('--info-fd', String(ownNetworkFds.info), '--block-fd', String(ownNetworkFds.block));
   // Unprivileged, bubblewrap gives the command no capabilities anyway.
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
   for (const mount of invocation.mounts) args.push(...mountArgs(mount));
+  // After the system view's, so it covers the machine's resolver list.
+  if (ownNetwork) args.push('--ro-bind-data', String(ownNetworkFds.resolvConf), '/etc/resolv.conf');
   args.push('--remount-ro', '/', '--chdir', invocation.cwd, '--', ...invocation.argv);
   return args;
 }

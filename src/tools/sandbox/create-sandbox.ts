@@ -2,6 +2,7 @@
 import { ConfigurationError } from '../../core/errors.ts';
 import { createBubblewrapSandbox } from './bubblewrap-sandbox.ts';
 import { detectBubblewrap } from './detect-bubblewrap.ts';
+import { detectSlirp4netns, type Slirp4netnsDetection } from './detect-slirp4netns.ts';
 import { createNoSandbox } from './no-sandbox.ts';
 import type { Sandbox, SandboxSettings } from './sandbox.ts';
 
@@ -13,6 +14,8 @@ export interface CreateSandboxOptions {
   env: NodeJS.ProcessEnv;
   /** The `bwrap` executable instead of the one on PATH (a missing path means none is installed). */
   bwrap?: string;
+  /** The `slirp4netns` executable instead of the one on PATH (a missing path means none is installed). */
+  slirp4netns?: string;
 }
 
 /**
@@ -22,18 +25,19 @@ export interface CreateSandboxOptions {
  * @throws ConfigurationError when `settings.mode` is `required` and bubblewrap cannot run.
  * @example
  * const sandbox = createSandbox(config.sandbox, { hidden: [operatorHome], env: process.env });
- * log(sandbox.describe()); // "commands run in bubblewrap (network on)"
+ * log(sandbox.describe()); // "commands run in bubblewrap (network on, a namespace of its own through slirp4netns)"
  */
 export function createSandbox(settings: SandboxSettings, options: CreateSandboxOptions): Sandbox {
   const none = (reason: string) => createNoSandbox({ env: options.env, extraEnv: settings.env, reason });
   if (settings.mode === 'off') return none('the sandbox is off in operator.json (sandbox.mode)');
-  const sandboxWith = (bwrap: string) => createBubblewrapSandbox({ bwrap, settings, hidden: options.hidden, env: options.env });
+  const sandboxWith = (bwrap: string, ownNetwork?: Slirp4netnsDetection) => createBubblewrapSandbox({ bwrap, settings, hidden: options.hidden, env: options.env, ownNetwork });
   const detection = detectBubblewrap({
     bwrap: options.bwrap,
     searchPath: options.env.PATH,
+    // Without the own network's hand-over, which a synchronous spawn cannot do.
     probe: (bwrap) => sandboxWith(bwrap).spawnSpec({ shell: '/bin/sh', command: 'exit 0', cwd: '/', writable: [] }),
   });
-  if (detection.found) return sandboxWith(detection.bwrap);
+  if (detection.found) return sandboxWith(detection.bwrap, detectSlirp4netns({ slirp4netns: options.slirp4netns, searchPath: options.env.PATH }));
   if (settings.mode === 'required') {
     throw new ConfigurationError(
       `sandbox.mode is "required" in operator.json, but ${detection.reason}. Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; ` +

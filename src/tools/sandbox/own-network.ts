@@ -1,0 +1,146 @@
+/**
+ * A sandboxed command's network of its own. bubblewrap starts the command in a new network
+ * namespace, tells the spawner the sandbox's process id (`--info-fd`) and holds the command back
+ * (`--block-fd`); outside, `slirp4netns` joins a tap device (`tap0`, 10.0.2.100/24, default route
+ * through 10.0.2.2, names resolved by 10.0.2.3) to that namespace, with outbound traffic made by
+ * slirp4netns itself. Only once the device is configured does the command start. Inside, nothing
+ * of this machine's loopback (`--disable-host-loopback`, and the namespace's own `lo`) and none
+ * of its abstract UNIX sockets (they belong to a network namespace) are reachable.
+ *
+ * slirp4netns ends with the command: it is killed when the sandbox's process exits, and its
+ * `--exit-fd` is a pipe from the spawner, so it also ends when the spawner itself dies.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+/** What the spawner needs to give a command its own network (see `SpawnSpec.ownNetwork`). */
+export interface OwnNetworkSpec {
+  /** The `slirp4netns` executable (found by `detectSlirp4netns`). */
+  slirp4netns: string;
+}
+
+/**
+ * The descriptors of `bwrap` that carry the hand-over: where it writes the sandbox's process id,
+ * where it waits for the go, and where it reads the sandbox's `/etc/resolv.conf`.
+ */
+export const ownNetworkFds = { info: 3, block: 4, resolvConf: 5 } as const;
+
+/** What `child_process.spawn` gives `bwrap` beyond its stdin, stdout and stderr (fds 3, 4 and 5). */
+export const ownNetworkStdio = ['pipe', 'pipe', 'pipe'] as const;
+
+/**
+ * The namespace's resolver is slirp4netns's (it forwards to this machine's): the machine's own
+ * `/etc/resolv.conf` may name a resolver on its loopback, which the namespace does not have.
+ */
+export const ownNetworkResolvConf = 'nameserver 10.0.2.3\n';
+
+/** Characters of slirp4netns's error output kept, to say why it failed. */
+const maxErrorChars = 4_096;
+
+/**
+ * slirp4netns's command line for the namespace of process `pid`. The large MTU makes bulk
+ * transfers cheaper; `--enable-sandbox` and `--enable-seccomp` confine slirp4netns itself (it
+ * parses every packet the command sends, outside the sandbox).
+ */
+export function slirp4netnsArgs(pid: number): string[] {
+  return ['--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--enable-seccomp', '--ready-fd=3', '--exit-fd=4', String(pid), 'tap0'];
+}
+
+/** The running hand-over of {@link attachOwnNetwork}. */
+export interface OwnNetwork {
+  /** Ends slirp4netns (or keeps it from starting). Call it once the sandbox's process has exited, or to give up. */
+  stop(): void;
+}
+
+/**
+ * Gives the just spawned `bwrap` (spawned with {@link ownNetworkStdio} after its stdio, with the
+ * arguments `bubblewrapArgs` makes for an own network) its network, then lets its command start.
+ * `onFailure` is called when slirp4netns cannot be started or stops before the network is up:
+ * the command is then still held back, and the caller should end it.
+ */
+export function attachOwnNetwork(child: ChildProcess, spec: OwnNetworkSpec, onFailure: (error: Error) => void): OwnNetwork {
+  // Node types `stdio` as a tuple of five; the sixth is there when it was asked for.
+  const stdio = child.stdio as readonly unknown[];
+  const info = stdio[ownNetworkFds.info] as Readable;
+  const block = stdio[ownNetworkFds.block] as Writable;
+  const resolvConf = stdio[ownNetworkFds.resolvConf] as Writable;
+  // bwrap may be gone before it reads or writes any of them: that is its own failure, reported
+  // through its exit and error output.
+  for (const stream of [info, block, resolvConf]) stream.on('error', () => undefined);
+  resolvConf.end(ownNetworkResolvConf);
+
+  let stopped = false;
+  let ready = false;
+  let slirp: ChildProcess | undefined;
+  const fail = (error: Error) => {
+    if (stopped || ready) return;
+    stopped = true;
+    onFailure(error);
+  };
+
+  let said = '';
+  info.setEncoding('utf8');
+  info.on('data', (chunk: string) => (said = (said + chunk).slice(0, maxErrorChars)));
+  info.on('end', () => {
+    const pid = childPid(said);
+    // Without a process id bwrap failed before the namespace was made, and says so itself.
+    if (stopped || pid === undefined) return;
+    slirp = startSlirp4netns(spec.slirp4netns, pid, {
+      ready: () => {
+        if (stopped) return;
+        ready = true;
+        block.end('1');
+      },
+      failed: fail,
+    });
+  });
+
+  return {
+    stop() {
+      stopped = true;
+      block.destroy();
+      if (slirp === undefined) return;
+      if (slirp.exitCode === null && slirp.signalCode === null) slirp.kill('SIGKILL');
+      slirp.stdio[4]?.destroy();
+    },
+  };
+}
+
+/** The sandbox's process id from what `--info-fd` wrote (`{"child-pid": 123, ...}`). */
+function childPid(text: string): number | undefined {
+  try {
+    const pid = (JSON.parse(text) as { 'child-pid'?: unknown })['child-pid'];
+    return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts slirp4netns for `pid`'s namespace. It gets no environment, a process group of its own
+ * (a Ctrl-C meant for the terminal chat is not for it) and a pipe as its `--exit-fd`.
+ */
+function startSlirp4netns(slirp4netns: string, pid: number, on: { ready: () => void; failed: (error: Error) => void }): ChildProcess {
+  const slirp = spawn(slirp4netns, slirp4netnsArgs(pid), { env: {}, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+  let errors = '';
+  slirp.stderr!.setEncoding('utf8');
+  slirp.stderr!.on('data', (chunk: string) => (errors = (errors + chunk).slice(-maxErrorChars)));
+  for (const stream of [slirp.stdio[3], slirp.stdio[4]]) stream?.on('error', () => undefined);
+  slirp.stdio[3]!.once('data', () => on.ready());
+  slirp.on('error', (error) => on.failed(new Error(`the command's own network could not be made: ${slirp4netns} could not be run (${error.message})`)));
+  slirp.on('exit', (code, signal) => {
+    const why = lastLine(errors) ?? `exit code ${code ?? signal}`;
+    on.failed(new Error(`the command's own network could not be made: slirp4netns stopped before it was ready (${why})`));
+  });
+  return slirp;
+}
+
+/** The last non-empty line of `text`, shortened. */
+function lastLine(text: string): string | undefined {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .findLast((line) => line.length > 0)
+    ?.slice(0, 300);
+}

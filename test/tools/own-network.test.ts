@@ -1,0 +1,169 @@
+/**
+ * Commands with the network on get a network namespace of their own through slirp4netns (real
+ * bubblewrap, real slirp4netns): `tap0` is up before the command's first instruction, and nothing
+ * of this machine's loopback or abstract UNIX sockets is reachable; the same probes reach both
+ * when slirp4netns is missing (network on then shares this machine's, as start-up says), so the
+ * probes can tell. slirp4netns ends with every command, also on timeout and abort, and a
+ * slirp4netns that cannot make the network keeps the command from running at all.
+ *
+ * Traffic goes to loopback and to slirp4netns's addresses inside the namespace the test made only.
+ *
+ * Mutation checks (run by hand, results): without `--block-fd` in bubblewrap-args.ts the first
+ * test fails (the command starts before tap0 exists); with `stop()` in run-command.ts left out
+ * the slirp4netns ending tests fail; with `--unshare-net` left out for an own network the
+ * loopback and abstract socket tests fail.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSandbox } from '../../src/tools/sandbox/create-sandbox.ts';
+import { defaultSandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
+import type { Sandbox } from '../../src/tools/sandbox/sandbox.ts';
+import { hostCommandLines, makeWorld, runIn } from './sandbox-harness.ts';
+
+const env = { PATH: process.env.PATH, TELEGRAM_BOT_TOKEN: '123456:own-network-test-secret' };
+
+/** The sandbox as the runtime makes it; `slirp4netns` names another executable (a missing one: none installed). */
+function sandboxWith(home: string, slirp4netns?: string): Sandbox {
+  return createSandbox(defaultSandboxSettings, { hidden: [home], env, slirp4netns });
+}
+
+/** Process ids of the slirp4netns processes this test process started (and that are not yet reaped). */
+function ourSlirps(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return comm === 'slirp4netns' && Number(ppid) === process.pid && state !== 'Z';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Streams output into a promise that resolves once `marker` has appeared. */
+function waitForOutput(marker: string) {
+  let text = '';
+  let seen: () => void = () => {};
+  const appeared = new Promise<void>((resolve) => (seen = resolve));
+  return {
+    appeared,
+    onOutput: (chunk: string) => {
+      text += chunk;
+      if (text.includes(marker)) seen();
+    },
+  };
+}
+
+/** A shell line that connects to the abstract UNIX socket `name` (padded as node names it) and prints what happened. */
+const connectAbstract = (name: string) =>
+  `perl -MSocket -e 'socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die; print connect($s, pack("S a108", AF_UNIX, "\\0${name}")) ? "abstract: " . <$s> : "abstract: $!\\n"'`;
+
+/** A shell line that connects to `host:port` and prints the first line answered, or that it could not. */
+const connectTcp = (host: string, port: number) => `(exec 3<>/dev/tcp/${host}/${port} && echo "${host}: $(head -1 <&3)") 2>/dev/null || echo "${host}: refused"`;
+
+describe('commands with a network of their own (slirp4netns)', () => {
+  const servers: Server[] = [];
+  afterEach(() => {
+    for (const server of servers.splice(0)) server.close();
+  });
+
+  /** A server of this machine counting connections: on 127.0.0.1, or on an abstract UNIX socket. */
+  async function listen(where: { port: 0 } | { abstract: string }): Promise<{ port: number; connections: () => number }> {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.end('hello from the host\n');
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => ('abstract' in where ? server.listen(`\0${where.abstract}`, resolve) : server.listen(0, '127.0.0.1', resolve)));
+    const address = server.address();
+    return { port: typeof address === 'object' && address ? (address as AddressInfo).port : 0, connections: () => connections };
+  }
+
+  it("starts the command once tap0 is up: 10.0.2.100, a default route, slirp4netns's resolver", async () => {
+    const world = await makeWorld();
+    const sandbox = sandboxWith(world.home);
+    expect(sandbox.describe()).toBe('commands run in bubblewrap (network on, a namespace of its own through slirp4netns)');
+    // The first thing the command does, with the shell's builtins alone (no program to start
+    // first): the routes of its namespace. No waiting of its own.
+    const result = await runIn(sandbox, 'while read -r line; do echo "route: $line"; done < /proc/net/route; ip -o -4 address show; ip route; cat /etc/resolv.conf', [world.workspace]);
+    expect(result.isError, result.text).toBe(false);
+    expect(result.text).toMatch(/^route: tap0\s+00000000\s+0202000A\s/m);
+    expect(result.text).toMatch(/^\d+: tap0\s+inet 10\.0\.2\.100\/24 /m);
+    expect(result.text).toMatch(/^\d+: lo\s+inet 127\.0\.0\.1\/8 /m);
+    expect(result.text).toContain('default via 10.0.2.2 dev tap0');
+    expect(result.text).toContain('nameserver 10.0.2.3');
+    // Nothing of this machine's devices.
+    expect(result.text.split('\n').filter((line) => /^\d+: /.test(line)).map((line) => line.split(/\s+/)[1])).toEqual(['lo', 'tap0']);
+  });
+
+  it("reaches no loopback service of this machine, by 127.0.0.1 or by slirp4netns's host address", async () => {
+    const world = await makeWorld();
+    const { port, connections } = await listen({ port: 0 });
+    const probe = `${connectTcp('127.0.0.1', port)}; ${connectTcp('10.0.2.2', port)}`;
+    const own = await runIn(sandboxWith(world.home), probe, [world.workspace]);
+    expect(own.text).toBe('127.0.0.1: refused\n10.0.2.2: refused');
+    expect(connections()).toBe(0);
+    // The same probe, where commands share this machine's network, gets in: it can tell.
+    const shared = await runIn(sandboxWith(world.home, '/nonexistent/bin/slirp4netns'), connectTcp('127.0.0.1', port), [world.workspace]);
+    expect(shared.text).toBe('127.0.0.1: hello from the host');
+    expect(connections()).toBe(1);
+  });
+
+  it("reaches no abstract UNIX socket of this machine (an X display's kind)", async () => {
+    const world = await makeWorld();
+    const name = `operator-test-${randomBytes(4).toString('hex')}`;
+    const { connections } = await listen({ abstract: name });
+    const own = await runIn(sandboxWith(world.home), connectAbstract(name), [world.workspace]);
+    expect(own.text).toBe('abstract: Connection refused');
+    expect(connections()).toBe(0);
+    const shared = await runIn(sandboxWith(world.home, '/nonexistent/bin/slirp4netns'), connectAbstract(name), [world.workspace]);
+    expect(shared.text).toBe('abstract: hello from the host');
+    expect(connections()).toBe(1);
+  });
+
+  it('ends slirp4netns with each command: when it finishes, times out or is stopped', async () => {
+    const world = await makeWorld();
+    const sandbox = sandboxWith(world.home);
+    expect((await runIn(sandbox, 'echo done', [world.workspace])).text).toBe('done');
+    await vi.waitFor(() => expect(ourSlirps()).toEqual([]));
+
+    const timing = waitForOutput('started');
+    const timedOut = runIn(sandbox, 'sleep 987.71 & echo started; wait', [world.workspace], { timeoutMs: 3_000, onOutput: timing.onOutput });
+    await timing.appeared;
+    // One slirp4netns while the command runs: the count below is of the right processes.
+    expect(ourSlirps()).toHaveLength(1);
+    expect(await timedOut).toEqual({ text: 'started\n[Command timed out after 3000ms]', isError: true });
+    await vi.waitFor(() => expect(ourSlirps()).toEqual([]));
+
+    const stopping = waitForOutput('started');
+    const controller = new AbortController();
+    const aborted = runIn(sandbox, 'sleep 987.72 & echo started; wait', [world.workspace], { timeoutMs: 60_000, onOutput: stopping.onOutput, signal: controller.signal });
+    await stopping.appeared;
+    expect(ourSlirps()).toHaveLength(1);
+    controller.abort(new Error('turn aborted'));
+    await expect(aborted).rejects.toThrow('turn aborted');
+    await vi.waitFor(() => expect(ourSlirps()).toEqual([]));
+    expect(hostCommandLines().filter((line) => line.startsWith('sleep 987.7'))).toEqual([]);
+  });
+
+  it('never runs the command when slirp4netns cannot make the network, and says why', async () => {
+    const world = await makeWorld();
+    // A real program that fails the way a broken slirp4netns does: it exits before the network is up.
+    const result = await runIn(sandboxWith(world.home, '/bin/false'), 'touch ran-without-network; echo RAN', [world.workspace]);
+    expect(result).toEqual({
+      text: "Error: could not start /bin/bash: the command's own network could not be made: slirp4netns stopped before it was ready (exit code 1)",
+      isError: true,
+    });
+    expect(existsSync(path.join(world.workspace, 'ran-without-network'))).toBe(false);
+    expect(hostCommandLines().filter((line) => line.includes('ran-without-network'))).toEqual([]);
+  });
+});
