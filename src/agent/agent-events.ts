@@ -25,6 +25,11 @@ export type AgentOwnEvent =
    * each handler seeing the previous one's result.
    */
   | { type: 'tool_result'; call: ToolCallPart; content: ToolResultContent[]; isError: boolean }
+  /**
+   * A guardrail threw while checking `call`: before it (the call was blocked) or after it (its
+   * result was withheld). `error` is for the log only: it may quote the call or its result.
+   */
+  | { type: 'guardrail_failed'; call: ToolCallPart; guardrail: string; stage: 'before' | 'after'; error: string }
   /** Usage and cost of one model call. */
   | { type: 'model_usage'; model: string; usage: Usage; cost: Cost }
   /** A background review's (or memory flush's) usage and cost, charged to this agent apart from its turns. */

@@ -2,8 +2,8 @@
  * The guardrail contract. Guardrails see every tool call of a turn before and after it runs.
  * Before: allow, block (the model sees an error result), halt (the turn is aborted) or ask (the
  * turn pauses until a person approves or denies; no answer in time denies). After: allow, warn
- * (the reason is appended to the result) or halt. A guardrail that throws is treated as allowing:
- * its decision is the signal, its bugs are not.
+ * (the reason is appended to the result) or halt. A guardrail that throws fails closed: the call
+ * is blocked (after it, its result withheld from the model) and the gateway logs why.
  */
 import type { ToolCallPart, ToolResultContent } from '../llm/types.ts';
 import type { TurnContext } from '../tools/tool.ts';

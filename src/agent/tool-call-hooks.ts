@@ -1,7 +1,9 @@
 /**
  * What happens around each tool call of a turn: before it, extensions may block it and the
  * guardrails decide (block, halt the turn, or ask a person); after it, extensions may patch the
- * result, listeners see it, and the guardrails may redact, warn or halt.
+ * result, listeners see it, and the guardrails may redact, warn or halt. A guardrail that throws
+ * blocks the call (or withholds its result) and is reported as `guardrail_failed`, which the
+ * gateway logs with the reason.
  */
 import { CancellationError } from '../core/errors.ts';
 import type { ToolCallPart } from '../llm/types.ts';
@@ -11,7 +13,7 @@ import type { EngineHooks } from './engine.ts';
 import type { EngineEvent } from './engine-events.ts';
 import type { ExtensionContext } from './extension-context.ts';
 import type { ExtensionRunner } from './extensions.ts';
-import type { GuardrailSet } from './guardrail-set.ts';
+import type { GuardrailFailure, GuardrailSet } from './guardrail-set.ts';
 
 /** What the hooks work with: the agent's extensions, guardrails and ways to speak and stop. */
 export interface ToolCallParts {
@@ -39,6 +41,7 @@ export function toolCallHooks(parts: ToolCallParts): Required<Pick<EngineHooks, 
         if (answer?.block === true) return { block: true, reason: String(answer.reason ?? 'blocked by an extension') };
       }
       const decision = await parts.guardrails.before(call, parts.turn);
+      if (decision.failure) reportFailure(parts, call, decision.failure);
       if (decision.action === 'block') return { block: true, reason: decision.reason };
       if (decision.action === 'halt') {
         parts.halt(new CancellationError(`Halted by guardrail: ${decision.reason}`));
@@ -53,9 +56,18 @@ export function toolCallHooks(parts: ToolCallParts): Required<Pick<EngineHooks, 
       parts.emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
       const decision = await parts.guardrails.after(call, patched);
       patched = { ...patched, content: decision.content };
+      if (decision.failure) {
+        reportFailure(parts, call, decision.failure);
+        patched = { ...patched, isError: true };
+      }
       if (decision.action === 'warn') patched = { ...patched, content: [...patched.content, { type: 'text', text: `\n[Guardrail warning: ${decision.reason}]` }] };
       if (decision.action === 'halt') parts.halt(new CancellationError(`Halted by guardrail: ${decision.reason}`));
       return patched;
     },
   };
+}
+
+/** Tells listeners that a guardrail threw (the gateway logs it: which, at which check, why). */
+function reportFailure(parts: ToolCallParts, call: ToolCallPart, failure: GuardrailFailure): void {
+  parts.emitLocal({ type: 'guardrail_failed', call, ...failure });
 }

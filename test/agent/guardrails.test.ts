@@ -50,10 +50,9 @@ describe('guardrails in the agent', () => {
     expect(calls).toEqual([]);
   });
 
-  it('block, warn with replaced content, halt; a throwing guardrail allows', async () => {
+  it('block, warn with replaced content, halt', async () => {
     const calls: string[] = [];
     const guardrails: Guardrail[] = [
-      { name: 'broken', beforeCall: () => { throw new Error('bug'); }, afterCall: () => { throw new Error('bug'); } },
       { name: 'no-x', beforeCall: (call) => (call.arguments.text === 'x' ? { action: 'block', reason: 'no x' } : undefined) },
       { name: 'redact', afterCall: (_call, result) => ({ action: 'warn', reason: 'redacted', content: result.content.map((part) => (part.type === 'text' ? { ...part, text: part.text.replace('secret', '[REDACTED]') } : part)) }) },
     ];
@@ -74,6 +73,41 @@ describe('guardrails in the agent', () => {
     const result = await harness.agent.invoke('go');
     expect(result.aborted).toBe(true);
     expect(harness.server.requests).toHaveLength(1);
+  });
+
+  it('a guardrail that throws before a call blocks it, and reports which and why', async () => {
+    const calls: string[] = [];
+    const failures: unknown[] = [];
+    // Its error quotes the call's arguments, as a careless guardrail's might: the model never sees it.
+    const broken: Guardrail = { name: 'broken', beforeCall: (call) => { throw new Error(`cannot parse ${JSON.stringify(call.arguments)}`); } };
+    harness = await createHarness({ agent: { tools: [echoTool(calls)], guardrails: [broken] } });
+    harness.agent.subscribe((event) => void (event.type === 'guardrail_failed' && failures.push(event)));
+    harness.server.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'PLANTED-7731' } }] }, { text: 'done' });
+    await harness.agent.invoke('go');
+    expect(calls).toEqual([]);
+    const results = lastResults(harness);
+    expect(results).toContain('broken: the guardrail failed while checking this call, so it was not run');
+    expect(results).not.toContain('cannot parse');
+    expect(failures).toEqual([expect.objectContaining({ guardrail: 'broken', stage: 'before', error: expect.stringContaining('cannot parse'), call: expect.objectContaining({ name: 'echo' }) })]);
+  });
+
+  it('a guardrail that throws after a call withholds its result from the model, and reports it', async () => {
+    const calls: string[] = [];
+    const failures: unknown[] = [];
+    // A redactor that breaks on the very output it should clean: that output must not pass unredacted.
+    const brokenRedactor: Guardrail = { name: 'redactor', afterCall: () => { throw new Error('pattern table not loaded'); } };
+    const later: Guardrail = { name: 'later', afterCall: () => ({ action: 'warn', reason: 'never reached' }) };
+    harness = await createHarness({ agent: { tools: [echoTool(calls)], guardrails: [brokenRedactor, later] } });
+    harness.agent.subscribe((event) => void (event.type === 'guardrail_failed' && failures.push(event)));
+    harness.server.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'sk-ant-PLANTED-secret' } }] }, { text: 'done' });
+    await harness.agent.invoke('go');
+    expect(calls).toEqual(['sk-ant-PLANTED-secret']);
+    const results = lastResults(harness);
+    expect(results).not.toContain('PLANTED');
+    expect(results).toContain('The result of echo was withheld: the guardrail redactor failed while checking it');
+    expect(results).not.toContain('never reached');
+    expect(results).toContain('"is_error":true');
+    expect(failures).toEqual([expect.objectContaining({ guardrail: 'redactor', stage: 'after', error: 'pattern table not loaded' })]);
   });
 
   it('resets per-turn state at the start of every turn', async () => {
