@@ -1,8 +1,10 @@
 /**
  * The runtime offers the `code` tool in the `shell` group (its language server reads what the
- * project reaches): a seat without grants is not offered it, and the workspace rules of read_file
- * guard it besides: asked from such a seat's own folder it cannot reach a file outside it, and no
- * seat reaches operator's private state. The runtime's close stops the servers.
+ * project reaches): a seat without grants is not offered it, and without bubblewrap a grant of
+ * `shell` does not give it either (the owner's alone, as `shell`). The workspace rules of
+ * read_file guard it besides: asked from such a seat's own folder it cannot reach a file outside
+ * it, and no seat reaches operator's private state. Its server runs in the runtime's sandbox; the
+ * runtime's close stops the servers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, readlink, realpath, rm } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ToolGrants } from '../../src/gateway/access/tool-grants.ts';
 import { TurnAccess } from '../../src/gateway/turn-access.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
+import { defaultSandboxSettings, type SandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import type { Tool, TurnContext } from '../../src/tools/tool.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 import { callTool, isRunning, textOf } from './tool-harness.ts';
@@ -27,13 +30,13 @@ describe('runtime code tool', () => {
     if (cwd) await rm(cwd, { recursive: true, force: true });
   });
 
-  const start = async () => {
+  const start = async (sandbox?: SandboxSettings) => {
     home = createTempHome();
     cwd = await realpath(await mkdtemp(join(tmpdir(), 'operator-code-runtime-')));
     mkdirSync(join(cwd, 'src'));
     writeFileSync(join(cwd, 'package.json'), '{"name":"app","private":true,"type":"module"}');
     writeFileSync(join(cwd, 'src', 'index.ts'), 'export const answer: number = 42;\n');
-    runtime = new Runtime({ env: { OPERATOR_HOME: home, HOME: home, ANTHROPIC_API_KEY: 'sk-test', OPERATOR_REVIEW_EVERY: '0' }, cwd, requireModel: false });
+    runtime = new Runtime({ env: { OPERATOR_HOME: home, HOME: home, ANTHROPIC_API_KEY: 'sk-test', OPERATOR_REVIEW_EVERY: '0', PATH: process.env.PATH }, cwd, requireModel: false, sandbox });
     const { agent } = await runtime.createAgent({ sessionKey: 'telegram:group:-100', profile: 'default' });
     const { resources } = await runtime.resources('default');
     return { runtime, agent, code: agent.tools.find((tool) => tool.name === 'code') as Tool, tempDirectory: resources.tempDirectory, home, cwd };
@@ -64,16 +67,43 @@ describe('runtime code tool', () => {
     expect(textOf(privateState)).toContain("operator's private state");
   });
 
-  it('answers in the working directory, and stops its language server when the runtime closes', async () => {
+  it('without bubblewrap, a grant of shell does not give a member code; the owner keeps it', async () => {
+    const { runtime, agent, tempDirectory, home, cwd } = await start({ ...defaultSandboxSettings, mode: 'off' });
+    expect(runtime.sandbox.kind).toBe('none');
+    const seat = { sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId: '7', admin: false };
+    const grants = [{ tools: ['shell' as const], chats: ['telegram:-100'], scope: 'any' as const }];
+    // As the gateway decides at start: sandboxed only with bubblewrap.
+    const unsandboxed = new TurnAccess({ grants: new ToolGrants({ grants, localWeb: false, sandboxed: runtime.sandbox.kind === 'bubblewrap' }), cwd, home });
+    expect((await unsandboxed.forTurn(seat, agent.tools, tempDirectory)).tools).not.toContain('code');
+    const owner = await unsandboxed.forTurn({ ...seat, scope: 'dm', admin: true, sessionKey: 'telegram:dm:7', conversationId: '7' }, agent.tools, tempDirectory);
+    expect(owner.tools === undefined || owner.tools.has('code')).toBe(true);
+    const sandboxed = new TurnAccess({ grants: new ToolGrants({ grants, localWeb: false, sandboxed: true }), cwd, home });
+    expect((await sandboxed.forTurn(seat, agent.tools, tempDirectory)).tools).toContain('code');
+  });
+
+  it('answers in the working directory from a server in bubblewrap, and stops it when the runtime closes', async () => {
     const { runtime, code, cwd } = await start();
+    expect(runtime.sandbox.kind).toBe('bubblewrap');
     const output = await callTool(code, { action: 'hover', path: 'src/index.ts', line: 1, symbol: 'answer' }, { cwd });
     expect(textOf(output)).toContain('const answer: number');
     const server = await serverPidIn(cwd);
     expect(server).toBeDefined();
+    expect(await ancestorNames(server!)).toContain('bwrap');
     await runtime.close();
     expect(await isRunning(server!)).toBe(false);
   });
 });
+
+/** The command names of a process's ancestors, from /proc. */
+async function ancestorNames(pid: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let current = pid; current > 1; ) {
+    const status = await readFile(`/proc/${current}/status`, 'utf8');
+    current = Number(/^PPid:\s+(\d+)/m.exec(status)![1]);
+    if (current > 0) names.push((await readFile(`/proc/${current}/comm`, 'utf8')).trim());
+  }
+  return names;
+}
 
 /** The pid of the language server whose working directory is `folder`, from /proc. */
 async function serverPidIn(folder: string): Promise<number | undefined> {
