@@ -3,11 +3,18 @@
  * headless mode), and in it one context per conversation. At most `maxContexts` contexts are
  * open: a new one closes the conversation idle the longest. Idle contexts close after
  * `idleTimeoutSeconds`; all close at shutdown. Playwright is loaded only when a browser is first
- * needed, so start-up pays nothing for it.
+ * needed, so start-up pays nothing for it. Chromium runs in the isolation chosen for this machine
+ * (see `browser-isolation.ts`), with an allowlisted environment, and downloads into a private
+ * folder of the pool's, removed at shutdown.
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { BrowserSession, type SessionHost } from './browser-session.ts';
 import { maxScreenshotEdge, type BrowserSettings } from './browser-settings.ts';
+import { chooseBrowserIsolation, type BrowserIsolation } from './browser-isolation.ts';
+import { launchChromium } from './chromium-launcher.ts';
 import { findChromium } from './find-chromium.ts';
 import { guardContext, restricts, urlChecker } from './url-guard.ts';
 
@@ -16,6 +23,19 @@ export class BrowserUnavailableError extends Error {}
 
 /** How often idle contexts are looked for, at most. */
 const sweepEveryMs = 30_000;
+
+/** Options of {@link BrowserPool}. */
+export interface BrowserPoolOptions {
+  log?: (line: string) => void;
+  /** Where the system's chromium is looked for (default /usr/bin/chromium). */
+  systemChromium?: string;
+  /** The gateway's environment: chromium gets its allowlisted part (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Folders the browser's sandbox never shows (OPERATOR_HOME). */
+  hidden?: readonly string[];
+  /** The isolation to use instead of the one {@link chooseBrowserIsolation} picks. */
+  isolation?: BrowserIsolation;
+}
 
 /** The browsers of one process and each conversation's session. */
 export class BrowserPool implements SessionHost {
@@ -27,11 +47,26 @@ export class BrowserPool implements SessionHost {
   #closed = false;
   readonly #log: (line: string) => void;
   readonly #systemChromium: string | undefined;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #hidden: readonly string[];
+  #isolation: BrowserIsolation | undefined;
+  /** Whether to try chromium's own sandbox inside bubblewrap (false once refused here). */
+  #innerSandbox = true;
+  /** The pool's private folder (wrapper script, downloads, chromium's home), made at the first launch. */
+  #folder: string | undefined;
 
-  /** `systemChromium`: where the system's chromium is looked for (default /usr/bin/chromium). */
-  constructor(options: { log?: (line: string) => void; systemChromium?: string } = {}) {
+  constructor(options: BrowserPoolOptions = {}) {
     this.#log = options.log ?? (() => undefined);
     this.#systemChromium = options.systemChromium;
+    this.#env = options.env ?? process.env;
+    this.#hidden = options.hidden ?? [];
+    this.#isolation = options.isolation;
+  }
+
+  /** How chromium is kept apart from the gateway here (decided on first ask, then kept). */
+  get isolation(): BrowserIsolation {
+    this.#isolation ??= chooseBrowserIsolation({ env: this.#env, hidden: this.#hidden });
+    return this.#isolation;
   }
 
   /** The browser session of conversation `key`, made on first ask; later asks update its settings. */
@@ -115,6 +150,8 @@ export class BrowserPool implements SessionHost {
     this.#sweeper = undefined;
     await Promise.all([...this.#sessions.values()].map((session) => session.close()));
     await this.#closeBrowsers();
+    if (this.#folder) rmSync(this.#folder, { recursive: true, force: true });
+    this.#folder = undefined;
   }
 
   /** Closes the longest idle other session while `limit` contexts are open. */
@@ -132,7 +169,7 @@ export class BrowserPool implements SessionHost {
   #browser(key: string, executablePath: string, headless: boolean): Promise<Browser> {
     let browser = this.#browsers.get(key);
     if (!browser) {
-      browser = launch(executablePath, headless);
+      browser = this.#launch(executablePath, headless);
       this.#browsers.set(key, browser);
       browser.then(
         (running) =>
@@ -152,6 +189,30 @@ export class BrowserPool implements SessionHost {
     await Promise.all(browsers.map(async (pending) => (await pending.catch(() => undefined))?.close().catch(() => undefined)));
   }
 
+  async #launch(executablePath: string, headless: boolean): Promise<Browser> {
+    const isolation = this.isolation;
+    try {
+      const launched = await launchChromium({ executablePath, headless, isolation, env: this.#env, hidden: this.#hidden, folder: this.#privateFolder(), innerSandbox: this.#innerSandbox });
+      if (isolation.kind === 'bubblewrap' && this.#innerSandbox && !launched.chromiumSandbox) {
+        this.#innerSandbox = false;
+        this.#log("browser: chromium's own sandbox cannot start inside bubblewrap here (user namespaces refused); chromium runs in bubblewrap without it");
+      }
+      return launched.browser;
+    } catch (error) {
+      throw new BrowserUnavailableError(`The browser at ${executablePath} did not start: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+
+  /** The pool's folder, private to this user (mkdtemp makes it 0700): downloads land in it, and chromium's home outside bubblewrap. */
+  #privateFolder(): string {
+    if (!this.#folder) {
+      const folder = mkdtempSync(join(tmpdir(), 'operator-browser-'));
+      for (const inside of ['downloads', 'home']) mkdirSync(join(folder, inside), { mode: 0o700 });
+      this.#folder = folder;
+    }
+    return this.#folder;
+  }
+
   #ensureSweeper(): void {
     if (this.#sweeper) return;
     const shortest = Math.min(...[...this.#sessions.values()].map((session) => session.settings.idleTimeoutSeconds * 1000));
@@ -160,11 +221,3 @@ export class BrowserPool implements SessionHost {
   }
 }
 
-async function launch(executablePath: string, headless: boolean): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
-  try {
-    return await chromium.launch({ executablePath, headless, timeout: 30_000 });
-  } catch (error) {
-    throw new BrowserUnavailableError(`The browser at ${executablePath} did not start: ${(error as Error).message.split('\n')[0]}`);
-  }
-}

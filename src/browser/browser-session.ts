@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { LiveState, LiveSurface } from '../tools/tool.ts';
+import type { BrowserIsolation } from './browser-isolation.ts';
 import type { BrowserSettings } from './browser-settings.ts';
 import { captureLiveState } from './browser-state.ts';
 
@@ -17,6 +18,8 @@ export interface SessionHost {
   openContext(session: BrowserSession): Promise<BrowserContext>;
   /** `session` closed its context. */
   closed(session: BrowserSession): void;
+  /** How the browser is kept apart from the gateway. */
+  readonly isolation: BrowserIsolation;
 }
 
 /** The tabs of a session, as actions see them. */
@@ -54,6 +57,11 @@ export class BrowserSession implements LiveSurface {
     this.key = key;
     this.settings = settings;
     this.downloads = downloads;
+  }
+
+  /** Whether the browser runs without any sandbox here (then it is the owner's alone). */
+  get unconfined(): boolean {
+    return this.#host.isolation.kind === 'none';
   }
 
   /** Whether a context is open. */

@@ -2,12 +2,13 @@
  * The `browser` tool: the agent drives its conversation's own browser (a real chromium) by the
  * refs of the page's aria snapshot. Each result is one short line of what happened and where the
  * tab is now, never the page itself: the page's state rides along with each model call instead
- * (see `browser-state.ts`). Who gets it: the `browser` tool group (the owner's seats, or a grant).
+ * (see `browser-state.ts`). Who gets it: the `browser` tool group (the owner's seats, or a grant);
+ * where chromium cannot be sandboxed here, the owner's seats alone.
  */
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { errorResult } from '../tools/builtin/results.ts';
-import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tools/tool.ts';
+import { defineTool, type Tool, type ToolContext, type ToolOutput, type TurnContext } from '../tools/tool.ts';
 import { BrowserUnavailableError } from './browser-pool.ts';
 import { BrowserSession } from './browser-session.ts';
 import { firstLine } from './browser-state.ts';
@@ -68,6 +69,7 @@ export function createBrowserTool(): Tool<typeof parameters> {
     async execute(args, context): Promise<ToolOutput> {
       const session = sessionOf(context);
       if (!session) return errorResult('This agent has no browser: a sub-agent never gets the browser of the conversation that started it.');
+      if (session.unconfined && !ownerTurn(context.turn)) return errorResult(unconfinedRefusal);
       if (args.action === 'close') {
         const open = session.isOpen;
         await session.close();
@@ -99,6 +101,21 @@ export function createBrowserTool(): Tool<typeof parameters> {
       return { page: active.url(), target };
     },
   });
+}
+
+/**
+ * Said to a seat other than the owner's where chromium runs without a sandbox: a page that found
+ * a renderer bug would run as the gateway's user.
+ */
+const unconfinedRefusal =
+  "The browser is not available in this conversation: chromium cannot be sandboxed on this machine (operator runs as root without bubblewrap, or user namespaces are off), so it is kept to the owner's own conversations. An admin can install bubblewrap (apt-get install bubblewrap) to offer it here.";
+
+/**
+ * Whether the turn is in one of the owner's seats: the gateway restricts the tools of every other
+ * seat (`TurnContext.tools`), and a turn outside the gateway (the terminal) is the owner's.
+ */
+function ownerTurn(turn: TurnContext | undefined): boolean {
+  return turn?.tools === undefined;
 }
 
 /** The focused element as `button "Pay now"` (tag and its label or text), or '' when none. */

@@ -34,12 +34,15 @@ export function refOf(snapshot: string, label: string): string {
   return ref;
 }
 
-/** Process ids of the chromium browsers this process started (their main processes). */
+/**
+ * Process ids of the browsers this process started: their first processes (chromium itself, or
+ * the bubblewrap it runs in; killing that ends the chromium inside).
+ */
 export function chromiumChildren(): number[] {
   const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   return out
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
-    .filter(([, command]) => command !== undefined && command.includes('chrom'))
+    .filter(([, command]) => command !== undefined && (command.includes('chrom') || command === 'bwrap'))
     .map(([pid]) => Number(pid));
 }
