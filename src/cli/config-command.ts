@@ -8,6 +8,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import { loadConfig, platforms, renderConfigJsonSchema, type GatewayConfig, type LoadedConfig } from '../gateway/config/index.ts';
 import { hostAndPort, listenScope, resolveExposure, webhookSources, webTokenPath, webTokenVariable, type Exposure } from '../gateway/http/index.ts';
 import { operatorHome } from '../store/from-env.ts';
+import { detectSlirp4netns } from '../tools/sandbox/detect-slirp4netns.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
 
 /** The usage text of `operator config`. */
@@ -46,7 +47,7 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     .map((platform) => `${platform} (${config.allowlists[platform].chats.length} chats, ${config.allowlists[platform].users.length} users)`);
   const groups = Object.entries(config.groups).map(([key, group]) => `${key}${group.requireMention ? '' : ' (answers without mention)'}`);
   const webhook = config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl} (secret set)` : 'long polling';
-  const exposure = resolveExposure(config, { webhooks: webhookSources(env, config) });
+  const exposure = resolveExposure(config, { webhooks: webhookSources(env, config), ownCommandNetwork: detectSlirp4netns({ searchPath: env.PATH }).found });
   return [
     `Configuration is valid: ${loaded.file}${loaded.fileFound ? '' : ' (no file: defaults)'}`,
     ...(loaded.environment.length > 0 ? [`  from the environment: ${loaded.environment.join(', ')}`] : []),

@@ -36,6 +36,7 @@ import { loadAdminToken } from '../gateway/admin/admin-token.ts';
 import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
 import { platformChannels } from './platform-channels.ts';
 
+import { detectSlirp4netns } from '../tools/sandbox/detect-slirp4netns.ts';
 /** `--port` and `--host` of `operator start`, checked; each undefined when not given. */
 export function parseStartArgs(args: readonly string[]): { port?: number; host?: string } {
   const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' } }, { positionals: false });
@@ -68,7 +69,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const loaded: GatewayConfig = { ...configured, ...listenOn };
   // Incomplete credentials stop the start here, before anything is running.
   const platforms = await platformChannels(env, loaded);
-  const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded) });
+  const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded), ownCommandNetwork: detectSlirp4netns({ searchPath: env.PATH }).found });
   // The web chat's policy is settled here, so the access policy reads it like any platform's.
   const config: GatewayConfig = { ...loaded, dmPolicy: { ...loaded.dmPolicy, web: exposure.webDmPolicy } };
   // Made (or read) before anything runs: a token that cannot be had stops the start.

@@ -47,6 +47,14 @@ describe('resolveExposure', () => {
     expect(resolveExposure(config({ tools: { grants: [{ tools: ['read', 'write'], people: ['telegram:1'] }] } }), none).loginRequired).toBe(false);
   });
 
+  it('a grant of shell to others needs no login on loopback when commands have a network of their own (slirp4netns)', () => {
+    const shell = config({ tools: { grants: [{ tools: ['read', 'shell'], people: ['telegram:1'] }] } });
+    expect(resolveExposure(shell, { webhooks: [], ownCommandNetwork: true })).toEqual({ exposed: false, exposedBecause: [], loginRequired: false, loginBecause: [], webDmPolicy: 'open' });
+    expect(resolveExposure(shell, { webhooks: [], ownCommandNetwork: false }).loginRequired).toBe(true);
+    // Exposed is exposed, whatever the commands' network.
+    expect(resolveExposure(config({ host: '0.0.0.0', tools: { grants: [{ tools: ['shell'], people: ['telegram:1'] }] } }), { webhooks: [], ownCommandNetwork: true }).loginRequired).toBe(true);
+  });
+
   it('web.login "always" requires a login on loopback too', () => {
     const exposure = resolveExposure(config({ web: { login: 'always' } }), none);
     expect(exposure).toMatchObject({ exposed: false, loginRequired: true, webDmPolicy: 'open' });

@@ -25,6 +25,12 @@ export interface Exposure {
 export interface ExposureSources {
   /** Webhook sources the gateway receives, as phrases: `Telegram webhooks`, `Slack HTTP events`. */
   webhooks: readonly string[];
+  /**
+   * Whether sandboxed commands with the network on get a network namespace of their own
+   * (slirp4netns is installed, see `detectSlirp4netns`), where this machine's loopback is out of
+   * reach. Default false: they share this machine's network.
+   */
+  ownCommandNetwork?: boolean;
 }
 
 /** The settings {@link resolveExposure} reads. */
@@ -33,8 +39,8 @@ export type ExposureConfig = Pick<GatewayConfig, 'host' | 'publicHosts' | 'web' 
 /**
  * Resolves the exposure of `config`. A login is required when exposed; when a grant gives `shell`
  * to people other than the owner while sandboxed commands share this machine's network (such a
- * command could reach the loopback web chat, which is otherwise the owner's seat); and when
- * `web.login` is `always`.
+ * command could reach the loopback web chat, which is otherwise the owner's seat; a network of
+ * their own, `sources.ownCommandNetwork`, cannot); and when `web.login` is `always`.
  *
  * @example
  * const exposure = resolveExposure(config, { webhooks: webhookSources(process.env, config) });
@@ -50,7 +56,7 @@ export function resolveExposure(config: ExposureConfig, sources: ExposureSources
   const exposed = exposedBecause.length > 0;
 
   const loginBecause = [...exposedBecause];
-  if (grantsNetworkedShell(config)) loginBecause.push("a grant gives shell to others, and sandboxed commands share this machine's network (sandbox.network)");
+  if (grantsNetworkedShell(config) && sources.ownCommandNetwork !== true) loginBecause.push("a grant gives shell to others, and sandboxed commands share this machine's network (sandbox.network; slirp4netns would give them their own)");
   if (config.web.login === 'always') loginBecause.push('web.login is "always"');
 
   return {
