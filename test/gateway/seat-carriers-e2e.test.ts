@@ -12,8 +12,8 @@
  * a scheduled pipeline given the owner's seat instead of the job's, its draft step was offered
  * `apply_patch` and the job-pipeline test failed; with a pipeline's tool step run whatever its seat,
  * the group admin's run published and the restart test failed. The skill command, retry, replay and
- * subagent tests pass on the code before seats were kept too: those carriers already took the
- * sender's seat, and these tests hold them to it.
+ * subagent carriers took their sender's seat before seats were kept (no mutation of the seat code
+ * here reaches them); these tests hold them to it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
