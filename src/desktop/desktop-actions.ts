@@ -9,6 +9,7 @@ import type { TurnContext } from '../tools/tool.ts';
 import { focusState, listWindows, screenOf, screenshot, toScreen, type DesktopWindow } from './desktop-capture.ts';
 import { messageOf, screenLine } from './desktop-session.ts';
 import { runX, type XDisplay } from './x-programs.ts';
+import { privateFolderMode } from '../core/private-modes.ts';
 
 /** The arguments an action reads (the tool's parameters). */
 export interface DesktopArgs {
@@ -143,7 +144,7 @@ async function takeScreenshot(display: XDisplay, send: boolean, files: string, t
   const image = await screenshot(display, screen, signal);
   const text = `Screenshot of the screen. ${screenLine(screen)}`;
   if (!send) return { text, image };
-  await mkdir(files, { recursive: true });
+  await mkdir(files, { recursive: true, mode: privateFolderMode });
   // What people get is the screen at its own size, as a PNG.
   const path = join(files, `desktop-${new Date().toISOString().replace(/[:.]/g, '-')}.png`);
   await runX('maim', ['--format=png', '--hidecursor', path], display, signal);

@@ -8,11 +8,13 @@
  */
 import { openSync, promises as fsp, readFileSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { privateFileMode } from '../core/private-modes.ts';
 import { makeFolder } from './fs-layout.ts';
 
 /**
  * Opens the log file at `path` for appending (`a+`: `O_APPEND`, and readable for
- * {@link endsWithoutNewline}), creating it and its folders as needed. Returns the descriptor.
+ * {@link endsWithoutNewline}), creating it (0600: a log holds a conversation) and its folders
+ * (0700) as needed. Returns the descriptor.
  *
  * Synchronous on purpose: `fs.promises` costs several thread-pool round trips per call (about
  * 0.8 ms per append here), which would dominate a turn; these calls hold the event loop for
@@ -20,11 +22,11 @@ import { makeFolder } from './fs-layout.ts';
  */
 export function openLog(path: string): number {
   try {
-    return openSync(path, 'a+');
+    return openSync(path, 'a+', privateFileMode);
   } catch (error) {
     if (!isNotFound(error)) throw error;
     makeFolder(dirname(path));
-    return openSync(path, 'a+');
+    return openSync(path, 'a+', privateFileMode);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, promises as fsp, statSync, type Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { privateFolderMode } from '../core/private-modes.ts';
 
 /**
  * The file of `key` under `base`. Throws on a key that could leave `base` or name something
@@ -65,14 +66,15 @@ async function collect(folder: string, folderKey: string, depth: number, maxDept
 }
 
 /**
- * Creates `folder` and its missing parents. Node's recursive `mkdir` reports `ENOENT` whatever
+ * Creates `folder` and its missing parents, each private (0700: the store holds every
+ * conversation, see `private-modes.ts`). Node's recursive `mkdir` reports `ENOENT` whatever
  * stopped it (a read-only disk, lost permissions); here the folders are then made one by one, so
  * the real cause (`EROFS`, `EACCES`...) is what is thrown, and a full disk or a read-only one is
  * recognised as such.
  */
 export function makeFolder(folder: string): void {
   try {
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: privateFolderMode });
     return;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -84,7 +86,7 @@ export function makeFolder(folder: string): void {
   }
   for (const path of missing.reverse()) {
     try {
-      mkdirSync(path);
+      mkdirSync(path, privateFolderMode);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }

@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { defineDriver } from 'unstorage';
+import { privateFileMode } from '../core/private-modes.ts';
 import { keyToPath, listFileKeys, makeFolder } from './fs-layout.ts';
 
 /** Options of {@link fsSyncDriver}. */
@@ -145,14 +146,17 @@ function writeAtomic(file: string, data: string | Uint8Array): void {
   }
 }
 
-/** Writes a file that must not exist yet, creating its folder on the first write there. */
+/**
+ * Writes a file that must not exist yet, private (0600) from its creation, creating its folder
+ * (0700) on the first write there.
+ */
 function writeNew(file: string, data: string | Uint8Array): void {
   try {
-    writeFileSync(file, data, { flag: 'wx' });
+    writeFileSync(file, data, { flag: 'wx', mode: privateFileMode });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     makeFolder(dirname(file));
-    writeFileSync(file, data, { flag: 'wx' });
+    writeFileSync(file, data, { flag: 'wx', mode: privateFileMode });
   }
 }
 

@@ -10,6 +10,7 @@ import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ConfigurationError } from '../../core/errors.ts';
 import { sameSecret } from '../../core/same-secret.ts';
+import { privateFolderMode } from '../../core/private-modes.ts';
 
 /** The variable that gives the token. */
 export const adminTokenVariable = 'OPERATOR_ADMIN_TOKEN';
@@ -65,7 +66,7 @@ export function bearerOf(request: Request): string | undefined {
 
 /** Writes `text` to a new file at `path` (mode 0600 from the start); false when a file is already there. */
 async function createExclusive(path: string, text: string): Promise<boolean> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: privateFolderMode });
   const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const handle = await open(temp, 'wx', 0o600);

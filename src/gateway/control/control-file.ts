@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { privateFolderMode } from '../../core/private-modes.ts';
 
 /** What the running gateway tells the command line. */
 export interface ControlFile {
@@ -31,7 +32,7 @@ export function newControlToken(): string {
 export async function writeControlFile(home: string, file: ControlFile): Promise<void> {
   const path = controlFilePath(home);
   const temporary = `${path}.${process.pid}.tmp`;
-  await mkdir(home, { recursive: true });
+  await mkdir(home, { recursive: true, mode: privateFolderMode });
   // A temp file left by a crash keeps its mode when rewritten: start from none.
   await rm(temporary, { force: true });
   await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });

@@ -2,8 +2,9 @@
  * Files from and to chats on disk: names made safe to write, new files that never overwrite,
  * sizes in words.
  */
-import { mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makePrivateFolder, privateFileMode } from '../../core/private-modes.ts';
 
 /** Longest file name kept, in UTF-8 bytes (file systems allow 255; a `-2` may be added). */
 const maxFileNameBytes = 150;
@@ -26,14 +27,15 @@ export function safeFileName(name: string | undefined): string {
 
 /** Writes `bytes` as a new file in `folder` named `name`, or `name-2`, `name-3`... when taken; returns its path. */
 export async function writeNewFile(folder: string, name: string, bytes: Uint8Array): Promise<string> {
-  await mkdir(folder, { recursive: true });
+  // Private, like everything under OPERATOR_HOME: a document sent in a chat is that chat's.
+  await makePrivateFolder(folder);
   const extension = /\.[A-Za-z0-9]{1,16}$/.exec(name)?.[0] ?? '';
   const stem = name.slice(0, name.length - extension.length);
   for (let copy = 1; copy <= 1_000; copy++) {
     const path = join(folder, copy === 1 ? name : `${stem}-${copy}${extension}`);
     let file;
     try {
-      file = await open(path, 'wx');
+      file = await open(path, 'wx', privateFileMode);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw error;

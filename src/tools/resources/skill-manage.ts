@@ -20,6 +20,7 @@ import { errorResult } from '../builtin/results.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';
 import { isOwnerTurn } from './owner-turn.ts';
+import { privateFolderMode } from '../../core/private-modes.ts';
 
 /** Options of {@link createSkillManageTool}. */
 export interface SkillManageToolOptions {
@@ -112,7 +113,7 @@ async function create(args: Arguments, directory: string, file: string): Promise
     return errorResult(`skill "${args.name}" already exists; use action "patch" to change it, or "delete" it first`);
   }
   const text = formatSkillFile({ name: args.name, description: args.description }, `\n${args.body.trim()}\n`);
-  await mkdir(directory, { recursive: true });
+  await mkdir(directory, { recursive: true, mode: privateFolderMode });
   await writeFileAtomic(file, text);
   return { content: `Created skill "${args.name}" (${file})` };
 }
