@@ -25,6 +25,7 @@ import { createGatewayApp, listen, type GatewayState } from '../gateway/server.t
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { operatorHome } from '../store/from-env.ts';
+import { describeHomePrivacy, makeHomePrivate } from '../core/make-home-private.ts';
 import { settingSchemas } from '../gateway/config/schema.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
 import { OpsEvents } from '../gateway/ops/ops-events.ts';
@@ -72,6 +73,9 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded), ownCommandNetwork: detectSlirp4netns({ searchPath: env.PATH }).found });
   // The web chat's policy is settled here, so the access policy reads it like any platform's.
   const config: GatewayConfig = { ...loaded, dmPolicy: { ...loaded.dmPolicy, web: exposure.webDmPolicy } };
+  // Before anything reads or writes there: a home an earlier version left open to other users
+  // (folders 0755, files 0644) is made the owner's alone, and the banner says so once.
+  const homePrivacy = describeHomePrivacy(makeHomePrivate(operatorHome(env), { userHome: env.HOME }));
   // Made (or read) before anything runs: a token that cannot be had stops the start.
   const webToken = exposure.loginRequired ? await loadWebToken(env, operatorHome(env)) : undefined;
   // The runtime warms the model SDK, whose import would take the main thread while the channels
@@ -148,6 +152,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   banner.push(...edgeBanner({ host, port: server.port, exposure, token: webToken?.source, webPolicyConfigured: loaded.dmPolicy.web !== undefined }));
   banner.push(`  admin console: ${webChatUrl(host, server.port)}admin (\`operator admin url\` prints a login link)`);
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
+  banner.push(...homePrivacy.map((line) => `  ${line}`));
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
   banner.push(`  browser: ${describeBrowserSetup(config.browser)}`);
   banner.push(`  desktop: ${describeDesktopSetup(config.desktop, env)}`);
