@@ -9,8 +9,8 @@
  * never quoting it: `.env` files hold secrets.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../core/errors.ts';
+import { envFilePaths } from '../core/private-paths.ts';
 import { operatorHome } from '../store/from-env.ts';
 
 /**
@@ -18,15 +18,18 @@ import { operatorHome } from '../store/from-env.ts';
  * `process.env` without replacing what it holds. A missing file (or a directory called `.env`,
  * such as a Python virtualenv) is skipped. Returns the files loaded.
  *
+ * Both are private entries (`envFilePaths` in `core/private-paths.ts`): no tool reaches them, and
+ * every value in them is redacted from tool results like a secret of the environment.
+ *
  * @throws ConfigurationError naming the file (and line) of a malformed or unreadable file.
  */
 export function loadEnvFiles(cwd: string = process.cwd()): string[] {
   const loaded: string[] = [];
-  const local = resolve(cwd, '.env');
+  const local = envFilePaths(cwd, operatorHome(process.env))[0]!;
   if (loadEnvFile(local)) loaded.push(local);
-  // After the working directory's file, which may be the one that says where OPERATOR_HOME is.
-  const home = join(operatorHome(process.env), '.env');
-  if (home !== local && loadEnvFile(home)) loaded.push(home);
+  // Found after the working directory's file is loaded: that file may say where OPERATOR_HOME is.
+  const home = envFilePaths(cwd, operatorHome(process.env)).find((file) => file !== local);
+  if (home !== undefined && loadEnvFile(home)) loaded.push(home);
   return loaded;
 }
 

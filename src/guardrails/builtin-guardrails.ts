@@ -13,6 +13,8 @@ export interface BuiltinGuardrailOptions {
   hidden?: string[];
   /** Environment whose secret values are redacted from results. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** `.env` files every value of which is redacted from results (those operator loads). */
+  envFiles?: readonly string[];
   /** Tool calls allowed per turn. Default 60. */
   maxToolCallsPerTurn?: number;
   /** Identical calls allowed per turn before the doom-loop guard blocks. Default 4. */
@@ -30,6 +32,6 @@ export function createBuiltinGuardrails(options: BuiltinGuardrailOptions): Guard
     createToolCallCap({ maxPerTurn: options.maxToolCallsPerTurn }),
     createDoomLoopGuard({ threshold: options.doomLoopThreshold }),
     createWorkspaceConfinement({ roots: options.roots, hidden: options.hidden }),
-    createSecretRedactor({ env: options.env }),
+    createSecretRedactor({ env: options.env, envFiles: options.envFiles }),
   ];
 }

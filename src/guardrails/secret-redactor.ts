@@ -2,12 +2,19 @@
 import type { Guardrail } from '../agent/guardrail.ts';
 import type { ToolResultContent } from '../llm/types.ts';
 import { isSecretEnv } from '../tools/safe-env.ts';
+import { encodedForms, redactEncodedForms } from './secret-encodings.ts';
+import { envFileValues } from './secret-env-files.ts';
 import { redactSecretPatterns, redacted } from './secret-patterns.ts';
 
 /** Options of {@link createSecretRedactor}. */
 export interface SecretRedactorOptions {
   /** Environment whose secret values are redacted; read once, at creation. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * `.env` files every value of which is redacted, whatever its name (the files operator loads
+   * its variables from); read once, at creation. A missing one is skipped.
+   */
+  envFiles?: readonly string[];
 }
 
 /** Secret values shorter than this are not replaced: they would match ordinary text. */
@@ -15,13 +22,16 @@ const minimumValueLength = 8;
 
 /**
  * After every call, replaces in the result's text parts (images are left alone) the value of
- * every secret environment variable (see `isSecretEnv`; values of at least 8 characters) and
- * every credential-shaped string (see `secret-patterns.ts`) by `[REDACTED]`. When something was
- * replaced it allows the result with the new content plus a one-line note, so the model knows
- * the gap is deliberate and does not retry to get the value.
+ * every secret environment variable (see `isSecretEnv`) and of every variable in `envFiles`
+ * (values of at least 8 characters), as written, URL-encoded, in hex and in base64 (see
+ * `secret-encodings.ts`), and every credential-shaped string (see `secret-patterns.ts`) by
+ * `[REDACTED]`. When something was replaced it allows the result with the new content plus a
+ * one-line note, so the model knows the gap is deliberate and does not retry to get the value.
  */
-export function createSecretRedactor({ env = process.env }: SecretRedactorOptions = {}): Guardrail {
-  const values = secretValues(env);
+export function createSecretRedactor({ env = process.env, envFiles = [] }: SecretRedactorOptions = {}): Guardrail {
+  const values = secretValues(env, envFileValues(envFiles));
+  const plain = [...new Set(values.flatMap((value) => [value, encodeURIComponent(value)]))].sort((a, b) => b.length - a.length);
+  const encoded = [...new Set(values.flatMap(encodedForms))].sort((a, b) => b.length - a.length);
   return {
     name: 'secret-redactor',
     afterCall(_call, result) {
@@ -29,14 +39,16 @@ export function createSecretRedactor({ env = process.env }: SecretRedactorOption
       const content = result.content.map((part): ToolResultContent => {
         if (part.type !== 'text') return part;
         let text = part.text;
-        for (const value of values) {
+        for (const value of plain) {
           const pieces = text.split(value);
           count += pieces.length - 1;
           text = pieces.join(redacted);
         }
-        const patterns = redactSecretPatterns(text);
+        const forms = redactEncodedForms(text, encoded, redacted);
+        count += forms.count;
+        const patterns = redactSecretPatterns(forms.text);
         count += patterns.count;
-        return patterns.count === 0 && text === part.text ? part : { ...part, text: patterns.text };
+        return patterns.text === part.text ? part : { ...part, text: patterns.text };
       });
       if (count === 0) return;
       content.push({ type: 'text', text: `\n[${count === 1 ? 'A secret was' : `${count} secrets were`} redacted from this result as ${redacted}.]` });
@@ -46,15 +58,17 @@ export function createSecretRedactor({ env = process.env }: SecretRedactorOption
 }
 
 /**
- * Values to redact, longest first (so a value containing another is replaced whole). Plain
+ * Values to redact, longest first (so a value containing another is replaced whole): those of
+ * `env`'s secret variables, and every value of `everyValueOf` whatever its name. Plain
  * locators — a URL without credentials or query, an absolute path — are kept even under a secret
  * name (`OPENAI_BASE_URL`, `DOCKER_CONFIG`): they are not secret, and redacting them would
  * garble every file that mentions them. A password inside a URL is redacted on its own too.
  */
-export function secretValues(env: NodeJS.ProcessEnv): string[] {
+export function secretValues(env: NodeJS.ProcessEnv, everyValueOf: Readonly<Record<string, string>> = {}): string[] {
   const values = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !isSecretEnv(name, value)) continue;
+  const secrets = Object.entries(env).filter(([name, value]) => value !== undefined && isSecretEnv(name, value));
+  for (const [, value] of [...secrets, ...Object.entries(everyValueOf)]) {
+    if (value === undefined) continue;
     const password = /^[a-z][a-z0-9+.-]*:\/\/[^/\s@:]*:([^/\s@]+)@/i.exec(value)?.[1];
     if (password !== undefined && password.length >= minimumValueLength) values.add(password);
     if (value.length >= minimumValueLength && !isPlainLocator(value)) values.add(value);

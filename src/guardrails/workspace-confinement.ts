@@ -13,7 +13,8 @@ export interface WorkspaceConfinementOptions {
   roots: string[];
   /**
    * Paths no file tool may touch even inside a root: operator's own state, control file, web
-   * token, outbox and extensions when the workspace contains `OPERATOR_HOME`.
+   * token, outbox and extensions when the workspace contains `OPERATOR_HOME`, and the `.env`
+   * files operator loads (see `privatePaths`).
    */
   hidden?: string[];
 }
@@ -56,7 +57,8 @@ export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConf
       for (const target of targets) {
         const actual = await resolveRealPath(resolvePath(from, target));
         const shown = actual === target ? target : `${target} (${actual})`;
-        if (secret.some((entry) => isInside(entry, actual))) return { action: 'block', reason: `${shown} is operator's private state, which no tool may touch` };
+        const privateEntry = secret.find((entry) => isInside(entry, actual));
+        if (privateEntry !== undefined) return { action: 'block', reason: privateReason(shown, privateEntry) };
         // A folder hidden in this turn stays reachable only through a root inside it (not one
         // that is the hidden folder itself: a workspace that is OPERATOR_HOME opens nothing).
         const through = (entry: string) => allowed.some((root) => root !== entry && isInside(entry, root) && isInside(root, actual));
@@ -66,6 +68,12 @@ export function createWorkspaceConfinement({ roots, hidden = [] }: WorkspaceConf
       }
     },
   };
+}
+
+/** Why a call reaching the private `entry` is refused; a `.env` file is named as what it is. */
+function privateReason(shown: string, entry: string): string {
+  if (path.basename(entry) === '.env') return `${shown} is a .env file operator loads its keys from, which no tool may read or change`;
+  return `${shown} is operator's private state, which no tool may touch`;
 }
 
 /**

@@ -29,7 +29,7 @@ import { assembleSystemPrompt, defaultPromptCaps } from '../resources/prompt-ass
 import { buildFooter } from '../resources/prompt-footer.ts';
 import { conversationMemoryLayers, memoryLayer } from '../resources/memory-layers.ts';
 import { readTextFile } from '../resources/read-text.ts';
-import { privatePaths } from '../core/private-paths.ts';
+import { envFilePaths, privatePaths } from '../core/private-paths.ts';
 import { createRulesLoader } from '../resources/rules.ts';
 import { describeChanges } from '../resources/describe-changes.ts';
 import { loadSkills } from '../resources/skills.ts';
@@ -238,7 +238,12 @@ export class ProfileResources {
     const loadedExtensions = await loadExtensionsFromDirectory(join(this.layers.home, 'extensions'), { fresh: previous !== undefined });
     for (const failure of loadedExtensions.failures) problems.push({ file: failure.extension, message: failure.message });
 
-    const builtinGuardrails = createBuiltinGuardrails({ roots: [this.options.cwd, profileHome(this.layers)], hidden: privatePaths(this.layers.home), env: this.options.env });
+    const builtinGuardrails = createBuiltinGuardrails({
+      roots: [this.options.cwd, profileHome(this.layers)],
+      hidden: privatePaths(this.layers.home, this.options.cwd),
+      env: this.options.env,
+      envFiles: envFilePaths(this.options.cwd, this.layers.home),
+    });
     // Built-ins are not replaceable by files: a checked-out project must not be able to switch
     // off, say, workspace confinement with a file of the same name.
     const reserved = new Set(builtinGuardrails.map((guardrail) => guardrail.name));
