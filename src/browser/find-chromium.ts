@@ -4,6 +4,7 @@
  * browser it installed), then Debian's /usr/bin/chromium.
  */
 import { isExecutable } from '../core/executables.ts';
+import { chooseBrowserIsolation, describeBrowserIsolation, type BrowserIsolationOptions } from './browser-isolation.ts';
 
 /** The chromium found, or why none can run. */
 export type ChromiumLookup = { path: string } | { problem: string };
@@ -33,9 +34,13 @@ export async function findChromium(executablePath: string | undefined, system = 
 
 /**
  * One line on the browser for the start-up output, without loading Playwright (which would slow
- * the start): the configured or system chromium, or what is missing.
+ * the start): the configured or system chromium, or what is missing, and how it is isolated
+ * (`where` is what {@link chooseBrowserIsolation} looks at).
  */
-export function describeBrowserSetup(settings: { enabled: boolean; executablePath?: string; headless: boolean; maxContexts: number }): string {
+export function describeBrowserSetup(
+  settings: { enabled: boolean; executablePath?: string; headless: boolean; maxContexts: number },
+  where: Pick<BrowserIsolationOptions, 'env' | 'hidden'>,
+): string {
   if (!settings.enabled) return 'off (browser.enabled is false)';
   const path = settings.executablePath ?? systemChromium;
   if (!isExecutable(path)) {
@@ -43,5 +48,6 @@ export function describeBrowserSetup(settings: { enabled: boolean; executablePat
       ? `browser.executablePath ${path} does not exist; the browser tool will say so when called`
       : `no chromium at ${systemChromium} (install it, e.g. apt-get install chromium, or set browser.executablePath); Playwright's own browsers are looked for at first use`;
   }
-  return `${path}${settings.headless ? ', headless' : ''}, started at first use, at most ${settings.maxContexts} conversations at once`;
+  const isolation = describeBrowserIsolation(chooseBrowserIsolation(where));
+  return `${path}${settings.headless ? ', headless' : ''}, started at first use, at most ${settings.maxContexts} conversations at once; runs ${isolation}`;
 }

@@ -78,7 +78,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, offline: boolean): Promi
     guard('OPERATOR_HOME', () => checkHome(env)),
     guard('Store', () => checkStore(env, offline)),
     guard('Sandbox', async () => (config ? checkSandbox(config.sandbox, env) : notChecked('Sandbox'))),
-    guard('Browser', async () => (config ? checkBrowser(config) : notChecked('Browser'))),
+    guard('Browser', async () => (config ? checkBrowser(config, env) : notChecked('Browser'))),
     guard('Model', () => checkModel(modelEnv, offline)),
     ...platformChecks(env, loaded, offline),
   ];

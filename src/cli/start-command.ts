@@ -36,8 +36,8 @@ import { adminRoutes } from '../gateway/admin/admin-routes.ts';
 import { loadAdminToken } from '../gateway/admin/admin-token.ts';
 import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
 import { platformChannels } from './platform-channels.ts';
-
 import { detectSlirp4netns } from '../tools/sandbox/detect-slirp4netns.ts';
+
 /** `--port` and `--host` of `operator start`, checked; each undefined when not given. */
 export function parseStartArgs(args: readonly string[]): { port?: number; host?: string } {
   const { values } = parseCommandArgs(args, { port: { type: 'string' }, host: { type: 'string' } }, { positionals: false });
@@ -110,7 +110,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   let state: GatewayState = 'starting';
   const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gatewayScheduleControl(gateway), log: gateway.log });
   const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
-  const metricsRoute = createMetricsRoute({ metrics, tokens: () => [env.OPERATOR_METRICS_TOKEN, adminToken.token] });
+  const metricsRoute = createMetricsRoute({ metrics, tokens: () => [env.OPERATOR_METRICS_TOKEN?.trim(), adminToken.token], log: gateway.log });
   const admin = adminRoutes({ gateway, token: adminToken.token, ready: () => state === 'ready', secrets: [token, webToken?.token ?? ''] });
   const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [control, metricsRoute, ...admin], edge);
   const host = config.host.replace(/^\[(.*)\]$/, '$1');
@@ -154,7 +154,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
   banner.push(...homePrivacy.map((line) => `  ${line}`));
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
-  banner.push(`  browser: ${describeBrowserSetup(config.browser)}`);
+  banner.push(`  browser: ${describeBrowserSetup(config.browser, { env, hidden: [runtime.home] })}`);
   banner.push(`  desktop: ${describeDesktopSetup(config.desktop, env)}`);
   if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(

@@ -222,7 +222,8 @@ export class Runtime {
     const browserSettings = browser.browserSettingsFor(this.#browserConfig, options.profile);
     const desktopSettings = desktop.desktopSettingsFor(this.#desktopConfig, options.profile);
     const display = desktop.offeredDisplay(desktopSettings, this.env);
-    this.#browsers ??= new browser.BrowserPool();
+    // Chromium gets the allowlisted part of this environment, and never sees OPERATOR_HOME.
+    this.#browsers ??= new browser.BrowserPool({ env: this.env, hidden: [this.home] });
     // Downloads land in the conversation's own folder, where its people's file tools can reach them.
     const files = join(resolve(resources.tempDirectory), keySegment(options.sessionKey), 'downloads');
     const surfaces: LiveSurface[] = [];
