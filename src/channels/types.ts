@@ -31,10 +31,14 @@ export interface Attachment {
   /** e.g. `image/jpeg`, `application/pdf`. */
   mediaType: string;
   name?: string;
-  /** Size in bytes, when the platform says. */
+  /** Size in bytes, when the platform says: checked against a limit before any download. */
   size?: number;
-  /** Downloads the content (may fail with a {@link DeliveryError}-like error). */
-  download(): Promise<Uint8Array>;
+  /**
+   * Downloads the content, reading at most `maxBytes` (default `maxInboundFileBytes`, 20 MB, of
+   * `capped-bytes.ts`): a larger file fails with a `FileTooLargeError` before it is held whole;
+   * other failures are {@link DeliveryError}-like.
+   */
+  download(options?: { maxBytes?: number }): Promise<Uint8Array>;
 }
 
 /** A message a person sent. */

@@ -17,7 +17,7 @@ import { tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
-import { imagesOf, saveDocuments } from './files/inbound-files.ts';
+import { imagesOf, saveDocuments, type InboundFileReports } from './files/inbound-files.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
@@ -160,12 +160,14 @@ export class TurnRunner {
     let settlement: Settlement = 'answered';
     try {
       const tree = await agent.session();
-      const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(conversation, batch, tree);
+      const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(adapter, conversation, batch, tree);
       if (!job) await inbox.begin({ ...start, keys, at: Date.now() });
-      const images = replayed || job ? [] : await imagesOf(message, log);
+      // Images too large to take are named to the model beside the message (the person is told).
+      const { images, notes } = replayed || job ? { images: [], notes: [] } : await imagesOf(message, this.#fileReports(adapter, message));
+      const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
-      const result = await agent.invoke(start.input, { channel: message.sessionKey, images, timeoutMs, turn: await this.#turnContext(conversation, message, job) });
+      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, turn: await this.#turnContext(conversation, message, job) });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';
@@ -258,7 +260,7 @@ export class TurnRunner {
    * process stopped in it) starts again where it began: the session is rewound to before the
    * person's message, which is given again, when the session went on from there.
    */
-  async #start(conversation: Conversation, batch: WaitingMessage[], tree: SessionTree): Promise<TurnStart> {
+  async #start(adapter: ChannelAdapter, conversation: Conversation, batch: WaitingMessage[], tree: SessionTree): Promise<TurnStart> {
     const begun = batch[0]?.entry?.begun;
     if (begun) {
       // The session went on from where the turn began (the turn's own partial work): back to it.
@@ -266,7 +268,7 @@ export class TurnRunner {
       return { ...begun, leaf: tree.leafId };
     }
     // Each message as the model gets it: documents saved (a live one), or what a restart lost noted.
-    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(conversation, item.message, item.text))));
+    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text))));
     return { input: texts.join('\n\n'), leaf: tree.leafId, keys: [] };
   }
 
@@ -288,10 +290,22 @@ export class TurnRunner {
   }
 
   /** The model's input for a message: its text, plus where its documents were saved. */
-  async #input(conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
+  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
     const documents = message.attachments.some((attachment) => attachment.kind === 'file');
-    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), message, this.#options.log) : [];
+    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), message, this.#fileReports(adapter, message)) : [];
     return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
+  }
+
+  /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large). */
+  #fileReports(adapter: ChannelAdapter, message: InboundMessage): InboundFileReports {
+    const { log } = this.#options;
+    return {
+      log,
+      tell: (text) => adapter.send(message.address, { text, replyTo: message.id }).then(
+        () => undefined,
+        (error: unknown) => log(`${message.sessionKey}: could not say a file was too large: ${errorMessage(error)}`),
+      ),
+    };
   }
 
   /**

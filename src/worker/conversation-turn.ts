@@ -155,6 +155,10 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     const tree = await agent.session();
     // Only now, for people let in, are files fetched; a turn run again reads them from R2 alone.
     const files = await parts.files.read(admitted.map(({ entry }) => entry), { replay: begun !== undefined });
+    // Files too large to take are named to the model; the person hears of them at once.
+    for (const { entry, text } of files.tooLarge) {
+      await adapter.send(entry.address, { text, replyTo: entry.messageId }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not say a file was too large: ${errorMessage(error)}`));
+    }
     let input: string;
     if (begun) {
       await rewindTo(tree, begun.leaf);

@@ -10,6 +10,7 @@
  * UTF-8 text document is given inline instead.
  */
 import { Api } from 'grammy/web';
+import { FileTooLargeError, maxInboundFileBytes } from '../channels/capped-bytes.ts';
 import { createFileDownloader } from '../channels/slack/attachments.ts';
 import { downloadFile } from '../channels/telegram/attachments.ts';
 import { createCallTelegram, defaultRetryPolicy } from '../channels/telegram/call-telegram.ts';
@@ -17,7 +18,7 @@ import { createScrub } from '../channels/telegram/telegram-errors.ts';
 import { errorMessage } from '../core/errors.ts';
 import { keySegment } from '../gateway/dedupe.ts';
 import { formatBytes, mediaTypeOf, safeFileName } from '../gateway/files/file-names.ts';
-import { maxInboundFileBytes } from '../gateway/files/inbound-files.ts';
+import { tooLargeNotice, type TooLargeFile } from '../gateway/files/inbound-files.ts';
 import type { InboxEntry } from '../gateway/inbox.ts';
 import type { Storage } from 'unstorage';
 import type { ImagePart } from '../llm/types.ts';
@@ -45,6 +46,8 @@ export interface TurnFiles {
   /** Each message's text, with a line (or an inline block) per file, in the order given. */
   texts: string[];
   images: ImagePart[];
+  /** What to tell the people whose files were too large to take, one notice per message. */
+  tooLarge: { entry: InboxEntry; text: string }[];
 }
 
 /** A conversation's files (see the module's comment). */
@@ -68,8 +71,11 @@ export interface InboundFilesOptions {
   log(line: string): void;
 }
 
-/** A platform's download by reference; its errors never show a token (see `downloaderFor`). */
-type Download = (ref: string, name: string) => Promise<Uint8Array>;
+/**
+ * A platform's download by reference, at most `maxBytes` (a larger file fails with a
+ * `FileTooLargeError`); its errors never show a token (see `downloaderFor`).
+ */
+type Download = (ref: string, name: string, maxBytes: number) => Promise<Uint8Array>;
 
 /** The files of one conversation's object. */
 export function createInboundFiles({ env, store, log }: InboundFilesOptions): InboundFiles {
@@ -80,18 +86,22 @@ export function createInboundFiles({ env, store, log }: InboundFilesOptions): In
     },
 
     async read(entries, options = {}) {
-      const turn: TurnRead = { env, log, files: filesStorage(env), replay: options.replay === true, images: [], room: turnRoomBytes, downloads: new Map() };
+      const turn: TurnRead = { env, log, files: filesStorage(env), replay: options.replay === true, images: [], room: turnRoomBytes, downloads: new Map(), refused: [] };
       const texts: string[] = [];
+      const tooLarge: TurnFiles['tooLarge'] = [];
       for (const entry of entries) {
         const refs = entry.attachments.length > 0 ? ((await store.get<(string | null)[]>(refsKey(entry.dedupeKey))) ?? []) : [];
         const lines: string[] = [];
+        turn.refused = [];
         for (const index of entry.attachments.keys()) {
           const line = await readFile(turn, entry, index, refs[index] ?? undefined);
           if (line !== undefined) lines.push(line);
         }
         texts.push([entry.text, ...lines].filter((part) => part !== '').join('\n'));
+        // A turn run again was told before: the person hears of it once.
+        if (turn.refused.length > 0 && !turn.replay) tooLarge.push({ entry, text: tooLargeNotice(turn.refused) });
       }
-      return { texts, images: turn.images };
+      return { texts, images: turn.images, tooLarge };
     },
 
     async forget(entries) {
@@ -111,6 +121,8 @@ interface TurnRead extends Omit<InboundFilesOptions, 'store'> {
   images: ImagePart[];
   room: number;
   downloads: Map<string, Download | undefined>;
+  /** The files of the message being read that were too large to take. */
+  refused: TooLargeFile[];
 }
 
 /** Reads the `index`th file of `entry`; resolves to the line that tells the model of it, if any. */
@@ -126,7 +138,11 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
   if (!turn.downloads.has(platform)) turn.downloads.set(platform, downloaderFor(platform, turn.env));
   const download = turn.downloads.get(platform);
   if (ref === undefined || !download) return `[${what} came with this message but was not read: files from ${platform} are not read on Workers]`;
-  const tooLarge = (size: number) => `[${what} was not read: it is too large (${formatBytes(size)}; the limit is ${formatBytes(maxInboundFileBytes)})]`;
+  const tooLarge = (size: number | undefined) => {
+    const stated = size === undefined ? `more than ${formatBytes(maxInboundFileBytes)}` : formatBytes(size);
+    turn.refused.push({ image, name: image && attachment.name === undefined ? undefined : name, size });
+    return `[${what} was not read: it is too large (${stated}; the limit is ${formatBytes(maxInboundFileBytes)})]`;
+  };
   // Nothing is downloaded when the platform says the file is too large.
   if (attachment.size !== undefined && attachment.size > maxInboundFileBytes) return tooLarge(attachment.size);
   // Under its conversation and message, so a turn run again finds it (and never another's).
@@ -138,12 +154,14 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
     if (kept) bytes = new Uint8Array(kept);
     else if (turn.replay) return undefined;
     else {
-      bytes = await download(ref, name);
+      // The download stops at the limit too: a declared size may be missing or wrong.
+      bytes = await download(ref, name, maxInboundFileBytes);
       if (bytes.length > maxInboundFileBytes) return tooLarge(bytes.length);
       // The R2 driver hands these options to R2's put: the content type and name are kept with it.
       await files.setItemRaw(key, bytes, { httpMetadata: { contentType: mediaType }, customMetadata: { name: attachment.name ?? name } });
     }
   } catch (error) {
+    if (error instanceof FileTooLargeError) return tooLarge(error.size);
     // The error of a download names neither its URL nor the token (see `downloaderFor`).
     turn.log(`${entry.sessionKey}: ${what} not read: ${errorMessage(error)}`);
     return `[${what} came with this message but could not be read]`;
@@ -182,11 +200,11 @@ function downloaderFor(platform: string, env: WorkerEnv): Download | undefined {
     const apiRoot = (env.TELEGRAM_API_ROOT ?? 'https://api.telegram.org').replace(/\/+$/, '');
     const api = new Api(token, { apiRoot });
     const call = createCallTelegram(defaultRetryPolicy, createScrub(token));
-    return (fileId) => downloadFile(fileId, { token, apiRoot, getFile: (id) => call('getFile', () => api.getFile(id)) });
+    return (fileId, _name, maxBytes) => downloadFile(fileId, { token, apiRoot, getFile: (id) => call('getFile', () => api.getFile(id)) }, maxBytes);
   }
   if (platform === 'slack' && env.SLACK_BOT_TOKEN) {
     const download = createFileDownloader({ botToken: env.SLACK_BOT_TOKEN, trustedOrigins: ['https://files.slack.com', new URL(env.SLACK_API_URL ?? defaultSlackApiUrl).origin] });
-    return (url, name) => download(url, { id: name });
+    return (url, name, maxBytes) => download(url, { id: name }, maxBytes);
   }
   return undefined;
 }
@@ -222,3 +240,4 @@ function utf8(bytes: Uint8Array): string | undefined {
 function refsKey(dedupeKey: string): string {
   return `files:${keySegment(dedupeKey)}`;
 }
+

@@ -42,6 +42,8 @@ export interface FakeTelegram extends FakeUpdateBuilders {
   readonly bot: UserFromGetMe;
   /** Every method call, in arrival order. */
   readonly calls: readonly FakeTelegramCall[];
+  /** The `file_path` of every file download (`GET /file/bot<token>/<path>`), in arrival order. */
+  readonly fileDownloads: readonly string[];
   /** The registered webhook, if any. */
   readonly webhook: { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
   /** The command menu set by setMyCommands. */
@@ -158,6 +160,7 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
   }
 
   function serveFile(response: ServerResponse, filePath: string): void {
+    state.fileDownloads.push(filePath);
     const file = [...state.files.values()].find((candidate) => candidate.path === filePath);
     if (!file) {
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error_code: 404, description: 'Not Found' }));
@@ -190,6 +193,9 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     bot: state.bot,
     get calls() {
       return state.calls;
+    },
+    get fileDownloads() {
+      return state.fileDownloads;
     },
     get webhook() {
       return state.webhook;

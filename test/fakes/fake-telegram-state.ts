@@ -74,6 +74,8 @@ export class FakeTelegramState extends ChangeFeed {
   readonly sent: FakeSentMessage[] = [];
   readonly chats = new Map<number, FakeChat>();
   readonly files = new Map<string, { path: string; bytes: Uint8Array }>();
+  /** The paths of the files downloaded, in order. */
+  readonly fileDownloads: string[] = [];
   readonly failures = new Map<string, FakeFailure[]>();
   readonly holds = new Map<string, FakeCallFilter[]>();
   readonly answeredCallbacks: { id: string; text?: string }[] = [];

@@ -20,7 +20,7 @@ const admin = 4242;
 
 interface Update {
   update_id: number;
-  message: { photo?: { file_id: string; width: number; height: number }[]; document?: { file_id: string } };
+  message: { photo?: { file_id: string; width: number; height: number; file_size?: number }[]; document?: { file_id: string } };
 }
 
 /** How much of a turn's first message its images (base64) and inline documents may fill (`turnRoomBytes`). */
@@ -156,6 +156,37 @@ describe('files people send, on Workers', () => {
     expect(logged.some((line) => line.includes('gone.txt not read'))).toBe(true);
     expect(logged.join('\n')).not.toContain(token);
   });
+
+  it('refuses a photo declared larger than 20 MB before any download, tells the person and names it to the model', async () => {
+    await callFake('model', 'enqueue', { text: 'Could not look at it' });
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin, caption: 'a huge one' });
+    // Telegram says how large the photo is: 21 MB (the fake's bytes are small, and never asked for).
+    largest(update).file_size = 21 * 1024 * 1024;
+    const body = await answered(update, admin, 'Could not look at it');
+    expect(await getFileCalls(largest(update).file_id)).toEqual([]);
+    expect(turnImages(body)).toEqual([]);
+    expect(turnText(body)).toContain('[an image was not read: it is too large (21.0 MB; the limit is 20.0 MB)]');
+    const told = (await messagesIn(admin)).map((message) => message.text);
+    expect(told).toContain('Your image (21.0 MB) is larger than the 20.0 MB I can take, so I did not take it. Send a smaller file, or a link to it.');
+    expect(told.indexOf('Your image (21.0 MB) is larger than the 20.0 MB I can take, so I did not take it. Send a smaller file, or a link to it.')).toBeLessThan(told.lastIndexOf('Could not look at it'));
+    expect((await env.FILES!.list({ prefix: `${keySegment(`telegram:dm:${admin}`)}/${keySegment(`telegram:update:${update.update_id}`)}/` })).objects).toEqual([]);
+  });
+
+  it('refuses a Slack image whose event declares no size by the size its download declares, and tells the person', async () => {
+    await callFake('model', 'enqueue', { text: 'Slack image refused' });
+    const file = await callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'huge.png', mimetype: 'image/png', text: 'P'.repeat(21 * 1024 * 1024) });
+    // The event says no size: the download's Content-Length is checked before its body is read.
+    delete file.size;
+    const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel: 'D0WRKHUGE', text: 'a big picture', from: { id: 'U0WRKTURN1', name: 'Ada' }, files: [file] });
+    expect(await postSlackEvent(event)).toBe(200);
+    const messages = await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', 'D0WRKHUGE'), (list) => list.some((message) => message.text === 'Slack image refused'));
+    expect(messages.map((message) => message.text), JSON.stringify(messages.map((message) => message.text))).toContain('Your image huge.png (21.0 MB) is larger than the 20.0 MB I can take, so I did not take it. Send a smaller file, or a link to it.');
+    const body = (await requests()).at(-1)!.rawBody;
+    expect(turnImages(body)).toEqual([]);
+    expect(turnText(body)).toContain('[an image was not read: it is too large (21.0 MB; the limit is 20.0 MB)]');
+    expect(body).not.toContain('PPPPPPPP');
+    expect((await env.FILES!.list()).objects.some((object) => object.key.endsWith('-huge.png'))).toBe(false);
+  }, 60_000);
 
   it("downloads nothing for a stranger's photo", async () => {
     const stranger = 5_353;
@@ -294,7 +325,7 @@ describe('files people send, on Workers', () => {
       await files.note({ ...rest, id: '1', attachments: [{ ...entry.attachments[0]!, ref: fileId }], mentioned: true });
       return files.read([entry]);
     });
-    expect(read).toEqual({ texts: ['a photo\n[an image came with this message but was not read: files are not kept on this Worker (no FILES bucket)]'], images: [] });
+    expect(read).toEqual({ texts: ['a photo\n[an image came with this message but was not read: files are not kept on this Worker (no FILES bucket)]'], images: [], tooLarge: [] });
     expect(await getFileCalls(fileId)).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@
  * and expires after a while, so a download much later can fail with 404).
  */
 import type { APIAttachment } from 'discord.js';
+import { cappedBytes, maxInboundFileBytes } from '../capped-bytes.ts';
 import { DeliveryError, type Attachment } from '../types.ts';
 
-/** Downloads an attachment's bytes from its URL (injectable transport). */
-export type FetchBytes = (url: string, name: string) => Promise<Uint8Array>;
+/** Downloads an attachment's bytes from its URL, reading at most `maxBytes` (injectable transport). */
+export type FetchBytes = (url: string, name: string, maxBytes?: number) => Promise<Uint8Array>;
 
 /** The attachments of a message: images (by their content type) and other files. */
 export function attachmentsOf(attachments: readonly APIAttachment[], fetchBytes: FetchBytes): Attachment[] {
@@ -18,13 +19,16 @@ export function attachmentsOf(attachments: readonly APIAttachment[], fetchBytes:
       mediaType,
       name: attachment.filename,
       size: attachment.size,
-      download: () => fetchBytes(attachment.url, attachment.filename),
+      download: (options) => fetchBytes(attachment.url, attachment.filename, options?.maxBytes ?? maxInboundFileBytes),
     };
   });
 }
 
-/** Downloads with `fetch`, with failures as {@link DeliveryError}s naming the file, not the signed URL. */
-export async function fetchAttachmentBytes(url: string, name: string): Promise<Uint8Array> {
+/**
+ * Downloads with `fetch`, at most `maxBytes` (a larger file fails with a `FileTooLargeError`),
+ * with failures as {@link DeliveryError}s naming the file, not the signed URL.
+ */
+export async function fetchAttachmentBytes(url: string, name: string, maxBytes = maxInboundFileBytes): Promise<Uint8Array> {
   let response: Response;
   try {
     response = await fetch(url);
@@ -36,5 +40,5 @@ export async function fetchAttachmentBytes(url: string, name: string): Promise<U
     await response.body?.cancel();
     throw new DeliveryError(`Discord attachment download failed (${name}): HTTP ${response.status}`, { retryable: response.status === 429 || response.status >= 500 });
   }
-  return new Uint8Array(await response.arrayBuffer());
+  return cappedBytes(response, maxBytes, `Discord attachment ${name}`);
 }

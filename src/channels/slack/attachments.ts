@@ -4,6 +4,7 @@
  * only to Slack's file host or the Web API's own origin). Slack answers a request it does not
  * authorise with a redirect to its sign-in page, so redirects are failures, not followed.
  */
+import { cappedBytes, maxInboundFileBytes } from '../capped-bytes.ts';
 import { DeliveryError, type Attachment } from '../types.ts';
 
 /** The fields of a Slack file object that matter here. */
@@ -16,8 +17,8 @@ export interface SlackFile {
   url_private_download?: string;
 }
 
-/** Fetches a Slack file's bytes from its private URL. */
-export type DownloadFile = (url: string, file: SlackFile) => Promise<Uint8Array>;
+/** Fetches a Slack file's bytes from its private URL, at most `maxBytes`. */
+export type DownloadFile = (url: string, file: SlackFile, maxBytes?: number) => Promise<Uint8Array>;
 
 /** Where a file is fetched from: its download URL, else its private URL (none: it is not taken). */
 function urlOf(file: SlackFile): string | undefined {
@@ -43,7 +44,7 @@ export function attachmentsOf(files: readonly SlackFile[] | undefined, download:
       mediaType,
       ...(file.name ? { name: file.name } : {}),
       ...(file.size !== undefined ? { size: file.size } : {}),
-      download: () => download(url, file),
+      download: (options) => download(url, file, options?.maxBytes ?? maxInboundFileBytes),
     } satisfies Attachment];
   });
 }
@@ -55,9 +56,13 @@ export interface FileDownloaderOptions {
   trustedOrigins: readonly string[];
 }
 
-/** A {@link DownloadFile} sending the bot token to trusted origins only, failures as {@link DeliveryError}s. */
+/**
+ * A {@link DownloadFile} sending the bot token to trusted origins only, reading at most `maxBytes`
+ * (default 20 MB; a larger file fails with a `FileTooLargeError`), other failures as
+ * {@link DeliveryError}s.
+ */
 export function createFileDownloader(options: FileDownloaderOptions): DownloadFile {
-  return async (url, file) => {
+  return async (url, file, maxBytes = maxInboundFileBytes) => {
     const label = `Slack file download failed (${file.id})`;
     let origin: string;
     try {
@@ -78,6 +83,6 @@ export function createFileDownloader(options: FileDownloaderOptions): DownloadFi
       const refused = response.status >= 300 && response.status < 400 ? ' (redirected: the token may lack files:read)' : '';
       throw new DeliveryError(`${label}: HTTP ${response.status}${refused}`, { retryable: response.status === 429 || response.status >= 500 });
     }
-    return new Uint8Array(await response.arrayBuffer());
+    return cappedBytes(response, maxBytes, `Slack file ${file.id}`);
   };
 }

@@ -4,10 +4,11 @@
  * `<apiRoot>/file/bot<token>/<path>` (a URL that is never logged, since it holds the token).
  */
 import type { Message } from 'grammy/types';
+import { cappedBytes, FileTooLargeError, maxInboundFileBytes } from '../capped-bytes.ts';
 import { DeliveryError, type Attachment } from '../types.ts';
 
-/** Fetches a Telegram file's bytes by its file_id. */
-export type DownloadFile = (fileId: string) => Promise<Uint8Array>;
+/** Fetches a Telegram file's bytes by its file_id, at most `maxBytes`. */
+export type DownloadFile = (fileId: string, maxBytes?: number) => Promise<Uint8Array>;
 
 /**
  * A file of a message as Telegram names it: what it is, and the `file_id` getFile takes. The
@@ -39,7 +40,7 @@ export function filesOf(message: Message): TelegramFile[] {
 
 /** The attachments of a message (see {@link filesOf}), each downloaded by its file_id. */
 export function attachmentsOf(message: Message, download: DownloadFile): Attachment[] {
-  return filesOf(message).map(({ fileId, ...file }) => ({ ...file, download: () => download(fileId) }));
+  return filesOf(message).map(({ fileId, ...file }) => ({ ...file, download: (options) => download(fileId, options?.maxBytes ?? maxInboundFileBytes) }));
 }
 
 /** What {@link downloadFile} needs of a bot. */
@@ -48,18 +49,26 @@ export interface FileSource {
   /** The Bot API root, without a trailing slash. */
   apiRoot: string;
   /** The Bot API's getFile (with the caller's retries and scrubbed errors). */
-  getFile(fileId: string): Promise<{ file_path?: string }>;
+  getFile(fileId: string): Promise<{ file_path?: string; file_size?: number }>;
 }
 
-/** A file's bytes by its file_id: getFile for its path, then the file from the Bot API's file root. */
-export async function downloadFile(fileId: string, source: FileSource): Promise<Uint8Array> {
+/**
+ * A file's bytes by its file_id: getFile for its path, then the file from the Bot API's file root,
+ * at most `maxBytes` (a larger file fails with a `FileTooLargeError`, the size getFile declares
+ * checked before the download).
+ */
+export async function downloadFile(fileId: string, source: FileSource, maxBytes = maxInboundFileBytes): Promise<Uint8Array> {
   const file = await source.getFile(fileId);
   if (!file.file_path) throw new DeliveryError('Telegram getFile returned no file path', { retryable: false });
-  return fetchFileBytes(`${source.apiRoot}/file/bot${source.token}/${file.file_path}`, file.file_path);
+  if (file.file_size !== undefined && file.file_size > maxBytes) throw new FileTooLargeError(`Telegram file ${file.file_path}`, maxBytes, file.file_size);
+  return fetchFileBytes(`${source.apiRoot}/file/bot${source.token}/${file.file_path}`, file.file_path, maxBytes);
 }
 
-/** Downloads the file at `url`, with failures as {@link DeliveryError}s that do not show the URL. */
-export async function fetchFileBytes(url: string, filePath: string): Promise<Uint8Array> {
+/**
+ * Downloads the file at `url`, at most `maxBytes`, with failures as {@link DeliveryError}s (or a
+ * `FileTooLargeError`) that do not show the URL.
+ */
+export async function fetchFileBytes(url: string, filePath: string, maxBytes = maxInboundFileBytes): Promise<Uint8Array> {
   let response: Response;
   try {
     response = await fetch(url);
@@ -71,5 +80,5 @@ export async function fetchFileBytes(url: string, filePath: string): Promise<Uin
     await response.body?.cancel();
     throw new DeliveryError(`Telegram file download failed (${filePath}): HTTP ${response.status}`, { retryable: response.status === 429 || response.status >= 500 });
   }
-  return new Uint8Array(await response.arrayBuffer());
+  return cappedBytes(response, maxBytes, `Telegram file ${filePath}`);
 }

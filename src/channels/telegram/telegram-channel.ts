@@ -93,7 +93,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     get bot() {
       return { id: bot.botInfo.id, username: bot.botInfo.username };
     },
-    download: (fileId) => downloadFile(fileId, { token: options.token, apiRoot, getFile: (id) => call('getFile', () => bot.api.getFile(id)) }),
+    download: (fileId, maxBytes) => downloadFile(fileId, { token: options.token, apiRoot, getFile: (id) => call('getFile', () => bot.api.getFile(id)) }, maxBytes),
     now: options.now ?? Date.now,
   };
 
