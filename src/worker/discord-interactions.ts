@@ -1,7 +1,9 @@
 /**
  * Discord's interactions on Workers (`POST /webhooks/discord`, the application's Interactions
  * Endpoint URL): the signature checked before the body is parsed (401 otherwise, as Discord
- * requires), then by type:
+ * requires), then its age: an interaction Discord made more than 5 minutes ago (or as far ahead of
+ * this clock) is refused (401), so a signed request captured on its way cannot be played again
+ * later (see {@link interactionTime}). Then by type:
  *
  * - PING (1) is answered PONG (`{ type: 1 }`).
  * - A slash command (2) is mapped by the Discord channel's own `toCommandMessage` (the `args`
@@ -30,6 +32,27 @@ import type { WorkerEnv } from './worker-env.ts';
  */
 export const discordInteractionBodyLimit = 1024 * 1024;
 
+/** The oldest interaction taken, in milliseconds (and the furthest ahead of this clock). */
+export const maxInteractionAgeMs = 5 * 60 * 1000;
+
+/** Discord's epoch, the first millisecond of 2015, in milliseconds since the Unix epoch. */
+const discordEpochMs = 1_420_070_400_000n;
+
+/**
+ * When Discord made the interaction with this id, in milliseconds since the epoch, or undefined
+ * when `id` is not a snowflake. The id is the age's source, not the `X-Signature-Timestamp`
+ * header: both are signed, but the id's top 42 bits are documented as the milliseconds since
+ * Discord's epoch at which the interaction was made (its token's 15 minutes count from there),
+ * while the header only dates the signature of this one request, in a format Discord leaves
+ * undocumented (seconds, in practice).
+ */
+export function interactionTime(id: unknown): number | undefined {
+  if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) return undefined;
+  const snowflake = BigInt(id);
+  if (snowflake >= 1n << 64n) return undefined;
+  return Number((snowflake >> 22n) + discordEpochMs);
+}
+
 /** What the person sees when the conversation could not take the command (Discord will not send it again). */
 const notTakenNotice = 'Sorry, I could not take that command just now. Please try it again in a moment.';
 
@@ -56,13 +79,22 @@ export async function discordInteractions(request: Request, env: WorkerEnv): Pro
   if (bytes === undefined) return tooLarge(discordInteractionBodyLimit);
   if (!(await check(signature, timestamp, bytes))) return new Response('invalid request signature', { status: 401 });
 
-  let interaction: { type?: unknown };
+  let interaction: { type?: unknown; id?: unknown };
   try {
-    interaction = JSON.parse(new TextDecoder().decode(bytes)) as { type?: unknown };
+    interaction = JSON.parse(new TextDecoder().decode(bytes)) as { type?: unknown; id?: unknown };
   } catch {
     return new Response('bad request: not JSON', { status: 400 });
   }
   if (typeof interaction !== 'object' || interaction === null) return new Response('bad request: not an interaction', { status: 400 });
+  const made = interactionTime(interaction.id);
+  if (made === undefined) return new Response('bad request: an interaction without a valid id', { status: 400 });
+  const ageMs = Date.now() - made;
+  if (Math.abs(ageMs) > maxInteractionAgeMs) {
+    // The log says which way and by how much: a replay, or this clock (or Discord's) being wrong.
+    const seconds = Math.round(Math.abs(ageMs) / 1000);
+    console.error(`discord: interaction ${String(interaction.id)} refused: made ${seconds} s ${ageMs > 0 ? 'ago' : 'ahead of this clock'}, more than ${maxInteractionAgeMs / 60_000} minutes (a replayed request?)`);
+    return new Response('interaction refused: it is more than 5 minutes old', { status: 401 });
+  }
   switch (interaction.type) {
     case 1:
       return Response.json({ type: 1 });

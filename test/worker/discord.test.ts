@@ -8,7 +8,7 @@
  * answers itself, so no turn calls the shared fake model.
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryError, type ConversationAddress } from '../../src/channels/types.ts';
 import { discordInteractions } from '../../src/worker/discord-interactions.ts';
 import { replyChannelFor } from '../../src/worker/reply-channels.ts';
@@ -42,6 +42,15 @@ interface Interaction {
 }
 
 let world: World;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A snowflake of now (Discord's ids carry the millisecond they were made), or `ageMs` before. */
+function snowflake(ageMs = 0): string {
+  return String((BigInt(Date.now() - ageMs) - 1_420_070_400_000n) << 22n);
+}
 
 beforeAll(async () => {
   world = await readFake<World>('discord', 'world');
@@ -144,7 +153,7 @@ describe('the Discord interactions endpoint on Workers', () => {
   }
 
   it('refuses a missing, forged or malformed signature, and a tampered body (401)', async () => {
-    const ping = { id: '1', type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 };
+    const ping = { id: snowflake(), type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 };
     expect((await post(ping, { headers: { 'x-signature-ed25519': undefined } })).status).toBe(401);
     expect((await post(ping, { headers: { 'x-signature-timestamp': undefined } })).status).toBe(401);
     expect((await post(ping, { forged: true })).status).toBe(401);
@@ -153,7 +162,7 @@ describe('the Discord interactions endpoint on Workers', () => {
   });
 
   it('answers a signed PING with PONG', async () => {
-    const response = await post({ id: '2', type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 });
+    const response = await post({ id: snowflake(), type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ type: 1 });
   });
@@ -197,10 +206,34 @@ describe('the Discord interactions endpoint on Workers', () => {
     expect(await response.json()).toMatchObject({ type: 4, data: { flags: 64, content: expect.stringContaining('try it again') } });
   });
 
+  it('refuses an interaction made more than 5 minutes ago (a replayed request), and one dated ahead as far', async () => {
+    const logged: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+    // A real command, its request captured, sent again six minutes later: signed, and refused.
+    const interaction = await slashCommand({ channelId: world.channelId, name: 'help' });
+    const replayed = { ...interaction, id: snowflake(6 * 60_000) };
+    const stale = await post(replayed);
+    expect(stale.status).toBe(401);
+    expect(await stale.text()).toContain('more than 5 minutes old');
+    expect(await onRecord(`discord:channel:${world.channelId}`, `discord:interaction:${replayed.id}`)).toBe(false);
+    expect(logged.some((line) => line.includes(`interaction ${replayed.id} refused`) && line.includes('ago'))).toBe(true);
+    expect(logged.join('\n')).not.toContain(interaction.token);
+    expect((await post({ id: snowflake(-6 * 60_000), type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 })).status).toBe(401);
+    expect(logged.some((line) => line.includes('ahead of this clock'))).toBe(true);
+    // Within the 5 minutes it is taken, as any other.
+    expect(await (await post({ id: snowflake(4 * 60_000), type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 })).json()).toEqual({ type: 1 });
+  });
+
+  it('refuses an interaction without a snowflake id (400)', async () => {
+    for (const id of [undefined, 'not-a-number', '1'.repeat(21), 42]) {
+      expect((await post({ id, type: 1, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1 })).status).toBe(400);
+    }
+  });
+
   it('answers 503 without a public key configured, and 400 to an interaction type it does not take', async () => {
     const unconfigured = await discordInteractions(new Request('http://example.com/webhooks/discord', { method: 'POST', body: '{}' }), { ...workerEnv, DISCORD_PUBLIC_KEY: undefined });
     expect(unconfigured.status).toBe(503);
     expect(await unconfigured.text()).toContain('DISCORD_PUBLIC_KEY');
-    expect((await post({ id: '3', type: 5, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1, data: {} })).status).toBe(400);
+    expect((await post({ id: snowflake(), type: 5, application_id: workerEnv.DISCORD_APPLICATION_ID, token: 't', version: 1, data: {} })).status).toBe(400);
   });
 });
