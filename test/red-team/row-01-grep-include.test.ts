@@ -47,12 +47,12 @@ describe("row 1: grep's include and the other read tools, from a stranger's grou
     own = join(home, 'profiles', 'default', 'temp', keySegment(`telegram:group:${group}`));
     mkdirSync(own, { recursive: true });
     writeFileSync(join(own, 'minutes.txt'), 'minutes of the group meeting\n');
-    gateway = await startTelegramGateway(fakes, [admin], undefined, { cwd: home });
+    gateway = await startTelegramGateway(fakes, [admin], wait, { cwd: home });
     // A transcript worth stealing: the admin's own direct messages, kept in state/.
     model.enqueue({ text: 'Noted the code.' });
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: `the launch code is ${launchCode}`, from: { id: admin, first_name: 'Ada' } }));
     await findBotMessage(telegram, gateway, admin, 'Noted the code.', wait);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await gateway?.stop();
