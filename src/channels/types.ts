@@ -25,6 +25,38 @@ export interface Sender {
   isBot?: boolean;
 }
 
+/**
+ * The group an admin approves for a group conversation (see `groupPolicy`): a Telegram group, a
+ * Slack channel, a Discord server. Named `<platform>:<kind>:<id>`, e.g. `telegram:group:-1001234`,
+ * `slack:channel:C0123`, `discord:guild:8123`.
+ */
+export interface GroupRef {
+  /** `group` (Telegram), `channel` (Slack), `guild` (a Discord server). */
+  kind: 'group' | 'channel' | 'guild';
+  /** The platform's id of it. */
+  id: string;
+  /** Its name, when the platform says (shown to admins). */
+  title?: string;
+}
+
+/**
+ * The bot was added to a group, or made one of its administrators. Platforms that name who did it
+ * (Telegram's `my_chat_member`, Slack's `member_joined_channel` with an `inviter`) give `by`: an
+ * admin there approves the group at once.
+ */
+export interface GroupJoin {
+  /** Unique per platform delivery: redelivery has the same key. */
+  dedupeKey: string;
+  /** The conversation the bot joined (where a pairing code would be told). */
+  address: ConversationAddress;
+  sessionKey: string;
+  group: GroupRef;
+  /** Who added the bot; absent when the platform does not say. */
+  by?: Sender;
+  /** The platform's own object, for debugging only. */
+  raw: unknown;
+}
+
 /** A file or image that came with a message. */
 export interface Attachment {
   kind: 'image' | 'file';
@@ -55,6 +87,11 @@ export interface InboundMessage {
   address: ConversationAddress;
   /** A one-to-one conversation with the sender, or a group / channel. */
   scope: 'dm' | 'group';
+  /**
+   * In a group conversation, the group an admin approves (a Discord channel's server, say).
+   * Absent: the conversation itself, `<platform>:group:<conversationId>`.
+   */
+  group?: GroupRef;
   sender: Sender;
   text: string;
   attachments: Attachment[];
@@ -212,6 +249,11 @@ export interface ChannelHandlers {
    */
   onMessage(message: InboundMessage): Promise<void>;
   onAction(action: ChannelAction): Promise<void>;
+  /**
+   * The bot was added to a group (see {@link GroupJoin}). Resolves once the gateway has dealt with
+   * it; rejects with {@link NotAcceptedError} when it could not (deliver it again if the platform can).
+   */
+  onGroupJoin?(join: GroupJoin): Promise<void>;
   /** Earlier messages of a conversation, oldest first (the web chat shows them on reload). */
   history?(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]>;
   /**

@@ -58,6 +58,7 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     `  web login: ${webLogin(exposure, env)}`,
     `  model: ${config.model ?? '(chosen from the credentials)'}`,
     `  direct messages: ${platforms.map((platform) => `${platform} ${platform === 'web' ? webPolicy(config, exposure) : config.dmPolicy[platform]}`).join(', ')}`,
+    `  groups served: ${groupPolicyLine(config)}`,
     `  admins: ${config.admins.length > 0 ? config.admins.join(', ') : 'none'}`,
     `  allowlists: ${allowlists.length > 0 ? allowlists.join(', ') : 'none'}`,
     `  groups: ${groups.length > 0 ? groups.join(', ') : 'defaults (answer when mentioned)'}`,
@@ -69,6 +70,18 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     `  discord: token ${set('DISCORD_BOT_TOKEN')}${config.discord.apiUrl ? `, API ${config.discord.apiUrl}` : ''}`,
     `  slack: bot token ${set('SLACK_BOT_TOKEN')}, signing secret ${set('SLACK_SIGNING_SECRET')}, app token ${set('SLACK_APP_TOKEN')}${config.slack.apiUrl ? `, API ${config.slack.apiUrl}` : ''}`,
   ];
+}
+
+/** The group policy of each platform, said in words (`telegram approval (...)`). */
+function groupPolicyLine(config: GatewayConfig): string {
+  const words = {
+    approval: "approval (groups an admin added the bot to or approved; elsewhere a mention gets a pairing code)",
+    allowlist: 'allowlist (groups an admin added the bot to, approved or listed in allowlists; no codes)',
+    open: 'open (every group)',
+  } as const;
+  const policies = [config.groupPolicy.telegram, config.groupPolicy.discord, config.groupPolicy.slack];
+  if (policies.every((policy) => policy === policies[0])) return `${words[policies[0]!]}, on every platform`;
+  return (['telegram', 'discord', 'slack'] as const).map((platform) => `${platform} ${words[config.groupPolicy[platform]]}`).join('; ');
 }
 
 /** The web chat's policy: as configured, else what it follows and what it is now. */

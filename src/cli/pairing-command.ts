@@ -1,5 +1,6 @@
 /**
- * `operator pairing`: approve, decline, revoke and list the people who asked to talk to the bot.
+ * `operator pairing`: approve, decline, revoke and list the people who asked to talk to the bot,
+ * and the groups that asked to be served (named `<platform>:<kind>:<id>`, e.g. `telegram:group:-1001234`).
  * Works on the store the environment configures, also while the gateway runs: the gateway reads
  * approvals and revocations from the store on every message, and tells approved people within
  * seconds (or when it next starts) from the notice an approval leaves there.
@@ -7,7 +8,7 @@
  * `approve CODE --owner` also makes the person the bot's owner (an admin), and only on a bot that
  * has no admin at all: a stranger cannot ask for it, and nobody can take over a bot that has one.
  */
-import { PairingBook, PairingError, type PairingListing, type PairingPerson } from '../gateway/access/index.ts';
+import { describeGroup, groupLabel, PairingBook, PairingError, parseGroupLabel, type GroupListing, type PairingGroup, type PairingListing, type PairingPerson } from '../gateway/access/index.ts';
 import { loadConfig, type GatewayConfig } from '../gateway/config/index.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { createStoreFromEnv } from '../store/from-env.ts';
@@ -15,15 +16,18 @@ import { parseCommandArgs, UsageError } from './cli-options.ts';
 
 /** The usage text of `operator pairing`. */
 export const pairingUsage = [
-  'operator pairing list | approve CODE [--owner] | deny CODE | revoke PLATFORM:ID',
+  'operator pairing list | approve CODE [--owner] | deny CODE | revoke PLATFORM:ID | revoke GROUP',
   '',
-  '  list                  codes waiting for approval, approved and declined people, the owner',
-  '  approve CODE          let the person who got CODE talk to the bot in direct messages (they are told so)',
-  "  approve CODE --owner  also make them the bot's owner, an admin: only while the bot has no admin",
+  '  list                  codes waiting for approval, approved and declined people and groups, the owner',
+  '  approve CODE          let the person who got CODE talk to the bot in direct messages, or the group',
+  '                        that got it be answered (they are told so)',
+  "  approve CODE --owner  also make the person the bot's owner, an admin: only while the bot has no admin",
   '                        (none in admins or OPERATOR_ADMINS, no owner yet)',
-  '  deny CODE             decline: the code is dropped and the person is refused for 24 hours,',
+  '  deny CODE             decline: the code is dropped and the person (or group) is refused for 24 hours,',
   '                        then may ask for a new code',
-  "  revoke PLATFORM:ID    take an approval back (e.g. telegram:42): their direct messages are a stranger's again",
+  "  revoke PLATFORM:ID    take a person's approval back (e.g. telegram:42): their direct messages are a stranger's again",
+  "  revoke GROUP          take a group's approval back (e.g. telegram:group:-1001234, slack:channel:C0123,",
+  "                        discord:guild:8123): the group is a stranger's again",
   '',
   'Works on the store of OPERATOR_HOME (or OPERATOR_STORE), also while the gateway runs.',
 ].join('\n');
@@ -64,6 +68,7 @@ function checkArguments(subcommand: Subcommand, rest: string[], owner: boolean):
   if (owner && subcommand !== 'approve') throw new UsageError('--owner goes with approve only');
   if (subcommand === 'list' && rest.length > 0) throw new UsageError('list takes no arguments');
   if ((subcommand === 'approve' || subcommand === 'deny') && rest.length === 0) throw new UsageError(`${subcommand} needs the CODE the person was given`);
+  // A group (telegram:group:-1001234) has this shape too: the usage below names both.
   if (subcommand === 'revoke' && (rest.length !== 1 || !personPattern.test(rest[0]!))) throw new UsageError('revoke needs one PLATFORM:ID, e.g. telegram:42 (operator pairing list shows them)');
 }
 
@@ -82,8 +87,11 @@ async function run(subcommand: Subcommand, rest: string[], { book, config, owner
   if (subcommand === 'deny') {
     const denied = await book.deny(rest.join(''));
     const hours = Math.round((denied.until - denied.deniedAt) / 3_600_000);
+    if ('group' in denied) return [`Declined ${describeGroup(denied.group)}: code ${denied.code} is dropped. For ${hours} hours the bot stays silent there, with no new code; then a mention gets a new one.`];
     return [`Declined ${describePerson(denied)}: code ${denied.code} is dropped. For ${hours} hours they are told their request was declined; then they may ask for a new code.`];
   }
+  const group = subcommand === 'revoke' ? parseGroupLabel(rest[0]!) : undefined;
+  if (group) return revokeGroup(book, group, config);
   if (subcommand === 'revoke') {
     const [, platform, userId] = personPattern.exec(rest[0]!)!;
     const revoked = await book.revoke(platform!, userId!);
@@ -94,6 +102,13 @@ async function run(subcommand: Subcommand, rest: string[], { book, config, owner
   }
   const hadOwner = (await book.owner()) !== undefined;
   const person = await book.approve(rest.join(''), { owner });
+  if ('group' in person) {
+    return [
+      `Approved ${describeGroup(person.group)}: the bot answers there now.`,
+      'The gateway tells the group so (within seconds while it runs, else when it next starts).',
+      `To take it back: operator pairing revoke ${groupLabel(person.group)}`,
+    ];
+  }
   const told = 'The gateway tells them so in their direct messages (within seconds while it runs, else when it next starts).';
   if (owner) return [`Paired ${describePerson(person)} as the bot's owner: they are an admin now (admin commands such as /pair, and every tool in their direct messages).`, told];
   const lines = [`Paired ${describePerson(person)}: they can now talk to the bot in direct messages.`, told];
@@ -120,6 +135,38 @@ function listLines(listing: PairingListing, config: GatewayConfig | undefined, n
   if (config && config.admins.length === 0 && !owner && pending.length > 0) {
     lines.push('', "This bot has no admin yet: operator pairing approve CODE --owner makes that person the bot's owner.");
   }
+  return [...lines, ...groupLines(listing.groups, now)];
+}
+
+/** The groups part of `list`, named as `revoke` takes them; nothing while no group ever asked. */
+function groupLines(groups: GroupListing, now: number): string[] {
+  if (groups.pending.length + groups.approved.length + groups.denied.length === 0) return [];
+  const lines = ['Groups waiting for approval:'];
+  if (groups.pending.length === 0) lines.push('  none');
+  for (const request of groups.pending) {
+    const asker = request.askedBy ? `, asked by ${describePerson(request.askedBy)}` : '';
+    lines.push(`  ${request.code}  ${describeGroup(request.group)}${asker}  ${minutes(now - request.createdAt)} ago, expires in ${minutes(request.expiresAt - now)}`);
+  }
+  lines.push('Groups approved:');
+  if (groups.approved.length === 0) lines.push('  none');
+  for (const approved of groups.approved) {
+    const how = approved.addedBy ? `added by ${approved.addedBy}` : `code ${approved.code ?? '?'}`;
+    lines.push(`  ${describeGroup(approved.group)}  since ${utc(approved.approvedAt)} (${how})`);
+  }
+  if (groups.denied.length > 0) lines.push('Groups declined:');
+  for (const denied of groups.denied) lines.push(`  ${describeGroup(denied.group)}  refused until ${utc(denied.until)}`);
+  return lines;
+}
+
+/** `revoke GROUP`: the approval taken back, and what still lets the group in. */
+async function revokeGroup(book: PairingBook, group: PairingGroup, config: GatewayConfig | undefined): Promise<string[]> {
+  const revoked = await book.groups.revoke(group);
+  const label = groupLabel(group);
+  if (!revoked) throw new PairingError(`${label} is not an approved group (operator pairing list shows them)`);
+  const lines = [`Revoked ${describeGroup(revoked.group)}: the bot no longer answers there; the next mention gets a new code (under groupPolicy approval).`];
+  const platform = group.platform as keyof GatewayConfig['groupPolicy'];
+  if (config?.groupPolicy[platform] === 'open') lines.push(`Note: groupPolicy.${platform} is "open" in operator.json (or OPERATOR_GROUP_POLICY), which still serves every group: change it there.`);
+  if (config?.allowlists[group.platform as keyof GatewayConfig['allowlists']]?.chats.length) lines.push(`Note: chats listed in allowlists.${group.platform}.chats in operator.json are still served: remove them there.`);
   return lines;
 }
 

@@ -21,6 +21,7 @@ import { describeJobs } from './schedule-tool.ts';
 import { jobLabel, ScheduleError } from './scheduler/index.ts';
 import { skillHelpLines, skillsFor } from './skill-commands.ts';
 import { describeReload, reloadNotes, reportReload } from './profile-reload.ts';
+import { describeGroup } from './access/pairing-group.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -156,6 +157,7 @@ const commands: Command[] = [
       const approved = await gateway.access.approvePairing(args.trim());
       // Told at once rather than at the next sweep (which would find the notice just the same).
       await gateway.notifier.sweep();
+      if ('group' in approved) return `Approved the group ${describeGroup(approved.group)}. I'm letting the group know I answer there now.`;
       return `Paired: ${approved.platform}:${approved.userId}${approved.name ? ` (${approved.name})` : ''}. I'm letting them know they can talk to me now.`;
     },
   },

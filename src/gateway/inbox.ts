@@ -20,6 +20,8 @@ export interface InboxEntry {
   sessionKey: string;
   address: ConversationAddress;
   scope: InboundMessage['scope'];
+  /** The group an admin approves, as the adapter named it (see `InboundMessage.group`); absent in older records. */
+  group?: InboundMessage['group'];
   /** Platform message id (a group reply quotes it). */
   messageId: string;
   sender: Sender;
@@ -105,6 +107,7 @@ export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
         sessionKey: message.sessionKey,
         address: message.address,
         scope: message.scope,
+        ...(message.group !== undefined && { group: message.group }),
         messageId: message.id,
         sender: message.sender,
         text,

@@ -17,6 +17,7 @@ export function replayedMessage(entry: InboxEntry): InboundMessage {
     sessionKey: entry.sessionKey,
     address: entry.address,
     scope: entry.scope,
+    ...(entry.group !== undefined && { group: entry.group }),
     sender: entry.sender,
     text: entry.text,
     ...(entry.command !== undefined && { command: entry.command }),

@@ -1,13 +1,19 @@
 /**
  * Who may talk to the bot, on Workers: one Durable Object for the whole bot, holding the pairing
- * book (codes, approved people, refusals, the owner) through the gateway's own access policy. A
- * conversation's object asks it about each message before the message reaches the agent. It also
- * counts the web chat login's failed attempts per client, for every isolate at once.
+ * book (codes, approved people and groups, refusals, the owner) through the gateway's own access
+ * policy, `groupPolicy` included. A conversation's object asks it about each message before the
+ * message reaches the agent; the webhooks tell it when the bot is added to a group. It also counts
+ * the web chat login's failed attempts per client, for every isolate at once.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { createAccessPolicy, PairingError, type AccessDecision, type AccessPolicy, type PairedPerson } from '../gateway/access/index.ts';
+import type { GroupJoin } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
+import { createAccessPolicy, groupLabel, groupNoticeText, PairingError, type AccessDecision, type AccessPolicy, type ApprovedGroup, type GroupJoinOutcome, type PairedPerson } from '../gateway/access/index.ts';
+import { groupNoticeKey } from '../gateway/access/pairing-keys.ts';
+import type { PairingNotice } from '../gateway/access/pairing-notice.ts';
 import { LoginRateLimiter, type LoginFailures, type LoginOutcome } from '../gateway/http/login-rate-limiter.ts';
 import { objectStore } from './object-store.ts';
+import { replyChannelFor } from './reply-channels.ts';
 import { fromWireMessage, type WireMessage } from './wire-message.ts';
 import { workerConfig } from './worker-config.ts';
 import type { WorkerEnv } from './worker-env.ts';
@@ -34,15 +40,43 @@ export class AccessObject extends DurableObject<WorkerEnv> {
   }
 
   /**
-   * Approves a pairing code (an admin's `/pair CODE`): the person approved, or why not (a
-   * malformed, unknown or expired code), said plainly (an error's class does not cross RPC).
+   * Approves a pairing code (an admin's `/pair CODE`): the person or group approved, or why not (a
+   * malformed, unknown or expired code), said plainly (an error's class does not cross RPC). A
+   * group is told at once, where its code was given.
    */
-  async approve(code: string): Promise<{ person: PairedPerson } | { error: string }> {
+  async approve(code: string): Promise<{ person: PairedPerson } | { group: ApprovedGroup } | { error: string }> {
+    let approved;
     try {
-      return { person: await this.#access.approvePairing(code) };
+      approved = await this.#access.approvePairing(code);
     } catch (error) {
       if (error instanceof PairingError) return { error: error.message };
       throw error;
+    }
+    if (!('group' in approved)) return { person: approved };
+    await this.#tellGroup(approved);
+    return { group: approved };
+  }
+
+  /**
+   * The bot was added to a group (a webhook saw it): approved when an admin added it; otherwise
+   * the group's pairing code, for the webhook to send there (under `groupPolicy: approval`).
+   */
+  async groupJoined(join: Omit<GroupJoin, 'raw'>): Promise<GroupJoinOutcome> {
+    return this.#access.groupJoined({ ...join, raw: undefined });
+  }
+
+  /** Sends the approval notice the book left for `approved`'s group (best effort: logged when it fails). */
+  async #tellGroup(approved: ApprovedGroup): Promise<void> {
+    const store = objectStore(this.ctx.storage);
+    const key = groupNoticeKey(approved.group);
+    const notice = await store.get<PairingNotice>(key);
+    if (!notice) return;
+    await store.delete(key);
+    const adapter = replyChannelFor(notice.address.platform, this.env);
+    try {
+      await adapter?.send(notice.address, { text: groupNoticeText });
+    } catch (error) {
+      console.error(`pairing: could not tell ${groupLabel(approved.group)} it was approved: ${errorMessage(error)}`);
     }
   }
 

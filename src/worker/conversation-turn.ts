@@ -94,7 +94,8 @@ async function answerBatch(parts: TurnParts, waiting: InboxEntry[]): Promise<voi
     }
     const decision = await parts.admit(entry);
     if (!decision.allowed) {
-      if (decision.reply && entry.scope === 'dm') await adapter.send(entry.address, { text: decision.reply }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not send: ${errorMessage(error)}`));
+      // A refusal's words, or a group's pairing code (given once: later refusals there say nothing).
+      if (decision.reply) await adapter.send(entry.address, { text: decision.reply }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not send: ${errorMessage(error)}`));
       await parts.inbox.done(entry.key);
       // A refused message's files are never fetched: their references go with it.
       await parts.files.forget([entry]);
@@ -170,7 +171,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     // An admin's own direct messages are the owner's seat (the profile's memory is written there
     // alone); a group, anyone else's messages and a job (run as nobody) are other seats.
     const owner = first.scope === 'dm' && !scheduled && admitted.every(({ admin }) => admin);
-    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled, owner };
+    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled };
     const result = await agent.invoke(input, { channel: first.sessionKey, images: files.images, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;

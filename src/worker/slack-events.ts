@@ -5,7 +5,8 @@
  * `toInboundMessage` and put on record in its conversation's Durable Object before the answer,
  * 200. When the object cannot take it, 503: Slack delivers the event again (`X-Slack-Retry-Num`),
  * and the object keeps a redelivery once, by the message's key. Events that are not messages to
- * answer (the bot's own, edits, deletions, other event types) are acknowledged with 200.
+ * answer (the bot's own, edits, deletions, other event types) are acknowledged with 200. The
+ * bot's own `member_joined_channel` goes to the access object (see `group-joins.ts`).
  *
  * A slash command (`/operator status`, a form body at the same path, as on Node) is mapped by the
  * channel's own `slashCommandToMessage` and taken the same way; its answer comes as a message in
@@ -19,6 +20,8 @@ import type { InboundMessage } from '../channels/types.ts';
 import { parseSlackBody } from '../channels/slack/request-body.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
+import { toGroupJoin, type SlackJoinEvent } from '../channels/slack/group-join.ts';
+import { workerGroupJoin } from './group-joins.ts';
 import { slackIdentity } from './slack-identity.ts';
 import { slackSignatureRefusal } from './slack-signature.ts';
 import { createSlackApi } from './slack-web-api.ts';
@@ -52,6 +55,7 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
   if (body.type !== 'event_callback') return new Response('bad request: not an Events API callback, a slash command or a button press', { status: 400 });
   const event = body.event as SlackMessageEvent | undefined;
   if (typeof event !== 'object' || event === null) return new Response('bad request: an event callback without an event', { status: 400 });
+  if (event.type === 'member_joined_channel') return joined(event as SlackJoinEvent, env);
   if (!messageEvents.has(event.type)) return new Response('ok');
 
   const bot = await botOf(env);
@@ -64,6 +68,14 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
   });
   if (!message) return new Response('ok');
   return (await taken(env, message, slackFileRefs(event.files))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+}
+
+/** Someone joined a channel: when it is the bot, the access object approves the channel or gives it a code. */
+async function joined(event: SlackJoinEvent, env: WorkerEnv): Promise<Response> {
+  const bot = await botOf(env);
+  if (bot instanceof Response) return bot;
+  const join = toGroupJoin(event, bot);
+  return join ? workerGroupJoin(env, join) : new Response('ok');
 }
 
 /** Takes a slash command like a message; Slack shows what the answer body says to its sender alone. */

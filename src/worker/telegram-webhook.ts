@@ -1,5 +1,6 @@
 /**
- * Telegram's webhook on Workers: the secret checked before the body is read, the body read with
+ * Telegram's webhook on Workers: the secret checked before the body is read (the webhook is off
+ * while `TELEGRAM_WEBHOOK_SECRET` is shorter than 16 characters, as on Node), the body read with
  * the Node gateway's limit, the update turned into a neutral message by the Telegram channel's
  * own mapping (its files kept by their file_ids, for its turn to read), and the answer 200 only
  * once the message is on record in its conversation's Durable Object (a redelivery is recognised
@@ -11,7 +12,9 @@ import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { sameSecret } from '../core/same-secret.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
+import { workerGroupJoin } from './group-joins.ts';
 import { telegramIdentity } from './telegram-identity.ts';
+import { sharedSecretRefusal } from './worker-config.ts';
 import { toWireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
@@ -19,6 +22,9 @@ import type { WorkerEnv } from './worker-env.ts';
 export async function telegramWebhook(request: Request, env: WorkerEnv): Promise<Response> {
   const secret = env.TELEGRAM_WEBHOOK_SECRET;
   if (!secret) return new Response('the Telegram webhook is not configured (TELEGRAM_WEBHOOK_SECRET)', { status: 503 });
+  // A secret short enough to guess opens nothing: the webhook stays shut until it is replaced.
+  const refusal = sharedSecretRefusal(env, 'TELEGRAM_WEBHOOK_SECRET');
+  if (refusal) return new Response(`the Telegram webhook is off: ${refusal}; set a valid one: npx wrangler secret put TELEGRAM_WEBHOOK_SECRET`, { status: 503 });
   if (!sameSecret(request.headers.get('x-telegram-bot-api-secret-token'), secret)) return new Response('secret token is wrong', { status: 401 });
   const bytes = await readLimitedBytes(request, bodyLimits.telegramWebhook);
   if (bytes === undefined) return tooLarge(bodyLimits.telegramWebhook);
@@ -41,6 +47,8 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
     download: () => Promise.reject(new Error('a file is read by its turn on Workers')),
     now: Date.now,
   });
+  // The bot added to a group: the access object approves it or gives it a code (see `group-joins.ts`).
+  if (event && 'join' in event) return workerGroupJoin(env, event.join);
   // Updates that are not messages to answer (edits, service messages) are acknowledged.
   if (!event || !('message' in event)) return new Response('ok');
   const { message } = event;

@@ -13,7 +13,7 @@ import { profileCommand, type ProfileChoice } from './conversation-profile.ts';
 export interface WorkerCommandContext {
   agent(): Promise<Agent>;
   /** Approves a pairing code (see `AccessObject.approve`). */
-  approve(code: string): Promise<{ person: { platform: string; userId: string; name?: string } } | { error: string }>;
+  approve(code: string): Promise<{ person: { platform: string; userId: string; name?: string } } | { group: { group: { platform: string; kind: string; id: string; title?: string } } } | { error: string }>;
   /** The conversation's profile and the choice of another. */
   profile: ProfileChoice;
 }
@@ -25,7 +25,7 @@ const help = [
   '/status: the model and what this conversation has used',
   '/profile [NAME]: show or choose the persona (admins, in a group)',
   '/reload: read the profiles, skills and knowledge again (admins)',
-  '/pair CODE: let the person with this pairing code talk with me (admins)',
+  '/pair CODE: let the person (or group) with this pairing code talk with me (admins)',
 ].join('\n');
 
 /** The reply to `command`, or undefined when it is not one of these (the agent answers it). */
@@ -59,6 +59,10 @@ export async function workerCommand(command: { name: string; args: string }, sea
       if (!code) return 'Usage: /pair CODE (the code the person was given)';
       const outcome = await context.approve(code);
       if ('error' in outcome) return outcome.error;
+      if ('group' in outcome) {
+        const { group } = outcome.group;
+        return `Approved the group ${group.platform}:${group.kind}:${group.id}${group.title ? ` "${group.title}"` : ''}: I answer there now (the group is told).`;
+      }
       const { person } = outcome;
       return `Approved: ${person.name ?? person.userId} (${person.platform}:${person.userId}) may talk with me now.`;
     }

@@ -29,6 +29,8 @@ export interface WorkerEnv {
 
   /** Who may talk to the bot (as on Node). */
   OPERATOR_DM_POLICY?: string;
+  /** Which groups the bot answers in (as on Node): `approval` (default), `allowlist` or `open`. */
+  OPERATOR_GROUP_POLICY?: string;
   OPERATOR_ADMINS?: string;
 
   /**

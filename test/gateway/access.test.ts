@@ -31,6 +31,12 @@ function message(options: { platform?: string; scope?: 'dm' | 'group'; userId?: 
 
 const allowed = { allowed: true, admin: false };
 
+/** The listing's groups part when no group asked. */
+const noGroups = { pending: [], approved: [], denied: [] };
+
+/** Every platform's group policy `open`: groups as they were served before approval (see group-access.test.ts). */
+const openGroups = { groupPolicy: { telegram: 'open', discord: 'open', slack: 'open' } } as const;
+
 describe('access: admins', () => {
   it('always lets admins in, as admins, whatever the policy and allowlists', async () => {
     const access = createAccessPolicy(
@@ -49,15 +55,15 @@ describe('access: admins', () => {
   });
 });
 
-describe('access: groups', () => {
+describe('access: groups under groupPolicy open', () => {
   it('lets anyone in a group address the bot when nothing restricts it', async () => {
-    const access = createAccessPolicy(config(), createStore({ driver: 'memory' }));
+    const access = createAccessPolicy(config(openGroups), createStore({ driver: 'memory' }));
     expect(await access.check(message({ scope: 'group', userId: '7' }))).toEqual(allowed);
   });
 
   it('restricts groups by the allowlisted chats and people, silently', async () => {
     const access = createAccessPolicy(
-      config({ allowlists: { ...config().allowlists, telegram: { chats: ['-1001', '-1002'], users: [] }, discord: { chats: [], users: ['9'] } } }),
+      config({ ...openGroups, allowlists: { ...config().allowlists, telegram: { chats: ['-1001', '-1002'], users: [] }, discord: { chats: [], users: ['9'] } } }),
       createStore({ driver: 'memory' }),
     );
     expect(await access.check(message({ scope: 'group', chatId: '-1002' }))).toEqual(allowed);
@@ -69,7 +75,7 @@ describe('access: groups', () => {
   });
 
   it('needs both the chat and the person when both lists are set', async () => {
-    const access = createAccessPolicy(config({ allowlists: { ...config().allowlists, telegram: { chats: ['-1001'], users: ['42'] } } }), createStore({ driver: 'memory' }));
+    const access = createAccessPolicy(config({ ...openGroups, allowlists: { ...config().allowlists, telegram: { chats: ['-1001'], users: ['42'] } } }), createStore({ driver: 'memory' }));
     expect(await access.check(message({ scope: 'group', chatId: '-1001', userId: '42' }))).toEqual(allowed);
     expect(await access.check(message({ scope: 'group', chatId: '-1001', userId: '43' }))).toEqual({ allowed: false });
     expect(await access.check(message({ scope: 'group', chatId: '-1009', userId: '42' }))).toEqual({ allowed: false });
@@ -114,7 +120,7 @@ describe('access: direct messages', () => {
   it('gives bots no pairing code', async () => {
     const access = createAccessPolicy(config(), createStore({ driver: 'memory' }));
     expect(await access.check(message({ isBot: true }))).toEqual({ allowed: false });
-    expect(await access.listPairings()).toEqual({ pending: [], approved: [], denied: [], owner: undefined });
+    expect(await access.listPairings()).toEqual({ pending: [], approved: [], denied: [], owner: undefined, groups: noGroups });
   });
 
   it('applies the pairing policy to a platform it does not know', async () => {
@@ -194,7 +200,7 @@ describe('pairing', () => {
     const approved = await access.approvePairing(code.toLowerCase().replace(/^(....)/, '$1-'));
     expect(approved).toEqual({ platform: 'telegram', userId: '42', name: 'Ada', username: 'ada', code, approvedAt: start + 5 * 60_000 });
     expect(await access.check(message({ userId: '42' }))).toEqual(allowed);
-    expect(await access.listPairings()).toEqual({ pending: [], approved: [approved], denied: [], owner: undefined });
+    expect(await access.listPairings()).toEqual({ pending: [], approved: [approved], denied: [], owner: undefined, groups: noGroups });
   });
 
   it('refuses unknown, malformed, expired and already used codes with clear errors', async () => {

@@ -5,6 +5,7 @@
  * swept after archiving) is fetched once (`GET /channels/{id}`) and cached.
  */
 import type { Client } from 'discord.js';
+import type { GroupRef } from '../types.ts';
 import { threadChannelTypes, type ChannelKind } from './conversation.ts';
 
 /** A channel as an interaction payload describes it. */
@@ -31,5 +32,31 @@ export function createChannelKinds(client: () => Client | undefined, log: (line:
       log(`discord: channel ${channelId} could not be looked up (${error instanceof Error ? error.message : String(error)}); taken as a channel`);
     }
     return { kind: 'channel' };
+  };
+}
+
+/**
+ * The server (guild) of a guild channel, the group an admin approves there: `guildId` when the
+ * payload names it (messages, interactions), else the channel's own (a message read back from
+ * history has none), from the client's cache or fetched once. With its name when the client knows it.
+ */
+export type GuildOf = (channelId: string, guildId: string | undefined) => Promise<GroupRef | undefined>;
+
+/** A {@link GuildOf} over a discord.js client; lookup failures are logged. */
+export function createGuildOf(client: () => Client | undefined, log: (line: string) => void): GuildOf {
+  return async (channelId, guildId) => {
+    const current = client();
+    let id = guildId;
+    if (id === undefined) {
+      try {
+        const channel = current?.channels.cache.get(channelId) ?? (await current?.channels.fetch(channelId));
+        if (channel && 'guildId' in channel && typeof channel.guildId === 'string') id = channel.guildId;
+      } catch (error) {
+        log(`discord: the server of channel ${channelId} could not be looked up (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+    if (id === undefined) return undefined;
+    const name = current?.guilds.cache.get(id)?.name;
+    return { kind: 'guild', id, ...(name ? { title: name } : {}) };
   };
 }

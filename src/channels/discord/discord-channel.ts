@@ -11,7 +11,7 @@ import { Client, Events, GatewayDispatchEvents, Routes, type APIInteraction, typ
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchAttachmentBytes } from './attachments.ts';
 import { createCallDiscord, createRest, type RetryPolicy } from './call-discord.ts';
-import { createChannelKinds } from './channel-kinds.ts';
+import { createChannelKinds, createGuildOf } from './channel-kinds.ts';
 import { discordClientOptions } from './client-options.ts';
 import { createScrub, describeError, toDeliveryError, type Scrub } from './discord-errors.ts';
 import { discordMaxLength } from './format/max-length.ts';
@@ -113,6 +113,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     inbound: (): InboundContext | undefined => (client?.user ? { botId: client.user.id, fetchBytes: fetchAttachmentBytes, now } : undefined),
     allowBots: options.allowBots ?? false,
     channelKinds: createChannelKinds(() => client, log),
+    guildOf: createGuildOf(() => client, log),
     call,
     tokens,
     outbound,

@@ -12,7 +12,7 @@ import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction
 import { createSessionQueue } from '../../core/session-queue.ts';
 import { NotAcceptedError, type ChannelHandlers } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
-import type { ChannelKinds } from './channel-kinds.ts';
+import type { ChannelKinds, GuildOf } from './channel-kinds.ts';
 import type { CatchUpTarget } from './catch-up.ts';
 import { conversationOf, type DiscordConversation } from './conversation.ts';
 import { describeError, type Scrub } from './discord-errors.ts';
@@ -30,6 +30,8 @@ export interface GatewayEventsContext {
   inbound(): InboundContext | undefined;
   allowBots: boolean;
   channelKinds: ChannelKinds;
+  /** The server of a guild channel: the group access approves (see `channel-kinds.ts`). */
+  guildOf: GuildOf;
   call: CallDiscord;
   tokens: InteractionTokens;
   outbound: DiscordOutbound;
@@ -83,7 +85,8 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     const inbound = context.inbound();
     if (!inbound || !isForAdapter(payload, inbound.botId, context.allowBots)) return;
     const conversation = known ?? conversationOf(payload.channel_id, await context.channelKinds(payload.channel_id, { guildId: payload.guild_id, userId: payload.author.id }));
-    const message = toInboundMessage(payload, conversation, inbound);
+    const group = conversation.scope === 'group' ? await context.guildOf(payload.channel_id, payload.guild_id) : undefined;
+    const message = toInboundMessage(payload, conversation, inbound, group);
     if (!message) return;
     await handOver(`message ${payload.id}`, (handlers) => handlers.onMessage(message), async () => {
       await context.outbound.notice(conversation.address, notAcceptedNotice, payload.id);
@@ -107,7 +110,8 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     const acknowledged = await acknowledge(interaction, 5);
     if (acknowledged) tokens.deferred(channelId, interaction.token);
     const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
-    const message = toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now());
+    const guild = interaction.guild_id === undefined ? undefined : await context.guildOf(channelId, interaction.guild_id);
+    const message = toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now(), guild?.title);
     if (!message) return;
     enqueue(channelId, () =>
       handOver(`interaction ${interaction.id}`, (handlers) => handlers.onMessage(message), async () => {

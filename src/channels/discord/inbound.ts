@@ -6,7 +6,7 @@
  * gateway delivers the message (a resume replays dispatches).
  */
 import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';
-import type { InboundMessage, Sender } from '../types.ts';
+import type { GroupRef, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type FetchBytes } from './attachments.ts';
 import type { DiscordConversation } from './conversation.ts';
 import { analyzeContent } from './mentions.ts';
@@ -46,8 +46,11 @@ function sentAtOf(message: GatewayMessageCreateDispatchData): { sentAt?: number 
   return Number.isFinite(sentAt) && sentAt > 0 ? { sentAt } : {};
 }
 
-/** A message as an {@link InboundMessage} in `conversation`, or undefined when it carries nothing. */
-export function toInboundMessage(message: GatewayMessageCreateDispatchData, conversation: DiscordConversation, context: InboundContext): InboundMessage | undefined {
+/**
+ * A message as an {@link InboundMessage} in `conversation` (of server `group`, in a guild), or
+ * undefined when it carries nothing.
+ */
+export function toInboundMessage(message: GatewayMessageCreateDispatchData, conversation: DiscordConversation, context: InboundContext, group?: GroupRef): InboundMessage | undefined {
   const attachments = attachmentsOf(message.attachments, context.fetchBytes);
   const analysis = analyzeContent(message.content, message.mentions.map((user) => user.id), context.botId);
   if (analysis.text === '' && attachments.length === 0) return undefined;
@@ -60,6 +63,7 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
     sessionKey: conversation.sessionKey,
     address: conversation.address,
     scope: conversation.scope,
+    ...(conversation.scope === 'group' && group && { group }),
     sender: senderOf(message.author),
     text: analysis.text,
     attachments,

@@ -20,8 +20,11 @@ function argsOf(interaction: APIChatInputApplicationCommandInteraction): string 
   return option && 'value' in option && typeof option.value === 'string' ? option.value.trim() : '';
 }
 
-/** A slash command as the {@link InboundMessage} `/name args`, or undefined without a user. */
-export function toCommandMessage(interaction: APIChatInputApplicationCommandInteraction, conversation: DiscordConversation, now: number): InboundMessage | undefined {
+/**
+ * A slash command as the {@link InboundMessage} `/name args`, or undefined without a user. In a
+ * guild, its server is the message's group (named when `guildName` is given).
+ */
+export function toCommandMessage(interaction: APIChatInputApplicationCommandInteraction, conversation: DiscordConversation, now: number, guildName?: string): InboundMessage | undefined {
   const user = interactionUser(interaction);
   if (!user) return undefined;
   const name = interaction.data.name.toLowerCase();
@@ -32,6 +35,7 @@ export function toCommandMessage(interaction: APIChatInputApplicationCommandInte
     sessionKey: conversation.sessionKey,
     address: conversation.address,
     scope: conversation.scope,
+    ...(conversation.scope === 'group' && interaction.guild_id !== undefined && { group: { kind: 'guild' as const, id: interaction.guild_id, ...(guildName ? { title: guildName } : {}) } }),
     sender: senderOf(user),
     text: args === '' ? `/${name}` : `/${name} ${args}`,
     attachments: [],

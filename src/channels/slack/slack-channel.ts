@@ -16,6 +16,7 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
+import { toGroupJoin, type SlackJoinEvent } from './group-join.ts';
 import { findSlackPreview } from './find-preview.ts';
 import { createSlackOutbound } from './outbound.ts';
 import { createScrub } from './slack-errors.ts';
@@ -142,7 +143,19 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
         log(scrub(`slack: handler failed for message ${message.dedupeKey}: ${describeError(error)}`));
       }
     };
+    // The bot joining a channel (and who invited it): see `group-join.ts`.
+    const joined = async (event: SlackJoinEvent) => {
+      const join = toGroupJoin(event, bot);
+      if (!join) return;
+      try {
+        await handlers.onGroupJoin?.(join);
+      } catch (error) {
+        if (error instanceof NotAcceptedError) throw error;
+        log(scrub(`slack: handler failed for ${join.dedupeKey}: ${describeError(error)}`));
+      }
+    };
     created.event('message', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
+    created.event('member_joined_channel', async ({ event }) => joined(event as SlackJoinEvent));
     created.event('app_mention', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
 
     created.action({ type: 'block_actions', action_id: new RegExp(`^${actionIdPrefix}`) }, async ({ ack, body }) => {

@@ -1,10 +1,11 @@
 /**
  * Telegram updates as neutral events: a `message` becomes an {@link InboundMessage}, a
- * `callback_query` a {@link ChannelAction}; other updates (edits, service messages, stickers)
- * are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
+ * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
+ * {@link GroupJoin} (its `from` is who added it); other updates (edits, service messages,
+ * stickers) are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
-import type { CallbackQuery, Message, Update, User } from 'grammy/types';
-import type { ChannelAction, InboundMessage, Sender } from '../types.ts';
+import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
+import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type DownloadFile } from './attachments.ts';
 import { conversationOf, topicOf } from './conversation.ts';
 import { analyzeText, type BotIdentity } from './mentions.ts';
@@ -52,6 +53,7 @@ export function toInboundMessage(updateId: number, message: Message, context: In
     sessionKey: conversation.sessionKey,
     address: conversation.address,
     scope: conversation.scope,
+    ...(conversation.scope === 'group' && { group: groupOfChat(message.chat) }),
     sender: senderOf(message.from),
     text: analysis.text,
     attachments,
@@ -82,8 +84,37 @@ export function toChannelAction(updateId: number, query: CallbackQuery): Channel
   };
 }
 
+/** The group a chat is, for approving it: its id and title. */
+function groupOfChat(chat: Message['chat']): GroupRef {
+  return { kind: 'group', id: String(chat.id), ...('title' in chat && chat.title ? { title: chat.title } : {}) };
+}
+
+/** The statuses of a bot that is in a chat and may speak there. */
+const inChat: ReadonlySet<string> = new Set(['member', 'administrator']);
+
+/**
+ * A `my_chat_member` update as a {@link GroupJoin} when it puts the bot into a group or
+ * supergroup, or makes it an administrator there; undefined for anything else (the bot removed,
+ * a private chat blocked, a channel).
+ */
+export function toGroupJoin(updateId: number, change: ChatMemberUpdated, context: Pick<InboundContext, 'bot'>): GroupJoin | undefined {
+  if (change.chat.type !== 'group' && change.chat.type !== 'supergroup') return undefined;
+  if (change.new_chat_member.user.id !== context.bot.id) return undefined;
+  const now = change.new_chat_member.status;
+  if (!inChat.has(now) || change.old_chat_member.status === now) return undefined;
+  const conversation = conversationOf(change.chat, undefined);
+  return {
+    dedupeKey: `telegram:update:${updateId}`,
+    address: conversation.address,
+    sessionKey: conversation.sessionKey,
+    group: groupOfChat(change.chat),
+    by: senderOf(change.from),
+    raw: change,
+  };
+}
+
 /** An update as the neutral event it carries, if any. */
-export function toChannelEvent(update: Update, context: InboundContext): { message: InboundMessage } | { action: ChannelAction } | undefined {
+export function toChannelEvent(update: Update, context: InboundContext): { message: InboundMessage } | { action: ChannelAction } | { join: GroupJoin } | undefined {
   if (update.message) {
     const message = toInboundMessage(update.update_id, update.message, context);
     return message ? { message } : undefined;
@@ -91,6 +122,10 @@ export function toChannelEvent(update: Update, context: InboundContext): { messa
   if (update.callback_query) {
     const action = toChannelAction(update.update_id, update.callback_query);
     return action ? { action } : undefined;
+  }
+  if (update.my_chat_member) {
+    const join = toGroupJoin(update.update_id, update.my_chat_member, context);
+    return join ? { join } : undefined;
   }
   return undefined;
 }

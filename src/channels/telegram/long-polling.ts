@@ -25,7 +25,7 @@ export function grammySignal(signal: AbortSignal): GrammySignal {
 export interface LongPollingOptions {
   /** getUpdates long-poll timeout in seconds. */
   timeoutSeconds: number;
-  allowedUpdates: ('message' | 'callback_query')[];
+  allowedUpdates: ('message' | 'callback_query' | 'my_chat_member')[];
   signal: AbortSignal;
   log(line: string): void;
   scrub: Scrub;

@@ -66,7 +66,8 @@ const capabilities: ChannelCapabilities = {
   maxFileBytes: 50 * 1000 * 1000,
 };
 
-const allowedUpdates: ('message' | 'callback_query')[] = ['message', 'callback_query'];
+/** `my_chat_member`: who added the bot to a group (an admin's adding approves it). */
+const allowedUpdates: ('message' | 'callback_query' | 'my_chat_member')[] = ['message', 'callback_query', 'my_chat_member'];
 
 /**
  * Creates the Telegram adapter.
@@ -117,7 +118,8 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       return;
     }
     try {
-      await current.onMessage(event.message);
+      if ('join' in event) await current.onGroupJoin?.(event.join);
+      else await current.onMessage(event.message);
     } catch (error) {
       if (error instanceof NotAcceptedError) throw error;
       log(scrub(`telegram: handler failed for update ${update.update_id}: ${describeError(error)}`));

@@ -1,7 +1,7 @@
 /**
  * Who may talk to the bot. Admins always (the configured ones, and the owner made by pairing); in
- * groups anyone, unless the platform's allowlists restrict chats or people; in direct messages by
- * the platform's policy:
+ * groups by the platform's `groupPolicy` (see `group-access.ts`: by default only in groups an admin
+ * added the bot to or approved); in direct messages by the platform's policy:
  *
  * - `open`: anyone;
  * - `allowlist`: people in the platform's `allowlists.users` or approved by pairing;
@@ -9,20 +9,23 @@
  *   approves it with `/pair CODE` or `operator pairing approve CODE` (or turns it down with
  *   `operator pairing deny CODE`: the person is then refused for a day).
  */
-import type { InboundMessage } from '../../channels/types.ts';
+import type { GroupJoin, InboundMessage } from '../../channels/types.ts';
 import type { GatewayConfig } from '../config/index.ts';
-import type { DmPolicy } from '../config/schema.ts';
+import type { DmPolicy, GroupPolicy } from '../config/schema.ts';
 import type { Store } from '../../store/store.ts';
+import type { ApprovedGroup } from './group-book.ts';
+import { checkGroupMessage, joinGroup, type GroupAccessParts, type GroupJoinOutcome } from './group-access.ts';
 import { describeDuration, PairingBook, type PairedPerson, type PairingBookOptions, type PairingListing, type PairingRequest } from './pairing-book.ts';
 
 /** The verdict on one message. */
 export type AccessDecision =
   | { allowed: true; admin: boolean }
   /**
-   * `reply`, when present, is sent to the person (a pairing code, a refusal); never in groups.
-   * `pairingCode`: the code the person was given, for the log (an admin approves it).
+   * `reply`, when present, is sent in the conversation: to the person (a pairing code, a
+   * refusal), or in a group its pairing code, once. `pairingCode`: the code given, for the log
+   * (an admin approves it). `reason`: why, for the log, where it is not plain.
    */
-  | { allowed: false; reply?: string; pairingCode?: string };
+  | { allowed: false; reply?: string; pairingCode?: string; reason?: string };
 
 /** Access checks and pairing. */
 export interface AccessPolicy {
@@ -36,18 +39,21 @@ export interface AccessPolicy {
   /** Reads the owner made by pairing again (another process may have changed it). */
   refresh(): Promise<void>;
   /**
-   * Approves a pairing code: its person may then write in direct messages, and is told so (see
-   * `pairing-notifier.ts`). Never makes an owner: that is `operator pairing approve --owner`'s.
+   * Approves a pairing code: its person may then write in direct messages, or its group is served,
+   * and is told so (see `pairing-notifier.ts`). Never makes an owner: that is `operator pairing
+   * approve --owner`'s.
    *
    * @throws PairingError for a malformed, unknown or expired code.
    */
-  approvePairing(code: string): Promise<PairedPerson>;
+  approvePairing(code: string): Promise<PairedPerson | ApprovedGroup>;
+  /** The bot was added to a group: approved when an admin added it, else maybe a code to tell there. */
+  groupJoined(join: GroupJoin): Promise<GroupJoinOutcome>;
   /** Codes waiting for approval, approved and refused people, and the owner. */
   listPairings(): Promise<PairingListing>;
 }
 
 /** The settings access depends on. */
-export type AccessConfig = Pick<GatewayConfig, 'admins' | 'dmPolicy' | 'allowlists'>;
+export type AccessConfig = Pick<GatewayConfig, 'admins' | 'dmPolicy' | 'allowlists' | 'groupPolicy'>;
 
 /** Options of {@link createAccessPolicy}: the clock, code lifetime and refusal time of pairing. */
 export type AccessPolicyOptions = PairingBookOptions;
@@ -69,25 +75,30 @@ export function createAccessPolicy(config: AccessConfig, store: Store, options: 
     Object.entries(config.allowlists).map(([platform, list]) => [platform, { chats: new Set(list.chats), users: new Set(list.users) }]),
   );
   const policies: Readonly<Record<string, DmPolicy | undefined>> = config.dmPolicy;
+  const groupPolicies: Readonly<Record<string, GroupPolicy | undefined>> = config.groupPolicy;
   const refresh = async () => {
     const person = await book.owner();
     owner = person && `${person.platform}:${person.userId}`;
   };
+  const isAdmin = (platform: string, userId: string) => admins.has(`${platform}:${userId}`) || owner === `${platform}:${userId}`;
+  const groupParts: GroupAccessParts = {
+    // An unknown platform gets the strictest policy that still lets groups in.
+    policy: (platform) => groupPolicies[platform] ?? 'approval',
+    lists: (platform) => lists.get(platform),
+    groups: book.groups,
+    now,
+  };
 
   return {
     async check(message) {
-      const { platform, conversationId } = message.address;
+      const { platform } = message.address;
       const userId = message.sender.id;
       if (admins.has(`${platform}:${userId}`)) return { allowed: true, admin: true };
       // Read on every message: `operator pairing` may have made or revoked the owner meanwhile.
       await refresh();
       if (owner === `${platform}:${userId}`) return { allowed: true, admin: true };
+      if (message.scope === 'group') return checkGroupMessage(message, groupParts);
       const list = lists.get(platform);
-      if (message.scope === 'group') {
-        if (list && list.chats.size > 0 && !list.chats.has(conversationId)) return { allowed: false };
-        if (list && list.users.size > 0 && !list.users.has(userId)) return { allowed: false };
-        return { allowed: true, admin: false };
-      }
       // An unknown platform gets the strictest policy that still lets people in.
       const policy = policies[platform] ?? 'pairing';
       if (policy === 'open') return { allowed: true, admin: false };
@@ -101,9 +112,13 @@ export function createAccessPolicy(config: AccessConfig, store: Store, options: 
       const request = await book.request({ platform, userId, name: message.sender.name, username: message.sender.username }, message.address);
       return { allowed: false, reply: pairingReply(request, now()), pairingCode: request.code };
     },
-    isAdmin: (platform, userId) => admins.has(`${platform}:${userId}`) || owner === `${platform}:${userId}`,
+    isAdmin,
     refresh,
     approvePairing: (code) => book.approve(code),
+    async groupJoined(join) {
+      await refresh();
+      return joinGroup(join, join.by !== undefined && isAdmin(join.address.platform, join.by.id), groupParts);
+    },
     listPairings: () => book.list(),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * The pairing book: codes handed to unknown people, the people an admin approved or turned down,
- * and the owner made by pairing, all in the store (see `pairing-keys.ts`), so they survive
+ * and the owner made by pairing; and, through its {@link GroupBook}, the same for groups; all in the store (see `pairing-keys.ts`), so they survive
  * restarts and `operator pairing` can change them while the gateway runs. Nothing is cached: the
  * store is read on every check, so a revocation from another process takes effect at once.
  */
 import type { ConversationAddress } from '../../channels/types.ts';
 import { AgentError } from '../../core/errors.ts';
 import type { Store } from '../../store/store.ts';
+import { expiredGraceSeconds, GroupBook, isGroupRequest, type ApprovedGroup, type DeniedGroup, type GroupBookOptions, type GroupListing, type GroupRequest } from './group-book.ts';
 import { generatePairingCode, normalizePairingCode, pairingCodeLength } from './pairing-code.ts';
+import { describeGroup } from './pairing-group.ts';
 import { approvedKey, approvedPrefix, codeKey, codePrefix, deniedKey, deniedPrefix, noticeKey, ownerKey, personKey } from './pairing-keys.ts';
 import { newPairingNotice, noticeTtlSeconds } from './pairing-notice.ts';
 
@@ -52,6 +54,8 @@ export interface PairingListing {
   denied: DeniedPerson[];
   /** The owner made by pairing, if any. */
   owner: PairedPerson | undefined;
+  /** Groups waiting with a code, approved, and turned down. */
+  groups: GroupListing;
 }
 
 /** A pairing request that cannot be carried out (a malformed, unknown or expired code; an owner already there). */
@@ -61,24 +65,23 @@ export class PairingError extends AgentError {
   }
 }
 
-/** Options of {@link PairingBook}. */
-export interface PairingBookOptions {
+/** Options of {@link PairingBook} (the limits on waiting groups are its {@link GroupBook}'s). */
+export interface PairingBookOptions extends GroupBookOptions {
   /** The clock, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
   /** How long a code is valid, in seconds (default 3,600). */
   codeTtlSeconds?: number;
-  /** How long a person turned down is refused, in seconds (default 86,400: a day). */
+  /** How long a person (or group) turned down is refused, in seconds (default 86,400: a day). */
   denialSeconds?: number;
 }
-
-/** An expired code is kept this much longer, so approving it says "expired", not "unknown". */
-const expiredGraceSeconds = 86_400;
 
 /** Pairing requests, approvals, refusals and the owner over a {@link Store}. */
 export class PairingBook {
   private readonly now: () => number;
   private readonly codeTtlSeconds: number;
   private readonly denialSeconds: number;
+  /** The groups: their codes, approvals and refusals. */
+  readonly groups: GroupBook;
 
   constructor(
     private readonly store: Store,
@@ -87,6 +90,7 @@ export class PairingBook {
     this.now = options.now ?? Date.now;
     this.codeTtlSeconds = options.codeTtlSeconds ?? 3_600;
     this.denialSeconds = options.denialSeconds ?? 86_400;
+    this.groups = new GroupBook(store, options);
   }
 
   /** Whether an admin approved this person (and did not revoke it). */
@@ -125,15 +129,22 @@ export class PairingBook {
   }
 
   /**
-   * Approves the person who got `code` (case, spaces and dashes do not matter) and leaves a
-   * notice for the gateway to tell them. With `owner`, they also become the bot's owner, unless
-   * there is one already. Whether the configuration has admins is the caller's to check.
+   * Approves the person (or group) who got `code` (case, spaces and dashes do not matter) and
+   * leaves a notice for the gateway to tell them. With `owner`, the person also becomes the bot's
+   * owner, unless there is one already. Whether the configuration has admins is the caller's to check.
    *
    * @throws PairingError when the code is malformed, unknown or expired, or `owner` is asked and
-   * the book has an owner already (then nothing changes).
+   * the book has an owner already, or the code is a group's (then nothing changes).
    */
-  async approve(code: string, options: { owner?: boolean } = {}): Promise<PairedPerson> {
+  async approve(code: string, options: { owner?: boolean } = {}): Promise<PairedPerson | ApprovedGroup> {
     return this.withRequest(code, async (request) => {
+      if (isGroupRequest(request)) {
+        if (request.expiresAt <= this.now()) {
+          throw new PairingError(`Pairing code ${request.code} of ${describeGroup(request.group)} has expired (codes are valid for ${describeDuration(this.codeTtlSeconds)}); a new one is given at the next mention of the bot there`);
+        }
+        if (options.owner) throw new PairingError(`Pairing code ${request.code} is a group's (${describeGroup(request.group)}): a group cannot be the owner`);
+        return this.groups.approveRequest(request);
+      }
       if (request.expiresAt <= this.now()) {
         throw new PairingError(`Pairing code ${request.code} has expired (codes are valid for ${describeDuration(this.codeTtlSeconds)}); ask the person to write to the bot again for a new one`);
       }
@@ -160,8 +171,9 @@ export class PairingBook {
    *
    * @throws PairingError when the code is malformed or unknown.
    */
-  async deny(code: string): Promise<DeniedPerson> {
+  async deny(code: string): Promise<DeniedPerson | DeniedGroup> {
     return this.withRequest(code, async (request) => {
+      if (isGroupRequest(request)) return this.groups.denyRequest(request);
       const deniedAt = this.now();
       const denied: DeniedPerson = { platform: request.platform, userId: request.userId, name: request.name, username: request.username, code: request.code, deniedAt, until: deniedAt + this.denialSeconds * 1000 };
       await this.store.set(deniedKey(request.platform, request.userId), denied, { ttlSeconds: this.denialSeconds });
@@ -192,7 +204,7 @@ export class PairingBook {
   /** Valid codes waiting for approval, approved people, people still refused (each oldest first), and the owner. */
   async list(): Promise<PairingListing> {
     const now = this.now();
-    const pending = (await this.values<PairingRequest>(codePrefix)).filter((request) => request.expiresAt > now);
+    const pending = (await this.values<PairingRequest | GroupRequest>(codePrefix)).filter((request): request is PairingRequest => !isGroupRequest(request) && request.expiresAt > now);
     const approved = await this.values<PairedPerson>(approvedPrefix);
     const denied = (await this.values<DeniedPerson>(deniedPrefix)).filter((person) => person.until > now);
     return {
@@ -200,17 +212,18 @@ export class PairingBook {
       approved: approved.sort((a, b) => a.approvedAt - b.approvedAt || a.code.localeCompare(b.code)),
       denied: denied.sort((a, b) => a.deniedAt - b.deniedAt || a.code.localeCompare(b.code)),
       owner: await this.owner(),
+      groups: await this.groups.list(),
     };
   }
 
   /** Runs `fn` on the request of `code`, under the code's lock. */
-  private async withRequest<T>(code: string, fn: (request: PairingRequest) => Promise<T>): Promise<T> {
+  private async withRequest<T>(code: string, fn: (request: PairingRequest | GroupRequest) => Promise<T>): Promise<T> {
     const normalized = normalizePairingCode(code);
     if (!normalized) {
       throw new PairingError(`Not a pairing code: codes are ${pairingCodeLength} letters and digits without 0, O, 1 or I (e.g. K7QM2XPA)`);
     }
     return this.store.withLock(codeKey(normalized), async () => {
-      const request = await this.store.get<PairingRequest>(codeKey(normalized));
+      const request = await this.store.get<PairingRequest | GroupRequest>(codeKey(normalized));
       if (!request) throw new PairingError(`Unknown pairing code ${normalized}: check it, or ask the person to write to the bot again for a new one`);
       return fn(request);
     });

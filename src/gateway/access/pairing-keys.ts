@@ -11,8 +11,17 @@
  *   the configured ones;
  * - `pairing:notice:<platform>:<user>`: an approval the person has not been told of yet; the
  *   running gateway tells them and removes it (see `pairing-notifier.ts`).
+ *
+ * Groups (see `pairing-group.ts`) have their own, `<group>` being `<platform>:<kind>:<id>`:
+ *
+ * - `pairing:code:<CODE>` holds a group's code too (a `GroupRequest`, which names its `group`);
+ * - `pairing:group:code:<group>`: the group's current code;
+ * - `pairing:group:approved:<group>`, `pairing:group:denied:<group>`: an admin's yes or no;
+ * - `pairing:notice:group:<group>`: an approval the group has not been told of yet;
+ * - `pairing:group:requests`: the lock under which a new group code is counted against the limits.
  */
 import { keySegment } from '../dedupe.ts';
+import type { PairingGroup } from './pairing-group.ts';
 
 /** The prefix of every code waiting for approval. */
 export const codePrefix = 'pairing:code:';
@@ -48,4 +57,35 @@ export function deniedKey(platform: string, userId: string): string {
 /** The untold approval of a person. */
 export function noticeKey(platform: string, userId: string): string {
   return `${noticePrefix}${keySegment(platform)}:${keySegment(userId)}`;
+}
+
+/** The prefix of every approved group. */
+export const approvedGroupPrefix = 'pairing:group:approved:';
+/** The prefix of every group turned down. */
+export const deniedGroupPrefix = 'pairing:group:denied:';
+/** The lock under which a new group code is counted against the limits. */
+export const groupRequestsLock = 'pairing:group:requests';
+
+function groupSegments(group: Pick<PairingGroup, 'platform' | 'kind' | 'id'>): string {
+  return `${keySegment(group.platform)}:${keySegment(group.kind)}:${keySegment(group.id)}`;
+}
+
+/** The current code of a group. */
+export function groupCodeKey(group: Pick<PairingGroup, 'platform' | 'kind' | 'id'>): string {
+  return `pairing:group:code:${groupSegments(group)}`;
+}
+
+/** The approval of a group. */
+export function approvedGroupKey(group: Pick<PairingGroup, 'platform' | 'kind' | 'id'>): string {
+  return `${approvedGroupPrefix}${groupSegments(group)}`;
+}
+
+/** The refusal of a group. */
+export function deniedGroupKey(group: Pick<PairingGroup, 'platform' | 'kind' | 'id'>): string {
+  return `${deniedGroupPrefix}${groupSegments(group)}`;
+}
+
+/** The untold approval of a group (under {@link noticePrefix}, so one sweep finds both kinds). */
+export function groupNoticeKey(group: Pick<PairingGroup, 'platform' | 'kind' | 'id'>): string {
+  return `${noticePrefix}group:${groupSegments(group)}`;
 }

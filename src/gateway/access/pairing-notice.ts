@@ -5,12 +5,16 @@
  * told when it starts, and one made by `operator pairing` (which has no channel) is told at all.
  */
 import type { ConversationAddress } from '../../channels/types.ts';
+import type { PairingGroup } from './pairing-group.ts';
 
-/** An untold approval. */
+/** An untold approval: of a person, or of a group (`group` set, no `userId`). */
 export interface PairingNotice {
   platform: string;
-  userId: string;
-  /** The direct conversation the person asked for their code in. */
+  /** The person approved (absent for a group's notice). */
+  userId?: string;
+  /** The group approved (a group's notice). */
+  group?: PairingGroup;
+  /** Where the code was asked for: the person's direct conversation, or the group. */
   address: ConversationAddress;
   /** Milliseconds since the epoch. */
   createdAt: number;
@@ -35,6 +39,14 @@ export const noticeTtlSeconds = 7 * 86_400;
 export function newPairingNotice(person: { platform: string; userId: string }, address: ConversationAddress, now: number): PairingNotice {
   return { platform: person.platform, userId: person.userId, address, createdAt: now, expiresAt: now + noticeTtlSeconds * 1000, attempts: 0 };
 }
+
+/** A new untold approval of `group`, told at `address` (where its code was given). */
+export function newGroupNotice(group: PairingGroup, address: ConversationAddress, now: number): PairingNotice {
+  return { platform: group.platform, group, address, createdAt: now, expiresAt: now + noticeTtlSeconds * 1000, attempts: 0 };
+}
+
+/** What a group is told when an admin approves its code. */
+export const groupNoticeText = 'An admin approved this group, so I can answer here now.';
 
 /** What the person is told; `owner` when the approval made them the bot's owner. */
 export function pairingNoticeText(owner: boolean): string {

@@ -1,8 +1,9 @@
 /**
- * Tells people an admin approved them. Approvals leave a notice in the store (see
- * `pairing-notice.ts`), whichever process made them; the gateway sweeps the notices every few
- * seconds, at start and at once after an approval it made itself (`/pair`), and sends each in the
- * person's direct conversation.
+ * Tells people an admin approved them, and groups an admin approved that the bot answers there
+ * now. Approvals leave a notice in the store (see `pairing-notice.ts`), whichever process made
+ * them; the gateway sweeps the notices every few seconds, at start and at once after an approval
+ * it made itself (`/pair`), and sends each where the code was asked for: the person's direct
+ * conversation, or the group.
  *
  * Once, never twice: a notice is marked as being sent before the send and removed after it, all
  * under its key's lock, and sweeps never overlap. A send that fails is tried again later (backing
@@ -15,8 +16,9 @@ import type { ChannelAdapter } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Store } from '../../store/store.ts';
 import { PairingBook } from './pairing-book.ts';
+import { groupLabel } from './pairing-group.ts';
 import { noticePrefix } from './pairing-keys.ts';
-import { pairingNoticeText, type PairingNotice } from './pairing-notice.ts';
+import { groupNoticeText, pairingNoticeText, type PairingNotice } from './pairing-notice.ts';
 
 /** Options of {@link PairingNotifier}. */
 export interface PairingNotifierOptions {
@@ -112,7 +114,7 @@ export class PairingNotifier {
     const { store, log } = this.#options;
     const notice = await store.get<PairingNotice>(key);
     if (!notice) return;
-    const who = `${notice.platform}:${notice.userId}`;
+    const who = notice.group ? groupLabel(notice.group) : `${notice.platform}:${notice.userId}`;
     const now = this.#now();
     if (notice.claimedAt !== undefined) {
       log(`pairing: the approval notice to ${who} may not have gone out (the gateway stopped while sending it); not sent again`);
@@ -121,16 +123,17 @@ export class PairingNotifier {
     if ((notice.retryAt ?? 0) > now) return;
     const adapter = this.#options.adapters.get(notice.address.platform);
     if (!adapter) return;
-    if (!(await this.#book.isApproved(notice.platform, notice.userId))) {
+    const approved = notice.group ? await this.#book.groups.isApproved(notice.group) : await this.#book.isApproved(notice.platform, notice.userId ?? '');
+    if (!approved) {
       // The approver writes the notice just before the approval: a young one may be waiting for it.
       if (now - notice.createdAt > orphanMs) await store.delete(key);
       return;
     }
-    const owner = await this.#book.owner();
+    const text = notice.group ? groupNoticeText : pairingNoticeText(await this.#isOwner(notice));
     const ttlSeconds = Math.max(1, Math.ceil((notice.expiresAt - now) / 1000));
     await store.set(key, { ...notice, claimedAt: now }, { ttlSeconds });
     try {
-      await adapter.send(notice.address, { text: pairingNoticeText(owner?.platform === notice.platform && owner.userId === notice.userId) });
+      await adapter.send(notice.address, { text });
     } catch (error) {
       const attempts = notice.attempts + 1;
       if (attempts >= maxAttempts) {
@@ -143,5 +146,11 @@ export class PairingNotifier {
       return store.set(key, { ...notice, attempts, retryAt }, { ttlSeconds });
     }
     await store.delete(key);
+  }
+
+  /** Whether the person of `notice` is the owner made by pairing. */
+  async #isOwner(notice: PairingNotice): Promise<boolean> {
+    const owner = await this.#book.owner();
+    return owner?.platform === notice.platform && owner.userId === notice.userId;
   }
 }

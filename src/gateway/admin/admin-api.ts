@@ -4,7 +4,8 @@
  * - `GET conversations?q=&limit=`: the conversations (see `conversation-list.ts`);
  * - `GET conversation?key=`: one conversation, its transcript and its system prompt's parts;
  * - `GET jobs`, `POST jobs {action: pause|resume|rm|run, id}`;
- * - `GET pairing`, `POST pairing {action: approve|deny, code}` or `{action: revoke, platform, userId}`;
+ * - `GET pairing`, `POST pairing {action: approve|deny, code}`, `{action: revoke, platform, userId}`
+ *   or `{action: revoke-group, group}` (e.g. `telegram:group:-1001234`);
  * - `GET profiles`, `POST profiles {action: reload, profile}`;
  * - `GET usage?days=`: usage per day, profile and conversation, with charts;
  * - `GET events`: the live feed (Server-Sent Events).
@@ -38,6 +39,7 @@ const jobChange = z.object({ action: z.enum(jobActions), id: z.string().min(1).m
 const pairingChange = z.discriminatedUnion('action', [
   z.object({ action: z.enum(['approve', 'deny']), code: z.string().min(1).max(64) }).strict(),
   z.object({ action: z.literal('revoke'), platform: z.string().min(1).max(64), userId: z.string().min(1).max(256) }).strict(),
+  z.object({ action: z.literal('revoke-group'), group: z.string().min(1).max(320) }).strict(),
 ]);
 const profileChange = z.object({ action: z.literal('reload'), profile: z.string().min(1).max(64) }).strict();
 

@@ -1,14 +1,19 @@
 /**
- * The console's pairing requests: listed, approved, denied and revoked through the code the chat
- * and the command line use: an approval goes through the gateway's access policy and its
+ * The console's pairing requests, people's and groups': listed, approved, denied and revoked
+ * through the code the chat and the command line use: an approval goes through the gateway's access policy and its
  * notifier tells the person at once (as `/pair` does); a denial and a revocation go through the
  * pairing book (as `operator pairing deny|revoke` do). Only names and ids leave the gateway.
  */
-import { PairingBook, PairingError, type PairingListing, type PairingPerson } from '../access/index.ts';
+import { describeGroup, PairingBook, PairingError, parseGroupLabel, type PairingListing, type PairingPerson } from '../access/index.ts';
 import type { AdminGateway } from './admin-routes.ts';
 
 /** A pairing change the console offers. */
-export type PairingAction = { action: 'approve'; code: string } | { action: 'deny'; code: string } | { action: 'revoke'; platform: string; userId: string };
+export type PairingAction =
+  | { action: 'approve'; code: string }
+  | { action: 'deny'; code: string }
+  | { action: 'revoke'; platform: string; userId: string }
+  /** A group's approval taken back; `group` as listed, e.g. `telegram:group:-1001234`. */
+  | { action: 'revoke-group'; group: string };
 
 /** The answer to a change: `ok: false` with the reason when it was refused (an unknown or expired code). */
 export interface PairingReply {
@@ -26,14 +31,24 @@ export async function changePairing(gateway: AdminGateway, change: PairingAction
   try {
     switch (change.action) {
       case 'approve': {
-        const person = await gateway.access.approvePairing(change.code);
+        const approved = await gateway.access.approvePairing(change.code);
         // Told at once rather than at the notifier's next sweep, as after /pair.
         await gateway.notifier.sweep();
-        return { ok: true, text: `Paired ${describePerson(person)}: they can now talk to the bot in direct messages.` };
+        if ('group' in approved) return { ok: true, text: `Approved ${describeGroup(approved.group)}: the bot answers there now (the group is told).` };
+        return { ok: true, text: `Paired ${describePerson(approved)}: they can now talk to the bot in direct messages.` };
       }
       case 'deny': {
-        const person = await new PairingBook(gateway.runtime.store).deny(change.code);
-        return { ok: true, text: `Declined ${describePerson(person)}: refused until ${new Date(person.until).toISOString().slice(0, 16).replace('T', ' ')} UTC.` };
+        const denied = await new PairingBook(gateway.runtime.store).deny(change.code);
+        const until = `${new Date(denied.until).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+        if ('group' in denied) return { ok: true, text: `Declined ${describeGroup(denied.group)}: no new code there until ${until}.` };
+        return { ok: true, text: `Declined ${describePerson(denied)}: refused until ${until}.` };
+      }
+      case 'revoke-group': {
+        const group = parseGroupLabel(change.group);
+        if (!group) return { ok: false, text: `Not a group: ${change.group} (groups are named like telegram:group:-1001234)` };
+        const revoked = await new PairingBook(gateway.runtime.store).groups.revoke(group);
+        if (!revoked) return { ok: false, text: `${change.group} is not an approved group` };
+        return { ok: true, text: `Revoked ${describeGroup(revoked.group)}: the bot no longer answers there.` };
       }
       case 'revoke': {
         const { person, owner } = await new PairingBook(gateway.runtime.store).revoke(change.platform, change.userId);

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { ConfigProblem } from './format-issues.ts';
 import { formatIssues } from './format-issues.ts';
 import type { GatewayConfig } from './gateway-config.ts';
-import { platforms, settingSchemas, type DmPolicy } from './schema.ts';
+import { platforms, settingSchemas, type DmPolicy, type GroupPolicy } from './schema.ts';
 
 /** The variables that override settings of the file. */
 export type ConfigEnvironment = Partial<
@@ -16,6 +16,7 @@ export type ConfigEnvironment = Partial<
     | 'OPERATOR_PUBLIC_HOSTS'
     | 'OPERATOR_MODEL'
     | 'OPERATOR_DM_POLICY'
+    | 'OPERATOR_GROUP_POLICY'
     | 'OPERATOR_ADMINS'
     | 'OPERATOR_REVIEW_EVERY'
     | 'TELEGRAM_API_ROOT'
@@ -61,6 +62,12 @@ const overrides = [
     read: asText,
     apply: (config, policy) => ({ ...config, dmPolicy: Object.fromEntries(platforms.map((platform) => [platform, policy])) as GatewayConfig['dmPolicy'] }),
   } satisfies Override<DmPolicy>,
+  {
+    name: 'OPERATOR_GROUP_POLICY',
+    schema: settingSchemas.groupPolicy,
+    read: asText,
+    apply: (config, policy) => ({ ...config, groupPolicy: { telegram: policy, discord: policy, slack: policy } }),
+  } satisfies Override<GroupPolicy>,
   { name: 'OPERATOR_ADMINS', schema: settingSchemas.admins, read: asList, apply: (config, admins) => ({ ...config, admins }) } satisfies Override<string[]>,
   {
     name: 'OPERATOR_REVIEW_EVERY',

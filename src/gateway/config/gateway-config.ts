@@ -9,7 +9,7 @@ import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-setti
 import type { SubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { ReasoningEffort } from '../../llm/types.ts';
-import type { BusyMode, DmPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
+import type { BusyMode, DmPolicy, GroupPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
 export type { SandboxSettings };
 
@@ -82,6 +82,8 @@ export interface GatewayConfig {
    * whether the gateway is exposed (open when local, pairing when exposed).
    */
   dmPolicy: Readonly<Record<Exclude<Platform, 'web'>, DmPolicy>> & { readonly web?: DmPolicy };
+  /** Which groups each platform's bot answers in (see `groupPolicies`). */
+  groupPolicy: Readonly<Record<Exclude<Platform, 'web'>, GroupPolicy>>;
   /** Per platform allowlists. */
   allowlists: Readonly<Record<Platform, Allowlist>>;
   /** `platform:userId` of the admins. */

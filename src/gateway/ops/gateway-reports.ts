@@ -4,6 +4,7 @@
  */
 import type { Agent } from '../../agent/agent.ts';
 import type { ChannelStatus, InboundMessage } from '../../channels/types.ts';
+import { groupLabel, groupOf } from '../access/pairing-group.ts';
 import type { AgentPlace } from '../conversations.ts';
 import { opsTokens, type OpsEvents } from './ops-events.ts';
 
@@ -34,12 +35,14 @@ export function watchUsage(ops: OpsEvents): (agent: Agent, place: AgentPlace) =>
 
 /**
  * Reports a message the access policy refused: a pairing request (with the code an admin
- * approves), or a refusal (an allowlist, a closed policy, a declined person).
+ * approves; in a group, the group's), or a refusal (an allowlist, a closed policy, a declined
+ * person, a group no admin approved: `reason` when the policy gave one).
  */
-export function reportRefusal(ops: OpsEvents, message: InboundMessage, pairingCode: string | undefined): void {
+export function reportRefusal(ops: OpsEvents, message: InboundMessage, pairingCode: string | undefined, reason?: string): void {
   const place = { platform: message.address.platform, conversation: message.sessionKey };
-  if (pairingCode) ops.emit({ type: 'pairing.requested', ...place, user: `${place.platform}:${message.sender.id}`, code: pairingCode });
-  else ops.emit({ type: 'message.refused', ...place, reason: message.scope === 'group' ? 'not on the allowlist' : 'not allowed in direct messages' });
+  const user = `${place.platform}:${message.sender.id}`;
+  if (pairingCode) ops.emit({ type: 'pairing.requested', ...place, user, code: pairingCode, ...(message.scope === 'group' && { group: groupLabel(groupOf(message)) }) });
+  else ops.emit({ type: 'message.refused', ...place, reason: reason ?? (message.scope === 'group' ? 'not on the allowlist' : 'not allowed in direct messages') });
 }
 
 /** Reports `platform`'s channel status (connection lost and back, rate limits). */

@@ -40,7 +40,8 @@ export type OpsEvent = OpsPlace &
     | { type: 'reply.delivered'; attempts: number }
     | { type: 'reply.retried'; attempt: number; error: string }
     | { type: 'reply.failed'; error: string }
-    | { type: 'pairing.requested'; user: string; code: string }
+    | { type: 'pairing.requested'; user: string; code: string; group?: string }
+    | { type: 'group.approved'; group: string; by: string }
     | { type: 'approval.asked'; tool: string; summary: string; reason: string }
     | { type: 'approval.answered'; tool: string; summary: string; approved: boolean; by: string }
     | { type: 'job.fired'; job: string; latenessMs: number; status: string; error?: string }

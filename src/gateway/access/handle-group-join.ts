@@ -1,0 +1,42 @@
+/**
+ * What the gateway does when a platform says the bot was added to a group: the access policy
+ * decides (an admin added it: the group is approved at once; anyone else: the group's pairing
+ * code, told there once, under `groupPolicy: approval`), and the code goes out in the group.
+ */
+import { NotAcceptedError, type ChannelAdapter, type GroupJoin } from '../../channels/types.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { OpsEvents } from '../ops/ops-events.ts';
+import { isStoreFailure } from '../store-failure.ts';
+import type { AccessPolicy } from './access-policy.ts';
+import { groupLabel } from './pairing-group.ts';
+
+/** What handling a join needs. */
+export interface GroupJoinParts {
+  access: Pick<AccessPolicy, 'groupJoined'>;
+  ops: OpsEvents;
+  log(line: string): void;
+}
+
+/**
+ * Handles `join` from `adapter`'s platform. Rejects with {@link NotAcceptedError} when the store
+ * failed (the platform may deliver it again: approving twice, or asking twice for the group's
+ * one code, changes nothing); other failures are logged.
+ */
+export async function handleGroupJoin(parts: GroupJoinParts, adapter: Pick<ChannelAdapter, 'send'>, join: GroupJoin): Promise<void> {
+  const platform = join.address.platform;
+  const label = groupLabel({ platform, ...join.group });
+  let outcome;
+  try {
+    outcome = await parts.access.groupJoined(join);
+  } catch (error) {
+    if (isStoreFailure(error)) throw new NotAcceptedError(`${label}: the bot's joining not taken (store: ${errorMessage(error)})`);
+    parts.log(`${label}: the bot's joining not handled: ${errorMessage(error)}`);
+    return;
+  }
+  const place = { platform, conversation: join.sessionKey };
+  const by = join.by ? `${platform}:${join.by.id}` : 'unknown (the platform does not say)';
+  if (outcome.approved) parts.ops.emit({ type: 'group.approved', ...place, group: label, by: `${by}, an admin, added the bot` });
+  if (outcome.reply === undefined) return;
+  parts.ops.emit({ type: 'pairing.requested', ...place, user: by, code: outcome.pairingCode ?? '', group: label });
+  await adapter.send(join.address, { text: outcome.reply }).catch((error: unknown) => parts.log(`${platform}: could not send: ${errorMessage(error)}`));
+}
