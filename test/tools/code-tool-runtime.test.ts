@@ -19,7 +19,7 @@ import type { Tool, TurnContext } from '../../src/tools/tool.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 import { callTool, isRunning, textOf } from './tool-harness.ts';
 
-describe('runtime code tool', () => {
+describe('runtime code tool', { timeout: 60_000 }, () => {
   let home: string | undefined;
   let cwd: string | undefined;
   let runtime: Runtime | undefined;

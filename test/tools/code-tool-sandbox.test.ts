@@ -8,27 +8,30 @@
  * and a server started for one seat is never used by a seat that sees less.
  *
  * Mutation checks (run by hand, results as found):
- * - with the server spawned outside the sandbox again (the pool given no sandbox), "sees the
- *   workspace root..." fails (OPERATOR_HOME's web-token is there) and "...OPERATOR_HOME's
- *   files" fails (the hover shows the planted value);
- * - with `tsserver.path` left out of `initialize` (the server's own choice, the workspace's
- *   TypeScript first), "never runs a planted tsserver.js" fails: the marker is written with no
- *   sandbox, and the server never answers with one;
- * - with the launcher's `sys.require = undefined` line removed, the plugin test fails: the hover
- *   shows the planted plugin's text;
+ * - with the pool's servers spawned outside the sandbox again (the pool given no sandbox), the two
+ *   tests of the first describe fail (the server's process is node, not bwrap; the hover on
+ *   `copy` shows the value from OPERATOR_HOME's state/), and so does the seat test (the narrower
+ *   seat's hover shows the note);
+ * - with `tsserver.path` left out of `initialize` (the server's own choice: the workspace's
+ *   TypeScript first, operator's as the fallback) and the check of the TypeScript it says it runs
+ *   taken out, both "never runs a planted tsserver.js" tests fail: without a sandbox the planted
+ *   tsserver writes its marker; in bubblewrap it cannot, dies, and the server with it;
+ * - with the launcher's `sys.require = undefined` left out, the plugin test fails: the hover is
+ *   the planted plugin's `PLANTED-PLUGIN-RAN`, in bubblewrap too;
  * - with the pool keyed by project folder alone, the seat test fails: the narrower seat's hover
  *   shows the value only the wider seat may read.
  */
 import { cp, mkdir, readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { privatePaths } from '../../src/core/private-paths.ts';
 import { createCodeTool } from '../../src/tools/code/code-tool.ts';
 import { LanguageServers } from '../../src/tools/code/language-servers.ts';
 import { serverInstall, type ServerInstall } from '../../src/tools/code/server-install.ts';
 import type { Sandbox } from '../../src/tools/sandbox/sandbox.ts';
 import type { TurnContext } from '../../src/tools/tool.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 import { environOf, findInTree, folderWith, networkOf, processTree, writeFiles } from './code-server-harness.ts';
 import { sandboxFor } from './sandbox-harness.ts';
 import { callTool, makeTempDir, textOf } from './tool-harness.ts';
@@ -41,9 +44,13 @@ const tsconfig = JSON.stringify({
 });
 const install = serverInstall()!;
 
-/** An OPERATOR_HOME with a web token and a TypeScript file in `state/`. */
+const homes: string[] = [];
+afterAll(() => homes.splice(0).forEach(removeTempHome));
+
+/** An OPERATOR_HOME with a web token and a TypeScript file in `state/`, kept for the whole file. */
 async function makeHome(): Promise<string> {
-  const home = await makeTempDir('operator-code-home-');
+  const home = realpathSync(createTempHome('operator-code-home-'));
+  homes.push(home);
   await writeFiles(home, { 'web-token': `${secrets.webToken}\n`, 'state/keys.ts': `export const launch = '${secrets.state}';\n` });
   return home;
 }
@@ -65,7 +72,7 @@ function poolIn(sandbox: Sandbox | undefined, options: { install?: ServerInstall
   return pool;
 }
 
-describe('the code tool in the sandbox', () => {
+describe('the code tool in the sandbox', { timeout: 60_000 }, () => {
   let home: string;
   let sandbox: Sandbox;
   beforeAll(async () => {
@@ -93,6 +100,9 @@ describe('the code tool in the sandbox', () => {
     expect(seen(path.join(home, 'web-token'))).toBe(false);
     expect(seen(path.join(home, 'state', 'keys.ts'))).toBe(false);
     expect(seen(home)).toBe(false);
+    // Of the system, programs and libraries alone: no users, hosts or certificates.
+    expect(seen('/usr/bin/env')).toBe(true);
+    expect(seen('/etc/passwd')).toBe(false);
     // Read-only: not even the server's own project folder can be changed.
     expect(await readFile(`/proc/${server}/mountinfo`, 'utf8')).toMatch(new RegExp(` ${workspace} [^\\n]*\\bro\\b`));
     expect(await networkOf(server!)).not.toBe(await networkOf('self'));
@@ -123,7 +133,7 @@ describe('the code tool in the sandbox', () => {
   });
 });
 
-describe('the code tool runs only operator\'s own server and TypeScript', () => {
+describe('the code tool runs only operator\'s own server and TypeScript', { timeout: 60_000 }, () => {
   let home: string;
   beforeAll(async () => {
     home = await makeHome();
@@ -160,10 +170,10 @@ describe('the code tool runs only operator\'s own server and TypeScript', () => 
       const tool = createCodeTool({ servers });
       const turn = turnIn([workspace]);
       const hover = await callTool(tool, { action: 'hover', path: 'src/index.ts', line: 1, symbol: 'answer' }, { cwd: workspace, turn });
+      expect(existsSync(marker)).toBe(false);
       expect(textOf(hover)).toContain('const answer: number');
       const typescript = await servers.use({ project: workspace, roots: [workspace] }, async (server) => server.typescript);
       expect(typescript).toEqual({ version: install.typescriptVersion, source: 'user-setting' });
-      expect(existsSync(marker)).toBe(false);
     });
   }
 
@@ -225,5 +235,5 @@ describe('the code tool runs only operator\'s own server and TypeScript', () => 
     // The wider seat still gets its own server's answer.
     expect(await hover([workspace])).toContain('NOTE-ONLY-THE-WIDER-SEAT-READS');
     expect(servers.list()).toHaveLength(2);
-  }, 60_000);
+  });
 });

@@ -59,7 +59,7 @@ afterAll(async () => {
   await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
 });
 
-describe('code tool', () => {
+describe('code tool', { timeout: 60_000 }, () => {
   let project: string;
   let servers: LanguageServers;
   let tool: ReturnType<typeof createCodeTool>;
@@ -211,7 +211,7 @@ describe('code tool', () => {
   });
 });
 
-describe('language servers', () => {
+describe('language servers', { timeout: 60_000 }, () => {
   it('without a sandbox (the owner\'s seats where bubblewrap is missing): runs operator\'s tsserver through a private launcher, removed on closeAll', async () => {
     const project = await folderWith({ 'package.json': '{"name":"plain","private":true}', 'index.js': 'export const one = 1;\n' });
     const servers = new LanguageServers({ env });

@@ -2,7 +2,8 @@
  * The language server as a program for the seat's sandbox: run with this Node and no shell, in
  * the project folder, seeing the workspace root that holds the project read-only, operator's own
  * language server, TypeScript and tsserver launcher read-only, and Node's install where the
- * system view does not show it; no network, nothing writable but its private `/tmp`, the
+ * system view does not show it; of the system only its programs and libraries; no network,
+ * nothing writable but its private `/tmp` (the server's cancellation files), the
  * allowlisted environment. With bubblewrap that is all it sees (OPERATOR_HOME is never there);
  * without it (the owner's seats alone) it runs as operator's child with that environment.
  */
@@ -30,6 +31,9 @@ export function serverProgram(install: ServerInstall, launcher: TsserverLauncher
     writable: [],
     readOnly: [...scope.roots, install.serverFolder, install.typescriptFolder, launcher.folder, ...(node.folder === undefined ? [] : [node.folder])],
     network: false,
+    // operator's own helper: of the system, programs and libraries alone (no /etc settings; it
+    // needs no names, certificates or users).
+    system: 'minimal',
   };
 }
 
