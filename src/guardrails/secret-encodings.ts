@@ -36,22 +36,19 @@ export function encodedForms(value: string): string[] {
  */
 export function redactEncodedForms(text: string, forms: readonly string[], replacement: string): { text: string; count: number } {
   if (forms.length === 0) return { text, count: 0 };
-  // The text without whitespace, and where each of its characters came from.
-  const origin: number[] = [];
-  let compact = '';
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index]!;
-    if (char === ' ' || char === '\t' || char === '\n' || char === '\r') continue;
-    origin.push(index);
-    compact += char;
-  }
-  const spans: [number, number][] = [];
+  const compact = text.replace(/[ \t\r\n]+/g, '');
+  const found: [number, number][] = [];
   for (const form of forms) {
-    for (let at = compact.indexOf(form); at !== -1; at = compact.indexOf(form, at + form.length)) {
-      spans.push([origin[at]!, origin[at + form.length - 1]! + 1]);
-    }
+    for (let at = compact.indexOf(form); at !== -1; at = compact.indexOf(form, at + form.length)) found.push([at, at + form.length]);
   }
-  if (spans.length === 0) return { text, count: 0 };
+  if (found.length === 0) return { text, count: 0 };
+  // Where each character of the compact text came from; worked out only when a form was found.
+  const origin = new Int32Array(compact.length);
+  for (let index = 0, kept = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d && code !== 0x0a) origin[kept++] = index;
+  }
+  const spans = found.map(([start, end]): [number, number] => [origin[start]!, origin[end - 1]! + 1]);
   spans.sort((a, b) => a[0] - b[0]);
   const merged: [number, number][] = [];
   for (const span of spans) {
