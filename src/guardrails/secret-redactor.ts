@@ -11,8 +11,9 @@ export interface SecretRedactorOptions {
   /** Environment whose secret values are redacted; read once, at creation. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
-   * `.env` files every value of which is redacted, whatever its name (the files operator loads
-   * its variables from); read once, at creation. A missing one is skipped.
+   * `.env` files every value of which is redacted, whatever its name, but for plain words and
+   * numbers under names that do not look secret (see `secretValues`); the files operator loads
+   * its variables from. Read once, at creation; a missing one is skipped.
    */
   envFiles?: readonly string[];
 }
@@ -59,21 +60,30 @@ export function createSecretRedactor({ env = process.env, envFiles = [] }: Secre
 
 /**
  * Values to redact, longest first (so a value containing another is replaced whole): those of
- * `env`'s secret variables, and every value of `everyValueOf` whatever its name. Plain
- * locators — a URL without credentials or query, an absolute path — are kept even under a secret
- * name (`OPENAI_BASE_URL`, `DOCKER_CONFIG`): they are not secret, and redacting them would
- * garble every file that mentions them. A password inside a URL is redacted on its own too.
+ * `env`'s secret variables, and every value of `everyValueOf` (keyed `<file>:<name>`) whatever
+ * its name, but for plain words and numbers under a name that does not look secret
+ * (`NODE_ENV=production`, `PORT=8787`): those are in every other file, and the model would write
+ * `[REDACTED]` back into the code it edits. Plain locators — a URL without credentials or query,
+ * an absolute path — are kept even under a secret name (`OPENAI_BASE_URL`, `DOCKER_CONFIG`): they
+ * are not secret, and redacting them would garble every file that mentions them. A password
+ * inside a URL is redacted on its own too.
  */
 export function secretValues(env: NodeJS.ProcessEnv, everyValueOf: Readonly<Record<string, string>> = {}): string[] {
   const values = new Set<string>();
   const secrets = Object.entries(env).filter(([name, value]) => value !== undefined && isSecretEnv(name, value));
-  for (const [, value] of [...secrets, ...Object.entries(everyValueOf)]) {
+  const fromFiles = Object.entries(everyValueOf).filter(([key, value]) => isSecretEnv(key.slice(key.lastIndexOf(':') + 1), value) || !isPlainWord(value));
+  for (const [, value] of [...secrets, ...fromFiles]) {
     if (value === undefined) continue;
     const password = /^[a-z][a-z0-9+.-]*:\/\/[^/\s@:]*:([^/\s@]+)@/i.exec(value)?.[1];
     if (password !== undefined && password.length >= minimumValueLength) values.add(password);
     if (value.length >= minimumValueLength && !isPlainLocator(value)) values.add(value);
   }
   return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** Words without digits (`production`, `en-US`, `Europe/Berlin`), or a number. */
+function isPlainWord(value: string): boolean {
+  return /^[A-Za-z]+(?:[-_.:/ ][A-Za-z]+)*$/.test(value) || /^\d+(?:\.\d+)?$/.test(value);
 }
 
 function isPlainLocator(value: string): boolean {

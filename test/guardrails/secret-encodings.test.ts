@@ -75,8 +75,10 @@ describe('encoded forms of a secret', () => {
 describe('the secret redactor and .env files', () => {
   const planted = 'dotenv-DEPLOY-note-9Xq4Lm2Rt7Wz';
 
-  it('redacts every value of a .env file whatever its name, in plain, base64 and hex, as `base64` and `xxd -p` print the file', async () => {
-    const file = envFile(`# deploy settings\nDEPLOY_NOTE=${planted}\nexport PAYMENTS_WEBHOOK="whsec-Qm3Xk9Tz2Lp8Rv5N"\nSHORT=abc\nBASE_URL=http://localhost:8080/v1\n`);
+  it('redacts every value of a .env file whatever its name (plain words under plain names aside), in plain, base64 and hex, as `base64` and `xxd -p` print the file', async () => {
+    const file = envFile(
+      `# deploy settings\nDEPLOY_NOTE=${planted}\nexport PAYMENTS_WEBHOOK="whsec-Qm3Xk9Tz2Lp8Rv5N"\nSHORT=abc\nBASE_URL=http://localhost:8080/v1\nNODE_ENV=production\nSESSION_SECRET=correcthorsebattery\n`,
+    );
     const redactor = createSecretRedactor({ env: {}, envFiles: [file, join(tmpdir(), 'missing-dir-0', '.env')] });
     const base64 = execFileSync('base64', [file], { encoding: 'utf8' });
     // As `xxd -p` prints it: 30 bytes a line.
@@ -84,10 +86,12 @@ describe('the secret redactor and .env files', () => {
     const plain = readFileSync(file, 'utf8');
     const result = await after(redactor, toolCall('shell', { command: 'cat .env; base64 .env; xxd -p .env' }), [{ type: 'text', text: `${plain}\n${base64}\n${hex}` }]);
     const text = textOf(result.content);
-    for (const secret of [planted, 'whsec-Qm3Xk9Tz2Lp8Rv5N']) expectGone(text, secret);
-    // Short values and plain locators are ordinary text, as for the environment's secrets.
+    for (const secret of [planted, 'whsec-Qm3Xk9Tz2Lp8Rv5N', 'correcthorsebattery']) expectGone(text, secret);
+    // Short values and plain locators are ordinary text, as for the environment's secrets; so is
+    // a plain word under a name that does not look secret (it is in every other file).
     expect(text).toContain('SHORT=abc');
     expect(text).toContain('BASE_URL=http://localhost:8080/v1');
+    expect(text).toContain('NODE_ENV=production');
     expect(text).toMatch(/secrets were redacted from this result/);
   });
 
