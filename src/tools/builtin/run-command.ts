@@ -112,6 +112,8 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
     const network =
       ownNetwork && pid !== undefined
         ? attachOwnNetwork(child, ownNetwork, (error) => {
+            // A command already being ended takes its network with it: that is no failure of the network.
+            if (exited || timedOut || aborted) return;
             networkFailure = error;
             killSent = true;
             signalGroup('SIGKILL');

@@ -35,8 +35,8 @@ export const ownNetworkStdio = ['pipe', 'pipe', 'pipe'] as const;
  */
 export const ownNetworkResolvConf = 'nameserver 10.0.2.3\n';
 
-/** Characters of slirp4netns's error output kept, to say why it failed. */
-const maxErrorChars = 4_096;
+/** Characters kept of what bwrap writes on its info descriptor and of slirp4netns's error output. */
+const maxKeptChars = 4_096;
 
 /**
  * slirp4netns's command line for the namespace of process `pid`. The large MTU makes bulk
@@ -79,11 +79,11 @@ export function attachOwnNetwork(child: ChildProcess, spec: OwnNetworkSpec, onFa
     onFailure(error);
   };
 
-  let said = '';
+  let written = '';
   info.setEncoding('utf8');
-  info.on('data', (chunk: string) => (said = (said + chunk).slice(0, maxErrorChars)));
+  info.on('data', (chunk: string) => (written = (written + chunk).slice(0, maxKeptChars)));
   info.on('end', () => {
-    const pid = childPid(said);
+    const pid = childPid(written);
     // Without a process id bwrap failed before the namespace was made, and says so itself.
     if (stopped || pid === undefined) return;
     slirp = startSlirp4netns(spec.slirp4netns, pid, {
@@ -125,7 +125,7 @@ function startSlirp4netns(slirp4netns: string, pid: number, on: { ready: () => v
   const slirp = spawn(slirp4netns, slirp4netnsArgs(pid), { env: {}, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let errors = '';
   slirp.stderr!.setEncoding('utf8');
-  slirp.stderr!.on('data', (chunk: string) => (errors = (errors + chunk).slice(-maxErrorChars)));
+  slirp.stderr!.on('data', (chunk: string) => (errors = (errors + chunk).slice(-maxKeptChars)));
   for (const stream of [slirp.stdio[3], slirp.stdio[4]]) stream?.on('error', () => undefined);
   slirp.stdio[3]!.once('data', () => on.ready());
   slirp.on('error', (error) => on.failed(new Error(`the command's own network could not be made: ${slirp4netns} could not be run (${error.message})`)));
