@@ -4,3 +4,4 @@ export { BrowserSession } from './browser-session.ts';
 export { createBrowserTool, browserActions } from './browser-tool.ts';
 export { browserSettingsFor, defaultBrowserSettings, maxScreenshotEdge, type BrowserConfig, type BrowserSettings } from './browser-settings.ts';
 export { findChromium, systemChromium } from './find-chromium.ts';
+export { chooseBrowserIsolation, describeBrowserIsolation, type BrowserIsolation } from './browser-isolation.ts';

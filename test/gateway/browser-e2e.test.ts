@@ -13,6 +13,7 @@ import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts
 import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import { startPageServer, type PageServer } from '../browser/page-server.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
@@ -20,13 +21,13 @@ const granted = { id: 3003, first_name: 'Cy' };
 const group = -100555;
 const wait = 15_000;
 
-/** Chromium processes whose parent is `pid`. */
+/** The browsers whose parent is `pid`: chromium itself, or the bubblewrap it runs in. */
 function chromiumOf(pid: number): number[] {
   const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' });
   return out
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
-    .filter(([, command]) => command?.includes('chrom'))
+    .filter(([, command]) => command?.includes('chrom') || command === 'bwrap')
     .map(([pid]) => Number(pid));
 }
 
@@ -48,6 +49,8 @@ whenChromiumInstalled('browser through the gateway', 'the browser gateway tests'
         join(fakes.home, 'operator.json'),
         JSON.stringify({ allowPrivateNetwork: true, groups: { [`telegram:${group}`]: { requireMention: false } }, tools: { grants: [{ tools: ['browser'], people: [`telegram:${granted.id}`] }] } }),
       );
+      // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+      await approveGroups(fakes.home, [telegramGroup(group)]);
       gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]) }, wait);
       chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
     });
