@@ -83,7 +83,7 @@ describe('request body limits in the gateway process', () => {
   let slackFakes: SlackGatewayFakes;
   let telegramGateway: StartedGateway;
   let slackGateway: StartedGateway;
-  const secret = 'limits-secret-7';
+  const secret = 'limits-secret-7-webhook';
   const webToken = 'body-limits-web-token-0123456789abcdef';
 
   beforeAll(async () => {

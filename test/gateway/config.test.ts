@@ -168,7 +168,7 @@ describe('loadConfig from the file and the environment', () => {
     idleTtlSeconds: 60,
     profiles: { channels: { 'telegram:-1001': 'support', 'telegram:-1001:17': 'dev' }, people: { 'telegram:1': 'me' } },
     reviewEvery: 0,
-    telegram: { webhookUrl: 'https://bot.example.com/webhooks/telegram', webhookSecret: 'file-secret', apiRoot: 'http://localhost:8081' },
+    telegram: { webhookUrl: 'https://bot.example.com/webhooks/telegram', webhookSecret: 'file-secret-0123456789', apiRoot: 'http://localhost:8081' },
   };
 
   it('reads every setting of the file', () => {
@@ -199,7 +199,7 @@ describe('loadConfig from the file and the environment', () => {
       OPERATOR_REVIEW_EVERY: '5',
       TELEGRAM_API_ROOT: 'http://127.0.0.1:9999',
       TELEGRAM_WEBHOOK_URL: 'https://other.example.com/hook',
-      TELEGRAM_WEBHOOK_SECRET: 'env_secret-1',
+      TELEGRAM_WEBHOOK_SECRET: 'env_secret-0123456789',
       DISCORD_API_URL: 'http://127.0.0.1:9998/api',
       SLACK_API_URL: 'http://127.0.0.1:9997/api/',
     });
@@ -209,7 +209,7 @@ describe('loadConfig from the file and the environment', () => {
       dmPolicy: { telegram: 'open', discord: 'open', slack: 'open', web: 'open' },
       admins: ['telegram:123', 'slack:U42', 'discord:777'],
       reviewEvery: 5,
-      telegram: { apiRoot: 'http://127.0.0.1:9999', webhookUrl: 'https://other.example.com/hook', webhookSecret: 'env_secret-1' },
+      telegram: { apiRoot: 'http://127.0.0.1:9999', webhookUrl: 'https://other.example.com/hook', webhookSecret: 'env_secret-0123456789' },
       discord: { apiUrl: 'http://127.0.0.1:9998/api' },
       slack: { apiUrl: 'http://127.0.0.1:9997/api/' },
       busyMode: 'steer',
@@ -300,7 +300,7 @@ describe('loadConfig problems', () => {
     [{ maxConcurrentTurns: 0 }, 'maxConcurrentTurns: must be at least 1'],
     [{ reviewEvery: -1 }, 'reviewEvery: must be at least 0'],
     [{ profiles: { people: { 'telegram:1': 'my profile' } } }, 'profiles.people["telegram:1"]: expected a profile name (letters, digits, - and _, at most 64)'],
-    [{ telegram: { webhookUrl: 'not a url', webhookSecret: 's' } }, 'telegram.webhookUrl: expected a URL such as https://example.com/path'],
+    [{ telegram: { webhookUrl: 'not a url', webhookSecret: 'a-webhook-secret-0123' } }, 'telegram.webhookUrl: expected a URL such as https://example.com/path'],
     [{ telegram: { token: '123:ABC' } }, 'telegram.token: not a setting: tokens and signing secrets are read only from the environment (e.g. TELEGRAM_BOT_TOKEN, SLACK_SIGNING_SECRET)'],
     [{ slack: { signingSecret: 'abc' } }, 'slack.signingSecret: not a setting: tokens and signing secrets are read only from the environment (e.g. TELEGRAM_BOT_TOKEN, SLACK_SIGNING_SECRET)'],
     [{ discord: { apiUrl: 'discord' } }, 'discord.apiUrl: expected a URL such as https://example.com/path'],
@@ -340,7 +340,7 @@ describe('loadConfig problems', () => {
         '  OPERATOR_DM_POLICY: expected one of "allowlist", "pairing", "open"',
         '  OPERATOR_ADMINS[1]: expected "platform:userId" with platform telegram, discord, slack, web (e.g. telegram:123)',
         '  TELEGRAM_API_ROOT: expected a URL such as https://example.com/path',
-        '  TELEGRAM_WEBHOOK_SECRET: expected 1-256 characters of A-Z, a-z, 0-9, _ and -',
+        '  TELEGRAM_WEBHOOK_SECRET: expected 16-256 characters of A-Z, a-z, 0-9, _ and - (a shared secret must not be guessable)',
       ].join('\n'),
     );
     expect(message).not.toContain('not allowed!');

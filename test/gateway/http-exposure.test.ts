@@ -64,7 +64,7 @@ describe('resolveExposure', () => {
 
 describe('webhookSources', () => {
   it('names Telegram webhook mode and Slack HTTP events, not Socket Mode or long polling', () => {
-    const telegram = config({ telegram: { webhookUrl: 'https://bot.example.com/webhooks/telegram', webhookSecret: 'secret' } });
+    const telegram = config({ telegram: { webhookUrl: 'https://bot.example.com/webhooks/telegram', webhookSecret: 'a-webhook-secret-0123' } });
     expect(webhookSources({}, telegram)).toEqual(['Telegram webhooks']);
     expect(webhookSources({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' }, config())).toEqual(['Slack HTTP events']);
     expect(webhookSources({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }, config())).toEqual([]);

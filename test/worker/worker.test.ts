@@ -1,6 +1,8 @@
 /** The Worker in workerd: health, and a conversation's object keeping a message once. */
 import { env, SELF } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { telegramWebhook } from '../../src/worker/telegram-webhook.ts';
+import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { onRecord } from './support/objects.ts';
 
 describe('operator on Workers', () => {
@@ -31,6 +33,9 @@ describe('operator on Workers', () => {
 });
 
 describe('the Telegram webhook on Workers', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
   const update = (updateId: number, text: string) => ({
     update_id: updateId,
     message: { message_id: updateId, date: 1_700_000_000, chat: { id: 42, type: 'private', first_name: 'Ada' }, from: { id: 42, is_bot: false, first_name: 'Ada' }, text },
@@ -47,6 +52,28 @@ describe('the Telegram webhook on Workers', () => {
     expect((await post(update(1, 'hi'), null)).status).toBe(401);
     expect((await post('{not json')).status).toBe(400);
     expect((await post({ hello: 'world' })).status).toBe(400);
+  });
+
+  it('stays shut while TELEGRAM_WEBHOOK_SECRET is shorter than 16 characters, naming the variable and never the value', async () => {
+    const logged: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+    const short = 'tg-secret-15chr';
+    const request = new Request('http://example.com/webhooks/telegram', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': short },
+      body: JSON.stringify(update(7100, 'guessed the short secret')),
+    });
+    const response = await telegramWebhook(request, { ...(env as WorkerEnv), TELEGRAM_WEBHOOK_SECRET: short });
+    expect(response.status).toBe(503);
+    const text = await response.text();
+    expect(text).toContain('TELEGRAM_WEBHOOK_SECRET is not valid (expected 16-256 characters');
+    expect(text).toContain('wrangler secret put TELEGRAM_WEBHOOK_SECRET');
+    expect(logged.some((line) => line.includes('TELEGRAM_WEBHOOK_SECRET: expected 16-256 characters'))).toBe(true);
+    for (const form of [short, btoa(short), [...short].map((char) => char.charCodeAt(0).toString(16)).join('')]) {
+      expect(text).not.toContain(form);
+      expect(logged.join('\n')).not.toContain(form);
+    }
+    expect(await onRecord('telegram:dm:42', 'telegram:update:7100')).toBe(false);
   });
 
   it('answers once the message is on record in its conversation, and keeps a redelivery once', async () => {

@@ -11,9 +11,10 @@ import { formatIssues, type ConfigProblem } from './format-issues.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { findJsonSyntaxError } from './json-syntax.ts';
 import { operatorConfigSchema } from './schema.ts';
+import { sharedSecretProblems, type SharedSecretVariable } from './shared-secrets.ts';
 
 /** The variables {@link loadConfig} reads. */
-export type LoadConfigEnvironment = ConfigEnvironment & StoreEnvironment & Partial<Record<'OPERATOR_CONFIG', string>>;
+export type LoadConfigEnvironment = ConfigEnvironment & StoreEnvironment & Partial<Record<'OPERATOR_CONFIG' | SharedSecretVariable, string>>;
 
 /** A loaded configuration and where it came from. */
 export interface LoadedConfig {
@@ -50,6 +51,9 @@ export function loadConfig(env: LoadConfigEnvironment = process.env): LoadedConf
   if (!parsed.success) throw invalid(`Invalid configuration in ${file}`, formatIssues(parsed.error.issues, input, '', operatorConfigSchema), file);
   const { $schema: _schema, ...fromFile } = parsed.data;
   const { config, applied, problems } = applyEnvironment(fromFile, env);
+  // Shared secrets only the environment gives (OPERATOR_METRICS_TOKEN, OPERATOR_WEB_TOKEN) are checked here too.
+  const named = new Set(problems.map((problem) => problem.path));
+  problems.push(...sharedSecretProblems(env).filter((problem) => !named.has(problem.path)));
   if (problems.length > 0) throw invalid('Invalid configuration in the environment', problems, file);
   const combined = checkCombinations(config, applied);
   if (combined.length > 0) throw invalid(`Invalid configuration in ${file}${applied.length > 0 ? ' with the environment' : ''}`, combined, file);

@@ -2,7 +2,8 @@
  * `POST /control/schedule`: the command line's `operator schedule` requests, applied by the
  * running gateway (its scheduler holds the jobs, so changes must go through it). Only requests
  * with the token of `gateway.json` are taken; the token is compared in constant time and never
- * logged. The body is read only after the token is checked, and with a limit
+ * logged, and wrong ones count like a login's (`bearer-gate.ts`: 5 in 15 minutes per client,
+ * then 429). The body is read only after the token is checked, and with a limit
  * (`bodyLimits.control`, 413 past it).
  */
 import { bodyLimits } from '../../core/body-limits.ts';
@@ -10,6 +11,9 @@ import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import type { ChannelRoute } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { sameSecret } from '../../core/same-secret.ts';
+import { createBearerGate } from '../http/bearer-gate.ts';
+import type { LoginRateLimiter } from '../http/login-rate-limiter.ts';
+import { sharedSecretProblem } from '../config/shared-secrets.ts';
 import { applyScheduleRequest, scheduleRequestSchema, type ScheduleControl } from '../schedule-control.ts';
 
 /** The path of the schedule control route. */
@@ -17,22 +21,38 @@ export const scheduleControlPath = '/control/schedule';
 
 /** What the route needs: the token, whether the gateway is ready, and the scheduler's side. */
 export interface ControlRouteOptions {
+  /** The control token (made at start: 256 random bits); at least 16 characters, like every shared secret. */
   token: string;
+  /** Counts wrong tokens; one of its own by default. */
+  limiter?: LoginRateLimiter;
   /** False while the gateway starts or stops: requests get 503. */
   ready(): boolean;
   control(): ScheduleControl;
-  /** Where a request that failed unexpectedly is reported. */
+  /** Where a request that failed unexpectedly, or a client that reached the attempt limit, is reported. */
   log(line: string): void;
 }
 
-/** The control route, to mount on the gateway's server. */
+/**
+ * The control route, to mount on the gateway's server.
+ *
+ * @throws Error when the token is not a valid shared secret (a bug: the gateway makes it).
+ */
 export function createControlRoute(options: ControlRouteOptions): ChannelRoute {
+  const problem = sharedSecretProblem(options.token);
+  if (problem !== undefined) throw new Error(`the control token is not valid (${problem})`);
+  const gate = createBearerGate({
+    door: 'control',
+    accepts: (given) => sameSecret(given, options.token),
+    unauthorized: () => Response.json({ error: 'unauthorized' }, { status: 401 }),
+    limiter: options.limiter,
+    log: (line) => options.log(line),
+  });
   return {
     method: 'POST',
     path: scheduleControlPath,
-    async handler(request) {
-      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-      if (!sameSecret(given, options.token)) return Response.json({ error: 'unauthorized' }, { status: 401 });
+    async handler(request, connection) {
+      const refusal = gate(request, connection);
+      if (refusal) return refusal;
       if (!options.ready()) return Response.json({ error: 'the gateway is starting or stopping; try again in a moment' }, { status: 503 });
       const text = await readLimitedBody(request, bodyLimits.control);
       if (text === undefined) return tooLarge(bodyLimits.control);

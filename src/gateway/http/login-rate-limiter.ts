@@ -1,6 +1,8 @@
 /**
  * Failed logins per client: after `maxFailures` within `windowMs` of the first, the client is
- * refused until that window ends, without its guesses being checked. Memory is bounded: at most
+ * refused until that window ends, without its guesses being checked. Every way in that takes a
+ * secret counts its wrong guesses here: the web chat's and the console's logins, and the bearer
+ * checks of `/metrics`, `/control/*` and the admin API (see `bearer-gate.ts`). Memory is bounded: at most
  * `maxClients` are remembered, expired ones swept first, then the least recently failed dropped.
  * The failures can be kept elsewhere too (`failures`, `onChange`): a Worker's access object keeps
  * them in its storage, so that one count holds for every isolate.
@@ -20,6 +22,12 @@ export interface LoginRateLimiterOptions {
   windowMs?: number;
   /** Clients remembered at most (10,000). */
   maxClients?: number;
+  /**
+   * Whether a right attempt forgets the client's failures (true). False where more than one
+   * secret opens the door (`/metrics` takes the admin token and `OPERATOR_METRICS_TOKEN`): holding
+   * the lesser must not buy more guesses at the greater. Failures then only expire.
+   */
+  forgetOnSuccess?: boolean;
   now?: () => number;
   /** Failures remembered from before (read back from storage), least recently failed first. */
   failures?: Iterable<readonly [string, LoginFailures]>;
@@ -55,6 +63,7 @@ export class LoginRateLimiter implements LoginLimiter {
   readonly #maxFailures: number;
   readonly #windowMs: number;
   readonly #maxClients: number;
+  readonly #forgetOnSuccess: boolean;
   readonly #now: () => number;
   readonly #onChange: (client: string, failures: LoginFailures | undefined) => void;
   readonly #failures = new Map<string, LoginFailures>();
@@ -63,6 +72,7 @@ export class LoginRateLimiter implements LoginLimiter {
     this.#maxFailures = options.maxFailures ?? 5;
     this.#windowMs = options.windowMs ?? 15 * 60 * 1000;
     this.#maxClients = options.maxClients ?? 10_000;
+    this.#forgetOnSuccess = options.forgetOnSuccess ?? true;
     this.#now = options.now ?? Date.now;
     this.#onChange = options.onChange ?? (() => undefined);
     for (const [client, failures] of options.failures ?? []) {
@@ -98,13 +108,14 @@ export class LoginRateLimiter implements LoginLimiter {
 
   /**
    * One attempt, decided and recorded in one step: refused when the client is at the limit
-   * (`right` then not looked at), else its failure counted or its failures forgotten.
+   * (`right` then not looked at), else its failure counted or (unless `forgetOnSuccess` is off)
+   * its failures forgotten.
    */
   attempt(client: string, right: boolean): LoginOutcome {
     const wait = this.retryAfter(client);
     if (wait !== undefined) return { outcome: 'refused', retryAfter: wait, reachedNow: false };
     if (right) {
-      this.succeed(client);
+      if (this.#forgetOnSuccess) this.succeed(client);
       return { outcome: 'ok' };
     }
     const blocked = this.fail(client);

@@ -66,7 +66,9 @@ describe('operations metrics', () => {
   it('serves /metrics only to a bearer of an accepted token', async () => {
     const metrics = new OpsMetrics({ running: () => 0, queued: () => 0, conversations: () => 0 });
     const route = createMetricsRoute({ metrics, tokens: () => ['the-admin-token', undefined, ''] });
-    const get = (authorization?: string) => route.handler(new Request('http://localhost/metrics', { headers: authorization ? { authorization } : {} }));
+    // Each from a client of its own: wrong tokens count per client (see the bearer gate's tests).
+    let client = 0;
+    const get = (authorization?: string) => route.handler(new Request('http://localhost/metrics', { headers: authorization ? { authorization } : {} }), { clientAddress: `192.0.2.${++client}`, https: false });
     for (const refused of [undefined, 'Bearer ', 'Bearer wrong', 'the-admin-token', 'Basic the-admin-token', 'Bearer the-admin-token extra']) {
       const response = await get(refused);
       expect(response.status).toBe(401);
