@@ -121,6 +121,18 @@ export function updateBuilders(state: FakeTelegramState) {
       const message = buildMessage(state, options, { document, ...captionOf(options.caption, options.entities) });
       return { update_id: state.nextUpdateId(), message } as Update;
     },
+    /**
+     * The bot's own membership changing in group `chatId` (`my_chat_member`), by `from`: added
+     * (`member`, the default), made an administrator, or removed (`left`, `kicked`).
+     */
+    botMembership(options: { chatId: number; chatType?: 'group' | 'supergroup'; chatTitle?: string; from: FakeUser; status?: 'member' | 'administrator' | 'left' | 'kicked'; oldStatus?: 'member' | 'administrator' | 'left' | 'kicked' }): Update {
+      registerChat(state, options);
+      const status = options.status ?? 'member';
+      const oldStatus = options.oldStatus ?? (status === 'left' || status === 'kicked' ? 'member' : 'left');
+      const member = (memberStatus: string) => ({ user: state.bot, status: memberStatus, ...(memberStatus === 'kicked' ? { until_date: 0 } : {}) });
+      const change = { chat: state.chatObject(options.chatId), from: userOf(options), date: Math.floor(Date.now() / 1000), old_chat_member: member(oldStatus), new_chat_member: member(status) };
+      return { update_id: state.nextUpdateId(), my_chat_member: change } as unknown as Update;
+    },
     /** A press of an inline keyboard button under message `messageId` in `chatId`. */
     callbackQuery(options: { chatId: number; chatType?: 'private' | 'group' | 'supergroup'; from?: FakeUser; data: string; messageId: number; threadId?: number }): Update {
       registerChat(state, options);

@@ -41,6 +41,7 @@ describe('loadConfig defaults', () => {
       tools: { grants: [] },
       sandbox: { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [] },
       dmPolicy: { telegram: 'pairing', discord: 'pairing', slack: 'open' },
+      groupPolicy: { telegram: 'approval', discord: 'approval', slack: 'approval' },
       allowlists: {
         telegram: { chats: [], users: [] },
         discord: { chats: [], users: [] },

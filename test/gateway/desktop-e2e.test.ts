@@ -12,6 +12,7 @@ import { startDisplay, type TestDisplay } from '../desktop/x-display.ts';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
@@ -47,6 +48,8 @@ whenDesktopInstalled('desktop through the gateway', 'the desktop gateway tests',
           },
         }),
       );
+      // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+      await approveGroups(fakes.home, [telegramGroup(group)]);
       gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]) }, wait);
       chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
     }, 60_000);

@@ -9,6 +9,7 @@ import type { FakeDiscord } from '../fakes/fake-discord-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import { startDiscordGatewayFakes, type DiscordGatewayFakes } from '../helpers/discord-gateway-fakes.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
+import { approveGroups, discordServer } from '../helpers/approved-groups.ts';
 
 /** The text of every user message a model request carried. */
 const userTexts = (body: { messages: { role: string; content: unknown }[] }) =>
@@ -25,6 +26,9 @@ describe('Discord: messages sent while the gateway was down', () => {
     fakes = await startDiscordGatewayFakes('operator-discord-catch-up-');
     ({ model, discord } = fakes);
     mention = `<@${discord.bot.id}>`;
+    // The fake's server is one an admin approved (groupPolicy approval is the default): a message
+    // read back from history carries no server id, so this also checks that it is found.
+    await approveGroups(fakes.home, [discordServer(discord.world.guildId)], `discord:${discord.world.person.id}`);
   });
 
   afterAll(async () => {
@@ -93,7 +97,7 @@ describe('Discord: messages sent while the gateway was down', () => {
     gateway = await fakes.startGateway([discord.world.person.id]);
     await botMessage(channelId, '/reload is for admins only.');
     await botMessage(channelId, 'For the stranger.');
-    // Groups are open to anyone by default, live or caught up; the turn is the stranger's own.
+    // An approved server is open to anyone in it, live or caught up; the turn is the stranger's own.
     expect(model.requests.length).toBe(requestsBefore + 1);
     const last = userTexts(model.requests.at(-1)!.body).at(-1)!;
     expect(last).toContain('run something for me');

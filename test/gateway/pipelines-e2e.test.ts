@@ -15,6 +15,7 @@ import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
@@ -31,6 +32,8 @@ describe('pipelines from the chat', () => {
   let workspace: string;
 
   const start = async () => {
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]), cwd: workspace }, wait);
     chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
   };

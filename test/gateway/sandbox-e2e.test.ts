@@ -15,6 +15,7 @@ import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 3003, first_name: 'Mallory' };
@@ -47,6 +48,8 @@ describe('commands in the sandbox through the gateway', () => {
     const other = join(home, 'profiles', 'default', 'temp', keySegment(`telegram:dm:${admin}`));
     mkdirSync(other, { recursive: true });
     writeFileSync(join(other, 'salaries.csv'), 'name,salary\nAda,SALARY-9911\n');
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startTelegramGateway(fakes, [admin], undefined, { cwd: home, env: { GITHUB_TOKEN: 'ghp_sandboxE2eNeverShown0123456789' } });
   });
 

@@ -15,6 +15,7 @@ import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
 import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
@@ -42,6 +43,8 @@ describe('skills as commands through the gateway (Telegram, web)', () => {
   let chat: ReturnType<typeof telegramChat>;
 
   const start = async () => {
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]) }, wait);
     chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
   };

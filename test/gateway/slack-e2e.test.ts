@@ -11,6 +11,7 @@ import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeSlack, FakeSlackMessage } from '../fakes/fake-slack-server.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { startSlackGatewayFakes, type SlackGatewayFakes } from '../helpers/slack-gateway-fakes.ts';
+import { approveGroups, slackChannel } from '../helpers/approved-groups.ts';
 
 const admin = { id: 'U0ADMIN01', name: 'Ada' };
 const person = { id: 'U0PERSON2', name: 'Bob' };
@@ -31,6 +32,8 @@ describe('Slack through the gateway', () => {
     // Listing a folder needs a person's yes, so a turn can ask for approval.
     mkdirSync(join(fakes.home, 'guardrails'), { recursive: true });
     writeFileSync(join(fakes.home, 'guardrails', 'ask.yaml'), 'rules:\n  - tool: list_dir\n    decision: ask\n    reason: listing needs a yes\n');
+    // The channel is one an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [slackChannel(channel)], `slack:${admin.id}`);
     gateway = await fakes.startGateway([admin.id]);
     mention = `<@${slack.bot.userId}>`;
   });

@@ -11,6 +11,7 @@ import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 /** A second admin (no pairing needed), for the busy conversation. */
@@ -39,6 +40,8 @@ describe('Telegram conversations through the gateway', () => {
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-telegram-e2e-conversations-');
     ({ model, telegram, home } = fakes);
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(forum)]);
     gateway = await startTelegramGateway(fakes, [admin, busyPerson]);
   });
 

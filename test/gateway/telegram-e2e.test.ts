@@ -9,6 +9,7 @@ import { fakeAnthropicKey } from '../helpers/fake-model-env.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const stranger = 2002;
@@ -23,6 +24,8 @@ describe('Telegram through the gateway', () => {
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-telegram-e2e-');
     ({ model, telegram } = fakes);
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startTelegramGateway(fakes, [admin]);
   });
 

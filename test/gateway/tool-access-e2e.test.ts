@@ -19,6 +19,7 @@ import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 3003, first_name: 'Mallory' };
@@ -49,6 +50,8 @@ describe('tool access through the gateway', () => {
     // Saving to memory needs a person's yes here, so a question waits in the group.
     mkdirSync(join(home, 'guardrails'), { recursive: true });
     writeFileSync(join(home, 'guardrails', 'ask-memory.yaml'), 'rules:\n  - tool: memory\n    decision: ask\n    reason: memory is shared\n');
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startTelegramGateway(fakes, [admin], undefined, { cwd: home });
   });
 

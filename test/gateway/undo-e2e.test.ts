@@ -12,6 +12,7 @@ import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts
 import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import { makeTempDir } from '../tools/tool-harness.ts';
+import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
@@ -26,6 +27,8 @@ describe('undo and diff through the gateway', () => {
   let workspace: string;
 
   const start = async () => {
+    // The group(s) an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]), cwd: workspace }, wait);
     chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
   };

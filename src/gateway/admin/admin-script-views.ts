@@ -65,6 +65,14 @@ function person(who) {
   return who.platform + ':' + who.userId + (who.name ? ' ' + who.name : '') + (who.username ? ' (@' + who.username + ')' : '');
 }
 
+function groupLabel(group) {
+  return group.platform + ':' + group.kind + ':' + group.id;
+}
+
+function groupName(group) {
+  return groupLabel(group) + (group.title ? ' "' + group.title + '"' : '');
+}
+
 pages.pairing = async () => {
   const page = current;
   const answer = h('div', { id: 'pairing-answer' });
@@ -89,6 +97,23 @@ pages.pairing = async () => {
           if (confirm('Revoke ' + person(paired) + '? Their direct messages are a stranger\'s again.')) act({ action: 'revoke', platform: paired.platform, userId: paired.userId });
         }, 'danger'))));
     const denied = (data.denied || []).map((refused) => h('tr', {}, h('td', { text: person(refused) }), h('td', {}, when(refused.until))));
+    const groups = data.groups || { pending: [], approved: [], denied: [] };
+    const groupsPending = groups.pending.map((request) =>
+      h('tr', { 'data-code': request.code },
+        h('td', {}, h('code', { text: request.code })),
+        h('td', { text: groupName(request.group) }),
+        h('td', { text: request.askedBy ? person(request.askedBy) : '' }),
+        h('td', {}, when(request.expiresAt)),
+        h('td', {}, button('Approve', () => act({ action: 'approve', code: request.code }), 'primary'), button('Deny', () => act({ action: 'deny', code: request.code }), 'danger'))));
+    const groupsApproved = groups.approved.map((approved) =>
+      h('tr', { 'data-group': groupLabel(approved.group) },
+        h('td', { text: groupName(approved.group) }),
+        h('td', { text: approved.addedBy ? 'added by ' + approved.addedBy : 'code ' + (approved.code || '') }),
+        h('td', {}, when(approved.approvedAt)),
+        h('td', {}, button('Revoke', () => {
+          if (confirm('Revoke ' + groupName(approved.group) + '? The bot stops answering there.')) act({ action: 'revoke-group', group: groupLabel(approved.group) });
+        }, 'danger'))));
+    const groupsDenied = groups.denied.map((refused) => h('tr', {}, h('td', { text: groupName(refused.group) }), h('td', {}, when(refused.until))));
     holder.replaceChildren(
       h('h3', { text: 'Waiting for approval' }),
       pending.length > 0 ? table('pairing-pending', ['Code', 'Who', 'Asked', 'Expires', ''], pending) : h('p', { class: 'muted', text: 'Nobody is waiting. Someone unknown who writes to the bot in direct messages gets a code that shows up here.' }),
@@ -96,7 +121,13 @@ pages.pairing = async () => {
       data.owner ? h('p', { text: 'Owner (made by pairing): ' + person(data.owner) }) : null,
       approved.length > 0 ? table('pairing-approved', ['Who', 'Since', ''], approved) : h('p', { class: 'muted', text: 'Nobody approved yet.' }),
       denied.length > 0 ? h('h3', { text: 'Declined' }) : null,
-      denied.length > 0 ? table('pairing-denied', ['Who', 'Refused until'], denied) : null);
+      denied.length > 0 ? table('pairing-denied', ['Who', 'Refused until'], denied) : null,
+      h('h3', { text: 'Groups waiting for approval' }),
+      groupsPending.length > 0 ? table('pairing-groups-pending', ['Code', 'Group', 'Asked by', 'Expires', ''], groupsPending) : h('p', { class: 'muted', text: 'No group is waiting. A group no admin added the bot to gets a code at its first mention, which shows up here.' }),
+      h('h3', { text: 'Groups approved' }),
+      groupsApproved.length > 0 ? table('pairing-groups-approved', ['Group', 'How', 'Since', ''], groupsApproved) : h('p', { class: 'muted', text: 'No group approved yet.' }),
+      groupsDenied.length > 0 ? h('h3', { text: 'Groups declined' }) : null,
+      groupsDenied.length > 0 ? table('pairing-groups-denied', ['Group', 'Refused until'], groupsDenied) : null);
   };
   const soon = throttled(load);
   page.onEvent = (record) => {
