@@ -12,6 +12,7 @@ import type { SessionTree } from '../session/session-tree.ts';
 import type { CompactionEntry } from '../session/types.ts';
 import { createStore } from '../store/unstorage-store.ts';
 import type { Tool, TurnContext } from '../tools/tool.ts';
+import { isOwnerTurn } from '../tools/resources/owner-turn.ts';
 import { createAgentContext } from './agent-context.ts';
 import { sessionStats, type SessionStats } from './session-stats.ts';
 import type { AgentEvent } from './agent-events.ts';
@@ -385,7 +386,8 @@ export class Agent {
       const cwd = options.turn?.workspace?.cwd ?? this.options.cwd;
       this.#lastOffer = { tools, cwd, turn: options.turn };
       const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
-      let systemPrompt = await this.#prompts.prompt(builder, { channel: options.channel, sessionId: this.#pinnedSessionId ?? tree.id, cwd: cwd ?? process.cwd(), tools });
+      const owner = isOwnerTurn(options.turn);
+      let systemPrompt = await this.#prompts.prompt(builder, { channel: options.channel, sessionId: this.#pinnedSessionId ?? tree.id, cwd: cwd ?? process.cwd(), tools, owner });
       for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {
         if (isObject(result) && typeof result.systemPrompt === 'string') systemPrompt = result.systemPrompt;
       }

@@ -1,7 +1,8 @@
 /**
  * The system prompts an Agent has built, and the tool lists its turns offer. A prompt is kept per
- * channel, working directory and offered tools, and for the day it names, so a conversation's
- * requests keep their bytes from turn to turn (the provider's prompt cache) until resources change.
+ * channel, working directory, offered tools and whether the seat is an owner's, and for the day it
+ * names, so a conversation's requests keep their bytes from turn to turn (the provider's prompt
+ * cache) until resources change.
  */
 import type { Tool, TurnContext } from '../tools/tool.ts';
 import type { PromptContext, SystemPromptBuilder } from './system-prompt.ts';
@@ -27,14 +28,14 @@ export class PromptCache {
     return tools;
   }
 
-  /** The prompt `builder` makes for this channel, directory and tools, built once a day. */
+  /** The prompt `builder` makes for this channel, directory, tools and seat, built once a day. */
   async prompt(builder: SystemPromptBuilder, context: Omit<PromptContext, 'date' | 'toolNames'> & { tools: readonly Tool[] }): Promise<string> {
     const toolNames = context.tools.map((tool) => tool.name);
-    const key = `${context.channel ?? ''}\u0000${context.cwd}\u0000${toolNames.join(',')}`;
+    const key = `${context.channel ?? ''}\u0000${context.cwd}\u0000${toolNames.join(',')}\u0000${context.owner === true ? 'owner' : ''}`;
     const date = today();
     const cached = this.#prompts.get(key);
     if (cached && cached.date === date) return cached.prompt;
-    const prompt = await builder({ channel: context.channel, sessionId: context.sessionId, cwd: context.cwd, date, toolNames });
+    const prompt = await builder({ channel: context.channel, sessionId: context.sessionId, cwd: context.cwd, date, toolNames, owner: context.owner });
     this.#prompts.set(key, { date, prompt });
     return prompt;
   }

@@ -13,6 +13,12 @@ export interface PromptContext {
   /** `YYYY-MM-DD`: a date, never a time, so the prompt is stable for a day. */
   date: string;
   toolNames: readonly string[];
+  /**
+   * The turn is in an owner's seat. Its prompt leaves out the conversation's own memory, which
+   * only a lesser seat writes (in an owner's conversation: a job made in a group and delivered
+   * there), so nothing another seat saved reaches an owner's prompt. Unset: shown.
+   */
+  owner?: boolean;
 }
 
 /** Builds the system prompt for a channel. */

@@ -177,7 +177,7 @@ export class ProfileResources {
     const [memory, user, conversation] = await Promise.all([
       MemoryFile.open(this.memoryPath, { limit: this.options.memoryLimits?.memory ?? defaultMemoryLimit }),
       MemoryFile.open(this.userPath, { limit: this.options.memoryLimits?.user ?? defaultUserLimit }),
-      conversationMemoryLayers(this.options.conversationMemory, context.channel, this.options.memoryLimits),
+      conversationMemoryLayers(this.options.conversationMemory, context.owner === true ? undefined : context.channel, this.options.memoryLimits),
     ]);
     const append: NamedText[] = [];
     if (this.options.appendText) append.push({ label: 'configured append text', text: this.options.appendText });

@@ -127,7 +127,7 @@ export class WorkerResources implements AgentResources {
     const [memory, user, conversation] = await Promise.all([
       MemoryFile.open(memoryKey(this.profile, 'MEMORY.md'), { limit: this.#options.memoryLimits?.memory ?? defaultMemoryLimit, storage: this.#storage }),
       MemoryFile.open(memoryKey(this.profile, 'USER.md'), { limit: this.#options.memoryLimits?.user ?? defaultUserLimit, storage: this.#storage }),
-      conversationMemoryLayers(this.#conversationMemory, context.channel, this.#options.memoryLimits),
+      conversationMemoryLayers(this.#conversationMemory, context.owner === true ? undefined : context.channel, this.#options.memoryLimits),
     ]);
     const append: NamedText[] = [];
     if (bundle.rules.text) append.push({ label: 'rules', text: bundle.rules.text });
