@@ -3,8 +3,9 @@
  * bubblewrap, real slirp4netns): `tap0` is up before the command's first instruction, and nothing
  * of this machine's loopback or abstract UNIX sockets is reachable; the same probes reach both
  * when slirp4netns is missing (network on then shares this machine's, as start-up says), so the
- * probes can tell. slirp4netns ends with every command, also on timeout and abort, and a
- * slirp4netns that cannot make the network keeps the command from running at all.
+ * probes can tell. slirp4netns ends with every command, also on timeout and abort; it works when
+ * operator is not root too; and a slirp4netns that cannot make the network keeps the command from
+ * running at all.
  *
  * Traffic goes to loopback and to slirp4netns's addresses inside the namespace the test made only.
  *
@@ -13,8 +14,10 @@
  * not every run loses it); with `network?.stop()` left out of run-command.ts the ending test
  * failed (slirp4netns still running after the command); with no slirp4netns for the spec in
  * bubblewrap-sandbox.ts (network on shares this machine's) the loopback and abstract socket
- * tests failed.
+ * tests failed; with bwrap's own network namespace used when not root (no `unshare` around it)
+ * the unprivileged test failed (slirp4netns: `setns(CLONE_NEWNET): Operation not permitted`).
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -156,6 +159,38 @@ describe('commands with a network of their own (slirp4netns)', () => {
     await vi.waitFor(() => expect(ourSlirps()).toEqual([]));
     expect(hostCommandLines().filter((line) => line.startsWith('sleep 987.7'))).toEqual([]);
   });
+
+  it('gives a command its own network when operator is not root too (the namespaces made by unshare around bwrap)', async () => {
+    const { port, connections } = await listen({ port: 0 });
+    const name = `operator-test-${randomBytes(4).toString('hex')}`;
+    const abstract = await listen({ abstract: name });
+    const probes = ['id -u; ip -o -4 address show; ip route', `${connectTcp('127.0.0.1', port)}; ${connectTcp('10.0.2.2', port)}`, connectAbstract(name)];
+    // The same sandbox in a process of its own, run as nobody.
+    const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'test/tools/own-network-child.ts', JSON.stringify(probes)], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH, HOME: '/nonexistent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, errors.slice(-2000)).toBe(0);
+    const report = JSON.parse(output) as { uid: number; describe: string; outputs: string[]; slirpsLeft: number };
+    expect(report.uid).toBe(65534);
+    expect(report.describe).toBe('commands run in bubblewrap (network on, a namespace of its own through slirp4netns)');
+    const [setup, tcp, unix] = report.outputs;
+    expect(setup).toMatch(/^65534\n/);
+    expect(setup).toMatch(/^\d+: tap0\s+inet 10\.0\.2\.100\/24 /m);
+    expect(setup).toContain('default via 10.0.2.2 dev tap0');
+    expect(tcp).toBe('127.0.0.1: refused\n10.0.2.2: refused');
+    expect(unix).toBe('abstract: Connection refused');
+    expect(connections()).toBe(0);
+    expect(abstract.connections()).toBe(0);
+    expect(report.slirpsLeft).toBe(0);
+    // A process of its own that compiles its TypeScript: more than the default time.
+  }, 60_000);
 
   it('never runs the command when slirp4netns cannot make the network, and says why', async () => {
     const world = await makeWorld();

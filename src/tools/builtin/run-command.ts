@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { attachOwnNetwork, ownNetworkStdio } from '../sandbox/own-network.ts';
+import { attachOwnNetwork, ownNetworkCommand, ownNetworkStdio } from '../sandbox/own-network.ts';
 import type { SpawnSpec } from '../sandbox/sandbox.ts';
 import { OutputBuffer } from './output-buffer.ts';
 
@@ -56,7 +56,8 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   installExitHook();
   return new Promise((resolve, reject) => {
     const ownNetwork = options.spawn.ownNetwork;
-    const child = spawn(options.spawn.file, options.spawn.args, {
+    const program = ownNetwork ? ownNetworkCommand(options.spawn.file, options.spawn.args, ownNetwork) : options.spawn;
+    const child = spawn(program.file, program.args, {
       cwd: options.spawn.cwd,
       env: options.spawn.env,
       detached: true,

@@ -1,16 +1,17 @@
 /** The `bwrap` command line for one command: namespaces, privileges, the planned mounts. */
 import type { Mount } from './mount-plan.ts';
-import { ownNetworkFds } from './own-network.ts';
+import { ownNetworkFds, type OwnNetworkSpec } from './own-network.ts';
 
 /** What {@link bubblewrapArgs} turns into arguments. */
 export interface BubblewrapInvocation {
   network: boolean;
   /**
    * With the network on: a network namespace of the command's own, which the spawner joins to the
-   * outside with slirp4netns before the command starts (see `own-network.ts`). Otherwise a
-   * command with the network on shares this machine's.
+   * outside with slirp4netns before the command starts (see `own-network.ts`); bwrap makes it, or
+   * shares the one `unshare` made around it. Otherwise a command with the network on shares this
+   * machine's.
    */
-  ownNetwork?: boolean;
+  ownNetwork?: OwnNetworkSpec;
   /** In the order `planMounts` gives. */
   mounts: readonly Mount[];
   cwd: string;
@@ -26,8 +27,8 @@ export interface BubblewrapInvocation {
  */
 export function bubblewrapArgs(invocation: BubblewrapInvocation): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
-  const ownNetwork = invocation.network && invocation.ownNetwork === true;
-  if (!invocation.network || ownNetwork) args.push('--unshare-net');
+  const ownNetwork = invocation.network && invocation.ownNetwork !== undefined;
+  if (!invocation.network || (ownNetwork && invocation.ownNetwork?.unshare === undefined)) args.push('--unshare-net');
   // The spawner learns the sandbox's process id, and the command waits for its go.
   if (ownNetwork) args.push('--info-fd', String(ownNetworkFds.info), '--block-fd', String(ownNetworkFds.block));
   // Unprivileged, bubblewrap gives the command no capabilities anyway.

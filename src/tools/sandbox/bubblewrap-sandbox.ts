@@ -57,11 +57,11 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Sand
     if (program.scratch === false) mounts.push({ kind: 'remount-ro', path: privateHome });
     const env = { ...safeEnv(options.env, settings.env), ...program.env, HOME: privateHome, TMPDIR: privateHome };
     const network = program.network ?? settings.network;
-    const slirp4netns = network && options.ownNetwork?.found ? options.ownNetwork.slirp4netns : undefined;
-    const args = bubblewrapArgs({ network, ownNetwork: slirp4netns !== undefined, mounts, cwd, argv: program.argv });
+    const ownNetwork = network && options.ownNetwork?.found ? options.ownNetwork.spec : undefined;
+    const args = bubblewrapArgs({ network, ownNetwork, mounts, cwd, argv: program.argv });
     // bwrap itself runs with the command's environment: it is the sandbox's process 1, whose
     // /proc/1/environ the command can read.
-    return { file: options.bwrap, args, env, cwd: '/', ...(slirp4netns !== undefined && { ownNetwork: { slirp4netns } }) };
+    return { file: options.bwrap, args, env, cwd: '/', ...(ownNetwork && { ownNetwork }) };
   }
 }
 

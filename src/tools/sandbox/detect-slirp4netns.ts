@@ -1,15 +1,19 @@
 /**
  * Whether sandboxed commands with the network on can have a network namespace of their own:
- * `slirp4netns` is installed and the kernel's tap device (`/dev/net/tun`) is there. Checked
- * without running anything, so start-up stays as fast as before; `operator doctor` starts a real
- * one. Without it, network-on means sharing this machine's network, and start-up says so.
+ * `slirp4netns` is installed, the kernel's tap device (`/dev/net/tun`) is there and, when operator
+ * is not root, util-linux's `unshare` can make the namespaces around bwrap (see `own-network.ts`).
+ * Checked without starting a sandbox, so start-up stays as fast as before; `operator doctor`
+ * starts a real one. Without it, network-on means sharing this machine's network, and start-up
+ * says so.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { findExecutable, isExecutable } from '../../core/executables.ts';
+import type { OwnNetworkSpec } from './own-network.ts';
 
-/** A usable `slirp4netns`, or why there is none. */
-export type Slirp4netnsDetection = { found: true; slirp4netns: string } | { found: false; reason: string };
+/** What gives commands a network of their own, or why nothing can. */
+export type Slirp4netnsDetection = { found: true; spec: OwnNetworkSpec } | { found: false; reason: string };
 
 /** Options of {@link detectSlirp4netns}. */
 export interface DetectSlirp4netnsOptions {
@@ -22,15 +26,34 @@ export interface DetectSlirp4netnsOptions {
 /** How to install it, for the messages that say it is missing. */
 export const slirp4netnsInstall = 'apt-get install slirp4netns';
 
-/** Finds `slirp4netns` and the tap device it needs. */
+const unshareChecked = new Map<string, boolean>();
+
+/** Finds `slirp4netns`, the tap device it needs and, unprivileged, an `unshare` that maps the current user. */
 export function detectSlirp4netns(options: DetectSlirp4netnsOptions = {}): Slirp4netnsDetection {
   if (process.platform !== 'linux') return { found: false, reason: `slirp4netns needs Linux, and this is ${process.platform}` };
-  const slirp4netns = options.slirp4netns ?? findExecutable('slirp4netns', `${options.searchPath ?? ''}${path.delimiter}/usr/bin${path.delimiter}/usr/local/bin`);
+  const searchPath = `${options.searchPath ?? ''}${path.delimiter}/usr/bin${path.delimiter}/usr/local/bin`;
+  const slirp4netns = options.slirp4netns ?? findExecutable('slirp4netns', searchPath);
   if (slirp4netns === undefined || !isExecutable(slirp4netns)) {
     return { found: false, reason: `slirp4netns was not found${options.slirp4netns ? ` at ${options.slirp4netns}` : ''} (${slirp4netnsInstall})` };
   }
   if (!existsSync('/dev/net/tun')) return { found: false, reason: 'there is no /dev/net/tun, which slirp4netns needs' };
-  return { found: true, slirp4netns };
+  if (process.getuid?.() === 0) return { found: true, spec: { slirp4netns } };
+  const unshare = findExecutable('unshare', searchPath);
+  if (unshare === undefined || !mapsCurrentUser(unshare)) {
+    return { found: false, reason: 'operator is not root, and then slirp4netns needs util-linux 2.38 or newer (`unshare --map-current-user`)' };
+  }
+  return { found: true, spec: { slirp4netns, unshare } };
+}
+
+/** Whether this `unshare` knows `--map-current-user` (util-linux 2.38); asked once per executable. */
+function mapsCurrentUser(unshare: string): boolean {
+  let known = unshareChecked.get(unshare);
+  if (known === undefined) {
+    const help = spawnSync(unshare, ['--help'], { encoding: 'utf8', timeout: 5_000, env: {} });
+    known = help.status === 0 && help.stdout.includes('--map-current-user');
+    unshareChecked.set(unshare, known);
+  }
+  return known;
 }
 
 /**

@@ -7,6 +7,11 @@
  * of this machine's loopback (`--disable-host-loopback`, and the namespace's own `lo`) and none
  * of its abstract UNIX sockets (they belong to a network namespace) are reachable.
  *
+ * When operator is not root, bubblewrap's own network namespace belongs to a user namespace that
+ * no process stays in (bubblewrap nests a second one to mount `/dev/pts`), which slirp4netns
+ * cannot join. Then `unshare` makes a user namespace (mapping the user to itself) and the network
+ * namespace around `bwrap`, which shares it, and slirp4netns joins `bwrap`'s own namespaces.
+ *
  * slirp4netns ends with the command: it is killed when the sandbox's process exits, and its
  * `--exit-fd` is a pipe from the spawner, so it also ends when the spawner itself dies.
  */
@@ -18,6 +23,8 @@ import type { Readable, Writable } from 'node:stream';
 export interface OwnNetworkSpec {
   /** The `slirp4netns` executable (found by `detectSlirp4netns`). */
   slirp4netns: string;
+  /** Set when operator is not root: the `unshare` that makes the namespaces around `bwrap`. */
+  unshare?: string;
 }
 
 /**
@@ -39,12 +46,23 @@ export const ownNetworkResolvConf = 'nameserver 10.0.2.3\n';
 const maxKeptChars = 4_096;
 
 /**
- * slirp4netns's command line for the namespace of process `pid`. The large MTU makes bulk
- * transfers cheaper; `--enable-sandbox` and `--enable-seccomp` confine slirp4netns itself (it
- * parses every packet the command sends, outside the sandbox).
+ * The program to spawn for a sandbox with a network of its own: `bwrap` itself, or, when
+ * `spec.unshare` is set, `bwrap` inside a user and network namespace `unshare` makes.
  */
-export function slirp4netnsArgs(pid: number): string[] {
-  return ['--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--enable-seccomp', '--ready-fd=3', '--exit-fd=4', String(pid), 'tap0'];
+export function ownNetworkCommand(file: string, args: readonly string[], spec: OwnNetworkSpec): { file: string; args: string[] } {
+  if (spec.unshare === undefined) return { file, args: [...args] };
+  return { file: spec.unshare, args: ['--user', '--map-current-user', '--net', '--', file, ...args] };
+}
+
+/**
+ * slirp4netns's command line for the namespaces of process `pid`. The large MTU makes bulk
+ * transfers cheaper; `--enable-seccomp` confines slirp4netns itself (it parses every packet the
+ * command sends, outside the sandbox), and as root so does `--enable-sandbox` (a mount namespace
+ * of its own, no capabilities), which needs privileges an unprivileged slirp4netns lacks.
+ */
+export function slirp4netnsArgs(pid: number, spec: OwnNetworkSpec): string[] {
+  const confined = spec.unshare === undefined ? ['--enable-sandbox', '--enable-seccomp'] : ['--enable-seccomp'];
+  return ['--configure', '--mtu=65520', '--disable-host-loopback', ...confined, '--ready-fd=3', '--exit-fd=4', String(pid), 'tap0'];
 }
 
 /** The running hand-over of {@link attachOwnNetwork}. */
@@ -83,10 +101,13 @@ export function attachOwnNetwork(child: ChildProcess, spec: OwnNetworkSpec, onFa
   info.setEncoding('utf8');
   info.on('data', (chunk: string) => (written = (written + chunk).slice(0, maxKeptChars)));
   info.on('end', () => {
-    const pid = childPid(written);
+    // Once bwrap has written it, the namespaces exist: with `unshare` they are bwrap's own (it
+    // runs after `unshare` made them), else those of the sandbox's process.
+    const sandboxPid = childPid(written);
     // Without a process id bwrap failed before the namespace was made, and says so itself.
-    if (stopped || pid === undefined) return;
-    slirp = startSlirp4netns(spec.slirp4netns, pid, {
+    if (stopped || sandboxPid === undefined || child.pid === undefined) return;
+    const pid = spec.unshare === undefined ? sandboxPid : child.pid;
+    slirp = startSlirp4netns(spec, pid, {
       ready: () => {
         if (stopped) return;
         ready = true;
@@ -121,14 +142,14 @@ function childPid(text: string): number | undefined {
  * Starts slirp4netns for `pid`'s namespace. It gets no environment, a process group of its own
  * (a Ctrl-C meant for the terminal chat is not for it) and a pipe as its `--exit-fd`.
  */
-function startSlirp4netns(slirp4netns: string, pid: number, on: { ready: () => void; failed: (error: Error) => void }): ChildProcess {
-  const slirp = spawn(slirp4netns, slirp4netnsArgs(pid), { env: {}, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+function startSlirp4netns(spec: OwnNetworkSpec, pid: number, on: { ready: () => void; failed: (error: Error) => void }): ChildProcess {
+  const slirp = spawn(spec.slirp4netns, slirp4netnsArgs(pid, spec), { env: {}, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let errors = '';
   slirp.stderr!.setEncoding('utf8');
   slirp.stderr!.on('data', (chunk: string) => (errors = (errors + chunk).slice(-maxKeptChars)));
   for (const stream of [slirp.stdio[3], slirp.stdio[4]]) stream?.on('error', () => undefined);
   slirp.stdio[3]!.once('data', () => on.ready());
-  slirp.on('error', (error) => on.failed(new Error(`the command's own network could not be made: ${slirp4netns} could not be run (${error.message})`)));
+  slirp.on('error', (error) => on.failed(new Error(`the command's own network could not be made: ${spec.slirp4netns} could not be run (${error.message})`)));
   slirp.on('exit', (code, signal) => {
     const why = lastLine(errors) ?? `exit code ${code ?? signal}`;
     on.failed(new Error(`the command's own network could not be made: slirp4netns stopped before it was ready (${why})`));
