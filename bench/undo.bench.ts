@@ -12,6 +12,7 @@ import { createStore } from '../src/store/unstorage-store.ts';
 import { createEditFileTool } from '../src/tools/builtin/edit-file.ts';
 import { createWriteFileTool } from '../src/tools/builtin/write-file.ts';
 import { ChangeLog } from '../src/tools/changes/change-log.ts';
+import { defaultFileAccess, filesIn, localKey } from '../src/tools/files/turn-files.ts';
 import { undoCommand } from '../src/tools/changes/changes-command.ts';
 import type { Tool, ToolContext } from '../src/tools/tool.ts';
 import { median, type BenchResult } from './lib.ts';
@@ -51,7 +52,7 @@ export default async function run(): Promise<BenchResult[]> {
       const turn = log.forTurn(`undo-${round}`);
       for (let index = 0; index < 50; index++) await call(write, { path: `undo/f${index}.ts`, content: content.slice(0, 10_000) + round }, turn);
       const started = performance.now();
-      await undoCommand(log, 'turn', folder);
+      await undoCommand(log, 'turn', folder, filesIn(defaultFileAccess(), localKey, { cwd: folder, roots: [folder], writable: true, hidden: [] }));
       undoTimes.push(performance.now() - started);
     }
     const undo = median(undoTimes.slice(2));

@@ -77,6 +77,7 @@ export async function queueFile(
   if (read.kind === 'directory') throw new FileRefusedError(`${shown.label} is a folder; send a file (pack the folder into an archive first if it should go as a whole)`);
   if (read.kind === 'special') throw new FileRefusedError(`${shown.label} is not a regular file`);
   if (read.kind === 'too-large') throw new FileRefusedError(`${shown.label} is ${formatBytes(read.size)}; ${turn.platform} takes files up to ${formatBytes(limit)}`);
+  if (read.kind !== 'file') throw new FileRefusedError(`${shown.label} is not a regular file`);
   const bytes = Buffer.from(read.data, 'base64');
   if (bytes.length === 0) throw new FileRefusedError(`${shown.label} is empty; chats do not take empty files`);
   if (containsAny(bytes, secretsOf(options.env ?? process.env))) {

@@ -26,9 +26,9 @@ export function createWriteFileTool(options: BuiltinToolOptions = {}) {
       const file = resolvePath(cwd, args.path);
       const files = turnFiles(fileAccessOf(options), context, cwd);
       try {
-        const before = context.changes ? (await files.call<{ content: string | null }>('readText', { path: file })).content : null;
-        await files.call('write', { path: file, content: args.content });
-        await context.changes?.record({ path: file, before, after: args.content, tool: 'write_file' });
+        // What the file held comes back from the same call, for the change log.
+        const written = await files.call<{ before?: string | null }>('write', { path: file, content: args.content, keepBefore: context.changes !== undefined });
+        await context.changes?.record({ path: file, before: written.before ?? null, after: args.content, tool: 'write_file' });
         return { content: `Successfully wrote to ${args.path}` };
       } catch (error) {
         return workerErrorResult(error, args.path, `writing ${args.path}`, context.signal);

@@ -5,7 +5,9 @@
  * a link between a check and a read cannot lead elsewhere; the sandbox bounds where any path can
  * lead at all.
  */
+import { Buffer } from 'node:buffer';
 import { open, mkdir, rm, lstat, stat, writeFile } from 'node:fs/promises';
+import { TextDecoder } from 'node:util';
 import { dirname } from 'node:path';
 
 /** How many leading bytes tell an image or a binary file apart. */
@@ -77,6 +79,7 @@ export async function readOp(request) {
  * @param {import('node:fs/promises').FileHandle} handle @param {number} offset @param {number | undefined} limit @param {number} maxBytes
  */
 async function numberedLines(handle, offset, limit, maxBytes) {
+  /** @type {string[]} */
   const numbered = [];
   let lineNumber = 0;
   let kept = 0;
@@ -156,13 +159,15 @@ export async function readBytesOp(request) {
 }
 
 /**
- * Creates or replaces a file (its folders made as needed).
- * @param {{ path: string, content: string, encoding?: 'utf8' | 'base64' }} request
+ * Creates or replaces a file (its folders made as needed). With `keepBefore`, answers what the
+ * file held before (null: there was none), read in the same call, for the change log.
+ * @param {{ path: string, content: string, encoding?: 'utf8' | 'base64', keepBefore?: boolean }} request
  */
 export async function writeOp(request) {
+  const before = request.keepBefore ? (await readTextOp({ path: request.path })).content : undefined;
   await mkdir(dirname(request.path), { recursive: true });
   await writeFile(request.path, request.content, request.encoding ?? 'utf8');
-  return {};
+  return before === undefined ? {} : { before };
 }
 
 /** @param {{ path: string }} request */

@@ -8,7 +8,7 @@
  * The gateway's `workspace-snapshot.ts` says what is skipped and why; its limits arrive with the
  * request.
  */
-import { isUtf8 } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 
