@@ -78,7 +78,7 @@ const environment = [
   '  TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN,  the platforms (`operator start` says what else each needs)',
   '    SLACK_BOT_TOKEN',
   '  OPERATOR_LOG_LEVEL, OPERATOR_LOG_FORMAT debug|info|warn|error|silent; json|pretty (default: pretty on a terminal)',
-  '  OPERATOR_METRICS_TOKEN                  a bearer token for GET /metrics (the admin token works too)',
+  '  OPERATOR_METRICS_TOKEN                  a bearer token for GET /metrics, 16 characters or more (the admin token works too)',
   '',
   'A .env file in the working directory, then one in OPERATOR_HOME, adds the variables the environment',
   'lacks (the environment wins over ./.env, which wins over OPERATOR_HOME/.env).',
