@@ -43,6 +43,18 @@ export interface ExtensionFailure {
   message: string;
 }
 
+/** Tools registered by extensions: their code runs in the gateway process, not in a sandbox. */
+const extensionTools = new WeakSet<Tool>();
+
+/**
+ * Whether `tool` came from an extension. Such a tool's own code runs in the gateway process, so
+ * what it says it does (`machine: 'read'`) is not a boundary: the gateway offers it to seats other
+ * than the owner's only by an explicit grant of its group.
+ */
+export function isExtensionTool(tool: Tool): boolean {
+  return extensionTools.has(tool);
+}
+
 /** Builds an extension from a factory (used for modules and for in-code extensions). */
 export async function createExtension(name: string, factory: ExtensionFactory): Promise<Extension> {
   const extension: Extension = { name, handlers: new Map(), tools: [], guardrails: [] };
@@ -53,6 +65,7 @@ export async function createExtension(name: string, factory: ExtensionFactory): 
       extension.handlers.set(type, list);
     },
     registerTool(tool) {
+      extensionTools.add(tool);
       extension.tools.push(tool);
     },
     registerGuardrail(guardrail) {

@@ -22,6 +22,7 @@ import type { Tool, TurnContext, Workspace } from '../tools/tool.ts';
 import { lesserSeat, ownerSeat, type TurnSeat } from '../tools/turn-seat.ts';
 import { keySegment } from './dedupe.ts';
 import { ownerOnlyTools } from '../tools/resources/owner-turn.ts';
+import { isExtensionTool } from '../agent/extensions.ts';
 import type { SeatTools, ToolGrants, ToolSeat } from './access/tool-grants.ts';
 import { privateFolderMode } from '../core/private-modes.ts';
 
@@ -112,6 +113,9 @@ const unconfinedTools: ReadonlySet<string> = new Set(['read', 'write', 'shell'])
 function offeredTo(tool: Tool, groups: ReadonlySet<ToolGroup>): boolean {
   if (ownerOnlyTools.has(tool.name)) return false;
   const machine = tool.machine ?? 'shell';
+  // Reading is everyone's because the built-in file tools read inside the seat's sandbox; an
+  // extension's tool that says it reads runs its own code in the gateway, so it needs the grant.
+  if (machine === 'read' && isExtensionTool(tool)) return groups.has('read');
   return machine === 'none' || machine === 'read' || groups.has(machine);
 }
 

@@ -23,7 +23,7 @@ const tools: Tool[] = [...createBuiltinTools(), conversationTool];
 
 function accessWith(confined: boolean) {
   root = mkdtempSync(join(tmpdir(), 'operator-turn-unconfined-'));
-  const grants = new ToolGrants({ grants: [{ tools: ['read', 'write', 'shell'], people: ['telegram:8'] }], localWeb: false, sandboxed: confined });
+  const grants = new ToolGrants({ grants: [{ tools: ['read', 'write', 'shell'], people: ['telegram:8'], scope: 'any' }], localWeb: false, sandboxed: confined });
   const access = new TurnAccess({ grants, cwd: join(root, 'workspace'), home: join(root, 'home'), confined });
   return { access, temp: join(root, 'home', 'profiles', 'default', 'temp') };
 }
@@ -40,11 +40,29 @@ describe('turn access without an operating-system boundary', () => {
   it('offers a member granted read, write and shell none of them', async () => {
     const { access, temp } = accessWith(false);
     expect([...(await access.forTurn(seat({ senderId: '8' }), tools, temp)).tools!]).toEqual(['memory']);
+    const confined = accessWith(true);
+    expect((await confined.access.forTurn(seat({ senderId: '8' }), tools, confined.temp)).tools!.has('write_file')).toBe(true);
   });
 
   it("keeps every tool in the owner's seat", async () => {
     const { access, temp } = accessWith(false);
     const turn = await access.forTurn(seat({ scope: 'dm', admin: true, sessionKey: 'telegram:dm:7' }), tools, temp);
     expect(turn.tools).toBeUndefined();
+  });
+});
+
+describe("an extension's tool that says it reads", () => {
+  it('is offered to other seats only by a grant of read: its code runs in the gateway, not in the sandbox', async () => {
+    const { createExtension } = await import('../../src/agent/extensions.ts');
+    const reader = defineTool({ name: 'read_notes', machine: 'read', description: 'x', parameters: z.object({}), execute: async () => 'ok' });
+    const extension = await createExtension('notes', (api) => api.registerTool(reader));
+    const all = [...tools, ...extension.tools];
+    root = mkdtempSync(join(tmpdir(), 'operator-turn-extension-'));
+    const grants = new ToolGrants({ grants: [{ tools: ['read'], people: ['telegram:8'], scope: 'any' }], localWeb: false, sandboxed: true });
+    const access = new TurnAccess({ grants, cwd: join(root, 'workspace'), home: join(root, 'home') });
+    const temp = join(root, 'home', 'profiles', 'default', 'temp');
+    expect((await access.forTurn(seat(), all, temp)).tools!.has('read_notes')).toBe(false);
+    expect((await access.forTurn(seat(), all, temp)).tools!.has('read_file')).toBe(true);
+    expect((await access.forTurn(seat({ senderId: '8' }), all, temp)).tools!.has('read_notes')).toBe(true);
   });
 });
