@@ -150,8 +150,6 @@ export class BrowserPool implements SessionHost {
     this.#sweeper = undefined;
     await Promise.all([...this.#sessions.values()].map((session) => session.close()));
     await this.#closeBrowsers();
-    if (this.#folder) rmSync(this.#folder, { recursive: true, force: true });
-    this.#folder = undefined;
   }
 
   /** Closes the longest idle other session while `limit` contexts are open. */
@@ -187,6 +185,12 @@ export class BrowserPool implements SessionHost {
     const browsers = [...this.#browsers.values()];
     this.#browsers.clear();
     await Promise.all(browsers.map(async (pending) => (await pending.catch(() => undefined))?.close().catch(() => undefined)));
+    // Downloads were copied to their conversations' folders as they finished: nothing in it is needed.
+    // (Unless a browser started meanwhile: it uses the folder.)
+    if (this.#folder && this.#browsers.size === 0) {
+      rmSync(this.#folder, { recursive: true, force: true });
+      this.#folder = undefined;
+    }
   }
 
   async #launch(executablePath: string, headless: boolean): Promise<Browser> {

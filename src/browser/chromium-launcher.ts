@@ -13,7 +13,7 @@
  * inside bubblewrap with `--no-sandbox`.
  */
 import { realpathSync } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { isInside } from '../guardrails/real-path.ts';
@@ -47,8 +47,14 @@ export interface LaunchedChromium {
 /** The user chromium runs as inside bubblewrap's user namespace when operator is root. */
 const sandboxUid = '1000';
 
-/** What chromium says when its sandbox cannot start (user namespaces refused). */
-const sandboxRefused = 'No usable sandbox';
+/**
+ * What chromium says when its sandbox cannot start, and what bubblewrap says when it may not make
+ * the user namespace chromium's sandbox would run in: either way, user namespaces are refused.
+ */
+const sandboxRefused = /No usable sandbox|bwrap: .*(namespace|uid map|gid map)/i;
+
+/** Tells the wrapper scripts of launches running at once apart. */
+let launches = 0;
 
 /** Folders chromium reads beyond the system view: fonts, the font cache, Debian's chromium settings and policies. */
 const chromiumReadOnly = ['/etc/fonts', '/var/cache/fontconfig', '/etc/chromium', '/etc/chromium.d'];
@@ -74,14 +80,19 @@ export async function launchChromium(request: ChromiumLaunch): Promise<LaunchedC
   }
   const attempt = async (inner: boolean): Promise<LaunchedChromium> => {
     const wrapper = await writeWrapper(request, isolation.bwrap, downloadsPath, inner);
-    const browser = await chromium.launch({ ...common, executablePath: wrapper.path, env: wrapper.env, chromiumSandbox: inner });
-    return { browser, chromiumSandbox: inner };
+    try {
+      const browser = await chromium.launch({ ...common, executablePath: wrapper.path, env: wrapper.env, chromiumSandbox: inner });
+      return { browser, chromiumSandbox: inner };
+    } finally {
+      // bwrap has replaced the script's shell by now: the file is needed no more.
+      await rm(wrapper.path, { force: true });
+    }
   };
   if (!request.innerSandbox) return attempt(false);
   try {
     return await attempt(true);
   } catch (error) {
-    if (!(error instanceof Error) || !error.message.includes(sandboxRefused)) throw error;
+    if (!(error instanceof Error) || !sandboxRefused.test(error.message)) throw error;
     return attempt(false);
   }
 }
@@ -116,7 +127,7 @@ async function writeWrapper(request: ChromiumLaunch, bwrap: string, downloads: s
     `exec ${[spec.file, ...args.slice(0, at)].map(quote).join(' ')} --bind "$profile" "$profile" ${args.slice(at).map(quote).join(' ')} "$@"`,
     '',
   ].join('\n');
-  const path = join(request.folder, inner ? 'chromium-in-bubblewrap-sandboxed.sh' : 'chromium-in-bubblewrap.sh');
+  const path = join(request.folder, `chromium-in-bubblewrap-${++launches}.sh`);
   await writeFile(path, script, { mode: 0o700 });
   await chmod(path, 0o700);
   return { path, env: spec.env };
