@@ -277,7 +277,7 @@ export class Runtime {
         ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files }),
         modules.createWebFetchTool(policy),
         ...(modules.code.codeToolAvailable()
-          ? [modules.code.createCodeTool({ cwd: this.cwd, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]
+          ? [modules.code.createCodeTool({ cwd: this.cwd, files: this.files, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]
           : []),
         ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
         ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),

@@ -3,9 +3,19 @@
  * view of a language server's processes (the whole tree under the process spawned: bubblewrap's,
  * the server's, its tsserver's) through /proc.
  */
-import { mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { DocumentReader } from '../../src/tools/code/open-documents.ts';
 import { makeTempDir } from './tool-harness.ts';
+
+/** Open documents looked at on this process's own view of the disk (the tool itself uses the file worker). */
+export const diskReader: DocumentReader = {
+  async stamp(file) {
+    const info = await stat(file, { bigint: true }).catch(() => undefined);
+    return info && `${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+  },
+  read: (file) => readFile(file, 'utf8').catch(() => undefined),
+};
 
 /** A fresh folder (its real path) holding `files`, removed after the test. */
 export async function folderWith(files: Record<string, string>, prefix = 'operator-code-'): Promise<string> {

@@ -19,7 +19,9 @@
  * - with the launcher's `sys.require = undefined` left out, the plugin test fails: the hover is
  *   the planted plugin's `PLANTED-PLUGIN-RAN`, in bubblewrap too;
  * - with the pool keyed by project folder alone, the seat test fails: the narrower seat's hover
- *   shows the value only the wider seat may read.
+ *   shows the value only the wider seat may read;
+ * - with the asked file read in the gateway process again (`readFile` instead of the worker's
+ *   `readText`), the file worker test fails: the diagnostics of the hidden file come back.
  */
 import { cp, mkdir, readFile } from 'node:fs/promises';
 import { existsSync, realpathSync } from 'node:fs';
@@ -27,6 +29,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { privatePaths } from '../../src/core/private-paths.ts';
 import { createCodeTool } from '../../src/tools/code/code-tool.ts';
+import { FileAccess } from '../../src/tools/files/file-access.ts';
 import { LanguageServers } from '../../src/tools/code/language-servers.ts';
 import { serverInstall, type ServerInstall } from '../../src/tools/code/server-install.ts';
 import type { Sandbox } from '../../src/tools/sandbox/sandbox.ts';
@@ -129,6 +132,22 @@ describe('the code tool in the sandbox', { timeout: 60_000 }, () => {
     expect(diagnostics).toContain('TS2307');
     for (const text of [hover, diagnostics, textOf(await call({ action: 'definition', path: 'src/main.ts', line: 1, symbol: 'launch' }))]) {
       expect(text).not.toContain(secrets.state);
+    }
+  });
+  it("reads the file asked about through the turn's file worker: a file the worker's sandbox hides is not read, even where the tool's own check lets it through", async () => {
+    const key = 'WORKER-HIDDEN-code-sandbox-Lynx-3310';
+    const workspace = await folderWith({ 'tsconfig.json': tsconfig, 'src/index.ts': 'export const answer: number = 42;\n', 'src/secret.ts': `export const key = '${key}';\n` });
+    const files = new FileAccess({ sandbox, hidden: [path.join(workspace, 'src', 'secret.ts')] });
+    try {
+      const tool = createCodeTool({ servers: poolIn(sandbox), files });
+      const call = (args: Record<string, unknown>) => callTool(tool, args, { cwd: workspace, turn: turnIn([workspace]) });
+      expect(textOf(await call({ action: 'hover', path: 'src/index.ts', line: 1, symbol: 'answer' }))).toContain('const answer: number');
+      const hidden = await call({ action: 'diagnostics', path: 'src/secret.ts' });
+      expect(hidden.isError).toBe(true);
+      expect(textOf(hidden)).toMatch(/^Error: (permission denied|file not found): src\/secret\.ts$/);
+      expect(textOf(await call({ action: 'hover', path: 'src/secret.ts', line: 1, symbol: 'key' }))).not.toContain(key);
+    } finally {
+      files.closeAll();
     }
   });
 });

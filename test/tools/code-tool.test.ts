@@ -20,7 +20,7 @@ import { columnOf, findPosition } from '../../src/tools/code/positions.ts';
 import { codeToolAvailable, locateServerInstall } from '../../src/tools/code/server-install.ts';
 import type { TurnContext } from '../../src/tools/tool.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
-import { environOf, processTree, waitFor, writeFiles } from './code-server-harness.ts';
+import { diskReader, environOf, processTree, waitFor, writeFiles } from './code-server-harness.ts';
 import { sandboxFor } from './sandbox-harness.ts';
 import { callTool, isRunning, textOf } from './tool-harness.ts';
 
@@ -186,7 +186,7 @@ describe('code tool', { timeout: 60_000 }, () => {
   it('fails the call in flight with a clear error when the server dies, and starts a new one on the next call', async () => {
     const file = path.join(project, 'src/main.ts');
     const died = servers.use({ project, roots: [project] }, async (server) => {
-      await server.open(file, 'typescript', await readFile(file, 'utf8'));
+      await server.open(file, 'typescript', await readFile(file, 'utf8'), diskReader);
       const asked = server.hover(file, { line: 2, character: 22 });
       process.kill(server.pid!, 'SIGKILL');
       return asked;
@@ -251,19 +251,19 @@ describe('language servers', { timeout: 60_000 }, () => {
     const folder = await folderWith({ 'a.ts': 'a', 'b.ts': 'b', 'c.ts': 'c' });
     const documents = new OpenDocuments(2);
     const [a, b, c] = ['a.ts', 'b.ts', 'c.ts'].map((name) => path.join(folder, name)) as [string, string, string];
-    expect(await documents.sync(a, 'typescript', 'a')).toEqual([{ kind: 'open', uri: OpenDocuments.uriOf(a), languageId: 'typescript', version: 1, text: 'a' }]);
-    expect(await documents.sync(a, 'typescript', 'a')).toEqual([]);
+    expect(await documents.sync(a, 'typescript', 'a', diskReader)).toEqual([{ kind: 'open', uri: OpenDocuments.uriOf(a), languageId: 'typescript', version: 1, text: 'a' }]);
+    expect(await documents.sync(a, 'typescript', 'a', diskReader)).toEqual([]);
     await writeFile(a, 'a2');
-    expect(await documents.sync(b, 'typescript', 'b')).toEqual([
+    expect(await documents.sync(b, 'typescript', 'b', diskReader)).toEqual([
       { kind: 'change', uri: OpenDocuments.uriOf(a), version: 2, text: 'a2' },
       { kind: 'open', uri: OpenDocuments.uriOf(b), languageId: 'typescript', version: 1, text: 'b' },
     ]);
-    expect(await documents.sync(c, 'typescript', 'c')).toEqual([
+    expect(await documents.sync(c, 'typescript', 'c', diskReader)).toEqual([
       { kind: 'close', uri: OpenDocuments.uriOf(a) },
       { kind: 'open', uri: OpenDocuments.uriOf(c), languageId: 'typescript', version: 1, text: 'c' },
     ]);
     await rm(b);
-    expect(await documents.sync(c, 'typescript', 'c3')).toEqual([
+    expect(await documents.sync(c, 'typescript', 'c3', diskReader)).toEqual([
       { kind: 'close', uri: OpenDocuments.uriOf(b) },
       { kind: 'change', uri: OpenDocuments.uriOf(c), version: 2, text: 'c3' },
     ]);

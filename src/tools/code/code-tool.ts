@@ -7,18 +7,21 @@
  * and errors can show what it read there: so it is in the `shell` group (the owner's; others by
  * grant, and only where the sandbox works), not `read`, which every seat has. The server runs in
  * the seat's sandbox and sees the workspace root that holds the project, read-only (see
- * `server-program.ts`). It starts on the first call about a project (a folder with a package.json
- * or tsconfig.json) and this module loads no client and starts nothing before that. Offered only
- * where the server is installed (see `server-install.ts`).
+ * `server-program.ts`). The tool's own reads (the file asked about, the other open documents,
+ * the source lines it shows) are the turn's file worker's, in the seat's sandbox too (see
+ * `code-files.ts`). The server starts on the first call about a project (a folder with a
+ * package.json or tsconfig.json) and this module loads no client and starts nothing before that.
+ * Offered only where the server is installed (see `server-install.ts`).
  */
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { isInside, resolveRealPath } from '../../guardrails/real-path.ts';
-import { resolvePath, workingDirectory, type BuiltinToolOptions } from '../builtin/paths.ts';
-import { errorResult, fileErrorResult } from '../builtin/results.ts';
+import { fileAccessOf, resolvePath, workingDirectory, type BuiltinToolOptions } from '../builtin/paths.ts';
+import { errorResult } from '../builtin/results.ts';
+import { turnFiles, workerErrorResult, type TurnFiles } from '../files/turn-files.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';
+import { readText, workerReader } from './code-files.ts';
 import { asLocations, formatDiagnostics, formatLocations, hoverText, type LocationView } from './code-format.ts';
 import { CodeServerError } from './code-server-error.ts';
 import { CodeWorkspace } from './code-workspace.ts';
@@ -33,7 +36,7 @@ import { findProjectRoot, projectMarkers } from './project-root.ts';
 export const codeActions = ['definition', 'references', 'hover', 'diagnostics'] as const;
 
 /** Options of {@link createCodeTool}. */
-export interface CodeToolOptions extends Pick<BuiltinToolOptions, 'cwd'> {
+export interface CodeToolOptions extends Pick<BuiltinToolOptions, 'cwd' | 'files'> {
   /** The language servers (shared by every agent, stopped by the runtime). Default: a pool of this tool's own. */
   servers?: LanguageServers;
   /** Paths no call may reach in any workspace: operator's private state (see `privatePaths`). */
@@ -97,16 +100,18 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
           `${args.path}: the code tool reads TypeScript and JavaScript files (${supportedExtensions.join(', ')}), not ${extension ? `${extension} files` : 'files without an extension'}`,
         );
       }
+      // Read by the turn's file worker, in the seat's sandbox: never opened by this process.
+      const files = turnFiles(fileAccessOf(options), context, cwd);
       let real: string;
       let text: string;
       try {
         real = await resolveRealPath(file);
-        const info = await stat(real);
-        if (info.isDirectory()) return errorResult(`${args.path} is a directory`);
-        if (info.size > maxFileBytes) return errorResult(`${args.path} is ${info.size} bytes, more than the ${maxFileBytes} bytes the code tool opens`);
-        text = await readFile(real, 'utf8');
+        const read = await readText(files, real, maxFileBytes);
+        if (read.tooLarge) return errorResult(`${args.path} is ${read.size} bytes, more than the ${maxFileBytes} bytes the code tool opens`);
+        if (read.content === null) return errorResult(`file not found: ${args.path}`);
+        text = read.content;
       } catch (error) {
-        return fileErrorResult(error, args.path, context.signal);
+        return workerErrorResult(error, args.path, `reading ${args.path}`, context.signal);
       }
       const root = await workspace.rootOf(real, cwd, context.turn);
       const project = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root);
@@ -123,11 +128,11 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
         if ('error' in found) return errorResult(found.error);
         position = found.position;
       }
-      const view = await locationView(cwd, context, workspace, real, text);
+      const view = await locationView(cwd, context, workspace, files, real, text);
       try {
         // The server sees the workspace root that holds the project: one per project and root.
         return await servers.use({ project, roots: [root] }, async (server) => {
-          await server.open(real, languageId, text);
+          await server.open(real, languageId, text, workerReader(files, maxFileBytes));
           if (args.action === 'diagnostics') {
             const found = formatDiagnostics(await server.diagnostics(real, context.signal), view.display(real), text, maxDiagnostics);
             return { content: found.length === 0 ? `No syntax or type errors in ${view.display(real)}.` : found.join('\n') };
@@ -171,9 +176,10 @@ async function answer(
 
 /**
  * How this call shows locations: paths relative to the working directory, the workspace rules of
- * the turn, and file texts read at most once (the asked file's from what was just read).
+ * the turn, and file texts read at most once (the asked file's from what was just read), by the
+ * turn's file worker.
  */
-async function locationView(cwd: string, context: ToolContext, workspace: CodeWorkspace, file: string, text: string): Promise<LocationView> {
+async function locationView(cwd: string, context: ToolContext, workspace: CodeWorkspace, files: TurnFiles, file: string, text: string): Promise<LocationView> {
   const realCwd = await resolveRealPath(cwd);
   const texts = new Map<string, Promise<string | undefined>>([[file, Promise.resolve(text)]]);
   return {
@@ -182,19 +188,13 @@ async function locationView(cwd: string, context: ToolContext, workspace: CodeWo
     text: (target) => {
       let read = texts.get(target);
       if (!read) {
-        read = readSmallFile(target);
+        read = readText(files, target, maxFileBytes).then(
+          (found) => found.content ?? undefined,
+          () => undefined,
+        );
         texts.set(target, read);
       }
       return read;
     },
   };
-}
-
-async function readSmallFile(file: string): Promise<string | undefined> {
-  try {
-    if ((await stat(file)).size > maxFileBytes) return undefined;
-    return await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

@@ -15,7 +15,7 @@ import { CancellationTokenSource, ErrorCodes, ResponseError, StreamMessageReader
 import { errorMessage } from '../../core/errors.ts';
 import { CodeServerError } from './code-server-error.ts';
 import type { LspHover, LspLocation, LspLocationLink, LspPosition, TsDiagnostic } from './lsp-types.ts';
-import { OpenDocuments, type DocumentSync } from './open-documents.ts';
+import { OpenDocuments, type DocumentReader, type DocumentSync } from './open-documents.ts';
 import type { SpawnSpec } from '../sandbox/sandbox.ts';
 
 /** Options of {@link LanguageServer.start}. */
@@ -199,11 +199,12 @@ export class LanguageServer {
 
   /**
    * Makes the server see `file` (absolute, real) with `text`, its content just read from disk,
-   * and every other open document as it is on disk now (see `open-documents.ts`).
+   * and every other open document as it is on disk now, as `reader` finds it (see
+   * `open-documents.ts`).
    */
-  async open(file: string, languageId: string, text: string): Promise<void> {
+  async open(file: string, languageId: string, text: string, reader: DocumentReader): Promise<void> {
     const sync = this.#syncing.then(async () => {
-      for (const message of await this.#documents.sync(file, languageId, text)) this.#send(message);
+      for (const message of await this.#documents.sync(file, languageId, text, reader)) this.#send(message);
     });
     this.#syncing = sync.catch(() => undefined);
     await sync;

@@ -3,10 +3,18 @@
  * are on disk: a `didOpen` the first time, a `didChange` with the whole text and the next
  * version when the file changed since, a `didClose` when it is gone or the least recently used
  * of too many. Open documents are what the server reads from us instead of the disk, so a stale
- * one would make every answer about it wrong.
+ * one would make every answer about it wrong. Files are looked at through a
+ * {@link DocumentReader}: the code tool's reads the turn's file worker, inside its sandbox.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+
+/** How documents are looked at on disk. */
+export interface DocumentReader {
+  /** Something that changes whenever the file does (size and times), or undefined when it is gone. */
+  stamp(file: string): Promise<string | undefined>;
+  /** Its text, or undefined when it cannot be read. */
+  read(file: string): Promise<string | undefined>;
+}
 
 /** One message to send the server about a document. */
 export type DocumentSync =
@@ -18,7 +26,7 @@ interface OpenDocument {
   uri: string;
   version: number;
   text: string;
-  /** Size, times and inode when read: unchanged means the text is still what is on disk. */
+  /** The reader's stamp when read: unchanged means the text is still what is on disk. */
   stamp: string;
 }
 
@@ -45,15 +53,16 @@ export class OpenDocuments {
 
   /**
    * What to send so the server sees `file` with `text` (just read from disk) and every other
-   * open document as it is on disk now. Marks them sent: send all of it, in order.
+   * open document as it is on disk now, as `reader` finds them. Marks them sent: send all of it,
+   * in order.
    */
-  async sync(file: string, languageId: string, text: string): Promise<DocumentSync[]> {
+  async sync(file: string, languageId: string, text: string, reader: DocumentReader): Promise<DocumentSync[]> {
     const messages: DocumentSync[] = [];
     for (const [other, document] of this.#documents) {
       if (other === file) continue;
-      const now = await stampOf(other);
+      const now = await reader.stamp(other);
       if (now === document.stamp) continue;
-      const fresh = now === undefined ? undefined : await readFile(other, 'utf8').catch(() => undefined);
+      const fresh = now === undefined ? undefined : await reader.read(other);
       if (fresh === undefined) {
         this.#documents.delete(other);
         messages.push({ kind: 'close', uri: document.uri });
@@ -65,7 +74,7 @@ export class OpenDocuments {
       document.version++;
       messages.push({ kind: 'change', uri: document.uri, version: document.version, text: fresh });
     }
-    const stamp = (await stampOf(file)) ?? '';
+    const stamp = (await reader.stamp(file)) ?? '';
     const open = this.#documents.get(file);
     if (open) {
       this.#documents.delete(file);
@@ -92,14 +101,5 @@ export class OpenDocuments {
   /** The text last sent for `file`, if it is open. */
   textOf(file: string): string | undefined {
     return this.#documents.get(file)?.text;
-  }
-}
-
-async function stampOf(file: string): Promise<string | undefined> {
-  try {
-    const info = await stat(file, { bigint: true });
-    return `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
-  } catch {
-    return undefined;
   }
 }

@@ -1,0 +1,49 @@
+/**
+ * The code tool's own reads: the file asked about, the other documents open in its server and the
+ * source lines of the locations it shows. The turn's file worker does them (see
+ * `files/turn-files.ts`), inside the seat's sandbox, each on one open file descriptor, so the
+ * gateway process opens none of these paths itself and a path swapped for a link after the
+ * workspace check can lead nowhere the seat's sandbox does not show.
+ */
+import type { TurnFiles } from '../files/turn-files.ts';
+import type { DocumentReader } from './open-documents.ts';
+
+/** What the worker's `readText` answers: null content when there is no such file, or it is too large. */
+export interface TextRead {
+  content: string | null;
+  tooLarge?: boolean;
+  size?: number;
+}
+
+/** What the worker's `stat` answers. */
+interface FileStat {
+  type: 'file' | 'directory' | 'broken-link' | 'other';
+  size: number;
+  mtimeMs: number;
+}
+
+/** The whole text of `file` (absolute), read by the worker; null content past `maxBytes`. */
+export function readText(files: TurnFiles, file: string, maxBytes: number): Promise<TextRead> {
+  return files.call<TextRead>('readText', { path: file, maxBytes });
+}
+
+/** Open documents looked at through the worker: a file it cannot read counts as gone. */
+export function workerReader(files: TurnFiles, maxBytes: number): DocumentReader {
+  return {
+    async stamp(file) {
+      try {
+        const info = await files.call<FileStat>('stat', { path: file });
+        return info.type === 'file' ? `${info.size}:${info.mtimeMs}` : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async read(file) {
+      try {
+        return (await readText(files, file, maxBytes)).content ?? undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
