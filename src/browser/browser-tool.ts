@@ -8,7 +8,8 @@
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { errorResult } from '../tools/builtin/results.ts';
-import { defineTool, type Tool, type ToolContext, type ToolOutput, type TurnContext } from '../tools/tool.ts';
+import { isOwnerTurn } from '../tools/resources/owner-turn.ts';
+import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tools/tool.ts';
 import { BrowserUnavailableError } from './browser-pool.ts';
 import { BrowserSession } from './browser-session.ts';
 import { firstLine } from './browser-state.ts';
@@ -69,7 +70,7 @@ export function createBrowserTool(): Tool<typeof parameters> {
     async execute(args, context): Promise<ToolOutput> {
       const session = sessionOf(context);
       if (!session) return errorResult('This agent has no browser: a sub-agent never gets the browser of the conversation that started it.');
-      if (session.unconfined && !ownerTurn(context.turn)) return errorResult(unconfinedRefusal);
+      if (session.unconfined && !isOwnerTurn(context.turn)) return errorResult(unconfinedRefusal);
       if (args.action === 'close') {
         const open = session.isOpen;
         await session.close();
@@ -109,14 +110,6 @@ export function createBrowserTool(): Tool<typeof parameters> {
  */
 const unconfinedRefusal =
   "The browser is not available in this conversation: chromium cannot be sandboxed on this machine (operator runs as root without bubblewrap, or user namespaces are off), so it is kept to the owner's own conversations. An admin can install bubblewrap (apt-get install bubblewrap) to offer it here.";
-
-/**
- * Whether the turn is in one of the owner's seats: the gateway restricts the tools of every other
- * seat (`TurnContext.tools`), and a turn outside the gateway (the terminal) is the owner's.
- */
-function ownerTurn(turn: TurnContext | undefined): boolean {
-  return turn?.tools === undefined;
-}
 
 /** The focused element as `button "Pay now"` (tag and its label or text), or '' when none. */
 async function focusedElement(page: Page): Promise<string> {

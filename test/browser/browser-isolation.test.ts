@@ -174,6 +174,9 @@ whenChromiumInstalled('browser isolation', 'the browser isolation tests', () => 
           expect(refused.isError).toBe(true);
           expect(textOf(refused)).toContain('chromium cannot be sandboxed on this machine');
           expect(pool.openContexts).toBe(0);
+          // The owner's seat (the gateway says so) still has it.
+          const owner = { ...granted, sessionKey: 'telegram:dm:1', senderId: '1', admin: true, owner: true };
+          expect(textOf(await browse(session, { action: 'navigate', url: `${pages.url}/` }, owner))).toContain('Now: "Home"');
         });
       });
 
