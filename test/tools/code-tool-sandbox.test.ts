@@ -35,7 +35,7 @@ import { serverInstall, type ServerInstall } from '../../src/tools/code/server-i
 import type { Sandbox } from '../../src/tools/sandbox/sandbox.ts';
 import type { TurnContext } from '../../src/tools/tool.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
-import { environOf, findInTree, folderWith, networkOf, processTree, writeFiles } from './code-server-harness.ts';
+import { commandLineOf, environOf, findInTree, folderWith, networkOf, processTree, writeFiles } from './code-server-harness.ts';
 import { sandboxFor } from './sandbox-harness.ts';
 import { callTool, makeTempDir, textOf } from './tool-harness.ts';
 
@@ -96,6 +96,9 @@ describe('the code tool in the sandbox', { timeout: 60_000 }, () => {
     const tsserver = await findInTree(running!.pid!, 'tsserver.js');
     expect(server).toBeDefined();
     expect(tsserver).toBeDefined();
+    // Type acquisition (which runs npm) is off: no typings installer beside tsserver.
+    expect(await commandLineOf(tsserver!)).toContain('--disableAutomaticTypingAcquisition');
+    expect(await findInTree(running!.pid!, 'typingsInstaller')).toBeUndefined();
     // What the server's own filesystem holds, seen through /proc/<pid>/root.
     const seen = (file: string) => existsSync(`/proc/${server}/root${file}`);
     expect(seen(path.join(workspace, 'src', 'index.ts'))).toBe(true);
