@@ -66,8 +66,10 @@ function joined(by: string | undefined, chatId = '-1001'): GroupJoin {
   };
 }
 
-function codeOf(decision: { reply?: string }): string {
-  const code = /\/pair ([A-Z0-9]{8})\n/.exec(decision.reply ?? '')?.[1];
+/** The group's code in a refusal (or a join's outcome) that told it. */
+function codeOf(decision: object): string {
+  const reply = 'reply' in decision && typeof decision.reply === 'string' ? decision.reply : '';
+  const code = /\/pair ([A-Z0-9]{8})\n/.exec(reply)?.[1];
   if (!code) throw new Error(`no code in ${JSON.stringify(decision)}`);
   return code;
 }

@@ -7,6 +7,7 @@ import { SELF } from 'cloudflare:test';
 import { beforeEach, expect, it } from 'vitest';
 import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { approveGroup } from './support/groups.ts';
 import { postTelegramMessage } from './support/telegram.ts';
 
 beforeEach(async () => {
@@ -31,7 +32,9 @@ it('answers a Slack direct message through the fake model and the Slack Web API'
 
 it('answers a Discord slash command by editing its deferred reply', async () => {
   await callFake('model', 'enqueue', { text: 'Hello from Discord on Workers' });
-  const world = await readFake<{ channelId: string }>('discord', 'world');
+  const world = await readFake<{ channelId: string; guildId: string }>('discord', 'world');
+  // A server an admin approved (groupPolicy approval is the default; Discord names nobody who added the bot).
+  await approveGroup({ platform: 'discord', kind: 'guild', id: world.guildId }, 'telegram:4242');
   const { payload } = await callFake<{ payload: { id: string } }>('discord', 'slashCommand', { channelId: world.channelId, name: 'ask', args: 'hi from Discord' });
   const signed = await callFake<{ body: string; headers: Record<string, string> }>('discord', 'signedInteraction', payload);
   const response = await SELF.fetch('http://example.com/webhooks/discord', { method: 'POST', headers: signed.headers, body: signed.body });
@@ -50,6 +53,7 @@ it('answers a Discord slash command by editing its deferred reply', async () => 
 
 it('answers in a Telegram group only when addressed, with what it overheard as context', async () => {
   const group = -100_777;
+  await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
   let updateId = 990_000;
   const post = (text: string, from: { id: number; name: string }) => postTelegramMessage({ updateId: ++updateId, text, from, group });
   expect(await post('the deploy is broken again', { id: 61, name: 'Bea' })).toBe(200);
@@ -67,6 +71,7 @@ it('answers in a Telegram group only when addressed, with what it overheard as c
 
 it('lets only the person being answered (or an admin) stop an answer in a group, and only admins start anew there', async () => {
   const group = -100_888;
+  await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
   let updateId = 995_000;
   const post = (text: string, from: { id: number; name: string }) => postTelegramMessage({ updateId: ++updateId, text, from, group });
   const { username } = await readFake<{ username: string }>('telegram', 'bot');

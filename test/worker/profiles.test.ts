@@ -6,6 +6,7 @@
 import { env } from 'cloudflare:test';
 import { expect, inject, it } from 'vitest';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { approveGroup } from './support/groups.ts';
 import { postTelegramMessage } from './support/telegram.ts';
 
 let updateId = 770_000;
@@ -39,8 +40,9 @@ it("lets a person choose their conversation's profile and an admin a group's; re
   const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
   expect(requests.at(-1)!.rawBody).toContain('You are Quill, the release manager of the Acme team.');
 
-  // In a group, choosing is an admin's.
+  // In a group, choosing is an admin's (a group an admin approved: groupPolicy approval is the default).
   const group = -100_999;
+  await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
   expect(await ask('/profile quill', member, (reply) => reply.includes('profile of a group'), group)).toBe('Only an admin can choose the profile of a group.');
   expect(await ask('/profile', member, (reply) => reply.startsWith('Profile:'), group)).toBe('Profile: default');
   expect(await ask('/profile quill', admin, (reply) => reply.startsWith('Profile is now'), group)).toBe('Profile is now quill.');

@@ -13,6 +13,7 @@ import { slackEvents } from '../../src/worker/slack-events.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { encodeRequest, signature, urlVerification, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { approveGroup } from './support/groups.ts';
 import { nothingKept, onRecord } from './support/objects.ts';
 
 const workerEnv = env as WorkerEnv;
@@ -168,7 +169,9 @@ describe('the Slack Events API endpoint on Workers', () => {
     const status = await eventually(() => botMessages('D0WRKCMD1'), (list) => list.some((message) => message.text.includes('Runtime: Cloudflare Workers')));
     expect(status.some((message) => message.text.includes('Runtime: Cloudflare Workers'))).toBe(true);
 
-    // In a channel, starting anew is an admin's: a person who is not one is told so.
+    // In a channel, starting anew is an admin's: a person who is not one is told so (in a channel an
+    // admin approved: groupPolicy approval is the default).
+    await approveGroup({ platform: 'slack', kind: 'channel', id: 'C0WRKCMD2' }, `slack:${admin.id}`);
     const member = { id: 'U0WRKCMD2', name: 'Bea' };
     expect((await post(await callFake<SlackRequest>('slack', 'slashCommand', { channel: 'C0WRKCMD2', text: 'new', from: member }))).status).toBe(200);
     const refused = await eventually(() => botMessages('C0WRKCMD2'), (list) => list.length > 0);
