@@ -39,7 +39,7 @@ describe('telegram long polling', () => {
     const { telegram } = harness;
     await telegram.waitFor((fake) => fake.callsOf('getUpdates').length > 0);
     expect(telegram.calls.slice(0, 3).map((call) => call.method)).toEqual(['getMe', 'deleteWebhook', 'getUpdates']);
-    expect(telegram.callsOf('getUpdates')[0]!.params).toMatchObject({ timeout: 30, allowed_updates: ['message', 'callback_query'] });
+    expect(telegram.callsOf('getUpdates')[0]!.params).toMatchObject({ timeout: 30, allowed_updates: ['message', 'callback_query', 'my_chat_member'] });
     expect(harness.adapter.routes?.()).toEqual([]);
   });
 
@@ -77,7 +77,7 @@ describe('telegram webhook', () => {
   it('registers the webhook with its secret and serves updates on POST /webhooks/telegram', async () => {
     const { harness, messages } = await started('webhook');
     const { telegram, adapter } = harness;
-    expect(telegram.webhook).toEqual({ url: `${harness.routes!.origin}/webhooks/telegram`, secretToken: 'contract-secret_123', allowedUpdates: ['message', 'callback_query'] });
+    expect(telegram.webhook).toEqual({ url: `${harness.routes!.origin}/webhooks/telegram`, secretToken: 'contract-secret_123', allowedUpdates: ['message', 'callback_query', 'my_chat_member'] });
     expect(telegram.callsOf('getUpdates')).toEqual([]);
     expect(adapter.routes!().map((route) => [route.method, route.path])).toEqual([['POST', '/webhooks/telegram']]);
     expect(await telegram.postWebhook(telegram.textMessage({ chatId: 42, text: 'via webhook' }))).toBe(200);

@@ -36,27 +36,30 @@ export function createChannelKinds(client: () => Client | undefined, log: (line:
 }
 
 /**
- * The server (guild) of a guild channel, the group an admin approves there: `guildId` when the
- * payload names it (messages, interactions), else the channel's own (a message read back from
- * history has none), from the client's cache or fetched once. With its name when the client knows it.
+ * The server (guild) of a guild channel, the group an admin approves there, with its name when the
+ * client knows it. At once when the payload names it (messages, interactions: no wait, so a
+ * channel's message is handed over no later than before); else (a message read back from history
+ * has none) the channel's own, from the client's cache or fetched once.
  */
-export type GuildOf = (channelId: string, guildId: string | undefined) => Promise<GroupRef | undefined>;
+export type GuildOf = (channelId: string, guildId: string | undefined) => GroupRef | Promise<GroupRef | undefined>;
 
 /** A {@link GuildOf} over a discord.js client; lookup failures are logged. */
 export function createGuildOf(client: () => Client | undefined, log: (line: string) => void): GuildOf {
-  return async (channelId, guildId) => {
-    const current = client();
-    let id = guildId;
-    if (id === undefined) {
+  const named = (id: string): GroupRef => {
+    const name = client()?.guilds.cache.get(id)?.name;
+    return { kind: 'guild', id, ...(name ? { title: name } : {}) };
+  };
+  return (channelId, guildId) => {
+    if (guildId !== undefined) return named(guildId);
+    return (async () => {
+      const current = client();
       try {
         const channel = current?.channels.cache.get(channelId) ?? (await current?.channels.fetch(channelId));
-        if (channel && 'guildId' in channel && typeof channel.guildId === 'string') id = channel.guildId;
+        if (channel && 'guildId' in channel && typeof channel.guildId === 'string') return named(channel.guildId);
       } catch (error) {
         log(`discord: the server of channel ${channelId} could not be looked up (${error instanceof Error ? error.message : String(error)})`);
       }
-    }
-    if (id === undefined) return undefined;
-    const name = current?.guilds.cache.get(id)?.name;
-    return { kind: 'guild', id, ...(name ? { title: name } : {}) };
+      return undefined;
+    })();
   };
 }

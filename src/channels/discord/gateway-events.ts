@@ -85,7 +85,8 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     const inbound = context.inbound();
     if (!inbound || !isForAdapter(payload, inbound.botId, context.allowBots)) return;
     const conversation = known ?? conversationOf(payload.channel_id, await context.channelKinds(payload.channel_id, { guildId: payload.guild_id, userId: payload.author.id }));
-    const group = conversation.scope === 'group' ? await context.guildOf(payload.channel_id, payload.guild_id) : undefined;
+    const found = conversation.scope === 'group' ? context.guildOf(payload.channel_id, payload.guild_id) : undefined;
+    const group = found instanceof Promise ? await found : found;
     const message = toInboundMessage(payload, conversation, inbound, group);
     if (!message) return;
     await handOver(`message ${payload.id}`, (handlers) => handlers.onMessage(message), async () => {
@@ -110,7 +111,8 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     const acknowledged = await acknowledge(interaction, 5);
     if (acknowledged) tokens.deferred(channelId, interaction.token);
     const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
-    const guild = interaction.guild_id === undefined ? undefined : await context.guildOf(channelId, interaction.guild_id);
+    const found = interaction.guild_id === undefined ? undefined : context.guildOf(channelId, interaction.guild_id);
+    const guild = found instanceof Promise ? await found : found;
     const message = toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now(), guild?.title);
     if (!message) return;
     enqueue(channelId, () =>
