@@ -5,13 +5,13 @@
  * `write` and `read` may; a stranger never gets an answer beyond pairing; a paired person who is
  * not an admin may neither, and is offered no file or web tools; a long diff arrives as a file.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { telegramChat } from '../helpers/telegram-chat.ts';
 import { startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
-import { makeTempDir } from '../tools/tool-harness.ts';
 import { approveGroups, telegramGroup } from '../helpers/approved-groups.ts';
 
 const admin = 1001;
@@ -34,7 +34,8 @@ describe('undo and diff through the gateway', () => {
   };
 
   beforeAll(async () => {
-    workspace = await makeTempDir();
+    // Kept for the whole file (a test's temp folder would be gone after the first test).
+    workspace = mkdtempSync(join(tmpdir(), 'operator-undo-e2e-workspace-'));
     fakes = await startTelegramGatewayFakes('operator-undo-e2e-');
     writeFileSync(
       join(fakes.home, 'operator.json'),
@@ -45,6 +46,7 @@ describe('undo and diff through the gateway', () => {
   afterAll(async () => {
     await gateway?.stop();
     await fakes?.close();
+    rmSync(workspace, { recursive: true, force: true });
   });
 
   const file = (name: string) => join(workspace, name);
