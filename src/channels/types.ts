@@ -53,6 +53,11 @@ export interface GroupJoin {
   group: GroupRef;
   /** Who added the bot; absent when the platform does not say. */
   by?: Sender;
+  /**
+   * The group this one took the place of (a Telegram group upgraded to a supergroup, which gets a
+   * new id): an approval of that group carries over. Only the platform says so, never a person.
+   */
+  movedFrom?: GroupRef;
   /** The platform's own object, for debugging only. */
   raw: unknown;
 }

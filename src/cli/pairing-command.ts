@@ -150,7 +150,7 @@ function groupLines(groups: GroupListing, now: number): string[] {
   lines.push('Groups approved:');
   if (groups.approved.length === 0) lines.push('  none');
   for (const approved of groups.approved) {
-    const how = approved.addedBy ? `added by ${approved.addedBy}` : `code ${approved.code ?? '?'}`;
+    const how = approved.movedFrom ? `moved from ${approved.movedFrom}` : approved.addedBy ? `added by ${approved.addedBy}` : `code ${approved.code ?? '?'}`;
     lines.push(`  ${describeGroup(approved.group)}  since ${utc(approved.approvedAt)} (${how})`);
   }
   if (groups.denied.length > 0) lines.push('Groups declined:');

@@ -23,7 +23,8 @@ export async function workerGroupJoin(env: WorkerEnv, join: GroupJoin): Promise<
     console.error(`${label}: the bot's joining not taken (${errorMessage(error)}); the platform will deliver it again`);
     return new Response('not taken now, deliver again', { status: 503 });
   }
-  if (outcome.approved) console.log(`${label}: approved: ${join.address.platform}:${join.by?.id ?? '?'}, an admin, added the bot`);
+  const approved = outcome.approved;
+  if (approved) console.log(`${label}: approved: ${approved.movedFrom ? `moved from ${approved.movedFrom}, which was approved` : `${join.address.platform}:${join.by?.id ?? '?'}, an admin, added the bot`}`);
   if (outcome.reply !== undefined) {
     const adapter = replyChannelFor(join.address.platform, env);
     await adapter?.send(join.address, { text: outcome.reply }).catch((error: unknown) => console.error(`${label}: could not send its pairing code: ${errorMessage(error)}`));

@@ -5,6 +5,7 @@
  * the group each group message belongs to (a Telegram group, a Slack channel; none in a DM).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Update } from 'grammy/types';
 import type { GroupJoin, InboundMessage } from '../../src/channels/types.ts';
 import { toGroupJoin } from '../../src/channels/slack/group-join.ts';
 import { startSlackHarness, type SlackHarness } from './slack-harness.ts';
@@ -54,6 +55,26 @@ describe('Telegram: the bot added to a group', () => {
     expect(joins[0]!.dedupeKey).toMatch(/^telegram:update:\d+$/);
     expect(joins[1]).toMatchObject({ group: { id: String(group) }, by: { id: '77' } });
     expect(messages[0]).toMatchObject({ scope: 'group', group: { kind: 'group', id: String(group), title: 'The team' } });
+  });
+
+  it("hands over a group's upgrade to a supergroup, naming the group it replaced", async () => {
+    const { harness, joins } = await started(await startTelegramHarness({ mode: 'polling' }));
+    const { telegram } = harness;
+    // As Telegram posts it in the new supergroup (from its anonymous group bot).
+    telegram.pushUpdate({
+      update_id: 990_001,
+      message: {
+        message_id: 1,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: -1009990001, type: 'supergroup', title: 'The team' },
+        from: { id: 1087968824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' },
+        sender_chat: { id: -1009990001, type: 'supergroup', title: 'The team' },
+        migrate_from_chat_id: -4990001,
+      },
+    } as unknown as Update);
+    await vi.waitFor(() => expect(joins).toHaveLength(1));
+    expect(joins[0]).toMatchObject({ sessionKey: 'telegram:group:-1009990001', group: { kind: 'group', id: '-1009990001', title: 'The team' }, movedFrom: { kind: 'group', id: '-4990001' } });
+    expect(joins[0]!.by).toBeUndefined();
   });
 
   it('gives a direct message no group', async () => {

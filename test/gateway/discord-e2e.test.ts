@@ -10,6 +10,7 @@ import type { FakeDiscord, FakeStoredMessage } from '../fakes/fake-discord-serve
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import { startDiscordGatewayFakes, type DiscordGatewayFakes } from '../helpers/discord-gateway-fakes.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
+import { approveGroups, discordServer } from '../helpers/approved-groups.ts';
 
 interface ButtonComponent {
   type: number;
@@ -32,6 +33,8 @@ describe('Discord through the gateway', () => {
     ({ model, discord } = fakes);
     mkdirSync(join(fakes.home, 'guardrails'), { recursive: true });
     writeFileSync(join(fakes.home, 'guardrails', 'ask.yaml'), 'rules:\n  - tool: list_dir\n    decision: ask\n    reason: listing needs a yes\n');
+    // The fake's server is one an admin approved (groupPolicy approval is the default; this test is about something else).
+    await approveGroups(fakes.home, [discordServer(discord.world.guildId)], `discord:${discord.world.person.id}`);
     gateway = await fakes.startGateway([discord.world.person.id]);
     mention = `<@${discord.bot.id}>`;
   });

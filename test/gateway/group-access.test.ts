@@ -243,6 +243,18 @@ describe('groups: the bot added to a group', () => {
     expect((await access.groupJoined(joined('42'))).approved?.addedBy).toBe('telegram:42');
   });
 
+  it('carries an approval over to the supergroup a Telegram group became; an unapproved group carries nothing', async () => {
+    const { access } = setup();
+    await access.groupJoined(joined(admin, '-4001'));
+    const moved = (from: string, to: string): GroupJoin => ({ ...joined(undefined, to), movedFrom: { kind: 'group', id: from } });
+    expect(await access.groupJoined(moved('-4001', '-1004001'))).toEqual({
+      approved: { group: { platform: 'telegram', kind: 'group', id: '-1004001', title: 'Team' }, approvedAt: start, addedBy: `telegram:${admin}`, movedFrom: 'telegram:group:-4001' },
+    });
+    expect(await access.check(inGroup({ chatId: '-1004001' }))).toEqual(allowed);
+    expect(await access.groupJoined(moved('-4002', '-1004002'))).toEqual({ reason: 'moved from a group that was not approved' });
+    expect((await access.check(inGroup({ chatId: '-1004002' }))).allowed).toBe(false);
+  });
+
   it('names nobody when the platform does not say who added the bot: a code, as for a stranger', async () => {
     const { access } = setup();
     expect(codeOf(await access.groupJoined(joined(undefined)))).toMatch(/^[A-Z0-9]{8}$/);

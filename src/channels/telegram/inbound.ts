@@ -1,7 +1,8 @@
 /**
  * Telegram updates as neutral events: a `message` becomes an {@link InboundMessage}, a
  * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
- * {@link GroupJoin} (its `from` is who added it); other updates (edits, service messages,
+ * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
+ * to a supergroup (naming the group it replaced); other updates (edits, service messages,
  * stickers) are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
@@ -113,9 +114,28 @@ export function toGroupJoin(updateId: number, change: ChatMemberUpdated, context
   };
 }
 
+/**
+ * The service message Telegram posts in a supergroup made from a group (`migrate_from_chat_id`)
+ * as a {@link GroupJoin} that names the group it replaced; undefined for any other message.
+ */
+export function toGroupMove(updateId: number, message: Message): GroupJoin | undefined {
+  if (message.migrate_from_chat_id === undefined || (message.chat.type !== 'group' && message.chat.type !== 'supergroup')) return undefined;
+  const conversation = conversationOf(message.chat, undefined);
+  return {
+    dedupeKey: `telegram:update:${updateId}`,
+    address: conversation.address,
+    sessionKey: conversation.sessionKey,
+    group: groupOfChat(message.chat),
+    movedFrom: { kind: 'group', id: String(message.migrate_from_chat_id) },
+    raw: message,
+  };
+}
+
 /** An update as the neutral event it carries, if any. */
 export function toChannelEvent(update: Update, context: InboundContext): { message: InboundMessage } | { action: ChannelAction } | { join: GroupJoin } | undefined {
   if (update.message) {
+    const moved = toGroupMove(update.update_id, update.message);
+    if (moved) return { join: moved };
     const message = toInboundMessage(update.update_id, update.message, context);
     return message ? { message } : undefined;
   }

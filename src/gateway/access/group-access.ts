@@ -62,12 +62,18 @@ export async function checkGroupMessage(message: InboundMessage, parts: GroupAcc
 }
 
 /**
- * The bot joined a group: approved at once when `byAdmin` (an admin added it); otherwise, under
- * `approval`, a group not yet approved gets its pairing code now (as at a first mention).
+ * The bot joined a group: approved at once when `byAdmin` (an admin added it), or when the group
+ * took the place of an approved one (`movedFrom`); otherwise, under `approval`, a group not yet
+ * approved gets its pairing code now (as at a first mention).
  */
 export async function joinGroup(join: GroupJoin, byAdmin: boolean, parts: GroupAccessParts): Promise<GroupJoinOutcome> {
   const { platform, conversationId } = join.address;
   const group: PairingGroup = { platform, ...join.group };
+  if (join.movedFrom) {
+    // The platform moved the group (never a person's say): its approval, if any, goes with it.
+    const approved = await parts.groups.carryOver({ platform, ...join.movedFrom }, group);
+    return approved ? { approved } : { reason: 'moved from a group that was not approved' };
+  }
   if (byAdmin) {
     if (await parts.groups.isApproved(group)) return { reason: 'already approved' };
     return { approved: await parts.groups.admit(group, `${platform}:${join.by!.id}`) };

@@ -12,7 +12,7 @@
 import type { ConversationAddress } from '../../channels/types.ts';
 import type { Store } from '../../store/store.ts';
 import { generatePairingCode } from './pairing-code.ts';
-import { describeGroup, sameGroup, type PairingGroup } from './pairing-group.ts';
+import { describeGroup, groupLabel, sameGroup, type PairingGroup } from './pairing-group.ts';
 import { approvedGroupKey, approvedGroupPrefix, codeKey, codePrefix, deniedGroupKey, deniedGroupPrefix, groupCodeKey, groupNoticeKey, groupRequestsLock } from './pairing-keys.ts';
 import { newGroupNotice, noticeTtlSeconds } from './pairing-notice.ts';
 
@@ -44,6 +44,8 @@ export interface ApprovedGroup {
   code?: string;
   /** The admin (`platform:userId`) who added the bot to the group, which approved it. */
   addedBy?: string;
+  /** The approved group this one replaced (`telegram:group:-4001`: a group upgraded to a supergroup). */
+  movedFrom?: string;
   askedBy?: GroupAsker;
 }
 
@@ -150,6 +152,19 @@ export class GroupBook {
       await this.store.delete(codeKey(code));
       await this.store.delete(groupCodeKey(group));
     }
+    return approved;
+  }
+
+  /**
+   * Carries the approval of group `from` over to `to`, which took its place (the platform said so):
+   * the approval of `to`, or `undefined` when `from` was not approved (nothing changes).
+   */
+  async carryOver(from: PairingGroup, to: PairingGroup): Promise<ApprovedGroup | undefined> {
+    const old = await this.store.get<ApprovedGroup>(approvedGroupKey(from));
+    if (!old) return undefined;
+    const { group: _old, approvedAt: _at, movedFrom: _from, ...how } = old;
+    const approved: ApprovedGroup = { ...how, group: to, approvedAt: this.now(), movedFrom: groupLabel(from) };
+    await this.store.set(approvedGroupKey(to), approved);
     return approved;
   }
 

@@ -35,7 +35,8 @@ export async function handleGroupJoin(parts: GroupJoinParts, adapter: Pick<Chann
   }
   const place = { platform, conversation: join.sessionKey };
   const by = join.by ? `${platform}:${join.by.id}` : 'unknown (the platform does not say)';
-  if (outcome.approved) parts.ops.emit({ type: 'group.approved', ...place, group: label, by: `${by}, an admin, added the bot` });
+  const approved = outcome.approved;
+  if (approved) parts.ops.emit({ type: 'group.approved', ...place, group: label, by: approved.movedFrom ? `moved from ${approved.movedFrom}, which was approved` : `${by}, an admin, added the bot` });
   if (outcome.reply === undefined) return;
   parts.ops.emit({ type: 'pairing.requested', ...place, user: by, code: outcome.pairingCode ?? '', group: label });
   await adapter.send(join.address, { text: outcome.reply }).catch((error: unknown) => parts.log(`${platform}: could not send: ${errorMessage(error)}`));

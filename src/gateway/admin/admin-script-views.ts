@@ -108,7 +108,7 @@ pages.pairing = async () => {
     const groupsApproved = groups.approved.map((approved) =>
       h('tr', { 'data-group': groupLabel(approved.group) },
         h('td', { text: groupName(approved.group) }),
-        h('td', { text: approved.addedBy ? 'added by ' + approved.addedBy : 'code ' + (approved.code || '') }),
+        h('td', { text: approved.movedFrom ? 'moved from ' + approved.movedFrom : approved.addedBy ? 'added by ' + approved.addedBy : 'code ' + (approved.code || '') }),
         h('td', {}, when(approved.approvedAt)),
         h('td', {}, button('Revoke', () => {
           if (confirm('Revoke ' + groupName(approved.group) + '? The bot stops answering there.')) act({ action: 'revoke-group', group: groupLabel(approved.group) });
