@@ -166,7 +166,10 @@ async function revokeGroup(book: PairingBook, group: PairingGroup, config: Gatew
   const lines = [`Revoked ${describeGroup(revoked.group)}: the bot no longer answers there; the next mention gets a new code (under groupPolicy approval).`];
   const platform = group.platform as keyof GatewayConfig['groupPolicy'];
   if (config?.groupPolicy[platform] === 'open') lines.push(`Note: groupPolicy.${platform} is "open" in operator.json (or OPERATOR_GROUP_POLICY), which still serves every group: change it there.`);
-  if (config?.allowlists[group.platform as keyof GatewayConfig['allowlists']]?.chats.length) lines.push(`Note: chats listed in allowlists.${group.platform}.chats in operator.json are still served: remove them there.`);
+  const listed = config?.allowlists[group.platform as keyof GatewayConfig['allowlists']]?.chats ?? [];
+  if (listed.includes(group.id)) lines.push(`Note: ${group.id} is also in allowlists.${group.platform}.chats in operator.json, which still serves it: remove it there.`);
+  // A server's channels are listed by their own ids: whether any is this server's is not known here.
+  else if (group.kind === 'guild' && listed.length > 0) lines.push(`Note: channels listed in allowlists.${group.platform}.chats in operator.json are still served: remove this server's there.`);
   return lines;
 }
 
