@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pairingNoticeText } from '../../src/gateway/access/index.ts';
+import { groupNoticeText, pairingNoticeText } from '../../src/gateway/access/index.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { launchChromium, whenChromiumInstalled } from '../helpers/chromium.ts';
@@ -136,6 +136,23 @@ whenChromiumInstalled('the admin console in a browser', 'the admin console end-t
       telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'still there?', from: from(stranger, 'Bob') }));
       await findBotMessage(telegram, gateway, stranger, 'pairing code', 15_000);
       expect(model.requests.length).toBe(requests);
+    });
+
+    it("approves and revokes a group that asked with its code, as operator pairing does; the group is told", async () => {
+      const group = -1004004;
+      telegram.pushUpdate(telegram.textMessage({ chatId: group, text: `@${telegram.bot.username} hello?`, from: from(4004, 'Dee') }));
+      const code = /\/pair ([A-HJ-NP-Z2-9]{8})\b/.exec((await findBotMessage(telegram, gateway, group, '/pair ', 15_000)).text)![1]!;
+      await page.locator('.tabs a[data-page="conversations"]').click();
+      await page.locator('.tabs a[data-page="pairing"]').click();
+      const row = page.locator(`#pairing-groups-pending tr[data-code="${code}"]`);
+      await row.getByText(`telegram:group:${group}`).waitFor();
+      await row.getByText('telegram:4004 Dee').waitFor();
+      await row.locator('button', { hasText: 'Approve' }).click();
+      await page.locator('#pairing-answer', { hasText: `Approved telegram:group:${group}` }).waitFor();
+      await findBotMessage(telegram, gateway, group, groupNoticeText, 15_000);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.locator(`tr[data-group="telegram:group:${group}"] button`, { hasText: 'Revoke' }).click();
+      await page.locator('#pairing-answer', { hasText: `Revoked telegram:group:${group}` }).waitFor();
     });
 
     it('reloads the profile with a broken skill and shows the file and line, as /reload does', async () => {
