@@ -181,9 +181,9 @@ describe('file changes: record, undo, diff', () => {
     expect(textOf(output)).toBe('Successfully wrote to a.txt');
     await failing.flush();
     faulty.heal();
-    expect(await undoCommand(failing, '', dir)).toMatch(/^Note: a change to .*a\.txt by write_file could not be recorded \(.*no space left on device.*\)\.\nNo change is left to undo\.$/);
+    expect(await undoCommand(failing, '', dir, files(dir))).toMatch(/^Note: a change to .*a\.txt by write_file could not be recorded \(.*no space left on device.*\)\.\nNo change is left to undo\.$/);
     // Said once.
-    expect(await undoCommand(failing, '', dir)).toBe('No change is left to undo.');
+    expect(await undoCommand(failing, '', dir, files(dir))).toBe('No change is left to undo.');
   });
 
   it('refuses words it does not know, with the usage', () => {
