@@ -18,7 +18,7 @@
  * the unprivileged test failed (slirp4netns: `setns(CLONE_NEWNET): Operation not permitted`).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
@@ -142,7 +142,9 @@ describe('commands with a network of their own (slirp4netns)', () => {
     await vi.waitFor(() => expect(ourSlirps()).toEqual([]));
 
     const timing = waitForOutput('started');
-    const timedOut = runIn(sandbox, 'sleep 987.71 & echo started; wait', [world.workspace], { timeoutMs: 3_000, onOutput: timing.onOutput });
+    // Sleeps named for this run alone: another run's may be about.
+    const [first, second] = [`987.71${randomInt(1e5, 1e6)}`, `987.72${randomInt(1e5, 1e6)}`];
+    const timedOut = runIn(sandbox, `sleep ${first} & echo started; wait`, [world.workspace], { timeoutMs: 3_000, onOutput: timing.onOutput });
     await timing.appeared;
     // One slirp4netns while the command runs: the count below is of the right processes.
     expect(ourSlirps()).toHaveLength(1);
@@ -151,13 +153,13 @@ describe('commands with a network of their own (slirp4netns)', () => {
 
     const stopping = waitForOutput('started');
     const controller = new AbortController();
-    const aborted = runIn(sandbox, 'sleep 987.72 & echo started; wait', [world.workspace], { timeoutMs: 60_000, onOutput: stopping.onOutput, signal: controller.signal });
+    const aborted = runIn(sandbox, `sleep ${second} & echo started; wait`, [world.workspace], { timeoutMs: 60_000, onOutput: stopping.onOutput, signal: controller.signal });
     await stopping.appeared;
     expect(ourSlirps()).toHaveLength(1);
     controller.abort(new Error('turn aborted'));
     await expect(aborted).rejects.toThrow('turn aborted');
     await vi.waitFor(() => expect(ourSlirps()).toEqual([]));
-    expect(hostCommandLines().filter((line) => line.startsWith('sleep 987.7'))).toEqual([]);
+    expect(hostCommandLines().filter((line) => line === `sleep ${first}` || line === `sleep ${second}`)).toEqual([]);
   });
 
   it('gives a command its own network when operator is not root too (the namespaces made by unshare around bwrap)', async () => {
@@ -195,12 +197,13 @@ describe('commands with a network of their own (slirp4netns)', () => {
   it('never runs the command when slirp4netns cannot make the network, and says why', async () => {
     const world = await makeWorld();
     // A real program that fails the way a broken slirp4netns does: it exits before the network is up.
-    const result = await runIn(sandboxWith(world.home, '/bin/false'), 'touch ran-without-network; echo RAN', [world.workspace]);
+    const marker = `ran-without-network-${randomBytes(4).toString('hex')}`;
+    const result = await runIn(sandboxWith(world.home, '/bin/false'), `touch ${marker}; echo RAN`, [world.workspace]);
     expect(result).toEqual({
       text: "Error: could not start /bin/bash: the command's own network could not be made: slirp4netns stopped before it was ready (exit code 1)",
       isError: true,
     });
-    expect(existsSync(path.join(world.workspace, 'ran-without-network'))).toBe(false);
-    expect(hostCommandLines().filter((line) => line.includes('ran-without-network'))).toEqual([]);
+    expect(existsSync(path.join(world.workspace, marker))).toBe(false);
+    expect(hostCommandLines().filter((line) => line.includes(marker))).toEqual([]);
   });
 });
