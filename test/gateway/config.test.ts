@@ -39,7 +39,7 @@ describe('loadConfig defaults', () => {
       publicHosts: [],
       web: { login: 'auto' },
       tools: { grants: [] },
-      sandbox: { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [] },
+      sandbox: { mode: 'auto', network: true, readOnly: [], readWrite: [], env: [], fileTimeoutSeconds: 30 },
       dmPolicy: { telegram: 'pairing', discord: 'pairing', slack: 'open' },
       groupPolicy: { telegram: 'approval', discord: 'approval', slack: 'approval' },
       allowlists: {
@@ -148,8 +148,9 @@ describe('loadConfig: the network edge, tool grants and the sandbox', () => {
   });
 
   it('reads the sandbox settings and refuses relative folders and bad variable names', () => {
-    const { config } = withFile({ sandbox: { mode: 'required', network: false, readOnly: ['/opt/data'], env: ['GOPATH'] } });
-    expect(config.sandbox).toEqual({ mode: 'required', network: false, readOnly: ['/opt/data'], readWrite: [], env: ['GOPATH'] });
+    const { config } = withFile({ sandbox: { mode: 'required', network: false, readOnly: ['/opt/data'], env: ['GOPATH'], fileTimeoutSeconds: 5 } });
+    expect(config.sandbox).toEqual({ mode: 'required', network: false, readOnly: ['/opt/data'], readWrite: [], env: ['GOPATH'], fileTimeoutSeconds: 5 });
+    expect(() => withFile({ sandbox: { fileTimeoutSeconds: 0 } })).toThrow(/sandbox\.fileTimeoutSeconds/);
     expect(() => withFile({ sandbox: { readWrite: ['data'] } })).toThrow(/sandbox\.readWrite\[0\]: expected an absolute path/);
     expect(() => withFile({ sandbox: { env: ['A-B'] } })).toThrow(/sandbox\.env\[0\]/);
     expect(() => withFile({ sandbox: { mode: 'docker' } })).toThrow(/sandbox\.mode/);
