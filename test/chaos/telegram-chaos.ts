@@ -20,7 +20,7 @@ export async function telegramPlatform(mode: 'webhook' | 'polling', random: () =
   const env = {
     ...fakes.env([]),
     OPERATOR_DM_POLICY: 'open',
-    ...(port !== undefined && { TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/telegram`, TELEGRAM_WEBHOOK_SECRET: 'chaos-secret-1' }),
+    ...(port !== undefined && { TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/webhooks/telegram`, TELEGRAM_WEBHOOK_SECRET: 'chaos-webhook-secret-0123456789' }),
   };
   const webhook = mode === 'webhook' ? telegram.deliverToWebhook({ random }) : undefined;
   const updateIds = new Map<string, number>();
