@@ -7,9 +7,10 @@
  * With a short `sandbox.fileTimeoutSeconds`, the search is stopped at its limit and the model is
  * told so; the gateway goes on answering.
  *
- * Mutation check (run by hand, 2026-11-28): with grep's matching done in the gateway process again
- * (the tool as it was), `/healthz` got no answer while the pattern ran and the SIGTERM test was
- * killed at its grace.
+ * Mutation check (run by hand, 2026-11-29, on a copy of the tree built to dist/): with grep as it
+ * was before (matching in the gateway process), the first test failed: no file worker ever took
+ * the search, because the gateway's own event loop was running the pattern (it waited for a
+ * worker until its limit). The time-limit test cannot pass there either: the old grep had none.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
