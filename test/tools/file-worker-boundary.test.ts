@@ -10,8 +10,8 @@
  * gateway itself), the tests of rows 1, 2 and 5 and the read-only seat's fail: grep's path read
  * the stored message and the control token, apply_patch created `outside/planted.js`, the
  * flipped link returned the control token, `write_file` wrote. Row 4's holds there too, since the
- * worker is still a process of its own; with grep run in the gateway process again (the tool as
- * it was before), its call never returns and the event-loop check cannot run.
+ * worker is still a process of its own; grep run in the gateway process again is checked through
+ * the real gateway in `test/red-team/row-04-catastrophic-pattern.test.ts`.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
