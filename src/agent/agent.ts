@@ -14,6 +14,8 @@ import { createStore } from '../store/unstorage-store.ts';
 import type { Tool, TurnContext } from '../tools/tool.ts';
 import { isOwnerTurn } from '../tools/resources/owner-turn.ts';
 import { createAgentContext } from './agent-context.ts';
+import { PhaseGate } from './agent-phase.ts';
+import { isList, isText, overridden } from './extension-override.ts';
 import { sessionStats, type SessionStats } from './session-stats.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
@@ -49,7 +51,7 @@ export class Agent {
   readonly sessions: SessionManager;
   readonly sessionKey: string;
 
-  #phase: AgentPhase = 'idle';
+  readonly #phases = new PhaseGate();
   #abort = new AbortController();
   #listeners = new Listeners();
   #extensions: ExtensionRunner;
@@ -72,7 +74,6 @@ export class Agent {
   #followUps: string[] = [];
   #steering: string[] = [];
   #contextTokens: number | undefined;
-  #idleWaiters: (() => void)[] = [];
   #pinnedSessionId: string | undefined;
   #reviewer: { cancel(): void; afterTurn(channel: string | undefined): void } | undefined;
   #spent = new UsageBook();
@@ -95,7 +96,7 @@ export class Agent {
   }
 
   get phase(): AgentPhase {
-    return this.#phase;
+    return this.#phases.phase;
   }
   get state(): LifecycleState {
     return this.lifecycle.state;
@@ -240,8 +241,7 @@ export class Agent {
 
   /** Resolves when the agent is idle. */
   waitForIdle(): Promise<void> {
-    if (this.#phase === 'idle') return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#phases.waitForIdle();
   }
 
   /**
@@ -307,7 +307,7 @@ export class Agent {
 
   /** Moves the conversation to another session (idle only); the context is measured anew. */
   async #moveSession(move: () => Promise<SessionTree>): Promise<SessionTree> {
-    this.#assertIdle();
+    this.#phases.assertIdle();
     this.#contextTokens = undefined;
     return move();
   }
@@ -373,10 +373,7 @@ export class Agent {
     try {
       // 1-2. Per-turn guardrail reset, then the raw input.
       this.#guardrails.onTurnStart();
-      let input = rawInput;
-      for (const result of await this.#emit({ type: 'input', text: rawInput, channel: options.channel })) {
-        if (isObject(result) && typeof result.text === 'string') input = result.text;
-      }
+      const input = overridden(await this.#emit({ type: 'input', text: rawInput, channel: options.channel }), 'text', isText, rawInput);
 
       // 3-4. System prompt (cached per channel), then extensions may replace it.
       const tree = await this.session();
@@ -387,17 +384,13 @@ export class Agent {
       this.#lastOffer = { tools, cwd, turn: options.turn };
       const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;
       const owner = isOwnerTurn(options.turn);
-      let systemPrompt = await this.#prompts.prompt(builder, { channel: options.channel, sessionId: this.#pinnedSessionId ?? tree.id, cwd: cwd ?? process.cwd(), tools, owner });
-      for (const result of await this.#emit({ type: 'before_agent_start', systemPrompt, channel: options.channel })) {
-        if (isObject(result) && typeof result.systemPrompt === 'string') systemPrompt = result.systemPrompt;
-      }
+      const builtPrompt = await this.#prompts.prompt(builder, { channel: options.channel, sessionId: this.#pinnedSessionId ?? tree.id, cwd: cwd ?? process.cwd(), tools, owner });
+      const systemPrompt = overridden(await this.#emit({ type: 'before_agent_start', systemPrompt: builtPrompt, channel: options.channel }), 'systemPrompt', isText, builtPrompt);
       this.#lastPrompt = systemPrompt;
 
       // 5-6. History from the session tree, then extensions may replace it.
-      let history = tree.buildContext().messages;
-      for (const result of await this.#emit({ type: 'context', messages: history })) {
-        if (isObject(result) && Array.isArray(result.messages)) history = result.messages as Message[];
-      }
+      const builtHistory = tree.buildContext().messages;
+      const history = overridden(await this.#emit({ type: 'context', messages: builtHistory }), 'messages', isList<Message>, builtHistory);
 
       // 7. The user message, persisted once whatever the retries.
       const userMessage: UserMessage = {
@@ -489,23 +482,13 @@ export class Agent {
 
   #enter(phase: AgentPhase): void {
     if (this.lifecycle.state === 'DISPOSED') throw new InternalError('The agent was disposed');
-    if (this.#phase !== 'idle') throw new InternalError(`The agent is busy (${this.#phase})`);
-    this.#phase = phase;
+    this.#phases.enter(phase);
     if (this.#abort.signal.aborted) this.#abort = new AbortController();
   }
 
   #leave(): void {
-    this.#phase = 'idle';
     this.#steering = [];
-    for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    this.#phases.leave();
   }
-
-  #assertIdle(): void {
-    if (this.#phase !== 'idle') throw new InternalError(`The agent is busy (${this.#phase})`);
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }
 

@@ -27,6 +27,7 @@ import { Outbox } from './files/outbox.ts';
 import { createSendFileTool, queueFile } from './files/send-file-tool.ts';
 import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
+import { readLeftoverWork } from './leftover-work.ts';
 import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
 import { KnownConversations } from './known-conversations.ts';
 import { createDeliveryLedger } from './ledger/index.ts';
@@ -199,17 +200,7 @@ export class Gateway {
    */
   async start(): Promise<void> {
     this.health.start();
-    const undelivered = await this.ledger.pending();
-    // Copies of files no pending reply carries are left over from replies settled or never made.
-    await this.outbox.sweep(undelivered.flatMap((entry) => entry.files ?? [])).catch((error: unknown) => this.log(`outbox not swept: ${errorMessage(error)}`));
-    // A message whose reply is on record was answered: a crash came between recording the reply
-    // and clearing the message from the inbox. The reply goes out; the message is not answered again.
-    const recorded = new Set(undelivered.flatMap((entry) => entry.answers ?? []));
-    const unanswered = [];
-    for (const entry of await this.inbox.pending()) {
-      if (recorded.has(entry.key)) await this.inbox.done(entry.key);
-      else unanswered.push(entry);
-    }
+    const { undelivered, unanswered } = await readLeftoverWork({ ledger: this.ledger, inbox: this.inbox, outbox: this.outbox, log: (line) => this.log(line) });
     // Queued first (their turns wait until the channels are up): they come before anything new.
     const replayed = this.#answerInbox(unanswered);
     for (const adapter of this.adapters.values()) {
