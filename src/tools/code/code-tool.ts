@@ -105,7 +105,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       let real: string;
       let text: string;
       try {
-        real = await resolveRealPath(file);
+        real = (await files.call<{ real: string }>('realpath', { path: file })).real;
         const read = await readText(files, real, maxFileBytes);
         if (read.tooLarge) return errorResult(`${args.path} is ${read.size} bytes, more than the ${maxFileBytes} bytes the code tool opens`);
         if (read.content === null) return errorResult(`file not found: ${args.path}`);
@@ -114,7 +114,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
         return workerErrorResult(error, args.path, `reading ${args.path}`, context.signal);
       }
       const root = await workspace.rootOf(real, cwd, context.turn);
-      const project = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root);
+      const project = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root, (marker) => isFileIn(files, marker));
       if (root === undefined || project === undefined) {
         return errorResult(
           `${args.path} is not in a project: no ${projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
@@ -172,6 +172,14 @@ async function answer(
   if (locations.length === 0) return { content: `No references found for ${what}.` };
   const lines = await formatLocations(locations, view, maxReferences);
   return { content: [`${locations.length} reference${locations.length === 1 ? '' : 's'} to ${what}:`, ...lines].join('\n') };
+}
+
+/** Whether `file` is a regular file, as the turn's file worker sees it. */
+async function isFileIn(files: TurnFiles, file: string): Promise<boolean> {
+  return files.call<{ type: string }>('stat', { path: file }).then(
+    (info) => info.type === 'file',
+    () => false,
+  );
 }
 
 /**

@@ -3,7 +3,6 @@
  * `tsconfig.json`, never above the workspace root the file is in. The language server is started
  * there (one per project folder), and only where one exists.
  */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside } from '../../guardrails/real-path.ts';
 
@@ -12,9 +11,10 @@ export const projectMarkers = ['tsconfig.json', 'package.json'] as const;
 
 /**
  * The nearest folder from `folder` up to `limit` (both absolute, `folder` inside `limit`) with
- * one of {@link projectMarkers}, or undefined.
+ * one of {@link projectMarkers}, or undefined. `isFile` looks (the turn's file worker does, in
+ * the seat's sandbox: the folders come from a path the model chose).
  */
-export async function findProjectRoot(folder: string, limit: string): Promise<string | undefined> {
+export async function findProjectRoot(folder: string, limit: string, isFile: (file: string) => Promise<boolean>): Promise<string | undefined> {
   let current = path.resolve(folder);
   const top = path.resolve(limit);
   if (!isInside(top, current)) return undefined;
@@ -26,13 +26,5 @@ export async function findProjectRoot(folder: string, limit: string): Promise<st
     const parent = path.dirname(current);
     if (parent === current) return undefined;
     current = parent;
-  }
-}
-
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
   }
 }

@@ -6,7 +6,7 @@
  * lead at all.
  */
 import { Buffer } from 'node:buffer';
-import { open, mkdir, rm, lstat, stat, writeFile } from 'node:fs/promises';
+import { open, mkdir, realpath, rm, lstat, stat, writeFile } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
 import { dirname } from 'node:path';
 
@@ -44,6 +44,15 @@ export async function statOp(request) {
     size: followed?.size ?? 0,
     mtimeMs: followed?.mtimeMs ?? 0,
   };
+}
+
+/**
+ * Where a path really leads, links followed, as this sandbox sees it: a link to something the
+ * seat may not see fails as missing.
+ * @param {{ path: string }} request
+ */
+export async function realpathOp(request) {
+  return { real: await realpath(request.path) };
 }
 
 /**

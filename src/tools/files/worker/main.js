@@ -12,7 +12,7 @@
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { readOp, readTextOp, readBytesOp, statOp, writeOp, removeOp } from './file-ops.js';
+import { readOp, readTextOp, readBytesOp, realpathOp, statOp, writeOp, removeOp } from './file-ops.js';
 import { listOp } from './list-op.js';
 import { globOp, grepOp } from './search-ops.js';
 import { snapshotCompareOp, snapshotDropOp, snapshotTakeOp } from './snapshot-ops.js';
@@ -24,6 +24,7 @@ const picomatch = settings.picomatch ? (await import(pathToFileURL(settings.pico
 /** @type {Record<string, (request: any, tools: { picomatch: any }) => Promise<unknown> | unknown>} */
 const operations = {
   stat: statOp,
+  realpath: realpathOp,
   read: readOp,
   readText: readTextOp,
   readBytes: readBytesOp,
