@@ -6,6 +6,8 @@
  * content decoding, so a small compressed body cannot unpack past it) and reading stops there.
  */
 
+import { readStreamWithin } from '../core/read-limited-body.ts';
+
 /** Largest file taken from a chat, in bytes: what Telegram lets bots download (20 MB). */
 export const maxInboundFileBytes = 20 * 1024 * 1024;
 
@@ -38,24 +40,7 @@ export async function cappedBytes(response: Response, maxBytes: number, what: st
     throw new FileTooLargeError(what, maxBytes, Number(declared));
   }
   if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new FileTooLargeError(what, maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readStreamWithin(response.body, maxBytes);
+  if (bytes === undefined) throw new FileTooLargeError(what, maxBytes);
   return bytes;
 }

@@ -16,7 +16,15 @@ export async function readLimitedBytes(request: Request, limit: number): Promise
   // A body of a stated length within the limit cannot be longer (the connection frames it by
   // that length): read whole, in one call of the runtime's own.
   if (length !== null && /^\d+$/.test(length)) return new Uint8Array(await request.arrayBuffer());
-  const reader = request.body.getReader();
+  return readStreamWithin(request.body, limit);
+}
+
+/**
+ * The bytes of `stream`, or undefined once they pass `limit`: reading stops there, and the rest
+ * of the stream is cancelled, never held. For request bodies here and downloaded files alike.
+ */
+export async function readStreamWithin(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -29,7 +37,13 @@ export async function readLimitedBytes(request: Request, limit: number): Promise
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, size);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /**
