@@ -1,19 +1,5 @@
-/** Telling file kinds apart by their first bytes rather than their names. */
-
-/** How many leading bytes {@link imageMediaType} and {@link looksBinary} want to see. */
-export const sniffLength = 8192;
-
-/** The media type of a PNG, JPEG, GIF or WebP image, judged from its first bytes. */
-export function imageMediaType(head: Uint8Array): string | undefined {
-  const startsWith = (bytes: number[], at = 0) => bytes.every((byte, index) => head[at + index] === byte);
-  if (startsWith([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith([0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith([0x47, 0x49, 0x46, 0x38]) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61) return 'image/gif';
-  if (startsWith([0x52, 0x49, 0x46, 0x46]) && startsWith([0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
-  return undefined;
-}
-
-/** Whether bytes look like a binary file: text files have no NUL bytes (the heuristic git uses too). */
-export function looksBinary(head: Uint8Array): boolean {
-  return head.includes(0);
-}
+/**
+ * Telling file kinds apart by their first bytes rather than their names: the file worker's own
+ * module (`files/worker/file-kind.js`), so the worker and the gateway judge files alike.
+ */
+export { imageMediaType, looksBinary, sniffLength } from '../files/worker/file-kind.js';

@@ -8,26 +8,8 @@
 import { Buffer } from 'node:buffer';
 import { open, mkdir, realpath, rm, lstat, stat, writeFile } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
+import { imageMediaType, looksBinary, sniffLength } from './file-kind.js';
 import { dirname } from 'node:path';
-
-/** How many leading bytes tell an image or a binary file apart. */
-const sniffLength = 8192;
-
-/** @param {Uint8Array} head */
-export function imageMediaType(head) {
-  /** @param {number[]} bytes @param {number} [at] */
-  const startsWith = (bytes, at = 0) => bytes.every((byte, index) => head[at + index] === byte);
-  if (startsWith([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith([0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith([0x47, 0x49, 0x46, 0x38]) && (head[4] === 0x37 || head[4] === 0x39) && head[5] === 0x61) return 'image/gif';
-  if (startsWith([0x52, 0x49, 0x46, 0x46]) && startsWith([0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
-  return undefined;
-}
-
-/** Text files have no NUL bytes (the heuristic git uses too). @param {Uint8Array} head */
-export function looksBinary(head) {
-  return head.includes(0);
-}
 
 /** @param {string} code @param {string} message */
 function failure(code, message) {

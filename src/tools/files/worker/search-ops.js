@@ -4,9 +4,9 @@
  * regular expression. Both run here, in the sandboxed worker, so a pattern that backtracks for
  * ever blocks only this process, which the gateway kills when the call's time is up.
  */
-import { opendir, readFile, stat } from 'node:fs/promises';
+import { open, opendir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { looksBinary } from './file-ops.js';
+import { looksBinary, sniffLength } from './file-kind.js';
 
 /** Entries a walk visits at most; past it the result says it is incomplete. */
 const maxVisited = 200_000;
@@ -143,16 +143,24 @@ export async function grepOp(request, tools) {
   return { kind: 'matches', matches: matches.slice(0, request.maxResults), more: matches.length > request.maxResults, complete };
 }
 
-/** The file as text, or undefined when too large, binary or unreadable. @param {string} file @param {number} maxBytes */
+/**
+ * The file as text, or undefined when too large, binary or unreadable; one open, its size from
+ * that open file (a search visits thousands).
+ * @param {string} file @param {number} maxBytes
+ */
 async function readText(file, maxBytes) {
+  let handle;
   try {
-    const info = await stat(file);
+    handle = await open(file, 'r');
+    const info = await handle.stat();
     if (!info.isFile() || info.size > maxBytes) return undefined;
-    const bytes = await readFile(file);
-    if (looksBinary(bytes.subarray(0, 8192))) return undefined;
+    const bytes = await handle.readFile();
+    if (looksBinary(bytes.subarray(0, sniffLength))) return undefined;
     return bytes.toString('utf8');
   } catch {
     return undefined;
+  } finally {
+    await handle?.close();
   }
 }
 
