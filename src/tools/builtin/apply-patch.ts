@@ -19,8 +19,11 @@ const parameters = z.object({
   patch: z.string().min(1).describe('Unified diff (as from `diff -u` or `git diff`); may touch several files.'),
 });
 
-/** A file's content after the patch; null when the patch deletes it. */
-type PendingFiles = Map<string, { display: string; content: string | null }>;
+/**
+ * A file's content after the patch (null when the patch deletes it), and what it held before the
+ * patch as it was read for planning (null: no such file), which the change log records.
+ */
+type PendingFiles = Map<string, { display: string; content: string | null; before: string | null }>;
 
 /** The `diff` library (loaded on the tool's first run). */
 type Diff = Awaited<ReturnType<typeof loadDiff>>;
@@ -59,9 +62,8 @@ export function createApplyPatchTool(options: BuiltinToolOptions = {}) {
         summary.push(outcome);
       }
       context.signal.throwIfAborted();
-      for (const [file, { display, content }] of pending) {
+      for (const [file, { display, content, before }] of pending) {
         try {
-          const before = context.changes ? (await files.call<TextResult>('readText', { path: file })).content : null;
           if (content === null) await files.call('remove', { path: file });
           else await files.call('write', { path: file, content });
           await context.changes?.record({ path: file, before, after: content, tool: 'apply_patch' });
@@ -90,23 +92,26 @@ async function planFile(diff: Diff, filePatch: FilePatch, cwd: string, pending: 
 
   const patched = applyHunks(diff, current ?? '', filePatch.patch, source);
   if (typeof patched !== 'string') return patched;
+  // A file patched twice in one patch keeps what it held before the first.
+  const plan = (file: string, display: string, content: string | null, read: string | null) =>
+    pending.set(file, { display, content, before: pending.has(file) ? pending.get(file)!.before : read });
   if (deletes) {
-    pending.set(resolvePath(cwd, source), { display: source, content: null });
+    plan(resolvePath(cwd, source), source, null, current);
     return `deleted ${source}`;
   }
   if (creates) {
-    pending.set(resolvePath(cwd, source), { display: source, content: patched });
+    plan(resolvePath(cwd, source), source, patched, current);
     return `created ${source}`;
   }
   if (oldName !== newName) {
     const target = await load(resolvePath(cwd, newName!), pending, files);
     if (target !== null && typeof target !== 'string') return workerErrorResult(target.error, newName!, `reading ${newName}`, signal);
     if (target !== null) return errorResult(`cannot rename ${oldName} to ${newName}: ${newName} already exists`);
-    pending.set(resolvePath(cwd, oldName!), { display: oldName!, content: null });
-    pending.set(resolvePath(cwd, newName!), { display: newName!, content: patched });
+    plan(resolvePath(cwd, oldName!), oldName!, null, current);
+    plan(resolvePath(cwd, newName!), newName!, patched, null);
     return `renamed ${oldName} -> ${newName}`;
   }
-  pending.set(resolvePath(cwd, source), { display: source, content: patched });
+  plan(resolvePath(cwd, source), source, patched, current);
   return `updated ${source}`;
 }
 
