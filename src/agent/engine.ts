@@ -4,6 +4,7 @@
  * asks to terminate. It keeps no state between runs and persists nothing; the Agent listens to its
  * `message_end` events for that.
  */
+import { resolve } from 'node:path';
 import { CancellationError, InternalError, PermissionDeniedError, ToolNotFoundError, ToolTimeoutError, errorMessage } from '../core/errors.ts';
 import type { AgentError } from '../core/errors.ts';
 import type {
@@ -20,6 +21,8 @@ import type {
 import { addUsage, emptyUsage } from '../llm/types.ts';
 import type { Tool, ToolContext, TurnContext } from '../tools/tool.ts';
 import { toToolDefinition } from '../tools/tool.ts';
+import type { FileAccess } from '../tools/files/file-access.ts';
+import { seatFilesFor } from '../tools/files/seat-files.ts';
 import type { EngineEvent } from './engine-events.ts';
 import { createLoopDetector, loopWarning } from './loop-detector.ts';
 import { repairOrphans } from './repair-orphans.ts';
@@ -84,6 +87,8 @@ export interface EngineOptions extends EngineHooks {
   changes?: ToolContext['changes'];
   /** The agent's children, for the subagent tools (see `ToolContext.subagents`). */
   subagents?: ToolContext['subagents'];
+  /** The file workers tools reach the seat's files through (see `ToolContext.files`); unset: no `files`. */
+  files?: FileAccess;
 }
 
 /** The outcome of one run. */
@@ -322,9 +327,10 @@ export class Engine {
   }
 
   #toolContext(call: ToolCallPart, signal: AbortSignal, emit?: (event: EngineEvent) => Promise<void>): ToolContext {
-    return {
+    const cwd = this.options.cwd ?? process.cwd();
+    const context: ToolContext = {
       signal,
-      cwd: this.options.cwd ?? process.cwd(),
+      cwd,
       toolCallId: call.id,
       turn: this.options.turn,
       surfaces: this.options.surfaces,
@@ -332,6 +338,9 @@ export class Engine {
       subagents: this.options.subagents,
       onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
     };
+    const tool = this.#toolsByName.get(call.name);
+    if (this.options.files && tool) context.files = seatFilesFor(this.options.files, context, resolve(cwd), tool.machine, tool.name);
+    return context;
   }
 
   async #invoke(

@@ -44,6 +44,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     // retry): the session's leaf names the turn.
     changes: options.changeRecorder ?? options.changes?.forTurn(tree.leafId ?? 'turn'),
     subagents: options.subagents,
+    files: options.files,
     getEphemeralMessages: async (signal) => [...(await liveStateMessages(options.surfaces ?? [], turn, signal)), ...((await options.getEphemeralMessages?.()) ?? [])],
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
     ...toolCallHooks(parts),

@@ -257,6 +257,7 @@ export class Runtime {
       requestApproval: options.requestApproval,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
       changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
+      files: this.files,
       subagents,
     });
     subagents?.attach(agent);

@@ -7,6 +7,7 @@ import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.
 import type { ChangeRecorder } from './changes/file-change.ts';
 import type { SubagentControl } from './agents/subagent-control.ts';
 import type { TurnSeat } from './turn-seat.ts';
+import type { SeatFiles } from './files/seat-files.ts';
 
 /**
  * Who and where a turn is for, when it comes from a chat conversation (the gateway sets it;
@@ -117,6 +118,13 @@ export interface ToolContext {
   changes?: ChangeRecorder;
   /** The agent's children, for the subagent tools; unset where it may not start any. */
   subagents?: SubagentControl;
+  /**
+   * The seat's files, through the turn's file worker in its sandbox (see `files/seat-files.ts`):
+   * how a tool that is not operator's own (an extension's) reads and writes files confined to what
+   * the seat may see. Set for tools that say they read, write or run commands; writes only where
+   * the tool says it changes files and the turn may.
+   */
+  files?: SeatFiles;
 }
 
 /** What a tool returns. A string is shorthand for one text part. */

@@ -60,6 +60,7 @@ export function childAgentFactory(deps: ChildAgentDeps): ChildFactory {
       cwd: spec.cwd ?? options.cwd,
       getEphemeralMessages: spec.ephemeral,
       changeRecorder: spec.changes,
+      files: options.files,
       requestApproval: spec.requestApproval,
       approvalTimeoutMs: options.approvalTimeoutMs,
       sleep: options.sleep,
