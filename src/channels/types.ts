@@ -268,8 +268,9 @@ export interface ChannelHandlers {
    */
   recentConversations?(since: number, limit: number): Promise<ConversationRef[]>;
   /**
-   * Told when the connection to the platform drops and comes back, and when the platform
-   * answers with a rate limit (429): for the log and the metrics. Never given message content.
+   * Told when the connection to the platform drops and comes back, when the platform answers
+   * with a rate limit (429), and when handling one of its events threw: for the log and the
+   * metrics. Never given message content.
    */
   status?(status: ChannelStatus): void;
 }
@@ -281,7 +282,12 @@ export type ChannelStatus =
   /** It works again after a `disconnected`. */
   | { kind: 'reconnected' }
   /** The platform asked to wait `retryAfterMs` before calling again. */
-  | { kind: 'rate_limited'; retryAfterMs: number };
+  | { kind: 'rate_limited'; retryAfterMs: number }
+  /**
+   * Handling the platform's event `event` threw (in the SDK or a handler) and was stopped at the
+   * adapter's boundary; the adapter goes on. `error` is described without payload text.
+   */
+  | { kind: 'outside_error'; event: string; error: string };
 
 /** A conversation as the gateway knows it: its session, where it lives, and its scope. */
 export interface ConversationRef {

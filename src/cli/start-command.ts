@@ -2,7 +2,8 @@
  * `operator start` (and `npm start`): the gateway. Starts the HTTP server and every channel whose
  * credentials are present; the local web chat always. `/healthz` answers 200 once every channel
  * is up. SIGTERM or Ctrl+C lets turns in flight finish and deliver (up to `shutdownGraceSeconds`),
- * then exits 0; a second signal exits at once.
+ * then exits 0; a second signal exits at once. An exception nothing caught stops it the same way
+ * and exits 1, for the supervisor to start it again.
  *
  * It listens on `config.host` (127.0.0.1 unless configured) behind the network edge: the host and
  * origin checks, and the web chat's login when the gateway is exposed (see `resolveExposure`).
@@ -37,6 +38,7 @@ import { loadAdminToken } from '../gateway/admin/admin-token.ts';
 import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
 import { platformChannels } from './platform-channels.ts';
 import { detectSlirp4netns } from '../tools/sandbox/detect-slirp4netns.ts';
+import { listenForStop } from './stop-signals.ts';
 
 /** `--port` and `--host` of `operator start`, checked; each undefined when not given. */
 export function parseStartArgs(args: readonly string[]): { port?: number; host?: string } {
@@ -64,9 +66,12 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // Bad arguments stop the command before anything starts.
   const listenOn = parseStartArgs(args);
   // Listened for from the first moment: a signal during start-up (or right after the banner)
-  // must stop the gateway cleanly, not end the process with the default action.
-  const signals = listenForStop();
+  // must stop the gateway cleanly, not end the process with the default action. So must an
+  // exception nothing caught: it stops the gateway the same way, then exits 1 (see `stop-signals.ts`).
+  let graceSeconds = 30;
+  const signals = listenForStop({ graceMs: () => graceSeconds * 1000 });
   const { config: configured } = loadConfig(env);
+  graceSeconds = configured.shutdownGraceSeconds;
   const loaded: GatewayConfig = { ...configured, ...listenOn };
   // Incomplete credentials stop the start here, before anything is running.
   const platforms = await platformChannels(env, loaded);
@@ -166,7 +171,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   log(banner.join('\n'));
 
   return new Promise<number>((resolve) => {
-    signals.onStop(async () => {
+    signals.onStop(async (code) => {
       state = 'stopping';
       ops.emit({ type: 'gateway.stopping' });
       log(`operator: finishing the answers in progress (up to ${config.shutdownGraceSeconds} s), then stopping; a second signal stops at once`);
@@ -176,33 +181,8 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
       await runtime.close();
       // A platform that is gone may leave its client retrying (timers, sockets): it must not hold
       // the exit. Unreferenced, so a process with nothing left exits as usual, sooner.
-      setTimeout(() => process.exit(0), 1_000).unref();
-      resolve(0);
+      setTimeout(() => process.exit(code), 1_000).unref();
+      resolve(code);
     });
   });
-}
-
-/**
- * SIGTERM and SIGINT from now on: the first runs the stop given to `onStop` (at once if a signal
- * came before it was given), a second exits at once. Unfinished work is in the inbox either way.
- */
-function listenForStop(): { onStop(stop: () => Promise<void>): void } {
-  let signalled = false;
-  let stop: (() => Promise<void>) | undefined;
-  const onSignal = () => {
-    if (signalled) {
-      process.stdout.write('operator: stopping now; unfinished answers follow after the next start\n');
-      process.exit(1);
-    }
-    signalled = true;
-    void stop?.();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  return {
-    onStop(given) {
-      stop = given;
-      if (signalled) void given();
-    },
-  };
 }

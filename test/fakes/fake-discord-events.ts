@@ -34,6 +34,8 @@ export interface FakeSlashCommand {
   /** The value of the string option `args`, if given. */
   args?: string;
   user?: APIUser;
+  /** Fields of the payload left out, as in some real ones (Discord's docs example has no `entitlements`). */
+  without?: readonly string[];
 }
 
 /** A button press under one of the bot's messages. */
@@ -132,7 +134,9 @@ export function createEvents(state: FakeDiscordState, gateway: FakeGateway, orig
       const user = options.user ?? defaultUser();
       const registered = state.commands.find((command) => (command as { name?: string }).name === options.name) as { id?: string } | undefined;
       const data = { id: registered?.id ?? state.snowflake(), name: options.name, type: 1, ...(options.args !== undefined ? { options: [{ name: 'args', type: 3, value: options.args }] } : {}) };
-      return dispatchInteraction({ ...interactionBase(options.channelId, user), type: 2, data });
+      const payload: Record<string, unknown> = { ...interactionBase(options.channelId, user), type: 2, data };
+      for (const field of options.without ?? []) delete payload[field];
+      return dispatchInteraction(payload);
     },
 
     buttonPress(options) {

@@ -23,6 +23,8 @@ import { InteractionTokens } from './interaction-tokens.ts';
 import { watchLink } from './link-events.ts';
 import { createDiscordOutbound } from './outbound.ts';
 import { createLinkStatus } from '../link-status.ts';
+import { createOutsideErrors } from '../outside-errors.ts';
+import { guardPackets } from './packet-guard.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
 
 /** Options of {@link createDiscordChannel}. */
@@ -93,6 +95,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   let client: Client | undefined;
   let handlers: ChannelHandlers | undefined;
   const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'discord' });
+  const outside = createOutsideErrors({ status: () => handlers?.status, scrub, log, platform: 'discord' });
   const call = createCallDiscord(rest, reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const tokens = new InteractionTokens(now);
   let applicationId: string | undefined;
@@ -156,11 +159,15 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       current.on(Events.Error, (error) => log(`discord: client error: ${describeError(error, scrub)}`));
       current.on(Events.ShardDisconnect, (event) => log(`discord: gateway closed for good (code ${event.code})`));
       watchLink(current, link, () => client === current);
-      current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => events.messageCreate(payload));
-      current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => events.interactionCreate(payload));
+      // A dispatch discord.js cannot digest (or one of ours throwing on it) is dropped and
+      // reported; it must not end the process (see `packet-guard.ts`). The raw listeners run
+      // inside discord.js's dispatch too, so they get the same boundary.
+      guardPackets(current, outside);
+      current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => outside.guard(GatewayDispatchEvents.MessageCreate, () => events.messageCreate(payload)));
+      current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => outside.guard(GatewayDispatchEvents.InteractionCreate, () => events.interactionCreate(payload)));
       // Every new session (start-up, a re-identify) reads what was sent while none was connected.
       // The raw READY comes in order with the messages after it, so the missed ones go first.
-      current.ws.on(GatewayDispatchEvents.Ready, () => events.catchUp(() => planCatchUp(catchUpContext)));
+      current.ws.on(GatewayDispatchEvents.Ready, () => outside.guard(GatewayDispatchEvents.Ready, () => events.catchUp(() => planCatchUp(catchUpContext))));
       handlers = startHandlers;
       try {
         await connect(current, options.startTimeoutMs ?? 30_000);

@@ -45,11 +45,12 @@ export function reportRefusal(ops: OpsEvents, message: InboundMessage, pairingCo
   else ops.emit({ type: 'message.refused', ...place, reason: reason ?? (message.scope === 'group' ? 'not on the allowlist' : 'not allowed in direct messages') });
 }
 
-/** Reports `platform`'s channel status (connection lost and back, rate limits). */
+/** Reports `platform`'s channel status (connection lost and back, rate limits, exceptions stopped at its boundary). */
 export function reportChannelStatus(ops: OpsEvents, platform: string): (status: ChannelStatus) => void {
   return (status) => {
     if (status.kind === 'disconnected') ops.emit({ type: 'platform.disconnected', platform, reason: status.reason });
     else if (status.kind === 'reconnected') ops.emit({ type: 'platform.reconnected', platform });
+    else if (status.kind === 'outside_error') ops.emit({ type: 'outside.error', platform, source: platform, event: status.event, error: status.error });
     else ops.emit({ type: 'platform.rate_limited', platform, retryAfterMs: status.retryAfterMs });
   };
 }

@@ -49,6 +49,12 @@ export type OpsEvent = OpsPlace &
     | { type: 'platform.disconnected'; reason: string }
     | { type: 'platform.reconnected' }
     | { type: 'platform.rate_limited'; retryAfterMs: number }
+    /**
+     * Code operator does not control threw and was stopped at a boundary: a platform SDK or an
+     * adapter's handler (`source` the platform), an extension or a tool. `event` names what was
+     * being handled; `error` is described without payload text (see `core/outside-error.ts`).
+     */
+    | { type: 'outside.error'; source: string; event: string; error: string }
     | { type: 'store.failed'; what: string; error: string }
     | { type: 'store.recovered' }
     | { type: 'gateway.started'; durationMs: number; channels: string[] }
@@ -70,6 +76,7 @@ export function levelOf(event: OpsEvent): OpsLevel {
       return event.level;
     case 'reply.failed':
     case 'store.failed':
+    case 'outside.error':
       return 'error';
     case 'reply.retried':
     case 'platform.disconnected':

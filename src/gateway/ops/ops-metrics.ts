@@ -1,7 +1,7 @@
 /**
  * The gateway's Prometheus metrics, counted from the events of `ops-events.ts` with prom-client:
  * turns and their latency, model tokens and cost by provider and model, deliveries, queue depth,
- * scheduler lateness, platforms' 429s and reconnects, plus the process's own (memory, CPU, event
+ * scheduler lateness, platforms' 429s and reconnects, exceptions stopped at a boundary, plus the process's own (memory, CPU, event
  * loop lag). prom-client is loaded once the gateway is ready (it costs start-up about 35 ms);
  * events before that wait in a short list and are counted when it is.
  */
@@ -81,6 +81,7 @@ class Metrics {
   readonly #reconnects;
   readonly #storeFailures;
   readonly #approvals;
+  readonly #outsideErrors;
 
   constructor(client: PromClient, gauges: LiveGauges) {
     const registry = new client.Registry();
@@ -103,6 +104,7 @@ class Metrics {
     this.#reconnects = counter('operator_platform_reconnects_total', 'Connections to a platform made again.', ['platform']);
     this.#storeFailures = counter('operator_store_failures_total', 'Writes or reads the store failed.', []);
     this.#approvals = counter('operator_approvals_total', 'Tool calls put to a person for approval, by answer.', ['answer']);
+    this.#outsideErrors = counter('operator_outside_errors_total', 'Exceptions thrown by code operator does not control (a platform SDK, an extension, a tool), stopped at a boundary, by source and event.', ['source', 'event']);
     const gauge = (name: string, help: string, read: () => number) =>
       new client.Gauge({ name, help, registers, collect() { this.set(read()); } });
     gauge('operator_turns_running', 'Turns running now.', () => gauges.running());
@@ -145,6 +147,8 @@ class Metrics {
         return this.#storeFailures.inc();
       case 'approval.answered':
         return this.#approvals.inc({ answer: record.approved ? 'approved' : 'denied' });
+      case 'outside.error':
+        return this.#outsideErrors.inc({ source: record.source, event: record.event });
       default:
         return;
     }
