@@ -2,16 +2,16 @@
  * The adapters' boundary against exceptions from code they hand events to: the platform SDK's
  * own handling of a dispatch, update or event, and the handlers behind it. Whatever throws there
  * is stopped at the boundary, never left to end the process (and every other platform with it):
- * it is logged with the platform and the event's type (never the payload's text, never a token)
- * and reported to {@link ChannelHandlers.status}, which the gateway counts in
- * `operator_outside_errors_total`. The event is dropped; the adapter goes on with the next one.
+ * it is reported to {@link ChannelHandlers.status} with the platform and the event's type (never
+ * the payload's text, never a token), which the gateway logs (`outside.error`) and counts in
+ * `operator_outside_errors_total`; without a status listener it is logged by the adapter. The event is dropped; the adapter goes on with the next one.
  */
 import { describeOutsideError, outsideEventLabel } from '../core/outside-error.ts';
 import type { ChannelHandlers } from './types.ts';
 
 /** Reports exceptions stopped at one adapter's boundary. */
 export interface OutsideErrors {
-  /** Logs and reports that handling `event` threw `error`. Never throws. */
+  /** Reports (or logs) that handling `event` threw `error`. Never throws. */
   report(event: string, error: unknown): void;
   /** Runs `work`, reporting (and swallowing) what it throws, as the handling of `event`. */
   guard(event: string, work: () => void): void;
@@ -40,8 +40,10 @@ export function createOutsideErrors(options: OutsideErrorsOptions): OutsideError
     try {
       const label = outsideEventLabel(event);
       const described = options.scrub(describeOutsideError(error));
-      options.log(`${options.platform}: handling a ${label} event threw (${described}); that event is dropped and the adapter goes on`);
-      options.status()?.({ kind: 'outside_error', event: label, error: described });
+      const status = options.status();
+      // The gateway logs and counts what `status` is told (one line, `outside.error`).
+      if (status) status({ kind: 'outside_error', event: label, error: described });
+      else options.log(`${options.platform}: handling a ${label} event threw (${described}); that event is dropped and the adapter goes on`);
     } catch {
       // Reporting must not become the next exception at the boundary.
     }

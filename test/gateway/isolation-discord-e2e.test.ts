@@ -63,7 +63,7 @@ describe('a Discord dispatch that discord.js cannot handle', () => {
     void gateway!.exited.then((code) => exits.push(code));
 
     const { payload } = discord.slashCommand({ channelId: discord.world.dmChannelId, name: 'status', args: payloadText, without: ['entitlements'] });
-    await gateway!.output.waitFor(/discord: handling a INTERACTION_CREATE event threw \(TypeError[^\n]*\); that event is dropped/, { stream: 'stderr', timeoutMs: wait, label: 'the report of the dispatch that threw' });
+    await gateway!.output.waitFor(/"event":"outside\.error","platform":"discord","source":"discord","handling":"INTERACTION_CREATE","error":"TypeError/, { stream: 'stderr', timeoutMs: wait, label: 'the report of the dispatch that threw' });
     // The adapter reads the raw dispatch before discord.js builds its objects: the command is still answered.
     await discord.waitFor((fake) => fake.botMessages(discord.world.dmChannelId).find((stored) => stored.interactionToken === payload.token), wait);
 

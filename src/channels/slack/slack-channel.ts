@@ -24,6 +24,7 @@ import { createSocketMode } from './socket-mode.ts';
 import { createTypingIndicator } from './typing-indicator.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
 import { createLinkStatus } from '../link-status.ts';
+import { createOutsideErrors } from '../outside-errors.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
 
 /** Options of {@link createSlackChannel}. */
@@ -95,6 +96,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   let handlers: ChannelHandlers | undefined;
   // Over HTTP events there is no connection of ours to lose: only rate limits are reported.
   const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'slack' });
+  const outside = createOutsideErrors({ status: () => handlers?.status, scrub, log, platform: 'slack' });
   const call = createCallSlack(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const indicator = createTypingIndicator();
   const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
@@ -102,7 +104,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   let app: App | undefined;
   // A signing secret means HTTP events even when an app token is given too.
   const socketMode = !signingSecret && appToken
-    ? createSocketMode({ appToken, slackApiUrl, timeoutMs: clientOptions.timeout ?? 30_000, pingTimeoutMs: options.socketPingTimeoutMs, app: () => app, log, scrub, link })
+    ? createSocketMode({ appToken, slackApiUrl, timeoutMs: clientOptions.timeout ?? 30_000, pingTimeoutMs: options.socketPingTimeoutMs, app: () => app, log, scrub, link, outside })
     : undefined;
 
   const context: InboundContext = {
@@ -216,7 +218,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
 
     routes() {
       if (!signingSecret) return [];
-      return [createWebhookRoute({ path: options.path ?? defaultWebhookPath, signingSecret, now, app: () => app, log, scrub })];
+      return [createWebhookRoute({ path: options.path ?? defaultWebhookPath, signingSecret, now, app: () => app, log, scrub, outside })];
     },
   };
 }

@@ -5,15 +5,16 @@
  * - An `events_api` envelope is acknowledged only when bolt has finished with it, that is once
  *   the gateway has the message on record (bolt acks events before its listeners run; that early
  *   ack is ignored here). When the gateway could not take it ({@link NotAcceptedError}), it is
- *   left unacknowledged, so Slack delivers it again (`retry_attempt`); other failures are logged
- *   and acknowledged.
+ *   left unacknowledged, so Slack delivers it again (`retry_attempt`); other failures are reported
+ *   as outside errors (see `../outside-errors.ts`) and acknowledged.
  * - An `interactive` or `slash_commands` envelope is acknowledged as soon as its listener acks,
  *   with the listener's answer as the envelope's `payload` (a slash command's ephemeral reply).
  * - While the adapter is stopped nothing is acknowledged.
  */
 import type { App } from '@slack/bolt';
+import type { OutsideErrors } from '../outside-errors.ts';
 import type { Scrub } from './slack-errors.ts';
-import { notAccepted } from './webhook.ts';
+import { failedEventType, notAccepted, originalError } from './webhook.ts';
 
 /** An envelope as `SocketModeClient` hands it to `slack_event` listeners. */
 export interface SocketEnvelope {
@@ -32,6 +33,8 @@ export interface SocketEnvelope {
 export interface DispatchContext {
   log(line: string): void;
   scrub: Scrub;
+  /** Where an envelope whose handling threw is reported (it is then acknowledged and dropped). */
+  outside: OutsideErrors;
 }
 
 /** The envelope payload for what a listener passed to `ack`. */
@@ -83,7 +86,7 @@ export async function dispatchEnvelope(app: App | undefined, envelope: SocketEnv
       log(scrub(`slack: ${describeEnvelope(envelope)} left for redelivery: ${refused.message}`));
       return;
     }
-    log(scrub(`slack: handler failed for ${describeEnvelope(envelope)}: ${describeError(error)}`));
+    context.outside.report(failedEventType(envelope.body), originalError(error));
   }
   await acknowledge();
 }

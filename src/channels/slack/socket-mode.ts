@@ -14,7 +14,9 @@
 import type { App } from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
 import type { LinkStatus } from '../link-status.ts';
+import type { OutsideErrors } from '../outside-errors.ts';
 import { createBoltLogger } from './bolt-logger.ts';
+import { guardSocketFrames } from './guarded-socket.ts';
 import { rateLimitReportingFetch } from './rate-limit-fetch.ts';
 import { toDeliveryError, type Scrub } from './slack-errors.ts';
 import { dispatchEnvelope, type SocketEnvelope } from './socket-mode-dispatch.ts';
@@ -39,6 +41,8 @@ export interface SocketModeOptions {
   scrub: Scrub;
   /** Told when the socket drops and is back, and of 429s to `apps.connections.open`. */
   link: LinkStatus;
+  /** Where a frame or envelope whose handling threw is reported (see `guarded-socket.ts`). */
+  outside: OutsideErrors;
 }
 
 /** A Socket Mode connection to Slack. */
@@ -83,8 +87,10 @@ export function createSocketMode(options: SocketModeOptions): SocketMode {
         ...(options.pingTimeoutMs !== undefined ? { clientPingTimeout: options.pingTimeoutMs } : {}),
       });
       const connection: Connection = { client, awaitingHello: false, stopped: false };
+      // A frame the SDK cannot read must not end the process: see `guarded-socket.ts`.
+      guardSocketFrames(client, options.outside);
       client.on('slack_event', (envelope: SocketEnvelope) => {
-        void dispatchEnvelope(options.app(), envelope, { log, scrub }).catch((error: unknown) => log(scrub(`slack: envelope ${envelope.envelope_id} failed: ${String(error)}`)));
+        void dispatchEnvelope(options.app(), envelope, { log, scrub, outside: options.outside }).catch((error: unknown) => options.outside.report(envelope.type, error));
       });
       client.on('connecting', () => (connection.awaitingHello = true));
       client.on('disconnected', () => (connection.awaitingHello = false));

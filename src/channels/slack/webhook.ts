@@ -10,13 +10,15 @@
  * - An event is answered only when bolt has finished with it, that is once the gateway has the
  *   message on record (bolt acks events before its listeners run; that early ack is ignored
  *   here). When the gateway could not take it ({@link NotAcceptedError}), the answer is 503 so
- *   Slack delivers it again; other failures are logged and answered 200.
+ *   Slack delivers it again; other failures are reported as outside errors (see
+ *   `../outside-errors.ts`) and answered 200.
  * - A button press or a slash command is answered as soon as its listener acks.
  */
 import type { App } from '@slack/bolt';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import { NotAcceptedError, type ChannelRoute } from '../types.ts';
+import type { OutsideErrors } from '../outside-errors.ts';
 import { parseSlackBody, type SlackBody } from './request-body.ts';
 import type { Scrub } from './slack-errors.ts';
 import { refusalOf } from './verify-request.ts';
@@ -34,6 +36,21 @@ export interface WebhookRouteOptions {
   app(): App | undefined;
   log(line: string): void;
   scrub: Scrub;
+  /** Where a request whose handling threw is reported (it is then answered 200 and dropped). */
+  outside: OutsideErrors;
+}
+
+/** The error bolt wrapped (its `UnknownError` keeps the thrown one as `original`), or `error` itself. */
+export function originalError(error: unknown): unknown {
+  const original = (error as { original?: unknown } | null)?.original;
+  return original instanceof Error ? original : error;
+}
+
+/** What a body whose handling threw was about, for the report: its event's type, the command, or the body's type. */
+export function failedEventType(body: Record<string, unknown>): string {
+  const event = body.event as { type?: unknown } | undefined;
+  const type = event?.type ?? (typeof body.command === 'string' ? 'slash_command' : body.type);
+  return typeof type === 'string' ? type : 'request';
 }
 
 /** The gateway's refusal inside bolt's error wrapping, if that is what `error` is. */
@@ -81,7 +98,9 @@ export function createWebhookRoute(options: WebhookRouteOptions): ChannelRoute {
             log(scrub(`slack: ${describeBody(body)} left for redelivery: ${refused.message}`));
             return new Response('not taken now, deliver again', { status: 503 });
           }
-          log(scrub(`slack: handler failed for ${describeBody(body)}: ${error instanceof Error ? error.message : String(error)}`));
+          // Its handling threw (bolt or a listener): reported and dropped; any answer but 2xx
+          // would make Slack deliver it again.
+          options.outside.report(failedEventType(body), originalError(error));
           return new Response(null, { status: 200 });
         },
       );

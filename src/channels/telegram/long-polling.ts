@@ -2,7 +2,8 @@
  * A small getUpdates loop instead of grammy's `bot.start()`, so stopping is prompt: the held
  * long poll and every back-off wait end as soon as the signal aborts. Each batch is handed to
  * grammy's `handleUpdate` (whose middleware only hands events over), and the offset advances past
- * every update handed over; the last offset is confirmed when polling stops.
+ * every update handed over, or dropped because its handling threw (see `guarded-update.ts`); the
+ * last offset is confirmed when polling stops.
  *
  * The loop is the Telegram link's only sign of life: a getUpdates that fails on the network or
  * with a 5xx counts as the link lost (once, however long it keeps failing), the next one that
@@ -10,8 +11,9 @@
  */
 import { GrammyError, type Bot } from 'grammy/web';
 import type { LinkStatus } from '../link-status.ts';
+import type { OutsideErrors } from '../outside-errors.ts';
+import { handleUpdateGuarded, updateIdOf } from './guarded-update.ts';
 import { toDeliveryError, type Scrub } from './telegram-errors.ts';
-import { notAccepted } from './webhook.ts';
 
 /** grammy types signals with an old polyfill's class; Node's AbortSignal works the same. */
 export type GrammySignal = NonNullable<Parameters<Bot['init']>[0]>;
@@ -31,6 +33,8 @@ export interface LongPollingOptions {
   scrub: Scrub;
   /** Told when polling loses Telegram and finds it again, and of 429s. */
   link: LinkStatus;
+  /** Where an update whose handling threw is reported (it is then dropped: the offset moves past it). */
+  outside: OutsideErrors;
   /** The first pause after a failed poll, in ms, doubled per failure in a row up to 30 s. */
   firstRetryDelayMs: number;
 }
@@ -96,24 +100,25 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
       await pause(wait, signal);
       continue;
     }
-    for (const update of updates) {
-      const refused = await bot.handleUpdate(update).then(
-        () => undefined,
-        (error: unknown) => {
-          const notTaken = notAccepted(error);
-          if (!notTaken) log(scrub(`telegram: update ${update.update_id} not handled: ${String(error)}`));
-          return notTaken;
-        },
-      );
+    for (const update of updates as unknown[]) {
+      const id = updateIdOf(update);
+      if (id === undefined) {
+        // Nothing to confirm it by: skipped; the next update's offset confirms it with the rest.
+        options.outside.report('update', new TypeError('an update without an integer update_id'));
+        continue;
+      }
+      // Whatever its handling throws stops here (reported; the update is dropped): the loop, the
+      // link and every other update go on.
+      const refused = await handleUpdateGuarded(bot, update, options.outside);
       if (refused) {
         // Not taken now: the offset stays on this update, so the next poll brings it again.
         failures += 1;
         const wait = growingPause(options.firstRetryDelayMs, failures);
-        log(scrub(`telegram: update ${update.update_id} left for the next poll (${refused.message}); polling again in ${wait} ms`));
+        log(scrub(`telegram: update ${id} left for the next poll (${refused.message}); polling again in ${wait} ms`));
         await pause(wait, signal);
         break;
       }
-      offset = update.update_id + 1;
+      offset = id + 1;
     }
   }
   if (offset !== undefined) {

@@ -24,6 +24,8 @@ import { createScrub, toDeliveryError } from './telegram-errors.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
 import { createLinkStatus } from '../link-status.ts';
+import { createOutsideErrors } from '../outside-errors.ts';
+import { unwrap, updateKind } from './guarded-update.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
 
 /** Options of {@link createTelegramChannel}. */
@@ -84,6 +86,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   const bot = new Bot(options.token, { client: { apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] } });
   let handlers: ChannelHandlers | undefined;
   const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'telegram' });
+  const outside = createOutsideErrors({ status: () => handlers?.status, scrub, log, platform: 'telegram' });
   const call = createCallTelegram(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const outbound = createTelegramOutbound(bot.api, call, log, capabilities.maxFileBytes);
   let running = false;
@@ -109,7 +112,8 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     try {
       event = toChannelEvent(update, context);
     } catch (error) {
-      log(scrub(`telegram: update ${update.update_id} not understood: ${describeError(error)}`));
+      // A shape the adapter's reading did not expect: reported and dropped (see `guarded-update.ts`).
+      outside.report(updateKind(update), error);
       return;
     }
     if (!event) return;
@@ -154,15 +158,26 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       await call('deleteWebhook', () => bot.api.deleteWebhook());
       running = true;
       link.started();
-      polling = runLongPolling(bot, {
-        timeoutSeconds: options.pollTimeoutSeconds ?? 30,
-        allowedUpdates,
-        signal: lifecycle.signal,
-        log,
-        scrub,
-        link,
-        firstRetryDelayMs: options.pollRetryDelayMs ?? 500,
-      });
+      const signal = lifecycle.signal;
+      const poll = (): Promise<void> =>
+        runLongPolling(bot, {
+          timeoutSeconds: options.pollTimeoutSeconds ?? 30,
+          allowedUpdates,
+          signal,
+          log,
+          scrub,
+          link,
+          outside,
+          firstRetryDelayMs: options.pollRetryDelayMs ?? 500,
+        }).catch(async (error: unknown) => {
+          // The loop itself threw: reported, and polling starts again (from Telegram's own
+          // offset) a second later, rather than leaving Telegram unheard until a restart.
+          outside.report('getUpdates', unwrap(error));
+          if (signal.aborted) return;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          if (!signal.aborted) await poll();
+        });
+      polling = poll();
     },
 
     async stop() {
@@ -185,7 +200,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
 
     routes() {
       if (!options.webhook) return [];
-      return [createWebhookRoute(bot, { path: options.webhook.path ?? defaultWebhookPath, secret: options.webhook.secret, isRunning: () => running, log, scrub })];
+      return [createWebhookRoute(bot, { path: options.webhook.path ?? defaultWebhookPath, secret: options.webhook.secret, isRunning: () => running, log, scrub, outside })];
     },
   };
 }

@@ -4,13 +4,16 @@
  * with a limit (`bodyLimits.telegramWebhook`, 1 MiB: reading stops there and the answer is 413),
  * and one that is not a Telegram update (not JSON, or JSON without an `update_id`) is answered 400
  * before grammy sees it. grammy gets a new request holding the bytes read. While the adapter is
- * stopped the route answers 503, so Telegram keeps the update and delivers it again.
+ * stopped, or when the gateway could not take the update, the route answers 503, so Telegram keeps
+ * it and delivers it again; an update whose handling threw is reported and answered 200 (dropped).
  */
-import { BotError, webhookCallback, type Bot } from 'grammy/web';
+import { webhookCallback, type Bot } from 'grammy/web';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { sameSecret } from '../../core/same-secret.ts';
 import { readLimitedBytes, requestWithBody, tooLarge } from '../../core/read-limited-body.ts';
-import { NotAcceptedError, type ChannelRoute } from '../types.ts';
+import type { ChannelRoute } from '../types.ts';
+import type { OutsideErrors } from '../outside-errors.ts';
+import { notAccepted, unwrap, updateKind } from './guarded-update.ts';
 import type { Scrub } from './telegram-errors.ts';
 
 /** Where Telegram posts updates unless configured otherwise. */
@@ -23,6 +26,8 @@ export interface WebhookRouteOptions {
   isRunning(): boolean;
   log(line: string): void;
   scrub: Scrub;
+  /** Where an update whose handling threw is reported (it is then answered 200 and dropped). */
+  outside: OutsideErrors;
 }
 
 /** The POST route receiving Telegram's updates for `bot`. */
@@ -55,18 +60,16 @@ export function createWebhookRoute(bot: Bot, options: WebhookRouteOptions): Chan
           options.log(options.scrub(`telegram: update left for redelivery: ${notAccepted(error)!.message}`));
           return new Response('not taken now, deliver again', { status: 503 });
         }
-        options.log(options.scrub(`telegram: webhook request refused: ${error instanceof Error ? error.message : String(error)}`));
-        return new Response('bad request', { status: 400 });
+        // Its handling threw (grammy or a handler): dropped as long polling drops it. Any answer
+        // but 2xx would make Telegram deliver the same update again and again.
+        options.outside.report(updateKind(JSON.parse(new TextDecoder().decode(bytes))), unwrap(error));
+        return new Response('dropped', { status: 200 });
       }
     },
   };
 }
 
-/** The gateway's refusal inside grammy's wrapper, if that is what `error` is. */
-export function notAccepted(error: unknown): NotAcceptedError | undefined {
-  const inner = error instanceof BotError ? error.error : error;
-  return inner instanceof NotAcceptedError ? inner : undefined;
-}
+export { notAccepted } from './guarded-update.ts';
 
 /** What makes `bytes` something other than a Telegram update (a JSON object with an integer `update_id`), or undefined. */
 function notAnUpdate(bytes: Uint8Array): string | undefined {

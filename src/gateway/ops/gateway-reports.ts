@@ -50,7 +50,7 @@ export function reportChannelStatus(ops: OpsEvents, platform: string): (status: 
   return (status) => {
     if (status.kind === 'disconnected') ops.emit({ type: 'platform.disconnected', platform, reason: status.reason });
     else if (status.kind === 'reconnected') ops.emit({ type: 'platform.reconnected', platform });
-    else if (status.kind === 'outside_error') ops.emit({ type: 'outside.error', platform, source: platform, event: status.event, error: status.error });
+    else if (status.kind === 'outside_error') ops.emit({ type: 'outside.error', platform, source: platform, handling: status.event, error: status.error });
     else ops.emit({ type: 'platform.rate_limited', platform, retryAfterMs: status.retryAfterMs });
   };
 }

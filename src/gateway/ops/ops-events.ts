@@ -51,10 +51,11 @@ export type OpsEvent = OpsPlace &
     | { type: 'platform.rate_limited'; retryAfterMs: number }
     /**
      * Code operator does not control threw and was stopped at a boundary: a platform SDK or an
-     * adapter's handler (`source` the platform), an extension or a tool. `event` names what was
-     * being handled; `error` is described without payload text (see `core/outside-error.ts`).
+     * adapter's handler (`source` the platform), an extension or a tool. `handling` names what was
+     * being handled (the platform's event type); `error` is described without payload text (see
+     * `core/outside-error.ts`).
      */
-    | { type: 'outside.error'; source: string; event: string; error: string }
+    | { type: 'outside.error'; source: string; handling: string; error: string }
     | { type: 'store.failed'; what: string; error: string }
     | { type: 'store.recovered' }
     | { type: 'gateway.started'; durationMs: number; channels: string[] }

@@ -148,7 +148,7 @@ class Metrics {
       case 'approval.answered':
         return this.#approvals.inc({ answer: record.approved ? 'approved' : 'denied' });
       case 'outside.error':
-        return this.#outsideErrors.inc({ source: record.source, event: record.event });
+        return this.#outsideErrors.inc({ source: record.source, event: record.handling });
       default:
         return;
     }
