@@ -49,6 +49,7 @@ import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
 import { OpsEvents } from './ops/ops-events.ts';
 import { reportChannelStatus, reportRefusal, watchUsage } from './ops/gateway-reports.ts';
+import { watchExtensionFailures } from './ops/extension-reports.ts';
 import { watchGuardrailFailures } from './ops/guardrail-reports.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
@@ -181,7 +182,7 @@ export class Gateway {
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
-    const watchers = [watchUsage(this.ops), watchGuardrailFailures(this.ops)];
+    const watchers = [watchUsage(this.ops), watchGuardrailFailures(this.ops), watchExtensionFailures(this.ops)];
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
