@@ -1,16 +1,23 @@
 /**
  * How an exception thrown by code operator does not control (a platform SDK's dispatch, an
  * extension, a tool) is described in the log and the metrics: its class, JavaScript's own message
- * for the errors whose messages name code rather than data, and where it was thrown. Messages of
- * other errors are left out: they can quote what they failed on (`JSON.parse` quotes its input,
- * an SDK's error may hold a person's text), and the log must never carry a payload's text.
+ * when it has one of the shapes that name code rather than data, and where it was thrown. Every
+ * other message is left out: messages can quote what they failed on (`JSON.parse` quotes its
+ * input, V8's "Cannot create property 'x' on string '...'" quotes the string, an SDK's error may
+ * hold a person's text), and the log must never carry a payload's text.
  */
 
-/** Errors whose messages V8 builds from the code that failed (a property name, an expression), not from data. */
-const codeMessages = new Set(['TypeError', 'RangeError', 'ReferenceError']);
-
-/** The longest message kept. */
-const maxMessage = 160;
+/**
+ * V8's messages that say which code failed (a property read or set on nothing, a call of what is
+ * not a function, a name not defined) and quote no value. Expressions and property names come
+ * from the code that failed.
+ */
+const codeMessages = [
+  /^Cannot (?:read|set) properties of (?:undefined|null) \((?:reading|setting) '[\w$#@.-]{0,64}'\)$/,
+  /^Cannot destructure property '[\w$]{1,64}' of '[\w$.()[\]?]{1,96}' as it is (?:undefined|null)\.$/,
+  /^[\w$.()[\]?]{1,96} is not (?:a function|a constructor|iterable|defined|a function or its return value is not iterable)$/,
+  /^(?:Invalid (?:time value|array length|string length)|Maximum call stack size exceeded)$/,
+];
 
 /** The first stack frame's file (its last two path parts) and line, e.g. `structures/BaseInteraction.js:120`. */
 function thrownAt(stack: string | undefined): string | undefined {
@@ -21,8 +28,8 @@ function thrownAt(stack: string | undefined): string | undefined {
 
 /**
  * A one-line description of `error` that holds no payload text: the class, JavaScript's message
- * for a TypeError, RangeError or ReferenceError (cut to 160 characters), and the place it was
- * thrown. Pass the result through the caller's token scrubber all the same.
+ * when it is one that names code (see `codeMessages`), and the place it was thrown (the first
+ * stack frame's file and line). Pass the result through the caller's token scrubber all the same.
  *
  * @example
  * describeOutsideError(new TypeError("Cannot read properties of undefined (reading 'reduce')"));
@@ -30,8 +37,8 @@ function thrownAt(stack: string | undefined): string | undefined {
  */
 export function describeOutsideError(error: unknown): string {
   if (!(error instanceof Error)) return `a thrown ${error === null ? 'null' : typeof error}`;
-  const name = error.constructor.name || error.name || 'Error';
-  const message = codeMessages.has(name) ? `: ${error.message.replace(/\s+/g, ' ').slice(0, maxMessage)}` : '';
+  const name = /^[\w$]{1,64}$/.test(error.constructor.name) ? error.constructor.name : 'Error';
+  const message = codeMessages.some((shape) => shape.test(error.message)) ? `: ${error.message}` : '';
   const where = thrownAt(error.stack);
   return `${name}${message}${where ? ` (at ${where})` : ''}`;
 }
