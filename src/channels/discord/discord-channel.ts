@@ -122,6 +122,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     outbound,
     log,
     scrub,
+    outside,
   });
 
   const catchUpContext: CatchUpContext = {

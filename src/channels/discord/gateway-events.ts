@@ -20,6 +20,7 @@ import { isForAdapter, toInboundMessage, type InboundContext } from './inbound.t
 import type { InteractionTokens } from './interaction-tokens.ts';
 import { interactionUser, toButtonAction, toCommandMessage } from './interactions.ts';
 import type { DiscordOutbound } from './outbound.ts';
+import type { OutsideErrors } from '../outside-errors.ts';
 
 /** The notice sent when the gateway could not take a message. */
 export const notAcceptedNotice = 'Sorry, I could not take that message just now. Please send it again in a moment.';
@@ -37,6 +38,8 @@ export interface GatewayEventsContext {
   outbound: DiscordOutbound;
   log(line: string): void;
   scrub: Scrub;
+  /** Where a dispatch whose handling threw is reported (see `../outside-errors.ts`). */
+  outside: OutsideErrors;
 }
 
 /** The handlers of MESSAGE_CREATE and INTERACTION_CREATE. */
@@ -58,15 +61,19 @@ export interface GatewayEvents {
 export function createGatewayEvents(context: GatewayEventsContext): GatewayEvents {
   const { log, scrub, tokens } = context;
   const channels = createSessionQueue();
-  const queue = (channelId: string, job: () => Promise<void>) => {
-    channels.run(channelId, job).catch((error: unknown) => log(`discord: dispatch not handled: ${describeError(error, scrub)}`));
+  /** Runs `job` in its channel's queue; what it throws is logged, or reported as handling `dispatch`'s throw. */
+  const queue = (channelId: string, job: () => Promise<void>, dispatch?: string) => {
+    channels.run(channelId, job).catch((error: unknown) => {
+      if (dispatch) context.outside.report(dispatch, error);
+      else log(`discord: dispatch not handled: ${describeError(error, scrub)}`);
+    });
   };
   /** Jobs that came while a catch-up was being planned: queued once the plan is (after its reads). */
-  let held: [string, () => Promise<void>][] | undefined;
+  let held: [string, () => Promise<void>, string | undefined][] | undefined;
   let planning: Promise<void> = Promise.resolve();
-  const enqueue = (channelId: string, job: () => Promise<void>) => {
-    if (held) held.push([channelId, job]);
-    else queue(channelId, job);
+  const enqueue = (channelId: string, job: () => Promise<void>, dispatch?: string) => {
+    if (held) held.push([channelId, job, dispatch]);
+    else queue(channelId, job, dispatch);
   };
 
   async function handOver(messageId: string, deliver: (handlers: ChannelHandlers) => Promise<void>, refused: () => Promise<void>): Promise<void> {
@@ -136,10 +143,10 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
 
   return {
     messageCreate(payload) {
-      enqueue(payload.channel_id, () => onMessage(payload));
+      enqueue(payload.channel_id, () => onMessage(payload), 'MESSAGE_CREATE');
     },
     catchUp(plan) {
-      const waiting: [string, () => Promise<void>][] = [];
+      const waiting: [string, () => Promise<void>, string | undefined][] = [];
       held = waiting;
       planning = plan()
         .then((targets) => {
@@ -153,7 +160,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
         .catch((error: unknown) => log(`discord: missed messages not looked for: ${describeError(error, scrub)}`))
         .finally(() => {
           if (held === waiting) held = undefined;
-          for (const [channelId, job] of waiting) queue(channelId, job);
+          for (const [channelId, job, dispatch] of waiting) queue(channelId, job, dispatch);
         });
     },
     interactionCreate(interaction) {
@@ -162,7 +169,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
       let work: Promise<void> | undefined;
       if (interaction.type === InteractionType.ApplicationCommand && interaction.data.type === 1) work = onCommand(interaction as APIChatInputApplicationCommandInteraction, inbound);
       if (interaction.type === InteractionType.MessageComponent && interaction.data.component_type === 2) work = onButton(interaction as APIMessageComponentButtonInteraction);
-      work?.catch((error: unknown) => log(`discord: interaction ${interaction.id} not handled: ${describeError(error, scrub)}`));
+      work?.catch((error: unknown) => context.outside.report('INTERACTION_CREATE', error));
     },
     async settled() {
       await planning;
