@@ -9,10 +9,12 @@
  * removed and the webhook's report put back to the old 400 answer, the webhook case fails (400,
  * nothing reported); with the middleware's catch and the one in `guarded-update.ts` removed, the
  * polling case never gets past the update; with the report in `slack/webhook.ts` removed, the
- * Slack case has no report.
+ * Slack case has no report; with `guardPackets` removed from `discord-channel.ts`, discord.js's
+ * throw escapes the Discord case as an unhandled rejection (vitest fails the run).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChannelStatus, InboundMessage } from '../../src/channels/types.ts';
+import { startDiscordHarness } from './discord-harness.ts';
 import { startSlackHarness } from './slack-harness.ts';
 import { startTelegramHarness } from './telegram-harness.ts';
 
@@ -75,6 +77,28 @@ describe('slack (HTTP events)', () => {
 
     expect((await post(slack.envelope(messageEvent(dm, 'the next one')))).status).toBe(200);
     expect(messages.map((message) => message.text)).toEqual(['the next one']);
+    expect(JSON.stringify(statuses) + harness.logs.join('\n')).not.toContain('teal-marmot');
+  });
+});
+
+describe('discord', () => {
+  it("reports a dispatch discord.js throws on, still hands it over, and takes the next one", async () => {
+    const harness = await startDiscordHarness({ where: 'dm' });
+    cleanups.push(() => harness.close(), () => harness.adapter.stop());
+    const { messages, statuses, handlers } = recording();
+    await harness.adapter.start(handlers);
+    const { discord } = harness;
+
+    // Discord's own docs example of a slash command has no `entitlements`: discord.js throws on it.
+    discord.slashCommand({ channelId: discord.world.dmChannelId, name: 'status', args: payloadText, without: ['entitlements'] });
+    await vi.waitFor(() => expect(outsideErrors(statuses)).toHaveLength(1));
+    expect(outsideErrors(statuses)[0]).toMatchObject({ kind: 'outside_error', event: 'INTERACTION_CREATE', error: expect.stringMatching(/^TypeError: Cannot read properties of undefined \(reading 'reduce'\) \(at structures\/BaseInteraction\.js:\d+\)$/) as unknown });
+    // The adapter read the raw dispatch before discord.js failed on it.
+    await vi.waitFor(() => expect(messages.map((message) => message.text)).toEqual([`/status ${payloadText}`]));
+
+    await harness.deliverText(harness.address, 'the next one');
+    await vi.waitFor(() => expect(messages.map((message) => message.text)).toEqual([`/status ${payloadText}`, 'the next one']));
+    expect(outsideErrors(statuses)).toHaveLength(1);
     expect(JSON.stringify(statuses) + harness.logs.join('\n')).not.toContain('teal-marmot');
   });
 });
