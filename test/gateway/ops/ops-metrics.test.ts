@@ -29,6 +29,8 @@ describe('operations metrics', () => {
     ops.emit({ type: 'platform.rate_limited', platform: 'slack', retryAfterMs: 3000 });
     ops.emit({ type: 'platform.disconnected', platform: 'discord', reason: 'socket closed (1006)' });
     ops.emit({ type: 'platform.reconnected', platform: 'discord' });
+    ops.emit({ type: 'outside.error', platform: 'discord', source: 'discord', handling: 'INTERACTION_CREATE', error: 'TypeError (at BaseInteraction.js:107)' });
+    ops.emit({ type: 'outside.error', platform: 'discord', source: 'discord', handling: 'INTERACTION_CREATE', error: 'TypeError (at BaseInteraction.js:107)' });
     ops.emit({ type: 'approval.answered', ...place, tool: 'shell', summary: 'command: git push --force', approved: false, by: 'u7' });
     queued = 4;
     const { body, contentType } = await metrics.render();
@@ -52,6 +54,7 @@ describe('operations metrics', () => {
       'operator_platform_disconnects_total{platform="discord"} 1',
       'operator_platform_reconnects_total{platform="discord"} 1',
       'operator_approvals_total{answer="denied"} 1',
+      'operator_outside_errors_total{source="discord",event="INTERACTION_CREATE"} 2',
       'operator_turns_running 2',
       'operator_queue_depth 4',
       'operator_conversations_live 5',
