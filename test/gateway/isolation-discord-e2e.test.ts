@@ -3,6 +3,8 @@
  * slash command without `entitlements` (the shape of Discord's own docs example) makes discord.js
  * throw in `BaseInteraction`'s constructor, inside its dispatch handling; before the boundary of
  * `src/channels/discord/packet-guard.ts` the process exited with code 1, and Telegram with it.
+ * Anyone who can send the bot a slash command could do it: the throw comes before any access
+ * check, so the test sends it from a stranger's seat first, then from the owner's.
  * Through the real process and the real discord.js and grammy against the fakes: the process
  * stays up, says in its log which platform and event threw (not the payload's text), counts it in
  * `operator_outside_errors_total`, and both Discord and Telegram go on answering.
@@ -16,6 +18,7 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-
 import { startFakeTelegramServer, type FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
 import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
+import { expectNoSecretIn } from '../helpers/secret-forms.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 
 const wait = 30_000;
@@ -62,8 +65,15 @@ describe('a Discord dispatch that discord.js cannot handle', () => {
     const exits: (number | null)[] = [];
     void gateway!.exited.then((code) => exits.push(code));
 
+    // First from a stranger's seat: the throw comes before any access check, so anyone who can
+    // reach the bot with a slash command could end the process.
+    const stranger = discord.addDmChannel('Stranger');
+    discord.slashCommand({ channelId: stranger.channelId, name: 'status', user: stranger.user, args: payloadText, without: ['entitlements'] });
+    await gateway!.output.waitFor(/"event":"outside\.error","platform":"discord","source":"discord","handling":"INTERACTION_CREATE","error":"TypeError/, { stream: 'stderr', timeoutMs: wait, label: "the report of the stranger's dispatch" });
+
+    // Then from the owner: the report again, and the command still answered.
     const { payload } = discord.slashCommand({ channelId: discord.world.dmChannelId, name: 'status', args: payloadText, without: ['entitlements'] });
-    await gateway!.output.waitFor(/"event":"outside\.error","platform":"discord","source":"discord","handling":"INTERACTION_CREATE","error":"TypeError/, { stream: 'stderr', timeoutMs: wait, label: 'the report of the dispatch that threw' });
+    await gateway!.output.waitFor(/(?:"event":"outside\.error","platform":"discord","source":"discord","handling":"INTERACTION_CREATE","error":"TypeError[^\n]*\n[\s\S]*){2}/, { stream: 'stderr', timeoutMs: wait, label: "the report of the owner's dispatch" });
     // The adapter reads the raw dispatch before discord.js builds its objects: the command is still answered.
     await discord.waitFor((fake) => fake.botMessages(discord.world.dmChannelId).find((stored) => stored.interactionToken === payload.token), wait);
 
@@ -79,8 +89,9 @@ describe('a Discord dispatch that discord.js cannot handle', () => {
 
     expect(exits).toEqual([]);
     const metrics = await (await fetch(`${gateway!.origin}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
-    expect(metrics).toMatch(/operator_outside_errors_total\{source="discord",event="INTERACTION_CREATE"\} 1\b/);
+    expect(metrics).toMatch(/operator_outside_errors_total\{source="discord",event="INTERACTION_CREATE"\} 2\b/);
     // The log names the platform and the event, never what the payload said.
     expect(gateway!.output.all()).not.toContain(payloadText);
+    expectNoSecretIn(gateway!.output.all(), [discord.token, telegram.token, metricsToken], 'the log');
   });
 });
