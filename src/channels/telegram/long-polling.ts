@@ -100,11 +100,13 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
       await pause(wait, signal);
       continue;
     }
+    let unconfirmable = 0;
     for (const update of updates as unknown[]) {
       const id = updateIdOf(update);
       if (id === undefined) {
         // Nothing to confirm it by: skipped; the next update's offset confirms it with the rest.
         options.outside.report('update', new TypeError('an update without an integer update_id'));
+        unconfirmable += 1;
         continue;
       }
       // Whatever its handling throws stops here (reported; the update is dropped): the loop, the
@@ -120,6 +122,8 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
       }
       offset = id + 1;
     }
+    // A batch of nothing but such updates would come back at once: not in a tight loop.
+    if (unconfirmable > 0 && unconfirmable === updates.length) await pause(growingPause(options.firstRetryDelayMs, 1), signal);
   }
   if (offset !== undefined) {
     await bot.api.getUpdates({ offset, limit: 1, timeout: 0 }, grammySignal(AbortSignal.timeout(2_000))).catch(() => undefined);
