@@ -18,6 +18,7 @@ import { discordMaxLength } from './format/max-length.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import { defaultCatchUp, planCatchUp, type CatchUpContext, type CatchUpSettings } from './catch-up.ts';
 import { createGatewayEvents } from './gateway-events.ts';
+import { createChannelName } from './forwards.ts';
 import type { InboundContext } from './inbound.ts';
 import { InteractionTokens } from './interaction-tokens.ts';
 import { watchLink } from './link-events.ts';
@@ -107,10 +108,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       return applicationId;
     },
   });
+  const channelName = createChannelName(() => client);
   const events = createGatewayEvents({
     handlers: () => handlers,
     // Known from READY on, which comes before any message.
-    inbound: (): InboundContext | undefined => (client?.user ? { botId: client.user.id, fetchBytes: fetchAttachmentBytes, now } : undefined),
+    inbound: (): InboundContext | undefined => (client?.user ? { botId: client.user.id, fetchBytes: fetchAttachmentBytes, now, channelName } : undefined),
     allowBots: options.allowBots ?? false,
     channelKinds: createChannelKinds(() => client, log),
     guildOf: createGuildOf(() => client, log),

@@ -8,11 +8,13 @@
 import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';
 import type { GroupRef, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type FetchBytes } from './attachments.ts';
+import { withForwarded } from '../forward-line.ts';
 import type { DiscordConversation } from './conversation.ts';
+import { forwardedOf, type ForwardContext } from './forwards.ts';
 import { analyzeContent } from './mentions.ts';
 
 /** What converting a message needs to know. */
-export interface InboundContext {
+export interface InboundContext extends ForwardContext {
   /** The bot's user id. */
   botId: string;
   fetchBytes: FetchBytes;
@@ -33,11 +35,15 @@ export function senderOf(user: APIUser): Sender {
   };
 }
 
+/** Whether a message is a bot's: its author is one, or a webhook posted it. */
+export function isFromBot(message: Pick<GatewayMessageCreateDispatchData, 'author' | 'webhook_id'>): boolean {
+  return message.author.bot === true || message.webhook_id !== undefined;
+}
+
 /** Whether a message is one to hand over: a person's (or, when allowed, another bot's) ordinary message. */
 export function isForAdapter(message: GatewayMessageCreateDispatchData, botId: string, allowBots: boolean): boolean {
   if (message.author.id === botId || !personMessageTypes.has(message.type)) return false;
-  const fromBot = message.author.bot === true || message.webhook_id !== undefined;
-  return allowBots || !fromBot;
+  return allowBots || !isFromBot(message);
 }
 
 /** The message's `timestamp` (ISO 8601) as `sentAt` in ms (the moment discord.js's `createdTimestamp` reads from the id), if it is one. */
@@ -51,9 +57,12 @@ function sentAtOf(message: GatewayMessageCreateDispatchData): { sentAt?: number 
  * undefined when it carries nothing.
  */
 export function toInboundMessage(message: GatewayMessageCreateDispatchData, conversation: DiscordConversation, context: InboundContext, group?: GroupRef): InboundMessage | undefined {
-  const attachments = attachmentsOf(message.attachments, context.fetchBytes);
+  const forwarded = forwardedOf(message, context);
+  const attachments = attachmentsOf([...message.attachments, ...forwarded.attachments], context.fetchBytes);
   const analysis = analyzeContent(message.content, message.mentions.map((user) => user.id), context.botId);
-  if (analysis.text === '' && attachments.length === 0) return undefined;
+  // A forward's words come after the sender's own (a forward may carry a comment of theirs).
+  const text = withForwarded(analysis.text, forwarded.texts);
+  if (text === '' && attachments.length === 0) return undefined;
   const referenced = message.referenced_message ?? undefined;
   const replyId = referenced?.id ?? (message.type === 19 ? message.message_reference?.message_id : undefined);
   const repliesToBot = referenced?.author.id === context.botId;
@@ -64,8 +73,8 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
     address: conversation.address,
     scope: conversation.scope,
     ...(conversation.scope === 'group' && group && { group }),
-    sender: senderOf(message.author),
-    text: analysis.text,
+    sender: { ...senderOf(message.author), isBot: isFromBot(message) },
+    text,
     attachments,
     mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
     ...(replyId !== undefined ? { replyTo: { id: replyId, fromBot: repliesToBot, ...(referenced ? { text: referenced.content } : {}) } } : {}),

@@ -7,8 +7,10 @@
  */
 import type { Attachment, ChannelAction, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type DownloadFile, type SlackFile } from './attachments.ts';
+import { withForwarded } from '../forward-line.ts';
 import { conversationOf, isDirectMessage, threadOf } from './conversation.ts';
 import { analyzeText } from './mentions.ts';
+import { sharedContentOf, type SlackAttachment } from './shared-messages.ts';
 
 /** The bot as `auth.test` describes it. */
 export interface SlackIdentity {
@@ -25,6 +27,8 @@ export interface InboundContext {
   download: DownloadFile;
   /** The clock (ms since the epoch). */
   now(): number;
+  /** Hand over messages of other apps and bots too (`slack.allowBots`; default false: people only). */
+  allowBots?: boolean;
 }
 
 /** The fields of a `message` / `app_mention` event read here. */
@@ -40,6 +44,7 @@ export interface SlackMessageEvent {
   ts: string;
   thread_ts?: string;
   files?: SlackFile[];
+  attachments?: SlackAttachment[];
   user_profile?: { display_name?: string; real_name?: string; name?: string };
 }
 
@@ -68,6 +73,14 @@ export interface SlackSlashCommand {
 /** Message subtypes that are a person (or another bot) saying something; others are not events here. */
 const conversationalSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'bot_message', 'me_message']);
 
+/** Slackbot's user id: its notices (in the bot's DM with it, in channels) are no one talking to the bot. */
+export const slackbotUserId = 'USLACKBOT';
+
+/** Whether a message is an app's or a bot's (posted with a `bot_id`, as a `bot_message`, or by Slackbot). */
+export function isFromBot(event: Pick<SlackMessageEvent, 'bot_id' | 'subtype' | 'user'>): boolean {
+  return event.bot_id !== undefined || event.subtype === 'bot_message' || event.user === slackbotUserId;
+}
+
 function senderOf(event: SlackMessageEvent): Sender | undefined {
   const id = event.user ?? event.bot_id;
   if (id === undefined) return undefined;
@@ -77,7 +90,7 @@ function senderOf(event: SlackMessageEvent): Sender | undefined {
     id,
     ...(name ? { name } : {}),
     ...(profile?.name ? { username: profile.name } : {}),
-    isBot: event.bot_id !== undefined || event.subtype === 'bot_message',
+    isBot: isFromBot(event),
   };
 }
 
@@ -97,11 +110,15 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   if (event.type !== 'message' && event.type !== 'app_mention') return undefined;
   if (event.type === 'message' && !conversationalSubtypes.has(event.subtype)) return undefined;
   if (isOwnMessage(event, context.bot)) return undefined;
+  // Slackbot's notices are never answered; other apps' messages only where allowed.
+  if (event.user === slackbotUserId || (isFromBot(event) && context.allowBots !== true)) return undefined;
   const sender = senderOf(event);
   if (!sender) return undefined;
   const attachments: Attachment[] = attachmentsOf(event.files, context.download);
   const analysis = analyzeText(event.text ?? '', context.bot.userId);
-  if (analysis.text === '' && attachments.length === 0) return undefined;
+  // A shared or forwarded message's words are in its attachments, after the sender's own.
+  const text = withForwarded(analysis.text, sharedContentOf(event.attachments, event.channel));
+  if (text === '' && attachments.length === 0) return undefined;
   const conversation = conversationOf({ channel: event.channel, channelType: event.channel_type, userId: sender.id, threadTs: event.thread_ts, ts: event.ts });
   return {
     id: event.ts,
@@ -111,7 +128,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     scope: conversation.scope,
     ...(conversation.scope === 'group' && { group: { kind: 'channel' as const, id: event.channel } }),
     sender,
-    text: analysis.text,
+    text,
     attachments,
     mentioned: conversation.scope === 'dm' || event.type === 'app_mention' || analysis.mentioned,
     ...(analysis.command ? { command: analysis.command } : {}),

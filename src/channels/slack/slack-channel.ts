@@ -50,6 +50,8 @@ export interface SlackChannelOptions {
   workingReaction?: string;
   /** How long one Web API call may take, in ms (default 30,000). */
   requestTimeoutMs?: number;
+  /** Hand over messages of other apps and bots (`bot_id`, `bot_message`) too (default false: people only; Slackbot never). */
+  allowBots?: boolean;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -112,6 +114,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     },
     download: createFileDownloader({ botToken: options.botToken, trustedOrigins: ['https://files.slack.com', new URL(slackApiUrl).origin] }),
     now,
+    allowBots: options.allowBots ?? false,
   };
 
   function createApp(bot: SlackIdentity, handlers: ChannelHandlers): App {

@@ -53,6 +53,8 @@ export interface TelegramChannelOptions {
   log?: (line: string) => void;
   /** The clock for `receivedAt` (default `Date.now`). */
   now?: () => number;
+  /** Hand over messages of other bots (`is_bot` senders, `via_bot`) too (default false: people only). */
+  allowBots?: boolean;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -96,6 +98,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     },
     download: (fileId, maxBytes) => downloadFile(fileId, { token: options.token, apiRoot, getFile: (id) => call('getFile', () => bot.api.getFile(id)) }, maxBytes),
     now: options.now ?? Date.now,
+    allowBots: options.allowBots ?? false,
   };
 
   // A message is handed over and waited for until the gateway has it on record (its answer runs

@@ -29,6 +29,8 @@ export interface TelegramSettings {
   webhookSecret?: string;
   /** A self-hosted Bot API server. */
   apiRoot?: string;
+  /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
+  allowBots?: boolean;
 }
 
 /** Discord settings (the token is read only from `DISCORD_BOT_TOKEN`). */
@@ -37,12 +39,16 @@ export interface DiscordSettings {
   apiUrl?: string;
   /** How far back (minutes) messages sent while the gateway was down are caught up (60; 0: off). */
   catchUpMinutes: number;
+  /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
+  allowBots?: boolean;
 }
 
 /** Slack settings (tokens and the signing secret are read only from the environment). */
 export interface SlackSettings {
   /** A non-default Web API base. */
   apiUrl?: string;
+  /** Hand over other bots' messages too, under the same access rules as a person's (false when unset; Slackbot never). */
+  allowBots?: boolean;
 }
 
 /** Settings of one group chat. */
