@@ -2,7 +2,7 @@
  * A person's MESSAGE_CREATE as an {@link InboundMessage}: which messages are for the adapter at
  * all (not the bot's own, not other bots' or webhooks' unless allowed, only ordinary messages
  * and replies), the mention and reply fields, the text without the bot's mention, a leading
- * `/command`, attachments. The dedupe key, `discord:<messageId>`, is the same however often the
+ * `/command`, attachments, and a forward's content and files (`forwards.ts`). The dedupe key, `discord:<messageId>`, is the same however often the
  * gateway delivers the message (a resume replays dispatches).
  */
 import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';

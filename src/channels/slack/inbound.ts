@@ -4,6 +4,8 @@
  * {@link InboundMessage} carrying a command. Slack sends both a `message` and an `app_mention`
  * event for one mention, and retries resend an event with the same content, so a message's
  * `dedupeKey` is made from the message itself (`slack:<channel>:<ts>`), never the event id.
+ * Other apps' messages are handed over only with `allowBots`, Slackbot's never; a shared
+ * message's words, in `attachments`, follow the sender's own (`shared-messages.ts`).
  */
 import type { Attachment, ChannelAction, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type DownloadFile, type SlackFile } from './attachments.ts';

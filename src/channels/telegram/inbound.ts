@@ -3,7 +3,9 @@
  * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
  * to a supergroup (naming the group it replaced); other updates (edits, service messages,
- * stickers) are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
+ * stickers) are not events here, nor are bots' messages unless `allowBots` (see {@link isFromBot}).
+ * A forward's text comes after a line naming its origin (`forward-origin.ts`). Redelivery of an
+ * update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
 import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
