@@ -61,7 +61,8 @@ describe('Slack: other apps, Slackbot and shared messages', () => {
 
   it("never hands over another app's bot_message, an app's message (bot_id) or Slackbot's notice in its DM", async () => {
     await start();
-    for (const name of ['channel-bot-message-subtype-open-channel', 'channel-circleci-app-message-open-channel', 'channel-github-app-notification', 'dm-from-slackbot']) await deliver(name);
+    const samples = ['channel-bot-message-subtype-open-channel', 'channel-circleci-app-message-open-channel', 'channel-github-app-notification', 'dm-from-slackbot', 'app-mention-blocks-files-from-bot-id', 'channel-own-bot-message-echo'];
+    for (const name of samples) await deliver(name);
     await personSays('a person after the bots');
     expect((await handedOver(1)).map((message) => message.text)).toEqual(['a person after the bots']);
   });
@@ -183,15 +184,25 @@ describe('Discord: bots, webhooks and forwards', () => {
 
   it("never hands over a webhook's or another bot's message", async () => {
     const { discord } = await start();
-    for (const message of [...messagesOf('guild-webhook-embed-open-channel', withContent), ...messagesOf('dm-text', (message) => (message.author = { ...(message.author as object), id: '777000777000777000', bot: true }))]) discord.rawMessageCreate(message);
+    const fromOtherBot = (message: Record<string, unknown>) => {
+      message.author = { ...(message.author as object), id: '777000777000777000', bot: true };
+    };
+    for (const message of [...messagesOf('guild-webhook-embed-open-channel', withContent), ...messagesOf('dm-text', fromOtherBot), ...messagesOf('guild-own-message-echo')]) discord.rawMessageCreate(message);
+    // A person's message with `webhook_id: null` (as some clients and recorders write "no webhook"; the
+    // echo's frame with its author made the person): a person's.
+    const personsWithNullWebhook = (message: Record<string, unknown>) => {
+      message.author = discord.world.person;
+      message.webhook_id = null;
+    };
+    for (const message of messagesOf('guild-own-message-echo', personsWithNullWebhook)) discord.rawMessageCreate(message);
     discord.messageCreate({ channelId: discord.world.channelId, content: 'a person after the bots' });
-    await handedOver(1);
-    expect(messages.map((message) => message.text)).toEqual(['a person after the bots']);
+    await handedOver(2);
+    expect(messages.map((message) => [message.text, message.sender.isBot])).toEqual([['Unread message written by AT', false], ['a person after the bots', false]]);
   });
 
   it("with allowBots hands over a webhook's message, marked as a bot's", async () => {
     const { discord } = await start(true);
-    for (const message of messagesOf('guild-webhook-embed-open-channel', withContent)) discord.rawMessageCreate(message);
+    for (const message of [...messagesOf('guild-own-message-echo'), ...messagesOf('guild-webhook-embed-open-channel', withContent)]) discord.rawMessageCreate(message);
     const [webhook] = await handedOver(1);
     expect(webhook).toMatchObject({ text: 'Deploy finished', sender: { id: '1374332266083254363', isBot: true } });
   });

@@ -35,9 +35,9 @@ export function senderOf(user: APIUser): Sender {
   };
 }
 
-/** Whether a message is a bot's: its author is one, or a webhook posted it. */
+/** Whether a message is a bot's: its author is one, or a webhook posted it (`webhook_id`; some payloads write none as null). */
 export function isFromBot(message: Pick<GatewayMessageCreateDispatchData, 'author' | 'webhook_id'>): boolean {
-  return message.author.bot === true || message.webhook_id !== undefined;
+  return message.author.bot === true || (typeof message.webhook_id === 'string' && message.webhook_id !== '');
 }
 
 /** Whether a message is one to hand over: a person's (or, when allowed, another bot's) ordinary message. */

@@ -80,7 +80,7 @@ export const slackbotUserId = 'USLACKBOT';
 
 /** Whether a message is an app's or a bot's (posted with a `bot_id`, as a `bot_message`, or by Slackbot). */
 export function isFromBot(event: Pick<SlackMessageEvent, 'bot_id' | 'subtype' | 'user'>): boolean {
-  return event.bot_id !== undefined || event.subtype === 'bot_message' || event.user === slackbotUserId;
+  return (typeof event.bot_id === 'string' && event.bot_id !== '') || event.subtype === 'bot_message' || event.user === slackbotUserId;
 }
 
 function senderOf(event: SlackMessageEvent): Sender | undefined {

@@ -40,7 +40,7 @@ function senderOf(user: User, isBot = user.is_bot): Sender {
  * its content is the bot's, whoever picked it).
  */
 export function isFromBot(message: Pick<Message, 'from' | 'via_bot'>): boolean {
-  return message.from?.is_bot === true || message.via_bot !== undefined;
+  return message.from?.is_bot === true || (message.via_bot !== undefined && message.via_bot !== null);
 }
 
 /** The message replied to, unless it is only the forum topic's creation that Telegram links to. */
