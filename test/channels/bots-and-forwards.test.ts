@@ -36,8 +36,8 @@ describe('Slack: other apps, Slackbot and shared messages', () => {
   const person = 'U0PERSON1';
   let harness: SlackHarness;
 
-  async function start(allowBots?: boolean): Promise<SlackHarness> {
-    harness = await startSlackHarness({ adapter: allowBots === undefined ? {} : { allowBots } });
+  async function start(allowBots?: boolean, botTurns?: number): Promise<SlackHarness> {
+    harness = await startSlackHarness({ adapter: { ...(allowBots === undefined ? {} : { allowBots }), ...(botTurns === undefined ? {} : { botTurns }) } });
     running = harness;
     messages = [];
     await harness.adapter.start({ onMessage: async (message) => void messages.push(message), onAction: async () => {} });
@@ -78,6 +78,30 @@ describe('Slack: other apps, Slackbot and shared messages', () => {
     expect(reacji).toMatchObject({ text: 'https://myworkspace.slack.com/archives/C07KTH1T4CQ/p1724954997876929', sender: { id: 'B07JWPS5Y5S', name: 'Reacji Channeler', isBot: true } });
     expect(circleci).toMatchObject({ text: 'CircleCI job failed.', sender: { id: 'U04130YGVK8', isBot: true } });
     expect(last!.text).toBe('a person after the bots');
+  });
+
+  it('with allowBots takes botTurns bots\' messages in a row per conversation; a person starts the count again; a retry counts once', async () => {
+    await start(true, 2);
+    const { slack } = harness;
+    const ids = { TEAM: slack.bot.teamId, SLACK_BOT: slack.bot.userId, C_OPEN: openChannel };
+    const appMessage = () => fillPayloads(realPayload('slack', 'channel-circleci-app-message-open-channel'), ids)[0] as Record<string, unknown>;
+    const post = async (body: Record<string, unknown>) => expect((await harness.post({ kind: 'json', body })).status).toBe(200);
+    const first = appMessage();
+    await post(first);
+    await post(first);
+    await post(appMessage());
+    await post(appMessage());
+    await personSays('a person at last');
+    await post(appMessage());
+    // The retry of the first is handed over again (the gateway drops it by its dedupe key) without
+    // counting; the third app message is not handed over; after the person's, one is again.
+    expect(messages.map((message) => [message.dedupeKey === messages[0]!.dedupeKey, message.text, message.sender.isBot])).toEqual([
+      [true, 'CircleCI job failed.', true],
+      [true, 'CircleCI job failed.', true],
+      [false, 'CircleCI job failed.', true],
+      [false, 'a person at last', false],
+      [false, 'CircleCI job failed.', true],
+    ]);
   });
 
   it("hands over a forwarded message's content from its attachments, after where it came from and the sender's own words", async () => {

@@ -8,8 +8,9 @@
  *   inline bot's: no answer, nothing to the model, and no pairing code, though each is a stranger
  *   where a person would get one. A forward's content and origin reach the model.
  * - `allowBots` on for every platform: another app's message in the open Slack channel, a webhook's
- *   in the open Discord channel and a listed bot's Telegram DM are answered; a stranger bot's DM
- *   still gets no pairing code, and Slackbot is still not answered.
+ *   in the open Discord channel and a listed bot's Telegram DM are answered; a second app message
+ *   in a row is not (`slack.botTurns` 1); a stranger bot's DM still gets no pairing code, and
+ *   Slackbot is still not answered.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,7 +67,8 @@ describe('other bots and forwards, on every platform (through the gateway)', () 
       allowlists: { telegram: { users: [String(listedBot)] } },
       groups: { [`slack:${openChannel}`]: { requireMention: false }, [`discord:${discord.world.channelId}`]: { requireMention: false } },
       telegram: { allowBots },
-      slack: { allowBots },
+      // One bot message in a row per conversation when bots are let through.
+      slack: { allowBots, botTurns: 1 },
       discord: { allowBots },
     };
     writeFileSync(join(home, 'operator.json'), JSON.stringify(settings));
@@ -190,6 +192,8 @@ describe('other bots and forwards, on every platform (through the gateway)', () 
     await slackSample('channel-circleci-app-message-open-channel');
     await slack.waitFor((fake) => fake.botMessages(openChannel).find((message) => fake.display(message).text.includes('Slack app answered.')), wait);
     expect(JSON.stringify(model.requests.at(-1)!.body.messages)).toContain('CircleCI job failed.');
+    // A second app message in a row (slack.botTurns 1) is not answered: the person's after it is the next turn.
+    await slackSample('channel-bot-message-subtype-open-channel');
 
     model.enqueue({ text: 'Webhook answered.' });
     discordSample('guild-webhook-embed-open-channel', webhookWords);
@@ -214,5 +218,7 @@ describe('other bots and forwards, on every platform (through the gateway)', () 
     expect(slack.botMessages(slackbotDm)).toEqual([]);
     expect(everythingSent()).not.toMatch(/pairing code|\/pair /i);
     expect(sentToModel()).not.toContain('You have been removed');
+    expect(sentToModel()).not.toContain('p1724954997876929');
+    expect(slack.botMessages(openChannel).filter((message) => slack.display(message).text.includes('Slack app answered.'))).toHaveLength(1);
   }, testTimeout);
 });

@@ -8,6 +8,7 @@
 import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';
 import type { GroupRef, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type FetchBytes } from './attachments.ts';
+import { admitted, type BotTurns } from '../bot-turns.ts';
 import { withForwarded } from '../forward-line.ts';
 import type { DiscordConversation } from './conversation.ts';
 import { forwardedOf, type ForwardContext } from './forwards.ts';
@@ -20,6 +21,8 @@ export interface InboundContext extends ForwardContext {
   fetchBytes: FetchBytes;
   /** The clock (ms since the epoch). */
   now(): number;
+  /** How many bots' messages in a row a conversation takes (with `allowBots`). */
+  botTurns?: BotTurns;
 }
 
 /** Message types a person writes: a default message (0) and a reply (19). */
@@ -66,7 +69,7 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
   const referenced = message.referenced_message ?? undefined;
   const replyId = referenced?.id ?? (message.type === 19 ? message.message_reference?.message_id : undefined);
   const repliesToBot = referenced?.author.id === context.botId;
-  return {
+  const inbound: InboundMessage = {
     id: message.id,
     dedupeKey: `discord:${message.id}`,
     sessionKey: conversation.sessionKey,
@@ -83,4 +86,5 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
     ...sentAtOf(message),
     raw: message,
   };
+  return admitted(inbound, context.botTurns);
 }

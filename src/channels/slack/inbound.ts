@@ -9,6 +9,7 @@
  */
 import type { Attachment, ChannelAction, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type DownloadFile, type SlackFile } from './attachments.ts';
+import { admitted, type BotTurns } from '../bot-turns.ts';
 import { withForwarded } from '../forward-line.ts';
 import { conversationOf, isDirectMessage, threadOf } from './conversation.ts';
 import { analyzeText } from './mentions.ts';
@@ -31,6 +32,8 @@ export interface InboundContext {
   now(): number;
   /** Hand over messages of other apps and bots too (`slack.allowBots`; default false: people only). */
   allowBots?: boolean;
+  /** How many bots' messages in a row a conversation takes (with `allowBots`). */
+  botTurns?: BotTurns;
 }
 
 /** The fields of a `message` / `app_mention` event read here. */
@@ -122,7 +125,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   const text = withForwarded(analysis.text, sharedContentOf(event.attachments, event.channel));
   if (text === '' && attachments.length === 0) return undefined;
   const conversation = conversationOf({ channel: event.channel, channelType: event.channel_type, userId: sender.id, threadTs: event.thread_ts, ts: event.ts });
-  return {
+  const message: InboundMessage = {
     id: event.ts,
     dedupeKey: `slack:${event.channel}:${event.ts}`,
     sessionKey: conversation.sessionKey,
@@ -138,6 +141,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     ...sentAtOf(event.ts),
     raw: event,
   };
+  return admitted(message, context.botTurns);
 }
 
 /** What a slash command that cannot be taken is answered with: Slack never delivers one again, so its sender alone is told. */

@@ -9,6 +9,7 @@
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
 import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
+import { admitted, type BotTurns } from '../bot-turns.ts';
 import { attachmentsOf, type DownloadFile } from './attachments.ts';
 import { conversationOf, topicOf } from './conversation.ts';
 import { forwardLineOf } from './forward-origin.ts';
@@ -22,6 +23,8 @@ export interface InboundContext {
   now(): number;
   /** Hand over messages of other bots too (`telegram.allowBots`; default false: people only). */
   allowBots?: boolean;
+  /** How many bots' messages in a row a conversation takes (with `allowBots`). */
+  botTurns?: BotTurns;
 }
 
 function senderOf(user: User, isBot = user.is_bot): Sender {
@@ -68,7 +71,7 @@ export function toInboundMessage(updateId: number, message: Message, context: In
   const reply = realReply(message);
   const repliesToBot = reply?.from?.id === context.bot.id;
   const replyText = reply?.text ?? reply?.caption;
-  return {
+  const inbound: InboundMessage = {
     id: String(message.message_id),
     dedupeKey: `telegram:update:${updateId}`,
     sessionKey: conversation.sessionKey,
@@ -86,6 +89,7 @@ export function toInboundMessage(updateId: number, message: Message, context: In
     ...(Number.isFinite(message.date) && message.date > 0 ? { sentAt: message.date * 1000 } : {}),
     raw: message,
   };
+  return admitted(inbound, context.botTurns);
 }
 
 /** A `callback_query` update as a {@link ChannelAction}, or undefined for one without its message. */

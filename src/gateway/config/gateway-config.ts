@@ -31,6 +31,8 @@ export interface TelegramSettings {
   apiRoot?: string;
   /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
   allowBots?: boolean;
+  /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
+  botTurns?: number;
 }
 
 /** Discord settings (the token is read only from `DISCORD_BOT_TOKEN`). */
@@ -41,6 +43,8 @@ export interface DiscordSettings {
   catchUpMinutes: number;
   /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
   allowBots?: boolean;
+  /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
+  botTurns?: number;
 }
 
 /** Slack settings (tokens and the signing secret are read only from the environment). */
@@ -49,6 +53,8 @@ export interface SlackSettings {
   apiUrl?: string;
   /** Hand over other bots' messages too, under the same access rules as a person's (false when unset; Slackbot never). */
   allowBots?: boolean;
+  /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
+  botTurns?: number;
 }
 
 /** Settings of one group chat. */

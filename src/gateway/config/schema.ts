@@ -416,6 +416,12 @@ export const operatorConfigSchema = z
           .describe(
             "Whether messages of other bots (senders with is_bot, messages sent via an inline bot) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.",
           ),
+        botTurns: z
+          .int()
+          .min(1)
+          .max(100)
+          .default(5)
+          .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
       })
       .prefault({})
       .describe('Telegram settings. The bot token is read only from TELEGRAM_BOT_TOKEN.'),
@@ -433,6 +439,12 @@ export const operatorConfigSchema = z
           .describe(
             "Whether messages of other bots (bot accounts and webhooks) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.",
           ),
+        botTurns: z
+          .int()
+          .min(1)
+          .max(100)
+          .default(5)
+          .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
       })
       .prefault({})
       .describe('Discord settings. The bot token is read only from DISCORD_BOT_TOKEN.'),
@@ -465,6 +477,12 @@ export const operatorConfigSchema = z
           .describe(
             "Whether messages of other bots (other apps' messages: bot_id, bot_message; Slackbot never) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.",
           ),
+        botTurns: z
+          .int()
+          .min(1)
+          .max(100)
+          .default(5)
+          .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
       })
       .prefault({})
       .describe('Slack settings. SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and SLACK_APP_TOKEN are read only from the environment.'),
