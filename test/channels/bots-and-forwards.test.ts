@@ -114,6 +114,21 @@ describe('Slack: other apps, Slackbot and shared messages', () => {
     expect(share!.command).toBeUndefined();
   });
 
+  it("hands over a shared message's files (nested in its attachment) with the message's own, downloaded with the bot token", async () => {
+    await start();
+    const { slack } = harness;
+    const photo = slack.hostFile({ name: 'cat.png', mimetype: 'image/png', bytes: new Uint8Array([137, 80, 78, 71]) });
+    const ids = { TEAM: slack.bot.teamId, SLACK_BOT: slack.bot.userId, S_USER: person, C_OPEN: openChannel };
+    const envelope = fillPayloads(realPayload('slack', 'channel-forwarded-message-open-channel'), ids)[0] as { event: { attachments: Record<string, unknown>[] } };
+    // The corpus's forward, its original message carrying a photo (Slack nests it in the attachment).
+    envelope.event.attachments[0]!.files = [photo];
+    expect((await harness.post({ kind: 'json', body: envelope as unknown as Record<string, unknown> })).status).toBe(200);
+    const [forward] = await handedOver(1);
+    expect(forward!.text).toBe('[forwarded from another channel / lev]\n123');
+    expect(forward!.attachments).toMatchObject([{ kind: 'image', mediaType: 'image/png', name: 'cat.png', size: 4 }]);
+    expect(await forward!.attachments[0]!.download()).toEqual(new Uint8Array([137, 80, 78, 71]));
+  });
+
   it("with allowBots an app's attachment text is its content", async () => {
     await start(true);
     await deliver('channel-github-app-notification');

@@ -13,7 +13,7 @@ import { admitted, type BotTurns } from '../bot-turns.ts';
 import { withForwarded } from '../forward-line.ts';
 import { conversationOf, isDirectMessage, threadOf } from './conversation.ts';
 import { analyzeText } from './mentions.ts';
-import { sharedContentOf, type SlackAttachment } from './shared-messages.ts';
+import { messageFilesOf, sharedContentOf, type SlackAttachment } from './shared-messages.ts';
 
 /** The bot as `auth.test` describes it. */
 export interface SlackIdentity {
@@ -119,7 +119,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   if (event.user === slackbotUserId || (isFromBot(event) && context.allowBots !== true)) return undefined;
   const sender = senderOf(event);
   if (!sender) return undefined;
-  const attachments: Attachment[] = attachmentsOf(event.files, context.download);
+  const attachments: Attachment[] = attachmentsOf(messageFilesOf(event), context.download);
   const analysis = analyzeText(event.text ?? '', context.bot.userId);
   // A shared or forwarded message's words are in its attachments, after the sender's own.
   const text = withForwarded(analysis.text, sharedContentOf(event.attachments, event.channel));

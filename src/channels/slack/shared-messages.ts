@@ -2,10 +2,12 @@
  * The content a Slack message carries in `attachments`: a message shared or forwarded from
  * elsewhere (`is_share` / `is_msg_unfurl`, whose words are there and not in `text`), or an app's
  * attachment (a pretext, a title, a text). A shared message comes after a line naming where it was
- * forwarded from (see `forward-line.ts`). A link's preview (`original_url`) is left out: it only
- * repeats a page the text already links to.
+ * forwarded from (see `forward-line.ts`), and its files (nested in the attachment, not in the
+ * message's `files`) go with the message's own. A link's preview of a web page (`original_url`)
+ * is left out: it only repeats a page the text already links to.
  */
 import { forwardLine } from '../forward-line.ts';
+import type { SlackFile } from './attachments.ts';
 import { plainSlackText } from './mentions.ts';
 
 /** The fields of a message attachment read here. */
@@ -21,15 +23,30 @@ export interface SlackAttachment {
   title?: string;
   text?: string;
   fallback?: string;
+  files?: SlackFile[];
+}
+
+/** Whether an attachment is a message shared or forwarded into this one. */
+function isShared(attachment: SlackAttachment): boolean {
+  return attachment.is_share === true || attachment.is_msg_unfurl === true;
+}
+
+/** A message's files: its own, then those of the messages it shares, in that order (the order of its attachments). */
+export function messageFilesOf(event: { files?: SlackFile[]; attachments?: SlackAttachment[] }): SlackFile[] {
+  const own = Array.isArray(event.files) ? event.files : [];
+  if (!Array.isArray(event.attachments)) return own;
+  const shared = event.attachments.flatMap((attachment) => (typeof attachment === 'object' && attachment !== null && isShared(attachment) && Array.isArray(attachment.files) ? attachment.files : []));
+  return [...own, ...shared];
 }
 
 /** The channel a shared message came from, as people would name it. */
 function channelName(attachment: SlackAttachment, here: string): string | undefined {
-  if (attachment.channel_name) return `#${attachment.channel_name}`;
   const id = attachment.channel_id;
-  if (id === undefined) return undefined;
-  if (id === here) return 'this channel';
-  return id.startsWith('D') ? 'a direct message' : 'another channel';
+  if (id !== undefined && id === here) return 'this channel';
+  // A DM's share names it "Direct Message", not a channel to show with a #.
+  if (id?.startsWith('D')) return 'a direct message';
+  if (attachment.channel_name) return `#${attachment.channel_name}`;
+  return id === undefined ? undefined : 'another channel';
 }
 
 /** One attachment's words as plain text ('' when it has none). */
@@ -47,7 +64,7 @@ export function sharedContentOf(attachments: readonly SlackAttachment[] | undefi
   if (!Array.isArray(attachments)) return [];
   return attachments.flatMap((attachment) => {
     if (typeof attachment !== 'object' || attachment === null) return [];
-    const shared = attachment.is_share === true || attachment.is_msg_unfurl === true;
+    const shared = isShared(attachment);
     if (!shared && attachment.original_url !== undefined) return [];
     const content = contentOf(attachment);
     if (content === '') return [];
