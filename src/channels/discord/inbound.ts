@@ -2,8 +2,9 @@
  * A person's MESSAGE_CREATE as an {@link InboundMessage}: which messages are for the adapter at
  * all (not the bot's own, not other bots' or webhooks' unless allowed, only ordinary messages
  * and replies), the mention and reply fields, the text without the bot's mention, a leading
- * `/command`, attachments, and a forward's content and files (`forwards.ts`). The dedupe key, `discord:<messageId>`, is the same however often the
- * gateway delivers the message (a resume replays dispatches).
+ * `/command`, attachments, and a forward's content and files (`forwards.ts`). The dedupe key,
+ * `discord:<messageId>`, is the same however often the gateway delivers the message (a resume
+ * replays dispatches).
  */
 import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';
 import type { GroupRef, InboundMessage, Sender } from '../types.ts';
@@ -63,7 +64,7 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
   const forwarded = forwardedOf(message, context);
   const attachments = attachmentsOf([...message.attachments, ...forwarded.attachments], context.fetchBytes);
   const analysis = analyzeContent(message.content, message.mentions.map((user) => user.id), context.botId);
-  // A forward's words come after the sender's own (a forward may carry a comment of theirs).
+  // A forward's words come after the message's own (empty in the forwards Discord sends, but read all the same).
   const text = withForwarded(analysis.text, forwarded.texts);
   if (text === '' && attachments.length === 0) return undefined;
   const referenced = message.referenced_message ?? undefined;
