@@ -15,6 +15,7 @@
  * acknowledged: the Worker sends no buttons.
  */
 import { fileRefsOf as slackFileRefs } from '../channels/slack/attachments.ts';
+import { messageFilesOf } from '../channels/slack/shared-messages.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toInboundMessage, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from '../channels/slack/inbound.ts';
 import type { InboundMessage } from '../channels/types.ts';
 import { parseSlackBody } from '../channels/slack/request-body.ts';
@@ -67,7 +68,7 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
     now: Date.now,
   });
   if (!message) return new Response('ok');
-  return (await taken(env, message, slackFileRefs(event.files))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+  return (await taken(env, message, slackFileRefs(messageFilesOf(event)))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
 }
 
 /** Someone joined a channel: when it is the bot, the access object approves the channel or gives it a code. */

@@ -15,10 +15,10 @@ let harness: SlackHarness;
 let messages: InboundMessage[];
 let actions: ChannelAction[];
 
-async function start(): Promise<SlackHarness> {
+async function start(options: { allowBots?: boolean } = {}): Promise<SlackHarness> {
   // A fixed clock for `receivedAt`, at the time requests are signed (Slack refuses timestamps
   // more than five minutes away from it, either way).
-  harness = await startSlackHarness({ adapter: { now: () => fixedNow } });
+  harness = await startSlackHarness({ adapter: { now: () => fixedNow, ...options } });
   messages = [];
   actions = [];
   await harness.adapter.start({ onMessage: async (message) => void messages.push(message), onAction: async (action) => void actions.push(action) });
@@ -63,8 +63,8 @@ describe('slack inbound', () => {
     expect(messages[2]).toMatchObject({ mentioned: true, text: 'thanks for that' });
   });
 
-  it('ignores its own messages, edits and deletions, and marks other bots', async () => {
-    const { slack, messageEvent } = await start();
+  it('ignores its own messages, edits and deletions, and (other apps allowed) marks other bots', async () => {
+    const { slack, messageEvent } = await start({ allowBots: true });
     await deliver({ ...messageEvent(channel, 'my own words'), user: slack.bot.userId, bot_id: slack.bot.botId });
     await deliver({ ...messageEvent(channel, 'legacy own post'), subtype: 'bot_message', user: undefined, bot_id: slack.bot.botId });
     await deliver({ ...messageEvent(channel, 'edited'), subtype: 'message_changed' });

@@ -49,6 +49,8 @@ export interface FakeButtonPress {
 /** The dispatch builders of one fake Discord. */
 export interface FakeDiscordEvents {
   messageCreate(options: FakePersonMessage): FakeDispatch<APIMessage>;
+  /** A MESSAGE_CREATE exactly as given (a recorded payload), to every session whose intents let it see it. */
+  rawMessageCreate(message: APIMessage): FakeDispatch<APIMessage>;
   slashCommand(options: FakeSlashCommand): FakeDispatch<Record<string, unknown>>;
   buttonPress(options: FakeButtonPress): FakeDispatch<Record<string, unknown>>;
 }
@@ -124,6 +126,13 @@ export function createEvents(state: FakeDiscordState, gateway: FakeGateway, orig
         nonce: state.snowflake(),
         ...(referenced ? { message_reference: { type: 0, message_id: referenced.id, channel_id: channel.id, ...(channel.guildId ? { guild_id: channel.guildId } : {}) }, referenced_message: referenced } : {}),
       } as unknown as APIMessage;
+      state.messages.set(message.id, { message, edits: 0 });
+      const send = () => gateway.dispatch('MESSAGE_CREATE', message, (session) => contentFor(session, message, state.bot.id));
+      send();
+      return { payload: message, redeliver: send };
+    },
+
+    rawMessageCreate(message) {
       state.messages.set(message.id, { message, edits: 0 });
       const send = () => gateway.dispatch('MESSAGE_CREATE', message, (session) => contentFor(session, message, state.bot.id));
       send();

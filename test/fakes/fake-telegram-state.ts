@@ -137,8 +137,12 @@ export class FakeTelegramState extends ChangeFeed {
     return this.#messages.get(chatId)?.get(messageId);
   }
 
-  /** Queues an update for getUpdates. An id below the confirmed offset is a redelivery. */
+  /**
+   * Queues an update for getUpdates. An id below the confirmed offset is a redelivery; an update
+   * without one (a recorded payload) gets the next id, as Telegram numbers what it sends.
+   */
   queueUpdate(update: Update): void {
+    if ((update as Partial<Update>).update_id === undefined) update = { ...update, update_id: this.nextUpdateId() };
     this.#updates.push({ update, delivered: false });
     this.notify();
   }

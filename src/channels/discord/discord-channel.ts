@@ -18,6 +18,8 @@ import { discordMaxLength } from './format/max-length.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import { defaultCatchUp, planCatchUp, type CatchUpContext, type CatchUpSettings } from './catch-up.ts';
 import { createGatewayEvents } from './gateway-events.ts';
+import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
+import { createChannelName } from './forwards.ts';
 import type { InboundContext } from './inbound.ts';
 import { InteractionTokens } from './interaction-tokens.ts';
 import { watchLink } from './link-events.ts';
@@ -35,6 +37,8 @@ export interface DiscordChannelOptions {
   apiUrl?: string;
   /** Hand over messages of other bots and webhooks too (default false: people only). */
   allowBots?: boolean;
+  /** With `allowBots`: how many bots' messages in a row one conversation takes before a person writes again (default 5). */
+  botTurns?: number;
   /** Rate-limit retries (default: 3 attempts, waits up to 30 s honoured in place). */
   retry?: Partial<RetryPolicy>;
   /** How long `start` may take to log in and be ready, in ms (default 30,000). */
@@ -110,10 +114,12 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       return applicationId;
     },
   });
+  const channelName = createChannelName(() => client);
+  const botTurns = options.allowBots ? createBotTurns(options.botTurns ?? defaultBotTurns) : undefined;
   const events = createGatewayEvents({
     handlers: () => handlers,
     // Known from READY on, which comes before any message.
-    inbound: (): InboundContext | undefined => (client?.user ? { botId: client.user.id, fetchBytes: fetchAttachmentBytes, now } : undefined),
+    inbound: (): InboundContext | undefined => (client?.user ? { botId: client.user.id, fetchBytes: fetchAttachmentBytes, now, channelName, ...(botTurns && { botTurns }) } : undefined),
     allowBots: options.allowBots ?? false,
     channelKinds: createChannelKinds(() => client, log),
     guildOf: createGuildOf(() => client, log),

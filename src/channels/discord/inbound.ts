@@ -2,22 +2,28 @@
  * A person's MESSAGE_CREATE as an {@link InboundMessage}: which messages are for the adapter at
  * all (not the bot's own, not other bots' or webhooks' unless allowed, only ordinary messages
  * and replies), the mention and reply fields, the text without the bot's mention, a leading
- * `/command`, attachments. The dedupe key, `discord:<messageId>`, is the same however often the
- * gateway delivers the message (a resume replays dispatches).
+ * `/command`, attachments, and a forward's content and files (`forwards.ts`). The dedupe key,
+ * `discord:<messageId>`, is the same however often the gateway delivers the message (a resume
+ * replays dispatches).
  */
 import type { APIUser, GatewayMessageCreateDispatchData } from 'discord.js';
 import type { GroupRef, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type FetchBytes } from './attachments.ts';
+import { admitted, type BotTurns } from '../bot-turns.ts';
+import { withForwarded } from '../forward-line.ts';
 import type { DiscordConversation } from './conversation.ts';
+import { forwardedOf, type ForwardContext } from './forwards.ts';
 import { analyzeContent } from './mentions.ts';
 
 /** What converting a message needs to know. */
-export interface InboundContext {
+export interface InboundContext extends ForwardContext {
   /** The bot's user id. */
   botId: string;
   fetchBytes: FetchBytes;
   /** The clock (ms since the epoch). */
   now(): number;
+  /** How many bots' messages in a row a conversation takes (with `allowBots`). */
+  botTurns?: BotTurns;
 }
 
 /** Message types a person writes: a default message (0) and a reply (19). */
@@ -33,11 +39,15 @@ export function senderOf(user: APIUser): Sender {
   };
 }
 
+/** Whether a message is a bot's: its author is one, or a webhook posted it (`webhook_id`; some payloads write none as null). */
+export function isFromBot(message: Pick<GatewayMessageCreateDispatchData, 'author' | 'webhook_id'>): boolean {
+  return message.author.bot === true || (typeof message.webhook_id === 'string' && message.webhook_id !== '');
+}
+
 /** Whether a message is one to hand over: a person's (or, when allowed, another bot's) ordinary message. */
 export function isForAdapter(message: GatewayMessageCreateDispatchData, botId: string, allowBots: boolean): boolean {
   if (message.author.id === botId || !personMessageTypes.has(message.type)) return false;
-  const fromBot = message.author.bot === true || message.webhook_id !== undefined;
-  return allowBots || !fromBot;
+  return allowBots || !isFromBot(message);
 }
 
 /** The message's `timestamp` (ISO 8601) as `sentAt` in ms (the moment discord.js's `createdTimestamp` reads from the id), if it is one. */
@@ -51,21 +61,24 @@ function sentAtOf(message: GatewayMessageCreateDispatchData): { sentAt?: number 
  * undefined when it carries nothing.
  */
 export function toInboundMessage(message: GatewayMessageCreateDispatchData, conversation: DiscordConversation, context: InboundContext, group?: GroupRef): InboundMessage | undefined {
-  const attachments = attachmentsOf(message.attachments, context.fetchBytes);
+  const forwarded = forwardedOf(message, context);
+  const attachments = attachmentsOf([...message.attachments, ...forwarded.attachments], context.fetchBytes);
   const analysis = analyzeContent(message.content, message.mentions.map((user) => user.id), context.botId);
-  if (analysis.text === '' && attachments.length === 0) return undefined;
+  // A forward's words come after the message's own (empty in the forwards Discord sends, but read all the same).
+  const text = withForwarded(analysis.text, forwarded.texts);
+  if (text === '' && attachments.length === 0) return undefined;
   const referenced = message.referenced_message ?? undefined;
   const replyId = referenced?.id ?? (message.type === 19 ? message.message_reference?.message_id : undefined);
   const repliesToBot = referenced?.author.id === context.botId;
-  return {
+  const inbound: InboundMessage = {
     id: message.id,
     dedupeKey: `discord:${message.id}`,
     sessionKey: conversation.sessionKey,
     address: conversation.address,
     scope: conversation.scope,
     ...(conversation.scope === 'group' && group && { group }),
-    sender: senderOf(message.author),
-    text: analysis.text,
+    sender: { ...senderOf(message.author), isBot: isFromBot(message) },
+    text,
     attachments,
     mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
     ...(replyId !== undefined ? { replyTo: { id: replyId, fromBot: repliesToBot, ...(referenced ? { text: referenced.content } : {}) } } : {}),
@@ -74,4 +87,5 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
     ...sentAtOf(message),
     raw: message,
   };
+  return admitted(inbound, context.botTurns);
 }

@@ -4,11 +4,16 @@
  * {@link InboundMessage} carrying a command. Slack sends both a `message` and an `app_mention`
  * event for one mention, and retries resend an event with the same content, so a message's
  * `dedupeKey` is made from the message itself (`slack:<channel>:<ts>`), never the event id.
+ * Other apps' messages are handed over only with `allowBots`, Slackbot's never; a shared
+ * message's words, in `attachments`, follow the sender's own (`shared-messages.ts`).
  */
 import type { Attachment, ChannelAction, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type DownloadFile, type SlackFile } from './attachments.ts';
+import { admitted, type BotTurns } from '../bot-turns.ts';
+import { withForwarded } from '../forward-line.ts';
 import { conversationOf, isDirectMessage, threadOf } from './conversation.ts';
 import { analyzeText } from './mentions.ts';
+import { messageFilesOf, sharedContentOf, type SlackAttachment } from './shared-messages.ts';
 
 /** The bot as `auth.test` describes it. */
 export interface SlackIdentity {
@@ -25,6 +30,10 @@ export interface InboundContext {
   download: DownloadFile;
   /** The clock (ms since the epoch). */
   now(): number;
+  /** Hand over messages of other apps and bots too (`slack.allowBots`; default false: people only). */
+  allowBots?: boolean;
+  /** How many bots' messages in a row a conversation takes (with `allowBots`). */
+  botTurns?: BotTurns;
 }
 
 /** The fields of a `message` / `app_mention` event read here. */
@@ -40,6 +49,7 @@ export interface SlackMessageEvent {
   ts: string;
   thread_ts?: string;
   files?: SlackFile[];
+  attachments?: SlackAttachment[];
   user_profile?: { display_name?: string; real_name?: string; name?: string };
 }
 
@@ -68,6 +78,14 @@ export interface SlackSlashCommand {
 /** Message subtypes that are a person (or another bot) saying something; others are not events here. */
 const conversationalSubtypes = new Set([undefined, 'file_share', 'thread_broadcast', 'bot_message', 'me_message']);
 
+/** Slackbot's user id: its notices (in the bot's DM with it, in channels) are no one talking to the bot. */
+export const slackbotUserId = 'USLACKBOT';
+
+/** Whether a message is an app's or a bot's (posted with a `bot_id`, as a `bot_message`, or by Slackbot). */
+export function isFromBot(event: Pick<SlackMessageEvent, 'bot_id' | 'subtype' | 'user'>): boolean {
+  return (typeof event.bot_id === 'string' && event.bot_id !== '') || event.subtype === 'bot_message' || event.user === slackbotUserId;
+}
+
 function senderOf(event: SlackMessageEvent): Sender | undefined {
   const id = event.user ?? event.bot_id;
   if (id === undefined) return undefined;
@@ -77,7 +95,7 @@ function senderOf(event: SlackMessageEvent): Sender | undefined {
     id,
     ...(name ? { name } : {}),
     ...(profile?.name ? { username: profile.name } : {}),
-    isBot: event.bot_id !== undefined || event.subtype === 'bot_message',
+    isBot: isFromBot(event),
   };
 }
 
@@ -97,13 +115,17 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   if (event.type !== 'message' && event.type !== 'app_mention') return undefined;
   if (event.type === 'message' && !conversationalSubtypes.has(event.subtype)) return undefined;
   if (isOwnMessage(event, context.bot)) return undefined;
+  // Slackbot's notices are never answered; other apps' messages only where allowed.
+  if (event.user === slackbotUserId || (isFromBot(event) && context.allowBots !== true)) return undefined;
   const sender = senderOf(event);
   if (!sender) return undefined;
-  const attachments: Attachment[] = attachmentsOf(event.files, context.download);
+  const attachments: Attachment[] = attachmentsOf(messageFilesOf(event), context.download);
   const analysis = analyzeText(event.text ?? '', context.bot.userId);
-  if (analysis.text === '' && attachments.length === 0) return undefined;
+  // A shared or forwarded message's words are in its attachments, after the sender's own.
+  const text = withForwarded(analysis.text, sharedContentOf(event.attachments, event.channel));
+  if (text === '' && attachments.length === 0) return undefined;
   const conversation = conversationOf({ channel: event.channel, channelType: event.channel_type, userId: sender.id, threadTs: event.thread_ts, ts: event.ts });
-  return {
+  const message: InboundMessage = {
     id: event.ts,
     dedupeKey: `slack:${event.channel}:${event.ts}`,
     sessionKey: conversation.sessionKey,
@@ -111,7 +133,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     scope: conversation.scope,
     ...(conversation.scope === 'group' && { group: { kind: 'channel' as const, id: event.channel } }),
     sender,
-    text: analysis.text,
+    text,
     attachments,
     mentioned: conversation.scope === 'dm' || event.type === 'app_mention' || analysis.mentioned,
     ...(analysis.command ? { command: analysis.command } : {}),
@@ -119,6 +141,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     ...sentAtOf(event.ts),
     raw: event,
   };
+  return admitted(message, context.botTurns);
 }
 
 /** What a slash command that cannot be taken is answered with: Slack never delivers one again, so its sender alone is told. */

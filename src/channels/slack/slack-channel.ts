@@ -15,6 +15,7 @@ import { actionIdPrefix } from './blocks.ts';
 import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
+import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { toGroupJoin, type SlackJoinEvent } from './group-join.ts';
 import { findSlackPreview } from './find-preview.ts';
@@ -51,6 +52,10 @@ export interface SlackChannelOptions {
   workingReaction?: string;
   /** How long one Web API call may take, in ms (default 30,000). */
   requestTimeoutMs?: number;
+  /** Hand over messages of other apps and bots (`bot_id`, `bot_message`) too (default false: people only; Slackbot never). */
+  allowBots?: boolean;
+  /** With `allowBots`: how many bots' messages in a row one conversation takes before a person writes again (default 5). */
+  botTurns?: number;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -114,6 +119,8 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     },
     download: createFileDownloader({ botToken: options.botToken, trustedOrigins: ['https://files.slack.com', new URL(slackApiUrl).origin] }),
     now,
+    allowBots: options.allowBots ?? false,
+    ...(options.allowBots ? { botTurns: createBotTurns(options.botTurns ?? defaultBotTurns) } : {}),
   };
 
   function createApp(bot: SlackIdentity, handlers: ChannelHandlers): App {

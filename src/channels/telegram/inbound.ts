@@ -3,12 +3,16 @@
  * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
  * to a supergroup (naming the group it replaced); other updates (edits, service messages,
- * stickers) are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
+ * stickers) are not events here, nor are bots' messages unless `allowBots` (see {@link isFromBot}).
+ * A forward's text comes after a line naming its origin (`forward-origin.ts`). Redelivery of an
+ * update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
 import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
+import { admitted, type BotTurns } from '../bot-turns.ts';
 import { attachmentsOf, type DownloadFile } from './attachments.ts';
 import { conversationOf, topicOf } from './conversation.ts';
+import { forwardLineOf } from './forward-origin.ts';
 import { analyzeText, type BotIdentity } from './mentions.ts';
 
 /** What converting an update needs to know. */
@@ -17,16 +21,29 @@ export interface InboundContext {
   download: DownloadFile;
   /** The clock (ms since the epoch). */
   now(): number;
+  /** Hand over messages of other bots too (`telegram.allowBots`; default false: people only). */
+  allowBots?: boolean;
+  /** How many bots' messages in a row a conversation takes (with `allowBots`). */
+  botTurns?: BotTurns;
 }
 
-function senderOf(user: User): Sender {
+function senderOf(user: User, isBot = user.is_bot): Sender {
   const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
   return {
     id: String(user.id),
     ...(name ? { name } : {}),
     ...(user.username ? { username: user.username } : {}),
-    isBot: user.is_bot,
+    isBot,
   };
+}
+
+/**
+ * Whether a message is a bot's: sent by one (`is_bot`, which includes the accounts Telegram posts
+ * an anonymous admin's or a channel's messages under), or made through an inline bot (`via_bot`:
+ * its content is the bot's, whoever picked it).
+ */
+export function isFromBot(message: Pick<Message, 'from' | 'via_bot'>): boolean {
+  return message.from?.is_bot === true || (message.via_bot !== undefined && message.via_bot !== null);
 }
 
 /** The message replied to, unless it is only the forum topic's creation that Telegram links to. */
@@ -40,32 +57,39 @@ function realReply(message: Message): Message | undefined {
 /** A `message` update as an {@link InboundMessage}, or undefined when it carries nothing to answer. */
 export function toInboundMessage(updateId: number, message: Message, context: InboundContext): InboundMessage | undefined {
   if (!message.from) return undefined;
+  const fromBot = isFromBot(message);
+  if (fromBot && context.allowBots !== true) return undefined;
   const attachments = attachmentsOf(message, context.download);
   const rawText = message.text ?? message.caption ?? '';
   if (rawText === '' && attachments.length === 0) return undefined;
   const analysis = analyzeText(rawText, message.entities ?? message.caption_entities ?? [], context.bot);
+  // A forward's text is someone else's words: shown after where it came from, never a command.
+  const forwarded = forwardLineOf(message);
+  const text = forwarded === undefined ? analysis.text : `${forwarded}\n${analysis.text}`.trim();
+  const command = forwarded === undefined ? analysis.command : undefined;
   const conversation = conversationOf(message.chat, topicOf(message));
   const reply = realReply(message);
   const repliesToBot = reply?.from?.id === context.bot.id;
   const replyText = reply?.text ?? reply?.caption;
-  return {
+  const inbound: InboundMessage = {
     id: String(message.message_id),
     dedupeKey: `telegram:update:${updateId}`,
     sessionKey: conversation.sessionKey,
     address: conversation.address,
     scope: conversation.scope,
     ...(conversation.scope === 'group' && { group: groupOfChat(message.chat) }),
-    sender: senderOf(message.from),
-    text: analysis.text,
+    sender: senderOf(message.from, fromBot),
+    text,
     attachments,
     mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
     ...(reply ? { replyTo: { id: String(reply.message_id), fromBot: repliesToBot, ...(replyText !== undefined ? { text: replyText } : {}) } } : {}),
-    ...(analysis.command ? { command: analysis.command } : {}),
+    ...(command ? { command } : {}),
     receivedAt: context.now(),
     // Telegram gives whole seconds.
     ...(Number.isFinite(message.date) && message.date > 0 ? { sentAt: message.date * 1000 } : {}),
     raw: message,
   };
+  return admitted(inbound, context.botTurns);
 }
 
 /** A `callback_query` update as a {@link ChannelAction}, or undefined for one without its message. */

@@ -17,6 +17,7 @@ import { downloadFile } from './attachments.ts';
 import { createCallTelegram, type RetryPolicy } from './call-telegram.ts';
 import { loadFormatter } from './format/load-formatter.ts';
 import { telegramMaxLength } from './format/max-length.ts';
+import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
 import { toChannelEvent, type InboundContext } from './inbound.ts';
 import { grammySignal, runLongPolling } from './long-polling.ts';
 import { createTelegramOutbound } from './outbound.ts';
@@ -55,6 +56,10 @@ export interface TelegramChannelOptions {
   log?: (line: string) => void;
   /** The clock for `receivedAt` (default `Date.now`). */
   now?: () => number;
+  /** Hand over messages of other bots (`is_bot` senders, `via_bot`) too (default false: people only). */
+  allowBots?: boolean;
+  /** With `allowBots`: how many bots' messages in a row one conversation takes before a person writes again (default 5). */
+  botTurns?: number;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -99,6 +104,8 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     },
     download: (fileId, maxBytes) => downloadFile(fileId, { token: options.token, apiRoot, getFile: (id) => call('getFile', () => bot.api.getFile(id)) }, maxBytes),
     now: options.now ?? Date.now,
+    allowBots: options.allowBots ?? false,
+    ...(options.allowBots ? { botTurns: createBotTurns(options.botTurns ?? defaultBotTurns) } : {}),
   };
 
   // A message is handed over and waited for until the gateway has it on record (its answer runs

@@ -29,6 +29,10 @@ export interface TelegramSettings {
   webhookSecret?: string;
   /** A self-hosted Bot API server. */
   apiRoot?: string;
+  /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
+  allowBots?: boolean;
+  /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
+  botTurns?: number;
 }
 
 /** Discord settings (the token is read only from `DISCORD_BOT_TOKEN`). */
@@ -37,12 +41,20 @@ export interface DiscordSettings {
   apiUrl?: string;
   /** How far back (minutes) messages sent while the gateway was down are caught up (60; 0: off). */
   catchUpMinutes: number;
+  /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
+  allowBots?: boolean;
+  /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
+  botTurns?: number;
 }
 
 /** Slack settings (tokens and the signing secret are read only from the environment). */
 export interface SlackSettings {
   /** A non-default Web API base. */
   apiUrl?: string;
+  /** Hand over other bots' messages too, under the same access rules as a person's (false when unset; Slackbot never). */
+  allowBots?: boolean;
+  /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
+  botTurns?: number;
 }
 
 /** Settings of one group chat. */
