@@ -344,7 +344,7 @@ export const operatorConfigSchema = z
       ),
     maxTurnsWaitingOnModel: z
       .int()
-      .min(0)
+      .min(1)
       .max(100_000)
       .default(1000)
       .describe(
