@@ -20,11 +20,19 @@ export class SlowModelNotice {
   readonly #afterMs: number;
   readonly #notify: () => void;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A model call is under way and has shown nothing yet (since a failed attempt, too). */
+  #silent = false;
+  #told = false;
   #done = false;
 
   constructor(afterMs: number, notify: () => void) {
     this.#afterMs = afterMs;
     this.#notify = notify;
+  }
+
+  /** Whether the turn is waiting on a model call that has shown nothing (what a deadline then cut short). */
+  get silent(): boolean {
+    return this.#silent;
   }
 
   /** Hears one event of the turn (an `Agent.subscribe` listener). */
@@ -33,7 +41,8 @@ export class SlowModelNotice {
     switch (event.type) {
       case 'turn_start':
         // A model call begins; a silence already counted (a failed attempt before) goes on.
-        this.#timer ??= setTimeout(() => this.#fire(), this.#afterMs);
+        this.#silent = true;
+        if (!this.#told) this.#timer ??= setTimeout(() => this.#fire(), this.#afterMs);
         break;
       case 'text_delta':
       case 'thinking_delta':
@@ -51,10 +60,12 @@ export class SlowModelNotice {
   /** The turn is over: nothing more is told. */
   stop(): void {
     this.#done = true;
-    this.#quiet();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #quiet(): void {
+    this.#silent = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
@@ -62,7 +73,7 @@ export class SlowModelNotice {
   #fire(): void {
     this.#timer = undefined;
     if (this.#done) return;
-    this.#done = true;
+    this.#told = true;
     this.#notify();
   }
 }

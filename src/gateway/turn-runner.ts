@@ -218,7 +218,8 @@ export class TurnRunner {
       report.status = overdue ? 'timeout' : 'error';
       report.error = errorMessage(error);
       log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
-      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs) : failureReply(error));
+      // Cut short while a model call had shown nothing: the provider is why, not the request's size.
+      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : failureReply(error));
       return { status: 'error', error: errorMessage(error) };
     } finally {
       if (job) conversation.scheduledRun = false;
@@ -400,9 +401,10 @@ function takeCarriedPreview(lane: TurnLane | undefined): string | undefined {
   return previewId;
 }
 
-/** What the person is told when their turn ran past its deadline. */
-function overdueNote(timeoutMs: number): string {
+/** What the person is told when their turn ran past its deadline (`waitingOnModel`: in a model call that had shown nothing). */
+function overdueNote(timeoutMs: number, waitingOnModel: boolean): string {
   const limit = timeoutMs >= 120_000 ? `${Math.round(timeoutMs / 60_000)} minutes` : `${Math.round(timeoutMs / 1000)} seconds`;
+  if (waitingOnModel) return `(Stopped: this took longer than ${limit}; the model provider did not answer. Please try again in a moment.)`;
   return `(Stopped: this took longer than ${limit}. Ask again, perhaps in smaller steps.)`;
 }
 

@@ -73,6 +73,18 @@ describe('SlowModelNotice', () => {
     expect(told()).toBe(1);
   });
 
+  it('knows whether the turn waits on a silent model call (for the note at its deadline)', () => {
+    const { notice } = watch();
+    expect(notice.silent).toBe(false);
+    notice.hear(events.modelCall!);
+    vi.advanceTimersByTime(20_000);
+    notice.hear(events.failed!);
+    // Told, failed, and still silent through the retry.
+    expect(notice.silent).toBe(true);
+    notice.hear(events.toolStart!);
+    expect(notice.silent).toBe(false);
+  });
+
   it('says nothing after the turn ended', () => {
     const { notice, told } = watch();
     notice.hear(events.modelCall!);

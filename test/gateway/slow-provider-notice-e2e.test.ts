@@ -88,6 +88,7 @@ describe('a person always hears something while the provider is slow', () => {
     say(7003, 'hello?');
     const shown = await findBotMessage(telegram, running, 7003, notice, wait);
     const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 8 seconds', wait);
+    expect(told.text).toContain('the model provider did not answer');
     expect(told.messageId).toBe(shown.messageId);
     expect(telegram.messages(7003)).toHaveLength(1);
   });
