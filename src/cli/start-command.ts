@@ -107,7 +107,8 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const ops = new OpsEvents();
   const opsLog = createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]) });
   ops.subscribe(opsLog.listener);
-  const gauges = { running: () => gateway.queue.running, queued: () => gateway.queue.pending - gateway.queue.running, conversations: () => gateway.conversations.size };
+  // A turn waiting on its model call holds no slot (queue.away) but is running all the same.
+  const gauges = { running: () => gateway.queue.running + gateway.queue.away, queued: () => gateway.queue.pending - gateway.queue.running - gateway.queue.away, conversations: () => gateway.conversations.size };
   const metrics = new OpsMetrics(gauges);
   ops.subscribe(metrics.listener);
   // Without a login the web chat is reachable from this machine alone: the owner's seat.

@@ -5,7 +5,12 @@
  * one provider never take every slot. Idle keys keep no memory, so a million quiet conversations
  * cost nothing here; each operation costs a constant, times the number of groups when a slot is
  * handed on (the providers: a handful).
+ *
+ * A task waiting on I/O may step out of its slot (see `task-slot.ts`: a model call does, while the
+ * provider is silent), so turns hanging on a provider hold no slot at all; at most `maxAway` tasks
+ * are out at once, which bounds what they hold in memory, and one coming back goes first.
  */
+import { runInTaskSlot, type SlotAbsence, type TaskSlot } from './task-slot.ts';
 
 /** A per-key serial queue. */
 export interface SessionQueue {
@@ -21,6 +26,8 @@ export interface SessionQueue {
   readonly running: number;
   /** Tasks whose key is free but that wait for a running slot. */
   readonly waiting: number;
+  /** Tasks stepped out of their slot to wait on I/O (at most `maxAway`), or waiting to step back in. */
+  readonly away: number;
   /** Every task not yet settled, across all keys: running, waiting for a slot or behind its key's earlier tasks. */
   readonly pending: number;
 }
@@ -41,6 +48,13 @@ export interface SessionQueueOptions {
    * counted against any. A value of `maxRunning` or more caps nothing.
    */
   maxRunningPerGroup?: number;
+  /**
+   * Most tasks stepped out of their slot at once, waiting on I/O (default: no limit). Such a task
+   * keeps its memory (a turn: its conversation, its request) while it holds no slot, so this is
+   * what bounds the memory of turns waiting on a provider that hangs; past it a task cannot step
+   * out (its model call fails at once with a clear message, see `run-provider-stream.ts`).
+   */
+  maxAway?: number;
 }
 
 /**
@@ -88,7 +102,12 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
   if (!(maxRunning >= 1)) throw new RangeError(`maxRunning must be at least 1, got ${maxRunning}`);
   const perGroup = options.maxRunningPerGroup ?? defaultMaxRunningPerGroup(maxRunning);
   if (!(perGroup >= 1)) throw new RangeError(`maxRunningPerGroup must be at least 1, got ${perGroup}`);
+  const maxAway = options.maxAway ?? Infinity;
+  if (!(maxAway >= 0)) throw new RangeError(`maxAway must be at least 0, got ${maxAway}`);
   let running = 0;
+  let away = 0;
+  /** Tasks stepping back into a slot after a wait on I/O, oldest first: they go before any other. */
+  const returning: { name: string; start: () => void }[] = [];
   let waitingCount = 0;
   let pending = 0;
   let order = 0;
@@ -116,6 +135,12 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
   };
   /** Starts the oldest waiting task whose group has room, while there is a free slot. */
   const startWaiting = () => {
+    while (running < maxRunning && returning.length > 0) {
+      const { name, start } = returning.shift()!;
+      running++;
+      groupOf(name).running++;
+      start();
+    }
     while (running < maxRunning && waitingCount > 0) {
       let chosen: Waiters | undefined;
       // The oldest head of a group with room: a group at its cap never holds back another.
@@ -144,12 +169,53 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
     startWaiting();
     if (group.running === 0 && group.head >= group.starts.length) groups.delete(name);
   };
+  /** A slot again for a task back from a wait on I/O: ahead of every task not yet begun. */
+  const reacquire = (name: string): Promise<void> => {
+    if (running < maxRunning) {
+      running++;
+      groupOf(name).running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => returning.push({ name, start: resolve }));
+  };
   const runInSlot = async <T>(task: () => Promise<T>, name: string): Promise<T> => {
     await acquire(name);
+    let held = true;
+    let ended = false;
+    let coming: Promise<void> | undefined;
+    const stayed: SlotAbsence = { back: () => Promise.resolve() };
+    // With calls in parallel (subagents), the first to wait frees the slot and the first back takes it again.
+    const slot: TaskSlot = {
+      leave() {
+        if (ended) return stayed;
+        if (held && away >= maxAway) return 'full';
+        if (held) {
+          held = false;
+          away++;
+          release(name);
+        }
+        let returned = false;
+        return {
+          back() {
+            if (returned || held || ended) return coming ?? Promise.resolve();
+            returned = true;
+            coming ??= reacquire(name).then(() => {
+              held = true;
+              away--;
+              coming = undefined;
+            });
+            return coming;
+          },
+        };
+      },
+    };
     try {
-      return await task();
+      return await runInTaskSlot(slot, task);
     } finally {
-      release(name);
+      ended = true;
+      if (coming) await coming;
+      if (held) release(name);
+      else away--;
     }
   };
 
@@ -201,6 +267,9 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
     },
     get waiting() {
       return waitingCount;
+    },
+    get away() {
+      return away;
     },
     get pending() {
       return pending;

@@ -48,6 +48,8 @@ import { Acceptance } from './acceptance.ts';
 import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
 import { OpsEvents } from './ops/ops-events.ts';
+import { notifyAfterFromEnv } from '../llm/providers/idle-watch.ts';
+import { modelTimeoutEnv } from './config/model-timeout-env.ts';
 import { reportChannelStatus, reportRefusal, watchUsage } from './ops/gateway-reports.ts';
 import { watchExtensionFailures } from './ops/extension-reports.ts';
 import { watchGuardrailFailures } from './ops/guardrail-reports.ts';
@@ -129,7 +131,12 @@ export class Gateway {
     // The log subscribes to the events where the gateway runs (see ops/ops-log.ts); a gateway
     // nobody listens to (a test's) writes its reports to stderr as before.
     this.log = options.log ?? ((line) => (this.ops.listened ? this.ops.emit({ type: 'notice', level: 'warn', text: line }) : process.stderr.write(`${line}\n`)));
-    this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns, maxRunningPerGroup: this.config.maxConcurrentTurnsPerProvider });
+    // A turn waiting on its model call holds no slot (see core/task-slot.ts): the cap counts turns at work.
+    this.queue = createSessionQueue({
+      maxRunning: this.config.maxConcurrentTurns,
+      maxRunningPerGroup: this.config.maxConcurrentTurnsPerProvider,
+      maxAway: this.config.maxTurnsWaitingOnModel,
+    });
     this.health = new StoreHealth({ store: this.runtime.store, log: (line) => this.log(line) });
     const onDamage = (report: JournalDamage) => {
       this.log(`operator: ${describeJournalDamage(report)}`);
@@ -174,6 +181,8 @@ export class Gateway {
       isAdmin: (platform, userId) => this.isAdmin(platform, userId),
       log: (line) => this.log(line),
       turnTimeoutMs: this.config.turnTimeoutSeconds * 1000,
+      // The environment wins over operator.json, as for the providers' own limits.
+      notifyAfterMs: (provider) => notifyAfterFromEnv({ ...this.runtime.env, ...modelTimeoutEnv(this.config.modelTimeouts, this.runtime.env) }, provider),
       stopping: () => this.#stopping,
       storeFailed: (error, what) => this.#storeFailed(error, what),
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),

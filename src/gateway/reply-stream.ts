@@ -32,6 +32,8 @@ export class ReplyStream {
   #now: () => number;
   #onPreview: ((messageId: string) => void) | undefined;
   #idempotencyKey: string | undefined;
+  /** A note shown below the text (or alone) until more of the answer arrives (see `notice`). */
+  #notice: string | undefined;
 
   /**
    * `messageId` continues a preview sent before (by a process that stopped mid-answer): the
@@ -63,6 +65,7 @@ export class ReplyStream {
   push(delta: string): void {
     if (this.#closed || !this.#adapter.capabilities.edit) return;
     this.#text += delta;
+    this.#notice = undefined;
     this.#schedule();
   }
 
@@ -79,6 +82,19 @@ export class ReplyStream {
       this.#schedule();
       return;
     }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
+  }
+
+  /**
+   * Shows `text` at once below what the preview shows (alone when nothing does), until more of the
+   * answer arrives: the person hears that the turn goes on (a slow provider). It is the preview
+   * message, so it is noted and finished like any preview, and the answer replaces it.
+   */
+  notice(text: string): void {
+    if (this.#closed || !this.#adapter.capabilities.edit) return;
+    this.#notice = text;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
@@ -112,9 +128,11 @@ export class ReplyStream {
 
   async #flush(): Promise<void> {
     if (this.#closed) return;
-    const text = this.#text.trimEnd();
+    let text = this.#text.trimEnd();
     // A reply that may turn out to be "[SILENT]" must not be previewed.
-    if ((text.length < minimumPreview && !this.#eager) || silentReply.startsWith(text.trim())) return;
+    const unsure = (text.length < minimumPreview && !this.#eager) || silentReply.startsWith(text.trim());
+    if (this.#notice !== undefined) text = unsure ? this.#notice : `${text}\n\n${this.#notice}`;
+    else if (unsure) return;
     // Previews stay inside one message; the final text is split by the adapter when longer.
     const preview = `${text.length > this.#adapter.capabilities.maxLength - 16 ? text.slice(0, this.#adapter.capabilities.maxLength - 16) : text} ${previewMarker}`;
     if (preview === this.#shown) return;

@@ -21,6 +21,7 @@ import { imagesOf, saveDocuments, type InboundFileReports } from './files/inboun
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
+import { SlowModelNotice, slowModelText } from './slow-model-notice.ts';
 import { SubagentProgress } from './subagent-progress.ts';
 import type { ReplySender } from './reply-sender.ts';
 import { replayInput, rewindTo } from './restart-replay.ts';
@@ -59,6 +60,8 @@ export interface TurnRunnerOptions {
   answeredButKept(keys: readonly string[]): void;
   /** Where turns are reported (start, end with tokens, cost and time; replies delivered or failed). */
   ops?: OpsEvents;
+  /** How long a model call of `provider` may show nothing before the person is told it is slow (`notifyAfterSeconds`). */
+  notifyAfterMs(provider: string): number;
 }
 
 /** How a turn ended, noted along the way for its report. */
@@ -146,7 +149,10 @@ export class TurnRunner {
     const { subagents } = agent.options;
     const progress = subagents && new SubagentProgress(adapter, address, { replyTo, log });
     const stopProgress = subagents?.onProgress((lines) => progress!.update(lines));
+    // A job's turn tells nobody: no one asked and waits for it.
+    const slow = job ? undefined : this.#slowNotice(adapter, message, stream, agent.providerName, replyTo);
     const unsubscribe = agent.subscribe((event) => {
+      slow?.hear(event);
       if (event.type === 'text_delta') stream.push(event.text);
       // What the model said before a tool call shows before the tool runs (or asks for approval).
       if (event.type === 'tool_execution_start') stream.showNow();
@@ -212,13 +218,15 @@ export class TurnRunner {
       report.status = overdue ? 'timeout' : 'error';
       report.error = errorMessage(error);
       log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
-      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs) : failureReply(error));
+      // Cut short while a model call had shown nothing: the provider is why, not the request's size.
+      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : failureReply(error));
       return { status: 'error', error: errorMessage(error) };
     } finally {
       if (job) conversation.scheduledRun = false;
       conversation.turnSender = undefined;
       lane?.steering.end();
       unsubscribe();
+      slow?.stop();
       typing.stop();
       stopProgress?.();
       if (subagents) {
@@ -233,7 +241,21 @@ export class TurnRunner {
     }
   }
 
-  /** Notes the preview of the answer to `key` in the inbox (and in memory, should the store fail). */
+  /**
+   * Tells the person once that the provider is slow when a model call shows nothing for
+   * `notifyAfterSeconds`: in the preview where the platform edits (the answer replaces it, and a
+   * restart finishes it like any preview), else as one short message the answer follows.
+   */
+  #slowNotice(adapter: ChannelAdapter, message: InboundMessage, stream: ReplyStream, provider: string, replyTo: string | undefined): SlowModelNotice {
+    const { log } = this.#options;
+    const { address } = message;
+    return new SlowModelNotice(this.#options.notifyAfterMs(provider), () => {
+      log(`${message.sessionKey}: ${provider} is slow to answer; the person was told`);
+      if (adapter.capabilities.edit) return stream.notice(slowModelText);
+      adapter.send(address, { text: `(${slowModelText} The answer follows.)`, replyTo }).catch((error: unknown) => log(`${address.platform}: could not say the provider is slow: ${errorMessage(error)}`));
+    });
+  }
+
   /**
    * The preview a turn that began before a crash sent but never noted (its process died before it
    * heard the id), where the platform lets the bot read the conversation back (Slack): found, noted
@@ -250,6 +272,7 @@ export class TurnRunner {
     return found;
   }
 
+  /** Notes the preview of the answer to `key` in the inbox (and in memory, should the store fail). */
   async #notePreview(key: string, previewId: string): Promise<void> {
     this.#options.previewShown(key, previewId);
     await this.#options.inbox.notePreview(key, previewId).catch((error: unknown) => this.#options.storeFailed(error, `${key}: preview not noted`));
@@ -378,9 +401,10 @@ function takeCarriedPreview(lane: TurnLane | undefined): string | undefined {
   return previewId;
 }
 
-/** What the person is told when their turn ran past its deadline. */
-function overdueNote(timeoutMs: number): string {
+/** What the person is told when their turn ran past its deadline (`waitingOnModel`: in a model call that had shown nothing). */
+function overdueNote(timeoutMs: number, waitingOnModel: boolean): string {
   const limit = timeoutMs >= 120_000 ? `${Math.round(timeoutMs / 60_000)} minutes` : `${Math.round(timeoutMs / 1000)} seconds`;
+  if (waitingOnModel) return `(Stopped: this took longer than ${limit}; the model provider did not answer. Please try again in a moment.)`;
   return `(Stopped: this took longer than ${limit}. Ask again, perhaps in smaller steps.)`;
 }
 

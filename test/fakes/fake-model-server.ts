@@ -171,6 +171,7 @@ async function answer(
     return;
   }
   if (reply.hangMs !== undefined && !(await pause(reply.hangMs, signal))) return;
+  if (reply.holdUntil !== undefined && !(await settledOrAborted(reply.holdUntil, signal))) return;
   if (body.stream !== true) {
     sendJson(response, 200, protocol === 'anthropic' ? anthropicMessage(reply, model, id) : openaiCompletion(reply, model, id));
     return;
@@ -227,6 +228,13 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Whether `promise` settled before `signal` aborted (the caller went away). */
+async function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  const aborted = new Promise<boolean>((resolve) => signal.addEventListener('abort', () => resolve(false), { once: true }));
+  return Promise.race([promise.then(() => !signal.aborted, () => !signal.aborted), aborted]);
 }
 
 function closedSignal(response: ServerResponse): AbortSignal {

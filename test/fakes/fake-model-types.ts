@@ -83,6 +83,8 @@ export type ReplySpec =
       disconnectAfterEvents?: number;
       /** Wait this long before sending headers. */
       hangMs?: number;
+      /** Send nothing (no headers) until this settles: a provider that hangs until the test lets it answer. */
+      holdUntil?: Promise<unknown>;
       /** Send the headers, then wait this long before the first SSE event (a provider that stalls after answering). */
       stallAfterHeadersMs?: number;
       /** Send this many SSE events, then wait `ms` before the rest (a stream that falls silent midway). */

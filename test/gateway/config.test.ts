@@ -53,6 +53,7 @@ describe('loadConfig defaults', () => {
       busyMode: 'followUp',
       idleTtlSeconds: 1800,
       maxConcurrentTurns: 64,
+      maxTurnsWaitingOnModel: 1000,
       turnTimeoutSeconds: 600,
       modelTimeouts: {},
       shutdownGraceSeconds: 25,

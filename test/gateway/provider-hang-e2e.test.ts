@@ -2,7 +2,7 @@
  * A model provider that hangs, through the real gateway process: a call that sends nothing (no
  * headers, or headers and then nothing) fails after the first-byte timeout and is tried again;
  * the turn stops at its deadline and the person is told, within it. Turns hanging on one provider
- * hold at most its share of the slots, so a conversation on another provider is still answered.
+ * hold no slot while they wait, so a conversation on another provider is still answered.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -110,6 +110,8 @@ export interface GatewayConfig {
   maxConcurrentTurns: number;
   /** Turns of one model provider running at once; unset: the session queue's default (56 of 64). */
   maxConcurrentTurnsPerProvider?: number;
+  /** Turns waiting on a model call at once, holding no running slot (1000). */
+  maxTurnsWaitingOnModel: number;
   /** Longest a turn may take, in seconds (600). */
   turnTimeoutSeconds: number;
   /** Model calls that send nothing fail after these many seconds (unset: the provider's default). */
@@ -161,6 +163,8 @@ export interface ModelTimeoutLimits {
   firstByteSeconds?: number;
   /** Between two pieces of the body. */
   idleSeconds?: number;
+  /** Silence after which the person is told the provider is slow (15). */
+  notifyAfterSeconds?: number;
 }
 
 /** `modelTimeouts`: limits for every provider, and a provider's own over them. */

@@ -10,7 +10,8 @@ import { modelProviders } from './schema.ts';
 /**
  * The variables that carry `timeouts`: `OPERATOR_MODEL_FIRST_BYTE_SECONDS` and
  * `OPERATOR_MODEL_IDLE_SECONDS` for every provider, `OPERATOR_<PROVIDER>_FIRST_BYTE_SECONDS` and
- * `OPERATOR_<PROVIDER>_IDLE_SECONDS` for one. A variable already set in `env` wins and is left out.
+ * `OPERATOR_<PROVIDER>_IDLE_SECONDS` for one, and the `…_NOTIFY_AFTER_SECONDS` of each (when the
+ * person is told a call is slow, read by the gateway). A variable already set in `env` wins and is left out.
  *
  * @example
  * const runtimeEnv = { ...env, ...modelTimeoutEnv(config.modelTimeouts, env) };
@@ -21,6 +22,7 @@ export function modelTimeoutEnv(timeouts: ModelTimeouts, env: Record<string, str
     for (const [variable, seconds] of [
       [timeoutVariables.firstByte(provider), limits?.firstByteSeconds],
       [timeoutVariables.idle(provider), limits?.idleSeconds],
+      [timeoutVariables.notifyAfter(provider), limits?.notifyAfterSeconds],
     ] as const) {
       if (seconds !== undefined && !env[variable]?.trim()) variables[variable] = String(seconds);
     }

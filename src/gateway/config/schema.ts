@@ -93,6 +93,14 @@ const modelTimeoutFields = (scope: string, env: string, defaults: { firstByte: s
     .max(3_600)
     .optional()
     .describe(`Longest silence within a streamed model response, keep-alives counting as data, ${scope} (default: ${defaults.idle}). Env: OPERATOR_${env}_IDLE_SECONDS.`),
+  notifyAfterSeconds: z
+    .number()
+    .positive()
+    .max(3_600)
+    .optional()
+    .describe(
+      `Seconds a model call may show nothing before the person is told the provider is slow and operator keeps trying, ${scope} (default: 15). Env: OPERATOR_${env}_NOTIFY_AFTER_SECONDS.`,
+    ),
 });
 
 const platformPattern = platforms.join('|');
@@ -333,6 +341,14 @@ export const operatorConfigSchema = z
       .optional()
       .describe(
         'Turns of one model provider running at once (default: maxConcurrentTurns less an eighth, at least one kept back: 56 of 64), so turns hanging on one provider leave slots to conversations on another. With one provider for everything, set it to maxConcurrentTurns.',
+      ),
+    maxTurnsWaitingOnModel: z
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(1000)
+      .describe(
+        'Turns waiting on a model call at once, which hold no running slot meanwhile (a provider that hangs keeps no one else waiting); past this a call fails at once and the person is told the provider is overloaded. Bounds their memory.',
       ),
     turnTimeoutSeconds: z
       .number()

@@ -108,7 +108,25 @@ export class IdleWatch {
 export const timeoutVariables = {
   firstByte: (provider?: string) => `OPERATOR_${provider === undefined ? 'MODEL' : provider.toUpperCase()}_FIRST_BYTE_SECONDS`,
   idle: (provider?: string) => `OPERATOR_${provider === undefined ? 'MODEL' : provider.toUpperCase()}_IDLE_SECONDS`,
+  notifyAfter: (provider?: string) => `OPERATOR_${provider === undefined ? 'MODEL' : provider.toUpperCase()}_NOTIFY_AFTER_SECONDS`,
 };
+
+/** Seconds a model call may send nothing before the person is told the provider is slow (see {@link notifyAfterFromEnv}). */
+export const defaultNotifyAfterSeconds = 15;
+
+/**
+ * How long a model call of `provider` may stay silent before the person hears that the provider
+ * is slow and operator keeps trying, in milliseconds: `OPERATOR_<PROVIDER>_NOTIFY_AFTER_SECONDS`,
+ * else `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS`, else {@link defaultNotifyAfterSeconds}. The gateway
+ * tells the person; the providers only time out (see {@link IdleWatch}).
+ */
+export function notifyAfterFromEnv(env: Record<string, string | undefined>, provider: string): number {
+  for (const name of [timeoutVariables.notifyAfter(provider), timeoutVariables.notifyAfter()]) {
+    const value = Number(env[name]?.trim() || Number.NaN);
+    if (Number.isFinite(value) && value > 0) return value * 1000;
+  }
+  return defaultNotifyAfterSeconds * 1000;
+}
 
 /**
  * The timeouts the environment sets for `provider`: `OPERATOR_<PROVIDER>_FIRST_BYTE_SECONDS` and

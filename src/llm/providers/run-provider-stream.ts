@@ -1,4 +1,5 @@
 import { ProviderError } from '../../core/errors.ts';
+import { leaveTaskSlot } from '../../core/task-slot.ts';
 import { classifyError } from '../classify-error.ts';
 import type { StreamEvent } from '../types.ts';
 import type { AssistantMessageBuilder } from './assistant-message-builder.ts';
@@ -13,11 +14,36 @@ import type { AssistantMessageBuilder } from './assistant-message-builder.ts';
  *   `aborted` (an abort is the caller's wish, not a failure).
  * - A throw, or a stream that ends before its natural end, becomes an `error` event with the
  *   partial message.
+ *
+ * While the call waits on the provider, the turn holds no running slot of the gateway's queue
+ * (see `core/task-slot.ts`): turns hanging on a provider keep no one else waiting. It takes a slot
+ * again before the last event, so what the turn does next (tools) counts as before. When as many
+ * turns as allowed already wait on providers, the call fails at once, not retried: the person is
+ * told the provider is overloaded instead of waiting behind a queue that may never move.
  */
 export async function* runProviderStream(
   builder: AssistantMessageBuilder,
   signal: AbortSignal | undefined,
   produce: () => AsyncIterable<StreamEvent>,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const away = leaveTaskSlot();
+  if (away === 'full') {
+    yield { type: 'error', error: waitingFull(builder.provider), partial: builder.message('error') };
+    return;
+  }
+  try {
+    yield* settled(builder, signal, produce, () => away?.back());
+  } finally {
+    await away?.back();
+  }
+}
+
+/** {@link runProviderStream}'s events, `comeBack` awaited before the last. */
+async function* settled(
+  builder: AssistantMessageBuilder,
+  signal: AbortSignal | undefined,
+  produce: () => AsyncIterable<StreamEvent>,
+  comeBack: () => Promise<void> | undefined,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   let failure: unknown;
   try {
@@ -25,6 +51,7 @@ export async function* runProviderStream(
   } catch (error) {
     failure = error ?? new Error('unknown failure');
   }
+  await comeBack();
   if (builder.complete) {
     yield { type: 'message-end', message: builder.message() };
   } else if (signal?.aborted) {
@@ -38,4 +65,13 @@ export async function* runProviderStream(
     });
     yield { type: 'error', error, partial: builder.message('error') };
   }
+}
+
+/**
+ * The failure of a call that found as many turns as allowed already waiting on providers. Not
+ * retried (a retry-after longer than any retry waits): the wait before a retry would hold a slot,
+ * and no one knows when room frees up.
+ */
+function waitingFull(provider: string): ProviderError {
+  return new ProviderError(`${provider}: too many turns are waiting on model providers already`, { provider, kind: 'OVERLOADED', retryAfterMs: Number.POSITIVE_INFINITY });
 }

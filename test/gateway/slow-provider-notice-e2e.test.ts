@@ -1,0 +1,118 @@
+/**
+ * A person always hears something, through the real gateway process, the real Anthropic SDK and
+ * grammy: when a model call shows nothing for `notifyAfterSeconds`, the preview says the provider
+ * is slow and operator keeps trying; the answer replaces it when it comes, a turn that gives up
+ * says why in its place, a restart does not send it twice, and the model never sees it.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
+import { findBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+
+const wait = 60_000;
+const notice = 'slow to answer; still trying';
+
+/** A promise the test settles when the held model call may answer. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+describe('a person always hears something while the provider is slow', () => {
+  let fakes: TelegramGatewayFakes;
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let gateway: StartedGateway | undefined;
+
+  beforeEach(async () => {
+    fakes = await startTelegramGatewayFakes('operator-slow-notice-');
+    ({ model, telegram } = fakes);
+  });
+
+  afterEach(async () => {
+    await gateway?.stop();
+    gateway = undefined;
+    await fakes?.close();
+  });
+
+  const start = async (config: Record<string, unknown>) => {
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify(config));
+    gateway = await startGateway({ home: fakes.home, env: { ...fakes.env([]), OPERATOR_DM_POLICY: 'open' } }, wait);
+    return gateway;
+  };
+  const say = (chat: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: chat, text, from: { id: chat, first_name: 'Hal' } }));
+  /** Every text the bot sent or edited in `chat`, in order. */
+  const textsSent = (chat: number) =>
+    telegram.calls
+      .filter((call) => (call.method === 'sendMessage' || call.method === 'editMessageText') && Number(call.params.chat_id) === chat)
+      .map((call) => String(call.params.text));
+
+  it('shows the notice in the preview after notifyAfterSeconds, replaces it with the answer, and keeps it from the model', async () => {
+    const held = gate();
+    const running = await start({ modelTimeouts: { notifyAfterSeconds: 1 } });
+    model.setDefault({ text: 'The answer, late but whole.', holdUntil: held.promise });
+    say(7001, 'are you there?');
+    const shown = await findBotMessage(telegram, running, 7001, notice, wait);
+    held.open();
+    const answered = await findBotMessage(telegram, running, 7001, 'The answer, late but whole.', wait);
+    // The notice was the preview: the answer took its place, no second message.
+    expect(answered.messageId).toBe(shown.messageId);
+    expect(telegram.messages(7001)).toHaveLength(1);
+    expect(telegram.messages(7001)[0]!.text).toBe('The answer, late but whole.');
+    expect(textsSent(7001).filter((text) => text.includes(notice))).toHaveLength(1);
+
+    // The next turn's request holds the conversation so far, and never the notice.
+    model.setDefault({ text: 'Second answer.' });
+    say(7001, 'and now?');
+    await findBotMessage(telegram, running, 7001, 'Second answer.', wait);
+    const last = model.requests.at(-1)!;
+    expect(last.rawBody).toContain('The answer, late but whole.');
+    expect(last.rawBody).not.toContain('slow to answer');
+  });
+
+  it('says nothing of a slow provider when the answer comes in time', async () => {
+    const running = await start({ modelTimeouts: { notifyAfterSeconds: 300 } });
+    model.setDefault({ text: 'A quick answer.' });
+    say(7002, 'quick?');
+    await findBotMessage(telegram, running, 7002, 'A quick answer.', wait);
+    expect(textsSent(7002).some((text) => text.includes(notice))).toBe(false);
+  });
+
+  it('tells the person why when the turn gives up, in the notice’s place', async () => {
+    const running = await start({ modelTimeouts: { notifyAfterSeconds: 1, firstByteSeconds: 1 }, turnTimeoutSeconds: 8 });
+    model.setDefault({ text: 'never sent', hangMs: 120_000 });
+    say(7003, 'hello?');
+    const shown = await findBotMessage(telegram, running, 7003, notice, wait);
+    const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 8 seconds', wait);
+    expect(told.text).toContain('the model provider did not answer');
+    expect(told.messageId).toBe(shown.messageId);
+    expect(telegram.messages(7003)).toHaveLength(1);
+  });
+
+  it('does not send the notice twice across a restart: the turn run again finishes the same preview', async () => {
+    const held = gate();
+    const config = { modelTimeouts: { notifyAfterSeconds: 1 }, shutdownGraceSeconds: 0 };
+    const first = await start(config);
+    model.setDefault({ text: 'never sent', holdUntil: held.promise });
+    say(7004, 'still there?');
+    const shown = await findBotMessage(telegram, first, 7004, notice, wait);
+    // Stopped while the call hangs: the turn is left to the next start, its preview noted.
+    await first.stop();
+    gateway = undefined;
+    const heldAgain = gate();
+    model.setDefault({ text: 'Answered after the restart.', holdUntil: heldAgain.promise });
+    const second = await start(config);
+    // The turn run again is slow too: its notice goes in the same preview, not a new message.
+    await second.output.waitFor(/is slow to answer; the person was told/, { stream: 'all', timeoutMs: wait, label: 'the notice after the restart' });
+    heldAgain.open();
+    const answered = await findBotMessage(telegram, second, 7004, 'Answered after the restart.', wait);
+    held.open();
+    expect(answered.messageId).toBe(shown.messageId);
+    expect(telegram.messages(7004)).toHaveLength(1);
+    expect(telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === 7004)).toHaveLength(1);
+  });
+});
