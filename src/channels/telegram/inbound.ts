@@ -3,13 +3,15 @@
  * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
  * to a supergroup (naming the group it replaced); other updates (edits, service messages,
- * stickers) are not events here. Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
+ * stickers, dice) are not events here. Sound and video come as files, a location, venue, poll or
+ * contact as a line of text (`shared-content.ts`). Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
 import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
 import { attachmentsOf, type DownloadFile } from './attachments.ts';
 import { conversationOf, topicOf } from './conversation.ts';
 import { analyzeText, type BotIdentity } from './mentions.ts';
+import { sharedContentLine } from './shared-content.ts';
 
 /** What converting an update needs to know. */
 export interface InboundContext {
@@ -41,7 +43,8 @@ function realReply(message: Message): Message | undefined {
 export function toInboundMessage(updateId: number, message: Message, context: InboundContext): InboundMessage | undefined {
   if (!message.from) return undefined;
   const attachments = attachmentsOf(message, context.download);
-  const rawText = message.text ?? message.caption ?? '';
+  const shared = sharedContentLine(message);
+  const rawText = message.text ?? [message.caption, shared].filter(Boolean).join('\n');
   if (rawText === '' && attachments.length === 0) return undefined;
   const analysis = analyzeText(rawText, message.entities ?? message.caption_entities ?? [], context.bot);
   const conversation = conversationOf(message.chat, topicOf(message));
@@ -59,6 +62,7 @@ export function toInboundMessage(updateId: number, message: Message, context: In
     text: analysis.text,
     attachments,
     mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
+    ...(message.media_group_id !== undefined && { albumId: message.media_group_id }),
     ...(reply ? { replyTo: { id: String(reply.message_id), fromBot: repliesToBot, ...(replyText !== undefined ? { text: replyText } : {}) } } : {}),
     ...(analysis.command ? { command: analysis.command } : {}),
     receivedAt: context.now(),
