@@ -102,6 +102,11 @@ export interface InboundMessage {
   attachments: Attachment[];
   /** The bot was mentioned, or the message replies to the bot. */
   mentioned: boolean;
+  /**
+   * Set on each part of what a person sent as one (Telegram's album of photos): parts with the
+   * same id are answered in one turn.
+   */
+  albumId?: string;
   replyTo?: { id: string; fromBot: boolean; text?: string };
   /** A `/command args` message (the bot-name suffix of `/cmd@bot` removed). */
   command?: { name: string; args: string };

@@ -379,7 +379,7 @@ export class Gateway {
       // Stopping: what has not begun is answered after the restart.
       if (this.#stopping) return;
       // A message a turn before answered (one it began with after a restart) is left out.
-      const batch = await this.#stillWaiting(lane.waiting.takeNext(true));
+      const batch = await this.#stillWaiting(await lane.waiting.takeNextWhole(true));
       if (!batch) return;
       const carried = [...lane.carried];
       try {

@@ -5,6 +5,11 @@
  * the first waiting message and, with it, the text-only messages of the same person right behind it
  * (they are answered together, as one follow-up), or a message is taken into the running turn as
  * steering. A queued turn that finds nothing waiting has nothing left to do.
+ *
+ * An album (messages a person sent as one, such as Telegram's several photos) is answered in one
+ * turn: a turn that would begin with an album's first message waits until no more of it has come
+ * for {@link albumQuietMs} (the platform sends the parts within moments of each other), at most
+ * {@link albumMaxWaitMs}, then takes every part.
  */
 import type { InboundMessage } from '../channels/types.ts';
 import type { InboxEntry } from './inbox.ts';
@@ -20,9 +25,16 @@ export interface WaitingMessage {
   entry?: InboxEntry;
 }
 
+/** How long an album is waited for after its latest part came, before its turn begins. */
+export const albumQuietMs = 600;
+/** The longest an album's turn waits for more parts, from the first. */
+export const albumMaxWaitMs = 3_000;
+
 /** A conversation's waiting messages. */
 export class WaitingMessages {
   #items: WaitingMessage[] = [];
+  /** Called when a message is added (an album's turn waits on it). */
+  #added = new Set<() => void>();
 
   /** Number of messages waiting. */
   get size(): number {
@@ -34,6 +46,7 @@ export class WaitingMessages {
     let index = this.#items.length;
     while (index > 0 && sentBefore(item.message, this.#items[index - 1]!.message)) index--;
     this.#items.splice(index, 0, item);
+    for (const listener of [...this.#added]) listener();
   }
 
   /** Whether `key` still waits. */
@@ -59,14 +72,48 @@ export class WaitingMessages {
     const first = this.#items[0];
     if (!first) return undefined;
     const begun = first.entry?.begun;
+    const album = first.message.albumId;
     let end = 1;
     if (begun) {
       const together = new Set(begun.keys);
       while (end < this.#items.length && together.has(this.#items[end]!.key)) end++;
+    } else if (album !== undefined) {
+      while (end < this.#items.length && this.#items[end]!.message.albumId === album && this.#items[end]!.message.sender.id === first.message.sender.id) end++;
     } else if (batch && first.message.attachments.length === 0) {
       while (end < this.#items.length && joins(first, this.#items[end]!)) end++;
     }
     return this.#items.splice(0, end);
+  }
+
+  /**
+   * {@link takeNext}, once the album the first waiting message belongs to (if any, and not begun
+   * before a restart) has stopped growing: {@link albumQuietMs} without a new message, at most
+   * {@link albumMaxWaitMs}.
+   */
+  async takeNextWhole(batch: boolean): Promise<WaitingMessage[] | undefined> {
+    const first = this.#items[0];
+    if (first?.message.albumId !== undefined && first.entry?.begun === undefined) await this.#quiet(albumQuietMs, albumMaxWaitMs);
+    return this.takeNext(batch);
+  }
+
+  /** Resolves once no message was added for `quietMs`, or after `maxMs` in all. */
+  #quiet(quietMs: number, maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let quiet: NodeJS.Timeout;
+      const done = () => {
+        clearTimeout(quiet);
+        clearTimeout(longest);
+        this.#added.delete(restart);
+        resolve();
+      };
+      const restart = () => {
+        clearTimeout(quiet);
+        quiet = setTimeout(done, quietMs);
+      };
+      const longest = setTimeout(done, maxMs);
+      this.#added.add(restart);
+      restart();
+    });
   }
 
   /** Takes every waiting message (the conversation is dropped). */

@@ -16,7 +16,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIUser } from 'discord.js';
+import type { APIMessage, APIUser } from 'discord.js';
 import { DiscordApiFailure, discordErrors, rateLimitHeaders, scriptedAnswer, type RestAnswer } from './fake-discord-answers.ts';
 import { FakeApplicationKey, type FakeSignedInteraction, type FakeSignOptions } from './fake-discord-endpoint.ts';
 import { createEvents, type FakeDiscordEvents } from './fake-discord-events.ts';
@@ -74,6 +74,15 @@ export interface FakeDiscord extends FakeDiscordEvents {
   addThread(parentId: string, name?: string): string;
   /** A new person with a DM channel to the bot; returns the channel id. */
   addDmChannel(name: string): { channelId: string; user: APIUser };
+  /** A new text channel in the guild (announced with CHANNEL_CREATE to sessions already there); returns its id. */
+  addChannel(name: string): string;
+  /**
+   * Sends a dispatch written elsewhere (a recorded frame) to every session as it is, keeping what
+   * the fake must know to answer the bot about it: a message (for replies to it), a thread or
+   * channel made or deleted, an interaction (so its callback is taken), the files it links on
+   * this fake (`/attachments/...`, served as `files` says or a few bytes).
+   */
+  dispatchRaw(t: string, d: Record<string, unknown>, files?: (path: string) => { bytes: Uint8Array; contentType: string }): void;
   /**
    * An interaction as Discord POSTs it to an app's Interactions Endpoint URL: the raw JSON body of
    * `payload` (a `slashCommand` / `buttonPress` payload, or a PING) and its signature headers.
@@ -218,6 +227,16 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       state.channels.set(channelId, { id: channelId, type: 1, recipient: user });
       return { channelId, user };
     },
+    addChannel(name) {
+      const channel = { id: state.snowflake(), type: 0 as const, name, guildId: world.guildId };
+      state.channels.set(channel.id, channel);
+      gateway.dispatch('CHANNEL_CREATE', channelPayload(channel));
+      return channel.id;
+    },
+    dispatchRaw(t, d, files) {
+      rememberRaw(state, t, d, origin, files);
+      gateway.dispatch(t, d);
+    },
     signedInteraction: (payload, signOptions) => applicationKey.sign(payload, signOptions),
     endpointAnswered(interactionId, answer) {
       const interaction = state.interactions.get(interactionId);
@@ -241,4 +260,22 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
     },
   };
   return discord;
+}
+
+/** What the fake keeps of a recorded dispatch, so it can answer the bot's calls about it (see `dispatchRaw`). */
+function rememberRaw(state: FakeDiscordState, t: string, d: Record<string, unknown>, origin: string, files?: (path: string) => { bytes: Uint8Array; contentType: string }): void {
+  const id = String(d.id ?? '');
+  if (t === 'MESSAGE_CREATE') state.messages.set(id, { message: d as unknown as APIMessage, edits: 0 });
+  if ((t === 'THREAD_CREATE' || t === 'CHANNEL_CREATE') && typeof d.type === 'number' && [0, 1, 11].includes(d.type)) {
+    state.channels.set(id, { id, type: d.type as 0 | 1 | 11, name: typeof d.name === 'string' ? d.name : undefined, guildId: typeof d.guild_id === 'string' ? d.guild_id : undefined, parentId: typeof d.parent_id === 'string' ? d.parent_id : undefined });
+  }
+  if (t === 'THREAD_DELETE') state.channels.delete(id);
+  if (t === 'INTERACTION_CREATE' && typeof d.token === 'string') {
+    const channelId = String(d.channel_id ?? (d.channel as { id?: string } | undefined)?.id ?? '');
+    state.interactions.set(id, { id, token: d.token, channelId });
+  }
+  for (const url of JSON.stringify(d).match(new RegExp(`${origin.replace(/[.]/g, '\\.')}/attachments/[^"?]+`, 'g')) ?? []) {
+    const path = url.slice(origin.length);
+    if (!state.attachments.has(path)) state.attachments.set(path, files?.(path) ?? { bytes: new TextEncoder().encode('attachment'), contentType: 'application/octet-stream' });
+  }
 }

@@ -21,10 +21,10 @@ import { slackMethods, type SlackAnswer } from './fake-slack-methods.ts';
 import { displayMessage, type DisplayedMessage } from './fake-slack-mrkdwn.ts';
 import { peopleBuilders, type FakePeopleBuilders } from './fake-slack-people.ts';
 import { attachFakeSocketMode, type FakeSlackSocket } from './fake-slack-socket.ts';
-import { FakeSlackState, type FakeSlackBot, type FakeSlackCall, type FakeSlackFailure, type FakeSlackMessage, type FakeSlackNotice, type FakeSlackSharedFile } from './fake-slack-state.ts';
+import { FakeSlackState, type FakeSlackBot, type FakeSlackCall, type FakeSlackFailure, type FakeSlackFile, type FakeSlackMessage, type FakeSlackNotice, type FakeSlackSharedFile } from './fake-slack-state.ts';
 import { receiveUpload, uploadPathPrefix } from './fake-slack-uploads.ts';
 
-export type { FakeSlackBot, FakeSlackCall, FakeSlackFailure, FakeSlackMessage, FakeSlackNotice, FakeSlackSharedFile } from './fake-slack-state.ts';
+export type { FakeSlackBot, FakeSlackCall, FakeSlackFailure, FakeSlackFile, FakeSlackMessage, FakeSlackNotice, FakeSlackSharedFile } from './fake-slack-state.ts';
 export type { DisplayedMessage } from './fake-slack-mrkdwn.ts';
 export type { SendOptions, SendResult, SlackRequest } from './fake-slack-events.ts';
 export type { FakeSlackSocket, FakeSocketAck, FakeSocketConnection, FakeSocketEnvelope } from './fake-slack-socket.ts';
@@ -61,6 +61,8 @@ export interface FakeSlack extends FakePeopleBuilders {
   failNext(method: string, failure: FakeSlackFailure): void;
   /** Signs and POSTs a request to the app at `url` as Slack would. */
   send(url: string, request: SlackRequest, options?: Omit<SendOptions, 'signingSecret'>): Promise<SendResult>;
+  /** Serves a file at `path` (below `/files-pri/`) to the bot's token, as a recorded payload names it. */
+  addFile(file: FakeSlackFile): void;
   /** Resolves with the predicate's first truthy value, checked on every change; rejects after `timeoutMs`. */
   waitFor<T>(predicate: (slack: FakeSlack) => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -179,6 +181,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
       state.failures.set(method, queue);
     },
     send: (url, request, sendOptions = {}) => sendSigned(url, request, { ...sendOptions, signingSecret: slack.signingSecret }),
+    addFile: (file) => void state.files.set(file.id, file),
     waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(slack), timeoutMs, 'fake Slack'),
     close: () =>
       new Promise<void>((resolve) => {

@@ -56,6 +56,14 @@ export interface FakeTelegram extends FakeUpdateBuilders {
   messages(chatId: number, options?: { threadId?: number }): FakeSentMessage[];
   /** Queues an update for getUpdates (waking a held long poll). Re-pushing a confirmed update redelivers it once. */
   pushUpdate(update: Update): void;
+  /**
+   * Queues updates written elsewhere (recorded payloads) with fresh update ids, all at once so one
+   * getUpdates answers them together; their chats are remembered (a forum stays a forum). Returns
+   * the updates as queued.
+   */
+  pushRaw(...updates: Record<string, unknown>[]): Update[];
+  /** Serves a file by id (getFile, then the download), as if a person had sent it. */
+  addFile(fileId: string, bytes: Uint8Array, path: string): void;
   /** POSTs an update to the registered webhook like Telegram; `secret` overrides the header (`null`: none). */
   postWebhook(update: Update, options?: { secret?: string | null }): Promise<number>;
   /**
@@ -210,6 +218,13 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     messages: (chatId, filter) =>
       state.sent.filter((sent) => sent.chatId === chatId && (filter?.threadId === undefined || sent.threadId === filter.threadId)),
     pushUpdate: (update) => state.queueUpdate(update),
+    pushRaw(...raw) {
+      const updates = raw.map((update) => ({ ...update, update_id: state.nextUpdateId() }) as Update);
+      for (const update of updates) rememberChats(state, update);
+      for (const update of updates) state.queueUpdate(update);
+      return updates;
+    },
+    addFile: (fileId, bytes, path) => void state.files.set(fileId, { path, bytes }),
     async postWebhook(update, postOptions = {}) {
       if (!state.webhook) throw new Error('no webhook is registered');
       const secret = postOptions.secret === undefined ? state.webhook.secretToken : postOptions.secret;
@@ -247,4 +262,14 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     },
   };
   return telegram;
+}
+
+/** Remembers the chats a recorded update's messages are in, so the bot's answers land in the same kind of chat. */
+function rememberChats(state: FakeTelegramState, update: Update): void {
+  for (const value of Object.values(update)) {
+    const chat = (value as { chat?: { id?: unknown; type?: string; title?: string; is_forum?: boolean } } | null)?.chat;
+    if (!chat || typeof chat.id !== 'number' || state.chats.has(chat.id)) continue;
+    const type = chat.type === 'private' || chat.type === 'group' || chat.type === 'supergroup' || chat.type === 'channel' ? chat.type : chat.id > 0 ? 'private' : 'supergroup';
+    state.chats.set(chat.id, { id: chat.id, type, title: chat.title, isForum: chat.is_forum === true });
+  }
 }

@@ -7,7 +7,7 @@
  * @example
  * await approveGroups(fakes.home, [{ platform: 'telegram', kind: 'group', id: String(group) }]);
  */
-import { PairingBook, type PairingGroup } from '../../src/gateway/access/index.ts';
+import { PairingBook, type PairingGroup, type PairingPerson } from '../../src/gateway/access/index.ts';
 import { createStoreFromEnv } from '../../src/store/from-env.ts';
 
 /** Approves `groups` in the filesystem store of `home` (OPERATOR_HOME), as added by admin `by`. */
@@ -16,6 +16,17 @@ export async function approveGroups(home: string, groups: readonly PairingGroup[
   try {
     const book = new PairingBook(store);
     for (const group of groups) await book.groups.admit(group, by);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Pairs `people` in the filesystem store of `home`: each asks for a code and an admin approves it, as `operator pairing approve` does. */
+export async function pairPeople(home: string, people: readonly PairingPerson[]): Promise<void> {
+  const store = createStoreFromEnv({ OPERATOR_HOME: home });
+  try {
+    const book = new PairingBook(store);
+    for (const person of people) await book.approve((await book.request(person)).code);
   } finally {
     await store.close();
   }

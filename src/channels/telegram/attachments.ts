@@ -18,7 +18,20 @@ export interface TelegramFile extends Omit<Attachment, 'download'> {
   fileId: string;
 }
 
-/** The files of a message: its largest photo size, its document. */
+/**
+ * Sound and video a message may carry, each passed on as a file (saved in the conversation's
+ * folder like a document, its path named to the model), with the type and name Telegram gives or
+ * the one its kind implies.
+ */
+const mediaKinds = [
+  { key: 'audio', mediaType: 'audio/mpeg', extension: 'mp3' },
+  { key: 'voice', mediaType: 'audio/ogg', extension: 'ogg' },
+  { key: 'video', mediaType: 'video/mp4', extension: 'mp4' },
+  { key: 'video_note', mediaType: 'video/mp4', extension: 'mp4' },
+  { key: 'animation', mediaType: 'video/mp4', extension: 'mp4' },
+] as const;
+
+/** The files of a message: its largest photo size, its document, its sound or video. */
 export function filesOf(message: Message): TelegramFile[] {
   const files: TelegramFile[] = [];
   if (message.photo && message.photo.length > 0) {
@@ -33,6 +46,18 @@ export function filesOf(message: Message): TelegramFile[] {
       ...(document.file_name !== undefined ? { name: document.file_name } : {}),
       ...(document.file_size !== undefined ? { size: document.file_size } : {}),
       fileId: document.file_id,
+    });
+  }
+  // A document that is also an animation is the same file: Telegram sets both.
+  for (const kind of mediaKinds) {
+    const media = message[kind.key] as { file_id: string; file_unique_id?: string; file_size?: number; mime_type?: string; file_name?: string } | undefined;
+    if (!media || (kind.key === 'animation' && message.document)) continue;
+    files.push({
+      kind: 'file',
+      mediaType: media.mime_type ?? kind.mediaType,
+      name: media.file_name ?? `${kind.key.replace('_', '-')}-${message.message_id}.${kind.extension}`,
+      ...(media.file_size !== undefined ? { size: media.file_size } : {}),
+      fileId: media.file_id,
     });
   }
   return files;

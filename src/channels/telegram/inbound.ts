@@ -3,9 +3,10 @@
  * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
  * to a supergroup (naming the group it replaced); other updates (edits, service messages,
- * stickers) are not events here, nor are bots' messages unless `allowBots` (see {@link isFromBot}).
- * A forward's text comes after a line naming its origin (`forward-origin.ts`). Redelivery of an
- * update keeps its `dedupeKey`, `telegram:update:<id>`.
+ * stickers, dice) are not events here, nor are bots' messages unless `allowBots` (see
+ * {@link isFromBot}). Sound and video come as files, a location, venue, poll or contact as a line
+ * of text (`shared-content.ts`); a forward's text comes after a line naming its origin
+ * (`forward-origin.ts`). Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
 import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
@@ -14,6 +15,7 @@ import { attachmentsOf, type DownloadFile } from './attachments.ts';
 import { conversationOf, topicOf } from './conversation.ts';
 import { forwardLineOf } from './forward-origin.ts';
 import { analyzeText, type BotIdentity } from './mentions.ts';
+import { sharedContentLine } from './shared-content.ts';
 
 /** What converting an update needs to know. */
 export interface InboundContext {
@@ -60,7 +62,8 @@ export function toInboundMessage(updateId: number, message: Message, context: In
   const fromBot = isFromBot(message);
   if (fromBot && context.allowBots !== true) return undefined;
   const attachments = attachmentsOf(message, context.download);
-  const rawText = message.text ?? message.caption ?? '';
+  const shared = sharedContentLine(message);
+  const rawText = message.text ?? [message.caption, shared].filter(Boolean).join('\n');
   if (rawText === '' && attachments.length === 0) return undefined;
   const analysis = analyzeText(rawText, message.entities ?? message.caption_entities ?? [], context.bot);
   // A forward's text is someone else's words: shown after where it came from, never a command.
@@ -82,6 +85,7 @@ export function toInboundMessage(updateId: number, message: Message, context: In
     text,
     attachments,
     mentioned: conversation.scope === 'dm' || analysis.mentioned || repliesToBot,
+    ...(message.media_group_id !== undefined && { albumId: message.media_group_id }),
     ...(reply ? { replyTo: { id: String(reply.message_id), fromBot: repliesToBot, ...(replyText !== undefined ? { text: replyText } : {}) } } : {}),
     ...(command ? { command } : {}),
     receivedAt: context.now(),
