@@ -1,38 +1,21 @@
 /**
- * The corpus of real platform payloads (../shared/real-payloads: library fixtures, recorded
- * gateway frames, the platforms' docs examples), read by name and filled in for a test: the
- * `%%PLACEHOLDERS%%` of a sample's `deliver` become the test's ids (given by the test) and fresh
- * times, message ids and event ids (made here). A placeholder that is a whole JSON string takes
- * the value's own type (Telegram's ids are numbers); inside a longer string it is put in as text.
+ * One sample of the corpus of real platform payloads (`test/fixtures/real-payloads/`, read by
+ * `test/corpus/real-payloads.ts`), by name, filled in for a test: the `%%PLACEHOLDERS%%` of its
+ * `deliver` become the test's ids (given by the test) and fresh times, message ids and event ids
+ * (made here, the same within one call for the same placeholder).
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fill, samplesOf, type Expectation, type Sample } from '../corpus/real-payloads.ts';
 
-/** What a sample's row says should happen (see the corpus's MANIFEST.md). */
-export type SampleExpectation = 'reply' | 'media' | 'soft' | 'silent' | 'notice' | 'command' | 'interaction' | 'challenge' | 'business';
+/** What a sample's row says should happen. */
+export type SampleExpectation = Expectation;
 
 /** One sample of the corpus. */
-export interface RealPayloadSample {
-  name: string;
-  expect: SampleExpectation;
-  /** What the sample's payloads are, with placeholders, in delivery order. */
-  deliver: unknown[];
-}
-
-/** Where the corpus is: `OPERATOR_REAL_PAYLOADS`, else `../shared/real-payloads` beside the checkout. */
-export const realPayloadsDir = process.env.OPERATOR_REAL_PAYLOADS ?? fileURLToPath(new URL('../../../shared/real-payloads/', import.meta.url));
-
-const loaded = new Map<string, RealPayloadSample[]>();
+export type RealPayloadSample = Sample;
 
 /** The sample `name` of `platform`'s file (`telegram`, `slack`, `discord`); throws when there is none. */
 export function realPayload(platform: 'telegram' | 'slack' | 'discord', name: string): RealPayloadSample {
-  let samples = loaded.get(platform);
-  if (!samples) {
-    samples = (JSON.parse(readFileSync(`${realPayloadsDir}/${platform}.json`, 'utf8')) as { samples: RealPayloadSample[] }).samples;
-    loaded.set(platform, samples);
-  }
-  const sample = samples.find((candidate) => candidate.name === name);
-  if (!sample) throw new Error(`no ${platform} sample named ${name} in ${realPayloadsDir}`);
+  const sample = samplesOf(platform).find((candidate) => candidate.name === name);
+  if (!sample) throw new Error(`no ${platform} sample named ${name}`);
   return sample;
 }
 
@@ -77,15 +60,5 @@ export function fillPayloads(sample: RealPayloadSample, ids: Readonly<Record<str
     made.set(key, value);
     return value;
   };
-  const fill = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      const whole = /^%%([^%]+)%%$/.exec(value);
-      if (whole) return fresh(whole[1]!);
-      return value.replace(/%%([^%]+)%%/g, (_match, key: string) => String(fresh(key)));
-    }
-    if (Array.isArray(value)) return value.map(fill);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner)]));
-    return value;
-  };
-  return sample.deliver.map(fill);
+  return fill(sample.deliver, { '*': fresh }) as unknown[];
 }

@@ -116,7 +116,7 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     const channelId = interaction.channel?.id ?? interaction.channel_id;
     if (!user || !channelId) return;
     const acknowledged = await acknowledge(interaction, 5);
-    if (acknowledged) tokens.deferred(channelId, interaction.token);
+    if (acknowledged) tokens.deferred(channelId, interaction.token, interaction.id);
     const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
     const found = interaction.guild_id === undefined ? undefined : context.guildOf(channelId, interaction.guild_id);
     const guild = found instanceof Promise ? await found : found;

@@ -13,6 +13,8 @@ export const interactionTokenLifetimeMs = 15 * 60_000 - 30_000;
 interface Held {
   token: string;
   expiresAt: number;
+  /** The slash command a deferred response belongs to. */
+  interactionId?: string;
 }
 
 /** The registry of one adapter. */
@@ -27,22 +29,29 @@ export class InteractionTokens {
     this.#now = now;
   }
 
-  /** Notes a slash command in `channelId` acknowledged with a deferred response. */
-  deferred(channelId: string, token: string): void {
+  /** Notes slash command `interactionId` in `channelId` acknowledged with a deferred response. */
+  deferred(channelId: string, token: string, interactionId?: string): void {
     this.#sweep();
     const queue = this.#deferred.get(channelId) ?? [];
-    queue.push(this.#held(token));
+    queue.push({ ...this.#held(token), ...(interactionId !== undefined && { interactionId }) });
     this.#deferred.set(channelId, queue);
   }
 
-  /** Takes the oldest deferred response of `channelId` still in its window, if any. */
-  takeDeferred(channelId: string): string | undefined {
+  /**
+   * Takes a deferred response of `channelId` still in its window, if any: for a reply to message
+   * `replyTo`, only that slash command's own (an answer to someone else's message in the channel
+   * must not complete another person's command); without one (a direct message, where one person
+   * talks), the oldest.
+   */
+  takeDeferred(channelId: string, replyTo?: string): string | undefined {
     const queue = this.#deferred.get(channelId);
     if (!queue) return undefined;
     const now = this.#now();
-    let held = queue.shift();
-    while (held && held.expiresAt <= now) held = queue.shift();
-    if (queue.length === 0) this.#deferred.delete(channelId);
+    const live = queue.filter((held) => held.expiresAt > now);
+    const index = replyTo === undefined ? 0 : live.findIndex((held) => held.interactionId === replyTo);
+    const held = index >= 0 ? live.splice(index, 1)[0] : undefined;
+    if (live.length > 0) this.#deferred.set(channelId, live);
+    else this.#deferred.delete(channelId);
     return held?.token;
   }
 

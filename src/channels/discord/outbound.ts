@@ -120,12 +120,13 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
   }
 
   /**
-   * One text part: an edit of `replace` where it can be edited, else a pending slash command's
-   * deferred response, else a new message (replying when `reply` says so). Resolves with its id.
+   * One text part: an edit of `replace` where it can be edited, else (for a message's first part,
+   * `first`) the deferred response of the slash command it answers (`first.replyTo` in a group; in
+   * a DM the oldest), else a new message (replying when `reply` says so). Resolves with its id.
    */
-  async function sendText(channelId: string, body: MessageBody, replace: string | undefined, reply: MessageBody): Promise<string> {
+  async function sendText(channelId: string, body: MessageBody, replace: string | undefined, reply: MessageBody, first?: { replyTo?: string }): Promise<string> {
     if (replace !== undefined && (await replaceWith(channelId, replace, body))) return replace;
-    const token = tokens.takeDeferred(channelId);
+    const token = first === undefined ? undefined : tokens.takeDeferred(channelId, first.replyTo);
     const responseId = token === undefined ? undefined : await respond(token, body);
     if (responseId !== undefined) return responseId;
     const sent = await call<APIMessage>('createMessage', (rest) => rest.post(Routes.channelMessages(channelId), { body: { ...body, ...reply } }));
@@ -155,7 +156,7 @@ export function createDiscordOutbound(context: OutboundContext): DiscordOutbound
           if (chunk === undefined) {
             delivered((await sendFile(channelId, files[index - chunks.length]!, { allowed_mentions: noPings, components, ...reply })).id);
           } else {
-            delivered(await sendText(channelId, { content: chunk, allowed_mentions: noPings, components }, index === 0 ? message.replace : undefined, reply));
+            delivered(await sendText(channelId, { content: chunk, allowed_mentions: noPings, components }, index === 0 ? message.replace : undefined, reply, index === 0 ? { replyTo: message.replyTo } : undefined));
           }
         } catch (error) {
           throw error instanceof DeliveryError ? error.withDelivered(ids) : error;
