@@ -42,14 +42,13 @@ import { createSessionQueue } from '../core/session-queue.ts';
 import { isStoreFailure } from './store-failure.ts';
 import { TurnAccess } from './turn-access.ts';
 import { TurnLanes } from './turn-lanes.ts';
-import type { WaitingMessage } from './waiting-messages.ts';
+import { stillWaiting } from './waiting-messages.ts';
 import { TurnRunner } from './turn-runner.ts';
 import { Acceptance } from './acceptance.ts';
 import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
 import { OpsEvents } from './ops/ops-events.ts';
-import { notifyAfterFromEnv } from '../llm/providers/idle-watch.ts';
-import { modelTimeoutEnv } from './config/model-timeout-env.ts';
+import { notifyAfterOf } from './config/model-timeout-env.ts';
 import { reportChannelStatus, reportRefusal, watchUsage } from './ops/gateway-reports.ts';
 import { watchExtensionFailures } from './ops/extension-reports.ts';
 import { watchGuardrailFailures } from './ops/guardrail-reports.ts';
@@ -132,11 +131,7 @@ export class Gateway {
     // nobody listens to (a test's) writes its reports to stderr as before.
     this.log = options.log ?? ((line) => (this.ops.listened ? this.ops.emit({ type: 'notice', level: 'warn', text: line }) : process.stderr.write(`${line}\n`)));
     // A turn waiting on its model call holds no slot (see core/task-slot.ts): the cap counts turns at work.
-    this.queue = createSessionQueue({
-      maxRunning: this.config.maxConcurrentTurns,
-      maxRunningPerGroup: this.config.maxConcurrentTurnsPerProvider,
-      maxAway: this.config.maxTurnsWaitingOnModel,
-    });
+    this.queue = createSessionQueue({ maxRunning: this.config.maxConcurrentTurns, maxRunningPerGroup: this.config.maxConcurrentTurnsPerProvider, maxAway: this.config.maxTurnsWaitingOnModel });
     this.health = new StoreHealth({ store: this.runtime.store, log: (line) => this.log(line) });
     const onDamage = (report: JournalDamage) => {
       this.log(`operator: ${describeJournalDamage(report)}`);
@@ -181,8 +176,7 @@ export class Gateway {
       isAdmin: (platform, userId) => this.isAdmin(platform, userId),
       log: (line) => this.log(line),
       turnTimeoutMs: this.config.turnTimeoutSeconds * 1000,
-      // The environment wins over operator.json, as for the providers' own limits.
-      notifyAfterMs: (provider) => notifyAfterFromEnv({ ...this.runtime.env, ...modelTimeoutEnv(this.config.modelTimeouts, this.runtime.env) }, provider),
+      notifyAfterMs: notifyAfterOf(this.config.modelTimeouts, this.runtime.env),
       stopping: () => this.#stopping,
       storeFailed: (error, what) => this.#storeFailed(error, what),
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
@@ -379,7 +373,7 @@ export class Gateway {
       // Stopping: what has not begun is answered after the restart.
       if (this.#stopping) return;
       // A message a turn before answered (one it began with after a restart) is left out.
-      const batch = await this.#stillWaiting(await lane.waiting.takeNextWhole(true));
+      const batch = await stillWaiting(await lane.waiting.takeNextWhole(true), (key) => this.inbox.has(key).catch(() => true));
       if (!batch) return;
       const carried = [...lane.carried];
       try {
@@ -400,14 +394,6 @@ export class Gateway {
         lane.turns--;
         this.#lanes.release(sessionKey);
       });
-  }
-
-  /** The messages of `batch` still in the inbox (undefined when none is). */
-  async #stillWaiting(batch: WaitingMessage[] | undefined): Promise<WaitingMessage[] | undefined> {
-    if (!batch) return undefined;
-    const waiting = [];
-    for (const item of batch) if (await this.inbox.has(item.key).catch(() => true)) waiting.push(item);
-    return waiting.length > 0 ? waiting : undefined;
   }
 
   /** Lets queued turns begin (once the channels are up and earlier replies went out). */

@@ -146,3 +146,11 @@ function compareNumeric(a: string, b: string): number {
   if (ai !== bi) return ai < bi ? -1 : 1;
   return af === bf ? 0 : af.padEnd(bf.length, '0') < bf.padEnd(af.length, '0') ? -1 : 1;
 }
+
+/** The messages of `batch` that `waits` says still wait (in the inbox), or undefined when none does. */
+export async function stillWaiting(batch: WaitingMessage[] | undefined, waits: (key: string) => Promise<boolean>): Promise<WaitingMessage[] | undefined> {
+  if (!batch) return undefined;
+  const waiting = [];
+  for (const item of batch) if (await waits(item.key)) waiting.push(item);
+  return waiting.length > 0 ? waiting : undefined;
+}

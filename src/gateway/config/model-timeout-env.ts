@@ -3,7 +3,7 @@
  * from the environment (see `timeoutsFromEnv`), because they are made where only the environment
  * reaches (`src/llm/model-client.ts`, also for a conversation's own model chosen with `/model`).
  */
-import { timeoutVariables } from '../../llm/providers/idle-watch.ts';
+import { notifyAfterFromEnv, timeoutVariables } from '../../llm/providers/idle-watch.ts';
 import type { ModelTimeoutLimits, ModelTimeouts } from './gateway-config.ts';
 import { modelProviders } from './schema.ts';
 
@@ -30,4 +30,14 @@ export function modelTimeoutEnv(timeouts: ModelTimeouts, env: Record<string, str
   add(timeouts);
   for (const provider of modelProviders) add(timeouts[provider], provider);
   return variables;
+}
+
+/**
+ * When a person is told a model call of `provider` is slow, in ms: the environment's
+ * `…_NOTIFY_AFTER_SECONDS` (it wins over operator.json, as for the providers' own limits), else
+ * `timeouts`' `notifyAfterSeconds`, else the default.
+ */
+export function notifyAfterOf(timeouts: ModelTimeouts, env: Record<string, string | undefined>): (provider: string) => number {
+  const merged = { ...env, ...modelTimeoutEnv(timeouts, env) };
+  return (provider) => notifyAfterFromEnv(merged, provider);
 }
