@@ -158,6 +158,22 @@ const dmPolicy = z.enum(dmPolicies);
 
 const groupPolicy = z.enum(groupPolicies);
 
+/** A platform's `allowBots` (what counts as a bot there, in `kinds`) and `botTurns`. */
+function botSettings(kinds: string) {
+  return {
+    allowBots: z
+      .boolean()
+      .default(false)
+      .describe(`Whether messages of other bots (${kinds}) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.`),
+    botTurns: z
+      .int()
+      .min(1)
+      .max(100)
+      .default(5)
+      .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
+  };
+}
+
 const profileName = z.string().regex(profileNamePattern, 'expected a profile name (letters, digits, - and _, at most 64)');
 
 /**
@@ -426,18 +442,7 @@ export const operatorConfigSchema = z
           .optional()
           .describe('Secret token Telegram sends with each webhook call: 16-256 characters of A-Z, a-z, 0-9, _ and -. Env: TELEGRAM_WEBHOOK_SECRET.'),
         apiRoot: settingSchemas.apiRoot.optional().describe('Bot API server, for a self-hosted one. Env: TELEGRAM_API_ROOT.'),
-        allowBots: z
-          .boolean()
-          .default(false)
-          .describe(
-            "Whether messages of other bots (senders with is_bot, messages sent via an inline bot) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.",
-          ),
-        botTurns: z
-          .int()
-          .min(1)
-          .max(100)
-          .default(5)
-          .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
+        ...botSettings("senders with is_bot, messages sent via an inline bot"),
       })
       .prefault({})
       .describe('Telegram settings. The bot token is read only from TELEGRAM_BOT_TOKEN.'),
@@ -449,18 +454,7 @@ export const operatorConfigSchema = z
           .describe(
             'After a restart, messages sent this many minutes back or less while the gateway was down are read from the history of conversations it talked in lately and answered (Discord never delivers them again); 0 turns it off. Env: DISCORD_CATCH_UP_MINUTES.',
           ),
-        allowBots: z
-          .boolean()
-          .default(false)
-          .describe(
-            "Whether messages of other bots (bot accounts and webhooks) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.",
-          ),
-        botTurns: z
-          .int()
-          .min(1)
-          .max(100)
-          .default(5)
-          .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
+        ...botSettings("bot accounts and webhooks"),
       })
       .prefault({})
       .describe('Discord settings. The bot token is read only from DISCORD_BOT_TOKEN.'),
@@ -487,18 +481,7 @@ export const operatorConfigSchema = z
     slack: z
       .strictObject({
         apiUrl: settingSchemas.apiRoot.optional().describe('Slack Web API base, e.g. "https://slack.com/api/". Env: SLACK_API_URL.'),
-        allowBots: z
-          .boolean()
-          .default(false)
-          .describe(
-            "Whether messages of other bots (other apps' messages: bot_id, bot_message; Slackbot never) reach the agent, under the same access rules as a person's. Off (default): they are never answered and never get a pairing code.",
-          ),
-        botTurns: z
-          .int()
-          .min(1)
-          .max(100)
-          .default(5)
-          .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
+        ...botSettings("other apps' messages: bot_id, bot_message; Slackbot never"),
       })
       .prefault({})
       .describe('Slack settings. SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and SLACK_APP_TOKEN are read only from the environment.'),
