@@ -12,6 +12,7 @@
  * instances of.
  */
 import { Bot, type ApiClientOptions } from 'grammy/web';
+import { staleButtonNotice } from '../stale-press.ts';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { downloadFile } from './attachments.ts';
 import { createCallTelegram, type RetryPolicy } from './call-telegram.ts';
@@ -112,7 +113,13 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       log(scrub(`telegram: update ${update.update_id} not understood: ${describeError(error)}`));
       return;
     }
-    if (!event) return;
+    if (!event) {
+      // A press the gateway cannot place (on an inline-mode message, or without its message) is
+      // still answered, or the person's button spins until their app gives up.
+      const press = update.callback_query;
+      if (press) void outbound.answerAction(press, staleButtonNotice).catch((error: unknown) => log(scrub(`telegram: press ${update.update_id} not answered: ${describeError(error)}`)));
+      return;
+    }
     if ('action' in event) {
       void current.onAction(event.action).catch((error: unknown) => log(scrub(`telegram: handler failed for update ${update.update_id}: ${describeError(error)}`)));
       return;
