@@ -67,7 +67,10 @@ const capabilities: ChannelCapabilities = {
   maxFileBytes: 50 * 1000 * 1000,
 };
 
-/** `my_chat_member`: who added the bot to a group (an admin's adding approves it). */
+/**
+ * `my_chat_member`: who added the bot to a group (an admin's adding approves it), and the bot
+ * removed from a group or blocked in a private chat (its scheduled jobs there stop).
+ */
 const allowedUpdates: ('message' | 'callback_query' | 'my_chat_member')[] = ['message', 'callback_query', 'my_chat_member'];
 
 /**
@@ -126,6 +129,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     }
     try {
       if ('join' in event) await current.onGroupJoin?.(event.join);
+      else if ('membership' in event) await current.onMembership?.(event.membership);
       else await current.onMessage(event.message);
     } catch (error) {
       if (error instanceof NotAcceptedError) throw error;
