@@ -13,6 +13,7 @@ import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapab
 import { createFileDownloader } from './attachments.ts';
 import { staleButtonNotice } from '../stale-press.ts';
 import { actionIdPrefix } from './blocks.ts';
+import { slackLeaveEvents, toMembershipChange, type SlackLeaveEvent } from './membership.ts';
 import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
@@ -155,6 +156,18 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
         log(scrub(`slack: handler failed for ${join.dedupeKey}: ${describeError(error)}`));
       }
     };
+    // The bot removed from a channel (see `membership.ts`): its scheduled jobs there stop.
+    const left = async (event: SlackLeaveEvent) => {
+      const change = toMembershipChange(event, bot);
+      if (!change) return;
+      try {
+        await handlers.onMembership?.(change);
+      } catch (error) {
+        if (error instanceof NotAcceptedError) throw error;
+        log(scrub(`slack: handler failed for ${change.dedupeKey}: ${describeError(error)}`));
+      }
+    };
+    for (const type of slackLeaveEvents) created.event(type, async ({ event }) => left(event as SlackLeaveEvent));
     created.event('message', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
     created.event('member_joined_channel', async ({ event }) => joined(event as SlackJoinEvent));
     created.event('app_mention', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
