@@ -74,6 +74,8 @@ export interface FakeDiscord extends FakeDiscordEvents {
   addThread(parentId: string, name?: string): string;
   /** A new person with a DM channel to the bot; returns the channel id. */
   addDmChannel(name: string): { channelId: string; user: APIUser };
+  /** The bot removed from a guild (kicked, or the guild deleted): GUILD_DELETE without `unavailable`. */
+  removeFromGuild(guildId: string): void;
   /**
    * An interaction as Discord POSTs it to an app's Interactions Endpoint URL: the raw JSON body of
    * `payload` (a `slashCommand` / `buttonPress` payload, or a PING) and its signature headers.
@@ -211,6 +213,9 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       state.channels.set(channel.id, channel);
       gateway.dispatch('THREAD_CREATE', { ...channelPayload(channel), newly_created: true });
       return channel.id;
+    },
+    removeFromGuild(guildId) {
+      gateway.dispatch('GUILD_DELETE', { id: guildId });
     },
     addDmChannel(name) {
       const user = fakeUser(state.snowflake(), name);

@@ -7,6 +7,7 @@
  * A new `Client` is made for every `start`: a stopped one would wait out its identify throttle
  * (5 s) before connecting again.
  */
+import { watchMembership } from './membership.ts';
 import { Client, Events, GatewayDispatchEvents, Routes, type APIInteraction, type GatewayMessageCreateDispatchData } from 'discord.js';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchAttachmentBytes } from './attachments.ts';
@@ -156,6 +157,10 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       current.on(Events.Error, (error) => log(`discord: client error: ${describeError(error, scrub)}`));
       current.on(Events.ShardDisconnect, (event) => log(`discord: gateway closed for good (code ${event.code})`));
       watchLink(current, link, () => client === current);
+      // Removed from a server, or a channel deleted: the scheduled jobs there stop.
+      watchMembership(current, (change) => {
+        void handlers?.onMembership?.(change).catch((error: unknown) => log(`discord: handler failed for ${change.dedupeKey}: ${describeError(error, scrub)}`));
+      });
       current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => events.messageCreate(payload));
       current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => events.interactionCreate(payload));
       // Every new session (start-up, a re-identify) reads what was sent while none was connected.
