@@ -62,6 +62,25 @@ export interface GroupJoin {
   raw: unknown;
 }
 
+/**
+ * The bot's own place in a conversation changed, as the platform says in an event about the bot
+ * itself (never a message a person sends): it was removed from a group or channel, or a person
+ * blocked it in their direct chat, or unblocked it again.
+ */
+export interface MembershipChange {
+  /** Unique per platform delivery: redelivery has the same key. */
+  dedupeKey: string;
+  platform: string;
+  /** `removed`: from a group, channel or server; `blocked` / `unblocked`: in a direct chat. */
+  kind: 'removed' | 'blocked' | 'unblocked';
+  /** The conversations it concerns (a Telegram chat, a Slack channel, a Discord server's channels). */
+  conversationIds: string[];
+  /** Names the place for the log (`telegram:group:-1001`, `discord:guild:81`); never message text. */
+  label: string;
+  /** The platform's own object, for debugging only. */
+  raw: unknown;
+}
+
 /** A file or image that came with a message. */
 export interface Attachment {
   kind: 'image' | 'file';
@@ -264,6 +283,12 @@ export interface ChannelHandlers {
    * it; rejects with {@link NotAcceptedError} when it could not (deliver it again if the platform can).
    */
   onGroupJoin?(join: GroupJoin): Promise<void>;
+  /**
+   * The bot was removed from a group or blocked (or unblocked) in a direct chat (see
+   * {@link MembershipChange}). Resolves once the gateway has dealt with it; rejects with
+   * {@link NotAcceptedError} when it could not (deliver it again if the platform can).
+   */
+  onMembership?(change: MembershipChange): Promise<void>;
   /** Earlier messages of a conversation, oldest first (the web chat shows them on reload). */
   history?(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]>;
   /**

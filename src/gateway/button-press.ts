@@ -1,23 +1,42 @@
-/** A button pressed in a chat: a tool-call approval or a pipeline gate. */
+/**
+ * A button pressed in a chat: a tool-call approval or a pipeline gate. Every press is answered,
+ * so the person's button never spins: a press on a button nothing waits for any more (an old
+ * keyboard, a question already answered, a message of another bot's era) gets a short notice.
+ */
+import { staleButtonNotice } from '../channels/stale-press.ts';
 import type { ChannelAction, ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
 import type { Gateway } from './gateway.ts';
 
+/** What a press is told when answering it failed here (the person may press again). */
+const failedPressNotice = 'That press could not be handled just now. Please try again.';
+
 /**
- * Answers `action` (once: a redelivered press is ignored). Never rejects: a failure is logged, as
- * the platform has nobody to tell.
+ * Answers `action`, once: a redelivered press (the platform sent it again) only stops the button's
+ * spinner, without acting twice. Never rejects: a failure is logged and the press still answered.
  */
-export async function handleButtonPress(gateway: Gateway, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
+export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conversations' | 'isAdmin' | 'gates' | 'log'>, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
+  let answer: string | undefined;
   try {
-    if (!(await gateway.dedupe.firstTime(action.dedupeKey))) return;
-    const conversation = await gateway.conversations.peek(action.sessionKey);
-    const [verb] = action.data.split(':');
-    const admin = gateway.isAdmin(action.address.platform, action.sender.id);
-    if (verb === 'gate') return void (await adapter.answerAction?.(action, gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name)));
-    const known = verb === 'approve' || verb === 'deny' ? conversation : undefined;
-    await adapter.answerAction?.(action, answerApproval(known, verb === 'approve', action.sender.id, admin));
+    answer = (await gateway.dedupe.firstTime(action.dedupeKey)) ? await pressAnswer(gateway, action) : undefined;
   } catch (error) {
     gateway.log(`${action.sessionKey}: button not handled: ${errorMessage(error)}`);
+    answer = failedPressNotice;
   }
+  try {
+    await adapter.answerAction?.(action, answer);
+  } catch (error) {
+    gateway.log(`${action.sessionKey}: button press not answered: ${errorMessage(error)}`);
+  }
+}
+
+/** What the press does, and what its presser is told. */
+async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates'>, action: ChannelAction): Promise<string> {
+  const [verb] = action.data.split(':');
+  if (verb === 'gate') return gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name);
+  if (verb !== 'approve' && verb !== 'deny') return staleButtonNotice;
+  const conversation = await gateway.conversations.peek(action.sessionKey);
+  const admin = gateway.isAdmin(action.address.platform, action.sender.id);
+  return answerApproval(conversation, verb === 'approve', action.sender.id, admin);
 }

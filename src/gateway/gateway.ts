@@ -10,6 +10,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { createAccessPolicy, PairingNotifier } from './access/index.ts';
 import { handleGroupJoin } from './access/handle-group-join.ts';
+import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
 import { askApproval, denyApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
@@ -212,6 +213,7 @@ export class Gateway {
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
         onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, log: (line) => this.log(line) }, adapter, join),
+        onMembership: (change) => handleMembership({ scheduler: this.scheduler, log: (line) => this.log(line) }, change),
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
         status: reportChannelStatus(this.ops, adapter.platform),

@@ -30,7 +30,7 @@ export class ReplyStream {
   /** Show any text, however short (see `showNow`). */
   #eager = false;
   #now: () => number;
-  #onPreview: ((messageId: string) => void) | undefined;
+  #onPreview: ((messageId: string) => void | Promise<void>) | undefined;
   #idempotencyKey: string | undefined;
   /** A note shown below the text (or alone) until more of the answer arrives (see `notice`). */
   #notice: string | undefined;
@@ -38,14 +38,15 @@ export class ReplyStream {
   /**
    * `messageId` continues a preview sent before (by a process that stopped mid-answer): the
    * stream edits it instead of sending another. `onPreview` hears the preview's id once it was
-   * sent, so the caller can record it before the answer is final. `idempotencyKey` makes the
+   * sent, so the caller can record it; the stream sends nothing more (no edit, and `close` does
+   * not resolve) until the promise it returns settles. `idempotencyKey` makes the
    * preview's send idempotent where the platform can: a turn run again after a crash gets back
    * the preview the dead process sent (if it never heard its id) and finishes it.
    */
   constructor(
     adapter: ChannelAdapter,
     address: ConversationAddress,
-    options: { replyTo?: string; now?: () => number; messageId?: string; onPreview?: (messageId: string) => void; idempotencyKey?: string } = {},
+    options: { replyTo?: string; now?: () => number; messageId?: string; onPreview?: (messageId: string) => void | Promise<void>; idempotencyKey?: string } = {},
   ) {
     this.#adapter = adapter;
     this.#address = address;
@@ -140,7 +141,10 @@ export class ReplyStream {
     if (this.#messageId === undefined) {
       const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey });
       this.#messageId = sent.ids[0];
-      if (this.#messageId !== undefined) this.#onPreview?.(this.#messageId);
+      // On record before anything else of this stream goes out (the next edit, the final text):
+      // a process killed after this point leaves a preview its restart finishes. The caller
+      // reports a note that failed; the stream goes on.
+      if (this.#messageId !== undefined) await Promise.resolve(this.#onPreview?.(this.#messageId)).catch(() => undefined);
     } else {
       await this.#adapter.edit(this.#address, this.#messageId, { text: preview });
     }

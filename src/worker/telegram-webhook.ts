@@ -8,6 +8,7 @@
  */
 import type { Message, Update } from 'grammy/types';
 import { filesOf } from '../channels/telegram/attachments.ts';
+import { staleButtonNotice } from '../channels/stale-press.ts';
 import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { sameSecret } from '../core/same-secret.ts';
@@ -35,6 +36,11 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
     return new Response('bad request: not JSON', { status: 400 });
   }
   if (typeof update !== 'object' || update === null || typeof update.update_id !== 'number') return new Response('bad request: not a Telegram update', { status: 400 });
+  // Workers offer no buttons, so a press is on an old keyboard or an inline-mode message: it is
+  // answered in the webhook's own response (Telegram carries out the method named there), so the
+  // person's button stops spinning without a call of ours.
+  const press = update.callback_query;
+  if (press && typeof press.id === 'string') return Response.json({ method: 'answerCallbackQuery', callback_query_id: press.id, text: staleButtonNotice });
   let bot;
   try {
     bot = await telegramIdentity(env);

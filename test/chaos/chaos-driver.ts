@@ -78,6 +78,8 @@ export interface ChaosOptions {
   streamDelayMs?: number | [number, number];
   /** Longest wait for the last answers once everything was sent (default 60 s). */
   settleMs?: number;
+  /** Longest wait for a (re)started gateway to be up, where the platform takes it (Telegram; default 30 s). */
+  startTimeoutMs?: number;
   /**
    * An unfinished, never edited preview the platform took at most this long before a kill counts
    * as orphaned, not dangling (default 100 ms: the platform's answer in flight and the event loop

@@ -30,7 +30,7 @@ export async function runChaos(platform: ChaosPlatformName, options: Omit<ChaosO
   if (platform === 'slack') return runThrough('Slack events', await slackPlatform(), { ...options, mode: 'webhook' });
   if (platform === 'discord') return runThrough('Discord gateway', await discordPlatform(), { ...options, mode: 'webhook' });
   const mode = platform === 'telegram-webhook' ? 'webhook' : 'polling';
-  return runThrough(`Telegram ${mode}`, await telegramPlatform(mode, random), { ...options, mode });
+  return runThrough(`Telegram ${mode}`, await telegramPlatform(mode, random, options.startTimeoutMs), { ...options, mode });
 }
 
 /** A chaos run over the fake Telegram in `options.mode`. */

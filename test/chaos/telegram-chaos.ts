@@ -13,7 +13,7 @@ import type { ChaosPlatform } from './chaos-driver.ts';
 const firstChatId = 9_100_000;
 
 /** The Telegram platform in `mode`, with its fakes started (the gateway is not). */
-export async function telegramPlatform(mode: 'webhook' | 'polling', random: () => number): Promise<ChaosPlatform> {
+export async function telegramPlatform(mode: 'webhook' | 'polling', random: () => number, startTimeoutMs = 30_000): Promise<ChaosPlatform> {
   const fakes = await startTelegramGatewayFakes('operator-chaos-');
   const { telegram } = fakes;
   const port = mode === 'webhook' ? await freePort() : undefined;
@@ -34,7 +34,7 @@ export async function telegramPlatform(mode: 'webhook' | 'polling', random: () =
   return {
     model: fakes.model,
     home: fakes.home,
-    start: () => startGateway({ home: fakes.home, env, ...(port !== undefined && { port }) }, 30_000),
+    start: () => startGateway({ home: fakes.home, env, ...(port !== undefined && { port }) }, startTimeoutMs),
     send(chat, text, token) {
       const update = telegram.textMessage({ chatId: firstChatId + chat, text, from: { id: firstChatId + chat, first_name: `P${chat}` } });
       updateIds.set(token, update.update_id);

@@ -44,6 +44,8 @@ export interface FakeButtonPress {
   messageId: string;
   customId: string;
   user?: APIUser;
+  /** The component pressed (default 2, a button; 3 is a string select menu). */
+  componentType?: number;
 }
 
 /** The dispatch builders of one fake Discord. */
@@ -152,7 +154,7 @@ export function createEvents(state: FakeDiscordState, gateway: FakeGateway, orig
       const user = options.user ?? defaultUser();
       const message = state.messages.get(options.messageId)?.message;
       if (!message) throw new Error(`fake Discord: no message ${options.messageId}`);
-      return dispatchInteraction({ ...interactionBase(options.channelId, user), type: 3, message, data: { custom_id: options.customId, component_type: 2 } });
+      return dispatchInteraction({ ...interactionBase(options.channelId, user), type: 3, message, data: { custom_id: options.customId, component_type: options.componentType ?? 2, ...(options.componentType === 3 ? { values: ['a'] } : {}) } });
     },
   };
 }

@@ -83,6 +83,8 @@ export interface FakeDiscord extends FakeDiscordEvents {
    * this fake (`/attachments/...`, served as `files` says or a few bytes).
    */
   dispatchRaw(t: string, d: Record<string, unknown>, files?: (path: string) => { bytes: Uint8Array; contentType: string }): void;
+  /** The bot removed from a guild (kicked, or the guild deleted): GUILD_DELETE without `unavailable`. */
+  removeFromGuild(guildId: string): void;
   /**
    * An interaction as Discord POSTs it to an app's Interactions Endpoint URL: the raw JSON body of
    * `payload` (a `slashCommand` / `buttonPress` payload, or a PING) and its signature headers.
@@ -220,6 +222,9 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       state.channels.set(channel.id, channel);
       gateway.dispatch('THREAD_CREATE', { ...channelPayload(channel), newly_created: true });
       return channel.id;
+    },
+    removeFromGuild(guildId) {
+      gateway.dispatch('GUILD_DELETE', { id: guildId });
     },
     addDmChannel(name) {
       const user = fakeUser(state.snowflake(), name);

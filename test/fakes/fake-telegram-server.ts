@@ -149,6 +149,11 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     call.status = answer.ok ? 200 : answer.error_code;
     state.notify();
     if (!response.writableEnded && !response.destroyed) {
+      // The moment the answer is handed to the connection: a test can kill the caller right then.
+      response.once('finish', () => {
+        call.answered = true;
+        state.notify();
+      });
       response.writeHead(call.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     }
   }

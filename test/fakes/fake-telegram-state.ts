@@ -15,6 +15,8 @@ export interface FakeTelegramCall {
   status: number;
   /** Held by `holdNext`: never carried out, never answered. */
   held?: boolean;
+  /** The answer was written to the connection (the caller may not have read it yet). */
+  answered?: boolean;
 }
 
 /** A message the bot sent, as it stands now (after edits). */

@@ -133,6 +133,10 @@ export function updateBuilders(state: FakeTelegramState) {
       const change = { chat: state.chatObject(options.chatId), from: userOf(options), date: Math.floor(Date.now() / 1000), old_chat_member: member(oldStatus), new_chat_member: member(status) };
       return { update_id: state.nextUpdateId(), my_chat_member: change } as unknown as Update;
     },
+    /** An update as recorded elsewhere (a real payload), with a fresh `update_id`. */
+    recorded(update: Omit<Update, 'update_id'>): Update {
+      return { ...update, update_id: state.nextUpdateId() } as Update;
+    },
     /** A press of an inline keyboard button under message `messageId` in `chatId`. */
     callbackQuery(options: { chatId: number; chatType?: 'private' | 'group' | 'supergroup'; from?: FakeUser; data: string; messageId: number; threadId?: number }): Update {
       registerChat(state, options);

@@ -35,7 +35,7 @@ describe('ReplyStream.notice', () => {
   it('shows the notice as the preview, then the answer in its place', async () => {
     const { adapter, calls } = recordingAdapter();
     const previews: string[] = [];
-    const stream = new ReplyStream(adapter, address, { onPreview: (id) => previews.push(id) });
+    const stream = new ReplyStream(adapter, address, { onPreview: (id) => void previews.push(id) });
     stream.notice('Slow provider; still trying.');
     await vi.waitFor(() => expect(calls).toEqual([{ kind: 'send', id: '1', text: 'Slow provider; still trying. …' }]));
     // The notice is the preview: its id is noted like any preview's.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ChannelAdapter, ConversationAddress, OutboundMessage } from '../../src/channels/types.ts';
 import { ReplyStream } from '../../src/gateway/reply-stream.ts';
 
@@ -39,6 +39,32 @@ describe('ReplyStream', () => {
     expect(calls[0]).toEqual({ kind: 'send', id: '1', text: 'The deploy window is on Tuesday mornings …' });
     expect(calls.at(-1)).toEqual({ kind: 'edit', id: '1', text: 'The deploy window is on Tuesday mornings, between ten and noon. …' });
     expect(id).toBe('1');
+  });
+
+  it("sends nothing more of the stream until the preview's id is on record", async () => {
+    const { adapter, calls } = recordingAdapter();
+    const order: string[] = [];
+    let noted: (() => void) | undefined;
+    const stream = new ReplyStream(adapter, address, {
+      onPreview: (id) =>
+        new Promise<void>((resolve) => {
+          order.push(`preview ${id} heard`);
+          noted = () => {
+            order.push(`preview ${id} on record`);
+            resolve();
+          };
+        }),
+    });
+    stream.push('The deploy window is on Tuesday mornings');
+    await vi.waitFor(() => expect(noted).toBeDefined());
+    // The stream goes on while the note is being written: its edit waits, and so does close().
+    stream.push(', between ten and noon, unless the release train is late.');
+    const closing = stream.close().then((id) => order.push(`closed with ${id}`));
+    await settle();
+    expect(calls.map((call) => call.kind)).toEqual(['send']);
+    noted!();
+    await closing;
+    expect(order).toEqual(['preview 1 heard', 'preview 1 on record', 'closed with 1']);
   });
 
   it('never previews what could become [SILENT], nor a few characters', async () => {

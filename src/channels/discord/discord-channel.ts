@@ -7,6 +7,7 @@
  * A new `Client` is made for every `start`: a stopped one would wait out its identify throttle
  * (5 s) before connecting again.
  */
+import { watchMembership } from './membership.ts';
 import { Client, Events, GatewayDispatchEvents, Routes, type APIInteraction, type GatewayMessageCreateDispatchData } from 'discord.js';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchAttachmentBytes } from './attachments.ts';
@@ -170,6 +171,10 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       // reported; it must not end the process (see `packet-guard.ts`). The raw listeners run
       // inside discord.js's dispatch too, so they get the same boundary.
       guardPackets(current, outside);
+      // Removed from a server, or a channel deleted: the scheduled jobs there stop.
+      watchMembership(current, (change) => {
+        void handlers?.onMembership?.(change).catch((error: unknown) => log(`discord: handler failed for ${change.dedupeKey}: ${describeError(error, scrub)}`));
+      });
       current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => outside.guard(GatewayDispatchEvents.MessageCreate, () => events.messageCreate(payload)));
       current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => outside.guard(GatewayDispatchEvents.InteractionCreate, () => events.interactionCreate(payload)));
       // Every new session (start-up, a re-identify) reads what was sent while none was connected.

@@ -130,10 +130,11 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
   }
 
   async function onButton(interaction: APIMessageComponentButtonInteraction): Promise<void> {
+    // Acknowledged first, whatever it is: Discord shows "This interaction failed" after 3 s.
+    if (await acknowledge(interaction, 6)) tokens.action(interaction.id, interaction.token);
     const user = interactionUser(interaction);
     const channelId = interaction.channel?.id ?? interaction.channel_id;
     if (!user || !channelId) return;
-    if (await acknowledge(interaction, 6)) tokens.action(interaction.id, interaction.token);
     const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
     const action = toButtonAction(interaction, conversationOf(channelId, kind));
     const handlers = context.handlers();
@@ -168,7 +169,8 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
       if (!inbound || !context.handlers()) return;
       let work: Promise<void> | undefined;
       if (interaction.type === InteractionType.ApplicationCommand && interaction.data.type === 1) work = onCommand(interaction as APIChatInputApplicationCommandInteraction, inbound);
-      if (interaction.type === InteractionType.MessageComponent && interaction.data.component_type === 2) work = onButton(interaction as APIMessageComponentButtonInteraction);
+      // Any component (a select menu too): the gateway makes only buttons, so another is a stale press, answered as one.
+      if (interaction.type === InteractionType.MessageComponent) work = onButton(interaction as APIMessageComponentButtonInteraction);
       work?.catch((error: unknown) => context.outside.report('INTERACTION_CREATE', error));
     },
     async settled() {

@@ -11,7 +11,9 @@
 import { App, webApi } from '@slack/bolt';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { createFileDownloader } from './attachments.ts';
+import { staleButtonNotice } from '../stale-press.ts';
 import { actionIdPrefix } from './blocks.ts';
+import { slackLeaveEvents, toMembershipChange, type SlackLeaveEvent } from './membership.ts';
 import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
@@ -163,14 +165,34 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
         log(scrub(`slack: handler failed for ${join.dedupeKey}: ${describeError(error)}`));
       }
     };
+    // The bot removed from a channel (see `membership.ts`): its scheduled jobs there stop.
+    const left = async (event: SlackLeaveEvent) => {
+      const change = toMembershipChange(event, bot);
+      if (!change) return;
+      try {
+        await handlers.onMembership?.(change);
+      } catch (error) {
+        if (error instanceof NotAcceptedError) throw error;
+        log(scrub(`slack: handler failed for ${change.dedupeKey}: ${describeError(error)}`));
+      }
+    };
+    for (const type of slackLeaveEvents) created.event(type, async ({ event }) => left(event as SlackLeaveEvent));
     created.event('message', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
     created.event('member_joined_channel', async ({ event }) => joined(event as SlackJoinEvent));
     created.event('app_mention', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
 
-    created.action({ type: 'block_actions', action_id: new RegExp(`^${actionIdPrefix}`) }, async ({ ack, body }) => {
+    // Every press is acknowledged at once (Slack shows an error after 3 s); one on a button the
+    // gateway did not make (an old message's) gets a short notice only the presser sees.
+    created.action({ type: 'block_actions' }, async ({ ack, body }) => {
       await ack();
-      const action = toChannelAction(body as unknown as SlackBlockActions);
-      if (action) void handlers.onAction(action).catch((error: unknown) => log(scrub(`slack: handler failed for action ${action.dedupeKey}: ${describeError(error)}`)));
+      const payload = body as unknown as SlackBlockActions;
+      const action = toChannelAction(payload);
+      if (!action) return;
+      if (!(payload.actions[0]?.action_id ?? '').startsWith(actionIdPrefix)) {
+        void outbound.answerAction(action, staleButtonNotice).catch((error: unknown) => log(scrub(`slack: press ${action.dedupeKey} not answered: ${describeError(error)}`)));
+        return;
+      }
+      void handlers.onAction(action).catch((error: unknown) => log(scrub(`slack: handler failed for action ${action.dedupeKey}: ${describeError(error)}`)));
     });
 
     // Slack never redelivers a slash command: a refusal is told to the person instead.

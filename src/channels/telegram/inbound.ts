@@ -2,14 +2,15 @@
  * Telegram updates as neutral events: a `message` becomes an {@link InboundMessage}, a
  * `callback_query` a {@link ChannelAction}, a `my_chat_member` that puts the bot into a group a
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
- * to a supergroup (naming the group it replaced); other updates (edits, service messages,
- * stickers, dice) are not events here, nor are bots' messages unless `allowBots` (see
- * {@link isFromBot}). Sound and video come as files, a location, venue, poll or contact as a line
- * of text (`shared-content.ts`); a forward's text comes after a line naming its origin
- * (`forward-origin.ts`). Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
+ * to a supergroup (naming the group it replaced); a `my_chat_member` that removes the bot from a
+ * group, or blocks or unblocks it in a private chat, a {@link MembershipChange}; other updates
+ * (edits, service messages, stickers, dice) are not events here, nor are bots' messages unless
+ * `allowBots` (see {@link isFromBot}). Sound and video come as files, a location, venue, poll or
+ * contact as a line of text (`shared-content.ts`); a forward's text comes after a line naming its
+ * origin (`forward-origin.ts`). Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
-import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, Sender } from '../types.ts';
+import type { ChannelAction, GroupJoin, GroupRef, InboundMessage, MembershipChange, Sender } from '../types.ts';
 import { admitted, type BotTurns } from '../bot-turns.ts';
 import { attachmentsOf, type DownloadFile } from './attachments.ts';
 import { conversationOf, topicOf } from './conversation.ts';
@@ -142,6 +143,30 @@ export function toGroupJoin(updateId: number, change: ChatMemberUpdated, context
   };
 }
 
+/** The statuses of a bot that is out of a chat (removed from a group, blocked in a private chat). */
+const outOfChat: ReadonlySet<string> = new Set(['left', 'kicked']);
+
+/**
+ * A `my_chat_member` update about this bot as a {@link MembershipChange}: removed from a group
+ * (`left` or `kicked`), blocked in a private chat (`kicked`), or unblocked there (`member` after
+ * `kicked`); undefined for anything else (a join: see {@link toGroupJoin}; a channel; another user).
+ */
+export function toMembershipChange(updateId: number, change: ChatMemberUpdated, context: Pick<InboundContext, 'bot'>): MembershipChange | undefined {
+  if (change.new_chat_member.user.id !== context.bot.id) return undefined;
+  const before = change.old_chat_member.status;
+  const now = change.new_chat_member.status;
+  const chatId = String(change.chat.id);
+  const base = { dedupeKey: `telegram:update:${updateId}`, platform: 'telegram', conversationIds: [chatId], raw: change };
+  if (change.chat.type === 'private') {
+    if (now === 'kicked' && before !== 'kicked') return { ...base, kind: 'blocked', label: `telegram:dm:${chatId}` };
+    if (before === 'kicked' && now === 'member') return { ...base, kind: 'unblocked', label: `telegram:dm:${chatId}` };
+    return undefined;
+  }
+  if (change.chat.type !== 'group' && change.chat.type !== 'supergroup') return undefined;
+  if (!outOfChat.has(now) || outOfChat.has(before)) return undefined;
+  return { ...base, kind: 'removed', label: `telegram:group:${chatId}` };
+}
+
 /**
  * The service message Telegram posts in a supergroup made from a group (`migrate_from_chat_id`)
  * as a {@link GroupJoin} that names the group it replaced; undefined for any other message.
@@ -160,7 +185,7 @@ export function toGroupMove(updateId: number, message: Message): GroupJoin | und
 }
 
 /** An update as the neutral event it carries, if any. */
-export function toChannelEvent(update: Update, context: InboundContext): { message: InboundMessage } | { action: ChannelAction } | { join: GroupJoin } | undefined {
+export function toChannelEvent(update: Update, context: InboundContext): { message: InboundMessage } | { action: ChannelAction } | { join: GroupJoin } | { membership: MembershipChange } | undefined {
   if (update.message) {
     const moved = toGroupMove(update.update_id, update.message);
     if (moved) return { join: moved };
@@ -173,7 +198,9 @@ export function toChannelEvent(update: Update, context: InboundContext): { messa
   }
   if (update.my_chat_member) {
     const join = toGroupJoin(update.update_id, update.my_chat_member, context);
-    return join ? { join } : undefined;
+    if (join) return { join };
+    const membership = toMembershipChange(update.update_id, update.my_chat_member, context);
+    return membership ? { membership } : undefined;
   }
   return undefined;
 }

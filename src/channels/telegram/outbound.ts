@@ -23,7 +23,7 @@ export interface TelegramOutbound {
   edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
   typing(address: ConversationAddress): Promise<void>;
   setCommands(commands: CommandInfo[]): Promise<void>;
-  answerAction(action: ChannelAction, text?: string): Promise<void>;
+  answerAction(action: Pick<ChannelAction, 'id'>, text?: string): Promise<void>;
 }
 
 const isParseError = (error: unknown) => /can't parse entities/i.test(telegramDescription(error) ?? '');

@@ -12,6 +12,7 @@
  * instances of.
  */
 import { Bot, type ApiClientOptions } from 'grammy/web';
+import { staleButtonNotice } from '../stale-press.ts';
 import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { downloadFile } from './attachments.ts';
 import { createCallTelegram, type RetryPolicy } from './call-telegram.ts';
@@ -73,7 +74,10 @@ const capabilities: ChannelCapabilities = {
   maxFileBytes: 50 * 1000 * 1000,
 };
 
-/** `my_chat_member`: who added the bot to a group (an admin's adding approves it). */
+/**
+ * `my_chat_member`: who added the bot to a group (an admin's adding approves it), and the bot
+ * removed from a group or blocked in a private chat (its scheduled jobs there stop).
+ */
 const allowedUpdates: ('message' | 'callback_query' | 'my_chat_member')[] = ['message', 'callback_query', 'my_chat_member'];
 
 /**
@@ -123,13 +127,20 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       outside.report(updateKind(update), error);
       return;
     }
-    if (!event) return;
+    if (!event) {
+      // A press the gateway cannot place (on an inline-mode message, or without its message) is
+      // still answered, or the person's button spins until their app gives up.
+      const press = update.callback_query;
+      if (press) void outbound.answerAction(press, staleButtonNotice).catch((error: unknown) => log(scrub(`telegram: press ${update.update_id} not answered: ${describeError(error)}`)));
+      return;
+    }
     if ('action' in event) {
       void current.onAction(event.action).catch((error: unknown) => log(scrub(`telegram: handler failed for update ${update.update_id}: ${describeError(error)}`)));
       return;
     }
     try {
       if ('join' in event) await current.onGroupJoin?.(event.join);
+      else if ('membership' in event) await current.onMembership?.(event.membership);
       else await current.onMessage(event.message);
     } catch (error) {
       if (error instanceof NotAcceptedError) throw error;
