@@ -6,7 +6,7 @@ import type { SessionManager } from '../session/session-manager.ts';
 import type { LiveSurface, Tool, TurnContext } from '../tools/tool.ts';
 import type { ChangeLog } from '../tools/changes/change-log.ts';
 import type { ChangeRecorder } from '../tools/changes/file-change.ts';
-import type { FileAccess } from '../tools/files/file-access.ts';
+import type { SeatFilesSource } from '../tools/files/seat-files.ts';
 import type { Subagents } from './subagents/subagents.ts';
 import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
@@ -57,10 +57,10 @@ export interface AgentOptions {
   /** Records file changes here instead of in `changes` (a subagent records into its parent's turn). */
   changeRecorder?: ChangeRecorder;
   /**
-   * The file workers through which tools reach the seat's files (`ToolContext.files`, for tools
-   * that are not operator's own); unset: tools get no `files`.
+   * Where tools that are not operator's own reach the seat's files (`ToolContext.files`, through
+   * the runtime's file workers); unset: tools get no `files`.
    */
-  files?: FileAccess;
+  files?: SeatFilesSource;
   /**
    * The agent's children (`spawn_agent` and the other subagent tools act on them); unset where it
    * may start none (a child at the depth limit).

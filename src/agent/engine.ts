@@ -4,7 +4,6 @@
  * asks to terminate. It keeps no state between runs and persists nothing; the Agent listens to its
  * `message_end` events for that.
  */
-import { resolve } from 'node:path';
 import { CancellationError, InternalError, PermissionDeniedError, ToolNotFoundError, ToolTimeoutError, errorMessage } from '../core/errors.ts';
 import type { AgentError } from '../core/errors.ts';
 import type {
@@ -21,8 +20,7 @@ import type {
 import { addUsage, emptyUsage } from '../llm/types.ts';
 import type { Tool, ToolContext, TurnContext } from '../tools/tool.ts';
 import { toToolDefinition } from '../tools/tool.ts';
-import type { FileAccess } from '../tools/files/file-access.ts';
-import { seatFilesFor } from '../tools/files/seat-files.ts';
+import type { SeatFilesSource } from '../tools/files/seat-files.ts';
 import type { EngineEvent } from './engine-events.ts';
 import { createLoopDetector, loopWarning } from './loop-detector.ts';
 import { repairOrphans } from './repair-orphans.ts';
@@ -87,8 +85,8 @@ export interface EngineOptions extends EngineHooks {
   changes?: ToolContext['changes'];
   /** The agent's children, for the subagent tools (see `ToolContext.subagents`). */
   subagents?: ToolContext['subagents'];
-  /** The file workers tools reach the seat's files through (see `ToolContext.files`); unset: no `files`. */
-  files?: FileAccess;
+  /** Where tools get the seat's files (see `ToolContext.files`); unset: no `files`. */
+  files?: SeatFilesSource;
 }
 
 /** The outcome of one run. */
@@ -339,7 +337,7 @@ export class Engine {
       onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
     };
     const tool = this.#toolsByName.get(call.name);
-    if (this.options.files && tool) context.files = seatFilesFor(this.options.files, context, resolve(cwd), tool.machine, tool.name);
+    if (this.options.files && tool) context.files = this.options.files(context, cwd, tool.machine, tool.name);
     return context;
   }
 

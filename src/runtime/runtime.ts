@@ -35,6 +35,7 @@ import { makePrivateFolder } from '../core/private-modes.ts';
 import { storeConversationMemory, type ConversationMemoryPlace } from '../memory/conversation-memory.ts';
 import type { LanguageServers } from '../tools/code/language-servers.ts';
 import { FileAccess } from '../tools/files/file-access.ts';
+import { seatFilesFor } from '../tools/files/seat-files.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
@@ -257,7 +258,7 @@ export class Runtime {
       requestApproval: options.requestApproval,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
       changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
-      files: this.files,
+      files: (context, cwd, machine, name) => seatFilesFor(this.files, context, cwd, machine, name),
       subagents,
     });
     subagents?.attach(agent);

@@ -88,7 +88,8 @@ describe('subagents through the gateway', () => {
     let before = telegram.messages(admin).length;
     chat.dm('write the two files in parallel');
     const [progress, reply] = await chat.messagesAfter(admin, before, 2);
-    expect(reply!.text).toBe('Both files are written.');
+    // The reply may still be its streamed preview when it first shows: its final text follows by an edit.
+    await telegram.waitFor((fake) => fake.messages(admin).find((message) => message.messageId === reply!.messageId)!.text === 'Both files are written.', wait);
     expect(readFileSync(join(workspace, 'alpha.md'), 'utf8')).toBe('alpha.md\n');
     expect(readFileSync(join(workspace, 'beta.md'), 'utf8')).toBe('beta.md\n');
     // One message for the children, edited to its last state once they were done.

@@ -71,8 +71,14 @@ describe('row 5: a symlink flipped during reads, from a member granted shell', {
       await flipper;
     }
     expect(flips).toBeGreaterThan(0);
+    // All 50 reads ran and came back, each with one of three answers: the plain file; where the
+    // link led into OPERATOR_HOME, the guardrail's refusal (the second line) or, when the link
+    // flipped after that check, nothing found by the worker. A starved test process may flip
+    // seldom, so any of them may be all.
+    const results = JSON.stringify(fakes.model.requests.at(-1)!.body.messages);
+    const answers = [/plain words/g, /tool call blocked: workspace-confinement/g, /file not found: flip\.txt/g].map((pattern) => (results.match(pattern) ?? []).length);
+    expect(answers.reduce((sum, count) => sum + count, 0), JSON.stringify(answers)).toBe(50);
     const sent = everythingSentToModel(fakes.model.requests);
-    expect(sent).toContain('plain words');
     expectNoSecretIn(sent, [webToken], 'the model');
     expectNoSecretIn(fakes.telegram.messages(group).map((message) => message.text).join('\n'), [webToken], 'the group chat');
   });

@@ -72,7 +72,12 @@ const connectAbstract = (name: string) =>
   `perl -MSocket -e 'socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die; print connect($s, pack("S a108", AF_UNIX, "\\0${name}")) ? "abstract: " . <$s> : "abstract: $!\\n"'`;
 
 /** A shell line that connects to `host:port` and prints the first line answered, or that it could not. */
-const connectTcp = (host: string, port: number) => `(exec 3<>/dev/tcp/${host}/${port} && echo "${host}: $(head -1 <&3)") 2>/dev/null || echo "${host}: refused"`;
+/**
+ * What a probe says first on a TCP connection: the listener counts only connections that say it,
+ * so a stray one from elsewhere on this machine (a port just freed and taken again) is not counted.
+ */
+const probeMark = `operator-probe-${randomBytes(4).toString('hex')}`;
+const connectTcp = (host: string, port: number) => `(exec 3<>/dev/tcp/${host}/${port} && echo ${probeMark} >&3 && echo "${host}: $(head -1 <&3)") 2>/dev/null || echo "${host}: refused"`;
 
 describe('commands with a network of their own (slirp4netns)', () => {
   const servers: Server[] = [];
@@ -84,7 +89,9 @@ describe('commands with a network of their own (slirp4netns)', () => {
   async function listen(where: { port: 0 } | { abstract: string }): Promise<{ port: number; connections: () => number }> {
     let connections = 0;
     const server = createServer((socket) => {
-      connections++;
+      // A TCP probe says who it is; an abstract socket's name is this test's alone.
+      if ('abstract' in where) connections++;
+      else socket.once('data', (data) => void (data.toString().includes(probeMark) && connections++));
       socket.end('hello from the host\n');
     });
     servers.push(server);
@@ -120,7 +127,7 @@ describe('commands with a network of their own (slirp4netns)', () => {
     // The same probe, where commands share this machine's network, gets in: it can tell.
     const shared = await runIn(sandboxWith(world.home, '/nonexistent/bin/slirp4netns'), connectTcp('127.0.0.1', port), [world.workspace]);
     expect(shared.text).toBe('127.0.0.1: hello from the host');
-    expect(connections()).toBe(1);
+    await vi.waitFor(() => expect(connections()).toBe(1));
   });
 
   it("reaches no abstract UNIX socket of this machine (an X display's kind)", async () => {

@@ -134,7 +134,7 @@ whenInstalled(bubblewrap, { suite: "an extension tool's files", program: 'bwrap'
         },
       });
       const extension = await createExtension('notes', (api) => api.registerTool(notes));
-      harness = await createHarness({ agent: { extensions: [extension], files: access, cwd: world.workspace } });
+      harness = await createHarness({ agent: { extensions: [extension], files: (context, cwd, machine, name) => seatFilesFor(access, context, cwd, machine, name), cwd: world.workspace } });
       harness.server.enqueue(
         { toolCalls: [{ name: 'notes', arguments: { path: 'notes.txt' } }, { name: 'notes', arguments: { path: path.join(world.home, 'gateway.json') } }] },
         { text: 'done' },

@@ -44,6 +44,13 @@ export interface SeatFiles {
   glob(pattern: string, options?: { base?: string }): Promise<string[]>;
 }
 
+/**
+ * How the engine gets a call's {@link SeatFiles} without loading the file workers itself (the
+ * engine runs on Workers too, where there are none): the runtime hands one of these in, made by
+ * {@link seatFilesFor} over its `FileAccess`.
+ */
+export type SeatFilesSource = (context: Pick<ToolContext, 'turn' | 'signal' | 'changes'>, cwd: string, machine: MachineAccess | 'none' | undefined, toolName: string) => SeatFiles | undefined;
+
 /** The tool kinds that get {@link SeatFiles}: what says it touches files. */
 const withFiles: ReadonlySet<MachineAccess | 'none'> = new Set(['read', 'write', 'shell']);
 
@@ -53,6 +60,7 @@ const withFiles: ReadonlySet<MachineAccess | 'none'> = new Set(['read', 'write',
  * writes and the turn's seat may change files.
  */
 export function seatFilesFor(access: FileAccess, context: Pick<ToolContext, 'turn' | 'signal' | 'changes'>, cwd: string, machine: MachineAccess | 'none' | undefined, toolName: string): SeatFiles | undefined {
+  cwd = path.resolve(cwd);
   const kind = machine ?? 'shell';
   if (!withFiles.has(kind)) return undefined;
   const turn = turnFiles(access, context, cwd);
