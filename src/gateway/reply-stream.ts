@@ -143,11 +143,23 @@ export class ReplyStream {
       this.#messageId = sent.ids[0];
       // On record before anything else of this stream goes out (the next edit, the final text):
       // a process killed after this point leaves a preview its restart finishes. The caller
-      // reports a note that failed; the stream goes on.
-      if (this.#messageId !== undefined) await Promise.resolve(this.#onPreview?.(this.#messageId)).catch(() => undefined);
+      // reports a note that failed; the stream goes on. A store that takes longer than
+      // `previewNoteWaitMs` does not hold the answer back: the person's preview is finished
+      // while the note is still being written (a kill in that stretch may leave it, as before).
+      if (this.#messageId !== undefined) await withinMs(Promise.resolve(this.#onPreview?.(this.#messageId)).catch(() => undefined), previewNoteWaitMs);
     } else {
       await this.#adapter.edit(this.#address, this.#messageId, { text: preview });
     }
     this.#shown = preview;
   }
+}
+
+/** The longest a stream waits for its preview's note before it goes on (see `#flush`). */
+export const previewNoteWaitMs = 1_000;
+
+/** Resolves when `work` settles or after `ms`, whichever comes first. */
+function withinMs(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([work.then(() => undefined), late]).finally(() => clearTimeout(timer));
 }
