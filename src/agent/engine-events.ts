@@ -18,7 +18,8 @@ export type EngineEvent =
   | { type: 'tool_execution_start'; call: ToolCallPart }
   | { type: 'tool_execution_update'; call: ToolCallPart; text: string }
   /** `output` is the full output; `result` holds what the model sees (truncated, patched). */
-  | { type: 'tool_execution_end'; call: ToolCallPart; output: string; result: ToolResultMessage; isError: boolean; durationMs: number }
+  /** `threw`: the tool's own code threw (not a refusal, a timeout or an abort); its message is the result. */
+  | { type: 'tool_execution_end'; call: ToolCallPart; output: string; result: ToolResultMessage; isError: boolean; durationMs: number; threw?: boolean }
   | { type: 'steering_injected'; text: string }
   | { type: 'loop_detection'; pattern: LoopPattern; window: number }
   | { type: 'turn_limit'; rounds: number; limit: number }

@@ -279,6 +279,7 @@ export class Engine {
     await emit({ type: 'tool_execution_start', call });
     let content: ToolResultContent[];
     let isError = false;
+    let threw = false;
     let output: string;
 
     // The guardrails and approvals see what the call acts on (a button's name), not only its arguments.
@@ -290,7 +291,7 @@ export class Engine {
     } else if (blocked.value && blocked.value.block) {
       ({ content, isError } = errorResult(`Error: tool call blocked: ${blocked.value.reason}`));
     } else {
-      ({ content, isError } = await this.#invoke(call, runSignal, emit));
+      ({ content, isError, threw = false } = await this.#invoke(call, runSignal, emit));
     }
     output = textOf(content);
 
@@ -311,7 +312,7 @@ export class Engine {
       content: [{ type: 'tool-result', toolCallId: call.id, toolName: call.name, content, isError }],
       timestamp: Date.now(),
     };
-    await emit({ type: 'tool_execution_end', call, output, result: message, isError, durationMs: performance.now() - started });
+    await emit({ type: 'tool_execution_end', call, output, result: message, isError, durationMs: performance.now() - started, ...(threw && { threw }) });
     return { message, terminate };
   }
 
@@ -345,7 +346,7 @@ export class Engine {
     call: ToolCallPart,
     runSignal: AbortSignal,
     emit: (event: EngineEvent) => Promise<void>,
-  ): Promise<{ content: ToolResultContent[]; isError: boolean }> {
+  ): Promise<{ content: ToolResultContent[]; isError: boolean; threw?: boolean }> {
     const tool = this.#toolsByName.get(call.name);
     if (!tool) return errorResult(`Error: ${new ToolNotFoundError(call.name).message}`);
     if (this.options.allowedTools && !this.options.allowedTools.has(call.name)) {
@@ -378,7 +379,8 @@ export class Engine {
       return { content, isError: settled.isError === true };
     } catch (thrown) {
       if (runSignal.aborted) return errorResult('Error: aborted while the tool was running.');
-      return errorResult(`Error: ${errorMessage(thrown)}`);
+      // Stopped here, at the tool's boundary: the model reads why, the gateway counts it.
+      return { ...errorResult(`Error: ${errorMessage(thrown)}`), threw: true };
     } finally {
       clearTimeout(timer);
       runSignal.removeEventListener('abort', onAbort);

@@ -6,6 +6,8 @@
  */
 import type { AgentEvent } from '../agent/agent-events.ts';
 import type { EngineEvent } from '../agent/engine-events.ts';
+import type { ChannelAdapter, ConversationAddress } from '../channels/types.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** What the person is shown while the provider is slow (in the preview, or as one message). */
 export const slowModelText = 'The model provider is slow to answer; still trying.';
@@ -76,4 +78,39 @@ export class SlowModelNotice {
     this.#told = true;
     this.#notify();
   }
+}
+
+/** Where one turn's slow-provider notice goes (see {@link slowModelNoticeFor}). */
+export interface SlowNoticePlace {
+  adapter: Pick<ChannelAdapter, 'capabilities' | 'send'>;
+  address: ConversationAddress;
+  /** The turn's preview: the notice shows there where the platform edits. */
+  stream: { notice(text: string): void };
+  replyTo?: string;
+  /** Names the conversation in the log line (its session key). */
+  label: string;
+  provider: string;
+  afterMs: number;
+  log(line: string): void;
+}
+
+/**
+ * The notice of one turn, on Node and on Workers alike: in the preview where the platform edits
+ * (the answer replaces it, and a restart finishes it like any preview), else as one short message
+ * the answer follows.
+ */
+export function slowModelNoticeFor(place: SlowNoticePlace): SlowModelNotice {
+  const { adapter, address, log } = place;
+  return new SlowModelNotice(place.afterMs, () => {
+    log(`${place.label}: ${place.provider} is slow to answer; the person was told`);
+    if (adapter.capabilities.edit) return place.stream.notice(slowModelText);
+    adapter.send(address, { text: `(${slowModelText} The answer follows.)`, replyTo: place.replyTo }).catch((error: unknown) => log(`${address.platform}: could not say the provider is slow: ${errorMessage(error)}`));
+  });
+}
+
+/** What the person is told when their turn ran past its deadline (`waitingOnModel`: in a model call that had shown nothing). */
+export function overdueNote(timeoutMs: number, waitingOnModel: boolean): string {
+  const limit = timeoutMs >= 120_000 ? `${Math.round(timeoutMs / 60_000)} minutes` : `${Math.round(timeoutMs / 1000)} seconds`;
+  if (waitingOnModel) return `(Stopped: this took longer than ${limit}; the model provider did not answer. Please try again in a moment.)`;
+  return `(Stopped: this took longer than ${limit}. Ask again, perhaps in smaller steps.)`;
 }

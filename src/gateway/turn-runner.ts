@@ -21,7 +21,7 @@ import { imagesOf, saveDocuments, type InboundFileReports } from './files/inboun
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
-import { SlowModelNotice, slowModelText } from './slow-model-notice.ts';
+import { overdueNote, slowModelNoticeFor } from './slow-model-notice.ts';
 import { SubagentProgress } from './subagent-progress.ts';
 import type { ReplySender } from './reply-sender.ts';
 import { replayInput, rewindTo } from './restart-replay.ts';
@@ -150,7 +150,9 @@ export class TurnRunner {
     const progress = subagents && new SubagentProgress(adapter, address, { replyTo, log });
     const stopProgress = subagents?.onProgress((lines) => progress!.update(lines));
     // A job's turn tells nobody: no one asked and waits for it.
-    const slow = job ? undefined : this.#slowNotice(adapter, message, stream, agent.providerName, replyTo);
+    const slow = job
+      ? undefined
+      : slowModelNoticeFor({ adapter, address, stream, replyTo, label: message.sessionKey, provider: agent.providerName, afterMs: this.#options.notifyAfterMs(agent.providerName), log });
     const unsubscribe = agent.subscribe((event) => {
       slow?.hear(event);
       if (event.type === 'text_delta') stream.push(event.text);
@@ -239,21 +241,6 @@ export class TurnRunner {
       await noting;
       if (settlement === 'answered') await this.#answered(answers());
     }
-  }
-
-  /**
-   * Tells the person once that the provider is slow when a model call shows nothing for
-   * `notifyAfterSeconds`: in the preview where the platform edits (the answer replaces it, and a
-   * restart finishes it like any preview), else as one short message the answer follows.
-   */
-  #slowNotice(adapter: ChannelAdapter, message: InboundMessage, stream: ReplyStream, provider: string, replyTo: string | undefined): SlowModelNotice {
-    const { log } = this.#options;
-    const { address } = message;
-    return new SlowModelNotice(this.#options.notifyAfterMs(provider), () => {
-      log(`${message.sessionKey}: ${provider} is slow to answer; the person was told`);
-      if (adapter.capabilities.edit) return stream.notice(slowModelText);
-      adapter.send(address, { text: `(${slowModelText} The answer follows.)`, replyTo }).catch((error: unknown) => log(`${address.platform}: could not say the provider is slow: ${errorMessage(error)}`));
-    });
   }
 
   /**
@@ -399,13 +386,6 @@ function takeCarriedPreview(lane: TurnLane | undefined): string | undefined {
   const previewId = lane?.carriedPreview;
   if (lane) lane.carriedPreview = undefined;
   return previewId;
-}
-
-/** What the person is told when their turn ran past its deadline (`waitingOnModel`: in a model call that had shown nothing). */
-function overdueNote(timeoutMs: number, waitingOnModel: boolean): string {
-  const limit = timeoutMs >= 120_000 ? `${Math.round(timeoutMs / 60_000)} minutes` : `${Math.round(timeoutMs / 1000)} seconds`;
-  if (waitingOnModel) return `(Stopped: this took longer than ${limit}; the model provider did not answer. Please try again in a moment.)`;
-  return `(Stopped: this took longer than ${limit}. Ask again, perhaps in smaller steps.)`;
 }
 
 function isCancellation(error: unknown): boolean {

@@ -8,13 +8,14 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Agent } from '../agent/agent.ts';
-import type { ChannelAdapter, InboundMessage } from '../channels/types.ts';
+import type { ChannelAdapter, InboundMessage, MembershipChange } from '../channels/types.ts';
 import { createWebChannel, type WebChannel } from '../channels/web/index.ts';
 import { keepOverheard, requiresMention, turnText, type OverheardMessage } from '../gateway/conversations.ts';
 import { replayedMessage } from '../gateway/restart-replay.ts';
 import { sessionHistory } from '../gateway/session-history.ts';
 import { errorMessage } from '../core/errors.ts';
 import { Acceptance } from '../gateway/acceptance.ts';
+import { handleMembership } from '../gateway/access/handle-membership.ts';
 import { createDedupe, keySegment } from '../gateway/dedupe.ts';
 import { createInbox, type InboxEntry } from '../gateway/inbox.ts';
 import { createDeliveryLedger } from '../gateway/ledger/index.ts';
@@ -23,6 +24,7 @@ import { schedulerSettings } from '../gateway/schedule-control.ts';
 import { createScheduleTool } from '../gateway/schedule-tool.ts';
 import { scheduledMessage } from '../gateway/scheduled-turn.ts';
 import { ScheduleError, type Job, type JobTarget, type RunOutcome } from '../gateway/scheduler/index.ts';
+import { notifyAfterFromEnv } from '../llm/providers/idle-watch.ts';
 import type { Store } from '../store/store.ts';
 import { accessObject } from './access-object.ts';
 import { resourcesStorage } from './cloudflare-storage.ts';
@@ -115,6 +117,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         command: (entry, admin) =>
           entry.command ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code), profile: this.#profileChoice }) : Promise.resolve(undefined),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
+        // `OPERATOR_<PROVIDER>_NOTIFY_AFTER_SECONDS`, else `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS`, else 15.
+        notifyAfterMs: (provider) => notifyAfterFromEnv(env as unknown as Record<string, string | undefined>, provider),
         log,
       };
     }
@@ -218,6 +222,16 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
 
   async #targetOf(): Promise<JobTarget | null> {
     return this.#turnParts.store.get<JobTarget>(targetKey);
+  }
+
+  /**
+   * The bot lost (or, unblocked, got back) its place in this conversation, as the platform said in
+   * an event about the bot itself: its jobs here are paused (or resumed), as on Node. Rejects when
+   * the storage failed: the webhook answers 503 and the platform delivers it again.
+   */
+  async membershipChanged(change: Omit<MembershipChange, 'raw'>): Promise<void> {
+    await handleMembership({ scheduler: await this.#conversationJobs.scheduler(), log: (line) => console.log(line) }, { ...change, raw: undefined });
+    await this.ctx.storage.sync();
   }
 
   /** The messages waiting for an answer, oldest first. */

@@ -16,6 +16,7 @@ import { silentReplyText } from '../gateway/ledger/ledger-entry.ts';
 import { ReplyStream } from '../gateway/reply-stream.ts';
 import type { ReplySender } from '../gateway/reply-sender.ts';
 import { rewindTo } from '../gateway/restart-replay.ts';
+import { overdueNote, slowModelNoticeFor } from '../gateway/slow-model-notice.ts';
 import type { RunOutcome } from '../gateway/scheduler/index.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import type { ConversationParts } from './conversation-object.ts';
@@ -37,6 +38,8 @@ export interface TurnParts extends ConversationParts {
   command(entry: InboxEntry, admin: boolean): Promise<string | undefined>;
   /** Longest a turn may take, in ms. */
   turnTimeoutMs: number;
+  /** How long a model call of `provider` may show nothing before the person is told it is slow. */
+  notifyAfterMs(provider: string): number;
   /** The person the running turn answers (unset between turns): they, or an admin, may stop it. */
   turnSender?: string;
   log(line: string): void;
@@ -147,7 +150,12 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     idempotencyKey: `${first.key}#preview`,
     onPreview: scheduled ? undefined : (id) => (noting = noting.then(() => parts.inbox.notePreview(first.key, id))),
   });
+  // A job's turn tells nobody it is slow: no one asked and waits for it.
+  const slow = scheduled
+    ? undefined
+    : slowModelNoticeFor({ adapter, address, stream, replyTo, label: first.sessionKey, provider: agent.providerName, afterMs: parts.notifyAfterMs(agent.providerName), log: parts.log });
   const unsubscribe = agent.subscribe((event) => {
+    slow?.hear(event);
     if (event.type === 'text_delta') stream.push(event.text);
     if (event.type === 'tool_execution_start') stream.showNow();
     if (event.type === 'turn_start') stream.separate();
@@ -193,11 +201,13 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     const overdue = error instanceof TurnTimeoutError;
     parts.log(`${first.sessionKey}: ${overdue ? 'turn stopped at its deadline' : `turn failed: ${errorMessage(error)}`}`);
     // The failure is told once, through the ledger, and the messages are let go.
-    await tellOnce(parts, adapter, first, keys, previewId, overdue ? '(Stopped: this took too long. Ask again, perhaps in smaller steps.)' : failureReply(error));
+    // Cut short while a model call had shown nothing: the provider is why, not the request's size.
+    await tellOnce(parts, adapter, first, keys, previewId, overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : failureReply(error));
     await parts.files.forget(answered);
     return { status: 'error', error: errorMessage(error) };
   } finally {
     unsubscribe();
+    slow?.stop();
     parts.turnSender = undefined;
   }
 }

@@ -6,7 +6,8 @@
  * 200. When the object cannot take it, 503: Slack delivers the event again (`X-Slack-Retry-Num`),
  * and the object keeps a redelivery once, by the message's key. Events that are not messages to
  * answer (the bot's own, edits, deletions, other event types) are acknowledged with 200. The
- * bot's own `member_joined_channel` goes to the access object (see `group-joins.ts`).
+ * bot's own `member_joined_channel` goes to the access object (see `group-joins.ts`); its leaving
+ * pauses the channel's jobs (see `membership.ts`).
  *
  * A slash command (`/operator status`, a form body at the same path, as on Node) is mapped by the
  * channel's own `slashCommandToMessage` and taken the same way; its answer comes as a message in
@@ -22,7 +23,10 @@ import { parseSlackBody } from '../channels/slack/request-body.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
 import { toGroupJoin, type SlackJoinEvent } from '../channels/slack/group-join.ts';
+import { conversationOf } from '../channels/slack/conversation.ts';
+import { slackLeaveEvents, toMembershipChange, type SlackLeaveEvent } from '../channels/slack/membership.ts';
 import { workerGroupJoin } from './group-joins.ts';
+import { workerMembership } from './membership.ts';
 import { slackIdentity } from './slack-identity.ts';
 import { slackSignatureRefusal } from './slack-signature.ts';
 import { createSlackApi } from './slack-web-api.ts';
@@ -57,6 +61,7 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
   const event = body.event as SlackMessageEvent | undefined;
   if (typeof event !== 'object' || event === null) return new Response('bad request: an event callback without an event', { status: 400 });
   if (event.type === 'member_joined_channel') return joined(event as SlackJoinEvent, env);
+  if ((slackLeaveEvents as readonly string[]).includes(event.type)) return left(event as SlackLeaveEvent, env);
   if (!messageEvents.has(event.type)) return new Response('ok');
 
   const bot = await botOf(env);
@@ -69,6 +74,14 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
   });
   if (!message) return new Response('ok');
   return (await taken(env, message, slackFileRefs(messageFilesOf(event)))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+}
+
+/** Someone left a channel: when it is the bot, the channel's jobs pause (see `membership.ts`). */
+async function left(event: SlackLeaveEvent, env: WorkerEnv): Promise<Response> {
+  const bot = await botOf(env);
+  if (bot instanceof Response) return bot;
+  const change = toMembershipChange(event, bot);
+  return change ? workerMembership(env, change, change.conversationIds.map((channel) => conversationOf({ channel, userId: '' }).sessionKey)) : new Response('ok');
 }
 
 /** Someone joined a channel: when it is the bot, the access object approves the channel or gives it a code. */

@@ -6,14 +6,16 @@
  * once the message is on record in its conversation's Durable Object (a redelivery is recognised
  * there and taken once). When the object cannot take it, 503: Telegram delivers the update again.
  */
-import type { Message, Update } from 'grammy/types';
+import type { ChatMemberUpdated, Message, Update } from 'grammy/types';
 import { filesOf } from '../channels/telegram/attachments.ts';
 import { staleButtonNotice } from '../channels/stale-press.ts';
+import { conversationOf } from '../channels/telegram/conversation.ts';
 import { toChannelEvent } from '../channels/telegram/inbound.ts';
 import { bodyLimits } from '../core/body-limits.ts';
 import { sameSecret } from '../core/same-secret.ts';
 import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
 import { workerGroupJoin } from './group-joins.ts';
+import { workerMembership } from './membership.ts';
 import { telegramIdentity } from './telegram-identity.ts';
 import { sharedSecretRefusal } from './worker-config.ts';
 import { toWireMessage } from './wire-message.ts';
@@ -55,6 +57,8 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
   });
   // The bot added to a group: the access object approves it or gives it a code (see `group-joins.ts`).
   if (event && 'join' in event) return workerGroupJoin(env, event.join);
+  // Removed from a group, blocked or unblocked in a DM: that chat's jobs pause or resume.
+  if (event && 'membership' in event) return workerMembership(env, event.membership, [conversationOf((event.membership.raw as ChatMemberUpdated).chat, undefined).sessionKey]);
   // Updates that are not messages to answer (edits, service messages) are acknowledged.
   if (!event || !('message' in event)) return new Response('ok');
   const { message } = event;

@@ -2,14 +2,16 @@
  * Extensions' and tools' exceptions stay inside the turn (issue 31). Through the real process and
  * grammy against the fake Bot API, with an extension in OPERATOR_HOME/extensions: tools that throw
  * synchronously, reject, or return nothing usable each become an error result the model reads (the
- * turn goes on to its answer), a `tool_result` handler that throws is skipped, and the handler's
- * failure is logged as `outside.error` (source `extension`, without its message, which quoted the
- * person's text) and counted in `operator_outside_errors_total`. The process stays up and the next
- * message is answered.
+ * turn goes on to its answer) and are logged as `outside.error` (source `tool`, the tool's name), a
+ * `tool_result` handler that throws is skipped, and the handler's failure is logged as
+ * `outside.error` (source `extension`, without its message, which quoted the person's text); both
+ * are counted in `operator_outside_errors_total`. The process stays up and the next message is
+ * answered.
  *
  * Mutation checks: without the `try` in `Engine.#invoke` (src/agent/engine.ts) the sync throw
  * escapes the turn and no answer comes; without `watchExtensionFailures` in the gateway's watchers
- * (src/gateway/gateway.ts) the `outside.error` line and the counter are missing.
+ * (src/gateway/gateway.ts) the `outside.error` lines and the counters are missing; without the
+ * `threw` mark in that catch, the tools' lines and counters are missing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -91,6 +93,9 @@ describe("extensions' and tools' exceptions", () => {
     await gateway.output.waitFor(/"event":"outside\.error","platform":"telegram"[^\n]*"source":"extension","handling":"tool_result","error":"a handler of faulty\.mjs threw"/, { stream: 'stderr', timeoutMs: wait, label: "the extension handler's failure" });
     const metrics = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
     expect(metrics).toMatch(/operator_outside_errors_total\{source="extension",event="tool_result"\} 3\b/);
+    // Each tool's throw, by the tool's name; the message (which may quote the person) stays with the model.
+    await gateway.output.waitFor(/"event":"outside\.error","platform":"telegram"[^\n]*"source":"tool","handling":"fault_sync","error":"the tool fault_sync threw"/, { stream: 'stderr', timeoutMs: wait, label: "the tool's throw" });
+    for (const tool of ['fault_sync', 'fault_async', 'fault_shape']) expect(metrics).toMatch(new RegExp(`operator_outside_errors_total\\{source="tool",event="${tool}"\\} 1\\b`));
 
     model.enqueue({ text: 'Next one answered.' });
     telegram.pushUpdate(telegram.textMessage({ chatId: person, text: 'and now?', from }));

@@ -1,0 +1,34 @@
+/**
+ * A provider slow to answer, on Workers: after `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS` (2 s in these
+ * tests' bindings) of silence the person sees that it is slow in the reply's preview, and the answer
+ * replaces that notice in the same message when it comes: one message, no second one.
+ */
+import { expect, it } from 'vitest';
+import { slowModelText } from '../../src/gateway/slow-model-notice.ts';
+import { callFake, eventually, readFake } from './support/fakes.ts';
+import { postTelegramMessage } from './support/telegram.ts';
+
+interface SentMessage {
+  messageId: number;
+  text: string;
+  edits: number;
+}
+
+it('tells the person in the preview that the provider is slow, then the answer replaces it', async () => {
+  const person = { id: 4242, name: 'Ada' };
+  await callFake('model', 'reset');
+  // The fakes serve every test file: only what this test's turn did is counted.
+  const before = (await callFake<SentMessage[]>('telegram', 'messages', person.id)).length;
+  const callsBefore = (await readFake<unknown[]>('telegram', 'calls')).length;
+  await callFake('model', 'enqueue', { text: 'Here it is, after a while.', hangMs: 3_500 });
+  expect(await postTelegramMessage({ updateId: 970_001, text: 'what is the plan?', from: person })).toBe(200);
+  const messages = await eventually(() => callFake<SentMessage[]>('telegram', 'messages', person.id), (list) => list.some((message) => message.text === 'Here it is, after a while.'), 15_000);
+  const calls = (await readFake<{ method: string; params: { text?: string } }[]>('telegram', 'calls')).slice(callsBefore);
+  const notices = calls.filter((call) => call.method === 'sendMessage' && call.params.text?.includes(slowModelText));
+  // The notice went out once, as the preview; the answer was an edit of that same message.
+  expect(notices).toHaveLength(1);
+  const added = messages.slice(before);
+  expect(added).toHaveLength(1);
+  expect(added[0]!.text).toBe('Here it is, after a while.');
+  expect(added[0]!.edits).toBeGreaterThan(0);
+}, 20_000);
