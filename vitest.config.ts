@@ -1,23 +1,27 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
+import { chaosFiles, processFiles, workerFiles } from './test/suites.ts';
 
 /**
- * Two groups: everything else in parallel, then the chaos tests alone. The chaos tests kill the
- * gateway at random moments and count a preview the platform took more than 100 ms before a kill
- * as a fault; on a machine busy with the rest of the suite (language servers, chromium, Xvfb) the
- * gateway can be starved for longer than that, which is the machine's, not the gateway's.
+ * Four projects (see docs/development.md, "Tests"):
+ * - `unit` (`npm run test:quick`): the files that start no process of their own (a start throws
+ *   there, see `test/suites.ts`), four at a time, sharing their workers' module graph (no per-file
+ *   isolation: importing it again for every file was most of their time);
+ * - `main`: the files that start processes (the gateway, chromium, bubblewrap, redis-server, ...),
+ *   each file in a fresh worker;
+ * - `workers`: the Worker's tests inside workerd, one file at a time (they share one set of fakes);
+ * - `chaos`: the crash tests, last and alone. They kill the gateway at random moments and count a
+ *   preview the platform took more than 100 ms before a kill as a fault; on a machine busy with the
+ *   rest of the suite the gateway can be starved for longer than that, which is the machine's fault.
  */
-const chaos = ['test/gateway/chaos-*.test.ts'];
-/** The Worker's tests run inside workerd (the Workers runtime), through the Workers pool. */
-const worker = ['test/worker/**/*.test.ts'];
-
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...chaos, ...worker], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 4, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], sequence: { groupOrder: 0 } } },
       {
         // The fakes start in Node first (global set-up); the Worker is given their addresses.
         // A model call silent for 2 s is told to the person (slow-notice.test.ts waits that out, not 15 s).
@@ -27,9 +31,9 @@ export default defineConfig({
             miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-6', OPERATOR_ADMINS: 'telegram:4242,slack:U0WRKTURN1', OPERATOR_WEB_TOKEN: 'test-web-token-0123456789abcdef', OPERATOR_MODEL_NOTIFY_AFTER_SECONDS: '2' } },
           })),
         ],
-        test: { name: 'workers', include: worker, testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], sequence: { groupOrder: 0 } },
+        test: { name: 'workers', include: [...workerFiles], testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], fileParallelism: false, sequence: { groupOrder: 0 } },
       },
-      { extends: true, test: { name: 'chaos', include: chaos, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'chaos', include: [...chaosFiles], fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });
