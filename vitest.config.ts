@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 import { chaosFiles, processFiles, workerFiles } from './test/suites.ts';
 
 /**
- * Four projects (see docs/development.md, "Tests"):
+ * Four projects, run one after another (vitest runs projects of one `groupOrder` with one worker
+ * count; see docs/development.md, "Tests"):
  * - `unit` (`npm run test:quick`): the files that start no process of their own (a start throws
- *   there, see `test/suites.ts`), four at a time, sharing their workers' module graph (no per-file
+ *   there, see `test/suites.ts`), two at a time, sharing their workers' module graph (no per-file
  *   isolation: importing it again for every file was most of their time);
  * - `main`: the files that start processes (the gateway, chromium, bubblewrap, redis-server, ...),
  *   each file in a fresh worker;
@@ -20,8 +21,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 4, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], sequence: { groupOrder: 1 } } },
       {
         // The fakes start in Node first (global set-up); the Worker is given their addresses.
         // A model call silent for 2 s is told to the person (slow-notice.test.ts waits that out, not 15 s).
@@ -31,9 +32,9 @@ export default defineConfig({
             miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-6', OPERATOR_ADMINS: 'telegram:4242,slack:U0WRKTURN1', OPERATOR_WEB_TOKEN: 'test-web-token-0123456789abcdef', OPERATOR_MODEL_NOTIFY_AFTER_SECONDS: '2' } },
           })),
         ],
-        test: { name: 'workers', include: [...workerFiles], testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], fileParallelism: false, sequence: { groupOrder: 0 } },
+        test: { name: 'workers', include: [...workerFiles], testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },
       },
-      { extends: true, test: { name: 'chaos', include: [...chaosFiles], fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'chaos', include: [...chaosFiles], fileParallelism: false, sequence: { groupOrder: 3 } } },
     ],
   },
 });

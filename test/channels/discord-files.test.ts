@@ -3,6 +3,7 @@
  * request with `payload_json` and `files[0]`), no pings, the limit refused before any upload,
  * partial sends reported as parts and retried without repeats, unreadable files, upload failures.
  */
+import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationAddress } from '../../src/channels/types.ts';
 import { deliveryFailure } from './delivery-failure.ts';
@@ -35,7 +36,32 @@ afterEach(async () => {
   await harness.close();
 });
 
+/**
+ * Makes the process-wide HTTP dispatcher one of the undici that Slack's Socket Mode brings (a newer
+ * major version than discord.js's), as when that code loads first in the gateway; undone after `run`.
+ */
+async function withSlacksDispatcher(run: () => Promise<void>): Promise<void> {
+  const slacks = createRequire(createRequire(import.meta.url).resolve('@slack/socket-mode'))('undici') as { Agent: new () => object; getGlobalDispatcher(): object; setGlobalDispatcher(agent: object): void };
+  const before = slacks.getGlobalDispatcher();
+  slacks.setGlobalDispatcher(new slacks.Agent());
+  try {
+    await run();
+  } finally {
+    slacks.setGlobalDispatcher(before);
+  }
+}
+
 describe('discord files out', () => {
+  it("sends files whichever undici made the process-wide dispatcher (Slack's Socket Mode loaded first)", async () => {
+    const { adapter } = await start();
+    const files = await twoFiles();
+    // Without discord.js's own agent (src/channels/discord/own-agent.ts) this failed with "action is not a function".
+    await withSlacksDispatcher(async () => {
+      await adapter.send(thread, { text: 'With files', files });
+    });
+    expect(threadParts()).toEqual(['With files', 'report.txt', 'chart.png']);
+  });
+
   it('sends the text, then each file as a message of its own in the thread, pinging nobody', async () => {
     const { discord, adapter } = await start();
     const files = await twoFiles();

@@ -26,6 +26,9 @@ async function started(options: DiscordHarnessOptions = {}, before: (harness: Di
   return { harness, statuses, messages };
 }
 
+/** A reconnection's wait: discord.js backs off before it reconnects, and a busy machine is slower still. */
+const reconnectWait = { timeout: 15_000 };
+
 function expectNoToken(statuses: ChannelStatus[], token: string): void {
   expect(JSON.stringify(statuses)).not.toContain(token);
 }
@@ -36,8 +39,8 @@ describe('discord link status', () => {
     const { discord } = harness;
     discord.disconnectGateway(4000);
     const missed = discord.messageCreate({ channelId: discord.world.threadId, content: 'sent while disconnected' });
-    await vi.waitFor(() => expect(messages.map((message) => message.dedupeKey)).toEqual([`discord:${missed.payload.id}`]));
-    await vi.waitFor(() => expect(statuses).toHaveLength(2));
+    await vi.waitFor(() => expect(messages.map((message) => message.dedupeKey)).toEqual([`discord:${missed.payload.id}`]), reconnectWait);
+    await vi.waitFor(() => expect(statuses).toHaveLength(2), reconnectWait);
     expect(discord.gateway.received.some((frame) => frame.op === 6)).toBe(true);
     expect(discord.gateway.sessions.size).toBe(1);
     expect(statuses).toEqual([{ kind: 'disconnected', reason: expect.stringContaining('gateway') }, { kind: 'reconnected' }]);
@@ -48,7 +51,7 @@ describe('discord link status', () => {
     const { harness, statuses } = await started();
     const { discord } = harness;
     discord.disconnectGateway(4000);
-    await vi.waitFor(() => expect(statuses).toHaveLength(2));
+    await vi.waitFor(() => expect(statuses).toHaveLength(2), reconnectWait);
     // Discord ends the session on a 1000 close: the client's RESUME is refused and it identifies
     // anew, after discord.js's identify throttle (5 s), hence the long wait.
     discord.disconnectGateway(1000);
@@ -63,7 +66,7 @@ describe('discord link status', () => {
   it('reports a gateway closed for good as disconnected, with its close code', async () => {
     const { harness, statuses } = await started();
     harness.discord.disconnectGateway(4004);
-    await vi.waitFor(() => expect(statuses).toEqual([{ kind: 'disconnected', reason: 'gateway closed for good (code 4004)' }]));
+    await vi.waitFor(() => expect(statuses).toEqual([{ kind: 'disconnected', reason: 'gateway closed for good (code 4004)' }]), reconnectWait);
   });
 
   it("reports each 429 of the adapter's REST calls once, waited out or not, and no wait discord.js only predicted", async () => {

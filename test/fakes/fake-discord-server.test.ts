@@ -5,6 +5,8 @@
  */
 import { Client, DiscordAPIError, Events, GatewayDispatchEvents, GatewayIntentBits, REST, RateLimitError, Routes, type APIMessage, type Message } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// discord.js's own undici, whatever another test file in the same worker loaded first.
+import { discordAgent } from '../../src/channels/discord/own-agent.ts';
 import { startFakeDiscordServer, type FakeDiscord } from './fake-discord-server.ts';
 
 let discord: FakeDiscord;
@@ -20,7 +22,7 @@ afterEach(async () => {
 });
 
 async function loggedIn(intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages]): Promise<Client> {
-  const client = new Client({ intents, rest: { api: discord.apiUrl } });
+  const client = new Client({ intents, rest: { api: discord.apiUrl, agent: discordAgent() } });
   clients.push(client);
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   await client.login(discord.token);
@@ -29,7 +31,7 @@ async function loggedIn(intents = [GatewayIntentBits.Guilds, GatewayIntentBits.G
 }
 
 function rest(): REST {
-  return new REST({ api: discord.apiUrl, retries: 0, rejectOnRateLimit: () => true }).setToken(discord.token);
+  return new REST({ api: discord.apiUrl, agent: discordAgent(), retries: 0, rejectOnRateLimit: () => true }).setToken(discord.token);
 }
 
 describe('fake Discord gateway', () => {
@@ -70,7 +72,7 @@ describe('fake Discord gateway', () => {
     await discord.close();
     discord = await startFakeDiscordServer({ messageContentAllowed: false });
     await expect(loggedIn()).rejects.toThrow(/disallowed intents/i);
-    await expect(new Client({ intents: [], rest: { api: discord.apiUrl } }).login('wrong')).rejects.toMatchObject({ code: 'TokenInvalid' });
+    await expect(new Client({ intents: [], rest: { api: discord.apiUrl, agent: discordAgent() } }).login('wrong')).rejects.toMatchObject({ code: 'TokenInvalid' });
   });
 
   it('answers heartbeats, and replays missed dispatches when the client resumes', async () => {
@@ -102,7 +104,7 @@ describe('fake Discord REST', () => {
       api.post(Routes.channelMessages('42'), { body: { content: 'x' } }).catch((error: unknown) => error),
     ]);
     expect(errors.map((error) => error instanceof DiscordAPIError && [error.status, error.code])).toEqual([[404, 10008], [400, 50006], [400, 50035], [404, 10003]]);
-    const unauthorized = await new REST({ api: discord.apiUrl }).setToken('nope').get(Routes.user()).catch((error: unknown) => error);
+    const unauthorized = await new REST({ api: discord.apiUrl, agent: discordAgent() }).setToken('nope').get(Routes.user()).catch((error: unknown) => error);
     expect(unauthorized).toMatchObject({ status: 401 });
   });
 

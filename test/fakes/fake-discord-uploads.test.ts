@@ -5,6 +5,8 @@
  */
 import { DiscordAPIError, REST, Routes, type APIMessage } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// discord.js's own undici, whatever another test file in the same worker loaded first.
+import { discordAgent } from '../../src/channels/discord/own-agent.ts';
 import { startFakeDiscordServer, type FakeDiscord } from './fake-discord-server.ts';
 
 let discord: FakeDiscord;
@@ -18,7 +20,7 @@ afterEach(async () => {
 });
 
 function rest(): REST {
-  return new REST({ api: discord.apiUrl, retries: 0, rejectOnRateLimit: () => true }).setToken(discord.token);
+  return new REST({ api: discord.apiUrl, agent: discordAgent(), retries: 0, rejectOnRateLimit: () => true }).setToken(discord.token);
 }
 
 describe('fake Discord uploads', () => {

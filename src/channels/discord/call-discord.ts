@@ -25,6 +25,7 @@
 import { REST, RESTEvents, RateLimitError, type RateLimitData } from 'discord.js';
 import { retryRateLimited, type RetryPolicy } from '../rate-limit-retry.ts';
 import { RateLimitWaitTooLongError, toDeliveryError, type Scrub } from './discord-errors.ts';
+import { discordAgent } from './own-agent.ts';
 
 export { defaultRetryPolicy, type RetryPolicy } from '../rate-limit-retry.ts';
 
@@ -59,7 +60,7 @@ export function createRest(apiUrl: string | undefined, token: string, timeoutMs:
     // the call fails at once instead of being waited out as a 429 would be.
     throw new RateLimitWaitTooLongError(limit, longestWaitMs);
   };
-  const rest = new REST({ ...(apiUrl ? { api: apiUrl } : {}), retries: 0, rejectOnRateLimit, timeout: timeoutMs }).setToken(token);
+  const rest = new REST({ ...(apiUrl ? { api: apiUrl } : {}), agent: discordAgent(), retries: 0, rejectOnRateLimit, timeout: timeoutMs }).setToken(token);
   rest.on(RESTEvents.RateLimited, (limit) => predicted.add(limit));
   return rest;
 }

@@ -9,6 +9,7 @@
  * build a channel for them, and without `Partials.Channel` it keeps no DM channel per person.
  */
 import { GatewayIntentBits, Options, type ClientOptions } from 'discord.js';
+import { discordAgent } from './own-agent.ts';
 
 /** The gateway intents: guilds (channels, threads), guild and DM messages, message content. */
 export const discordIntents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages];
@@ -47,7 +48,8 @@ export function discordClientOptions(apiUrl: string | undefined): ClientOptions 
     }),
     sweepers: { threads: { interval: 3_600, lifetime: 14_400 } },
     allowedMentions: { parse: [] },
-    ...(apiUrl ? { rest: { api: apiUrl } } : {}),
+    // The client's own REST calls go through discord.js's undici too (see `own-agent.ts`).
+    rest: { agent: discordAgent(), ...(apiUrl ? { api: apiUrl } : {}) },
   };
   return options;
 }
