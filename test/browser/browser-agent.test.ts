@@ -3,11 +3,15 @@
  * model server: the live state rides along with each model call (text and image) after the cache
  * breakpoint, is never stored and never repeated in later history; children get no browser; turns
  * not offered the tool see no state; guardrails see what a click presses.
+ *
+ * One pool serves the file's chromium tests, so chromium starts once: each test's agent gets a
+ * conversation of its own (its own context), closed after the test.
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../src/browser/browser-pool.ts';
 import type { BrowserSession } from '../../src/browser/browser-session.ts';
+import type { BrowserSettings } from '../../src/browser/browser-settings.ts';
 import { lastSnapshot } from '../../src/browser/page-snapshot.ts';
 import { createRuleGuardrail } from '../../src/guardrails/rule-guardrail.ts';
 import type { ToolCallPart } from '../../src/llm/types.ts';
@@ -27,21 +31,30 @@ whenChromiumInstalled('browser in an agent', 'the browser agent tests', () => {
     let session: BrowserSession;
     let harness: Harness | undefined;
 
+    let conversations = 0;
+
     beforeAll(async () => {
       pages = await startPageServer();
+      pool = new BrowserPool();
     });
     afterAll(async () => {
-      await pages.close();
+      await pool?.closeAll();
+      await pages?.close();
     });
     afterEach(async () => {
       await harness?.close();
       harness = undefined;
-      await pool?.closeAll();
+      await session?.close();
     });
 
+    /** A new conversation's browser session in the file's pool. */
+    const newSession = async (settings: BrowserSettings) => {
+      session = pool.session(`test:conversation-${++conversations}`, settings, join(await makeTempDir(), 'downloads'));
+      return session;
+    };
+
     const setUp = async (protocol: 'anthropic' | 'openai', settings = testSettings({ useScreenshot: true })) => {
-      pool = new BrowserPool();
-      session = pool.session('test:conversation', settings, join(await makeTempDir(), 'downloads'));
+      await newSession(settings);
       harness = await createHarness({ protocol, agent: { tools: [browserTool], surfaces: [session] } });
       return harness;
     };
@@ -117,8 +130,7 @@ whenChromiumInstalled('browser in an agent', 'the browser agent tests', () => {
     it('a guardrail rule sees the button a click presses, whatever the ref, and can ask first', async () => {
       const asked: ToolCallPart[] = [];
       const payRule = createRuleGuardrail('payments', [{ tool: 'browser', arguments: { target: 'Pay' }, decision: 'ask', reason: 'a payment' }]);
-      pool = new BrowserPool();
-      session = pool.session('test:conversation', testSettings(), join(await makeTempDir(), 'downloads'));
+      await newSession(testSettings());
       harness = await createHarness({
         agent: {
           tools: [browserTool],

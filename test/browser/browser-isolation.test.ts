@@ -10,11 +10,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chooseBrowserIsolation, describeBrowserIsolation } from '../../src/browser/browser-isolation.ts';
 import { BrowserPool, type BrowserPoolOptions } from '../../src/browser/browser-pool.ts';
 import type { BrowserSession } from '../../src/browser/browser-session.ts';
 import { whenChromiumInstalled } from '../helpers/chromium.ts';
+import { compiledIsCurrent } from '../helpers/compiled-sources.ts';
 import { whenInstalled } from '../helpers/needs-program.ts';
 import { expectNoSecretIn } from '../helpers/secret-forms.ts';
 import { makeTempDir } from '../tools/tool-harness.ts';
@@ -155,20 +156,31 @@ whenChromiumInstalled('browser isolation', 'the browser isolation tests', () => 
 
       describe('with no sandbox possible (root without bubblewrap)', () => {
         const isolation = { kind: 'none', reason: 'operator runs as root, where chromium refuses its own sandbox, and bwrap was not found' } as const;
+        // One pool (one chromium) for both tests; each closes the conversations it opened.
+        let pool: BrowserPool;
+        const opened: BrowserSession[] = [];
+
+        beforeAll(() => {
+          pool = new BrowserPool({ env, hidden: [home], isolation });
+          pools.push(pool);
+        });
+        afterEach(async () => {
+          await Promise.all(opened.splice(0).map((session) => session.close()));
+        });
 
         it('still gives chromium the allowlisted environment alone, in the owner\'s conversation', async () => {
-          const { pool } = await open({ isolation });
+          const session = pool.session('telegram:dm:1', testSettings(), join(await makeTempDir(), 'downloads'));
+          opened.push(session);
+          expect(textOf(await browse(session, { action: 'navigate', url: `${pages.url}/` }))).toContain('Now: "Home"');
           const views = chromiumBelow(process.pid).filter((view) => !view.inBubblewrap);
           expect(views.length).toBeGreaterThan(0);
           expect(views.some((view) => view.argv.includes('--no-sandbox'))).toBe(true);
           for (const view of views) expectNoSecretIn(view.environ, secrets, `the environment of ${view.argv[0]} (${view.pid})`);
-          await pool.closeAll();
         });
 
         it("refuses the browser to every seat but the owner's, before starting chromium", async () => {
-          const pool = new BrowserPool({ env, isolation });
-          pools.push(pool);
           const session = pool.session('telegram:group:-100', testSettings(), join(await makeTempDir(), 'downloads'));
+          opened.push(session);
           const granted = { sessionKey: 'telegram:group:-100', platform: 'telegram', senderId: '7', admin: false, scheduled: false, tools: new Set(['browser']) };
           const refused = await browse(session, { action: 'navigate', url: `${pages.url}/` }, granted);
           expect(refused.isError).toBe(true);
@@ -182,7 +194,9 @@ whenChromiumInstalled('browser isolation', 'the browser isolation tests', () => 
 
       it("runs chromium with its own sandbox for a user other than root, without bubblewrap", async () => {
         // The same pool in a process of its own, run as nobody (chromium's sandbox refuses root).
-        const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'test/browser/browser-pool-child.ts', `${pages.url}/`], {
+        // The compiled modules when dist/ is current (no compiler to load as that user), else the sources.
+        const run = compiledIsCurrent() ? ['test/browser/browser-pool-child.mjs', `${pages.url}/`, 'dist'] : ['--import', 'tsx', 'test/browser/browser-pool-child.mjs', `${pages.url}/`, 'src'];
+        const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...run], {
           cwd: process.cwd(),
           env: { ...env, HOME: '/nonexistent' },
           stdio: ['pipe', 'pipe', 'pipe'],
@@ -214,7 +228,7 @@ whenChromiumInstalled('browser isolation', 'the browser isolation tests', () => 
           child.stdin.end();
           await closed;
         }
-        // A process of its own that compiles its TypeScript and starts chromium: more than the default time.
+        // A process of its own that loads the modules (compiling them without dist/) and starts chromium: more than the default time.
       }, 90_000);
     });
   });

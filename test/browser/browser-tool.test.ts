@@ -2,11 +2,17 @@
  * The `browser` tool on Debian's chromium against local pages: navigate, act by ref, forms, tabs,
  * waits, a page that never loads, downloads, refusals, a crashed browser relaunched, idle close,
  * the context cap, and an agent without a browser (a child).
+ *
+ * One pool serves the file, so chromium starts once rather than for every test: each test opens
+ * conversations of its own (a context each, as in the gateway) and closes them after. The tests
+ * of a crash and of idle close end that browser on purpose; the pool starts it again, which is
+ * what they check.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../src/browser/browser-pool.ts';
+import type { BrowserSession } from '../../src/browser/browser-session.ts';
 import { takeSnapshot } from '../../src/browser/page-snapshot.ts';
 import { whenChromiumInstalled } from '../helpers/chromium.ts';
 import { makeTempDir } from '../tools/tool-harness.ts';
@@ -18,21 +24,31 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
     let pages: PageServer;
     let pool: BrowserPool;
     let folder: string;
+    /** Conversations the running test opened, closed after it. */
+    const opened: BrowserSession[] = [];
+    /** Pools a test made for itself, closed after it. */
+    const ownPools: BrowserPool[] = [];
+    let conversations = 0;
 
     beforeAll(async () => {
       pages = await startPageServer();
+      pool = new BrowserPool();
     });
     afterAll(async () => {
-      await pages.close();
+      await pool?.closeAll();
+      await pages?.close();
     });
     afterEach(async () => {
-      await pool?.closeAll();
+      await Promise.all(opened.splice(0).map((session) => session.close()));
+      await Promise.all(ownPools.splice(0).map((own) => own.closeAll()));
     });
 
-    const open = async (settings = testSettings()) => {
-      pool = new BrowserPool();
+    /** A new conversation's session in `from` (the file's pool), downloading into a new folder. */
+    const open = async (settings = testSettings(), from = pool) => {
       folder = await makeTempDir();
-      return pool.session('telegram:dm:1', settings, join(folder, 'downloads'));
+      const session = from.session(`telegram:dm:${++conversations}`, settings, join(folder, 'downloads'));
+      opened.push(session);
+      return session;
     };
 
     it('navigates, then clicks by the ref of the aria snapshot; results are short', async () => {
@@ -191,10 +207,10 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
     });
 
     it('keeps at most maxContexts open, closing the conversation idle longest', async () => {
-      pool = new BrowserPool();
       folder = await makeTempDir();
       const settings = testSettings({ maxContexts: 2 });
       const [a, b, c] = ['a', 'b', 'c'].map((key) => pool.session(`web:dm:${key}`, settings, join(folder, key)));
+      opened.push(a!, b!, c!);
       await browse(a, { action: 'navigate', url: `${pages.url}/` });
       await browse(b, { action: 'navigate', url: `${pages.url}/form` });
       await browse(a, { action: 'tab_list' });
@@ -221,21 +237,30 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
     });
 
     it('a configured executablePath that does not exist is reported, not replaced', async () => {
-      const session = await open(testSettings({ executablePath: '/opt/nowhere/chromium' }));
+      // A pool of its own, which starts no chromium: the file's may be running, so the processes
+      // this one starts are those beyond the ones already there (none).
+      const own = new BrowserPool();
+      ownPools.push(own);
+      const running = chromiumChildren();
+      const session = await open(testSettings({ executablePath: '/opt/nowhere/chromium' }), own);
       const result = await browse(session, { action: 'navigate', url: `${pages.url}/` });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain('the configured browser /opt/nowhere/chromium (browser.executablePath) does not exist');
-      expect(chromiumChildren()).toEqual([]);
+      expect(own.openContexts).toBe(0);
+      expect(chromiumChildren()).toEqual(running);
     });
 
     it('caps a huge page in the live state with a visible marker', async () => {
       const session = await open();
       await browse(session, { action: 'navigate', url: `${pages.url}/big` });
+      // The full snapshot first: the first one of a page this size also lays the page out, which on
+      // a busy machine can outlast the live state's own capture limit (the state then says it has
+      // no snapshot, and nothing is cut).
+      const full = await takeSnapshot(session.current()!.active);
+      expect(full.length).toBeGreaterThan(100_000);
       const state = await session.liveState(new AbortController().signal);
       expect(state!.text.length).toBeLessThanOrEqual(30_000);
       expect(state!.text).toMatch(/\[\.\.\. cut: \d+ more characters of the active tab's snapshot/);
-      const full = await takeSnapshot(session.current()!.active);
-      expect(full.length).toBeGreaterThan(100_000);
     });
   });
 });
