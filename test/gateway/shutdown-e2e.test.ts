@@ -77,11 +77,19 @@ describe('stopping the gateway', () => {
 
   it('exits at once on a second signal', async () => {
     const { telegram, model } = await startTelegram({});
-    model.enqueue({ text: 'never finished', hangMs: 60_000 });
+    // The reply itself says when the model call began, rather than the next change on the fake Telegram.
+    let asked: () => void = () => undefined;
+    const modelAsked = new Promise<void>((resolve) => (asked = resolve));
+    model.enqueue(() => {
+      asked();
+      return { text: 'never finished', hangMs: 60_000 };
+    });
     telegram.pushUpdate(telegram.textMessage({ chatId: person, text: 'hang on', from }));
-    await telegram.waitFor(() => (model.requests.length > 0 ? true : undefined), wait);
+    await modelAsked;
     gateway!.child.kill('SIGTERM');
-    await telegram.waitFor(() => (gateway!.output.all().includes('finishing the answers in progress') ? true : undefined), wait);
+    // Waited for in the output itself: the fake Telegram's changes (a typing refresh every few
+    // seconds) are not what tells that the gateway began to stop.
+    await gateway!.output.waitFor('finishing the answers in progress', { timeoutMs: wait });
     gateway!.child.kill('SIGTERM');
     expect(await Promise.race([gateway!.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), safetyNetMs))])).toBe(1);
     expect(gateway!.output.all()).toContain('stopping now');
