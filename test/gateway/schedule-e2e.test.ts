@@ -35,8 +35,8 @@ describe('scheduled follow-ups through Telegram', () => {
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-schedule-e2e-');
     ({ model, telegram } = fakes);
-    // Recurring jobs may run every 3 seconds here, so that one can be seen to run twice.
-    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ schedule: { minIntervalMinutes: 0.05 } }));
+    // Recurring jobs may run every 2 seconds here, so that one can be seen to run twice.
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ schedule: { minIntervalMinutes: 2 / 60 } }));
     mkdirSync(join(fakes.home, 'profiles', 'formal'), { recursive: true });
     writeFileSync(join(fakes.home, 'profiles', 'formal', 'SOUL.md'), 'You are the formal assistant (marker FORMAL-7).\n');
     await start();
@@ -90,11 +90,11 @@ describe('scheduled follow-ups through Telegram', () => {
     return created.id;
   };
 
-  it('delivers a reminder a few seconds later in the chat it came from, marked as scheduled for the model', async () => {
-    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', delay_seconds: 2, prompt: 'Remind Ada to send the report.', name: 'report' } }] }, { text: 'I will remind you.' }, { text: 'Reminder: send the report.' });
-    say('remind me in two seconds to send the report');
+  it('delivers a reminder a moment later in the chat it came from, marked as scheduled for the model', async () => {
+    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', delay_seconds: 1, prompt: 'Remind Ada to send the report.', name: 'report' } }] }, { text: 'I will remind you.' }, { text: 'Reminder: send the report.' });
+    say('remind me in a second to send the report');
     await find((text) => text === 'I will remind you.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/Scheduled job [0-9a-z]{8} \\"report\\": next run in 2 seconds/);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/Scheduled job [0-9a-z]{8} \\"report\\": next run in 1 second /);
     await find((text) => text === 'Reminder: send the report.');
     const fired = JSON.stringify(model.requests.at(-1)!.body.messages.at(-1));
     expect(fired).toContain('scheduled follow-up, not typed by a person');
@@ -124,18 +124,18 @@ describe('scheduled follow-ups through Telegram', () => {
     model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', every: '1s', prompt: 'too often' } }] }, { text: 'That was too often.' });
     say('check every second, really');
     await find((text) => text === 'That was too often.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/every 1s is shorter than the minimum interval for recurring jobs \(3s\)/);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/every 1s is shorter than the minimum interval for recurring jobs \(2s\)/);
   });
 
   it('runs a recurring job at each of its times, as often as its repeat count says', async () => {
-    const id = await schedule({ every: '3s', repeat: 2, prompt: 'Count the ticks.', name: 'ticks' }, 'Two ticks coming.');
+    const id = await schedule({ every: '2s', repeat: 2, prompt: 'Count the ticks.', name: 'ticks' }, 'Two ticks coming.');
     model.enqueue({ text: 'Tick one.' }, { text: 'Tick two.' });
     await find((text) => text === 'Tick one.');
     await find((text) => text === 'Tick two.');
     await roundTrip('After the ticks.');
     const prompts = model.requests.filter((request) => JSON.stringify(request.body.messages.at(-1)).includes('Count the ticks.'));
     expect(prompts).toHaveLength(2);
-    expect(JSON.stringify(prompts[0]!.body.messages.at(-1))).toContain('repeats every 3s');
+    expect(JSON.stringify(prompts[0]!.body.messages.at(-1))).toContain('repeats every 2s');
     expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id} "ticks"; done; last run ok`));
   });
 
