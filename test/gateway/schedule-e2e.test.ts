@@ -156,30 +156,42 @@ describe('scheduled follow-ups through Telegram', () => {
     expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id}; done; last run ok`));
   });
 
-  it('fires once after a restart that came before the due time', async () => {
-    await schedule({ delay_seconds: 4, prompt: 'Check the deploy.' }, 'Checking in four seconds.');
-    model.enqueue({ text: 'The deploy is fine.' });
-    await gateway!.stop();
-    await start();
-    await find((text) => text === 'The deploy is fine.');
-    await roundTrip('After the check.');
-    expect(texts().filter((text) => text === 'The deploy is fine.')).toHaveLength(1);
-  });
+  describe('across one restart', () => {
+    // One restart serves both tests (a start is the slow part): a job made before it, due after
+    // it, and two jobs written to the store while the gateway was down, due long before it.
+    let recent: string;
+    let old: string;
+    /** The prompt of a request's newest message. */
+    const newest = (request: (typeof model.requests)[number]) => JSON.stringify(request.body.messages.at(-1));
+    beforeAll(async () => {
+      await schedule({ delay_seconds: 4, prompt: 'Check the deploy.' }, 'Checking in four seconds.');
+      await gateway!.stop();
+      gateway = undefined;
+      const now = Date.now();
+      recent = await seedJob({ delay_seconds: 60, prompt: 'Missed recently.', name: 'recent' }, now - 2 * 3_600_000);
+      old = await seedJob({ delay_seconds: 60, prompt: 'Missed long ago.', name: 'old' }, now - 7 * 3_600_000);
+      // Each job's answer says which job asked, whichever of the two runs first.
+      const answer = (request: (typeof model.requests)[number]) => ({ text: newest(request).includes('Missed recently.') ? 'Caught up on the recent one.' : newest(request).includes('Check the deploy.') ? 'The deploy is fine.' : 'An unexpected run.' });
+      model.enqueue(answer, answer);
+      await start();
+    });
 
-  it('runs a job missed while down once if within the grace window, and skips one beyond it', async () => {
-    await gateway!.stop();
-    gateway = undefined;
-    const now = Date.now();
-    const recent = await seedJob({ delay_seconds: 60, prompt: 'Missed recently.', name: 'recent' }, now - 2 * 3_600_000);
-    const old = await seedJob({ delay_seconds: 60, prompt: 'Missed long ago.', name: 'old' }, now - 7 * 3_600_000);
-    model.enqueue({ text: 'Caught up on the recent one.' });
-    await start();
-    await find((text) => text === 'Caught up on the recent one.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('Missed recently.');
-    await roundTrip('Nothing else.');
-    const list = await command('/schedule list', /recent|old/);
-    expect(list).toMatch(new RegExp(`${recent} "recent"; done; last run ok`));
-    expect(list).toMatch(new RegExp(`${old} "old"; done; last run skipped`));
+    it('fires once after a restart that came before the due time', async () => {
+      await find((text) => text === 'The deploy is fine.');
+      await roundTrip('After the check.');
+      expect(texts().filter((text) => text === 'The deploy is fine.')).toHaveLength(1);
+    });
+
+    it('runs a job missed while down once if within the grace window, and skips one beyond it', async () => {
+      await find((text) => text === 'Caught up on the recent one.');
+      expect(model.requests.filter((request) => newest(request).includes('Missed recently.'))).toHaveLength(1);
+      expect(model.requests.filter((request) => newest(request).includes('Missed long ago.'))).toHaveLength(0);
+      await roundTrip('Nothing else.');
+      const list = await command('/schedule list', /recent|old/);
+      expect(list).toMatch(new RegExp(`${recent} "recent"; done; last run ok`));
+      expect(list).toMatch(new RegExp(`${old} "old"; done; last run skipped`));
+      expect(texts()).not.toContain('An unexpected run.');
+    });
   });
 
   it('records an answer that could not be delivered as a failed run, not as ok', async () => {
