@@ -69,9 +69,13 @@ describe('stopping the gateway', () => {
     model.enqueue({ text: 'The story, told after the restart.' });
     const before = model.requests.length;
     gateway = await startTelegramGateway(telegramFakes!, [person]);
-    await findBotMessage(telegram, gateway, person, 'The story, told after the restart.', wait);
+    // The whole answer, not its preview (`The story, told after the restart. …`) on its way there.
+    const answer = 'The story, told after the restart.';
+    await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === answer), wait).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${JSON.stringify(telegram.messages(person).map((message) => message.text))}\n${gateway!.output.all()}`);
+    });
     // The preview left by the stopped turn became the answer.
-    expect(telegram.messages(person).map((message) => message.text)).toEqual(['The story, told after the restart.']);
+    expect(telegram.messages(person).map((message) => message.text)).toEqual([answer]);
     expect(model.requests).toHaveLength(before + 1);
   });
 
