@@ -35,8 +35,8 @@ describe('scheduled follow-ups through Telegram', () => {
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-schedule-e2e-');
     ({ model, telegram } = fakes);
-    // Recurring jobs may run every 3 seconds here, so that one can be seen to run twice.
-    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ schedule: { minIntervalMinutes: 0.05 } }));
+    // Recurring jobs may run every 2 seconds here, so that one can be seen to run twice.
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ schedule: { minIntervalMinutes: 2 / 60 } }));
     mkdirSync(join(fakes.home, 'profiles', 'formal'), { recursive: true });
     writeFileSync(join(fakes.home, 'profiles', 'formal', 'SOUL.md'), 'You are the formal assistant (marker FORMAL-7).\n');
     await start();
@@ -90,11 +90,11 @@ describe('scheduled follow-ups through Telegram', () => {
     return created.id;
   };
 
-  it('delivers a reminder a few seconds later in the chat it came from, marked as scheduled for the model', async () => {
-    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', delay_seconds: 2, prompt: 'Remind Ada to send the report.', name: 'report' } }] }, { text: 'I will remind you.' }, { text: 'Reminder: send the report.' });
-    say('remind me in two seconds to send the report');
+  it('delivers a reminder a moment later in the chat it came from, marked as scheduled for the model', async () => {
+    model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', delay_seconds: 1, prompt: 'Remind Ada to send the report.', name: 'report' } }] }, { text: 'I will remind you.' }, { text: 'Reminder: send the report.' });
+    say('remind me in a second to send the report');
     await find((text) => text === 'I will remind you.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/Scheduled job [0-9a-z]{8} \\"report\\": next run in 2 seconds/);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/Scheduled job [0-9a-z]{8} \\"report\\": next run in 1 second /);
     await find((text) => text === 'Reminder: send the report.');
     const fired = JSON.stringify(model.requests.at(-1)!.body.messages.at(-1));
     expect(fired).toContain('scheduled follow-up, not typed by a person');
@@ -124,18 +124,18 @@ describe('scheduled follow-ups through Telegram', () => {
     model.enqueue({ toolCalls: [{ name: 'schedule', arguments: { action: 'create', every: '1s', prompt: 'too often' } }] }, { text: 'That was too often.' });
     say('check every second, really');
     await find((text) => text === 'That was too often.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/every 1s is shorter than the minimum interval for recurring jobs \(3s\)/);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toMatch(/every 1s is shorter than the minimum interval for recurring jobs \(2s\)/);
   });
 
   it('runs a recurring job at each of its times, as often as its repeat count says', async () => {
-    const id = await schedule({ every: '3s', repeat: 2, prompt: 'Count the ticks.', name: 'ticks' }, 'Two ticks coming.');
+    const id = await schedule({ every: '2s', repeat: 2, prompt: 'Count the ticks.', name: 'ticks' }, 'Two ticks coming.');
     model.enqueue({ text: 'Tick one.' }, { text: 'Tick two.' });
     await find((text) => text === 'Tick one.');
     await find((text) => text === 'Tick two.');
     await roundTrip('After the ticks.');
     const prompts = model.requests.filter((request) => JSON.stringify(request.body.messages.at(-1)).includes('Count the ticks.'));
     expect(prompts).toHaveLength(2);
-    expect(JSON.stringify(prompts[0]!.body.messages.at(-1))).toContain('repeats every 3s');
+    expect(JSON.stringify(prompts[0]!.body.messages.at(-1))).toContain('repeats every 2s');
     expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id} "ticks"; done; last run ok`));
   });
 
@@ -156,30 +156,42 @@ describe('scheduled follow-ups through Telegram', () => {
     expect(await command('/schedule list', new RegExp(id))).toMatch(new RegExp(`${id}; done; last run ok`));
   });
 
-  it('fires once after a restart that came before the due time', async () => {
-    await schedule({ delay_seconds: 4, prompt: 'Check the deploy.' }, 'Checking in four seconds.');
-    model.enqueue({ text: 'The deploy is fine.' });
-    await gateway!.stop();
-    await start();
-    await find((text) => text === 'The deploy is fine.');
-    await roundTrip('After the check.');
-    expect(texts().filter((text) => text === 'The deploy is fine.')).toHaveLength(1);
-  });
+  describe('across one restart', () => {
+    // One restart serves both tests (a start is the slow part): a job made before it, due after
+    // it, and two jobs written to the store while the gateway was down, due long before it.
+    let recent: string;
+    let old: string;
+    /** The prompt of a request's newest message. */
+    const newest = (request: (typeof model.requests)[number]) => JSON.stringify(request.body.messages.at(-1));
+    beforeAll(async () => {
+      await schedule({ delay_seconds: 4, prompt: 'Check the deploy.' }, 'Checking in four seconds.');
+      await gateway!.stop();
+      gateway = undefined;
+      const now = Date.now();
+      recent = await seedJob({ delay_seconds: 60, prompt: 'Missed recently.', name: 'recent' }, now - 2 * 3_600_000);
+      old = await seedJob({ delay_seconds: 60, prompt: 'Missed long ago.', name: 'old' }, now - 7 * 3_600_000);
+      // Each job's answer says which job asked, whichever of the two runs first.
+      const answer = (request: (typeof model.requests)[number]) => ({ text: newest(request).includes('Missed recently.') ? 'Caught up on the recent one.' : newest(request).includes('Check the deploy.') ? 'The deploy is fine.' : 'An unexpected run.' });
+      model.enqueue(answer, answer);
+      await start();
+    });
 
-  it('runs a job missed while down once if within the grace window, and skips one beyond it', async () => {
-    await gateway!.stop();
-    gateway = undefined;
-    const now = Date.now();
-    const recent = await seedJob({ delay_seconds: 60, prompt: 'Missed recently.', name: 'recent' }, now - 2 * 3_600_000);
-    const old = await seedJob({ delay_seconds: 60, prompt: 'Missed long ago.', name: 'old' }, now - 7 * 3_600_000);
-    model.enqueue({ text: 'Caught up on the recent one.' });
-    await start();
-    await find((text) => text === 'Caught up on the recent one.');
-    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('Missed recently.');
-    await roundTrip('Nothing else.');
-    const list = await command('/schedule list', /recent|old/);
-    expect(list).toMatch(new RegExp(`${recent} "recent"; done; last run ok`));
-    expect(list).toMatch(new RegExp(`${old} "old"; done; last run skipped`));
+    it('fires once after a restart that came before the due time', async () => {
+      await find((text) => text === 'The deploy is fine.');
+      await roundTrip('After the check.');
+      expect(texts().filter((text) => text === 'The deploy is fine.')).toHaveLength(1);
+    });
+
+    it('runs a job missed while down once if within the grace window, and skips one beyond it', async () => {
+      await find((text) => text === 'Caught up on the recent one.');
+      expect(model.requests.filter((request) => newest(request).includes('Missed recently.'))).toHaveLength(1);
+      expect(model.requests.filter((request) => newest(request).includes('Missed long ago.'))).toHaveLength(0);
+      await roundTrip('Nothing else.');
+      const list = await command('/schedule list', /recent|old/);
+      expect(list).toMatch(new RegExp(`${recent} "recent"; done; last run ok`));
+      expect(list).toMatch(new RegExp(`${old} "old"; done; last run skipped`));
+      expect(texts()).not.toContain('An unexpected run.');
+    });
   });
 
   it('records an answer that could not be delivered as a failed run, not as ok', async () => {

@@ -30,6 +30,12 @@ const member = { id: 3003, first_name: 'Mallory' };
 const group = -100717;
 /** A second group, where the admin is granted `shell` (and nothing else). */
 const shellGroup = -100718;
+/**
+ * Where the member writes when a test has all three seats at once: a conversation of their own
+ * (turns in one conversation wait for each other, so the member's and the admin's would take
+ * turns in `group`). The member has no grant there either.
+ */
+const apart = shellGroup;
 const wait = 20_000;
 /** A test that restarts the gateway, or waits for a job and then its pipeline, takes longer than one turn. */
 const longTimeout = 90_000;
@@ -129,12 +135,12 @@ describe('seats never rise, through the gateway', () => {
       { marker: 'JOB-ADMIN', reply: () => schedule('JOB-ADMIN', `telegram:${admin}`) },
       { marker: 'JOB-OWNER', reply: () => schedule('JOB-OWNER') },
     );
-    await say(group, member, 'JOB-MEMBER: remind us', 'Scheduled.');
-    await messageAfter(group, 0, 'JOB-MEMBER-RUN answered');
-    await say(group, ada, 'JOB-ADMIN: remind me in my DMs', 'Scheduled.');
-    await messageAfter(admin, 0, 'JOB-ADMIN-RUN answered');
-    await say(admin, ada, 'JOB-OWNER: remind me', 'Scheduled.');
-    await messageAfter(admin, 0, 'JOB-OWNER-RUN answered');
+    // Three conversations, so the three jobs are set and run side by side (see `apart`).
+    await Promise.all([
+      say(apart, member, 'JOB-MEMBER: remind us', 'Scheduled.').then(() => messageAfter(apart, 0, 'JOB-MEMBER-RUN answered')),
+      say(group, ada, 'JOB-ADMIN: remind me in my DMs', 'Scheduled.').then(() => messageAfter(admin, 0, 'JOB-ADMIN-RUN answered')),
+      say(admin, ada, 'JOB-OWNER: remind me', 'Scheduled.').then(() => messageAfter(admin, 0, 'JOB-OWNER-RUN answered')),
+    ]);
 
     expectMember(offered(requestsWith('JOB-MEMBER-RUN')[0]!));
     // Set in the group, run in the admin's direct messages: the group's seat, not the owner's.
@@ -159,9 +165,8 @@ describe('seats never rise, through the gateway', () => {
       let calls = 0;
       rules.push({ marker, reply: () => (++calls === 1 ? { error: { status: 500, message: 'overloaded for a moment' } } : { text: `${marker} answered` }) });
     }
-    await say(group, member, 'RETRY-MEMBER', 'RETRY-MEMBER answered');
-    await say(group, ada, 'RETRY-ADMIN', 'RETRY-ADMIN answered');
-    await say(admin, ada, 'RETRY-OWNER', 'RETRY-OWNER answered');
+    // Side by side, in three conversations: each waits out its own retry delay.
+    await Promise.all([say(apart, member, 'RETRY-MEMBER', 'RETRY-MEMBER answered'), say(group, ada, 'RETRY-ADMIN', 'RETRY-ADMIN answered'), say(admin, ada, 'RETRY-OWNER', 'RETRY-OWNER answered')]);
     for (const [marker, check] of [['RETRY-MEMBER', expectMember], ['RETRY-ADMIN', expectAdminInGroup], ['RETRY-OWNER', expectOwner]] as const) {
       const [failed, retried] = requestsWith(marker);
       expect(retried, `${marker} was retried`).toBeDefined();

@@ -69,19 +69,31 @@ describe('stopping the gateway', () => {
     model.enqueue({ text: 'The story, told after the restart.' });
     const before = model.requests.length;
     gateway = await startTelegramGateway(telegramFakes!, [person]);
-    await findBotMessage(telegram, gateway, person, 'The story, told after the restart.', wait);
+    // The whole answer, not its preview (`The story, told after the restart. …`) on its way there.
+    const answer = 'The story, told after the restart.';
+    await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === answer), wait).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${JSON.stringify(telegram.messages(person).map((message) => message.text))}\n${gateway!.output.all()}`);
+    });
     // The preview left by the stopped turn became the answer.
-    expect(telegram.messages(person).map((message) => message.text)).toEqual(['The story, told after the restart.']);
+    expect(telegram.messages(person).map((message) => message.text)).toEqual([answer]);
     expect(model.requests).toHaveLength(before + 1);
   });
 
   it('exits at once on a second signal', async () => {
     const { telegram, model } = await startTelegram({});
-    model.enqueue({ text: 'never finished', hangMs: 60_000 });
+    // The reply itself says when the model call began, rather than the next change on the fake Telegram.
+    let asked: () => void = () => undefined;
+    const modelAsked = new Promise<void>((resolve) => (asked = resolve));
+    model.enqueue(() => {
+      asked();
+      return { text: 'never finished', hangMs: 60_000 };
+    });
     telegram.pushUpdate(telegram.textMessage({ chatId: person, text: 'hang on', from }));
-    await telegram.waitFor(() => (model.requests.length > 0 ? true : undefined), wait);
+    await modelAsked;
     gateway!.child.kill('SIGTERM');
-    await telegram.waitFor(() => (gateway!.output.all().includes('finishing the answers in progress') ? true : undefined), wait);
+    // Waited for in the output itself: the fake Telegram's changes (a typing refresh every few
+    // seconds) are not what tells that the gateway began to stop.
+    await gateway!.output.waitFor('finishing the answers in progress', { timeoutMs: wait });
     gateway!.child.kill('SIGTERM');
     expect(await Promise.race([gateway!.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), safetyNetMs))])).toBe(1);
     expect(gateway!.output.all()).toContain('stopping now');
