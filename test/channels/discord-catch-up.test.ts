@@ -105,12 +105,11 @@ describe('Discord catch-up', () => {
   it('leaves messages older than the window alone', async () => {
     harness = await startDiscordHarness();
     const { dm } = refs(harness);
-    harness.discord.messageCreate({ channelId: dm.address.conversationId, content: 'too old' });
-    await pause(400);
-    const boundary = Date.now();
-    await pause(400);
-    harness.discord.messageCreate({ channelId: dm.address.conversationId, content: 'recent enough' });
-    const { taken, texts } = await start([dm], { windowMs: Date.now() - boundary });
+    // Sent two minutes and one second ago, with a window of one minute: however long the start takes
+    // on a busy machine, the window's start falls between them.
+    harness.discord.messageCreate({ channelId: dm.address.conversationId, content: 'too old', sentAt: Date.now() - 120_000 });
+    harness.discord.messageCreate({ channelId: dm.address.conversationId, content: 'recent enough', sentAt: Date.now() - 1_000 });
+    const { taken, texts } = await start([dm], { windowMs: 60_000 });
     await until(() => taken.length >= 1, 10_000);
     await pause(300);
     expect(texts()).toEqual(['recent enough']);

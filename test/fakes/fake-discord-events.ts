@@ -25,6 +25,8 @@ export interface FakePersonMessage {
   /** Whether the reply pings its author (Discord's default: yes). */
   pingReplied?: boolean;
   attachments?: { filename: string; contentType?: string; bytes: Uint8Array }[];
+  /** When it was sent (ms since the Unix epoch; its id and timestamp say so); default now. */
+  sentAt?: number;
 }
 
 /** A slash command invocation. */
@@ -107,13 +109,14 @@ export function createEvents(state: FakeDiscordState, gateway: FakeGateway, orig
       const mentionedIds = new Set([...options.content.matchAll(/<@!?(\d+)>/g)].map((match) => match[1]!));
       if (referenced && options.pingReplied !== false) mentionedIds.add(referenced.author.id);
       const mentions = knownUsers().filter((user, index, all) => mentionedIds.has(user.id) && all.findIndex((other) => other.id === user.id) === index);
+      const sentAt = options.sentAt ?? Date.now();
       const message = {
-        id: state.snowflake(),
+        id: state.snowflake(sentAt),
         channel_id: channel.id,
         ...(channel.guildId ? { guild_id: channel.guildId, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}),
         author,
         content: options.content,
-        timestamp: new Date().toISOString(),
+        timestamp: new Date(sentAt).toISOString(),
         edited_timestamp: null,
         tts: false,
         mention_everyone: /@(everyone|here)\b/.test(options.content),

@@ -114,10 +114,10 @@ export class FakeDiscordState extends ChangeFeed {
     this.applicationId = options.applicationId;
   }
 
-  /** A fresh snowflake: milliseconds since Discord's epoch, shifted, with an increment. */
-  snowflake(): string {
+  /** A fresh snowflake: milliseconds since Discord's epoch (of `at`, default now), shifted, with an increment. */
+  snowflake(at: number = Date.now()): string {
     this.#increment = (this.#increment + 1n) % 4096n;
-    return String(((BigInt(Date.now()) - discordEpoch) << 22n) | this.#increment);
+    return String(((BigInt(at) - discordEpoch) << 22n) | this.#increment);
   }
 
   /** The bot's and the people's messages in a channel, oldest first. */
