@@ -57,13 +57,15 @@ describe('model providers that hang, through the gateway', () => {
     ['falls silent in the middle of its answer', { chunkSize: 6, stallAfterEvents: { events: 5, ms: forever } }],
   ] as const) {
     it(`answers the person with an error by the turn's deadline when the provider ${what}`, async () => {
-      const running = await start({ modelTimeouts: { anthropic: { firstByteSeconds: 1, idleSeconds: 1 } }, turnTimeoutSeconds: 6 });
+      // Short limits, so the test waits seconds, not minutes: a call gives up after 0.3 s and is
+      // tried again 2 s later (the Agent's first retry delay), well within the deadline.
+      const running = await start({ modelTimeouts: { anthropic: { firstByteSeconds: 0.3, idleSeconds: 0.3 } }, turnTimeoutSeconds: 4 });
       const reply: ReplySpec = { text: 'This answer never arrives whole.', ...hang };
       anthropic.setDefault(reply);
       say(7001, 'are you there?');
-      const told = await findBotMessage(telegram, running, 7001, 'took longer than 6 seconds', wait);
+      const told = await findBotMessage(telegram, running, 7001, 'took longer than 4 seconds', wait);
       expect(told.text).not.toContain('never arrives whole');
-      // Each call was given up after the provider's own one-second limit and tried again.
+      // Each call was given up after the provider's own limit and tried again.
       expect(anthropicCalls()).toBeGreaterThanOrEqual(2);
       // The conversation works again once the provider does.
       anthropic.setDefault({ text: 'Back to normal.' });
@@ -74,7 +76,9 @@ describe('model providers that hang, through the gateway', () => {
 
   it('answers a conversation on another provider while twice as many turns as there are slots hang on one', async () => {
     // No call gives up during the test: the hung turns wait on their calls throughout.
-    const running = await start({ maxConcurrentTurns: 4, modelTimeouts: { firstByteSeconds: 600 } });
+    // The hung turns still wait when the test ends: without a grace they stop at once instead of
+    // holding the gateway's exit for the default 25 s.
+    const running = await start({ maxConcurrentTurns: 4, modelTimeouts: { firstByteSeconds: 600 }, shutdownGraceSeconds: 0 });
     anthropic.setDefault({ text: 'never sent', hangMs: forever });
     openai.setDefault({ text: 'Answer from the other provider.' });
     say(7100, '/model openai:gpt-4o-mini');

@@ -44,19 +44,23 @@ describe('a model provider that hangs', () => {
     ['sends its headers and then nothing', { stallAfterHeadersMs: 120_000 }],
   ] as const) {
     it(`tries again after the first-byte timeout, and tells the person at the turn's deadline when it ${name}`, async () => {
-      await start({ modelTimeouts: { firstByteSeconds: 1 }, turnTimeoutSeconds: 6 });
+      // Short limits, so the test waits seconds, not minutes: the first call gives up after 0.3 s
+      // and is tried again 2 s later (the Agent's first retry delay), well within the deadline.
+      await start({ modelTimeouts: { firstByteSeconds: 0.3 }, turnTimeoutSeconds: 4 });
       model.setDefault({ text: 'never sent', ...hang });
       say(6001, 'are you there?');
-      const told = await findBotMessage(telegram, gateway, 6001, 'Stopped: this took longer than 6 seconds', wait);
+      const told = await findBotMessage(telegram, gateway, 6001, 'Stopped: this took longer than 4 seconds', wait);
       expect(told.text).not.toContain('never sent');
-      // The first call timed out after a second and was tried again (2 s later), within the deadline.
+      // The first call timed out and was tried again, within the deadline.
       expect(model.requests.length).toBeGreaterThanOrEqual(2);
       expect(gateway.output.all()).toContain('turn stopped at its deadline');
     });
   }
 
   it('answers a conversation on another provider while turns hang on one (maxConcurrentTurns 4)', async () => {
-    await start({ maxConcurrentTurns: 4 });
+    // The hung turns are still waiting when the test ends: without a grace they stop at once
+    // instead of holding the gateway's exit for the default 25 s.
+    await start({ maxConcurrentTurns: 4, shutdownGraceSeconds: 0 });
     // Anthropic hangs for everyone; the OpenAI-compatible provider answers.
     model.setDefault((request) => (request.protocol === 'openai' ? { text: 'Answer from the other provider.' } : { text: 'never sent', hangMs: 120_000 }));
     say(6100, '/model openai:gpt-4o-mini');

@@ -53,7 +53,8 @@ describe('a person always hears something while the provider is slow', () => {
 
   it('shows the notice in the preview after notifyAfterSeconds, replaces it with the answer, and keeps it from the model', async () => {
     const held = gate();
-    const running = await start({ modelTimeouts: { notifyAfterSeconds: 1 } });
+    // A fraction of a second: the notice comes as soon as the call has been silent that long.
+    const running = await start({ modelTimeouts: { notifyAfterSeconds: 0.3 } });
     model.setDefault({ text: 'The answer, late but whole.', holdUntil: held.promise });
     say(7001, 'are you there?');
     const shown = await findBotMessage(telegram, running, 7001, notice, wait);
@@ -83,11 +84,12 @@ describe('a person always hears something while the provider is slow', () => {
   });
 
   it('tells the person why when the turn gives up, in the notice’s place', async () => {
-    const running = await start({ modelTimeouts: { notifyAfterSeconds: 1, firstByteSeconds: 1 }, turnTimeoutSeconds: 8 });
+    // The notice after 0.3 s, each call given up after 0.3 s and tried again, the turn stopped at 4 s.
+    const running = await start({ modelTimeouts: { notifyAfterSeconds: 0.3, firstByteSeconds: 0.3 }, turnTimeoutSeconds: 4 });
     model.setDefault({ text: 'never sent', hangMs: 120_000 });
     say(7003, 'hello?');
     const shown = await findBotMessage(telegram, running, 7003, notice, wait);
-    const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 8 seconds', wait);
+    const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 4 seconds', wait);
     expect(told.text).toContain('the model provider did not answer');
     expect(told.messageId).toBe(shown.messageId);
     expect(telegram.messages(7003)).toHaveLength(1);
@@ -95,7 +97,7 @@ describe('a person always hears something while the provider is slow', () => {
 
   it('does not send the notice twice across a restart: the turn run again finishes the same preview', async () => {
     const held = gate();
-    const config = { modelTimeouts: { notifyAfterSeconds: 1 }, shutdownGraceSeconds: 0 };
+    const config = { modelTimeouts: { notifyAfterSeconds: 0.3 }, shutdownGraceSeconds: 0 };
     const first = await start(config);
     model.setDefault({ text: 'never sent', holdUntil: held.promise });
     say(7004, 'still there?');
