@@ -79,22 +79,23 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
   });
 
   it('lets a slow but steady stream finish although it takes longer than the idle limit in all', async () => {
-    server.enqueue({ text: longText, chunkSize: 4, delayMs: 100 });
-    const events = await run(make({ firstByteMs: 1_000, idleMs: 1_000 }), request(model));
-    // More than ten pauses of 100 ms each: the whole answer took longer than the idle limit.
+    server.enqueue({ text: longText, chunkSize: 4, delayMs: 60 });
+    const events = await run(make({ firstByteMs: 500, idleMs: 500 }), request(model));
+    // More than ten pauses of 60 ms each: the whole answer took longer than the idle limit.
     expect(texts(events).length).toBeGreaterThan(10);
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: longText }]);
   });
 
   it('counts the keep-alives the SDK drops as life, before the first event and between events', async () => {
-    // Silences five times the idle limit, each broken by a keep-alive every 100 ms.
-    server.enqueue({ text: 'thought long, said it', stallAfterHeadersMs: 2_500, stallAfterEvents: { events: 2, ms: 2_500 }, keepAliveEveryMs: 100 });
+    // Silences more than twice the limits, each broken by a keep-alive every 100 ms.
+    server.enqueue({ text: 'thought long, said it', stallAfterHeadersMs: 1_200, stallAfterEvents: { events: 2, ms: 1_200 }, keepAliveEveryMs: 100 });
     const events = await run(make({ firstByteMs: 500, idleMs: 500 }), request(model));
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'thought long, said it' }]);
   });
 
   it('gives the first byte its own limit, longer than the idle one', async () => {
-    server.enqueue({ text: 'late start, then quick', stallAfterHeadersMs: 800 });
+    // Silent for more than twice the idle limit before the first byte.
+    server.enqueue({ text: 'late start, then quick', stallAfterHeadersMs: 500 });
     const events = await run(make({ firstByteMs: 5_000, idleMs: 200 }), request(model));
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'late start, then quick' }]);
   });
@@ -104,7 +105,8 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
     const events: StreamEvent[] = [];
     for await (const event of make({ firstByteMs: 300, idleMs: 300 }).stream(request(model))) {
       events.push(event);
-      if (event.type === 'text-delta' && texts(events).length < 3) await new Promise((resolve) => setTimeout(resolve, 700));
+      // Each of the first pieces is handled for longer than the idle limit.
+      if (event.type === 'text-delta' && texts(events).length < 3) await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'quick answer, slow reader' }]);
   });
