@@ -8,10 +8,12 @@
  *   person is told, instead of waiting in silence.
  * - Turns hanging on one provider hold none of `maxConcurrentTurns` while they wait: a
  *   conversation on the other provider is still answered while they hang.
+ *
+ * Tests with the same operator.json share a gateway, each in a conversation of its own.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { ReplySpec } from '../fakes/fake-model-types.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
@@ -29,52 +31,70 @@ describe('model providers that hang, through the gateway', () => {
   let openai: FakeModelServer;
   let telegram: FakeTelegram;
   let gateway: StartedGateway | undefined;
+  /** The operator.json the running gateway was started with (unset: start a new one). */
+  let runningConfig: string | undefined;
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-provider-fairness-');
     ({ model: anthropic, telegram } = fakes);
     openai = await startFakeModelServer();
   });
 
-  afterEach(async () => {
+  // Each test scripts the models afresh and counts only its own requests.
+  beforeEach(() => {
+    anthropic.reset();
+    openai.reset();
+  });
+
+  afterAll(async () => {
     await gateway?.stop();
-    gateway = undefined;
     await openai?.close();
     await fakes?.close();
   });
 
+  /** A gateway with `config`: reused by the next test with the same one, unless a test failed (it may have left turns running). */
   const start = async (config: Record<string, unknown>) => {
-    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify(config));
+    onTestFailed(() => void (runningConfig = undefined));
+    const json = JSON.stringify(config);
+    if (gateway && runningConfig === json) return gateway;
+    await gateway?.stop();
+    gateway = undefined;
+    writeFileSync(join(fakes.home, 'operator.json'), json);
     const env = { ...fakes.env([]), OPERATOR_DM_POLICY: 'open', OPENAI_BASE_URL: openai.openaiBaseURL, OPENAI_API_KEY: 'sk-openai-test' };
     gateway = await startGateway({ home: fakes.home, env }, wait);
+    runningConfig = json;
     return gateway;
   };
   const say = (chat: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: chat, text, from: { id: chat, first_name: 'Ada' } }));
   const anthropicCalls = () => anthropic.requests.filter((request) => request.protocol === 'anthropic').length;
 
-  for (const [what, hang] of [
-    ['never sends its response headers', { hangMs: forever }],
-    ['falls silent in the middle of its answer', { chunkSize: 6, stallAfterEvents: { events: 5, ms: forever } }],
+  for (const [what, hang, chat] of [
+    ['never sends its response headers', { hangMs: forever }, 7001],
+    ['falls silent in the middle of its answer', { chunkSize: 6, stallAfterEvents: { events: 5, ms: forever } }, 7002],
   ] as const) {
     it(`answers the person with an error by the turn's deadline when the provider ${what}`, async () => {
-      const running = await start({ modelTimeouts: { anthropic: { firstByteSeconds: 1, idleSeconds: 1 } }, turnTimeoutSeconds: 6 });
+      // Short limits, so the test waits seconds, not minutes: a call gives up after 0.3 s and is
+      // tried again 2 s later (the Agent's first retry delay), well within the deadline.
+      const running = await start({ modelTimeouts: { anthropic: { firstByteSeconds: 0.3, idleSeconds: 0.3 } }, turnTimeoutSeconds: 4 });
       const reply: ReplySpec = { text: 'This answer never arrives whole.', ...hang };
       anthropic.setDefault(reply);
-      say(7001, 'are you there?');
-      const told = await findBotMessage(telegram, running, 7001, 'took longer than 6 seconds', wait);
+      say(chat, 'are you there?');
+      const told = await findBotMessage(telegram, running, chat, 'took longer than 4 seconds', wait);
       expect(told.text).not.toContain('never arrives whole');
-      // Each call was given up after the provider's own one-second limit and tried again.
+      // Each call was given up after the provider's own limit and tried again.
       expect(anthropicCalls()).toBeGreaterThanOrEqual(2);
       // The conversation works again once the provider does.
       anthropic.setDefault({ text: 'Back to normal.' });
-      say(7001, 'and now?');
-      await findBotMessage(telegram, running, 7001, 'Back to normal.', wait);
+      say(chat, 'and now?');
+      await findBotMessage(telegram, running, chat, 'Back to normal.', wait);
     });
   }
 
   it('answers a conversation on another provider while twice as many turns as there are slots hang on one', async () => {
     // No call gives up during the test: the hung turns wait on their calls throughout.
-    const running = await start({ maxConcurrentTurns: 4, modelTimeouts: { firstByteSeconds: 600 } });
+    // The hung turns still wait when the test ends: without a grace they stop at once instead of
+    // holding the gateway's exit for the default 25 s.
+    const running = await start({ maxConcurrentTurns: 4, modelTimeouts: { firstByteSeconds: 600 }, shutdownGraceSeconds: 0 });
     anthropic.setDefault({ text: 'never sent', hangMs: forever });
     openai.setDefault({ text: 'Answer from the other provider.' });
     say(7100, '/model openai:gpt-4o-mini');

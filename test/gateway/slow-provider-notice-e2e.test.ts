@@ -3,10 +3,12 @@
  * grammy: when a model call shows nothing for `notifyAfterSeconds`, the preview says the provider
  * is slow and operator keeps trying; the answer replaces it when it comes, a turn that gives up
  * says why in its place, a restart does not send it twice, and the model never sees it.
+ *
+ * Tests with the same operator.json share a gateway, each in a conversation of its own.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
@@ -27,23 +29,36 @@ describe('a person always hears something while the provider is slow', () => {
   let model: FakeModelServer;
   let telegram: FakeTelegram;
   let gateway: StartedGateway | undefined;
+  /** The operator.json the running gateway was started with (unset: start a new one). */
+  let runningConfig: string | undefined;
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-slow-notice-');
     ({ model, telegram } = fakes);
   });
 
-  afterEach(async () => {
+  // Each test scripts the model afresh and reads only its own requests.
+  beforeEach(() => model.reset());
+
+  afterAll(async () => {
     await gateway?.stop();
-    gateway = undefined;
     await fakes?.close();
   });
 
+  /** A gateway with `config`: reused by the next test with the same one, unless a test failed (it may have left a turn running). */
   const start = async (config: Record<string, unknown>) => {
-    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify(config));
+    onTestFailed(() => void (runningConfig = undefined));
+    const json = JSON.stringify(config);
+    if (gateway && runningConfig === json) return gateway;
+    await gateway?.stop();
+    gateway = undefined;
+    writeFileSync(join(fakes.home, 'operator.json'), json);
     gateway = await startGateway({ home: fakes.home, env: { ...fakes.env([]), OPERATOR_DM_POLICY: 'open' } }, wait);
+    runningConfig = json;
     return gateway;
   };
+  /** The settings of the first and last tests, which share a gateway: a quick notice, and a stop that leaves turns to the next start. */
+  const quickNotice = { modelTimeouts: { notifyAfterSeconds: 0.3 }, shutdownGraceSeconds: 0 };
   const say = (chat: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: chat, text, from: { id: chat, first_name: 'Hal' } }));
   /** Every text the bot sent or edited in `chat`, in order. */
   const textsSent = (chat: number) =>
@@ -53,7 +68,8 @@ describe('a person always hears something while the provider is slow', () => {
 
   it('shows the notice in the preview after notifyAfterSeconds, replaces it with the answer, and keeps it from the model', async () => {
     const held = gate();
-    const running = await start({ modelTimeouts: { notifyAfterSeconds: 1 } });
+    // A fraction of a second: the notice comes as soon as the call has been silent that long.
+    const running = await start(quickNotice);
     model.setDefault({ text: 'The answer, late but whole.', holdUntil: held.promise });
     say(7001, 'are you there?');
     const shown = await findBotMessage(telegram, running, 7001, notice, wait);
@@ -74,6 +90,28 @@ describe('a person always hears something while the provider is slow', () => {
     expect(last.rawBody).not.toContain('slow to answer');
   });
 
+  it('does not send the notice twice across a restart: the turn run again finishes the same preview', async () => {
+    const held = gate();
+    const first = await start(quickNotice);
+    model.setDefault({ text: 'never sent', holdUntil: held.promise });
+    say(7004, 'still there?');
+    const shown = await findBotMessage(telegram, first, 7004, notice, wait);
+    // Stopped while the call hangs: the turn is left to the next start, its preview noted.
+    await first.stop();
+    gateway = undefined;
+    const heldAgain = gate();
+    model.setDefault({ text: 'Answered after the restart.', holdUntil: heldAgain.promise });
+    const second = await start(quickNotice);
+    // The turn run again is slow too: its notice goes in the same preview, not a new message.
+    await second.output.waitFor(/is slow to answer; the person was told/, { stream: 'all', timeoutMs: wait, label: 'the notice after the restart' });
+    heldAgain.open();
+    const answered = await findBotMessage(telegram, second, 7004, 'Answered after the restart.', wait);
+    held.open();
+    expect(answered.messageId).toBe(shown.messageId);
+    expect(telegram.messages(7004)).toHaveLength(1);
+    expect(telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === 7004)).toHaveLength(1);
+  });
+
   it('says nothing of a slow provider when the answer comes in time', async () => {
     const running = await start({ modelTimeouts: { notifyAfterSeconds: 300 } });
     model.setDefault({ text: 'A quick answer.' });
@@ -83,36 +121,15 @@ describe('a person always hears something while the provider is slow', () => {
   });
 
   it('tells the person why when the turn gives up, in the notice’s place', async () => {
-    const running = await start({ modelTimeouts: { notifyAfterSeconds: 1, firstByteSeconds: 1 }, turnTimeoutSeconds: 8 });
+    // The notice after 0.3 s; each call given up after 0.3 s and tried again 2 s later, until the
+    // next try could not start before the turn's deadline (4 s).
+    const running = await start({ modelTimeouts: { notifyAfterSeconds: 0.3, firstByteSeconds: 0.3 }, turnTimeoutSeconds: 4 });
     model.setDefault({ text: 'never sent', hangMs: 120_000 });
     say(7003, 'hello?');
     const shown = await findBotMessage(telegram, running, 7003, notice, wait);
-    const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 8 seconds', wait);
+    const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 4 seconds', wait);
     expect(told.text).toContain('the model provider did not answer');
     expect(told.messageId).toBe(shown.messageId);
     expect(telegram.messages(7003)).toHaveLength(1);
-  });
-
-  it('does not send the notice twice across a restart: the turn run again finishes the same preview', async () => {
-    const held = gate();
-    const config = { modelTimeouts: { notifyAfterSeconds: 1 }, shutdownGraceSeconds: 0 };
-    const first = await start(config);
-    model.setDefault({ text: 'never sent', holdUntil: held.promise });
-    say(7004, 'still there?');
-    const shown = await findBotMessage(telegram, first, 7004, notice, wait);
-    // Stopped while the call hangs: the turn is left to the next start, its preview noted.
-    await first.stop();
-    gateway = undefined;
-    const heldAgain = gate();
-    model.setDefault({ text: 'Answered after the restart.', holdUntil: heldAgain.promise });
-    const second = await start(config);
-    // The turn run again is slow too: its notice goes in the same preview, not a new message.
-    await second.output.waitFor(/is slow to answer; the person was told/, { stream: 'all', timeoutMs: wait, label: 'the notice after the restart' });
-    heldAgain.open();
-    const answered = await findBotMessage(telegram, second, 7004, 'Answered after the restart.', wait);
-    held.open();
-    expect(answered.messageId).toBe(shown.messageId);
-    expect(telegram.messages(7004)).toHaveLength(1);
-    expect(telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === 7004)).toHaveLength(1);
   });
 });

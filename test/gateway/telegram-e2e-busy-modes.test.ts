@@ -3,19 +3,23 @@
  * under `busyMode` followUp, steer and interrupt, through the real gateway process. Every message
  * is answered, in order, none twice; a follow-up cut off by a crash is answered after the restart
  * from the person's message, and the preview it left is finished, not left dangling.
+ *
+ * The tests of one mode share a gateway, each in a conversation of its own. That nothing more
+ * comes is shown by a message sent after the turn: a conversation's turns run in order, so a turn
+ * that should not exist would come before its answer.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { FakeModelServer, RecordedRequest } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import type { TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
-const person = 7007;
-const from = { id: person, first_name: 'Ida' };
 const wait = 20_000;
+/** Each test's person, in a DM of their own: tests that share a gateway share no conversation. */
+const people = { followUp: 7007, steerTaken: 7008, steerLate: 7009, interruptSaid: 7010, interruptSilent: 7011 };
 
 /** The user texts of a model request, in order. */
 function userTexts(request: RecordedRequest): string[] {
@@ -28,34 +32,61 @@ describe('busy modes through the gateway', () => {
   let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
-  let gateway: GatewayProcess;
+  let gateway: GatewayProcess | undefined;
+  /** The `busyMode` the running gateway was started with (unset: start a new one). */
+  let runningMode: string | undefined;
 
-  /** Starts the gateway with `busyMode` (the person is an admin: their own DM is the owner's seat). */
+  /** Spawns the gateway (every person is an admin: their own DM is the owner's seat). */
+  const spawn = () => startTelegramGateway(fakes, Object.values(people));
+  /**
+   * A gateway with `busyMode`: the tests of one mode share it, each in its own conversation; a test
+   * of another mode, or after a failed test (which may have left a turn running), gets a new one.
+   */
   const start = async (busyMode: string) => {
+    onTestFailed(() => void (runningMode = undefined));
+    if (gateway && runningMode === busyMode) return gateway;
+    await gateway?.stop();
     writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ busyMode }));
-    gateway = await startTelegramGateway(fakes, [person]);
+    gateway = await spawn();
+    // Commands registered by an earlier gateway say nothing of this one: its banner does.
+    await gateway.ready(wait);
+    runningMode = busyMode;
+    return gateway;
   };
-  const say = (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: person, text, from }));
-  const find = (contains: string) => findBotMessage(telegram, gateway, person, contains, wait);
-  const texts = () => telegram.messages(person).map((message) => message.text);
-  const streaming = (prefix: string) => telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.startsWith(prefix) && message.text.endsWith('…')), wait);
+  const chat = (person: number) => {
+    const from = { id: person, first_name: 'Ida' };
+    return {
+      say: (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: person, text, from })),
+      find: (contains: string) => findBotMessage(telegram, gateway!, person, contains, wait),
+      texts: () => telegram.messages(person).map((message) => message.text),
+      streaming: (prefix: string) => telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.startsWith(prefix) && message.text.endsWith('…')), wait),
+      /** The conversation's first turn that finished as it should (the gateway's `turn.end` log line). */
+      turnEnded: () => gateway!.output.waitFor(new RegExp(`"event":"turn\\.end"[^\\n]*"conversation":"telegram:dm:${person}"[^\\n]*"status":"ok"`), { stream: 'all', timeoutMs: wait, label: `the end of a turn in ${person}` }),
+    };
+  };
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-busy-modes-');
     ({ model, telegram } = fakes);
   });
 
-  afterEach(async () => {
+  // Each test scripts the model afresh and counts only its own requests.
+  beforeEach(() => model.reset());
+
+  afterAll(async () => {
     await gateway?.stop();
     await fakes?.close();
   });
 
   it('followUp: answers a message sent during a turn after it, and after a crash in its answer, once, from the message itself', async () => {
     await start('followUp');
+    const person = people.followUp;
+    const { say, streaming, texts } = chat(person);
     const first = `First answer, ${'streamed slowly, '.repeat(6)}done.`;
     model.enqueue({ text: first, chunkSize: 4, delayMs: 40 });
-    // The follow-up's answer streams and never ends: the gateway dies in the middle of it.
-    model.enqueue({ text: `Second answer, ${'never finished, '.repeat(40)}`, chunkSize: 4, delayMs: 200 });
+    // The follow-up's answer streams and never ends: the gateway dies in the middle of it. Its
+    // first piece is long enough for a preview at once.
+    model.enqueue({ text: `Second answer, ${'never finished, '.repeat(40)}`, firstChunkSize: 30, chunkSize: 4, delayMs: 200 });
     say('question A');
     await streaming('First answer');
     say('question B');
@@ -65,11 +96,11 @@ describe('busy modes through the gateway', () => {
     // between Telegram taking a new message and the gateway hearing back cannot be told apart
     // from a send that never happened; docs/storage.md says so.)
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.startsWith('Second answer') && message.text.endsWith('…') && message.edits > 0), wait);
-    await gateway.kill();
+    await gateway!.kill();
 
     model.enqueue({ text: 'Second answer, after the restart.' });
     const before = model.requests.length;
-    gateway = await startTelegramGateway(fakes, [person]);
+    gateway = await spawn();
     // The preview the dead process left becomes the answer: one message, finished (waited for
     // whole: the preview shows the answer with its marker a moment before the final edit).
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === 'Second answer, after the restart.'), wait);
@@ -84,23 +115,30 @@ describe('busy modes through the gateway', () => {
 
   it('steer: a message taken into the running turn is answered by it, once', async () => {
     await start('steer');
+    const { say, find, texts, streaming, turnEnded } = chat(people.steerTaken);
     // The turn lists a folder first: the steering message is taken in after that tool round.
-    model.enqueue({ text: 'Let me look at the folder first, one moment.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }], chunkSize: 4, delayMs: 250 });
-    model.enqueue({ text: 'Both answered: A and the steering B.' });
+    // Its first piece is long enough for a preview at once; the rest takes seconds.
+    model.enqueue({ text: 'Let me look at the folder first, one moment.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }], firstChunkSize: 26, chunkSize: 4, delayMs: 250 });
+    model.enqueue({ text: 'Both answered: A and the steering B.' }, { text: 'C answered.' });
     say('question A');
     // B comes while the first model call still streams (its tool call is seconds away).
     await streaming('Let me look at the folder');
     say('also consider B');
     await find('Both answered');
-    // Nothing else comes: B had no turn of its own.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(model.requests).toHaveLength(2);
+    // Nothing else comes: B had no turn of its own. A message sent once the turn is over is
+    // answered next (a conversation's turns run in order), so a turn of B's would come before it.
+    await turnEnded();
+    say('and C?');
+    await find('C answered.');
+    expect(model.requests).toHaveLength(3);
     expect(userTexts(model.requests[1]!)).toEqual(['question A', 'also consider B']);
+    expect(userTexts(model.requests[2]!)).toEqual(['question A', 'also consider B', 'and C?']);
     expect(texts().filter((text) => text.includes('Both answered'))).toHaveLength(1);
   });
 
   it('steer: a message too late for the running turn gets a turn of its own', async () => {
     await start('steer');
+    const { say, find, texts, streaming } = chat(people.steerLate);
     const first = `First answer, ${'streamed slowly, '.repeat(6)}done.`;
     model.enqueue({ text: first, chunkSize: 4, delayMs: 40 }, { text: 'Late message answered.' });
     say('question A');
@@ -114,6 +152,8 @@ describe('busy modes through the gateway', () => {
 
   it('interrupt: stops the running answer, keeps what it said, and answers the new message next, in order', async () => {
     await start('interrupt');
+    const person = people.interruptSaid;
+    const { say, texts, streaming } = chat(person);
     const ending = 'NEVER-REACHED';
     model.enqueue({ text: `First answer, ${'going on and on, '.repeat(30)}${ending}`, chunkSize: 4, delayMs: 40 });
     model.enqueue({ text: 'Answer to the interruption.' });
@@ -133,15 +173,22 @@ describe('busy modes through the gateway', () => {
 
   it('interrupt: a turn stopped before it said anything is answered with the interrupting message, once', async () => {
     await start('interrupt');
+    const person = people.interruptSilent;
+    const { say, find, texts, turnEnded } = chat(person);
     model.enqueue({ text: 'never said', hangMs: 30_000 });
-    model.enqueue({ text: 'One answer for both.' });
+    model.enqueue({ text: 'One answer for both.' }, { text: 'C answered.' });
     say('question A');
     await telegram.waitFor(() => model.requests.length >= 1, wait);
     say('never mind, B');
     await find('One answer for both.');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(texts()).toEqual(['One answer for both.']);
-    expect(model.requests).toHaveLength(2);
+    // Nothing else comes: A is not answered again. A message sent once the turn is over is
+    // answered next (a conversation's turns run in order), so a turn of A's would come before it.
+    await turnEnded();
+    say('and C?');
+    await telegram.waitFor((fake) => fake.messages(person).some((message) => message.text === 'C answered.'), wait);
+    expect(texts()).toEqual(['One answer for both.', 'C answered.']);
+    expect(model.requests).toHaveLength(3);
     expect(userTexts(model.requests[1]!).slice(-2)).toEqual(['question A', 'never mind, B']);
+    expect(userTexts(model.requests[2]!)).toEqual(['question A', 'never mind, B', 'and C?']);
   });
 });

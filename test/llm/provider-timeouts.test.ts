@@ -40,9 +40,13 @@ const sdks: { name: string; model: string; make: (timeouts: Partial<StreamTimeou
 
 const texts = (events: StreamEvent[]) => events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : []));
 
+// Each test below sets the fake's default reply rather than queueing one: a request an earlier
+// test gave up on before the server read it (on a busy machine) is answered late, and would take
+// a queued reply meant for the next test.
+
 describe.each(sdks)('$name provider: a model call that hangs', ({ model, make }) => {
   it('fails as a retryable TIMEOUT naming the first-byte limit when no response headers come', async () => {
-    server.enqueue({ text: 'never sent', hangMs: forever });
+    server.setDefault({ text: 'never sent', hangMs: forever });
     const events = await run(make({ firstByteMs: 300, idleMs: 5_000 }), request(model));
     const { error, partial } = finalError(events);
     expect(error).toMatchObject({ kind: 'TIMEOUT', retryable: true });
@@ -52,7 +56,7 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
   });
 
   it('fails the same way when the headers come and then no event', async () => {
-    server.enqueue({ text: 'never sent', stallAfterHeadersMs: forever });
+    server.setDefault({ text: 'never sent', stallAfterHeadersMs: forever });
     const { error } = finalError(await run(make({ firstByteMs: 300, idleMs: 5_000 }), request(model)));
     expect(error).toMatchObject({ kind: 'TIMEOUT', retryable: true });
     expect(error.message).toContain('no first byte within 300 ms');
@@ -60,7 +64,7 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
 
   it('fails as a retryable TIMEOUT naming the idle limit when events come and then silence', async () => {
     // Three events: the start, and a piece of text (OpenAI) or Anthropic's ping and block start.
-    server.enqueue({ text: 'first piece, then nothing', chunkSize: 12, stallAfterEvents: { events: 3, ms: forever } });
+    server.setDefault({ text: 'first piece, then nothing', chunkSize: 12, stallAfterEvents: { events: 3, ms: forever } });
     const events = await run(make({ firstByteMs: 5_000, idleMs: 300 }), request(model));
     expect(events[0]?.type).toBe('message-start');
     const { error, partial } = finalError(events);
@@ -71,7 +75,7 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
   });
 
   it('cuts a stall after the first byte at the idle limit, not at the longer first-byte one', async () => {
-    server.enqueue({ text: 'first piece, then nothing', chunkSize: 12, stallAfterEvents: { events: 3, ms: forever } });
+    server.setDefault({ text: 'first piece, then nothing', chunkSize: 12, stallAfterEvents: { events: 3, ms: forever } });
     // The first-byte limit is as long as the stall: a watch that waited for it would hang the test.
     const { error } = finalError(await run(make({ firstByteMs: forever, idleMs: 300 }), request(model)));
     expect(error).toMatchObject({ kind: 'TIMEOUT', retryable: true });
@@ -79,7 +83,8 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
   });
 
   it('lets a slow but steady stream finish although it takes longer than the idle limit in all', async () => {
-    server.enqueue({ text: longText, chunkSize: 4, delayMs: 100 });
+    // Pauses of a tenth of the limit: one stretched on a busy machine still stays within it.
+    server.setDefault({ text: longText, chunkSize: 4, delayMs: 100 });
     const events = await run(make({ firstByteMs: 1_000, idleMs: 1_000 }), request(model));
     // More than ten pauses of 100 ms each: the whole answer took longer than the idle limit.
     expect(texts(events).length).toBeGreaterThan(10);
@@ -87,24 +92,26 @@ describe.each(sdks)('$name provider: a model call that hangs', ({ model, make })
   });
 
   it('counts the keep-alives the SDK drops as life, before the first event and between events', async () => {
-    // Silences five times the idle limit, each broken by a keep-alive every 100 ms.
-    server.enqueue({ text: 'thought long, said it', stallAfterHeadersMs: 2_500, stallAfterEvents: { events: 2, ms: 2_500 }, keepAliveEveryMs: 100 });
+    // Silences more than twice the limits, each broken by a keep-alive every 100 ms.
+    server.setDefault({ text: 'thought long, said it', stallAfterHeadersMs: 1_200, stallAfterEvents: { events: 2, ms: 1_200 }, keepAliveEveryMs: 100 });
     const events = await run(make({ firstByteMs: 500, idleMs: 500 }), request(model));
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'thought long, said it' }]);
   });
 
   it('gives the first byte its own limit, longer than the idle one', async () => {
-    server.enqueue({ text: 'late start, then quick', stallAfterHeadersMs: 800 });
+    // Silent for more than twice the idle limit before the first byte.
+    server.setDefault({ text: 'late start, then quick', stallAfterHeadersMs: 500 });
     const events = await run(make({ firstByteMs: 5_000, idleMs: 200 }), request(model));
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'late start, then quick' }]);
   });
 
   it('does not count a slow reader as silence', async () => {
-    server.enqueue({ text: 'quick answer, slow reader', chunkSize: 5 });
+    server.setDefault({ text: 'quick answer, slow reader', chunkSize: 5 });
     const events: StreamEvent[] = [];
     for await (const event of make({ firstByteMs: 300, idleMs: 300 }).stream(request(model))) {
       events.push(event);
-      if (event.type === 'text-delta' && texts(events).length < 3) await new Promise((resolve) => setTimeout(resolve, 700));
+      // Each of the first pieces is handled for longer than the idle limit.
+      if (event.type === 'text-delta' && texts(events).length < 3) await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect(finalMessage(events).content).toEqual([{ type: 'text', text: 'quick answer, slow reader' }]);
   });
