@@ -5,6 +5,7 @@
  * crash but the answer cannot.
  */
 import type { ChannelAdapter, ConversationAddress } from '../channels/types.ts';
+import { within } from '../core/within.ts';
 
 /** Text that means "send nothing" (e.g. a scheduled check with nothing to report). */
 export const silentReply = '[SILENT]';
@@ -146,7 +147,7 @@ export class ReplyStream {
       // reports a note that failed; the stream goes on. A store that takes longer than
       // `previewNoteWaitMs` does not hold the answer back: the person's preview is finished
       // while the note is still being written (a kill in that stretch may leave it, as before).
-      if (this.#messageId !== undefined) await withinMs(Promise.resolve(this.#onPreview?.(this.#messageId)).catch(() => undefined), previewNoteWaitMs);
+      if (this.#messageId !== undefined) await within(Promise.resolve(this.#onPreview?.(this.#messageId)), previewNoteWaitMs);
     } else {
       await this.#adapter.edit(this.#address, this.#messageId, { text: preview });
     }
@@ -156,10 +157,3 @@ export class ReplyStream {
 
 /** The longest a stream waits for its preview's note before it goes on (see `#flush`). */
 export const previewNoteWaitMs = 1_000;
-
-/** Resolves when `work` settles or after `ms`, whichever comes first. */
-function withinMs(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([work.then(() => undefined), late]).finally(() => clearTimeout(timer));
-}
