@@ -6,12 +6,10 @@
  *
  * Tests with the same operator.json share a gateway, each in a conversation of its own.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
-import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts';
+import { GatewayPerConfig } from '../helpers/gateway-per-config.ts';
 import { findBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const wait = 30_000;
@@ -20,38 +18,24 @@ describe('a model provider that hangs', () => {
   let fakes: TelegramGatewayFakes;
   let model: FakeModelServer;
   let telegram: FakeTelegram;
-  let gateway: StartedGateway | undefined;
-  /** The operator.json the running gateway was started with (unset: start a new one). */
-  let runningConfig: string | undefined;
+  let gateways: GatewayPerConfig;
 
   beforeAll(async () => {
     fakes = await startTelegramGatewayFakes('operator-provider-hang-');
     ({ model, telegram } = fakes);
+    gateways = new GatewayPerConfig({ home: fakes.home, env: () => ({ ...fakes.env([]), OPERATOR_DM_POLICY: 'open', OPENAI_BASE_URL: model.openaiBaseURL, OPENAI_API_KEY: 'sk-openai-test' }), timeoutMs: wait });
   });
 
   // Each test scripts the model afresh and counts only its own requests.
   beforeEach(() => model.reset());
 
   afterAll(async () => {
-    await gateway?.stop();
+    await gateways?.stop();
     await fakes?.close();
   });
 
-  /** A gateway with `config`: reused by the next test with the same one, unless a test failed (it may have left turns running). */
-  const start = async (config: Record<string, unknown>) => {
-    onTestFailed(() => void (runningConfig = undefined));
-    const json = JSON.stringify(config);
-    if (gateway && runningConfig === json) return gateway;
-    await gateway?.stop();
-    gateway = undefined;
-    writeFileSync(join(fakes.home, 'operator.json'), json);
-    gateway = await startGateway(
-      { home: fakes.home, env: { ...fakes.env([]), OPERATOR_DM_POLICY: 'open', OPENAI_BASE_URL: model.openaiBaseURL, OPENAI_API_KEY: 'sk-openai-test' } },
-      wait,
-    );
-    runningConfig = json;
-    return gateway;
-  };
+  /** A gateway with `config`: reused by the next test with the same one (see `GatewayPerConfig`). */
+  const start = (config: Record<string, unknown>) => gateways.start(config);
   const say = (chat: number, text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: chat, text, from: { id: chat, first_name: 'Hal' } }));
 
   for (const [name, hang, chat] of [
