@@ -10,18 +10,22 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compiledIsCurrent } from '../../bin/compiled.js';
 import { chooseBrowserIsolation, describeBrowserIsolation } from '../../src/browser/browser-isolation.ts';
 import { BrowserPool, type BrowserPoolOptions } from '../../src/browser/browser-pool.ts';
 import type { BrowserSession } from '../../src/browser/browser-session.ts';
 import { whenChromiumInstalled } from '../helpers/chromium.ts';
-import { compiledIsCurrent } from '../helpers/compiled-sources.ts';
 import { whenInstalled } from '../helpers/needs-program.ts';
 import { expectNoSecretIn } from '../helpers/secret-forms.ts';
 import { makeTempDir } from '../tools/tool-harness.ts';
 import { browse, testSettings, textOf } from './browser-harness.ts';
 import { chromiumBelow, descendantsOf, ownPidNamespace, type ProcessView } from './chromium-processes.ts';
 import { startPageServer, type PageServer } from './page-server.ts';
+
+/** This checkout's folder (the child runs its dist/ when it is current). */
+const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 const bwrap = '/usr/bin/bwrap';
 
@@ -195,7 +199,7 @@ whenChromiumInstalled('browser isolation', 'the browser isolation tests', () => 
       it("runs chromium with its own sandbox for a user other than root, without bubblewrap", async () => {
         // The same pool in a process of its own, run as nobody (chromium's sandbox refuses root).
         // The compiled modules when dist/ is current (no compiler to load as that user), else the sources.
-        const run = compiledIsCurrent() ? ['test/browser/browser-pool-child.mjs', `${pages.url}/`, 'dist'] : ['--import', 'tsx', 'test/browser/browser-pool-child.mjs', `${pages.url}/`, 'src'];
+        const run = compiledIsCurrent(repositoryRoot) ? ['test/browser/browser-pool-child.mjs', `${pages.url}/`, 'dist'] : ['--import', 'tsx', 'test/browser/browser-pool-child.mjs', `${pages.url}/`, 'src'];
         const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...run], {
           cwd: process.cwd(),
           env: { ...env, HOME: '/nonexistent' },

@@ -3,7 +3,7 @@
  * standard input closes, for tests that need the browser run as another user (chromium's own
  * sandbox works only for a user other than root). Usage:
  * `node test/browser/browser-pool-child.mjs URL dist` runs the compiled modules of dist/ (when
- * they are current, see `test/helpers/compiled-sources.ts`), and
+ * they are current, see `bin/compiled.js`), and
  * `node --import tsx test/browser/browser-pool-child.mjs URL src` the TypeScript sources.
  * Plain JavaScript, so that with dist/ no compiler loads: starting one as another user was most of
  * the time the process took to open its page. The pool uses chromium's own sandbox.
