@@ -25,11 +25,12 @@ export default defineConfig({
       { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], sequence: { groupOrder: 1 } } },
       {
         // The fakes start in Node first (global set-up); the Worker is given their addresses.
-        // A model call silent for 2 s is told to the person (slow-notice.test.ts waits that out, not 15 s).
+        // A model call silent for 10 s is told to the person (slow-notice.test.ts waits that out, not 15 s);
+        // shorter, and a first model call in a fresh isolate of workerd is sometimes that slow itself.
         plugins: [
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: './wrangler.toml' },
-            miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-6', OPERATOR_ADMINS: 'telegram:4242,slack:U0WRKTURN1', OPERATOR_WEB_TOKEN: 'test-web-token-0123456789abcdef', OPERATOR_MODEL_NOTIFY_AFTER_SECONDS: '2' } },
+            miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-6', OPERATOR_ADMINS: 'telegram:4242,slack:U0WRKTURN1', OPERATOR_WEB_TOKEN: 'test-web-token-0123456789abcdef', OPERATOR_MODEL_NOTIFY_AFTER_SECONDS: '10' } },
           })),
         ],
         test: { name: 'workers', include: [...workerFiles], testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },

@@ -173,6 +173,26 @@ describe('discord interactions', () => {
     expect(discord.message(first.ids[0]!)!.message.content).toBe('Model set to **gpt-5** (edited).');
   });
 
+  it('keeps a slash command ahead of a message sent while it is being acknowledged', async () => {
+    const { discord, adapter } = await start();
+    const dm = discord.world.dmChannelId;
+    // Acknowledging takes a while (rate limited once): the message after it comes in meanwhile.
+    discord.failNext('interactionCallback', { status: 429, retryAfter: 0.3 });
+    discord.slashCommand({ channelId: dm, name: 'help' });
+    discord.messageCreate({ channelId: dm, content: 'and also this' });
+    const command = await nextMessage(0);
+    const after = await nextMessage(1);
+    expect([command.command?.name, after.text]).toEqual(['help', 'and also this']);
+    await adapter.send(command.address, { text: 'Here is the help.' });
+    await adapter.send(after.address, { text: 'And the answer to that.' });
+    // The command's answer completed its deferred response; the message's was a message of its own.
+    expect(discord.callsOf('editWebhookMessage')).toHaveLength(1);
+    expect(discord.botMessages(dm).map((stored) => [stored.message.content, stored.interactionToken !== undefined])).toEqual([
+      ['Here is the help.', true],
+      ['And the answer to that.', false],
+    ]);
+  });
+
   it('leaves an expired deferred response alone and posts a new message', async () => {
     let clock = 1_000_000;
     const { discord, adapter } = await start(undefined, { now: () => clock });

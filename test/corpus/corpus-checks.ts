@@ -3,7 +3,7 @@
  * a sentinel's is its acknowledgement), what a model request asked, and the checks of the
  * expectations every platform has (`reply`, `media`, `soft`, `silent`).
  */
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { FakeModelServer, RecordedRequest } from '../fakes/fake-model-server.ts';
 import type { Expectation } from './real-payloads.ts';
 
@@ -23,6 +23,16 @@ export function answerSentinels(model: FakeModelServer): void {
     const sentinel = /sentinel ([\w-]+)/.exec(lastUserText(request));
     return { text: sentinel ? `ack ${sentinel[1]}` : `answer ${++answers}` };
   });
+}
+
+/**
+ * Resolves once every turn the gateway began has ended (as many `turn.end` log lines as
+ * `turn.start`): what a sample set off in another conversation than its sentinel's (a slash
+ * command's turn, say) is then counted for that sample, never for the next one.
+ */
+export async function turnsSettled(output: { all(): string }, timeoutMs: number): Promise<void> {
+  const count = (event: string) => output.all().split(`"event":"${event}"`).length - 1;
+  await vi.waitFor(() => expect(count('turn.end')).toBe(count('turn.start')), { timeout: timeoutMs, interval: 20 });
 }
 
 /** The model requests after the first `since`, but the sentinel's of sample `name`. */

@@ -18,7 +18,7 @@ import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import { approveGroups, discordServer, pairPeople } from '../helpers/approved-groups.ts';
 import { startDiscordGatewayFakes, type DiscordGatewayFakes } from '../helpers/discord-gateway-fakes.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
-import { answerSentinels, askedFor, checkCommon } from './corpus-checks.ts';
+import { answerSentinels, askedFor, checkCommon, turnsSettled } from './corpus-checks.ts';
 import { fill, samplesOf, type Sample } from './real-payloads.ts';
 
 const wait = 30_000;
@@ -124,6 +124,7 @@ describe('the real Discord payloads, through the gateway', () => {
       const first = delivered[0]!;
       const home = where.channel ?? (first.t.startsWith('MESSAGE_') || first.t === 'TYPING_START' ? threadOf(first) : ids.CH_MAIN!);
       await sentinelAfter(sample, channels.includes(home) && home !== discord.world.dmChannelId ? home : ids.CH_MAIN!);
+      await turnsSettled(gateway.output, wait);
 
       const sent = fresh().filter((stored) => !stored.message.content.includes(`ack ${sample.name}`) && stored.interactionToken === undefined);
       const asked = askedFor(model, modelBefore, sample.name);

@@ -18,7 +18,7 @@ import type { FakeSlack, FakeSlackMessage, SlackRequest } from '../fakes/fake-sl
 import { approveGroups, pairPeople, slackChannel } from '../helpers/approved-groups.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { startSlackGatewayFakes, type SlackGatewayFakes } from '../helpers/slack-gateway-fakes.ts';
-import { answerSentinels, askedFor, checkCommon } from './corpus-checks.ts';
+import { answerSentinels, askedFor, checkCommon, turnsSettled } from './corpus-checks.ts';
 import { fill, objectsWith, samplesOf, type Sample } from './real-payloads.ts';
 
 const people = { ADMIN: 'U0ADMIN01', S_USER: 'U0PAIRED02', S_OTHER: 'U0MEMBER03' };
@@ -128,6 +128,7 @@ describe('the real Slack payloads, through the gateway', () => {
           });
       }
       await sentinelAfter(sample, where, event);
+      await turnsSettled(gateway.output, wait);
 
       const sent = fresh().filter((message) => !slack.display(message).text.includes(`ack ${sample.name}`));
       const notices = slack.ephemerals.length + slack.responses.length - noticesBefore;

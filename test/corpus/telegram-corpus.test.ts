@@ -20,7 +20,7 @@ import type { FakeSentMessage, FakeTelegram } from '../fakes/fake-telegram-serve
 import { approveGroups, pairPeople, telegramGroup } from '../helpers/approved-groups.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
-import { answerSentinels, askedFor, checkCommon } from './corpus-checks.ts';
+import { answerSentinels, askedFor, checkCommon, turnsSettled } from './corpus-checks.ts';
 import { fill, objectsWith, samplesOf, type Sample } from './real-payloads.ts';
 
 const ids = { ADMIN: 1001, USER: 2002, OTHER: 3003, GROUP: -1007770001, FORUM: -1008880001, BASICGROUP: -4440001, CHANNEL: -1009990001 };
@@ -147,6 +147,7 @@ describe('the real Telegram payloads, through the gateway', () => {
           });
       }
       await sentinelAfter(sample, delivered);
+      await turnsSettled(gateway.output, wait);
 
       const sent = fresh().filter((message) => !message.text.includes(`ack ${sample.name}`));
       const asked = askedFor(model, modelBefore, sample.name);

@@ -1,5 +1,5 @@
 /**
- * A provider slow to answer, on Workers: after `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS` (2 s in these
+ * A provider slow to answer, on Workers: after `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS` (10 s in these
  * tests' bindings) of silence the person sees that it is slow in the reply's preview, and the answer
  * replaces that notice in the same message when it comes: one message, no second one.
  */
@@ -20,9 +20,9 @@ it('tells the person in the preview that the provider is slow, then the answer r
   // The fakes serve every test file: only what this test's turn did is counted.
   const before = (await callFake<SentMessage[]>('telegram', 'messages', person.id)).length;
   const callsBefore = (await readFake<unknown[]>('telegram', 'calls')).length;
-  await callFake('model', 'enqueue', { text: 'Here it is, after a while.', hangMs: 3_500 });
+  await callFake('model', 'enqueue', { text: 'Here it is, after a while.', hangMs: 11_500 });
   expect(await postTelegramMessage({ updateId: 970_001, text: 'what is the plan?', from: person })).toBe(200);
-  const messages = await eventually(() => callFake<SentMessage[]>('telegram', 'messages', person.id), (list) => list.some((message) => message.text === 'Here it is, after a while.'), 15_000);
+  const messages = await eventually(() => callFake<SentMessage[]>('telegram', 'messages', person.id), (list) => list.some((message) => message.text === 'Here it is, after a while.'), 25_000);
   const calls = (await readFake<{ method: string; params: { text?: string } }[]>('telegram', 'calls')).slice(callsBefore);
   const notices = calls.filter((call) => call.method === 'sendMessage' && call.params.text?.includes(slowModelText));
   // The notice went out once, as the preview; the answer was an edit of that same message.
@@ -31,4 +31,4 @@ it('tells the person in the preview that the provider is slow, then the answer r
   expect(added).toHaveLength(1);
   expect(added[0]!.text).toBe('Here it is, after a while.');
   expect(added[0]!.edits).toBeGreaterThan(0);
-}, 20_000);
+}, 40_000);

@@ -111,21 +111,36 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     }
   }
 
-  async function onCommand(interaction: APIChatInputApplicationCommandInteraction, inbound: InboundContext): Promise<void> {
+  /**
+   * A slash command takes its place in its channel's queue at once, in arrival order: a message
+   * sent right after it waits behind it (else that message's answer would complete the command's
+   * deferred response). Meanwhile the command is acknowledged (Discord allows 3 s) and its
+   * conversation looked up.
+   */
+  function onCommand(interaction: APIChatInputApplicationCommandInteraction, inbound: InboundContext): void {
     const user = interactionUser(interaction);
     const channelId = interaction.channel?.id ?? interaction.channel_id;
     if (!user || !channelId) return;
-    const acknowledged = await acknowledge(interaction, 5);
-    if (acknowledged) tokens.deferred(channelId, interaction.token, interaction.id);
-    const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
-    const found = interaction.guild_id === undefined ? undefined : context.guildOf(channelId, interaction.guild_id);
-    const guild = found instanceof Promise ? await found : found;
-    const message = toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now(), guild?.title);
-    if (!message) return;
-    enqueue(channelId, () =>
-      handOver(`interaction ${interaction.id}`, (handlers) => handlers.onMessage(message), async () => {
-        if (acknowledged) await context.outbound.completeDeferred(channelId, interaction.token, notAcceptedNotice);
-      }),
+    const prepared = (async () => {
+      const acknowledged = await acknowledge(interaction, 5);
+      if (acknowledged) tokens.deferred(channelId, interaction.token, interaction.id);
+      const kind = await context.channelKinds(channelId, { guildId: interaction.guild_id, userId: user.id, ...(interaction.channel ? { channel: interaction.channel } : {}) });
+      const found = interaction.guild_id === undefined ? undefined : context.guildOf(channelId, interaction.guild_id);
+      const guild = found instanceof Promise ? await found : found;
+      return { acknowledged, message: toCommandMessage(interaction, conversationOf(channelId, kind), inbound.now(), guild?.title) };
+    })();
+    // Awaited in the queue; until then a failure must not count as unhandled.
+    prepared.catch(() => undefined);
+    enqueue(
+      channelId,
+      async () => {
+        const { acknowledged, message } = await prepared;
+        if (!message) return;
+        await handOver(`interaction ${interaction.id}`, (handlers) => handlers.onMessage(message), async () => {
+          if (acknowledged) await context.outbound.completeDeferred(channelId, interaction.token, notAcceptedNotice);
+        });
+      },
+      'INTERACTION_CREATE',
     );
   }
 
@@ -167,11 +182,9 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     interactionCreate(interaction) {
       const inbound = context.inbound();
       if (!inbound || !context.handlers()) return;
-      let work: Promise<void> | undefined;
-      if (interaction.type === InteractionType.ApplicationCommand && interaction.data.type === 1) work = onCommand(interaction as APIChatInputApplicationCommandInteraction, inbound);
+      if (interaction.type === InteractionType.ApplicationCommand && interaction.data.type === 1) onCommand(interaction as APIChatInputApplicationCommandInteraction, inbound);
       // Any component (a select menu too): the gateway makes only buttons, so another is a stale press, answered as one.
-      if (interaction.type === InteractionType.MessageComponent) work = onButton(interaction as APIMessageComponentButtonInteraction);
-      work?.catch((error: unknown) => context.outside.report('INTERACTION_CREATE', error));
+      if (interaction.type === InteractionType.MessageComponent) onButton(interaction as APIMessageComponentButtonInteraction).catch((error: unknown) => context.outside.report('INTERACTION_CREATE', error));
     },
     async settled() {
       await planning;
