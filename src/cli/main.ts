@@ -98,8 +98,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === '--version' || name === '-v') {
-    const { readFile } = await import('node:fs/promises');
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const [{ readFile }, { join }, { packageRoot }] = await Promise.all([import('node:fs/promises'), import('node:path'), import('../core/package-root.ts')]);
+    const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }

@@ -3,12 +3,12 @@
  * highest first: `OPERATOR_HOME/profiles/<name>/`, `OPERATOR_HOME/`, the built-in
  * `profiles/<name>/`, the built-in `profiles/default/`: a person's files always beat shipped ones.
  */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../core/package-root.ts';
 import type { ResourceSource } from './types.ts';
 
 /** The repository's root, where the built-in `profiles/`, `skills/` and `knowledge/` ship. */
-export const builtinRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const builtinRoot = packageRoot;
 
 /** The folders one profile draws its resources from. */
 export interface ResourceLayers {

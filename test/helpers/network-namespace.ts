@@ -16,6 +16,8 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RawRequest, RawResponse } from './raw-http.ts';
 
 /** A request from inside the namespace: the answer, or the error code of a connection that failed (`ECONNREFUSED`). */
@@ -34,9 +36,16 @@ export interface NetworkNamespace {
   remove(): Promise<void>;
 }
 
-function run(command: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Every `ip` call of these helpers, in any test process, holds this lock: `ip netns exec` fails
+ * with "Invalid argument" while another process adds or deletes a namespace (both remount
+ * /run/netns), and test files run side by side.
+ */
+const netnsLock = join(tmpdir(), 'operator-test-netns.lock');
+
+function ip(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('flock', [netnsLock, 'ip', ...args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr: stderr || (error && typeof error.code !== 'number' ? String(error.message) : '') });
     });
@@ -73,9 +82,9 @@ export async function createNetworkNamespace(): Promise<NetworkNamespace> {
   const clientAddress = `10.231.${third}.${base + 2}`;
 
   const remove = async () => {
-    await run('ip', ['netns', 'delete', name]);
+    await ip(['netns', 'delete', name]);
     // Deleting the namespace deletes the pair; this end is removed too in case the move failed.
-    await run('ip', ['link', 'delete', hostSide]);
+    await ip(['link', 'delete', hostSide]);
   };
 
   const steps: string[][] = [
@@ -88,7 +97,7 @@ export async function createNetworkNamespace(): Promise<NetworkNamespace> {
     ['netns', 'exec', name, 'ip', 'link', 'set', peerSide, 'up'],
   ];
   for (const step of steps) {
-    const result = await run('ip', step);
+    const result = await ip(step);
     if (result.code !== 0) {
       await remove();
       throw new Error(
@@ -103,7 +112,7 @@ export async function createNetworkNamespace(): Promise<NetworkNamespace> {
     hostAddress,
     clientAddress,
     async request(url, init = {}) {
-      const result = await run('ip', ['netns', 'exec', name, process.execPath, '-e', clientScript, url, JSON.stringify(init)]);
+      const result = await ip(['netns', 'exec', name, process.execPath, '-e', clientScript, url, JSON.stringify(init)]);
       const line = result.stdout.trim().split('\n').at(-1) ?? '';
       if (result.code !== 0 || line === '') throw new Error(`the request from namespace ${name} did not run: ${result.stderr.trim() || `exit ${result.code}`}`);
       return JSON.parse(line) as NamespaceAnswer;

@@ -1,5 +1,7 @@
 /** Doctor check: the running Node.js satisfies the `engines.node` field of package.json. */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { packageRoot } from '../../core/package-root.ts';
 import type { CheckResult } from './check.ts';
 
 /** `>=20.19`-style lower bounds (the only form package.json uses); undefined for other ranges. */
@@ -19,7 +21,7 @@ function atLeast(version: number[], minimum: number[]): boolean {
 /** Compares `running` (default this process's version, `v20.19.0`) with the `engines` of package.json. */
 export async function checkNodeVersion(running: string = process.version): Promise<CheckResult> {
   const name = 'Node.js';
-  const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { engines?: { node?: string } };
+  const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { engines?: { node?: string } };
   const range = pkg.engines?.node;
   if (!range) return { level: 'OK', name, detail: `${running} (package.json names no required version)` };
   const minimum = lowestVersion(range);

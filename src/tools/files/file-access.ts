@@ -5,8 +5,8 @@
  * glob or a pattern the model chose: it sends them to the worker.
  */
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { packageRoot } from '../../core/package-root.ts';
 import { isInside } from '../../guardrails/real-path.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { FileWorker, type FileCallOptions } from './file-worker.ts';
@@ -40,7 +40,8 @@ export interface FileAccessOptions {
 /** Time limit of a call when the tool gives none. */
 export const defaultFileCallTimeoutMs = 30_000;
 
-const workerMain = fileURLToPath(new URL('./worker/main.js', import.meta.url));
+// Plain JavaScript, run from the sources both when they run and when the build does (never bundled).
+const workerMain = join(packageRoot, 'src', 'tools', 'files', 'worker', 'main.js');
 const workerFolder = dirname(workerMain);
 /** picomatch, which the worker matches globs with: its package folder is shown to it read-only. */
 const picomatchEntry = createRequire(import.meta.url).resolve('picomatch');

@@ -1,0 +1,59 @@
+// Builds dist/: the TypeScript sources bundled by esbuild into a few ES modules, the code a
+// command loads split at its dynamic imports (the browser, the desktop, a platform's adapter load
+// only when used). One file to read and compile instead of about a thousand is what makes the
+// gateway start in a fraction of a second (bench/RESULTS.md, "Start-up"). Type-checking is
+// `npm run typecheck`; this only translates. Writes the stamp dist/.built last, which
+// bin/compiled.js compares with the sources.
+import { rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const sources = `${root}src/`;
+
+/**
+ * Packages bundled into dist/: pure JavaScript that every start or first turn loads, file by
+ * file otherwise (the Anthropic SDK alone is 257 files). Every other dependency stays in
+ * node_modules, imported as it is: native code (sharp), packages that start processes or threads
+ * from their own files (playwright-core, pino, the language server, TypeScript, tsx), the Discord
+ * and Slack SDKs (each keeps its own HTTP client, see src/channels/discord/own-agent.ts) and what
+ * loads only on a rarer path.
+ */
+const bundled = new Set(['@anthropic-ai/sdk', 'openai', 'zod', 'yaml', 'hono', '@hono/node-server', 'croner', 'marked', 'mime-types', 'minisearch', 'picomatch', 'unstorage', 'grammy', 'diff', 'tinyglobby', 'mdream', '@ts-graphviz/ast', 'node-fetch']);
+
+/** @param {string} path an import path @returns {boolean} whether it names a package not in {@link bundled} */
+const leftInNodeModules = (path) => {
+  const parts = path.split('/');
+  return !bundled.has(path.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]);
+};
+
+rmSync(`${root}dist`, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  // The command, and the browser's modules as their own entries (a test loads them without the rest).
+  entryPoints: ['src/cli/main.ts', 'src/browser/browser-pool.ts', 'src/browser/browser-settings.ts', 'src/browser/browser-tool.ts'],
+  outbase: 'src',
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  sourcemap: true,
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'node-modules',
+      setup(context) {
+        // What operator's own code imports; a bundled package's own dependencies are bundled with it.
+        context.onResolve({ filter: /^[^./]/ }, (args) => (args.importer.startsWith(sources) && !isBuiltin(args.path) && leftInNodeModules(args.path) ? { path: args.path, external: true } : undefined));
+      },
+    },
+  ],
+  // CommonJS code bundled into an ES module still calls require() (for Node's own modules).
+  banner: { js: "import { createRequire as __operatorRequire } from 'node:module'; const require = __operatorRequire(import.meta.url);" },
+});
+writeFileSync(`${root}dist/.built`, new Date().toISOString());
+
