@@ -10,7 +10,9 @@ import { chaosFiles, processFiles, workerFiles } from './test/suites.ts';
  *   isolation: importing it again for every file was most of their time);
  * - `main`: the files that start processes (the gateway, chromium, bubblewrap, redis-server, ...),
  *   each file in a fresh worker;
- * - `workers`: the Worker's tests inside workerd, one file at a time (they share one set of fakes);
+ * - `workers`: the Worker's tests inside workerd, one file at a time (they share one set of fakes),
+ *   all in one workerd and its storage (`isolate: false`: a workerd and the Worker's modules per
+ *   file were most of their time; a test that counts what an object holds empties it first);
  * - `chaos`: the crash tests, last and alone. They kill the gateway at random moments and count a
  *   preview the platform took more than 100 ms before a kill as a fault; on a machine busy with the
  *   rest of the suite the gateway can be starved for longer than that, which is the machine's fault.
@@ -33,7 +35,7 @@ export default defineConfig({
             miniflare: { bindings: { ...inject('fakeBindings'), TELEGRAM_WEBHOOK_SECRET: 'test-webhook-secret', OPERATOR_MODEL: 'claude-sonnet-4-6', OPERATOR_ADMINS: 'telegram:4242,slack:U0WRKTURN1', OPERATOR_WEB_TOKEN: 'test-web-token-0123456789abcdef', OPERATOR_MODEL_NOTIFY_AFTER_SECONDS: '10' } },
           })),
         ],
-        test: { name: 'workers', include: [...workerFiles], testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },
+        test: { name: 'workers', include: [...workerFiles], testTimeout: 20_000, hookTimeout: 20_000, globalSetup: ['test/worker-setup/fakes-setup.ts'], fileParallelism: false, isolate: false, sequence: { groupOrder: 2 } },
       },
       { extends: true, test: { name: 'chaos', include: [...chaosFiles], fileParallelism: false, sequence: { groupOrder: 3 } } },
     ],

@@ -14,6 +14,7 @@ import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
 import { approveGroup } from './support/groups.ts';
+import { freshObject } from './support/objects.ts';
 import { postTelegramMessage, postTelegramUpdate } from './support/telegram.ts';
 
 const workerEnv = env as WorkerEnv;
@@ -45,6 +46,7 @@ function dmMembership(updateId: number, person: { id: number; name: string }, be
 
 it('pauses the jobs of a Telegram DM when the person blocks the bot, and resumes them when they unblock it', async () => {
   const sessionKey = `telegram:dm:${admin.id}`;
+  await freshObject(sessionKey);
   await scheduleHourly(sessionKey, () => postTelegramMessage({ updateId: 960_001, text: 'remind me of the standup every hour', from: admin }));
   const bot = await readFake<{ id: number; first_name: string; username: string }>('telegram', 'bot');
 

@@ -6,6 +6,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { freshObject } from './support/objects.ts';
 import { postTelegramMessage } from './support/telegram.ts';
 
 interface SentMessage {
@@ -100,6 +101,8 @@ describe("a conversation's alarm on Workers", () => {
 
   beforeEach(async () => {
     await callFake('model', 'reset');
+    // No job another file made in the admin's chat: its alarm would be this object's too.
+    await freshObject(`telegram:dm:${chat}`);
   });
 
   it('is set no later than 30 s ahead with a message, even when a later one (a job) was set', async () => {

@@ -3,6 +3,7 @@ import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { telegramWebhook } from '../../src/worker/telegram-webhook.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
+import { callFake, eventually, readFake } from './support/fakes.ts';
 import { onRecord } from './support/objects.ts';
 
 describe('operator on Workers', () => {
@@ -14,13 +15,16 @@ describe('operator on Workers', () => {
 
   it('keeps a message in its conversation object once, also when delivered twice', async () => {
     const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName('test:object'));
+    // The admin's, so its turn asks the model, which holds the answer: the message waits meanwhile.
+    await callFake('model', 'reset');
+    await callFake('model', 'enqueue', { text: 'Held a moment', hangMs: 2_000 });
     const message = {
       id: '7',
-      dedupeKey: 'telegram:42:7',
-      sessionKey: 'telegram:dm:42',
-      address: { platform: 'telegram', conversationId: '42' },
+      dedupeKey: 'telegram:4242:7',
+      sessionKey: 'telegram:dm:4242',
+      address: { platform: 'telegram', conversationId: '4242' },
       scope: 'dm' as const,
-      sender: { id: '42', name: 'Ada' },
+      sender: { id: '4242', name: 'Ada' },
       text: 'hi',
       attachments: [],
       mentioned: false,
@@ -28,7 +32,10 @@ describe('operator on Workers', () => {
     };
     expect(await stub.accept(message)).toBe(true);
     expect(await stub.accept(message)).toBe(false);
-    expect(await stub.waiting()).toEqual([{ key: 'telegram:42:7', text: 'hi', sessionKey: 'telegram:dm:42' }]);
+    expect(await stub.waiting()).toEqual([{ key: 'telegram:4242:7', text: 'hi', sessionKey: 'telegram:dm:4242' }]);
+    // Answered once, then nothing waits.
+    await eventually(() => stub.waiting(), (waiting) => waiting.length === 0);
+    expect((await readFake<unknown[]>('model', 'requests')).length).toBe(1);
   });
 });
 

@@ -33,3 +33,17 @@ export async function onRecord(sessionKey: string, dedupeKey: string): Promise<b
 export async function nothingKept(sessionKey: string): Promise<boolean> {
   return runInDurableObject(objectOf(sessionKey), async (_object, state) => (await state.storage.list()).size === 0);
 }
+
+/**
+ * Empties the conversation object of `sessionKey` (its storage and alarm) and drops its instance,
+ * as for a conversation never seen: the Worker's test files share one workerd and its storage
+ * (`isolate: false`), and the admin's chat is every file's, so a test that counts what an object
+ * holds starts from this.
+ */
+export async function freshObject(sessionKey: string): Promise<void> {
+  await runInDurableObject(objectOf(sessionKey), async (_object, state) => {
+    await state.storage.deleteAlarm();
+    await state.storage.deleteAll();
+    state.abort('made fresh by the test');
+  }).catch(() => undefined);
+}
