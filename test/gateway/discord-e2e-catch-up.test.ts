@@ -11,11 +11,18 @@ import { startDiscordGatewayFakes, type DiscordGatewayFakes } from '../helpers/d
 import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { approveGroups, discordServer } from '../helpers/approved-groups.ts';
 
+/**
+ * How long a start or an answer may take: generous, since this file starts the gateway four times
+ * (about 1.6 s of CPU each, discord.js's import half of it) and a machine running test files side
+ * by side can give it a small share of a core; waits end at the event, not at the limit.
+ */
+const wait = 60_000;
+
 /** The text of every user message a model request carried. */
 const userTexts = (body: { messages: { role: string; content: unknown }[] }) =>
   body.messages.filter((message) => message.role === 'user').map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)));
 
-describe('Discord: messages sent while the gateway was down', () => {
+describe('Discord: messages sent while the gateway was down', { timeout: 4 * wait }, () => {
   let fakes: DiscordGatewayFakes;
   let model: FakeModelServer;
   let discord: FakeDiscord;
@@ -37,11 +44,11 @@ describe('Discord: messages sent while the gateway was down', () => {
   });
 
   const botTexts = (channelId: string) => discord.botMessages(channelId).map((stored) => stored.message.content);
-  const botMessage = (channelId: string, text: string) => discord.waitFor((fake) => fake.botMessages(channelId).find((stored) => stored.message.content === text), 20_000);
+  const botMessage = (channelId: string, text: string) => discord.waitFor((fake) => fake.botMessages(channelId).find((stored) => stored.message.content === text), wait);
 
   it('answers each message sent while it was down once, after the restart, in order', async () => {
     const { dmChannelId, channelId } = discord.world;
-    gateway = await fakes.startGateway([discord.world.person.id]);
+    gateway = await fakes.startGateway([discord.world.person.id], {}, undefined, wait);
     // The gateway talks in the DM and the channel first: they are conversations it knows.
     model.enqueue({ text: 'Hello in the DM.' }, { text: 'Hello in the channel.' });
     discord.messageCreate({ channelId: dmChannelId, content: 'hi' });
@@ -61,9 +68,9 @@ describe('Discord: messages sent while the gateway was down', () => {
     discord.messageCreate({ channelId: dmChannelId, content: 'second while you were away' });
     const requestsBefore = model.requests.length;
     model.enqueue({ text: 'Caught up: answer one.' }, { text: 'Caught up: answer two.' }, { text: 'Caught up: answer three.' });
-    gateway = await fakes.startGateway([discord.world.person.id]);
-    await discord.waitFor(() => model.requests.length >= requestsBefore + 3 || undefined, 20_000);
-    await discord.waitFor((fake) => fake.botMessages(dmChannelId).length + fake.botMessages(channelId).length >= 5 || undefined, 20_000);
+    gateway = await fakes.startGateway([discord.world.person.id], {}, undefined, wait);
+    await discord.waitFor(() => model.requests.length >= requestsBefore + 3 || undefined, wait);
+    await discord.waitFor((fake) => fake.botMessages(dmChannelId).length + fake.botMessages(channelId).length >= 5 || undefined, wait);
     const lastUserText = (index: number) => userTexts(model.requests[index]!.body).at(-1)!;
     const turns = [0, 1, 2].map((offset) => lastUserText(requestsBefore + offset));
     // One turn per message that asks for one, each conversation's in the order they were sent.
@@ -77,7 +84,7 @@ describe('Discord: messages sent while the gateway was down', () => {
 
     // Another restart finds nothing new: nothing is answered twice.
     await gateway.stop();
-    gateway = await fakes.startGateway([discord.world.person.id]);
+    gateway = await fakes.startGateway([discord.world.person.id], {}, undefined, wait);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(model.requests.length).toBe(requestsBefore + 3);
     expect(botTexts(dmChannelId)).toHaveLength(3);
@@ -94,7 +101,7 @@ describe('Discord: messages sent while the gateway was down', () => {
     discord.messageCreate({ channelId, content: `${mention} run something for me`, author: stranger });
     const requestsBefore = model.requests.length;
     model.enqueue({ text: 'For the stranger.' });
-    gateway = await fakes.startGateway([discord.world.person.id]);
+    gateway = await fakes.startGateway([discord.world.person.id], {}, undefined, wait);
     await botMessage(channelId, '/reload is for admins only.');
     await botMessage(channelId, 'For the stranger.');
     // An approved server is open to anyone in it, live or caught up; the turn is the stranger's own.

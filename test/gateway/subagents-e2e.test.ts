@@ -20,7 +20,11 @@ const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
 const delegate = { id: 3003, first_name: 'Cy' };
 const group = -100777;
-const wait = 15_000;
+/**
+ * How long a start, an answer or a change may take: generous, for a machine that runs test files
+ * side by side; each wait ends at its event, not at the limit.
+ */
+const wait = 60_000;
 
 const subagentTools = ['spawn_agent', 'send_input', 'wait', 'close_agent'];
 
@@ -28,11 +32,12 @@ function isChild(request: RecordedRequest): boolean {
   return JSON.stringify(request.body.messages).includes('you are its subagent');
 }
 
+/** The ids of the children spawned in the conversation so far (earlier turns' too), oldest first. */
 function spawnedIds(request: RecordedRequest): string[] {
   return [...JSON.stringify(request.body.messages).matchAll(/Subagent '([0-9a-f]{4})' spawned/g)].map((match) => match[1]!);
 }
 
-describe('subagents through the gateway', () => {
+describe('subagents through the gateway', { timeout: 3 * wait }, () => {
   let fakes: TelegramGatewayFakes;
   let gateway: GatewayProcess;
   let chat: ReturnType<typeof telegramChat>;
@@ -59,7 +64,7 @@ describe('subagents through the gateway', () => {
     await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin]), cwd: workspace }, wait);
     chat = telegramChat({ fakes, gateway, admin, group, waitMs: wait });
-  });
+  }, 2 * wait);
   afterAll(async () => {
     await gateway?.stop();
     await fakes?.close();
@@ -117,17 +122,26 @@ describe('subagents through the gateway', () => {
 
   it('/stop stops the children with the answer', async () => {
     const { telegram, model } = fakes;
+    // The parent waits for the child it spawned in this turn: the last id, since the history holds
+    // the first test's children too (waiting for one of those, done long ago, ends the turn at once).
     script(
-      [{ toolCalls: [{ id: 's1', name: 'spawn_agent', arguments: { task: 'Think for a long time' } }] }, (request) => ({ toolCalls: [{ id: 'w', name: 'wait', arguments: { agent_id: spawnedIds(request)[0]!, timeout_seconds: 60 } }] })],
+      [{ toolCalls: [{ id: 's1', name: 'spawn_agent', arguments: { task: 'Think for a long time' } }] }, (request) => ({ toolCalls: [{ id: 'w', name: 'wait', arguments: { agent_id: spawnedIds(request).at(-1)!, timeout_seconds: 60 } }] })],
       () => ({ text: 'too late', hangMs: 60_000 }),
     );
     const requests = model.requests.length;
     let before = telegram.messages(admin).length;
     chat.dm('think hard');
-    await telegram.waitFor(() => model.requests.slice(requests).some(isChild), wait);
+    const seen = () => `\nmodel requests: ${JSON.stringify(model.requests.slice(requests).map((request) => (isChild(request) ? 'child' : `parent (children so far: ${spawnedIds(request).join(', ')})`)))}\nmessages: ${JSON.stringify(telegram.messages(admin).slice(before).map((message) => message.text))}\n${gateway.output.all()}`;
+    await telegram.waitFor(() => model.requests.slice(requests).some(isChild), wait).catch((error: unknown) => {
+      throw new Error(`no child asked the model: ${String(error)}${seen()}`);
+    });
     chat.dm('/stop');
     // The progress line, the stopped turn's "Stopped." and the command's answer, in either order.
-    await telegram.waitFor((fake) => fake.messages(admin).slice(before).some((message) => message.text === 'Stopping (and 1 subagent).'), wait);
+    await telegram.waitFor((fake) => fake.messages(admin).slice(before).some((message) => message.text === 'Stopping (and 1 subagent).'), wait).catch((error: unknown) => {
+      throw new Error(`no answer to /stop: ${String(error)}${seen()}`);
+    });
+    // Stopped by /stop while it waited, not ended by an answer of its own.
+    expect(model.requests.slice(requests).filter((request) => !isChild(request))).toHaveLength(2);
     before = telegram.messages(admin).length;
     chat.dm('/status');
     const [status] = await chat.messagesAfter(admin, before, 1);

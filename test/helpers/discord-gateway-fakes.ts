@@ -20,9 +20,10 @@ export interface DiscordGatewayFakes {
   /**
    * Starts the gateway with the Discord users `admins` as admins and background reviews off;
    * `env` adds to (or overrides) its environment (e.g. `OPERATOR_DM_POLICY`); `cwd` is its tools'
-   * workspace (default the test runner's).
+   * workspace (default the test runner's); `timeoutMs` is how long its start may take (default
+   * `startGateway`'s).
    */
-  startGateway(admins: readonly string[], env?: Readonly<Record<string, string>>, cwd?: string): Promise<StartedGateway>;
+  startGateway(admins: readonly string[], env?: Readonly<Record<string, string>>, cwd?: string, timeoutMs?: number): Promise<StartedGateway>;
   /** Closes both servers and removes the home (stop the gateway first). */
   close(): Promise<void>;
 }
@@ -36,7 +37,7 @@ export async function startDiscordGatewayFakes(homePrefix: string): Promise<Disc
     model,
     discord,
     home,
-    startGateway: (admins, env = {}, cwd) =>
+    startGateway: (admins, env = {}, cwd, timeoutMs) =>
       startGateway({
         home,
         cwd,
@@ -48,7 +49,7 @@ export async function startDiscordGatewayFakes(homePrefix: string): Promise<Disc
           OPERATOR_REVIEW_EVERY: '0',
           ...env,
         },
-      }),
+      }, timeoutMs),
     async close() {
       await discord.close();
       await model.close();

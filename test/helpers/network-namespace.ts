@@ -16,8 +16,6 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RawRequest, RawResponse } from './raw-http.ts';
 
 /** A request from inside the namespace: the answer, or the error code of a connection that failed (`ECONNREFUSED`). */
@@ -37,15 +35,12 @@ export interface NetworkNamespace {
 }
 
 /**
- * Every `ip` call of these helpers, in any test process, holds this lock: `ip netns exec` fails
- * with "Invalid argument" while another process adds or deletes a namespace (both remount
- * /run/netns), and test files run side by side.
+ * One `ip` call. The namespace lives as long as its mount at /run/netns/<name>: as root, a
+ * slirp4netns started without a private mount namespace unmounted it (see `own-network.ts`).
  */
-const netnsLock = join(tmpdir(), 'operator-test-netns.lock');
-
 function ip(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('flock', [netnsLock, 'ip', ...args], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('ip', args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr: stderr || (error && typeof error.code !== 'number' ? String(error.message) : '') });
     });

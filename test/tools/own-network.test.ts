@@ -15,11 +15,14 @@
  * failed (slirp4netns still running after the command); with no slirp4netns for the spec in
  * bubblewrap-sandbox.ts (network on shares this machine's) the loopback and abstract socket
  * tests failed; with bwrap's own network namespace used when not root (no `unshare` around it)
- * the unprivileged test failed (slirp4netns: `setns(CLONE_NEWNET): Operation not permitted`).
+ * the unprivileged test failed (slirp4netns: `setns(CLONE_NEWNET): Operation not permitted`);
+ * with slirp4netns started without `unshare --mount --propagation private` as root, the mounts
+ * test failed (the `ip netns` namespace's mount was gone after the command).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import path from 'node:path';
@@ -27,6 +30,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../../src/tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import type { Sandbox } from '../../src/tools/sandbox/sandbox.ts';
+import { createNetworkNamespace } from '../helpers/network-namespace.ts';
 import { hostCommandLines, makeWorld, runIn } from './sandbox-harness.ts';
 
 const env = { PATH: process.env.PATH, TELEGRAM_BOT_TOKEN: '123456:own-network-test-secret' };
@@ -115,6 +119,30 @@ describe('commands with a network of their own (slirp4netns)', () => {
     expect(result.text).toContain('nameserver 10.0.2.3');
     // Nothing of this machine's devices.
     expect(result.text.split('\n').filter((line) => /^\d+: /.test(line)).map((line) => line.split(/\s+/)[1])).toEqual(['lo', 'tap0']);
+  });
+
+  it("leaves this machine's mounts alone: a network namespace `ip netns` named keeps its mount while commands get their own", async () => {
+    // As root slirp4netns detaches the old root of its own sandbox; /run/netns is shared once
+    // `ip netns add` has run, so without a private mount namespace around slirp4netns the detach
+    // unmounted this machine's /run/netns/<name> too (the namespace then ceased to exist).
+    const world = await makeWorld();
+    const sandbox = sandboxWith(world.home);
+    const peer = await createNetworkNamespace();
+    try {
+      const mounted = () => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some((line) => line.split(' ')[4] === `/run/netns/${peer.name}`);
+      expect(mounted()).toBe(true);
+      const result = await runIn(sandbox, 'ip -o -4 address show tap0', [world.workspace]);
+      expect(result.isError, result.text).toBe(false);
+      expect(result.text).toContain('inet 10.0.2.100/24');
+      expect(mounted()).toBe(true);
+      // And the namespace still works: a request from it reaches a server of this machine.
+      const server = createHttpServer((_request, response) => response.end('from the host'));
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, peer.hostAddress, resolve));
+      expect(await peer.request(`http://${peer.hostAddress}:${(server.address() as AddressInfo).port}/`)).toMatchObject({ ok: true, status: 200, body: 'from the host' });
+    } finally {
+      await peer.remove();
+    }
   });
 
   it("reaches no loopback service of this machine, by 127.0.0.1 or by slirp4netns's host address", async () => {

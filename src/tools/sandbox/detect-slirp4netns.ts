@@ -1,7 +1,8 @@
 /**
  * Whether sandboxed commands with the network on can have a network namespace of their own:
  * `slirp4netns` is installed, the kernel's tap device (`/dev/net/tun`) is there and, when operator
- * is not root, util-linux's `unshare` can make the namespaces around bwrap (see `own-network.ts`).
+ * is not root, util-linux's `unshare` can make the namespaces around bwrap (as root, it starts
+ * slirp4netns in a mount namespace of its own; see `own-network.ts`).
  * Checked without starting a sandbox, so start-up stays as fast as before; `operator doctor`
  * starts a real one. Without it, network-on means sharing this machine's network, and start-up
  * says so.
@@ -37,8 +38,12 @@ export function detectSlirp4netns(options: DetectSlirp4netnsOptions = {}): Slirp
     return { found: false, reason: `slirp4netns was not found${options.slirp4netns ? ` at ${options.slirp4netns}` : ''} (${slirp4netnsInstall})` };
   }
   if (!existsSync('/dev/net/tun')) return { found: false, reason: 'there is no /dev/net/tun, which slirp4netns needs' };
-  if (process.getuid?.() === 0) return { found: true, spec: { slirp4netns } };
   const unshare = findExecutable('unshare', searchPath);
+  if (process.getuid?.() === 0) {
+    // Its sandbox's unmounts would otherwise reach this machine's shared mounts (see `own-network.ts`).
+    if (unshare === undefined) return { found: false, reason: 'operator is root, and then slirp4netns needs util-linux\'s `unshare` to keep its sandbox\'s unmounts to itself' };
+    return { found: true, spec: { slirp4netns, privateMounts: unshare } };
+  }
   if (unshare === undefined || !mapsCurrentUser(unshare)) {
     return { found: false, reason: 'operator is not root, and then slirp4netns needs util-linux 2.38 or newer (`unshare --map-current-user`)' };
   }

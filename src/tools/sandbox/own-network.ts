@@ -12,6 +12,13 @@
  * cannot join. Then `unshare` makes a user namespace (mapping the user to itself) and the network
  * namespace around `bwrap`, which shares it, and slirp4netns joins `bwrap`'s own namespaces.
  *
+ * As root, slirp4netns confines itself in a mount namespace of its own (`--enable-sandbox`), where
+ * it makes only `/` private before it detaches the old root: a mount below `/` that this machine
+ * shares (`/run/netns`, once `ip netns add` has run) stays a peer of the machine's, and the
+ * detach unmounts the machine's own copies too, so every namespace `ip netns` named here would
+ * lose its mount (and, unused, cease to exist). `unshare --mount --propagation private` starts it
+ * in a namespace whose mounts are all private first, so its unmounts stay its own.
+ *
  * slirp4netns ends with the command: it is killed when the sandbox's process exits, and its
  * `--exit-fd` is a pipe from the spawner, so it also ends when the spawner itself dies.
  */
@@ -25,6 +32,11 @@ export interface OwnNetworkSpec {
   slirp4netns: string;
   /** Set when operator is not root: the `unshare` that makes the namespaces around `bwrap`. */
   unshare?: string;
+  /**
+   * Set when operator is root: the `unshare` that starts slirp4netns in a mount namespace whose
+   * mounts are all private, so the unmounts of its own sandbox do not reach this machine's.
+   */
+  privateMounts?: string;
 }
 
 /**
@@ -139,11 +151,23 @@ function childPid(text: string): number | undefined {
 }
 
 /**
+ * The program that runs slirp4netns for `pid`'s namespace: slirp4netns itself, or, when
+ * `spec.privateMounts` is set, `unshare`, which execs it (same process) in a mount namespace
+ * whose mounts are all private.
+ */
+export function slirp4netnsCommand(pid: number, spec: OwnNetworkSpec): { file: string; args: string[] } {
+  const args = slirp4netnsArgs(pid, spec);
+  if (spec.privateMounts === undefined) return { file: spec.slirp4netns, args };
+  return { file: spec.privateMounts, args: ['--mount', '--propagation', 'private', '--', spec.slirp4netns, ...args] };
+}
+
+/**
  * Starts slirp4netns for `pid`'s namespace. It gets no environment, a process group of its own
  * (a Ctrl-C meant for the terminal chat is not for it) and a pipe as its `--exit-fd`.
  */
 function startSlirp4netns(spec: OwnNetworkSpec, pid: number, on: { ready: () => void; failed: (error: Error) => void }): ChildProcess {
-  const slirp = spawn(spec.slirp4netns, slirp4netnsArgs(pid, spec), { env: {}, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+  const command = slirp4netnsCommand(pid, spec);
+  const slirp = spawn(command.file, command.args, { env: {}, detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let errors = '';
   slirp.stderr!.setEncoding('utf8');
   slirp.stderr!.on('data', (chunk: string) => (errors = (errors + chunk).slice(-maxKeptChars)));
