@@ -24,7 +24,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], maxWorkers: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 1 } } },
       {
         // The fakes start in Node first (global set-up); the Worker is given their addresses.
         // A model call silent for 10 s is told to the person (slow-notice.test.ts waits that out, not 15 s);

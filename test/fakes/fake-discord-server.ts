@@ -255,7 +255,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
     },
     limitRoute: (route, limit) => buckets.limit(route, limit),
     disconnectGateway: (code = 4000) => gateway.disconnect(code),
-    waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(discord), timeoutMs, 'fake Discord'),
+    waitFor: (predicate, timeoutMs = 30_000) => state.waitFor(() => predicate(discord), timeoutMs, 'fake Discord'),
     async close() {
       gateway.close();
       await new Promise<void>((resolve) => {

@@ -182,7 +182,7 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
     },
     send: (url, request, sendOptions = {}) => sendSigned(url, request, { ...sendOptions, signingSecret: slack.signingSecret }),
     addFile: (file) => void state.files.set(file.id, file),
-    waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(slack), timeoutMs, 'fake Slack'),
+    waitFor: (predicate, timeoutMs = 30_000) => state.waitFor(() => predicate(slack), timeoutMs, 'fake Slack'),
     close: () =>
       new Promise<void>((resolve) => {
         socketMode.close();

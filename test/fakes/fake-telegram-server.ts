@@ -256,7 +256,7 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
       queue.push(when);
       state.holds.set(method, queue);
     },
-    waitFor: (predicate, timeoutMs = 5_000) => state.waitFor(() => predicate(telegram), timeoutMs, 'fake Telegram'),
+    waitFor: (predicate, timeoutMs = 30_000) => state.waitFor(() => predicate(telegram), timeoutMs, 'fake Telegram'),
     async close() {
       for (const delivery of deliveries) delivery.stop();
       for (const controller of inFlight) controller.abort('shutdown');

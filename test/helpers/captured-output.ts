@@ -38,7 +38,8 @@ interface Waiter {
   fail(reason: string): void;
 }
 
-const defaultTimeoutMs = 15_000;
+// Generous: what is waited for is an event, and three test files share this machine's two cores.
+const defaultTimeoutMs = 45_000;
 
 /** Starts recording `child`'s stdout and stderr; call it right after spawning, before any output is lost. */
 export function captureOutput(child: ChildProcessWithoutNullStreams): CapturedOutput {

@@ -33,7 +33,7 @@ export interface GatewayProcess extends OperatorProcess {
   /**
    * Resolves with the web chat's origin (`http://localhost:<port>`, no trailing slash) once the
    * gateway printed its start-up banner: it listens and every channel has started. Rejects, with
-   * its output, if it exits first or does not get there within `timeoutMs` (default 15 s).
+   * its output, if it exits first or does not get there within `timeoutMs` (default 45 s).
    */
   ready(timeoutMs?: number): Promise<string>;
 }

@@ -54,14 +54,14 @@ export async function startTelegramGatewayFakes(homePrefix: string): Promise<Tel
 /**
  * Spawns the gateway against `fakes` with `admins` and resolves once it has registered its command
  * menu with the fake Bot API, which it does when its Telegram channel starts. If that does not
- * happen within `timeoutMs` (default 15 s), the gateway is killed and the error quotes what it
+ * happen within `timeoutMs` (default 45 s), the gateway is killed and the error quotes what it
  * printed. `options` gives the process a working directory (the tools' workspace) and more
  * environment.
  */
 export async function startTelegramGateway(
   fakes: TelegramGatewayFakes,
   admins: readonly number[],
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<GatewayProcess> {
   const gateway = spawnGateway({ home: fakes.home, env: { ...fakes.env(admins), ...options.env }, cwd: options.cwd });
