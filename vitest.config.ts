@@ -23,8 +23,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], maxWorkers: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], maxWorkers: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 0 } } },
       {
         // The fakes start in Node first (global set-up); the Worker is given their addresses.
         // A model call silent for 10 s is told to the person (slow-notice.test.ts waits that out, not 15 s);

@@ -3,13 +3,16 @@
 // only when used). One file to read and compile instead of about a thousand is what makes the
 // gateway start in a fraction of a second (bench/RESULTS.md, "Start-up"). Type-checking is
 // `npm run typecheck`; this only translates. Writes the stamp dist/.built last, which
-// bin/compiled.js compares with the sources.
+// bin/compiled.js compares with the sources. `--if-stale` builds only when that stamp is older
+// than a source (`npm test` runs it first, so the processes its tests start run what is built).
 import { rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { compiledIsCurrent } from './compiled.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+if (process.argv.includes('--if-stale') && compiledIsCurrent(root)) process.exit(0);
 const sources = `${root}src/`;
 
 /**
