@@ -20,6 +20,7 @@ import { isInside } from '../guardrails/real-path.ts';
 import { createBubblewrapSandbox } from '../tools/sandbox/bubblewrap-sandbox.ts';
 import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
 import { browserEnvNames, browserEnvironment, browserExtras } from './browser-environment.ts';
+import { chromiumFeatureSwitches } from './chromium-features.ts';
 import type { BrowserIsolation } from './browser-isolation.ts';
 
 /** What one launch needs. */
@@ -71,7 +72,8 @@ const xSockets = '/tmp/.X11-unix';
 export async function launchChromium(request: ChromiumLaunch): Promise<LaunchedChromium> {
   const { chromium } = await import('playwright-core');
   const downloadsPath = join(request.folder, 'downloads');
-  const common = { headless: request.headless, timeout: 30_000, downloadsPath };
+  // No address-bar popups built as web pages in every context (see chromium-features.ts).
+  const common = { headless: request.headless, timeout: 30_000, downloadsPath, args: chromiumFeatureSwitches() };
   const { isolation } = request;
   if (isolation.kind !== 'bubblewrap') {
     const chromiumSandbox = isolation.kind === 'chromium-sandbox';

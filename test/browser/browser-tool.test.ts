@@ -63,6 +63,17 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
       expect(textOf(clicked).length).toBeLessThan(300);
     });
 
+    it("opens a conversation's context without the address bar's popups, which chromium would build as pages", async () => {
+      const session = await open();
+      await browse(session, { action: 'navigate', url: `${pages.url}/` });
+      const cdp = await session.current()!.active.context().browser()!.newBrowserCDPSession();
+      // Every target, the browser's own pages (`browser_ui`) included, which the default filter leaves out.
+      const { targetInfos } = (await cdp.send('Target.getTargets', { filter: [{}] } as never)) as { targetInfos: { type: string; url: string }[] };
+      await cdp.detach();
+      expect(targetInfos.map((target) => target.url)).toContain(`${pages.url}/`);
+      expect(targetInfos.filter((target) => target.url.startsWith('chrome://omnibox-popup'))).toEqual([]);
+    });
+
     it('fills and submits a form: type, select, click', async () => {
       const session = await open();
       await browse(session, { action: 'navigate', url: `${pages.url}/form` });

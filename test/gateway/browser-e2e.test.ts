@@ -19,7 +19,12 @@ const admin = 1001;
 const member = { id: 2002, first_name: 'Bea' };
 const granted = { id: 3003, first_name: 'Cy' };
 const group = -100555;
-const wait = 15_000;
+/**
+ * How long a reply may take. A turn that opens the browser waits for chromium to start in
+ * bubblewrap and load the page, which the gateway allows 30 s each; on a loaded machine that alone
+ * outlasts 15 s. Waits end with the reply, so a longer limit costs nothing when things go well.
+ */
+const wait = 60_000;
 
 /** The browsers whose parent is `pid`: chromium itself, or the bubblewrap it runs in. */
 function chromiumOf(pid: number): number[] {
@@ -32,7 +37,7 @@ function chromiumOf(pid: number): number[] {
 }
 
 whenChromiumInstalled('browser through the gateway', 'the browser gateway tests', () => {
-  describe('browser through the gateway', () => {
+  describe('browser through the gateway', { timeout: 2 * wait }, () => {
     let fakes: TelegramGatewayFakes;
     let pages: PageServer;
     let gateway: GatewayProcess;

@@ -14,8 +14,15 @@ import { startPageServer, type PageServer } from '../browser/page-server.ts';
 const admin = { id: 'U0ADMIN01', name: 'Ada' };
 const adminDm = 'D0ADMIN01';
 
+/**
+ * How long the upload may take. The turn starts chromium in bubblewrap and loads a page, which the
+ * gateway allows 30 s each; on a loaded machine that alone outlasts 15 s. The wait ends with the
+ * upload, so a longer limit costs nothing when things go well.
+ */
+const wait = 60_000;
+
 whenChromiumInstalled('browser screenshots to Slack', 'the Slack browser test', () => {
-  describe('browser screenshots to Slack', () => {
+  describe('browser screenshots to Slack', { timeout: 2 * wait }, () => {
     let fakes: SlackGatewayFakes;
     let pages: PageServer;
     let gateway: StartedGateway;
@@ -42,7 +49,7 @@ whenChromiumInstalled('browser screenshots to Slack', 'the Slack browser test', 
       );
       const result = await fakes.post(slack.envelope(slack.personMessage({ channel: adminDm, from: admin, text: 'show me the form' })));
       expect(result.status).toBe(200);
-      const shared = await slack.waitFor((fake) => (fake.sharedFiles(adminDm, null).length > 0 ? fake.sharedFiles(adminDm, null) : undefined), 15_000).catch((error: unknown) => {
+      const shared = await slack.waitFor((fake) => (fake.sharedFiles(adminDm, null).length > 0 ? fake.sharedFiles(adminDm, null) : undefined), wait).catch((error: unknown) => {
         throw new Error(`${String(error)}\n${gateway.output.all()}`);
       });
       expect(shared).toHaveLength(1);
