@@ -3,13 +3,16 @@ import { defineConfig } from 'vitest/config';
 import { chaosFiles, processFiles, workerFiles } from './test/suites.ts';
 
 /**
- * Four projects, run one after another (vitest runs projects of one `groupOrder` with one worker
- * count; see docs/development.md, "Tests"):
- * - `unit` (`npm run test:quick`): the files that start no process of their own (a start throws
- *   there, see `test/suites.ts`), two at a time, sharing their workers' module graph (no per-file
- *   isolation: importing it again for every file was most of their time);
- * - `main`: the files that start processes (the gateway, chromium, bubblewrap, redis-server, ...),
- *   each file in a fresh worker;
+ * Four projects in three groups, one group after another (vitest runs the projects of one
+ * `groupOrder` together, with one worker count; see docs/development.md, "Tests"):
+ * - `unit` (`npm run test:quick`) and `main`, together, three files at a time (this machine has two
+ *   cores; a file of `main` often waits for a process, and a `unit` file fills that time):
+ *   - `unit`: the files that start no process of their own (a start throws there, see
+ *     `test/suites.ts`), sharing their workers' module graph (no per-file isolation: importing it
+ *     again for every file was most of their time);
+ *   - `main`: the files that start processes (the gateway, chromium, bubblewrap, redis-server,
+ *     ...), each file in a fresh worker, with 60 s limits (a start starved of CPU beside two other
+ *     files can take 20 s);
  * - `workers`: the Worker's tests inside workerd, one file at a time (they share one set of fakes),
  *   all in one workerd and its storage (`isolate: false`: a workerd and the Worker's modules per
  *   file were most of their time; a test that counts what an object holds empties it first);
