@@ -11,8 +11,10 @@ import { chaosFiles, processFiles, workerFiles } from './test/suites.ts';
  *     `test/suites.ts`), sharing their workers' module graph (no per-file isolation: importing it
  *     again for every file was most of their time);
  *   - `main`: the files that start processes (the gateway, chromium, bubblewrap, redis-server,
- *     ...), each file in a fresh worker, with 60 s limits (a start starved of CPU beside two other
- *     files can take 20 s);
+ *     ...), with 60 s limits (a start starved of CPU beside two other files can take 20 s). They
+ *     too share their workers' module graph: a fresh worker per file cost 1-2 s of CPU each,
+ *     importing vitest, the fakes and the SDKs again. A file leaves nothing running behind it (its
+ *     `afterAll` stops what it started), which they were written to do already;
  * - `workers`: the Worker's tests inside workerd, one file at a time (they share one set of fakes),
  *   all in one workerd and its storage (`isolate: false`: a workerd and the Worker's modules per
  *   file were most of their time; a test that counts what an object holds empties it first);
@@ -27,7 +29,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...processFiles, ...chaosFiles, ...workerFiles], setupFiles: ['test/setup/no-child-processes.ts'], isolate: false, maxWorkers: 3, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], maxWorkers: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'main', include: [...processFiles], exclude: [...chaosFiles, ...workerFiles], isolate: false, maxWorkers: 3, testTimeout: 60_000, hookTimeout: 60_000, sequence: { groupOrder: 0 } } },
       {
         // The fakes start in Node first (global set-up); the Worker is given their addresses.
         // A model call silent for 10 s is told to the person (slow-notice.test.ts waits that out, not 15 s);

@@ -6,7 +6,7 @@
  * where chromium cannot be sandboxed here, the owner's seats alone.
  */
 import type { Page } from 'playwright-core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorResult } from '../tools/builtin/results.ts';
 import { isOwnerTurn } from '../tools/resources/owner-turn.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tools/tool.ts';

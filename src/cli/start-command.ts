@@ -143,13 +143,10 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
   runtime.warm();
   gateway.registerMenus();
-  // pino and prom-client (about 70 ms of the main thread together) load a moment after the first
-  // answers can flow, not with the warm-ups above: until then the log writes its lines without
-  // pino, and the metrics' events wait (a scrape loads prom-client at once).
-  setTimeout(() => {
-    void opsLog.load().catch((error: unknown) => gateway.log(`the log goes on without pino: ${errorMessage(error)}`));
-    void metrics.load().catch((error: unknown) => gateway.log(`metrics not available: ${errorMessage(error)}`));
-  }, 3_000).unref();
+  // pino (about 30 ms of the main thread) loads a moment after the first answers can flow, not
+  // with the warm-ups above: until then the log writes its lines without it. prom-client loads on
+  // first use (a scrape, or a thousand events waiting; see ops-metrics.ts).
+  setTimeout(() => void opsLog.load().catch((error: unknown) => gateway.log(`the log goes on without pino: ${errorMessage(error)}`)), 3_000).unref();
   ops.emit({ type: 'gateway.started', durationMs: Math.round(performance.now() - started), channels: [...gateway.adapters.keys()] });
 
   const log = (line: string) => process.stdout.write(`${line}\n`);

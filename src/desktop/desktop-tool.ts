@@ -5,7 +5,7 @@
  * (the owner's seats, or a grant that names it: `"all"` does not), and only where operator.json
  * turns the desktop on and there is a display.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorResult } from '../tools/builtin/results.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tools/tool.ts';
 import { focusState, listWindows, screenOf, toScreen } from './desktop-capture.ts';

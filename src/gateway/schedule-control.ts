@@ -8,7 +8,7 @@
  * adds runs like one from an ordinary member of the conversation: its creator is `cli`, which no
  * platform user is, so the job's turn has no admin rights in the chat.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import { ownerSeat } from '../tools/turn-seat.ts';
 import { durationFormat, formatDuration, formatIsoInZone, jobLabel, parseDuration, ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor, type SchedulerSettings } from './scheduler/index.ts';

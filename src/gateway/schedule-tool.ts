@@ -5,7 +5,7 @@
  * (its tools and workspace): a job's turn never has more, wherever it delivers. Every refusal and
  * every invalid argument comes back as a precise message for the model.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type Tool, type TurnContext } from '../tools/tool.ts';
 import { leastSeat } from '../tools/turn-seat.ts';
 import { ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor } from './scheduler/index.ts';

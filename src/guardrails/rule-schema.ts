@@ -2,7 +2,7 @@
  * The shape of a declarative guardrail file (`guardrails/<name>.yaml|.yml|.json`), validated with
  * zod so every mistake is reported with its path (`rules[2].decision`). See README.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What a rule decides when it triggers. */
 export const ruleDecisions = ['block', 'halt', 'ask', 'warn', 'allow'] as const;

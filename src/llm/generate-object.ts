@@ -5,7 +5,7 @@
  * JSON or does not validate is shown to the model with what was wrong, once; a second bad reply
  * ends in a {@link NoObjectGeneratedError} naming the problems.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError, LLMError, errorMessage } from '../core/errors.ts';
 import { complete, type CompleteOptions, type ModelResponse } from './complete.ts';
 import { redactSecrets } from './redact-secrets.ts';

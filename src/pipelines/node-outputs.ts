@@ -5,7 +5,7 @@
  * from the answer (see `generateObject`): the outcome no longer hangs on a line the agent may
  * forget to write. Declared as `name` (text), `name:boolean`, `name:number` or `name:a|b|c`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One declared output. */
 export interface NodeOutput {

@@ -2,7 +2,7 @@
  * The tool contract. A tool declares its arguments with a zod schema (validated before it runs;
  * JSON Schema for the model is generated from it) and returns text or images.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 import type { ChangeRecorder } from './changes/file-change.ts';
 import type { SubagentControl } from './agents/subagent-control.ts';

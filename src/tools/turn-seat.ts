@@ -5,7 +5,7 @@
  * one and the one of where it runs ({@link lesserSeat}). A kept seat that is missing (a record
  * from before seats were kept) or damaged counts as the least seat, never the owner's.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MachineAccess } from './tool.ts';
 
 /**

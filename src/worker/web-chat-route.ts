@@ -5,7 +5,7 @@
  * web chat's limit, and handed on as it came. The object's answer is returned as it is, so an
  * event stream flows through.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { webSessionKey } from '../channels/web/web-inbound.ts';
 import { clientIdPattern, errorResponse, parseClientIdQuery, parseJsonBody, type Parsed } from '../channels/web/web-requests.ts';
 import { bodyLimits } from '../core/body-limits.ts';

@@ -2,7 +2,7 @@
  * The edge of the web chat: request bodies and query strings validated with zod, and the JSON
  * answers. Everything past this file works with trusted plain values.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 

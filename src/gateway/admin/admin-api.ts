@@ -13,7 +13,7 @@
  * Bodies are JSON, checked here (zod at the edge); changes answer `{ ok, text }` in the words of
  * the chat command or CLI verb that does the same. Access, CSRF and origin were checked before.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import type { AdminConsoleParts } from './admin-routes.ts';

@@ -2,7 +2,7 @@
  * Environment overrides of the configuration file. Each variable is validated with the same
  * schema as its file setting; values are never quoted in problems (some are secrets).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ConfigProblem } from './format-issues.ts';
 import { formatIssues } from './format-issues.ts';
 import type { GatewayConfig } from './gateway-config.ts';

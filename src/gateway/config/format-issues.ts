@@ -3,7 +3,7 @@
  * `admins[2]: expected "platform:userId" ...` or `dmPolicy.telegram: expected one of ...`.
  * Reasons never quote the value that was given, so a secret in a wrong place stays out of logs.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { knownKeysAt } from './known-keys.ts';
 import { nearestKey } from './nearest-key.ts';
 

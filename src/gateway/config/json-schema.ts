@@ -3,7 +3,7 @@
  * `operator.schema.json` at the repository root is this text (a test keeps them equal); refresh
  * it with `operator config schema > operator.schema.json`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { operatorConfigSchema } from './schema.ts';
 
 /** The JSON Schema (draft 2020-12) of what `operator.json` may contain. */

@@ -2,7 +2,7 @@
  * The keys an object of the configuration may have at a JSON path, read off the zod schema (so
  * "did you mean" suggestions can never name a setting that does not exist).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** What this file reads of a schema's definition (zod 4's `_zod.def`, its documented introspection). */
 interface Definition {

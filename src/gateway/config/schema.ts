@@ -8,7 +8,7 @@
 import { defaultBrowserSettings } from '../../browser/browser-settings.ts';
 import { defaultDesktopSettings } from '../../desktop/desktop-settings.ts';
 import { defaultSubagentSettings } from '../../agent/subagents/subagent-settings.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { reasoningEfforts } from '../../llm/types.ts';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 

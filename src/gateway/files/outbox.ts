@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { lookup } from 'mime-types';
 import type { OutboundFile } from '../../channels/types.ts';
 import { makePrivateFolder, privateFileMode } from '../../core/private-modes.ts';
 import { imageMediaType, sniffLength } from '../../tools/builtin/file-type.ts';
@@ -113,5 +112,7 @@ async function mediaTypeOfFile(path: string, name: string): Promise<string> {
   } finally {
     await file.close();
   }
+  // mime-types builds its tables from a 200 KB database as it loads: only when a file is sent.
+  const { lookup } = await import('mime-types');
   return lookup(name) || 'application/octet-stream';
 }

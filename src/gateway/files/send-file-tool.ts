@@ -5,7 +5,7 @@
  * the same delivery (recorded in the ledger with it, so a crash neither loses nor doubles it).
  */
 import { basename, dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FileAccess } from '../../tools/files/file-access.ts';
 import { turnFiles, workerErrorResult } from '../../tools/files/turn-files.ts';
 import { secretValues } from '../../guardrails/secret-redactor.ts';

@@ -8,7 +8,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoginRateLimiter, type LoginLimiter, type LoginOutcome } from './login-rate-limiter.ts';
 import { loginPageHeaders, loginPath, renderLoginPage } from './login-page.ts';
 import { clientKey, isHttps, nodeConnection, type RequestConnection } from './request-origin.ts';

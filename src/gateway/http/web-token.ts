@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../../core/atomic-write.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 

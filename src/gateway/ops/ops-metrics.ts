@@ -2,8 +2,10 @@
  * The gateway's Prometheus metrics, counted from the events of `ops-events.ts` with prom-client:
  * turns and their latency, model tokens and cost by provider and model, deliveries, queue depth,
  * scheduler lateness, platforms' 429s and reconnects, exceptions stopped at a boundary, plus the process's own (memory, CPU, event
- * loop lag). prom-client is loaded once the gateway is ready (it costs start-up about 35 ms);
- * events before that wait in a short list and are counted when it is.
+ * loop lag). prom-client loads on first use: the first scrape of /metrics, or once a thousand
+ * events wait (it costs about 50 ms of CPU, which a gateway nobody scrapes need not pay). Events
+ * before that wait in a list and are counted when it has loaded; the event loop's lag is measured
+ * from then on.
  */
 import type * as PromClientModule from 'prom-client';
 import type { OpsListener, OpsRecord } from './ops-events.ts';
@@ -20,7 +22,9 @@ export interface LiveGauges {
   conversations(): number;
 }
 
-/** Events kept before prom-client loads; a burst past this is counted from the first ones only. */
+/** Events waiting that make prom-client load without a scrape. */
+const loadAt = 1_000;
+/** Events kept before prom-client has loaded (it loads at {@link loadAt}); past this a burst is counted from its first ones only. */
 const backlogLimit = 10_000;
 
 /** Metrics of one gateway. */
@@ -38,7 +42,14 @@ export class OpsMetrics {
   readonly listener: OpsListener = (record) => {
     if (this.#metrics) return this.#metrics.count(record);
     if (this.#backlog && this.#backlog.length < backlogLimit) this.#backlog.push(record);
+    // A failed load shows at the next scrape (render), which answers with its error.
+    if (this.#backlog?.length === loadAt) this.load().catch(() => undefined);
   };
+
+  /** Whether prom-client has loaded and counts events as they come. */
+  get loaded(): boolean {
+    return this.#metrics !== undefined;
+  }
 
   /** Loads prom-client and counts what waited; later calls share the first. */
   load(): Promise<void> {

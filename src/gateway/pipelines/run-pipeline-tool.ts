@@ -6,7 +6,7 @@
  * message there may come from anyone, and a model told to run pipelines should not start them
  * for whoever asks.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { defineTool, type Tool, type TurnContext } from '../../tools/tool.ts';
 

@@ -5,7 +5,7 @@
  * browser, desktop, memory or the conversation's chat tools). Who gets these tools: the `agents`
  * tool group (the owner; others by grant).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { errorResult } from '../builtin/results.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';

@@ -5,7 +5,7 @@
  * the files are read and written by the turn's file worker, inside its sandbox.
  */
 import type { StructuredPatch } from 'diff';
-import { z } from 'zod';
+import * as z from 'zod';
 import { turnFiles, workerErrorResult, type TurnFiles } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';

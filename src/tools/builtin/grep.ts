@@ -2,7 +2,7 @@
  * The `grep` tool: regular-expression search over files, done by the turn's file worker inside its
  * sandbox, with a time limit (see `files/worker/search-ops.js`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';

@@ -1,5 +1,5 @@
 /** The `read_file` tool: a text file with `cat -n` line numbers, or an image the model can see. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';

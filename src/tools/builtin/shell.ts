@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CancellationError, errorMessage } from '../../core/errors.ts';
 import { createNoSandbox } from '../sandbox/no-sandbox.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';

@@ -1,5 +1,5 @@
 /** The `write_file` tool: creates or replaces a whole file, through the turn's file worker. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';

@@ -14,7 +14,7 @@
  * Offered only where the server is installed (see `server-install.ts`).
  */
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { isInside, resolveRealPath } from '../../guardrails/real-path.ts';
 import { fileAccessOf, resolvePath, workingDirectory, type BuiltinToolOptions } from '../builtin/paths.ts';

@@ -5,7 +5,7 @@
  * credentials sent, bounded in bytes, time and characters. Who gets it: the `browser` tool group
  * ("the web"), like the browser.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { sniffLength } from '../builtin/file-type.ts';
 import { errorResult } from '../builtin/results.ts';

@@ -1,5 +1,5 @@
 /** The `knowledge_search` tool: ranked full-text search over the knowledge documents. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KnowledgeIndex } from '../../resources/knowledge-index.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput } from '../tool.ts';

@@ -6,7 +6,7 @@
  * files are read-only there (see `owner-turn.ts` for why). Also the tool of the background
  * reviewer and the memory flush, whose children work under the reviewed conversation's turn.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { MemoryError, MemoryFile, defaultMemoryLimit, defaultUserLimit, memoryHeader } from '../../memory/index.ts';
 import type { ConversationMemoryPlace, MemoryChange, MemoryLabel, MemoryStorage } from '../../memory/index.ts';

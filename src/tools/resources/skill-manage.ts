@@ -8,7 +8,7 @@
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
 import { hasFrontmatter, parseFrontmatter } from '../../resources/frontmatter.ts';
 import { readTextFile } from '../../resources/read-text.ts';

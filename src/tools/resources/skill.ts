@@ -1,5 +1,5 @@
 /** The `skill` tool: loads a skill's instructions, its reference files and the paths of its scripts and assets. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { readSkillContent } from '../../resources/skill-content.ts';
 import type { ReadSkillContentOptions } from '../../resources/skill-content.ts';
 import { formatSkill } from '../../resources/skill-text.ts';

@@ -4,7 +4,7 @@
  * it formatted by the Node code. The Node tool itself cannot be reused here: it reads the skill's
  * folder, and its file reader (`read-text.ts`) does not type-check against the Workers types.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Skill } from '../../resources/types.ts';
 import { errorResult } from '../../tools/builtin/results.ts';
 import { defineTool, type ToolOutput } from '../../tools/tool.ts';

@@ -66,6 +66,21 @@ describe('operations metrics', () => {
     expect(body).not.toContain('git push');
   });
 
+  it('loads prom-client on first use: not for 999 waiting events, by itself at the thousandth, counting every one', async () => {
+    const ops = new OpsEvents();
+    const metrics = new OpsMetrics({ running: () => 0, queued: () => 0, conversations: () => 0 });
+    ops.subscribe(metrics.listener);
+    const accepted = () => ops.emit({ type: 'message.accepted', platform: 'telegram', conversation: 'telegram:1', turn: 'telegram:1#0', scope: 'dm' });
+    for (let i = 0; i < 999; i++) accepted();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(metrics.loaded).toBe(false);
+    accepted();
+    await expect.poll(() => metrics.loaded).toBe(true);
+    accepted();
+    const { body } = await metrics.render();
+    expect(body.split('\n')).toContain('operator_messages_accepted_total{platform="telegram"} 1001');
+  });
+
   it('serves /metrics only to a bearer of an accepted token', async () => {
     const metrics = new OpsMetrics({ running: () => 0, queued: () => 0, conversations: () => 0 });
     const route = createMetricsRoute({ metrics, tokens: () => ['the-admin-token', undefined, ''] });
