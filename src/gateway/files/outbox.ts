@@ -113,6 +113,6 @@ async function mediaTypeOfFile(path: string, name: string): Promise<string> {
     await file.close();
   }
   // mime-types builds its tables from a 200 KB database as it loads: only when a file is sent.
-  const { lookup } = await import('mime-types');
-  return lookup(name) || 'application/octet-stream';
+  const { default: mime } = await import('mime-types');
+  return mime.lookup(name) || 'application/octet-stream';
 }
