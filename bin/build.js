@@ -46,6 +46,8 @@ await build({
   target: 'node20.19',
   sourcemap: true,
   logLevel: 'warning',
+  // node-fetch imports whatwg-url and never uses it on Node, which has URL (src/core/whatwg-url-native.ts).
+  alias: { 'whatwg-url': './src/core/whatwg-url-native.ts' },
   plugins: [
     {
       name: 'node-modules',

@@ -7,9 +7,9 @@
  * grammy is imported as `grammy/web`, its build on the platform's `fetch`: the Node build loads
  * node-fetch v2 with whatwg-url and its Unicode tables at once, which made the gateway some 50 ms
  * slower to be ready. Its calls go through `keepAliveFetch` (node-fetch with keep-alive agents,
- * loaded by `warm()` after start-up), which costs half the CPU per call of Node's own fetch. Every module of this channel
- * imports the web build, so `GrammyError` and `HttpError` are the classes its errors are
- * instances of.
+ * loaded as the channel starts; the bundle leaves whatwg-url out, see bin/build.js), which costs
+ * half the CPU per call of Node's own fetch. Every module of this channel imports the web build,
+ * so `GrammyError` and `HttpError` are the classes its errors are instances of.
  */
 import { Bot, type ApiClientOptions } from 'grammy/web';
 import { staleButtonNotice } from '../stale-press.ts';
@@ -91,7 +91,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   const scrub = createScrub(options.token);
   const log = options.log ?? ((line: string) => console.error(line));
   const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
-  // The keep-alive transport once warm() has loaded it (half the CPU per call of Node's fetch).
+  // The keep-alive transport, loaded by start() (half the CPU per call of Node's fetch).
   const bot = new Bot(options.token, { client: { apiRoot, fetch: keepAliveFetch as unknown as ApiClientOptions['fetch'] } });
   let handlers: ChannelHandlers | undefined;
   const link = createLinkStatus({ status: () => handlers?.status, scrub, log, platform: 'telegram' });
@@ -158,6 +158,9 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       lifecycle = new AbortController();
       const startTimeoutMs = options.startTimeoutMs ?? 30_000;
       const timeout = AbortSignal.timeout(startTimeoutMs);
+      // The keep-alive transport before the first call: Node's own fetch would load undici for the
+      // few calls of start-up alone (about 55 ms of CPU; node-fetch here costs about half that).
+      await loadKeepAliveFetch().catch(() => undefined);
       try {
         // grammy retries getMe on network errors until the signal ends it.
         await bot.init(grammySignal(AbortSignal.any([lifecycle.signal, timeout])));
