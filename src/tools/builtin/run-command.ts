@@ -118,7 +118,12 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
             networkFailure = error;
             killSent = true;
             signalGroup('SIGKILL');
-            if (exited) finish();
+            // bwrap's own child, the sandbox's first process, is in a session of its own (out of
+            // reach of the group's SIGKILL) and ends when bwrap does (--die-with-parent). It holds
+            // the output pipes until then, so the answer waits for them to close: no process of the
+            // sandbox is left when it comes. Nothing else holds them (the command never started);
+            // should something still, the answer comes after the grace period all the same.
+            setTimeout(finish, killGraceMs).unref();
           })
         : undefined;
     const timeoutTimer = setTimeout(() => {
@@ -157,7 +162,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       exited = true;
       exitCode = code;
       exitSignal = signal;
-      if (killSent) finish();
+      if (killSent && !networkFailure) finish();
     });
     child.on('close', () => finish());
     child.on('error', (error) => {
