@@ -209,8 +209,9 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       polling = undefined;
     },
 
+    // The transport is loaded by start(); what the first answer needs besides is the formatter.
     async warm() {
-      await Promise.all([loadFormatter(), loadKeepAliveFetch()]);
+      await loadFormatter();
     },
 
     send: (address, message) => outbound.send(address, message),
