@@ -7,8 +7,10 @@
  * `CHAOS_MESSAGES` (2000), `CHAOS_KILLS` (30), `CHAOS_CHATS` (60), `CHAOS_SEED` (random),
  * `CHAOS_PLATFORMS` (`telegram,slack,discord`; also `telegram-webhook`, `telegram-polling`),
  * `CHAOS_MODES` (Telegram's, for `telegram`: `webhook,polling`), `CHAOS_BUSY` (`followUp`; any of
- * `followUp,steer,interrupt`), `CHAOS_ORPHAN_MS` (100: how long before a kill an unfinished,
- * never edited preview may have been taken to count as orphaned rather than dangling).
+ * `followUp,steer,interrupt`), `CHAOS_ORPHAN_MS` (100; Slack and Discord, whose fakes do not tell
+ * when their answers went out: how long before a kill an unfinished, never edited preview whose id
+ * the gateway never noted may have been taken to count as orphaned rather than dangling; see
+ * `test/chaos/chaos-previews.ts`).
  * Exits 1 when any run lost a message, answered one twice, left a preview or broke an order.
  */
 import os from 'node:os';

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { chaosReply, countAnswers, tokenPattern, type Acceptance, type ChaosCount, type ChatOutcome } from './chaos-answers.ts';
+import { judgePreview, notedPreviews } from './chaos-previews.ts';
 import { between, seededRandom } from './random.ts';
 
 /** Gateway log lines that tell of a preview or a reply gone wrong. */
@@ -22,6 +23,12 @@ export interface BotMessage {
   edits: number;
   /** When the platform took it (ms since the epoch). */
   createdAt: number;
+  /** Where the platform tells: when its answer to the call that sent it went out (absent: never). */
+  answeredAt?: number;
+  /** Where the platform tells: when the connection that call came on was opened (which process sent it; see `chaos-previews.ts`). */
+  connectedAt?: number;
+  /** How the gateway notes it as a preview: `<conversation id>:<message id>` (see `chaos-previews.ts`). */
+  noteKey?: string;
 }
 
 /** How a message reached the gateway. */
@@ -56,6 +63,8 @@ export interface ChaosPlatform {
   deliveryNotes?(): string;
   /** The bot's calls, one line each, for `CHAOS_DEBUG`. */
   calls(): string[];
+  /** Where the platform tells: when each of the bot's calls reached it and when its connection was opened (ms since the epoch), to tell a running process from a starved one. */
+  callTimes?(): { at: number; connectedAt: number }[];
   /** Stops delivering and closes the fakes (the gateway is stopped first). */
   close(): Promise<void>;
 }
@@ -81,10 +90,9 @@ export interface ChaosOptions {
   /** Longest wait for a (re)started gateway to be up, where the platform takes it (Telegram; default 30 s). */
   startTimeoutMs?: number;
   /**
-   * An unfinished, never edited preview the platform took at most this long before a kill counts
-   * as orphaned, not dangling (default 100 ms: the platform's answer in flight and the event loop
-   * getting to it; the gateway notes a preview's id in the step that reads it, so a preview taken
-   * longer before a kill and left unfinished is a fault, not the window).
+   * Where the platform does not tell when its answers went out and when the bot's calls came (see
+   * `chaos-previews.ts`): how long before a kill an unfinished, never edited preview whose id the
+   * gateway never noted may have been taken to count as orphaned (default 100 ms).
    */
   orphanWindowMs?: number;
 }
@@ -182,17 +190,18 @@ export async function runChaos(name: string, platform: ChaosPlatform, options: C
     await killer;
 
     await settle(platform, chats, performance.now() + (options.settleMs ?? 60_000));
-    const orphanWindowMs = options.orphanWindowMs ?? 100;
+    // An unfinished, never edited preview: orphaned by a kill, or left by a fault (`chaos-previews.ts`).
+    const evidence = { killTimes, noted: await notedPreviews(platform.home), callTimes: platform.callTimes?.(), windowMs: options.orphanWindowMs ?? 100 };
     const orphanGapsMs: number[] = [];
     const gapToKill = (at: number) => Math.min(...killTimes.filter((kill) => kill >= at).map((kill) => kill - at));
     for (const [chat, outcome] of chats) {
       const messages = platform.botMessages(chat);
+      const verdicts = messages.map((message) => (message.text.endsWith('…') && message.edits === 0 ? judgePreview(message, evidence) : undefined));
       outcome.botTexts = messages.map((message) => message.text);
-      outcome.botNotes = messages.map((message) => `edited ${message.edits} times, taken ${Number.isFinite(gapToKill(message.createdAt)) ? `${gapToKill(message.createdAt)} ms before a kill` : 'after the last kill'}`);
-      outcome.sentAsKilled = messages.map((message) => {
-        const orphan = message.text.endsWith('…') && message.edits === 0 && gapToKill(message.createdAt) <= orphanWindowMs;
-        if (orphan) orphanGapsMs.push(gapToKill(message.createdAt));
-        return orphan;
+      outcome.botNotes = messages.map((message, index) => `edited ${message.edits} times, ${verdicts[index]?.note ?? (Number.isFinite(gapToKill(message.createdAt)) ? `taken ${gapToKill(message.createdAt)} ms before a kill` : 'taken after the last kill')}`);
+      outcome.sentAsKilled = verdicts.map((verdict) => {
+        if (verdict?.orphaned) orphanGapsMs.push(verdict.gapMs);
+        return verdict?.orphaned === true;
       });
     }
     const count = countAnswers(chats, { interrupted: options.busyMode === 'interrupt', acceptance: (token) => acceptanceOf(platform.delivery(token), killTimes) });

@@ -42,7 +42,7 @@ export async function discordPlatform(): Promise<ChaosPlatform> {
     },
     delivering: () => false,
     botMessages: (chat) =>
-      discord.botMessages(dmOf(chat).channelId).map(({ message, edits }) => ({ text: message.content, edits, createdAt: Number((BigInt(message.id) >> 22n) + discordEpoch) })),
+      discord.botMessages(dmOf(chat).channelId).map(({ message, edits }) => ({ text: message.content, edits, createdAt: Number((BigInt(message.id) >> 22n) + discordEpoch), noteKey: `${dmOf(chat).channelId}:${message.id}` })),
     activity: () => discord.calls.length,
     delivery: (token) => (liveAt.has(token) ? { acknowledged: true, liveAt: liveAt.get(token)! } : { acknowledged: false }),
     redeliveries: () => 0,

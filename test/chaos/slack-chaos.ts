@@ -56,7 +56,7 @@ export async function slackPlatform(): Promise<ChaosPlatform> {
       chains.set(chat, (chains.get(chat) ?? Promise.resolve()).then(() => deliver(request, token)).finally(() => pending--));
     },
     delivering: () => pending > 0,
-    botMessages: (chat) => slack.botMessages(channelOf(chat)).map(({ text, edits, createdAt }) => ({ text, edits, createdAt })),
+    botMessages: (chat) => slack.botMessages(channelOf(chat)).map(({ text, edits, createdAt, ts }) => ({ text, edits, createdAt, noteKey: `${channelOf(chat)}:${ts}` })),
     activity: () => slack.calls.length,
     delivery: (token) => ({ acknowledged: acknowledged.has(token) }),
     redeliveries: () => redeliveries,

@@ -41,7 +41,12 @@ export async function telegramPlatform(mode: 'webhook' | 'polling', random: () =
       telegram.pushUpdate(update);
     },
     delivering: () => [...updateIds.keys()].some((token) => !acknowledged(token)),
-    botMessages: (chat) => telegram.messages(firstChatId + chat).map(({ text, edits, createdAt }) => ({ text, edits, createdAt })),
+    botMessages(chat) {
+      const chatId = firstChatId + chat;
+      const sent = new Map(telegram.callsOf('sendMessage').filter((call) => Number(call.params.chat_id) === chatId && call.messageId !== undefined).map((call) => [call.messageId!, call]));
+      return telegram.messages(chatId).map(({ text, edits, createdAt, messageId }) => ({ text, edits, createdAt, answeredAt: sent.get(messageId)?.answeredAt, connectedAt: sent.get(messageId)?.connectedAt, noteKey: `${chatId}:${messageId}` }));
+    },
+    callTimes: () => telegram.calls.map(({ at, connectedAt }) => ({ at, connectedAt })),
     activity: () => telegram.calls.filter((call) => call.method !== 'getUpdates').length,
     delivery: (token) => ({ acknowledged: acknowledged(token) }),
     redeliveries: () => webhook?.failures ?? 0,

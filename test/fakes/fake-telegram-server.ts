@@ -112,10 +112,12 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
   const inFlight = new Set<AbortController>();
   const deliveries: WebhookDelivery[] = [];
   let heldPoll: AbortController | undefined;
+  /** When each connection was opened. */
+  const connectedAt = new WeakMap<object, number>();
 
   async function answerMethod(request: IncomingMessage, response: ServerResponse, method: string, url: URL): Promise<void> {
     const params = await readParams(request, url);
-    const call: FakeTelegramCall = { method, params, status: 200 };
+    const call: FakeTelegramCall = { method, params, status: 200, at: Date.now(), connectedAt: connectedAt.get(request.socket) ?? Date.now() };
     state.calls.push(call);
     state.notify();
     if (state.takeHold(method, params)) return hold(call, response);
@@ -147,11 +149,13 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
       if (heldPoll === controller) heldPoll = undefined;
     }
     call.status = answer.ok ? 200 : answer.error_code;
+    if (answer.ok && typeof answer.result === 'object' && answer.result !== null && 'message_id' in answer.result) call.messageId = Number(answer.result.message_id);
     state.notify();
     if (!response.writableEnded && !response.destroyed) {
       // The moment the answer is handed to the connection: a test can kill the caller right then.
       response.once('finish', () => {
         call.answered = true;
+        call.answeredAt = Date.now();
         state.notify();
       });
       response.writeHead(call.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
@@ -196,6 +200,7 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
       response.end(JSON.stringify({ ok: false, error_code: 400, description: `Bad Request: ${String(error)}` }));
     });
   });
+  server.on('connection', (socket) => connectedAt.set(socket, Date.now()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

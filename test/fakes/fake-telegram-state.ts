@@ -17,6 +17,14 @@ export interface FakeTelegramCall {
   held?: boolean;
   /** The answer was written to the connection (the caller may not have read it yet). */
   answered?: boolean;
+  /** When the fake took the call, its parameters read (ms since the epoch). */
+  at: number;
+  /** When the connection it came on was opened (ms since the epoch): calls on connections opened while one process lived are that process's. */
+  connectedAt: number;
+  /** When its answer was handed to the connection (ms since the epoch). */
+  answeredAt?: number;
+  /** The id of the message its answer names (a message sent or edited). */
+  messageId?: number;
 }
 
 /** A message the bot sent, as it stands now (after edits). */
