@@ -38,6 +38,7 @@ import { loadAdminToken } from '../gateway/admin/admin-token.ts';
 import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
 import { platformChannels } from './platform-channels.ts';
 import { detectSlirp4netns } from '../tools/sandbox/detect-slirp4netns.ts';
+import { surviveLostOutput } from './lost-output.ts';
 import { listenForStop } from './stop-signals.ts';
 
 /** `--port` and `--host` of `operator start`, checked; each undefined when not given. */
@@ -69,6 +70,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // must stop the gateway cleanly, not end the process with the default action. So must an
   // exception nothing caught: it stops the gateway the same way, then exits 1 (see `stop-signals.ts`).
   let graceSeconds = 30;
+  surviveLostOutput();
   const signals = listenForStop({ graceMs: () => graceSeconds * 1000 });
   const { config: configured } = loadConfig(env);
   graceSeconds = configured.shutdownGraceSeconds;
