@@ -21,9 +21,16 @@ export function telegramChat(options: { fakes: TelegramGatewayFakes; gateway: Ga
     dm: (text: string) => telegram.pushUpdate(telegram.textMessage({ chatId: admin, text, from: { id: admin, first_name: 'Ada' } })),
     /** A message in the group from `from`. */
     inGroup: (text: string, from: TelegramPerson) => telegram.pushUpdate(telegram.textMessage({ chatId: group, text, from })),
-    /** The `total` messages the bot sent to `chat` after the first `count`, once there; fails with the gateway's output. */
+    /**
+     * The `total` messages the bot sent to `chat` after the first `count`, once there and final (a
+     * streamed answer shows as a preview ending in " …" until its last edit); fails with the
+     * gateway's output.
+     */
     messagesAfter: (chat: number, count: number, total: number) =>
-      telegram.waitFor((fake) => fake.messages(chat).length >= count + total && fake.messages(chat).slice(count), waitMs).catch((error: unknown) => {
+      telegram.waitFor((fake) => {
+        const after = fake.messages(chat).slice(count);
+        return after.length >= total && !after.some((message) => message.text.endsWith(' …')) && after;
+      }, waitMs).catch((error: unknown) => {
         throw new Error(`${String(error)}\n${gateway.output.all()}`);
       }),
     /** The tools offered in the latest model request. */
