@@ -16,7 +16,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
-import { startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { findFinalBotMessage, startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const person = 31_031;
 const from = { id: person, first_name: 'Una' };
@@ -66,11 +66,7 @@ describe('an exception nothing catches', () => {
     model.enqueue({ text: 'The answer, after the restart.' });
     const before = model.requests.length;
     gateway = await startTelegramGateway(fakes, [person]);
-    // The finished answer, not its preview: a preview of the whole text still ends with " …".
-    const restarted = gateway;
-    await telegram.waitFor((fake) => fake.messages(person).some((message) => message.text === 'The answer, after the restart.'), wait).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${restarted.output.all()}`);
-    });
+    await findFinalBotMessage(telegram, gateway, person, 'The answer, after the restart.', wait);
     expect(telegram.messages(person).map((message) => message.text)).toEqual(['The answer, after the restart.']);
     expect(model.requests).toHaveLength(before + 1);
   });

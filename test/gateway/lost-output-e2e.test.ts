@@ -11,7 +11,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
-import { startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { findFinalBotMessage, startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const person = 41_041;
 const from = { id: person, first_name: 'Ode' };
@@ -38,8 +38,7 @@ describe('the gateway whose output went away', () => {
     for (const [index, answer] of ['First answer, nobody reading the log.', 'Second answer, still nobody reading.'].entries()) {
       model.enqueue({ text: answer });
       telegram.pushUpdate(telegram.textMessage({ chatId: person, text: `message ${index + 1}`, from }));
-      // The final text exactly: a preview of it ends in " …".
-      await telegram.waitFor((fake) => fake.messages(person).some((message) => message.text === answer), wait);
+      await findFinalBotMessage(telegram, gateway, person, answer, wait);
     }
     expect(telegram.messages(person).map((message) => message.text)).toEqual(['First answer, nobody reading the log.', 'Second answer, still nobody reading.']);
     expect(await gateway.stop()).toBe(0);

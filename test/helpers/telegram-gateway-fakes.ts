@@ -75,11 +75,25 @@ export async function startTelegramGateway(
 }
 
 /**
- * Waits for the bot's message containing `contains` in `chatId`; on time-out the error quotes what
- * the gateway printed.
+ * Waits for the bot's message containing `contains` in `chatId`, a preview still streaming
+ * included (a notice shown in one); on time-out the error quotes what the gateway printed. To read
+ * an answer once it is whole, use {@link findFinalBotMessage}.
  */
 export function findBotMessage(telegram: FakeTelegram, gateway: GatewayProcess, chatId: number, contains: string, timeoutMs: number) {
-  return telegram.waitFor((fake) => fake.messages(chatId).find((message) => message.text.includes(contains)), timeoutMs).catch((error: unknown) => {
-    throw new Error(`no message containing "${contains}" in chat ${chatId}: ${String(error)}\n${gateway.output.all()}`);
+  return findMessage(telegram, gateway, chatId, (text) => text.includes(contains), `containing "${contains}"`, timeoutMs);
+}
+
+/**
+ * Waits for the bot's message in `chatId` whose text is exactly `text`: the answer after its last
+ * edit, not its preview (which ends in " …" while it streams); on time-out the error quotes what
+ * the gateway printed.
+ */
+export function findFinalBotMessage(telegram: FakeTelegram, gateway: GatewayProcess, chatId: number, text: string, timeoutMs: number) {
+  return findMessage(telegram, gateway, chatId, (shown) => shown === text, `reading "${text}"`, timeoutMs);
+}
+
+function findMessage(telegram: FakeTelegram, gateway: GatewayProcess, chatId: number, matches: (text: string) => boolean, what: string, timeoutMs: number) {
+  return telegram.waitFor((fake) => fake.messages(chatId).find((message) => matches(message.text)), timeoutMs).catch((error: unknown) => {
+    throw new Error(`no message ${what} in chat ${chatId}: ${String(error)}\n${gateway.output.all()}`);
   });
 }
