@@ -45,6 +45,8 @@ await build({
   platform: 'node',
   target: 'node20.19',
   sourcemap: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   // node-fetch imports whatwg-url and never uses it on Node, which has URL (src/core/whatwg-url-native.ts).
   alias: { 'whatwg-url': './src/core/whatwg-url-native.ts' },

@@ -2,6 +2,7 @@
  * The `operator` command line: `operator <command> [options]`. Each command lives in its own file;
  * this one only dispatches and prints help.
  */
+import '../core/zod-setup.ts';
 import { AgentError, errorMessage } from '../core/errors.ts';
 import { UsageError } from './cli-options.ts';
 import { loadEnvFiles } from './env-files.ts';

@@ -24,7 +24,8 @@ import { gatewayScheduleControl } from '../gateway/schedule-control.ts';
 import { edgeBanner, loadWebToken, localGatewayUrl, networkEdge, resolveExposure, webChatUrl, webhookSources } from '../gateway/http/index.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
-import { Runtime } from '../runtime/runtime.ts';
+import { Runtime, runtimeSandboxOptions } from '../runtime/runtime.ts';
+import { prepareSandbox } from '../tools/sandbox/create-sandbox.ts';
 import { operatorHome } from '../store/from-env.ts';
 import { describeHomePrivacy, makeHomePrivate } from '../core/make-home-private.ts';
 import { settingSchemas } from '../gateway/config/schema.ts';
@@ -75,6 +76,11 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const { config: configured } = loadConfig(env);
   graceSeconds = configured.shutdownGraceSeconds;
   const loaded: GatewayConfig = { ...configured, ...listenOn };
+  // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
+  const runtimeEnv = { ...env, ...(loaded.model && { OPERATOR_MODEL: loaded.model }), ...modelTimeoutEnv(loaded.modelTimeouts, env) };
+  // bubblewrap's check (a sandbox that runs `exit 0`) runs while the platforms' code loads; the
+  // runtime below reads its answer.
+  const sandboxChecked = prepareSandbox(loaded.sandbox, runtimeSandboxOptions(runtimeEnv, process.cwd()));
   // Incomplete credentials stop the start here, before anything is running.
   const platforms = await platformChannels(env, loaded);
   const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded), ownCommandNetwork: detectSlirp4netns({ searchPath: env.PATH }).found });
@@ -88,8 +94,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // The runtime warms the model SDK, whose import would take the main thread while the channels
   // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
   const releaseWarmUps = holdWarmUps();
-  // The model named in operator.json counts like OPERATOR_MODEL (which, when set, it already holds).
-  const runtimeEnv = { ...env, ...(config.model && { OPERATOR_MODEL: config.model }), ...modelTimeoutEnv(config.modelTimeouts, env) };
+  await sandboxChecked;
   const runtime = new Runtime({
     env: runtimeEnv,
     reviewEvery: config.reviewEvery,

@@ -16,7 +16,7 @@ import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
 import type { Store } from '../store/store.ts';
-import { createSandbox } from '../tools/sandbox/create-sandbox.ts';
+import { createSandbox, type CreateSandboxOptions } from '../tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { Sandbox, SandboxSettings } from '../tools/sandbox/sandbox.ts';
 import type { LiveSurface, Tool } from '../tools/tool.ts';
@@ -104,6 +104,15 @@ function createModelClientOrStandIn(env: NodeJS.ProcessEnv): ModelClient {
   }
 }
 
+/**
+ * What the runtime's sandbox hides and passes on, for `env` and the working directory `cwd`: the
+ * same arguments let `prepareSandbox` check bubblewrap before the runtime is made.
+ */
+export function runtimeSandboxOptions(env: NodeJS.ProcessEnv, cwd: string): CreateSandboxOptions {
+  const home = operatorHome(env);
+  return { hidden: [home, ...envFilePaths(cwd, home)], env };
+}
+
 /** Shared services of one operator process. */
 export class Runtime {
   readonly env: NodeJS.ProcessEnv;
@@ -149,7 +158,7 @@ export class Runtime {
     // Before anything else starts: `required` without bubblewrap stops the start here.
     // Hidden: OPERATOR_HOME, and the `.env` files operator loads its keys from (the working
     // directory's lies inside every workspace that holds the working directory).
-    this.sandbox = createSandbox(options.sandbox ?? defaultSandboxSettings, { hidden: [this.home, ...envFilePaths(this.cwd, this.home)], env: this.env });
+    this.sandbox = createSandbox(options.sandbox ?? defaultSandboxSettings, runtimeSandboxOptions(this.env, this.cwd));
     this.files = new FileAccess({
       sandbox: this.sandbox,
       hidden: privatePaths(this.home, this.cwd),

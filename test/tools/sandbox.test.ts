@@ -2,13 +2,13 @@
  * Choosing the sandbox: bubblewrap when it works, the `none` sandbox (saying why) when it is off
  * or missing, a clear error when it is required and missing; and the environment commands get.
  */
-import { realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { createShellTool } from '../../src/tools/builtin/shell.ts';
-import { createSandbox } from '../../src/tools/sandbox/create-sandbox.ts';
+import { createSandbox, prepareSandbox } from '../../src/tools/sandbox/create-sandbox.ts';
 import { defaultSandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import type { SandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import { callTool, makeTempDir, textOf } from './tool-harness.ts';
@@ -113,6 +113,30 @@ describe('createSandbox', () => {
     const sandbox = createSandbox(settings(), { hidden: [], env: process.env, bwrap: fake });
     expect(sandbox.kind).toBe('none');
     expect(sandbox.describe()).toContain(`${fake} cannot make a sandbox here (bwrap: No permissions to create a new namespace)`);
+  });
+
+  it('checks bubblewrap once when the check was prepared in the background, with the same verdict', async () => {
+    // A program that counts its runs and then fails the way bwrap does where namespaces are denied.
+    const folder = await makeTempDir();
+    const fake = path.join(folder, 'bwrap');
+    const runs = path.join(folder, 'runs');
+    writeFileSync(fake, `#!/bin/sh\necho run >> '${runs}'\necho "bwrap: No permissions to create a new namespace" >&2\nexit 1\n`, { mode: 0o755 });
+    const options = { hidden: ['/home/owner/.operator'], env: process.env, bwrap: fake };
+    await prepareSandbox(settings(), options);
+    expect(readFileSync(runs, 'utf8')).toBe('run\n');
+    const sandbox = createSandbox(settings(), options);
+    expect(sandbox.kind).toBe('none');
+    expect(sandbox.describe()).toContain(`${fake} cannot make a sandbox here (bwrap: No permissions to create a new namespace)`);
+    expect(readFileSync(runs, 'utf8')).toBe('run\n');
+    // Other arguments make another command line, checked again when the sandbox is made.
+    expect(createSandbox(settings({ network: false }), options).kind).toBe('none');
+    expect(readFileSync(runs, 'utf8')).toBe('run\nrun\n');
+  });
+
+  it('prepares the real bubblewrap in the background, and the sandbox made after it is bubblewrap', async () => {
+    const options = { hidden: [await makeTempDir()], env: process.env };
+    await prepareSandbox(settings({ mode: 'required' }), options);
+    expect(createSandbox(settings({ mode: 'required' }), options).kind).toBe('bubblewrap');
   });
 
   it('does not sandbox when the mode is off, even with bwrap installed, and says so', () => {

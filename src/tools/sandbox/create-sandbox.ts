@@ -1,7 +1,7 @@
 /** Chooses the sandbox for commands: bubblewrap when it works here, else none (and says why). */
 import { ConfigurationError } from '../../core/errors.ts';
 import { createBubblewrapSandbox } from './bubblewrap-sandbox.ts';
-import { detectBubblewrap } from './detect-bubblewrap.ts';
+import { detectBubblewrap, probeBubblewrap, type DetectBubblewrapOptions } from './detect-bubblewrap.ts';
 import { detectSlirp4netns, type Slirp4netnsDetection } from './detect-slirp4netns.ts';
 import { createNoSandbox } from './no-sandbox.ts';
 import type { Sandbox, SandboxSettings } from './sandbox.ts';
@@ -30,14 +30,8 @@ export interface CreateSandboxOptions {
 export function createSandbox(settings: SandboxSettings, options: CreateSandboxOptions): Sandbox {
   const none = (reason: string) => createNoSandbox({ env: options.env, extraEnv: settings.env, reason });
   if (settings.mode === 'off') return none('the sandbox is off in operator.json (sandbox.mode)');
-  const sandboxWith = (bwrap: string, ownNetwork?: Slirp4netnsDetection) => createBubblewrapSandbox({ bwrap, settings, hidden: options.hidden, env: options.env, ownNetwork });
-  const detection = detectBubblewrap({
-    bwrap: options.bwrap,
-    searchPath: options.env.PATH,
-    // Without the own network's hand-over, which a synchronous spawn cannot do.
-    probe: (bwrap) => sandboxWith(bwrap).spawnSpec({ shell: '/bin/sh', command: 'exit 0', cwd: '/', writable: [] }),
-  });
-  if (detection.found) return sandboxWith(detection.bwrap, detectSlirp4netns({ slirp4netns: options.slirp4netns, searchPath: options.env.PATH }));
+  const detection = detectBubblewrap(detectionOptions(settings, options));
+  if (detection.found) return bubblewrapSandbox(settings, options, detection.bwrap, detectSlirp4netns({ slirp4netns: options.slirp4netns, searchPath: options.env.PATH }));
   if (settings.mode === 'required') {
     throw new ConfigurationError(
       `sandbox.mode is "required" in operator.json, but ${detection.reason}. Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; ` +
@@ -46,4 +40,26 @@ export function createSandbox(settings: SandboxSettings, options: CreateSandboxO
     );
   }
   return none(detection.reason);
+}
+
+/**
+ * Starts, without blocking, the check {@link createSandbox} makes with the same arguments, so
+ * that its answer is ready when the sandbox is made (the gateway's start overlaps it with loading
+ * the platforms' code). Never rejects.
+ */
+export function prepareSandbox(settings: SandboxSettings, options: CreateSandboxOptions): Promise<void> {
+  return settings.mode === 'off' ? Promise.resolve() : probeBubblewrap(detectionOptions(settings, options));
+}
+
+function bubblewrapSandbox(settings: SandboxSettings, options: CreateSandboxOptions, bwrap: string, ownNetwork?: Slirp4netnsDetection): Sandbox {
+  return createBubblewrapSandbox({ bwrap, settings, hidden: options.hidden, env: options.env, ownNetwork });
+}
+
+function detectionOptions(settings: SandboxSettings, options: CreateSandboxOptions): DetectBubblewrapOptions {
+  return {
+    bwrap: options.bwrap,
+    searchPath: options.env.PATH,
+    // Without the own network's hand-over, which the probe does not need.
+    probe: (bwrap) => bubblewrapSandbox(settings, options, bwrap).spawnSpec({ shell: '/bin/sh', command: 'exit 0', cwd: '/', writable: [] }),
+  };
 }
