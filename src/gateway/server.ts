@@ -5,8 +5,8 @@
  * it is starting or stopping, or while the store fails (a full or read-only disk, Redis gone):
  * messages are then not taken, and a load balancer should send them elsewhere.
  */
-import { serve } from '@hono/node-server';
-import type { ServerType } from '@hono/node-server';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 // The tiny preset (PatternRouter): the routes are a handful of fixed paths, and it loads a third
 // fewer modules than the default preset's RegExpRouter and TrieRouter, before the gateway is ready.
@@ -84,23 +84,38 @@ function healthStatus(health: HealthInfo): { status: string | undefined; info: O
 /**
  * Listens on `port` (0 picks a free one) at 127.0.0.1 unless `hostname` says otherwise. Rejects
  * when it cannot (the port taken, an address this machine does not have), saying where.
+ *
+ * The server is Node's own; @hono/node-server, which hands each request to `app`, loads with the
+ * first request. Its import makes Node load its fetch implementation (about 20 ms of a start, and
+ * memory kept for good), which a gateway that polls its platforms and is asked nothing over HTTP
+ * never needs. A request that arrives while it loads waits for it (its body stays buffered).
  */
-export async function listen(app: Hono, port: number, hostname = '127.0.0.1'): Promise<{ server: ServerType; port: number; close(): Promise<void> }> {
+export async function listen(app: Hono, port: number, hostname = '127.0.0.1'): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  type Listener = (request: IncomingMessage, response: ServerResponse) => unknown;
+  let handle: Listener | undefined;
+  let loading: Promise<Listener> | undefined;
+  const server = createServer((request, response) => {
+    if (handle) return void handle(request, response);
+    loading ??= import('@hono/node-server').then(({ getRequestListener }) => (handle = getRequestListener(app.fetch, { hostname })));
+    loading.then(
+      (listener) => listener(request, response),
+      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('the gateway could not load its HTTP handler\n'),
+    );
+  });
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname }, (info) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${hostAndPort(hostname, port)}: ${error.code ?? error.message}`));
+    server.once('error', failed);
+    server.listen(port, hostname, () => {
       server.off('error', failed);
       resolve({
         server,
-        port: info.port,
+        port: (server.address() as AddressInfo).port,
         close: () =>
           new Promise<void>((done) => {
-            const closable = server as unknown as { closeAllConnections?: () => void; close(callback: () => void): void };
-            closable.closeAllConnections?.();
-            closable.close(() => done());
+            server.closeAllConnections();
+            server.close(() => done());
           }),
       });
     });
-    const failed = (error: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${hostAndPort(hostname, port)}: ${error.code ?? error.message}`));
-    server.once('error', failed);
   });
 }

@@ -1,6 +1,7 @@
 /** Where the gateway listens, and how the start-up output and the command line name the address. */
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChannelAdapter } from '../../src/channels/types.ts';
 import { operatorConfigSchema } from '../../src/gateway/config/schema.ts';
 import { edgeBanner, localGatewayUrl, resolveExposure, webChatUrl } from '../../src/gateway/http/index.ts';
 import { createGatewayApp, listen } from '../../src/gateway/server.ts';
@@ -23,6 +24,19 @@ describe('listen', () => {
     closers.push(first.close);
     await expect(listen(app, first.port)).rejects.toThrow(`cannot listen on 127.0.0.1:${first.port}: EADDRINUSE`);
     await expect(listen(app, 0, '203.0.113.77')).rejects.toThrow('cannot listen on 203.0.113.77:0: EADDRNOTAVAIL');
+  });
+});
+
+describe('the first requests', () => {
+  it('answers requests that arrive together while the HTTP handler loads, bodies whole, each once', async () => {
+    const echoAdapter = { platform: 'echo', routes: () => [{ method: 'POST', path: '/echo', handler: async (request: Request) => new Response(`got ${(await request.text()).length}`) }] } as unknown as ChannelAdapter;
+    const echo = createGatewayApp([echoAdapter], () => ({ state: 'ready', channels: [], liveSessions: 0 }));
+    const server = await listen(echo, 0);
+    closers.push(server.close);
+    const base = `http://127.0.0.1:${server.port}`;
+    const bodies = Array.from({ length: 8 }, (_, i) => 'x'.repeat(1000 * (i + 1)));
+    const answers = await Promise.all([...bodies.map((body) => fetch(`${base}/echo`, { method: 'POST', body }).then((response) => response.text())), fetch(`${base}/healthz`).then((response) => response.status)]);
+    expect(answers).toEqual([...bodies.map((body) => `got ${body.length}`), 200]);
   });
 });
 
