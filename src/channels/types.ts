@@ -303,6 +303,11 @@ export interface ChannelHandlers {
    * metrics. Never given message content.
    */
   status?(status: ChannelStatus): void;
+  /**
+   * Resolves once the gateway has loaded what its first answers need (see `warm-gate.ts`). A
+   * channel that asks its platform for messages asks after it; absent, at once.
+   */
+  warmed?: Promise<void>;
 }
 
 /** What an adapter reports about its link to the platform (see {@link ChannelHandlers.status}). */

@@ -21,6 +21,7 @@ import { createControlRoute } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
 import { gatewayScheduleControl } from '../gateway/schedule-control.ts';
+import { warmGate } from '../gateway/warm-gate.ts';
 import { edgeBanner, loadWebToken, localGatewayUrl, networkEdge, resolveExposure, webChatUrl, webhookSources } from '../gateway/http/index.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
 import { holdWarmUps } from '../llm/warm-up-gate.ts';
@@ -131,8 +132,10 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     await runtime.close();
     throw error;
   });
+  // Long polling asks Telegram for messages once what the first answers need has loaded.
+  const warm = warmGate();
   try {
-    await gateway.start();
+    await gateway.start({ warmed: warm.warmed });
   } catch (error) {
     // A channel that cannot start ends the command; the listening server would keep the process
     // alive, so what did start is stopped first.
@@ -147,8 +150,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   );
   // What the first replies need loads now, in the background; a failure shows on first use.
   releaseWarmUps();
-  for (const adapter of adapters) void adapter.warm?.().catch(() => undefined);
-  runtime.warm();
+  warm.open([runtime.warm(), ...adapters.map((adapter) => adapter.warm?.())]);
   gateway.registerMenus();
   // pino (about 30 ms of the main thread) loads a moment after the first answers can flow, not
   // with the warm-ups above: until then the log writes its lines without it. prom-client loads on

@@ -203,7 +203,7 @@ export class Gateway {
    * read before any adapter starts, so work this process takes on meanwhile is never mistaken for
    * it (and never done twice).
    */
-  async start(): Promise<void> {
+  async start(options: { warmed?: Promise<void> } = {}): Promise<void> {
     this.health.start();
     const { undelivered, unanswered } = await readLeftoverWork({ ledger: this.ledger, inbox: this.inbox, outbox: this.outbox, log: (line) => this.log(line) });
     // Queued first (their turns wait until the channels are up): they come before anything new.
@@ -217,6 +217,7 @@ export class Gateway {
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
         status: reportChannelStatus(this.ops, adapter.platform),
+        warmed: options.warmed,
       });
     }
     await this.#sender.resend(undelivered, this.adapters, this.runtime.store);

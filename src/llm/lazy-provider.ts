@@ -22,6 +22,9 @@ export function lazyProvider(name: string, load: () => Promise<Provider>): LazyP
     async warm() {
       await warmUpsAllowed();
       await get();
+      // The vendor SDKs build each request's headers with the global Headers class, whose first
+      // use makes Node load its fetch implementation (about 20 ms): done here, not in the first call.
+      new Headers();
     },
     async *stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const provider = await get();

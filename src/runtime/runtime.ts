@@ -192,12 +192,16 @@ export class Runtime {
 
   /**
    * Loads in the background what the first conversation needs (the agent, its tools, the default
-   * profile's resources), so it does not pay for it. Called once the gateway is ready: loaded
-   * before, these modules would delay start-up by about a hundred milliseconds.
+   * profile's resources, the model SDK), so it does not pay for it; resolves when all of it is
+   * loaded, and never rejects (a failure shows on first use). Called once the gateway is ready:
+   * loaded before, these modules would delay start-up by a few hundred milliseconds.
    */
-  warm(): void {
-    void agentModules().catch(() => undefined);
-    void this.resources('default').catch(() => undefined);
+  warm(): Promise<void> {
+    const quiet = (work: Promise<unknown>) => work.then(
+      () => undefined,
+      () => undefined,
+    );
+    return Promise.all([quiet(agentModules()), quiet(this.resources('default')), quiet(this.client.provider.warm())]).then(() => undefined);
   }
 
   /** The resources of `profile`, loaded once and shared by its agents. */

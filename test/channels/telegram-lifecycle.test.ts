@@ -43,6 +43,31 @@ describe('telegram long polling', () => {
     expect(harness.adapter.routes?.()).toEqual([]);
   });
 
+  it('asks for messages only once the gateway is warm, and stops at once while it waits', async () => {
+    const harness = await startTelegramHarness({ mode: 'polling' });
+    cleanups.push(() => harness.close());
+    const { telegram, adapter } = harness;
+    const messages: InboundMessage[] = [];
+    let warm!: () => void;
+    const warmed = new Promise<void>((resolve) => (warm = resolve));
+    telegram.pushUpdate(telegram.textMessage({ chatId: 42, text: 'waiting before start' }));
+    await adapter.start({ onMessage: async (message) => void messages.push(message), onAction: async () => {}, warmed });
+    // Started (getMe and deleteWebhook are done), but nothing asked for yet.
+    expect(telegram.calls.map((call) => call.method)).toEqual(['getMe', 'deleteWebhook']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(telegram.callsOf('getUpdates')).toHaveLength(0);
+    warm();
+    await vi.waitFor(() => expect(messages.map((message) => message.text)).toEqual(['waiting before start']));
+    await adapter.stop();
+
+    // Stopped while still waiting: it returns at once and never asks.
+    const again = await startTelegramHarness({ mode: 'polling' });
+    cleanups.push(() => again.close());
+    await again.adapter.start({ onMessage: async () => {}, onAction: async () => {}, warmed: new Promise<void>(() => {}) });
+    await again.adapter.stop();
+    expect(again.telegram.callsOf('getUpdates')).toHaveLength(0);
+  });
+
   it('stops at once while a long poll is held, confirming the last update', async () => {
     const { harness, messages } = await started('polling');
     const { telegram, adapter } = harness;

@@ -29,6 +29,7 @@ import { createLinkStatus } from '../link-status.ts';
 import { createOutsideErrors } from '../outside-errors.ts';
 import { guardPackets } from './packet-guard.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
+import { markdownWarmUpSample } from '../markdown/index.ts';
 
 /** Options of {@link createDiscordChannel}. */
 export interface DiscordChannelOptions {
@@ -203,7 +204,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     },
 
     async warm() {
-      await loadFormatter();
+      (await loadFormatter()).formatDiscordMessage(markdownWarmUpSample);
     },
 
     send: (address, message) => outbound.send(address, message),

@@ -1,2 +1,3 @@
 export { chunkMarkdown, type MarkdownChunkOptions } from './chunk-markdown.ts';
 export { decodeEntities } from './decode-entities.ts';
+export { markdownWarmUpSample } from './warm-up-sample.ts';

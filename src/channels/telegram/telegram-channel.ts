@@ -29,6 +29,7 @@ import { createLinkStatus } from '../link-status.ts';
 import { createOutsideErrors } from '../outside-errors.ts';
 import { unwrap, updateKind } from './guarded-update.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
+import { markdownWarmUpSample } from '../markdown/index.ts';
 
 /** Options of {@link createTelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -198,7 +199,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
           await new Promise((resolve) => setTimeout(resolve, 1_000));
           if (!signal.aborted) await poll();
         });
-      polling = poll();
+      // The first getUpdates waits until the gateway can answer what it brings without loading
+      // anything (or until stop()).
+      const warmed = startHandlers.warmed;
+      polling = warmed ? Promise.race([warmed, aborted(signal)]).then(() => (signal.aborted ? undefined : poll())) : poll();
     },
 
     async stop() {
@@ -209,9 +213,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       polling = undefined;
     },
 
-    // The transport is loaded by start(); what the first answer needs besides is the formatter.
+    // The transport is loaded by start(); what the first answer needs besides is the formatter,
+    // used once (its first use compiles marked's rules).
     async warm() {
-      await loadFormatter();
+      (await loadFormatter()).formatTelegramMessage(markdownWarmUpSample);
     },
 
     send: (address, message) => outbound.send(address, message),
@@ -229,4 +234,9 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Resolves when `signal` aborts (at once if it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
