@@ -1,0 +1,123 @@
+/**
+ * The two bots the lean benchmark compares, started the same way: a process of their own,
+ * pointed at a fake Telegram server (long polling) and the fake model. operator is
+ * `node bin/operator.js start` (the compiled dist/ when it is fresh) with a new OPERATOR_HOME;
+ * the bare bot is `node bench/out/lean-bare-bot.mjs`, `lean-bare-bot.ts` compiled by esbuild
+ * (see {@link compileBareBot}).
+ */
+import { build } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { compiledIsFresh, freePort, root, spawnGateway } from './gateway-process.ts';
+import { benchHome } from './lib.ts';
+import { gatewayEnv } from './telegram-updates.ts';
+
+/** Which bot. */
+export type BotKind = 'bare' | 'operator';
+
+/** A bot process being measured. */
+export interface LeanBot {
+  readonly kind: BotKind;
+  readonly pid: number;
+  /** `process.hrtime.bigint()` right before the spawn. */
+  readonly spawnedAt: bigint;
+  /** Whether it runs compiled JavaScript: operator's dist/ was fresh as it started (bin/operator.js runs the sources through tsx otherwise). */
+  readonly compiled: boolean;
+  /** Everything it wrote (stdout and stderr), for errors. */
+  output(): string;
+  /** SIGTERM, then the exit (SIGKILL after 10 s); removes what it left on disk. */
+  stop(): Promise<void>;
+}
+
+/** Where the two fakes are. */
+export interface LeanFakes {
+  model: { anthropicBaseURL: string };
+  telegram: { apiRoot: string; token: string };
+}
+
+const bareSource = join(root, 'bench', 'lean-bare-bot.ts');
+const bareCompiled = join(root, 'bench', 'out', 'lean-bare-bot.mjs');
+
+/** How the bare bot is built: `bundle` (the default) or `plain` (`OPERATOR_BENCH_LEAN_BARE`). */
+export function bareBuild(): 'bundle' | 'plain' {
+  return process.env.OPERATOR_BENCH_LEAN_BARE === 'plain' ? 'plain' : 'bundle';
+}
+
+/**
+ * Compiles the bare bot to JavaScript at bench/out/lean-bare-bot.mjs. `bundle`: one ES module
+ * with grammY and the Anthropic SDK inside, as bin/build.js bundles them into operator's dist/,
+ * so both bots load their SDKs the same way and the difference is operator's own code.
+ * `plain`: only translated, its packages loaded file by file from node_modules (as a bot run
+ * with `node bot.js` loads them; some 300 ms more from spawn to the first reply in the runs
+ * tried here, which flatters operator's start-up ratio).
+ */
+export async function compileBareBot(): Promise<void> {
+  const bundle = bareBuild() === 'bundle';
+  await build({
+    entryPoints: [bareSource],
+    outfile: bareCompiled,
+    bundle,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    logLevel: 'warning',
+    // CommonJS bundled into an ES module still calls require() for Node's own modules (as in bin/build.js).
+    ...(bundle ? { banner: { js: "import { createRequire as __bareRequire } from 'node:module'; const require = __bareRequire(import.meta.url);" } } : {}),
+  });
+}
+
+/** Starts a bot of `kind` against `fakes`. */
+export async function spawnBot(kind: BotKind, fakes: LeanFakes): Promise<LeanBot> {
+  return kind === 'operator' ? spawnOperator(fakes) : spawnBare(fakes);
+}
+
+async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
+  const home = benchHome('operator-bench-lean-');
+  const port = await freePort();
+  const env = gatewayEnv(home, port, fakes);
+  // No webhook: the gateway long-polls, as the bare bot does.
+  delete env.TELEGRAM_WEBHOOK_URL;
+  delete env.TELEGRAM_WEBHOOK_SECRET;
+  // bin/operator.js makes the same check as it starts: sources edited meanwhile mean tsx.
+  const compiled = compiledIsFresh();
+  const gateway = spawnGateway({ port, env });
+  return {
+    kind: 'operator',
+    compiled,
+    pid: gateway.pid,
+    spawnedAt: gateway.spawnedAt,
+    output: gateway.output,
+    async stop() {
+      await gateway.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+async function spawnBare(fakes: LeanFakes): Promise<LeanBot> {
+  const spawnedAt = process.hrtime.bigint();
+  const child = spawn(process.execPath, [bareCompiled], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', TELEGRAM_BOT_TOKEN: fakes.telegram.token, TELEGRAM_API_ROOT: fakes.telegram.apiRoot, ANTHROPIC_BASE_URL: fakes.model.anthropicBaseURL },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    kind: 'bare',
+    compiled: true,
+    pid: child.pid!,
+    spawnedAt,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
