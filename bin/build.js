@@ -21,9 +21,9 @@ const sources = `${root}src/`;
  * node_modules, imported as it is: native code (sharp), packages that start processes or threads
  * from their own files (playwright-core, pino, the language server, TypeScript, tsx), the Discord
  * and Slack SDKs (each keeps its own HTTP client, see src/channels/discord/own-agent.ts) and what
- * loads only on a rarer path.
+ * loads only on a rarer path (`yaml`, required when a file needs it: src/resources/yaml-library.ts).
  */
-const bundled = new Set(['@anthropic-ai/sdk', 'openai', 'zod', 'yaml', 'hono', '@hono/node-server', 'croner', 'marked', 'mime-types', 'minisearch', 'picomatch', 'unstorage', 'grammy', 'diff', 'tinyglobby', 'mdream', '@ts-graphviz/ast', 'node-fetch']);
+const bundled = new Set(['@anthropic-ai/sdk', 'openai', 'zod', 'hono', '@hono/node-server', 'croner', 'marked', 'mime-types', 'minisearch', 'picomatch', 'unstorage', 'grammy', 'diff', 'tinyglobby', 'mdream', '@ts-graphviz/ast', 'node-fetch']);
 
 /** @param {string} path an import path @returns {boolean} whether it names a package not in {@link bundled} */
 const leftInNodeModules = (path) => {

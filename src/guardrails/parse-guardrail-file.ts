@@ -2,8 +2,8 @@
  * Reads the text of one guardrail file (YAML or JSON) into a validated {@link GuardrailFile}, or
  * the problems that stop it from loading, each with the 1-based line where it can tell.
  */
-import { LineCounter, isAlias, isNode, parseDocument, visit } from 'yaml';
-import type { Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yamlLibrary } from '../resources/yaml-library.ts';
 import type { ResourceProblem } from '../resources/types.ts';
 import { guardrailFileSchema } from './rule-schema.ts';
 import type { GuardrailFile } from './rule-schema.ts';
@@ -13,6 +13,7 @@ export type ParsedGuardrailFile = { ok: true; file: GuardrailFile } | { ok: fals
 
 /** Parses `text`, the content of `file`; `.json` files are JSON, anything else YAML. */
 export function parseGuardrailFile(file: string, text: string): ParsedGuardrailFile {
+  const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   // Valid JSON is valid YAML, so the YAML parser also locates schema problems in JSON files.
   const document = parseDocument(text, { lineCounter, prettyErrors: true });
@@ -72,6 +73,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** The line of the deepest node on `path` that exists in the document. */
 function locate(document: Document, lineCounter: LineCounter, path: readonly PropertyKey[]): number | undefined {
+  const { isNode } = yamlLibrary();
   for (let length = path.length; length >= 0; length--) {
     const node = length === 0 ? document.contents : document.getIn(path.slice(0, length) as (string | number)[], true);
     if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
@@ -81,6 +83,7 @@ function locate(document: Document, lineCounter: LineCounter, path: readonly Pro
 
 /** An alias without its anchor: in guardrail files always an unquoted glob like `*_file`. */
 function unresolvedAlias(document: Document, lineCounter: LineCounter): { name: string; line: number | undefined } | undefined {
+  const { isAlias, visit } = yamlLibrary();
   let found: { name: string; line: number | undefined } | undefined;
   visit(document, {
     Alias(_key, node) {

@@ -2,8 +2,9 @@
  * YAML frontmatter: a Markdown file that starts with a `---` line, YAML, and a closing `---` (or
  * `...`) line. The YAML is parsed by the `yaml` package; this file only finds the fences and maps
  * the parser's positions back to lines of the whole file, so a person is told where to look.
+ * Plain `key: value` lines are read without it (the parser loads only for anything else).
  */
-import { isMap, parseDocument } from 'yaml';
+import { yamlLibrary } from './yaml-library.ts';
 
 /** Parsed frontmatter and the Markdown after it. */
 export interface Frontmatter {
@@ -53,6 +54,7 @@ export function parseFrontmatter(text: string): Frontmatter | FrontmatterError {
   const fileLine = (offset: number): number => 2 + countNewlines(source, Math.min(offset, source.length));
   const simple = parseSimpleMapping(source, fileLine);
   if (simple) return { data: simple.data, body: text.slice(closing.end), keyLines: simple.keyLines };
+  const { isMap, parseDocument } = yamlLibrary();
   const document = parseDocument(source, { prettyErrors: false, uniqueKeys: true });
   const [first] = document.errors;
   if (first) return { error: first.message, line: fileLine(first.pos[0]) };

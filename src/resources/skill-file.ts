@@ -1,5 +1,5 @@
 /** The text of a SKILL.md: frontmatter and body (written with `writeFileAtomic`). */
-import { stringify } from 'yaml';
+import { yamlLibrary } from './yaml-library.ts';
 
 /**
  * The text of a SKILL.md: `data` as YAML frontmatter between `---` lines, then `body` as is.
@@ -10,5 +10,5 @@ import { stringify } from 'yaml';
  * // '---\nname: deploy\ndescription: Deploy a service\n---\n\n# Deploy\n'
  */
 export function formatSkillFile(data: Record<string, unknown>, body: string): string {
-  return `---\n${stringify(data, { lineWidth: 0 })}---\n${body}`;
+  return `---\n${yamlLibrary().stringify(data, { lineWidth: 0 })}---\n${body}`;
 }
