@@ -23,7 +23,8 @@ import type { LiveSurface, Tool } from '../tools/tool.ts';
 import { ChangeLog, flushChangeLogs } from '../tools/changes/change-log.ts';
 import type { BrowserPool } from '../browser/browser-pool.ts';
 import { defaultBrowserSettings, type BrowserConfig, type BrowserSettings } from '../browser/browser-settings.ts';
-import { defaultDesktopSettings, type DesktopConfig } from '../desktop/desktop-settings.ts';
+import { defaultDesktopSettings, desktopSettingsFor, type DesktopConfig } from '../desktop/desktop-settings.ts';
+import { offeredDisplay } from '../desktop/desktop-setup.ts';
 import { defaultSubagentSettings, type SubagentSettings } from '../agent/subagents/subagent-settings.ts';
 import { keySegment } from '../gateway/dedupe.ts';
 import { join, resolve } from 'node:path';
@@ -47,17 +48,15 @@ function agentModules() {
     import('../agent/reviewer.ts'),
     import('../tools/builtin/index.ts'),
     import('../browser/index.ts'),
-    import('../desktop/index.ts'),
     import('../tools/net/web-fetch.ts'),
     import('../agent/subagents/index.ts'),
     import('../tools/code/index.ts'),
-  ]).then(([agent, reviewer, tools, browser, desktop, webFetch, subagents, code]) => ({
+  ]).then(([agent, reviewer, tools, browser, webFetch, subagents, code]) => ({
     Agent: agent.Agent,
     BackgroundReviewer: reviewer.BackgroundReviewer,
     createBuiltinTools: tools.createBuiltinTools,
     createWebFetchTool: webFetch.createWebFetchTool,
     browser,
-    desktop,
     subagents,
     code,
   }));
@@ -231,18 +230,20 @@ export class Runtime {
     reasoningEffort?: ReasoningEffort | 'off';
   }): Promise<{ agent: Agent; report: ReloadReport }> {
     const [{ resources, report }, modules] = await Promise.all([this.resources(options.profile), agentModules()]);
-    const { Agent, BackgroundReviewer, browser, desktop } = modules;
+    const { Agent, BackgroundReviewer, browser } = modules;
     const client = options.model ? this.clientFor(options.model) : this.client;
     const browserSettings = browser.browserSettingsFor(this.#browserConfig, options.profile);
-    const desktopSettings = desktop.desktopSettingsFor(this.#desktopConfig, options.profile);
-    const display = desktop.offeredDisplay(desktopSettings, this.env);
+    const desktopSettings = desktopSettingsFor(this.#desktopConfig, options.profile);
+    const display = offeredDisplay(desktopSettings, this.env);
+    // The desktop's tool and live state load only where a display is offered.
+    const desktop = display ? await import('../desktop/index.ts') : undefined;
     // Chromium gets the allowlisted part of this environment, and never sees OPERATOR_HOME.
     this.#browsers ??= new browser.BrowserPool({ env: this.env, hidden: [this.home] });
     // Downloads land in the conversation's own folder, where its people's file tools can reach them.
     const files = join(resolve(resources.tempDirectory), keySegment(options.sessionKey), 'downloads');
     const surfaces: LiveSurface[] = [];
     if (browserSettings.enabled) surfaces.push(this.#browsers.session(options.sessionKey, browserSettings, files));
-    if (display) surfaces.push(new desktop.DesktopSession({ settings: desktopSettings, display: { name: display, xauthority: this.env.XAUTHORITY }, files }));
+    if (display && desktop) surfaces.push(new desktop.DesktopSession({ settings: desktopSettings, display: { name: display, xauthority: this.env.XAUTHORITY }, files }));
     // Made here, private like all under OPERATOR_HOME, before a browser or the desktop saves
     // there; should it fail, saving a file there says why.
     if (surfaces.length > 0) await makePrivateFolder(files).catch(() => undefined);
@@ -265,7 +266,7 @@ export class Runtime {
       reasoningEffort: options.reasoningEffort === 'off' ? undefined : (options.reasoningEffort ?? this.reasoningEffortOf(options.profile)),
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, display !== undefined), options.tools),
+      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, desktop?.createDesktopTool), options.tools),
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
@@ -281,11 +282,11 @@ export class Runtime {
 
   /**
    * The built-in tools, `web_fetch` under the browser's address rules, with the browser and the
-   * desktop tool or without (see `#tools`).
+   * desktop tool (made by `desktopTool`, given where a display is offered) or without (see `#tools`).
    */
-  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, browser: BrowserSettings, withDesktop: boolean): readonly Tool[] {
+  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, browser: BrowserSettings, desktopTool: (() => Tool) | undefined): readonly Tool[] {
     const policy = { allowPrivateNetwork: browser.allowPrivateNetwork, allowUrls: browser.allowUrls, blockUrls: browser.blockUrls };
-    const key = JSON.stringify([browser.enabled, withDesktop, policy]);
+    const key = JSON.stringify([browser.enabled, desktopTool !== undefined, policy]);
     let tools = this.#tools.get(key);
     if (!tools) {
       tools = [
@@ -295,7 +296,7 @@ export class Runtime {
           ? [modules.code.createCodeTool({ cwd: this.cwd, files: this.files, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]
           : []),
         ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
-        ...(withDesktop ? [modules.desktop.createDesktopTool()] : []),
+        ...(desktopTool ? [desktopTool()] : []),
         ...(this.#subagentSettings.maxDepth > 0 ? modules.subagents.createSubagentTools() : []),
       ];
       this.#tools.set(key, tools);
