@@ -48,7 +48,7 @@ describe('a default gateway, started and asked one question', () => {
     for (const needed of ['src/gateway/gateway.ts', 'src/agent/agent.ts', 'node_modules/grammy/', 'node_modules/@anthropic-ai/sdk/']) {
       expect(loaded.some((source) => source.includes(needed)), `${needed} is not loaded`).toBe(true);
     }
-    for (const left of ['node_modules/yaml/', 'node_modules/playwright-core/', 'node_modules/sharp/', 'node_modules/prom-client/', 'node_modules/ioredis/', 'node_modules/typescript/', 'node_modules/@hono/node-server/', 'src/pipelines/engine/engine.ts', 'src/pipelines/dot/', 'node_modules/@ts-graphviz/', 'src/desktop/desktop-capture.ts']) {
+    for (const left of ['node_modules/yaml/', 'node_modules/playwright-core/', 'node_modules/sharp/', 'node_modules/prom-client/', 'node_modules/ioredis/', 'node_modules/typescript/', 'node_modules/@hono/node-server/', 'src/pipelines/engine/engine.ts', 'src/pipelines/dot/', 'node_modules/@ts-graphviz/', 'src/desktop/desktop-capture.ts', 'node_modules/mdream/']) {
       expect(loaded.filter((source) => source.includes(left)), `${left} is loaded`).toEqual([]);
     }
   });

@@ -13,7 +13,6 @@ import { defineTool, type Tool, type ToolOutput } from '../tool.ts';
 import { contentKind, decodeBody, parseContentType, type ContentKind } from './content-kind.ts';
 import { FetchCache, type CachedPage } from './fetch-cache.ts';
 import { FetchError } from './fetch-error.ts';
-import { htmlToMarkdown } from './html-to-markdown.ts';
 import { httpGet, withoutSecrets, type HttpResponse, type ResponseHead } from './http-get.ts';
 import { checkUrl, type HostLookup } from './url-policy.ts';
 
@@ -117,7 +116,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof pa
           signal: context.signal,
           lookup: options.lookup,
         });
-        const page = readPage(response, maxBytes);
+        const page = await readPage(response, maxBytes);
         if (typeof page === 'string') return errorResult(page);
         cache.set(conversation, url.href, page);
         return shown(page, offset, maxChars);
@@ -144,18 +143,18 @@ function bodyLimit(head: ResponseHead, maxBytes: number): number {
 }
 
 /** The page an answer holds, or why it is not one (said to the model). */
-function readPage(response: HttpResponse, maxBytes: number): CachedPage | string {
+async function readPage(response: HttpResponse, maxBytes: number): Promise<CachedPage | string> {
   const type = parseContentType(response.headers['content-type']);
   const kind: ContentKind = contentKind(type, response.body.subarray(0, sniffLength));
   if (!isSuccess(response.status)) {
-    const excerpt = kind === 'binary' ? '' : excerptOf(toText(response, type, kind));
+    const excerpt = kind === 'binary' ? '' : excerptOf(await toText(response, type, kind));
     return `${response.url.href} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${excerpt ? `: ${excerpt}` : ' (no text)'}`;
   }
   if (kind === 'binary') {
     const what = type.mediaType === 'unknown' ? 'binary data with no content type' : type.mediaType;
     return `${response.url.href} is ${what} (${sizeOf(response)}), not a web page or text: web_fetch reads only pages and text`;
   }
-  const text = toText(response, type, kind);
+  const text = await toText(response, type, kind);
   const notes: string[] = [];
   if (response.truncated) {
     const declared = Number(response.headers['content-length']);
@@ -173,9 +172,12 @@ function readPage(response: HttpResponse, maxBytes: number): CachedPage | string
   };
 }
 
-function toText(response: HttpResponse, type: ReturnType<typeof parseContentType>, kind: ContentKind): string {
+async function toText(response: HttpResponse, type: ReturnType<typeof parseContentType>, kind: ContentKind): Promise<string> {
   const decoded = decodeBody(response.body, type, kind);
-  return kind === 'html' ? htmlToMarkdown(decoded, response.url) : decoded;
+  if (kind !== 'html') return decoded;
+  // The HTML converter (mdream) loads with the first page, not with every gateway's tools.
+  const { htmlToMarkdown } = await import('./html-to-markdown.ts');
+  return htmlToMarkdown(decoded, response.url);
 }
 
 /** The page from `offset` as the model gets it, or why that part cannot be read. */
