@@ -5,12 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiledIsCurrent } from '../bin/compiled.js';
 import { elapsedMs } from './lib.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
@@ -180,14 +181,7 @@ export function machineCpuMs(): { busy: number; total: number } {
 
 /** Whether bin/operator.js runs the compiled dist/ (its stamp is at least as new as every source), as it decides. */
 export function compiledIsFresh(): boolean {
-  const stamp = join(root, 'dist', '.built');
-  if (!existsSync(stamp)) return false;
-  const newest = (directory: string): number =>
-    readdirSync(directory, { withFileTypes: true }).reduce((latest, entry) => {
-      const path = join(directory, entry.name);
-      return Math.max(latest, entry.isDirectory() ? newest(path) : entry.name.endsWith('.ts') ? statSync(path).mtimeMs : 0);
-    }, 0);
-  return statSync(stamp).mtimeMs >= newest(join(root, 'src'));
+  return compiledIsCurrent(root);
 }
 
 /** A plain node:http client over kept-alive connections (lighter than fetch, so the benchmark's own CPU stays small). */

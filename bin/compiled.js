@@ -1,6 +1,11 @@
 // Whether dist/ holds the TypeScript sources as they are now: the build's stamp (dist/.built) is
 // at least as new as every .ts file under src/. `bin/operator.js` runs dist/ then, the sources
 // otherwise; tests that start a process of their own use the same rule.
+//
+// The check runs at every start, over some 650 files. `find -newer` makes it in one small
+// process (about 7 ms of this process's CPU); stat-ing each file from JavaScript took about 30.
+// Where `find` cannot be run, the files are compared here.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -15,8 +20,21 @@ function newestSource(directory) {
   return newest;
 }
 
+/**
+ * @param {string} sources the src/ folder @param {string} stamp the build's stamp
+ * @returns {boolean | undefined} whether a `.ts` file under `sources` is newer than `stamp`, as `find` says; undefined when it cannot say
+ */
+function newerByFind(sources, stamp) {
+  const found = spawnSync('find', [sources, '-newer', stamp, '-name', '*.ts', '-print', '-quit'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 });
+  if (found.error || found.status !== 0) return undefined;
+  return found.stdout.trim() !== '';
+}
+
 /** @param {string} root the package's folder @returns {boolean} whether dist/ is built and no source under src/ changed since */
 export function compiledIsCurrent(root) {
   const stamp = join(root, 'dist', '.built');
-  return existsSync(stamp) && statSync(stamp).mtimeMs >= newestSource(join(root, 'src'));
+  if (!existsSync(stamp)) return false;
+  const sources = join(root, 'src');
+  const newer = newerByFind(sources, stamp);
+  return newer === undefined ? statSync(stamp).mtimeMs >= newestSource(sources) : !newer;
 }

@@ -25,6 +25,7 @@ export const processFiles: readonly string[] = [
   'test/channels/web.test.ts',
   'test/cli/admin-command.test.ts',
   'test/cli/cli-options.test.ts',
+  'test/cli/compiled-check.test.ts',
   'test/cli/deploy-resources.test.ts',
   'test/cli/doctor-platforms.test.ts',
   'test/cli/doctor-sandbox.test.ts',
