@@ -40,9 +40,21 @@ import { seatFilesFor } from '../tools/files/seat-files.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
- * `Runtime.warm()` loads them right after.
+ * `Runtime.warm()` loads them right after. The set is kept once loaded: each `import()` of a
+ * loaded module still goes through the module loader, a cost every new conversation paid.
  */
 function agentModules() {
+  if (!loadingAgentModules) {
+    loadingAgentModules = importAgentModules();
+    // A failed import is tried again by the next conversation.
+    loadingAgentModules.catch(() => (loadingAgentModules = undefined));
+  }
+  return loadingAgentModules;
+}
+
+let loadingAgentModules: ReturnType<typeof importAgentModules> | undefined;
+
+function importAgentModules() {
   return Promise.all([
     import('../agent/agent.ts'),
     import('../agent/reviewer.ts'),
