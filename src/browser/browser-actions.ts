@@ -3,7 +3,6 @@
  * happened; the tool adds where the tab is now. Elements are named by the refs of the tab's
  * latest aria snapshot.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ImagePart } from '../llm/types.ts';
@@ -12,6 +11,7 @@ import { checkUrl } from '../tools/net/url-policy.ts';
 import type { BrowserSession, Tabs } from './browser-session.ts';
 import { firstLine, tabList } from './browser-state.ts';
 import { capText, compactSnapshot, describeRef, takeSnapshot } from './page-snapshot.ts';
+import { makePrivateFolder } from '../core/private-modes.ts';
 
 /** The arguments of one action (see the tool's schema). */
 export interface ActionArgs {
@@ -163,7 +163,7 @@ async function screenshot(session: BrowserSession, page: Page, send: boolean, tu
   const jpeg = await page.screenshot({ type: 'jpeg', quality: 70 });
   const image: ImagePart = { type: 'image', mediaType: 'image/jpeg', data: jpeg.toString('base64') };
   if (!send) return { text: 'Screenshot of the active tab:', image };
-  await mkdir(session.downloads, { recursive: true });
+  await makePrivateFolder(session.downloads);
   const path = join(session.downloads, `screenshot-${new Date().toISOString().replace(/[:.]/g, '-')}.png`);
   await page.screenshot({ type: 'png', path });
   if (!turn?.attachFile) return { text: `Screenshot saved to ${path} (there is no chat here to send it to).`, image };

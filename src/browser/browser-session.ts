@@ -4,13 +4,13 @@
  * `/new`, `/stop`, at shutdown, or to make room for another conversation. Its actions run one at
  * a time. A browser that crashed is reported, and opened again by the next action.
  */
-import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { LiveState, LiveSurface } from '../tools/tool.ts';
 import type { BrowserIsolation } from './browser-isolation.ts';
 import type { BrowserSettings } from './browser-settings.ts';
 import { captureLiveState } from './browser-state.ts';
+import { makePrivateFolder } from '../core/private-modes.ts';
 
 /** What a session needs from its pool. */
 export interface SessionHost {
@@ -188,7 +188,7 @@ export class BrowserSession implements LiveSurface {
     const name = safeName(download.suggestedFilename());
     const path = join(this.downloads, name);
     try {
-      await mkdir(this.downloads, { recursive: true });
+      await makePrivateFolder(this.downloads);
       await download.saveAs(path);
       this.note(`Downloaded ${name} to ${path}.`);
     } catch (error) {

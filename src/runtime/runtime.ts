@@ -32,7 +32,6 @@ import type { ProfileResources } from './profile-resources.ts';
 import type { ReloadReport } from './profile-resources.ts';
 import { assertProfile } from './profile-check.ts';
 import { envFilePaths, privatePaths } from '../core/private-paths.ts';
-import { makePrivateFolder } from '../core/private-modes.ts';
 import { storeConversationMemory, type ConversationMemoryPlace } from '../memory/conversation-memory.ts';
 import type { LanguageServers } from '../tools/code/language-servers.ts';
 import { FileAccess } from '../tools/files/file-access.ts';
@@ -256,9 +255,8 @@ export class Runtime {
     const surfaces: LiveSurface[] = [];
     if (browserSettings.enabled) surfaces.push(this.#browsers.session(options.sessionKey, browserSettings, files));
     if (display && desktop) surfaces.push(new desktop.DesktopSession({ settings: desktopSettings, display: { name: display, xauthority: this.env.XAUTHORITY }, files }));
-    // Made here, private like all under OPERATOR_HOME, before a browser or the desktop saves
-    // there; should it fail, saving a file there says why.
-    if (surfaces.length > 0) await makePrivateFolder(files).catch(() => undefined);
+    // Not made here: the browser and the desktop make it (private, like all under OPERATOR_HOME)
+    // when they first save a file there, so a conversation that saves nothing leaves no folder.
     const settings = this.#subagentSettings;
     const subagents =
       settings.maxDepth > 0

@@ -8,7 +8,7 @@
  * of a crash and of idle close end that browser on purpose; the pool starts it again, which is
  * what they check.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../src/browser/browser-pool.ts';
@@ -146,8 +146,9 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
       expect(textOf(result)).toContain('ref "e999" is not in the latest snapshot of this tab');
     });
 
-    it('saves a download in the conversation folder and says so', async () => {
+    it('saves a download in the conversation folder, made private with the first file, and says so', async () => {
       const session = await open();
+      expect(existsSync(join(folder, 'downloads'))).toBe(false);
       await browse(session, { action: 'navigate', url: `${pages.url}/` });
       const snapshot = textOf(await browse(session, { action: 'snapshot' }));
       let said = textOf(await browse(session, { action: 'click', ref: refOf(snapshot, 'link "Download the report"') }));
@@ -158,6 +159,7 @@ whenChromiumInstalled('browser tool', 'the browser tool tests', () => {
       expect(said.split('Downloaded report.csv').length - 1).toBe(1);
       expect(existsSync(path)).toBe(true);
       expect(readFileSync(path, 'utf8')).toBe('day,count\nmon,3\n');
+      expect(statSync(join(folder, 'downloads')).mode & 0o777).toBe(0o700);
     });
 
     it('refuses this machine and private networks unless allowPrivateNetwork, and other schemes always', async () => {
