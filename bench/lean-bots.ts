@@ -1,20 +1,21 @@
 /**
- * The two bots the lean benchmark compares, started the same way: a process of their own,
- * pointed at a fake Telegram server (long polling) and the fake model. operator is
+ * The bots the lean benchmark compares, started the same way: a process of their own, pointed
+ * at a fake Telegram server (long polling) and the fake model. operator is
  * `node bin/operator.js start` (the compiled dist/ when it is fresh) with a new OPERATOR_HOME;
  * the bare bot is `node bench/out/lean-bare-bot.mjs`, `lean-bare-bot.ts` compiled by esbuild
- * (see {@link compileBareBot}).
+ * (see {@link compileBareBot}); the replaying bare bot is the same file sending operator's own
+ * model request, captured by {@link captureOperatorRequest}.
  */
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compiledIsFresh, freePort, root, spawnGateway } from './gateway-process.ts';
 import { benchHome } from './lib.ts';
 import { gatewayEnv } from './telegram-updates.ts';
 
-/** Which bot. */
-export type BotKind = 'bare' | 'operator';
+/** Which bot: `replay` is the bare bot sending operator's captured model request. */
+export type BotKind = 'bare' | 'replay' | 'operator';
 
 /** A bot process being measured. */
 export interface LeanBot {
@@ -38,6 +39,8 @@ export interface LeanFakes {
 
 const bareSource = join(root, 'bench', 'lean-bare-bot.ts');
 const bareCompiled = join(root, 'bench', 'out', 'lean-bare-bot.mjs');
+/** Where {@link captureOperatorRequest} writes the request the replaying bare bot sends. */
+export const replayBodyFile = join(root, 'bench', 'out', 'lean-operator-request.json');
 
 /** How the bare bot is built: `bundle` (the default) or `plain` (`OPERATOR_BENCH_LEAN_BARE`). */
 export function bareBuild(): 'bundle' | 'plain' {
@@ -67,9 +70,22 @@ export async function compileBareBot(): Promise<void> {
   });
 }
 
-/** Starts a bot of `kind` against `fakes`. */
+/**
+ * Writes operator's model request to {@link replayBodyFile}: `body` is the last request the fake
+ * model received, taken right after operator answered (no other bot was talking). Checked to be
+ * a request with tools, so a bare bot's small request is never replayed by mistake. Returns its
+ * size in bytes and its number of tools.
+ */
+export function captureOperatorRequest(body: string): { bytes: number; tools: number } {
+  const request = JSON.parse(body) as { tools?: unknown[]; messages?: unknown[] };
+  if (!request.tools?.length || !request.messages?.length) throw new Error(`lean: the last model request is not operator's (no tools or messages): ${body.slice(0, 200)}`);
+  writeFileSync(replayBodyFile, body);
+  return { bytes: Buffer.byteLength(body), tools: request.tools.length };
+}
+
+/** Starts a bot of `kind` against `fakes` (`replay` once {@link captureOperatorRequest} has run). */
 export async function spawnBot(kind: BotKind, fakes: LeanFakes): Promise<LeanBot> {
-  return kind === 'operator' ? spawnOperator(fakes) : spawnBare(fakes);
+  return kind === 'operator' ? spawnOperator(fakes) : spawnBare(kind, fakes);
 }
 
 async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
@@ -95,11 +111,13 @@ async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
   };
 }
 
-async function spawnBare(fakes: LeanFakes): Promise<LeanBot> {
+async function spawnBare(kind: 'bare' | 'replay', fakes: LeanFakes): Promise<LeanBot> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', TELEGRAM_BOT_TOKEN: fakes.telegram.token, TELEGRAM_API_ROOT: fakes.telegram.apiRoot, ANTHROPIC_BASE_URL: fakes.model.anthropicBaseURL };
+  if (kind === 'replay') env.LEAN_MODEL_BODY_FILE = replayBodyFile;
   const spawnedAt = process.hrtime.bigint();
   const child = spawn(process.execPath, [bareCompiled], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', TELEGRAM_BOT_TOKEN: fakes.telegram.token, TELEGRAM_API_ROOT: fakes.telegram.apiRoot, ANTHROPIC_BASE_URL: fakes.model.anthropicBaseURL },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -107,7 +125,7 @@ async function spawnBare(fakes: LeanFakes): Promise<LeanBot> {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    kind: 'bare',
+    kind,
     compiled: true,
     pid: child.pid!,
     spawnedAt,

@@ -6,6 +6,7 @@
  */
 import { cpuMs, residentKb } from './gateway-process.ts';
 import { spawnBot, type BotKind, type LeanBot, type LeanFakes } from './lean-bots.ts';
+import { idleConnectionsClosed } from './lean-connections.ts';
 import type { LeanTelegram, LeanTelegramServer } from './lean-telegram-process.ts';
 
 const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6;
@@ -84,18 +85,37 @@ export interface BurstFigures {
   cpuPerTurn: number;
   /** From queueing to the last reply (ms). */
   wallMs: number;
+  /** Waited before it for the fake to close the bot's idle connections (ms; `lean-connections.ts`). */
+  waitedMs: number;
 }
 
-/** One message in each of `chats`, all queued at once (getUpdates hands them over 100 at a time). */
+/**
+ * Resolves once the fake has closed every connection the bot left idle, so none is closed under a
+ * measured turn (see `lean-connections.ts`); with the time waited in ms.
+ */
+export function settled(running: Running): Promise<number> {
+  return idleConnectionsClosed(running.server.apiRoot);
+}
+
+/**
+ * One message in each of `chats`, all queued at once (getUpdates hands them over 100 at a time),
+ * once the bot's idle connections are closed.
+ */
 export async function burst(running: Running, chats: readonly number[]): Promise<BurstFigures> {
+  const waitedMs = await settled(running);
   const cpuBefore = cpuMs(running.bot.pid);
   const pushed = await running.server.push(chats, 'one of many at once');
-  await running.server.replied(chats, 120_000);
+  try {
+    await running.server.replied(chats, 120_000);
+  } catch (error) {
+    const answered = chats.filter((chat) => running.server.replies.has(chat)).length;
+    throw new Error(`${running.bot.kind}: ${answered} of ${chats.length} answered; ${error instanceof Error ? error.message : String(error)}\n${running.bot.output().slice(-4_000)}`, { cause: error });
+  }
   const cpu = cpuMs(running.bot.pid) - cpuBefore;
   let last = pushed;
   for (const chat of chats) if (running.server.replies.get(chat)! > last) last = running.server.replies.get(chat)!;
   const wallMs = ms(pushed, last);
-  return { turnsPerSecond: chats.length / (wallMs / 1000), cpuPerTurn: cpu / chats.length, wallMs };
+  return { turnsPerSecond: chats.length / (wallMs / 1000), cpuPerTurn: cpu / chats.length, wallMs, waitedMs };
 }
 
 /**

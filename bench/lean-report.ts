@@ -1,8 +1,10 @@
 /**
- * The lean benchmark's report: one row per figure with both bots' values, operator against the
- * bare bot (ratio and difference), the issue's target and whether operator meets it; printed as
- * a compact table, and returned as `BenchResult`s (the bare bot's value, then operator's with the
- * target worked out in the run's own units).
+ * The lean benchmark's report: one row per figure with the bots' values, operator against the
+ * bare bot (ratio and difference), the issue's target and whether operator meets it, then the
+ * bare bot replaying operator's request and, for the per-turn figures, operator's ratio to it
+ * (informative: what operator's own code costs once both send the same request); printed as a
+ * compact table, and returned as `BenchResult`s (the bare bot's value, operator's with the
+ * target worked out in the run's own units, the replaying bot's).
  */
 import type { BenchResult } from './lib.ts';
 
@@ -21,6 +23,10 @@ export interface LeanRow {
   unit: string;
   bare: number;
   operator: number;
+  /** The bare bot sending operator's captured model request. */
+  replay: number;
+  /** A per-turn figure: operator's ratio to the replaying bot is shown. */
+  perTurn?: boolean;
   target?: LeanTarget;
   note?: string;
   /** How operator ran for this figure (compiled dist/ or the sources through tsx). */
@@ -45,6 +51,11 @@ function compare(row: LeanRow): string {
   return `${(row.operator / row.bare).toFixed(2)}x, ${difference >= 0 ? '+' : ''}${format(difference)} ${row.unit}`;
 }
 
+/** operator against the replaying bot, for per-turn figures only. */
+function againstReplay(row: LeanRow): string {
+  return row.perTurn ? `${(row.operator / row.replay).toFixed(2)}x` : '';
+}
+
 function format(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   if (Math.abs(value) >= 100) return value.toFixed(0);
@@ -52,17 +63,22 @@ function format(value: number): string {
   return value.toFixed(2);
 }
 
-/** Prints the table (with how the bare bot ran) and returns the figures as results. */
-export function leanReport(rows: LeanRow[], bareRan: string): BenchResult[] {
+/**
+ * Prints the table (with how the bare bot ran, and what the replaying one sent) and returns the
+ * figures as results.
+ */
+export function leanReport(rows: LeanRow[], bareRan: string, replayRan: string): BenchResult[] {
   const modes = [...new Set(rows.map((row) => row.mode))];
   const cells = rows.map((row) => {
     const verdict = judge(row);
-    return [row.figure, `${format(row.bare)} ${row.unit}`, `${format(row.operator)} ${row.unit}`, compare(row), verdict?.text ?? '', verdict ? (verdict.pass ? 'ok' : 'MISSED') : ''];
+    const verdictCells = [verdict?.text ?? '', verdict ? (verdict.pass ? 'ok' : 'MISSED') : ''];
+    return [row.figure, `${format(row.bare)} ${row.unit}`, `${format(row.operator)} ${row.unit}`, compare(row), ...verdictCells, `${format(row.replay)} ${row.unit}`, againstReplay(row)];
   });
-  const header = ['figure', 'bare bot', 'operator', 'operator vs bare', 'target', ''];
+  const header = ['figure', 'bare bot', 'operator', 'operator vs bare', 'target', '', "bare, operator's request", 'operator vs it'];
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
   const line = (values: string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ').trimEnd();
-  process.stdout.write(`\n${line(header)}\n${cells.map(line).join('\n')}\noperator ran from ${modes.join('; ')}; the bare bot ${bareRan}\n\n`);
+  const footer = `operator ran from ${modes.join('; ')}; the bare bot ${bareRan}\nbare, operator's request ("replay" in the notes): ${replayRan}`;
+  process.stdout.write(`\n${line(header)}\n${cells.map(line).join('\n')}\n${footer}\n\n`);
 
   return rows.flatMap((row) => {
     const verdict = judge(row);
@@ -75,6 +91,7 @@ export function leanReport(rows: LeanRow[], bareRan: string): BenchResult[] {
         ...(verdict ? { target: verdict.text, pass: verdict.pass } : {}),
         note: [compare(row), row.note, verdict ? row.mode : undefined].filter(Boolean).join('; '),
       },
+      { name: `${row.figure}: bare bot, operator's request`, value: row.replay, unit: row.unit, ...(row.perTurn ? { note: `operator ${againstReplay(row)} it` } : {}) },
     ];
   });
 }
