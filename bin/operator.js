@@ -2,12 +2,17 @@
 // The `operator` command. Runs the compiled JavaScript in dist/ when it is at least as new as
 // every source file (`npm install` builds it), and the TypeScript sources through tsx otherwise,
 // so an edited checkout never runs stale code and an installed one starts without a compiler.
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { compiledIsCurrent } from './compiled.js';
 
 const compiled = compiledIsCurrent(fileURLToPath(new URL('..', import.meta.url)));
 let main;
 if (compiled) {
+  // Node 22.1 and newer keep the code they compiled for the next start (most of a start's
+  // compile time): beside dist/, as trusted as the code itself (not the shared temp folder), and
+  // emptied by every build. Where dist/ is read-only, the start only compiles again.
+  module.enableCompileCache?.(fileURLToPath(new URL('../dist/.compile-cache', import.meta.url)));
   ({ main } = await import('../dist/cli/main.js'));
 } else {
   const { register } = await import('tsx/esm/api');
