@@ -1,7 +1,8 @@
 /**
- * Markdown with one of each construct a reply commonly has. A formatter's first use compiles the
- * regular expressions of `marked`'s rules it tries, about 20 ms on this project's test machine;
- * an adapter's `warm` formats this once so that the first reply does not pay for it.
+ * Markdown with one of each construct a reply commonly has. A formatter's first use runs
+ * `marked`'s large rule expressions in V8's regular-expression interpreter, 40-60 ms on this
+ * project's test machine whatever the text (later uses take well under a millisecond); an
+ * adapter's `warm` formats this once so that the first reply does not pay for it.
  */
 export const markdownWarmUpSample = [
   '# A heading',
