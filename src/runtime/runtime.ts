@@ -207,11 +207,7 @@ export class Runtime {
    * loaded before, these modules would delay start-up by a few hundred milliseconds.
    */
   warm(): Promise<void> {
-    const quiet = (work: Promise<unknown>) => work.then(
-      () => undefined,
-      () => undefined,
-    );
-    return Promise.all([quiet(agentModules()), quiet(this.resources('default')), quiet(this.client.provider.warm())]).then(() => undefined);
+    return Promise.allSettled([agentModules(), this.resources('default'), this.client.provider.warm()]).then(() => undefined);
   }
 
   /** The resources of `profile`, loaded once and shared by its agents. */
