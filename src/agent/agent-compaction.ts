@@ -2,6 +2,7 @@
  * An Agent's compaction: whether one is due after a turn, and running one — the memory flush on
  * the cut plan first (`memory-flush.ts`), then the summary (`compaction.ts`).
  */
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { CompactionEntry } from '../session/types.ts';
 import type { Agent } from './agent.ts';
 import type { AgentEvent } from './agent-events.ts';
@@ -17,6 +18,8 @@ export interface CompactionHost {
   settings: CompactionSettings;
   /** The signal of the running turn or compaction. */
   signal(): AbortSignal;
+  /** The queued task's slot of the running turn or compaction (see `core/task-slot.ts`). */
+  slot(): TaskSlot | undefined;
   /** The context size as last measured, when known. */
   contextTokens(): number | undefined;
   /** A compaction entry was written: the context must be measured anew. */
@@ -69,6 +72,7 @@ export class AgentCompaction {
     const channel = reason === 'manual' ? this.#channel : (this.#channel = options.channel);
     const tree = await agent.session();
     const signal = this.#host.signal();
+    const slot = this.#host.slot();
     const emit = (event: AgentEvent) => this.#host.emit(event);
     return compactSession({
       tree,
@@ -79,9 +83,10 @@ export class AgentCompaction {
       provider: agent.options.provider,
       model: agent.options.model,
       signal,
+      slot,
       emit,
       compacted: () => this.#host.compacted(),
-      beforeSummary: (plan) => flushMemory({ agent, tree, plan, reason, channel, signal, reserveTokens: settings.reserveTokens, emit }),
+      beforeSummary: (plan) => flushMemory({ agent, tree, plan, reason, channel, signal, slot, reserveTokens: settings.reserveTokens, emit }),
     });
   }
 }

@@ -3,6 +3,7 @@ import type { ModelInfo } from '../llm/catalog.ts';
 import type { Cost } from '../llm/cost.ts';
 import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, ToolCallPart, Usage } from '../llm/types.ts';
 import type { SessionManager } from '../session/session-manager.ts';
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { LiveSurface, Tool, TurnContext } from '../tools/tool.ts';
 import type { ChangeLog } from '../tools/changes/change-log.ts';
 import type { ChangeRecorder } from '../tools/changes/file-change.ts';
@@ -93,6 +94,11 @@ export interface InvokeOptions {
    * alone, as any failure of a follow-up does.)
    */
   timeoutMs?: number;
+  /**
+   * The slot of the queued task running the call (see `core/task-slot.ts`): its model calls,
+   * its subagents' and its compaction's step out of it while they wait on the provider.
+   */
+  slot?: TaskSlot;
 }
 
 /** The outcome of one turn. */

@@ -5,6 +5,7 @@
  */
 import { AgentError, CancellationError, InternalError, errorMessage } from '../core/errors.ts';
 import { abortableSleep } from '../core/sleep.ts';
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { Cost } from '../llm/cost.ts';
 import type { AssistantMessage, Message, UserMessage, Usage } from '../llm/types.ts';
 import { SessionManager } from '../session/session-manager.ts';
@@ -70,6 +71,8 @@ export class Agent {
   #lastOffer: { tools: readonly Tool[]; cwd: string | undefined; turn?: TurnContext } | undefined;
   /** The turn a child made by `spawnChild` works under when its invocation names none: its parent's. */
   #inheritedTurn: TurnContext | undefined;
+  /** The queued task's slot of the running call (`invoke`, `runCompaction`), handed on to its model calls. */
+  #slot: TaskSlot | undefined;
   #lastPrompt: string | undefined;
   #followUps: string[] = [];
   #steering: string[] = [];
@@ -88,6 +91,7 @@ export class Agent {
       agent: this,
       settings: { ...defaultCompactionSettings, ...options.compaction },
       signal: () => this.#abort.signal,
+      slot: () => this.#slot,
       contextTokens: () => this.#contextTokens,
       compacted: () => (this.#contextTokens = undefined),
       emit: (event) => this.#emit(event),
@@ -138,6 +142,7 @@ export class Agent {
    */
   async invoke(input: string, options: InvokeOptions = {}): Promise<TurnResult> {
     this.#enter('turn');
+    this.#slot = options.slot;
     // A person's turn takes precedence over a background review of the conversation.
     this.#reviewer?.cancel();
     const deadline = startTurnDeadline(options.timeoutMs, (error) => this.#abort.abort(error));
@@ -157,6 +162,7 @@ export class Agent {
       return result;
     } finally {
       deadline?.clear();
+      this.#slot = undefined;
       this.#leave();
       this.#reviewer?.afterTurn(options.channel);
     }
@@ -214,13 +220,15 @@ export class Agent {
    * `memory-flush.ts`). Throws when busy or when the summary call fails (the transcript is then
    * untouched).
    */
-  async runCompaction(instructions?: string): Promise<CompactionEntry | undefined> {
+  async runCompaction(instructions?: string, options: { slot?: TaskSlot } = {}): Promise<CompactionEntry | undefined> {
     this.#enter('compaction');
+    this.#slot = options.slot;
     try {
       const entry = await this.#compaction.run('manual', { instructions });
       if (entry) await this.#emit({ type: 'save_point', sessionId: (await this.session()).id });
       return entry;
     } finally {
+      this.#slot = undefined;
       this.#leave();
     }
   }
@@ -452,6 +460,7 @@ export class Agent {
       tree,
       tools,
       turn,
+      slot: this.#slot,
       allowedTools: this.#allowedTools,
       takeSteering: () => this.#steering.splice(0),
       record: (usage) => this.#spent.record(usage, this.options.modelInfo),

@@ -4,6 +4,7 @@
  * falls between a tool call and its result, and a failed summary call changes nothing.
  */
 import { LLMError } from '../core/errors.ts';
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { Message, Provider } from '../llm/types.ts';
 import { messageText } from '../llm/types.ts';
 import type { SessionTree } from '../session/session-tree.ts';
@@ -152,7 +153,7 @@ export async function summarize(
   provider: Provider,
   model: string,
   plan: CutPlan,
-  options: { instructions?: string; signal?: AbortSignal; maxTokens?: number } = {},
+  options: { instructions?: string; signal?: AbortSignal; slot?: TaskSlot; maxTokens?: number } = {},
 ): Promise<string> {
   const parts = [];
   if (plan.previousSummary) parts.push(`An earlier summary of the conversation:\n<summary>\n${plan.previousSummary}\n</summary>`);
@@ -165,6 +166,7 @@ export async function summarize(
     messages: [{ role: 'user', content: [{ type: 'text', text: parts.join('\n\n') }] }],
     maxTokens: options.maxTokens ?? 4_096,
     signal: options.signal,
+    slot: options.slot,
   });
   for await (const event of stream) {
     if (event.type === 'error') throw event.error;
@@ -193,6 +195,8 @@ export async function compactSession(options: {
   provider: Provider;
   model: string;
   signal: AbortSignal;
+  /** The queued task's slot, which the summary call steps out of while it waits. */
+  slot?: TaskSlot;
   emit(event: AgentEvent): Promise<unknown[]>;
   /** Called once the entry is written, before `session_compact` goes out. */
   compacted(): void;
@@ -221,7 +225,7 @@ export async function compactSession(options: {
   } catch {
     // The flush is a bonus: the compaction goes on as it would without it.
   }
-  summary ??= await summarize(options.provider, options.model, plan, { instructions: options.instructions, signal: options.signal });
+  summary ??= await summarize(options.provider, options.model, plan, { instructions: options.instructions, signal: options.signal, slot: options.slot });
   const entry = (await tree.append({ type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore })) as CompactionEntry;
   options.compacted();
   await options.emit({ type: 'session_compact', entry, fromExtension });

@@ -85,6 +85,8 @@ export interface EngineOptions extends EngineHooks {
   changes?: ToolContext['changes'];
   /** The agent's children, for the subagent tools (see `ToolContext.subagents`). */
   subagents?: ToolContext['subagents'];
+  /** The queued task's slot, which model calls step out of while they wait (see `ToolContext.slot`). */
+  slot?: ToolContext['slot'];
   /** Where tools get the seat's files (see `ToolContext.files`); unset: no `files`. */
   files?: SeatFilesSource;
 }
@@ -243,6 +245,7 @@ export class Engine {
       temperature: this.options.temperature,
       reasoningEffort: this.options.reasoningEffort,
       signal,
+      slot: this.options.slot,
     };
     try {
       for await (const event of this.options.provider.stream(request)) {
@@ -335,6 +338,7 @@ export class Engine {
       surfaces: this.options.surfaces,
       changes: this.options.changes,
       subagents: this.options.subagents,
+      slot: this.options.slot,
       onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
     };
     const tool = this.#toolsByName.get(call.name);

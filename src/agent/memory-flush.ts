@@ -24,6 +24,7 @@
  *   summarized without a flush. Without a known context window it is skipped there.
  */
 import { errorMessage } from '../core/errors.ts';
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { Cost } from '../llm/cost.ts';
 import { addCost, computeCost, emptyCost } from '../llm/cost.ts';
 import type { Message, Usage } from '../llm/types.ts';
@@ -93,6 +94,8 @@ export interface MemoryFlushRun {
   channel: string | undefined;
   /** The compaction's signal: aborting it aborts the flush. */
   signal: AbortSignal;
+  /** The queued task's slot, which the flush's model calls step out of while they wait. */
+  slot?: TaskSlot;
   /** The compaction's `reserveTokens` (the overflow budget leaves room for an answer). */
   reserveTokens: number;
   settings?: Partial<MemoryFlushSettings>;
@@ -150,7 +153,7 @@ export async function flushMemory(run: MemoryFlushRun): Promise<MemoryFlushOutco
       }
     });
     if (run.signal.aborted) return await finish({ status: 'cancelled' });
-    const result = await flushing.invoke(memoryFlushPrompt, { channel: run.channel });
+    const result = await flushing.invoke(memoryFlushPrompt, { channel: run.channel, slot: run.slot });
     if (run.signal.aborted) return await finish({ status: 'cancelled' });
     // Stopped before a retry: the failure is the outcome (not an answer, not a person's stop).
     if (retryError !== undefined) return await finish({ status: 'failed', error: retryError });

@@ -6,7 +6,7 @@
 import type { Cost } from '../llm/cost.ts';
 import type { Usage, UserMessage } from '../llm/types.ts';
 import type { SessionTree } from '../session/session-tree.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, ToolContext } from '../tools/tool.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { Engine } from './engine.ts';
 import { liveStateMessages, surfacesByTool } from './live-state.ts';
@@ -22,6 +22,8 @@ export interface TurnEngineParts extends ToolCallParts {
   takeSteering(): string[];
   /** Counts a model call's usage; returns its cost. */
   record(usage: Usage): Cost;
+  /** The queued task's slot (see `ToolContext.slot`). */
+  slot: ToolContext['slot'];
 }
 
 /** A fresh engine for one attempt of a turn. */
@@ -44,6 +46,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     // retry): the session's leaf names the turn.
     changes: options.changeRecorder ?? options.changes?.forTurn(tree.leafId ?? 'turn'),
     subagents: options.subagents,
+    slot: parts.slot,
     files: options.files,
     getEphemeralMessages: async (signal) => [...(await liveStateMessages(options.surfaces ?? [], turn, signal)), ...((await options.getEphemeralMessages?.()) ?? [])],
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),

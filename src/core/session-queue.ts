@@ -6,16 +6,20 @@
  * cost nothing here; each operation costs a constant, times the number of groups when a slot is
  * handed on (the providers: a handful).
  *
- * A task waiting on I/O may step out of its slot (see `task-slot.ts`: a model call does, while the
- * provider is silent), so turns hanging on a provider hold no slot at all; at most `maxAway` tasks
- * are out at once, which bounds what they hold in memory, and one coming back goes first.
+ * A task waiting on I/O may step out of its slot (it is handed the slot, see `task-slot.ts`: a
+ * model call given it does, while the provider is silent), so turns hanging on a provider hold no
+ * slot at all; at most `maxAway` tasks are out at once, which bounds what they hold in memory, and
+ * one coming back goes first.
  */
-import { runInTaskSlot, type SlotAbsence, type TaskSlot } from './task-slot.ts';
+import type { SlotAbsence, TaskSlot } from './task-slot.ts';
 
 /** A per-key serial queue. */
 export interface SessionQueue {
-  /** Runs `task` after every earlier task of `key` has settled; resolves or rejects as it does. */
-  run<T>(key: string, task: () => Promise<T>, options?: RunOptions): Promise<T>;
+  /**
+   * Runs `task` after every earlier task of `key` has settled; resolves or rejects as it does.
+   * The task is handed its slot, to step out of while it waits on I/O (see `task-slot.ts`).
+   */
+  run<T>(key: string, task: (slot: TaskSlot) => Promise<T>, options?: RunOptions): Promise<T>;
   /** A task of `key` is running or waiting. */
   busy(key: string): boolean;
   /** Tasks of `key` running or waiting (0 when idle). */
@@ -94,7 +98,7 @@ interface Waiters {
  *
  * @example
  * const queue = createSessionQueue({ maxRunning: 64 });
- * await queue.run(message.sessionKey, () => agent.invoke(text), { group: 'anthropic' });
+ * await queue.run(message.sessionKey, (slot) => agent.invoke(text, { slot }), { group: 'anthropic' });
  */
 export function createSessionQueue(options: SessionQueueOptions = {}): SessionQueue {
   const lanes = new Map<string, Lane>();
@@ -178,7 +182,7 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
     }
     return new Promise((resolve) => returning.push({ name, start: resolve }));
   };
-  const runInSlot = async <T>(task: () => Promise<T>, name: string): Promise<T> => {
+  const runInSlot = async <T>(task: (slot: TaskSlot) => Promise<T>, name: string): Promise<T> => {
     await acquire(name);
     let held = true;
     let ended = false;
@@ -210,7 +214,7 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
       },
     };
     try {
-      return await runInTaskSlot(slot, task);
+      return await task(slot);
     } finally {
       ended = true;
       if (coming) await coming;
@@ -220,7 +224,7 @@ export function createSessionQueue(options: SessionQueueOptions = {}): SessionQu
   };
 
   return {
-    run<T>(key: string, task: () => Promise<T>, runOptions: RunOptions = {}): Promise<T> {
+    run<T>(key: string, task: (slot: TaskSlot) => Promise<T>, runOptions: RunOptions = {}): Promise<T> {
       let lane = lanes.get(key);
       if (!lane) {
         lane = { tail: Promise.resolve(), size: 0 };

@@ -1,12 +1,16 @@
 /**
- * A running task's slot in a session queue (see `session-queue.ts`), reachable from deep inside
- * the task: a model call steps out of the slot while it waits on the provider and back in before
- * the task goes on, so turns waiting on a provider that hangs take no slot an unrelated
- * conversation needs. Code running outside any queued task finds no slot and steps nowhere.
+ * A running task's slot in a session queue (see `session-queue.ts`), handed to the task and passed
+ * down by hand to where it waits: a model call steps out of the slot while it waits on the
+ * provider and back in before the task goes on, so turns waiting on a provider that hangs take no
+ * slot an unrelated conversation needs. A call given no slot (a test's agent, the Workers build,
+ * a reviewer's call after the turn) steps nowhere.
+ *
+ * Passed explicitly rather than found through `AsyncLocalStorage`: on Node 20 a storage that has
+ * run once turns on promise hooks for every promise the process makes, which cost 1-1.6 ms of CPU
+ * per chat turn (a tenth of it; `bench/RESULTS.md`, issue 33).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** The slot of the queued task the caller runs in. */
+/** The slot of a queued task. */
 export interface TaskSlot {
   /**
    * Steps out of the slot for a wait on I/O: the slot goes to the next task waiting for one.
@@ -20,25 +24,4 @@ export interface TaskSlot {
 export interface SlotAbsence {
   /** Resolves once the task holds a running slot again (ahead of tasks not yet begun). */
   back(): Promise<void>;
-}
-
-const current = new AsyncLocalStorage<TaskSlot>();
-
-/** Runs `task` with `slot` as the slot of everything it does (its awaits and callbacks included). */
-export function runInTaskSlot<T>(slot: TaskSlot, task: () => Promise<T>): Promise<T> {
-  return current.run(slot, task);
-}
-
-/**
- * Steps out of the slot of the queued task the caller runs in (see {@link TaskSlot.leave}):
- * `undefined` when it runs in none (a test's agent, the Workers build, a reviewer's call after
- * the turn), so there is nothing to step out of.
- *
- * @example
- * const away = leaveTaskSlot();
- * if (away === 'full') throw new Error('too many waiting');
- * try { await call(); } finally { await away?.back(); }
- */
-export function leaveTaskSlot(): SlotAbsence | 'full' | undefined {
-  return current.getStore()?.leave();
 }

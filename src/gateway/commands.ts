@@ -94,7 +94,7 @@ const commands: Command[] = [
     groupAdminOnly: true,
     async run({ gateway, message }) {
       const conversation = await gateway.conversations.get(message);
-      const entry = await gateway.queue.run(message.sessionKey, () => conversation.agent.runCompaction());
+      const entry = await gateway.queue.run(message.sessionKey, (slot) => conversation.agent.runCompaction(undefined, { slot }));
       return entry ? `Summarized ${formatTokens(entry.tokensBefore)} of earlier conversation.` : 'Nothing to summarize yet.';
     },
   },

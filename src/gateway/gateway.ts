@@ -371,7 +371,7 @@ export class Gateway {
   #queueTurn(adapter: ChannelAdapter, sessionKey: string, key: string, provider: string): void {
     const lane = this.#lanes.get(sessionKey);
     lane.turns++;
-    const turn = this.queue.run(sessionKey, async () => {
+    const turn = this.queue.run(sessionKey, async (slot) => {
       await this.#opened;
       // Stopping: what has not begun is answered after the restart.
       if (this.#stopping) return;
@@ -381,7 +381,7 @@ export class Gateway {
       const carried = [...lane.carried];
       try {
         const conversation = await this.conversations.get(batch[0]!.message);
-        await this.#runner.run(adapter, conversation, batch[0]!.message, { batch, lane });
+        await this.#runner.run(adapter, conversation, batch[0]!.message, { batch, lane, slot });
       } finally {
         for (const done of [...carried, ...batch.map((item) => item.key), ...lane.steering.taken]) {
           if (lane.carried.includes(done)) continue;

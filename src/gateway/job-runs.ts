@@ -39,15 +39,15 @@ export async function runJobTurn(parts: JobRunParts, job: Job, scheduledFor: num
   if (!adapter) return { status: 'error', error: `no ${job.target.address.platform} channel is running` };
   const message = scheduledMessage(job, scheduledFor, Date.now());
   parts.remember(message);
-  return parts.queue.run(message.sessionKey, async () => {
+  return parts.queue.run(message.sessionKey, async (slot) => {
     // Taken in the queue's slot: a /profile while the job waited replaces the live conversation.
     const live = await parts.conversations.get(message);
     // A job runs with the profile it was created with, also after the conversation was bound to another.
     const conversation = live.profile === job.profile ? live : await parts.conversations.borrow(live, job.profile);
-    if (conversation === live) return parts.runner.run(adapter, conversation, message, { job });
+    if (conversation === live) return parts.runner.run(adapter, conversation, message, { job, slot });
     live.scheduledRun = true;
     try {
-      return await parts.runner.run(adapter, conversation, message, { job });
+      return await parts.runner.run(adapter, conversation, message, { job, slot });
     } finally {
       live.scheduledRun = false;
       conversation.agent.dispose();

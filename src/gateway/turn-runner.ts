@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { ChannelAdapter, ConversationAddress, InboundMessage, OutboundFile } from '../channels/types.ts';
 import { AgentError, TurnTimeoutError, errorMessage } from '../core/errors.ts';
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { TurnContext } from '../tools/tool.ts';
@@ -33,8 +34,12 @@ import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
 import { opsTokens, type OpsEvents, type TurnStatus } from './ops/ops-events.ts';
 
-/** What a turn answers: a person's messages (taken together, from their conversation's lane) or a scheduled job. */
-export type TurnSource = { batch: WaitingMessage[]; lane: TurnLane } | { job: Job };
+/**
+ * What a turn answers: a person's messages (taken together, from their conversation's lane) or a
+ * scheduled job; with the slot of the queued task running it, which its model calls step out of
+ * while they wait (see `core/task-slot.ts`).
+ */
+export type TurnSource = ({ batch: WaitingMessage[]; lane: TurnLane } | { job: Job }) & { slot?: TaskSlot };
 
 /** What the turn runner works with (the gateway's parts). */
 export interface TurnRunnerOptions {
@@ -175,7 +180,7 @@ export class TurnRunner {
       const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
-      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, turn: await this.#turnContext(conversation, message, job) });
+      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn: await this.#turnContext(conversation, message, job) });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';

@@ -4,6 +4,7 @@
  * in the session tree and compared byte for byte.
  */
 import type { ProviderError } from '../core/errors.ts';
+import type { TaskSlot } from '../core/task-slot.ts';
 
 /** Plain text. */
 export interface TextPart {
@@ -158,6 +159,11 @@ export interface ModelRequest {
    */
   reasoningEffort?: ReasoningEffort;
   signal?: AbortSignal;
+  /**
+   * The slot of the queued task making the call (see `core/task-slot.ts`): the call steps out of
+   * it while it waits on the provider. Unset: the call holds whatever its caller holds.
+   */
+  slot?: TaskSlot;
 }
 
 /**

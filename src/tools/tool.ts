@@ -3,6 +3,7 @@
  * JSON Schema for the model is generated from it) and returns text or images.
  */
 import * as z from 'zod';
+import type { TaskSlot } from '../core/task-slot.ts';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 import type { ChangeRecorder } from './changes/file-change.ts';
 import type { SubagentControl } from './agents/subagent-control.ts';
@@ -118,6 +119,11 @@ export interface ToolContext {
   changes?: ChangeRecorder;
   /** The agent's children, for the subagent tools; unset where it may not start any. */
   subagents?: SubagentControl;
+  /**
+   * The slot of the queued task running the turn (see `core/task-slot.ts`); a tool that makes
+   * model calls of its own (the subagents') hands it on, so they step out of it while they wait.
+   */
+  slot?: TaskSlot;
   /**
    * The seat's files, through the turn's file worker in its sandbox (see `files/seat-files.ts`):
    * how a tool that is not operator's own (an extension's) reads and writes files confined to what

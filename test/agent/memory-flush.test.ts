@@ -8,6 +8,7 @@ import { BackgroundReviewer, reviewMarker } from '../../src/agent/reviewer.ts';
 import type { ModelInfo } from '../../src/llm/catalog.ts';
 import { createMemoryTool } from '../../src/tools/resources/memory.ts';
 import { createHarness } from '../helpers/agent-harness.ts';
+import { inQueuedTask } from '../helpers/counted-slot.ts';
 import type { Harness } from '../helpers/agent-harness.ts';
 import { echoTool } from '../helpers/test-tools.ts';
 
@@ -117,6 +118,38 @@ describe('memory flush before compaction', () => {
     expect(entry?.summary).toBe('SUMMARY');
     expect(harness.server.requests.length - before).toBe(4);
     expect(flushEvents(harness)).toHaveLength(1);
+  });
+
+  it("hands the queued task's slot to the turn's, the flush's and the summary's model calls, so each waits out of it", async () => {
+    const memory = profileMemory();
+    harness = await createHarness({ agent: { tools: [memory.tool], modelInfo: tiny, compaction: { reserveTokens: 2_000, keepRecentTokens: 10 } } });
+    harness.server.enqueue({ text: 'first answer', usage: { input: 100, output: 10 } });
+    await harness.agent.invoke('I am Ada; deploys go through #releases.', { channel: 'telegram:1' });
+    harness.server.enqueue(
+      { text: 'second answer', usage: { input: 9_000, output: 10 } },
+      { ...saveCall('Deploys go through #releases.'), usage: { input: 1_000, output: 20 } },
+      { text: 'saved one fact', usage: { input: 1_100, output: 5 } },
+      { text: 'THE SUMMARY' },
+    );
+    const before = harness.server.requests.length;
+    const turn = await inQueuedTask((slot) => harness!.agent.invoke('second question', { channel: 'telegram:1', slot }));
+    // The turn's call, the flush's two and the summary: four calls, each out and back once.
+    expect(harness.server.requests.length - before).toBe(4);
+    expect(turn.counts).toEqual({ leaves: 4, backs: 4 });
+    expect(turn.after).toEqual({ running: 0, away: 0 });
+    expect(harness.types(['session_compact'])).toEqual(['session_compact']);
+
+    // A manual compaction run in a queued task (the /compact command): its flush and summary too.
+    harness.server.enqueue({ text: 'third answer' }, { text: 'fourth answer' }, { text: 'nothing new to save' }, { text: 'SUMMARY AGAIN' });
+    await harness.agent.invoke('third question', { channel: 'telegram:1' });
+    await harness.agent.invoke('fourth question', { channel: 'telegram:1' });
+    const manual = await inQueuedTask((slot) => harness!.agent.runCompaction(undefined, { slot }));
+    expect(manual.result?.summary).toBe('SUMMARY AGAIN');
+    expect(manual.counts).toEqual({ leaves: 2, backs: 2 });
+    // Without a slot (a call outside the queue), nothing is left: the next turn holds none.
+    harness.server.enqueue({ text: 'fifth answer' });
+    const outside = await inQueuedTask(() => harness!.agent.invoke('fifth question', { channel: 'telegram:1' }));
+    expect(outside.counts).toEqual({ leaves: 0, backs: 0 });
   });
 
   it('does nothing without a memory tool', async () => {

@@ -13,6 +13,7 @@ import type { ModelClient } from '../../src/llm/model-client.ts';
 import { defineTool, type Tool } from '../../src/tools/tool.ts';
 import type { RecordedRequest, ReplySpec } from '../fakes/fake-model-server.ts';
 import { createHarness, type Harness } from '../helpers/agent-harness.ts';
+import { inQueuedTask } from '../helpers/counted-slot.ts';
 import { echoTool, gateTool } from '../helpers/test-tools.ts';
 
 let harness: Harness | undefined;
@@ -120,6 +121,21 @@ describe('subagents', () => {
     // The child's session is kept.
     const childSession = await agent.sessions.open(`${parentKey}:agent:${id}`);
     expect(JSON.stringify(childSession.buildContext().messages)).toContain('found the bug in login.ts');
+  });
+
+  it("hands the parent's queue slot to its child's model calls, so a child waiting on the model holds no slot either", async () => {
+    const { agent } = await setup({ child: () => ({ text: 'child answer' }) });
+    scriptParent([
+      { toolCalls: [{ id: 's1', name: 'spawn_agent', arguments: { task: 'look around' } }] },
+      (request) => ({ toolCalls: [{ id: 'w1', name: 'wait', arguments: { agent_id: spawnedId(JSON.stringify(request.body.messages)) } }] }),
+    ]);
+    const { result, counts, after } = await inQueuedTask((slot) => agent.invoke('look around for me', { slot }));
+    expect(result.text).toBe('parent done');
+    // The parent's three calls and the child's one.
+    expect(childRequests()).toHaveLength(1);
+    expect(harness!.server.requests).toHaveLength(4);
+    expect(counts).toEqual({ leaves: 4, backs: 4 });
+    expect(after).toEqual({ running: 0, away: 0 });
   });
 
   it('wait returns the answer, and the child is charged to the parent', async () => {

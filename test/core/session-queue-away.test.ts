@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSessionQueue } from '../../src/core/session-queue.ts';
-import { leaveTaskSlot } from '../../src/core/task-slot.ts';
+import type { TaskSlot } from '../../src/core/task-slot.ts';
 
 /** A promise resolved from outside. */
 function gate() {
@@ -18,8 +18,8 @@ function gate() {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A task that waits on `io` out of its slot, then on `work` in it; `log` hears where it is. */
-const waiting = (name: string, io: Promise<void>, log: string[], work: Promise<void> = Promise.resolve()) => async () => {
-  const away = leaveTaskSlot();
+const waiting = (name: string, io: Promise<void>, log: string[], work: Promise<void> = Promise.resolve()) => async (slot: TaskSlot) => {
+  const away = slot.leave();
   if (away === 'full') {
     log.push(`${name} full`);
     return;
@@ -76,12 +76,12 @@ describe('tasks stepping out of their slot', () => {
     const queue = createSessionQueue({ maxRunning: 1 });
     const first = gate();
     const second = gate();
-    const done = queue.run('a', async () => {
-      const one = leaveTaskSlot();
-      const two = leaveTaskSlot();
+    const done = queue.run('a', async (slot) => {
+      const one = slot.leave();
+      const two = slot.leave();
       await Promise.all([first.opened.then(() => (one as { back(): Promise<void> }).back()), second.opened.then(() => (two as { back(): Promise<void> }).back())]);
       // Out again, and the task ends there.
-      leaveTaskSlot();
+      slot.leave();
     });
     await settle();
     expect([queue.running, queue.away]).toEqual([0, 1]);
@@ -92,7 +92,16 @@ describe('tasks stepping out of their slot', () => {
     await queue.run('b', async () => expect(queue.running).toBe(1));
   });
 
-  it('finds no slot outside a queued task', () => {
-    expect(leaveTaskSlot()).toBeUndefined();
+  it('stays put when the task has ended: a call it started that outlives it leaves nothing', async () => {
+    const queue = createSessionQueue({ maxRunning: 1 });
+    let kept: TaskSlot | undefined;
+    await queue.run('a', async (slot) => {
+      kept = slot;
+    });
+    const away = kept!.leave();
+    expect(away).not.toBe('full');
+    await (away as { back(): Promise<void> }).back();
+    expect([queue.running, queue.away]).toEqual([0, 0]);
+    await queue.run('b', async () => expect(queue.running).toBe(1));
   });
 });

@@ -358,7 +358,7 @@ export class Subagents implements SubagentControl {
       const answers: string[] = [];
       try {
         for (let next: string | undefined = input; next !== undefined; ) {
-          const result = await agent.invoke(next, { channel: context.turn?.sessionKey, turn });
+          const result = await agent.invoke(next, { channel: context.turn?.sessionKey, turn, slot: context.slot });
           if (result.text.trim() !== '') answers.push(result.text);
           if (result.aborted) {
             status = child.overBudget ? 'over-budget' : 'stopped';

@@ -66,7 +66,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     name: providerName,
     stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const builder = new AssistantMessageBuilder(providerName, request.model);
-      return runProviderStream(builder, request.signal, () => streamEvents(client, request, builder, timeouts));
+      return runProviderStream(builder, request, () => streamEvents(client, request, builder, timeouts));
     },
   };
 }

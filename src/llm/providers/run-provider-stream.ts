@@ -1,7 +1,6 @@
 import { ProviderError } from '../../core/errors.ts';
-import { leaveTaskSlot } from '../../core/task-slot.ts';
 import { classifyError } from '../classify-error.ts';
-import type { StreamEvent } from '../types.ts';
+import type { ModelRequest, StreamEvent } from '../types.ts';
 import type { AssistantMessageBuilder } from './assistant-message-builder.ts';
 
 /**
@@ -16,17 +15,18 @@ import type { AssistantMessageBuilder } from './assistant-message-builder.ts';
  *   partial message.
  *
  * While the call waits on the provider, the turn holds no running slot of the gateway's queue
- * (see `core/task-slot.ts`): turns hanging on a provider keep no one else waiting. It takes a slot
+ * (the request's `slot`, see `core/task-slot.ts`): turns hanging on a provider keep no one else
+ * waiting. It takes a slot
  * again before the last event, so what the turn does next (tools) counts as before. When as many
  * turns as allowed already wait on providers, the call fails at once, not retried: the person is
  * told the provider is overloaded instead of waiting behind a queue that may never move.
  */
 export async function* runProviderStream(
   builder: AssistantMessageBuilder,
-  signal: AbortSignal | undefined,
+  { signal, slot }: Pick<ModelRequest, 'signal' | 'slot'>,
   produce: () => AsyncIterable<StreamEvent>,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const away = leaveTaskSlot();
+  const away = slot?.leave();
   if (away === 'full') {
     yield { type: 'error', error: waitingFull(builder.provider), partial: builder.message('error') };
     return;
