@@ -15,7 +15,7 @@
  * turn's kept seat: it gets the lesser of that seat and the one of where it runs, so a job an
  * admin set in a group has the group's tools in the admin's direct messages too.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { toolGroups, type ToolGroup } from './config/schema.ts';
 import type { Tool, TurnContext, Workspace } from '../tools/tool.ts';
@@ -74,7 +74,7 @@ export class TurnAccess {
     const granted = kept ? lesserSeat(here, kept) : here;
     if (granted.owner) return { workspace: { cwd: this.#cwd, roots: [this.#cwd, dirname(tempDirectory)] }, seat: granted, owner: true };
     const own = join(tempDirectory, keySegment(seat.sessionKey));
-    await this.#ensure(own);
+    this.#ensure(own);
     const workspace: Workspace = granted.workspace === 'own' ? { cwd: own, roots: [own], hidden: this.#hidden } : { cwd: this.#cwd, roots: [this.#cwd, own], hidden: this.#hidden };
     return { tools: this.#offered(tools, granted.groups), workspace, seat: granted, owner: false };
   }
@@ -95,9 +95,14 @@ export class TurnAccess {
     return names;
   }
 
-  async #ensure(folder: string): Promise<void> {
+  /**
+   * Makes the seat's own folder once per process. Synchronous, like the store's writes: one mkdir
+   * of microseconds, where `fs.promises` adds a thread-pool round trip that cost a new
+   * conversation about 0.2 ms of CPU in a burst of them (bench/RESULTS.md, issue 33).
+   */
+  #ensure(folder: string): void {
     if (this.#folders.has(folder)) return;
-    await mkdir(folder, { recursive: true, mode: privateFolderMode });
+    mkdirSync(folder, { recursive: true, mode: privateFolderMode });
     if (this.#folders.size >= maxKnownFolders) this.#folders.clear();
     this.#folders.add(folder);
   }

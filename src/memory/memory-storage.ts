@@ -3,7 +3,7 @@
  * the Worker keeps MEMORY.md and USER.md in KV instead, with the same document logic on top, so a
  * memory behaves the same whichever runtime the agent runs in.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { writeFileAtomic } from '../core/atomic-write.ts';
 
 /** Reads and replaces the whole text of a memory file (or its archive) by its location. */
@@ -22,6 +22,9 @@ export const fileMemoryStorage: MemoryStorage = {
    */
   async read(location) {
     try {
+      // Mostly missing (a person or conversation with no memory yet): a stat tells so without the
+      // cost of an ENOENT error object.
+      if (statSync(location, { throwIfNoEntry: false }) === undefined) return '';
       return readFileSync(location, 'utf8');
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ENOENT') return '';

@@ -44,13 +44,14 @@ export function endsWithoutNewline(fd: number, size: number): boolean {
 
 /** The records of the log file at `path`, a torn last line included; `[]` when there is none. */
 export async function readRecords(path: string): Promise<string[]> {
-  let text: string;
+  let text: string | undefined;
   try {
     text = await readWhole(path);
   } catch (error) {
     if (isNotFound(error)) return [];
     throw error;
   }
+  if (text === undefined) return [];
   const records = text.split('\n');
   // Empty lines can only come from a repaired torn line (see OpenLogs.append) or the final newline;
   // they are not records.
@@ -58,14 +59,17 @@ export async function readRecords(path: string): Promise<string[]> {
 }
 
 /**
- * The file as text, read with as few reads as its size allows: `fsp.readFile` reads in 512 KiB
+ * The file as text (undefined when there is none), read with as few reads as its size allows: `fsp.readFile` reads in 512 KiB
  * chunks, which is measurably slower on multi-megabyte session logs.
  */
-async function readWhole(path: string): Promise<string> {
+async function readWhole(path: string): Promise<string | undefined> {
   // A missing or small log (a new conversation, a short one) is read at once: through the thread
-  // pool that costs more than the read. Large ones are read without holding the event loop.
-  const { size } = statSync(path);
-  if (size <= syncReadLimit) return readFileSync(path, 'utf8');
+  // pool that costs more than the read. Large ones are read without holding the event loop. A
+  // missing one is told without an exception (a new conversation's log: an error object and its
+  // stack cost several times the stat).
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return undefined;
+  if (stat.size <= syncReadLimit) return readFileSync(path, 'utf8');
   const handle = await fsp.open(path, 'r');
   try {
     // Stat again through the handle: the log may have grown since.
