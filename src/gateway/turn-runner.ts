@@ -30,6 +30,7 @@ import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
+import { typingBudget, type TypingBudget } from './typing-budget.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
 import { opsTokens, type OpsEvents, type TurnStatus } from './ops/ops-events.ts';
@@ -81,6 +82,8 @@ type Settlement = 'answered' | 'left';
 /** Runs turns and delivers their replies. */
 export class TurnRunner {
   readonly #options: TurnRunnerOptions;
+  /** Each platform's typing indicators, shared by its conversations (see `typing-budget.ts`). */
+  readonly #typingBudgets = new Map<string, TypingBudget>();
 
   constructor(options: TurnRunnerOptions) {
     this.#options = options;
@@ -150,7 +153,7 @@ export class TurnRunner {
       // that would bring the entry back, to be answered again after a restart.
       onPreview: first === undefined ? undefined : (id) => (noting = noting.then(() => this.#notePreview(first, id))),
     });
-    const typing = keepTyping(adapter, address);
+    const typing = keepTyping(adapter, address, this.#typingBudget(adapter.platform));
     const { subagents } = agent.options;
     const progress = subagents && new SubagentProgress(adapter, address, { replyTo, log });
     const stopProgress = subagents?.onProgress((lines) => progress!.update(lines));
@@ -312,6 +315,12 @@ export class TurnRunner {
   }
 
   /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large). */
+  #typingBudget(platform: string): TypingBudget {
+    let budget = this.#typingBudgets.get(platform);
+    if (!budget) this.#typingBudgets.set(platform, (budget = typingBudget()));
+    return budget;
+  }
+
   #fileReports(adapter: ChannelAdapter, message: InboundMessage): InboundFileReports {
     const { log } = this.#options;
     return {
