@@ -47,19 +47,30 @@ const saveCall = (content: string, target = 'memory') => ({ toolCalls: [{ name: 
 const text = (value: unknown) => JSON.stringify(value);
 const flushEvents = (h: Harness) => h.events.filter((event): event is AgentEventOf<'memory_flush'> => event.type === 'memory_flush');
 
+/**
+ * An agent with the memory tool and a small window, one turn in; the next turn crosses the
+ * compaction threshold, and its replies are queued: the answer, the flush (one save, then its
+ * closing line) and the summary.
+ */
+async function crossingTheThreshold(): Promise<{ harness: Harness; memory: ReturnType<typeof profileMemory> }> {
+  const memory = profileMemory();
+  harness = await createHarness({ agent: { tools: [memory.tool], modelInfo: tiny, compaction: { reserveTokens: 2_000, keepRecentTokens: 10 } } });
+  harness.server.enqueue({ text: 'first answer', usage: { input: 100, output: 10 } });
+  await harness.agent.invoke('I am Ada; deploys go through #releases.', { channel: 'telegram:1' });
+  harness.server.enqueue(
+    { text: 'second answer', usage: { input: 9_000, output: 10 } },
+    { ...saveCall('Deploys go through #releases.'), usage: { input: 1_000, output: 20 } },
+    { text: 'saved one fact', usage: { input: 1_100, output: 5 } },
+    { text: 'THE SUMMARY' },
+  );
+  return { harness, memory };
+}
+
 describe('memory flush before compaction', () => {
   it('saves facts of the part about to be summarized, then summarizes (threshold)', async () => {
-    const memory = profileMemory();
-    harness = await createHarness({ agent: { tools: [memory.tool], modelInfo: tiny, compaction: { reserveTokens: 2_000, keepRecentTokens: 10 } } });
-    harness.server.enqueue({ text: 'first answer', usage: { input: 100, output: 10 } });
-    await harness.agent.invoke('I am Ada; deploys go through #releases.', { channel: 'telegram:1' });
-    harness.server.enqueue(
-      { text: 'second answer', usage: { input: 9_000, output: 10 } },
-      // The flush: one save, then its closing line.
-      { ...saveCall('Deploys go through #releases.'), usage: { input: 1_000, output: 20 } },
-      { text: 'saved one fact', usage: { input: 1_100, output: 5 } },
-      { text: 'THE SUMMARY' },
-    );
+    const crossing = await crossingTheThreshold();
+    harness = crossing.harness;
+    const { memory } = crossing;
     await harness.agent.invoke('second question', { channel: 'telegram:1' });
 
     const [, parentLast, flushFirst, flushSecond, summary] = harness.server.requests;
@@ -121,16 +132,7 @@ describe('memory flush before compaction', () => {
   });
 
   it("hands the queued task's slot to the turn's, the flush's and the summary's model calls, so each waits out of it", async () => {
-    const memory = profileMemory();
-    harness = await createHarness({ agent: { tools: [memory.tool], modelInfo: tiny, compaction: { reserveTokens: 2_000, keepRecentTokens: 10 } } });
-    harness.server.enqueue({ text: 'first answer', usage: { input: 100, output: 10 } });
-    await harness.agent.invoke('I am Ada; deploys go through #releases.', { channel: 'telegram:1' });
-    harness.server.enqueue(
-      { text: 'second answer', usage: { input: 9_000, output: 10 } },
-      { ...saveCall('Deploys go through #releases.'), usage: { input: 1_000, output: 20 } },
-      { text: 'saved one fact', usage: { input: 1_100, output: 5 } },
-      { text: 'THE SUMMARY' },
-    );
+    harness = (await crossingTheThreshold()).harness;
     const before = harness.server.requests.length;
     const turn = await inQueuedTask((slot) => harness!.agent.invoke('second question', { channel: 'telegram:1', slot }));
     // The turn's call, the flush's two and the summary: four calls, each out and back once.
