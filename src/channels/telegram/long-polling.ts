@@ -77,7 +77,12 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
   const { signal, log, scrub, link } = options;
   let offset: number | undefined;
   let failures = 0;
+  let handed = false;
   while (!signal.aborted) {
+    // The turns of updates just handed over go first to their first wait (their model call is
+    // written out) before the next poll is: written first, it sat on each new turn's path.
+    if (handed) await new Promise((resolve) => setImmediate(resolve));
+    handed = false;
     let updates;
     try {
       updates = await bot.api.getUpdates({ offset, timeout: options.timeoutSeconds, allowed_updates: options.allowedUpdates }, grammySignal(signal));
@@ -121,6 +126,7 @@ export async function runLongPolling(bot: Bot, options: LongPollingOptions): Pro
         break;
       }
       offset = id + 1;
+      handed = true;
     }
     // A batch of nothing but such updates would come back at once: not in a tight loop.
     if (unconfirmable > 0 && unconfirmable === updates.length) await pause(growingPause(options.firstRetryDelayMs, 1), signal);
