@@ -314,13 +314,14 @@ export class TurnRunner {
     return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
   }
 
-  /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large). */
+  /** The typing indicators' budget of `platform`, made with its first turn. */
   #typingBudget(platform: string): TypingBudget {
     let budget = this.#typingBudgets.get(platform);
     if (!budget) this.#typingBudgets.set(platform, (budget = typingBudget()));
     return budget;
   }
 
+  /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large). */
   #fileReports(adapter: ChannelAdapter, message: InboundMessage): InboundFileReports {
     const { log } = this.#options;
     return {

@@ -59,8 +59,8 @@ export async function readRecords(path: string): Promise<string[]> {
 }
 
 /**
- * The file as text (undefined when there is none), read with as few reads as its size allows: `fsp.readFile` reads in 512 KiB
- * chunks, which is measurably slower on multi-megabyte session logs.
+ * The file as text (undefined when there is none), read with as few reads as its size allows:
+ * `fsp.readFile` reads in 512 KiB chunks, which is measurably slower on multi-megabyte session logs.
  */
 async function readWhole(path: string): Promise<string | undefined> {
   // A missing or small log (a new conversation, a short one) is read at once: through the thread
