@@ -101,6 +101,23 @@ describe('telegram outbound', () => {
     expect(error.retryAfterMs).toBe(120_000);
   });
 
+  it('tries a typing indicator once: a 429 fails at once, even with a short retry_after, and is still reported', async () => {
+    const waits: number[] = [];
+    const limited: number[] = [];
+    const { telegram, adapter } = await start({ retry: { attempts: 3, sleep: async (ms) => void waits.push(ms), onRateLimited: (ms) => void limited.push(ms) } });
+    telegram.failNext('sendChatAction', { status: 429, retryAfter: 1 });
+    const error = await failure(adapter.typing(dm));
+    expect(waits).toEqual([]);
+    expect(limited).toEqual([1000]);
+    expect(telegram.callsOf('sendChatAction')).toHaveLength(1);
+    expect(error).toMatchObject({ retryable: true, retryAfterMs: 1000 });
+    // A message in the same state is still waited out and sent.
+    telegram.failNext('sendMessage', { status: 429, retryAfter: 1 });
+    await adapter.send(dm, { text: 'still sent' });
+    expect(waits).toEqual([1000]);
+    expect(telegram.messages(42).map((message) => message.text)).toEqual(['still sent']);
+  });
+
   it('classifies failures: other 4xx final, 5xx and network retryable', async () => {
     const { telegram, adapter } = await start();
     telegram.failNext('sendMessage', { status: 403, description: 'Forbidden: bot was blocked by the user' });

@@ -11,11 +11,15 @@ import { toDeliveryError, type Scrub } from './telegram-errors.ts';
 
 export { defaultRetryPolicy, type RetryPolicy } from '../rate-limit-retry.ts';
 
-/** A function calling the Bot API method `method` with the policy's retries and scrubbed errors. */
-export type CallTelegram = <T>(method: string, call: () => Promise<T>) => Promise<T>;
+/**
+ * A function calling the Bot API method `method` with the policy's retries and scrubbed errors;
+ * with `once`, a 429 fails at once (still reported to the policy), for calls worth nothing late.
+ */
+export type CallTelegram = <T>(method: string, call: () => Promise<T>, options?: { once?: boolean }) => Promise<T>;
 
 /** Makes a {@link CallTelegram} for a policy and a token scrubber. */
 export function createCallTelegram(policy: RetryPolicy, scrub: Scrub): CallTelegram {
   const retryAfterMs = (error: unknown) => (error instanceof GrammyError && error.error_code === 429 ? (error.parameters.retry_after ?? 1) * 1000 : undefined);
-  return (method, call) => retryRateLimited(policy, call, retryAfterMs, (error) => toDeliveryError(error, method, scrub));
+  const once: RetryPolicy = { ...policy, attempts: 1 };
+  return (method, call, options) => retryRateLimited(options?.once ? once : policy, call, retryAfterMs, (error) => toDeliveryError(error, method, scrub));
 }

@@ -133,8 +133,11 @@ export function createTelegramOutbound(api: Api, call: CallTelegram, log: (line:
       await editChunk(chatIdOf(address), Number(messageId), first!, keyboardOf(message.buttons));
     },
 
+    // Tried once: an indicator is worth nothing late (one shown after the answer would say the bot
+    // is still writing), and while the bot is at Telegram's limit each call is one fewer for a
+    // message. The gateway shows it again at its next renewal.
     async typing(address) {
-      await call('sendChatAction', () => api.sendChatAction(chatIdOf(address), 'typing', topicParams(address)));
+      await call('sendChatAction', () => api.sendChatAction(chatIdOf(address), 'typing', topicParams(address)), { once: true });
     },
 
     async setCommands(commands) {
