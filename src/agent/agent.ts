@@ -71,8 +71,6 @@ export class Agent {
   #lastOffer: { tools: readonly Tool[]; cwd: string | undefined; turn?: TurnContext } | undefined;
   /** The turn a child made by `spawnChild` works under when its invocation names none: its parent's. */
   #inheritedTurn: TurnContext | undefined;
-  /** The queued task's slot of the running call (`invoke`, `runCompaction`), handed on to its model calls. */
-  #slot: TaskSlot | undefined;
   #lastPrompt: string | undefined;
   #followUps: string[] = [];
   #steering: string[] = [];
@@ -91,7 +89,7 @@ export class Agent {
       agent: this,
       settings: { ...defaultCompactionSettings, ...options.compaction },
       signal: () => this.#abort.signal,
-      slot: () => this.#slot,
+      slot: () => this.#phases.slot,
       contextTokens: () => this.#contextTokens,
       compacted: () => (this.#contextTokens = undefined),
       emit: (event) => this.#emit(event),
@@ -141,8 +139,7 @@ export class Agent {
    * includes a `TurnTimeoutError` when `options.timeoutMs` passes first.
    */
   async invoke(input: string, options: InvokeOptions = {}): Promise<TurnResult> {
-    this.#enter('turn');
-    this.#slot = options.slot;
+    this.#enter('turn', options.slot);
     // A person's turn takes precedence over a background review of the conversation.
     this.#reviewer?.cancel();
     const deadline = startTurnDeadline(options.timeoutMs, (error) => this.#abort.abort(error));
@@ -162,7 +159,6 @@ export class Agent {
       return result;
     } finally {
       deadline?.clear();
-      this.#slot = undefined;
       this.#leave();
       this.#reviewer?.afterTurn(options.channel);
     }
@@ -221,14 +217,12 @@ export class Agent {
    * untouched).
    */
   async runCompaction(instructions?: string, options: { slot?: TaskSlot } = {}): Promise<CompactionEntry | undefined> {
-    this.#enter('compaction');
-    this.#slot = options.slot;
+    this.#enter('compaction', options.slot);
     try {
       const entry = await this.#compaction.run('manual', { instructions });
       if (entry) await this.#emit({ type: 'save_point', sessionId: (await this.session()).id });
       return entry;
     } finally {
-      this.#slot = undefined;
       this.#leave();
     }
   }
@@ -460,7 +454,7 @@ export class Agent {
       tree,
       tools,
       turn,
-      slot: this.#slot,
+      slot: this.#phases.slot,
       allowedTools: this.#allowedTools,
       takeSteering: () => this.#steering.splice(0),
       record: (usage) => this.#spent.record(usage, this.options.modelInfo),
@@ -489,9 +483,9 @@ export class Agent {
     this.#listeners.tell(event);
   }
 
-  #enter(phase: AgentPhase): void {
+  #enter(phase: AgentPhase, slot?: TaskSlot): void {
     if (this.lifecycle.state === 'DISPOSED') throw new InternalError('The agent was disposed');
-    this.#phases.enter(phase);
+    this.#phases.enter(phase, slot);
     if (this.#abort.signal.aborted) this.#abort = new AbortController();
   }
 
