@@ -7,9 +7,8 @@ export interface BubblewrapInvocation {
   network: boolean;
   /**
    * With the network on: a network namespace of the command's own, which the spawner joins to the
-   * outside with slirp4netns before the command starts (see `own-network.ts`); bwrap makes it, or
-   * shares the one `unshare` made around it. Otherwise a command with the network on shares this
-   * machine's.
+   * outside with slirp4netns before the command starts (see `own-network.ts`); bwrap shares the
+   * one `unshare` made around it. Otherwise a command with the network on shares this machine's.
    */
   ownNetwork?: OwnNetworkSpec;
   /** In the order `planMounts` gives. */
@@ -28,7 +27,8 @@ export interface BubblewrapInvocation {
 export function bubblewrapArgs(invocation: BubblewrapInvocation): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
   const ownNetwork = invocation.network && invocation.ownNetwork !== undefined;
-  if (!invocation.network || (ownNetwork && invocation.ownNetwork?.unshare === undefined)) args.push('--unshare-net');
+  // Its own network's namespace is made around bwrap (`own-network.ts` says why).
+  if (!invocation.network) args.push('--unshare-net');
   // The spawner learns the sandbox's process id, and the command waits for its go.
   if (ownNetwork) args.push('--info-fd', String(ownNetworkFds.info), '--block-fd', String(ownNetworkFds.block));
   // Unprivileged, bubblewrap gives the command no capabilities anyway.

@@ -1,8 +1,9 @@
 /**
  * Whether sandboxed commands with the network on can have a network namespace of their own:
- * `slirp4netns` is installed, the kernel's tap device (`/dev/net/tun`) is there and, when operator
- * is not root, util-linux's `unshare` can make the namespaces around bwrap (as root, it starts
- * slirp4netns in a mount namespace of its own; see `own-network.ts`).
+ * `slirp4netns` is installed, the kernel's tap device (`/dev/net/tun`) is there and util-linux's
+ * `unshare` can make the namespaces around bwrap (when operator is not root, a user namespace that
+ * maps the user to itself too; as root, it also starts slirp4netns in a mount namespace of its
+ * own; see `own-network.ts`).
  * Checked without starting a sandbox, so start-up stays as fast as before; `operator doctor`
  * starts a real one. Without it, network-on means sharing this machine's network, and start-up
  * says so.
@@ -29,7 +30,7 @@ export const slirp4netnsInstall = 'apt-get install slirp4netns';
 
 const unshareChecked = new Map<string, boolean>();
 
-/** Finds `slirp4netns`, the tap device it needs and, unprivileged, an `unshare` that maps the current user. */
+/** Finds `slirp4netns`, the tap device it needs and an `unshare` (unprivileged, one that maps the current user). */
 export function detectSlirp4netns(options: DetectSlirp4netnsOptions = {}): Slirp4netnsDetection {
   if (process.platform !== 'linux') return { found: false, reason: `slirp4netns needs Linux, and this is ${process.platform}` };
   const searchPath = `${options.searchPath ?? ''}${path.delimiter}/usr/bin${path.delimiter}/usr/local/bin`;
@@ -41,13 +42,13 @@ export function detectSlirp4netns(options: DetectSlirp4netnsOptions = {}): Slirp
   const unshare = findExecutable('unshare', searchPath);
   if (process.getuid?.() === 0) {
     // Its sandbox's unmounts would otherwise reach this machine's shared mounts (see `own-network.ts`).
-    if (unshare === undefined) return { found: false, reason: 'operator is root, and then slirp4netns needs util-linux\'s `unshare` to keep its sandbox\'s unmounts to itself' };
-    return { found: true, spec: { slirp4netns, privateMounts: unshare } };
+    if (unshare === undefined) return { found: false, reason: 'operator is root, and then slirp4netns needs util-linux\'s `unshare` to make the network namespace and keep its sandbox\'s unmounts to itself' };
+    return { found: true, spec: { slirp4netns, unshare, root: true } };
   }
   if (unshare === undefined || !mapsCurrentUser(unshare)) {
     return { found: false, reason: 'operator is not root, and then slirp4netns needs util-linux 2.38 or newer (`unshare --map-current-user`)' };
   }
-  return { found: true, spec: { slirp4netns, unshare } };
+  return { found: true, spec: { slirp4netns, unshare, root: false } };
 }
 
 /** Whether this `unshare` knows `--map-current-user` (util-linux 2.38); asked once per executable. */

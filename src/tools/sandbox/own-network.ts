@@ -7,10 +7,15 @@
  * of this machine's loopback (`--disable-host-loopback`, and the namespace's own `lo`) and none
  * of its abstract UNIX sockets (they belong to a network namespace) are reachable.
  *
- * When operator is not root, bubblewrap's own network namespace belongs to a user namespace that
- * no process stays in (bubblewrap nests a second one to mount `/dev/pts`), which slirp4netns
- * cannot join. Then `unshare` makes a user namespace (mapping the user to itself) and the network
- * namespace around `bwrap`, which shares it, and slirp4netns joins `bwrap`'s own namespaces.
+ * The network namespace is made by util-linux's `unshare` around `bwrap`, which shares it, and
+ * slirp4netns joins `bwrap`'s own namespaces. When operator is not root, `unshare` makes a user
+ * namespace (mapping the user to itself) too: bubblewrap's own network namespace would belong to a
+ * user namespace that no process stays in (bubblewrap nests a second one to mount `/dev/pts`),
+ * which slirp4netns cannot join. As root, bubblewrap could make the namespace itself, but then it
+ * adds `127.0.0.1` to the namespace's `lo` while slirp4netns, already started, brings `lo` up
+ * (which adds that address too): when slirp4netns came first, bubblewrap's request failed and it
+ * stopped before the command ran (`bwrap: loopback: Failed RTM_NEWADDR`, seen under load). With
+ * the namespace made outside, bubblewrap leaves `lo` alone and slirp4netns alone brings it up.
  *
  * As root, slirp4netns confines itself in a mount namespace of its own (`--enable-sandbox`), where
  * it makes only `/` private before it detaches the old root: a mount below `/` that this machine
@@ -30,13 +35,14 @@ import type { Readable, Writable } from 'node:stream';
 export interface OwnNetworkSpec {
   /** The `slirp4netns` executable (found by `detectSlirp4netns`). */
   slirp4netns: string;
-  /** Set when operator is not root: the `unshare` that makes the namespaces around `bwrap`. */
-  unshare?: string;
   /**
-   * Set when operator is root: the `unshare` that starts slirp4netns in a mount namespace whose
+   * util-linux's `unshare`: it makes the network namespace (and, when operator is not root, a
+   * user namespace) around `bwrap`, and as root starts slirp4netns in a mount namespace whose
    * mounts are all private, so the unmounts of its own sandbox do not reach this machine's.
    */
-  privateMounts?: string;
+  unshare: string;
+  /** Whether operator runs as root (then slirp4netns confines itself in a sandbox of its own). */
+  root: boolean;
 }
 
 /**
@@ -58,12 +64,12 @@ export const ownNetworkResolvConf = 'nameserver 10.0.2.3\n';
 const maxKeptChars = 4_096;
 
 /**
- * The program to spawn for a sandbox with a network of its own: `bwrap` itself, or, when
- * `spec.unshare` is set, `bwrap` inside a user and network namespace `unshare` makes.
+ * The program to spawn for a sandbox with a network of its own: `bwrap` inside the network
+ * namespace (and, when not root, the user namespace) `unshare` makes.
  */
 export function ownNetworkCommand(file: string, args: readonly string[], spec: OwnNetworkSpec): { file: string; args: string[] } {
-  if (spec.unshare === undefined) return { file, args: [...args] };
-  return { file: spec.unshare, args: ['--user', '--map-current-user', '--net', '--', file, ...args] };
+  const namespaces = spec.root ? ['--net'] : ['--user', '--map-current-user', '--net'];
+  return { file: spec.unshare, args: [...namespaces, '--', file, ...args] };
 }
 
 /**
@@ -73,7 +79,7 @@ export function ownNetworkCommand(file: string, args: readonly string[], spec: O
  * of its own, no capabilities), which needs privileges an unprivileged slirp4netns lacks.
  */
 export function slirp4netnsArgs(pid: number, spec: OwnNetworkSpec): string[] {
-  const confined = spec.unshare === undefined ? ['--enable-sandbox', '--enable-seccomp'] : ['--enable-seccomp'];
+  const confined = spec.root ? ['--enable-sandbox', '--enable-seccomp'] : ['--enable-seccomp'];
   return ['--configure', '--mtu=65520', '--disable-host-loopback', ...confined, '--ready-fd=3', '--exit-fd=4', String(pid), 'tap0'];
 }
 
@@ -113,13 +119,12 @@ export function attachOwnNetwork(child: ChildProcess, spec: OwnNetworkSpec, onFa
   info.setEncoding('utf8');
   info.on('data', (chunk: string) => (written = (written + chunk).slice(0, maxKeptChars)));
   info.on('end', () => {
-    // Once bwrap has written it, the namespaces exist: with `unshare` they are bwrap's own (it
-    // runs after `unshare` made them), else those of the sandbox's process.
+    // Once bwrap has written it, it runs in the namespaces `unshare` made (`unshare` execs it:
+    // the spawned process is bwrap).
     const sandboxPid = childPid(written);
-    // Without a process id bwrap failed before the namespace was made, and says so itself.
+    // Without a process id bwrap failed before it started the sandbox, and says so itself.
     if (stopped || sandboxPid === undefined || child.pid === undefined) return;
-    const pid = spec.unshare === undefined ? sandboxPid : child.pid;
-    slirp = startSlirp4netns(spec, pid, {
+    slirp = startSlirp4netns(spec, child.pid, {
       ready: () => {
         if (stopped) return;
         ready = true;
@@ -151,14 +156,13 @@ function childPid(text: string): number | undefined {
 }
 
 /**
- * The program that runs slirp4netns for `pid`'s namespace: slirp4netns itself, or, when
- * `spec.privateMounts` is set, `unshare`, which execs it (same process) in a mount namespace
- * whose mounts are all private.
+ * The program that runs slirp4netns for `pid`'s namespace: slirp4netns itself, or, as root,
+ * `unshare`, which execs it (same process) in a mount namespace whose mounts are all private.
  */
 export function slirp4netnsCommand(pid: number, spec: OwnNetworkSpec): { file: string; args: string[] } {
   const args = slirp4netnsArgs(pid, spec);
-  if (spec.privateMounts === undefined) return { file: spec.slirp4netns, args };
-  return { file: spec.privateMounts, args: ['--mount', '--propagation', 'private', '--', spec.slirp4netns, ...args] };
+  if (!spec.root) return { file: spec.slirp4netns, args };
+  return { file: spec.unshare, args: ['--mount', '--propagation', 'private', '--', spec.slirp4netns, ...args] };
 }
 
 /**
