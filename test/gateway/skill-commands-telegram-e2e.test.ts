@@ -108,7 +108,7 @@ describe('skills as commands through the gateway (Telegram, web)', () => {
     chat.inGroup('/deploy production', member);
     expect(await lastText(group, before)).toBe('Done for the group.');
     const input = userTexts(model.requests.at(-1)!).at(-1)!;
-    expect(input).toMatch(/^\[Bea\]: Run the skill "deploy" with: production\n\n<skill name="deploy" /);
+    expect(input).toMatch(/^\[Bea · telegram:2002\] \(speaker\): Run the skill "deploy" with: production\n\n<skill name="deploy" /);
     expect(input).toContain('DEPLOY-STEPS');
     // The same turn a member's plain message gets: none of the owner's tools that act on the machine.
     for (const tool of ['shell', 'write_file', 'edit_file']) expect(chat.lastToolNames()).not.toContain(tool);
