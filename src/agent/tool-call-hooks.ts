@@ -1,13 +1,16 @@
 /**
  * What happens around each tool call of a turn: before it, extensions may block it and the
- * guardrails decide (block, halt the turn, or ask a person); after it, extensions may patch the
- * result, listeners see it, and the guardrails may redact, warn or halt. A guardrail that throws
+ * guardrails decide (block, halt the turn, or ask a person), and in a turn whose context holds
+ * untrusted content a call that acts needs a person's yes too (`tools/turn-taint.ts`: one question
+ * for both); after it, extensions may patch the result, listeners see it, the guardrails may
+ * redact, warn or halt, and what the result brought in taints the turn. A guardrail that throws
  * blocks the call (or withholds its result) and is reported as `guardrail_failed`, which the
  * gateway logs with the reason.
  */
 import { CancellationError } from '../core/errors.ts';
 import type { ToolCallPart } from '../llm/types.ts';
-import type { TurnContext } from '../tools/tool.ts';
+import type { Tool, TurnContext } from '../tools/tool.ts';
+import { noteSource, taintDecision } from '../tools/turn-taint.ts';
 import type { AgentEvent } from './agent-events.ts';
 import type { EngineHooks } from './engine.ts';
 import type { EngineEvent } from './engine-events.ts';
@@ -30,6 +33,8 @@ export interface ToolCallParts {
   halt(reason: Error): void;
   /** Asks a person whether `call` may run. */
   askApproval(call: ToolCallPart, reason: string): Promise<boolean>;
+  /** The turn's tool of that name (what it acts on and brings in, for the turn's taint). */
+  toolNamed?(name: string): Tool | undefined;
 }
 
 /** The engine's `beforeToolCall` and `afterToolCall` for one turn. */
@@ -47,11 +52,15 @@ export function toolCallHooks(parts: ToolCallParts): Required<Pick<EngineHooks, 
         parts.halt(new CancellationError(`Halted by guardrail: ${decision.reason}`));
         return { block: true, reason: `halted: ${decision.reason}` };
       }
-      if (decision.action === 'ask' && !(await parts.askApproval(call, decision.reason))) {
-        return { block: true, reason: `not approved: ${decision.reason}` };
+      const taint = taintDecision(parts.turn?.taint, parts.toolNamed?.(call.name), call);
+      if (taint?.action === 'block') return { block: true, reason: taint.reason };
+      const asks = [decision.action === 'ask' ? decision.reason : undefined, taint?.reason].filter((reason) => reason !== undefined);
+      if (asks.length > 0 && !(await parts.askApproval(call, asks.join('; ')))) {
+        return { block: true, reason: `not approved: ${asks.join('; ')}` };
       }
     },
     async afterToolCall(call, result) {
+      noteSource(parts.turn?.taint, parts.toolNamed?.(call.name), call);
       let patched = await parts.extensions.patchToolResult(call, { ...result, terminate: false }, parts.context);
       parts.emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
       const decision = await parts.guardrails.after(call, patched);

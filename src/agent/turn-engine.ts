@@ -50,7 +50,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     files: options.files,
     getEphemeralMessages: async (signal) => [...(await liveStateMessages(options.surfaces ?? [], turn, signal)), ...((await options.getEphemeralMessages?.()) ?? [])],
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
-    ...toolCallHooks(parts),
+    ...toolCallHooks({ ...parts, toolNamed: (name) => parts.tools.find((tool) => tool.name === name) }),
     onEvent: async (event) => {
       if (event.type === 'message_end') {
         await tree.appendMessage(event.message);

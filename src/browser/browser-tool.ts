@@ -16,6 +16,9 @@ import { firstLine } from './browser-state.ts';
 import { ActionError, runAction, whereNow, type ActionArgs } from './browser-actions.ts';
 import { describeRef } from './page-snapshot.ts';
 
+/** The actions that may change something behind a page (submit a form, send a message). */
+const actingActions: ReadonlySet<string> = new Set(['click', 'type', 'press', 'select']);
+
 /** The actions, in the order the model reads them. */
 export const browserActions = [
   'open',
@@ -64,6 +67,10 @@ export function createBrowserTool(): Tool<typeof parameters> {
   return defineTool({
     name: 'browser',
     machine: 'browser',
+    // A click, typing, a key or a choice may submit a form; looking and moving around does not.
+    acts: (args) => typeof args['action'] === 'string' && actingActions.has(args['action']),
+    // Whatever page is open may say anything, and its state rides along with each model call.
+    untrustedSource: (args) => (args['action'] === 'navigate' || args['action'] === 'open') && typeof args['url'] === 'string' ? `a page in the browser (${args['url'].slice(0, 200)})` : 'a page in the browser',
     description,
     parameters,
     timeoutMs: 120_000,

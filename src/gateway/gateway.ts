@@ -23,6 +23,7 @@ import { createGatewayPipelines, startScheduledPipeline } from './pipelines/gate
 import { asSkillTurn, skillCommandOf, skillsFor } from './skill-commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, requiresMention, turnText } from './conversations.ts';
+import { SessionTaints } from './session-taint.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool, queueFile } from './files/send-file-tool.ts';
@@ -183,6 +184,7 @@ export class Gateway {
       answeredButKept: (keys) => keys.forEach((key) => this.#answeredKeys.add(key)),
       previewShown: (key, previewId) => this.#previews.set(key, previewId),
       ops: this.ops,
+      taints: new SessionTaints({ store: this.runtime.store, mode: this.config.taint.mode, log: (line) => this.log(line) }),
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);

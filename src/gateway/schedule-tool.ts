@@ -43,6 +43,8 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
   return defineTool({
     name: 'schedule',
     machine: 'none',
+    // A job runs later with this seat's tools: making or changing one acts; listing does not.
+    acts: (args) => args['action'] !== 'list',
     description:
       'Schedule a follow-up in this conversation: a reminder, a recurring job or a check-back. When it fires you get its ' +
       'prompt as a message marked as scheduled, and your answer is sent here. create needs prompt and exactly one of ' +

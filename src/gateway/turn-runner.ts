@@ -14,7 +14,7 @@ import type { SessionTree } from '../session/session-tree.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import { readSeat } from '../tools/turn-seat.ts';
 import type { Conversation } from './conversations.ts';
-import { tempDirectoryOf } from './conversations.ts';
+import { recentChatFrame, tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
@@ -30,6 +30,7 @@ import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
+import type { SessionTaints } from './session-taint.ts';
 import { typingBudget, type TypingBudget } from './typing-budget.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
@@ -68,6 +69,8 @@ export interface TurnRunnerOptions {
   ops?: OpsEvents;
   /** How long a model call of `provider` may show nothing before the person is told it is slow (`notifyAfterSeconds`). */
   notifyAfterMs(provider: string): number;
+  /** The sessions' taint (`taint.mode`): what untrusted content each turn's context holds. */
+  taints?: SessionTaints;
 }
 
 /** How a turn ended, noted along the way for its report. */
@@ -183,7 +186,7 @@ export class TurnRunner {
       const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
-      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn: await this.#turnContext(conversation, message, job) });
+      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn: await this.#turnContext(conversation, message, job, { sessionId: tree.id, input }) });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';
@@ -295,7 +298,7 @@ export class TurnRunner {
    * that person may use there and the workspace they work in. A job's turn has no more than the
    * seat of the turn that set it (kept with the job; none kept: the least seat).
    */
-  async #turnContext(conversation: Conversation, message: InboundMessage, job: Job | undefined): Promise<TurnContext> {
+  async #turnContext(conversation: Conversation, message: InboundMessage, job: Job | undefined, session: { sessionId: string; input: string }): Promise<TurnContext> {
     const { platform, conversationId, threadId } = message.address;
     const admin = this.#options.isAdmin(platform, message.sender.id);
     const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
@@ -304,6 +307,10 @@ export class TurnRunner {
     const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled: job !== undefined, ...access };
     const attach = this.#options.attachFile;
     if (attach) context.attachFile = (path, name) => attach(context, path, name);
+    // What untrusted content the context holds: earlier tool results, other people's messages.
+    const othersHeard = message.scope === 'group' && session.input.includes(recentChatFrame);
+    const taints = this.#options.taints;
+    if (taints) context.taint = await taints.begin({ sessionId: session.sessionId, scope: message.scope, speaker: `${platform}:${message.sender.id}`, othersHeard });
     return context;
   }
 

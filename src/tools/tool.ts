@@ -3,6 +3,7 @@
  * JSON Schema for the model is generated from it) and returns text or images.
  */
 import * as z from 'zod';
+import type { TurnTaint } from './turn-taint.ts';
 import type { TaskSlot } from '../core/task-slot.ts';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 import type { ChangeRecorder } from './changes/file-change.ts';
@@ -52,6 +53,11 @@ export interface TurnContext {
    * there is no chat to send to.
    */
   attachFile?(path: string, name?: string): Promise<string>;
+  /**
+   * What untrusted content the turn's context holds (see `turn-taint.ts`): a call that acts
+   * then needs a person's yes. Unset where nothing is tracked (the terminal chat).
+   */
+  taint?: TurnTaint;
 }
 
 /**
@@ -152,6 +158,17 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
    * commands are.
    */
   machine?: MachineAccess | 'none';
+  /**
+   * Whether a call acts on the world (changes files, runs something, submits in a page, schedules,
+   * sends a file): in a turn whose context holds untrusted content it needs a person's yes. Unset:
+   * by `machine` (`write`, `shell`, `desktop` and an unsaid one act).
+   */
+  acts?: boolean | ((args: Record<string, unknown>) => boolean);
+  /**
+   * What untrusted content a call's result brings into the context (`a web page (https://…)`),
+   * or undefined when none: the turn is tainted from then on (see `turn-taint.ts`).
+   */
+  untrustedSource?(args: Record<string, unknown>): string | undefined;
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
   /**
    * What a call will act on, found before it runs (the name and role of the button a browser

@@ -8,6 +8,7 @@ import type { BrowserConfig, BrowserSettings } from '../../browser/browser-setti
 import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
 import type { SubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
+import type { TaintMode } from '../../tools/turn-taint.ts';
 import type { ReasoningEffort } from '../../llm/types.ts';
 import type { BusyMode, DmPolicy, GroupPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
@@ -114,6 +115,8 @@ export interface GatewayConfig {
   maxTurnsWaitingOnModel: number;
   /** Longest a turn may take, in seconds (600). */
   turnTimeoutSeconds: number;
+  /** What a tainted turn does with a call that acts (`approve`; see `tools/turn-taint.ts`). */
+  taint: { mode: TaintMode };
   /** Model calls that send nothing fail after these many seconds (unset: the provider's default). */
   modelTimeouts: ModelTimeouts;
   /** Seconds turns in flight may finish after SIGTERM or Ctrl+C (25). */

@@ -10,6 +10,7 @@ import { defaultDesktopSettings } from '../../desktop/desktop-settings.ts';
 import { defaultSubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import * as z from 'zod';
 import { reasoningEfforts } from '../../llm/types.ts';
+import { taintModes } from '../../tools/turn-taint.ts';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
 /** The chat platforms the gateway serves. */
@@ -372,6 +373,17 @@ export const operatorConfigSchema = z
       .max(86_400)
       .default(600)
       .describe('Longest a turn may take, tools and retries included; then it stops and the person is told it took too long.'),
+    taint: z
+      .strictObject({
+        mode: z
+          .enum(taintModes)
+          .default('approve')
+          .describe(
+            'What a turn whose context holds untrusted content (a web page, the browser, other people\'s messages in a group) does with a tool call that acts (files changed, commands, a click or typing in a page, schedule, send_file): "approve" (default: a person answers first, told what tainted the turn), "block" (refused), "off" (not checked).',
+          ),
+      })
+      .prefault({})
+      .describe('Untrusted content cannot pull the trigger: see docs/security.md, "Untrusted content".'),
     modelTimeouts: z
       .strictObject({
         ...modelTimeoutFields('for every provider', 'MODEL', { firstByte: 'Anthropic 60, OpenAI 180', idle: 'Anthropic 60, OpenAI 120' }),

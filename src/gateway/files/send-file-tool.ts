@@ -36,6 +36,8 @@ export function createSendFileTool(options: SendFileToolOptions): Tool<typeof pa
   return defineTool({
     name: 'send_file',
     machine: 'read',
+    // Sends what it reads into the chat: an injected page must not pick the file.
+    acts: true,
     description:
       'Send a file to the person you are talking with in this chat (a report, an export, an image you made). It goes ' +
       'out right after your reply; say in your reply what it is, do not paste its content. At most 10 files per reply.',

@@ -88,6 +88,8 @@ export function createWebFetchTool(options: WebFetchToolOptions): Tool<typeof pa
   return defineTool({
     name: 'web_fetch',
     machine: 'browser',
+    // Anyone may have written a page: what it says taints the turn (see `turn-taint.ts`).
+    untrustedSource: (args) => `a web page (${String(args['url']).slice(0, 200)})`,
     description,
     parameters,
     // The fetch's own limit answers first, with a clearer message; this only catches a hang.

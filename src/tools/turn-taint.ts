@@ -1,0 +1,85 @@
+/**
+ * Untrusted content cannot pull the trigger. A turn is tainted once its context holds content no
+ * person of the turn's own seat wrote: a web page (`web_fetch`, the browser), other people's
+ * messages in a group. In a tainted turn a tool call that acts (changes files, runs commands,
+ * submits in a page, schedules, sends a file) needs a person's yes even where the seat has the
+ * tool (`approve`, the default), or is refused (`block`); `off` checks nothing. The approval
+ * question names what tainted the turn. This is a second line behind the sandbox and the seat's
+ * grants, never instead of them: it keeps text the model read from choosing what runs.
+ */
+import type { ToolCallPart } from '../llm/types.ts';
+import type { Tool } from './tool.ts';
+
+/** What a tainted turn does with a call that acts: ask a person, refuse it, or nothing. */
+export type TaintMode = 'approve' | 'block' | 'off';
+
+/** The taint modes, for config validation. */
+export const taintModes: readonly TaintMode[] = ['approve', 'block', 'off'];
+
+/** How many sources an approval question names; the rest are counted. */
+const namedSources = 3;
+
+/**
+ * What untrusted content a turn's context holds (shared by the turn's tools, its subagents and
+ * the gateway, which keeps it with the session). Sources are short descriptions, kept once each.
+ */
+export class TurnTaint {
+  readonly mode: TaintMode;
+  readonly #sources: string[];
+  readonly #onAdd: ((source: string) => void) | undefined;
+
+  constructor(mode: TaintMode, sources: readonly string[] = [], onAdd?: (source: string) => void) {
+    this.mode = mode;
+    this.#sources = [...new Set(sources)];
+    this.#onAdd = onAdd;
+  }
+
+  /** Notes that the context now holds `source` (a no-op for one already noted). */
+  add(source: string): void {
+    if (this.#sources.includes(source)) return;
+    this.#sources.push(source);
+    this.#onAdd?.(source);
+  }
+
+  /** Whether the context holds anything untrusted. */
+  get tainted(): boolean {
+    return this.#sources.length > 0;
+  }
+
+  get sources(): readonly string[] {
+    return this.#sources;
+  }
+
+  /** `a web page (https://…) and 2 more`: what tainted the turn, for an approval question. */
+  describe(): string {
+    const named = this.#sources.slice(0, namedSources);
+    const more = this.#sources.length - named.length;
+    const list = named.length > 1 ? `${named.slice(0, -1).join('; ')}; and ${named.at(-1)}` : (named[0] ?? 'nothing');
+    return more > 0 ? `${list} (and ${more} more)` : list;
+  }
+}
+
+/** Whether `call` of `tool` acts: the tool says (`acts`), else by what it does to the machine. */
+export function callActs(tool: Tool | undefined, call: ToolCallPart): boolean {
+  if (tool === undefined) return true;
+  if (typeof tool.acts === 'function') return tool.acts(call.arguments);
+  if (typeof tool.acts === 'boolean') return tool.acts;
+  return tool.machine === undefined || tool.machine === 'write' || tool.machine === 'shell' || tool.machine === 'desktop';
+}
+
+/** What a tainted turn decides for `call`: nothing (it may run), ask a person, or refuse. */
+export function taintDecision(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart): { action: 'ask' | 'block'; reason: string } | undefined {
+  if (!taint || taint.mode === 'off' || !taint.tainted || !callActs(tool, call)) return undefined;
+  const why = `this turn read untrusted content (${taint.describe()}), and \`${call.name}\` acts`;
+  return taint.mode === 'block' ? { action: 'block', reason: `${why}: refused (taint.mode is block). Tell the person what you would do, and let them ask for it in a new message.` } : { action: 'ask', reason: why };
+}
+
+/**
+ * Notes in `taint` what untrusted content `call`'s result brought into the context, if any. A
+ * failed call counts too: its error may carry the page it got.
+ */
+export function noteSource(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart): void {
+  if (!taint || !tool?.untrustedSource) return;
+  const source = tool.untrustedSource(call.arguments);
+  if (source) taint.add(source);
+}
