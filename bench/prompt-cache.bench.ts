@@ -26,6 +26,8 @@ import { createBuiltinTools } from '../src/tools/builtin/index.ts';
 import type { TurnContext } from '../src/tools/tool.ts';
 import { ToolGrants } from '../src/gateway/access/tool-grants.ts';
 import { TurnAccess } from '../src/gateway/turn-access.ts';
+import { keepOverheard, turnText, type OverheardMessage } from '../src/gateway/conversations.ts';
+import type { InboundMessage } from '../src/channels/types.ts';
 import { startFakeModelServer } from '../test/fakes/fake-model-server.ts';
 import type { FakeModelServer, RecordedRequest, ReplySpec } from '../test/fakes/fake-model-server.ts';
 import type { BenchResult } from './lib.ts';
@@ -102,13 +104,27 @@ interface RunFigures {
  * in its folder), or `alternating` between that member and an admin granted every tool there, so
  * every other turn is offered a different tool list.
  */
-type GroupSpeakers = 'member' | 'alternating';
+type GroupSpeakers = 'member' | 'alternating' | 'three';
+
+/** The three people of the `three` run (members, no grants), and someone they overhear. */
+const people = [
+  { id: '2', name: 'Ada Lovelace', username: 'ada' },
+  { id: '3', name: 'Bea Stone' },
+  { id: '4', name: 'Cy Young', username: 'cy' },
+];
+const chatter = { id: '5', name: 'Dee' };
+
+/** A message of the bench's group (`telegram:group:-100`) from `sender`, as an adapter makes it. */
+function groupMessage(sender: InboundMessage['sender'], text: string): InboundMessage {
+  return { id: text.slice(0, 8), dedupeKey: text.slice(0, 8), sessionKey: 'telegram:group:-100', address: { platform: 'telegram', conversationId: '-100' }, scope: 'group', sender, text, attachments: [], mentioned: true, receivedAt: 0, raw: {} };
+}
 
 export default async function run(): Promise<BenchResult[]> {
   const on = await converse(true);
   const off = await converse(false);
   const group = await converse(true, 'member');
   const mixed = await converse(true, 'alternating');
+  const three = await converse(true, 'three');
   const fraction = (part: { input: number; read: number }) => (part.input === 0 ? 0 : part.read / part.input);
   const breaks = (figures: RunFigures) => (figures.breaks.length === 0 ? 'no cache breaks' : `cache breaks: ${figures.breaks.join(' | ')}`);
   return [
@@ -139,6 +155,14 @@ export default async function run(): Promise<BenchResult[]> {
       value: mixed.readFraction,
       unit: '',
       note: `the tool list changes with the speaker; ${mixed.breaks.length} cache breaks`,
+    },
+    {
+      name: 'a group where three people take turns, each labelled, someone overheard every third turn, reviewer on (readFraction)',
+      value: three.readFraction,
+      unit: '',
+      target: '>= 0.85',
+      pass: three.readFraction >= 0.85,
+      note: `members without grants; their words as the gateway gives them ([name · telegram:id] (speaker), <recent_chat>); ${breaks(three)}`,
     },
     {
       name: 'input tokens served from the cache, reviewer off (readFraction)',
@@ -172,7 +196,7 @@ async function converse(withReviewer: boolean, speakers?: GroupSpeakers): Promis
     const access = new TurnAccess({ grants, cwd: fixture.cwd, home: root });
     const turnOf = async (index: number): Promise<TurnContext | undefined> => {
       if (!speakers) return undefined;
-      const senderId = speakers === 'alternating' && index % 2 === 1 ? '1' : '2';
+      const senderId = speakers === 'three' ? people[index % people.length]!.id : speakers === 'alternating' && index % 2 === 1 ? '1' : '2';
       const seat = { sessionKey: 'telegram:group:-100', platform: 'telegram', scope: 'group' as const, conversationId: '-100', senderId, admin: senderId === '1' };
       const tools = await access.forTurn(seat, agent.tools, resources.tempDirectory);
       return { sessionKey: seat.sessionKey, platform: seat.platform, senderId, admin: seat.admin, scheduled: false, ...tools };
@@ -198,7 +222,11 @@ async function converse(withReviewer: boolean, speakers?: GroupSpeakers): Promis
       queue.push({ text: turn.answer, usage: { output: Math.ceil(turn.answer.length / 4) }, chunkSize: 256 });
       const context = await turnOf(index);
       offered = context?.tools?.size ?? agent.tools.length;
-      await agent.invoke(turn.input, { channel: benchChannel, turn: context });
+      // In the `three` run, each turn's words as the gateway gives them: labelled, after what was overheard.
+      const overheard: OverheardMessage[] = [];
+      if (speakers === 'three' && index % 3 === 2) keepOverheard(overheard, groupMessage(chatter, `did anyone see turn ${index}?`));
+      const input = speakers === 'three' ? turnText({ overheard }, groupMessage(people[index % people.length]!, turn.input)) : turn.input;
+      await agent.invoke(input, { channel: benchChannel, turn: context });
       const outcome = await reviewer?.running;
       if (outcome?.status === 'done') memoryEntries++;
       else if (outcome && outcome.status !== 'skipped') throw new Error(`review ${outcome.status}: ${outcome.error ?? ''}`);

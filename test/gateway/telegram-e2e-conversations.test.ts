@@ -145,6 +145,10 @@ describe('Telegram conversations through the gateway', () => {
     await telegram.waitFor((fake) => fake.messages(forum, { threadId: 30 }).find((message) => message.text.startsWith("Ada's answer") && message.text.endsWith('…')), wait);
     telegram.pushUpdate(telegram.textMessage({ chatId: forum, threadId: 30, text: `${mention} Eve wants a job in topic 31`, from: member }));
 
+    // Ada's words are in the topic's context, so Eve's turn is tainted: the schedule call asks
+    // first (taint-e2e.test.ts); Eve, the speaker, allows it, and her seat's rights still decide.
+    const question = await telegram.waitFor((fake) => fake.messages(forum, { threadId: 30 }).find((message) => message.text.includes('this turn read untrusted content')), wait);
+    telegram.pushUpdate(telegram.callbackQuery({ chatId: forum, from: member, data: 'approve', messageId: question.messageId }));
     await find(forum, 'Eve, that was not allowed.', 30);
     const requests = model.requests.slice(before);
     expect(requests).toHaveLength(3);
