@@ -3,6 +3,17 @@ import type { ToolCallPart } from '../llm/types.ts';
 import type { AgentOptions } from './agent-options.ts';
 
 /**
+ * The reason an approval request's signal is aborted with when nobody answered in time (a turn
+ * stopped or ended aborts it with another): the asker may tell the chat it timed out.
+ */
+export class ApprovalTimedOut extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${Math.round(timeoutMs / 1000)} s`);
+    this.name = 'ApprovalTimedOut';
+  }
+}
+
+/**
  * Asks through `ask` whether `call` may run and resolves with the answer. No way to ask, a
  * refusal, an abort of `turnSignal` or no answer within `timeoutMs` all deny. `pause` holds the
  * turn while it waits (the agent's PAUSED state).
@@ -23,7 +34,7 @@ export async function waitForApproval(options: {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort();
+      controller.abort(new ApprovalTimedOut(options.timeoutMs));
       resolve(false);
     }, options.timeoutMs);
   });

@@ -33,10 +33,10 @@ export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conve
 
 /** What the press does, and what its presser is told. */
 async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates'>, action: ChannelAction): Promise<string> {
-  const [verb] = action.data.split(':');
+  const [verb, scope] = action.data.split(':');
   if (verb === 'gate') return gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name);
   if (verb !== 'approve' && verb !== 'deny') return staleButtonNotice;
   const conversation = await gateway.conversations.peek(action.sessionKey);
   const admin = gateway.isAdmin(action.address.platform, action.sender.id);
-  return answerApproval(conversation, verb === 'approve', action.sender.id, admin);
+  return answerApproval(conversation, verb === 'approve', action.sender.id, admin, { forAnHour: scope === 'hour' });
 }

@@ -147,7 +147,7 @@ const commands: Command[] = [
   runPipelineCommand,
   listRunsCommand,
   answerGateCommand,
-  { name: 'approve', description: 'Approve the waiting tool call', run: (context) => answerApprovalCommand(context, true) },
+  { name: 'approve', description: 'Approve the waiting tool call (hour: its tool, here, for an hour)', run: (context) => answerApprovalCommand(context, true) },
   { name: 'deny', description: 'Deny the waiting tool call', run: (context) => answerApprovalCommand(context, false) },
   {
     name: 'pair',
@@ -228,8 +228,8 @@ async function closeBrowser(agent: Agent): Promise<boolean> {
   return (await agent.closeSurfaces()).includes('browser');
 }
 
-async function answerApprovalCommand({ gateway, message, admin }: CommandContext, allowed: boolean): Promise<string> {
-  return answerApproval(await gateway.conversations.peek(message.sessionKey), allowed, message.sender.id, admin);
+async function answerApprovalCommand({ gateway, message, admin, args }: CommandContext, allowed: boolean): Promise<string> {
+  return answerApproval(await gateway.conversations.peek(message.sessionKey), allowed, message.sender.id, admin, { forAnHour: allowed && args.trim() === 'hour' });
 }
 
 /**

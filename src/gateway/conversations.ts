@@ -38,9 +38,10 @@ export interface Conversation {
   scheduledRun?: boolean;
   /** Who the running turn is for: only their messages join it (tools act with their rights). */
   turnSender?: string;
-  /** The approval question waiting for `/approve` or `/deny`, if any. */
   /** The question waiting for an answer; `by` says who answered (a `platform:id`, or why nobody did). */
   pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean, by?: string) => void };
+  /** Tools allowed to run unasked here, until when (ms since the epoch): "Allow for this conversation for 1 hour". */
+  allowances?: Map<string, number>;
   lastActive: number;
 }
 
@@ -56,12 +57,15 @@ export class Conversations {
   #askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
   #now: () => number;
   #tools: readonly Tool[];
+  #approvalTimeoutMs: number | undefined;
   #watch: ((agent: Agent, place: AgentPlace) => void) | undefined;
 
   constructor(options: {
     runtime: Runtime;
     /** Tools the gateway adds to every conversation's agent (`send_file`, `schedule`). */
     tools?: readonly Tool[];
+    /** How long an approval question waits for an answer (`approvals.timeoutSeconds`); unset: the agent's default. */
+    approvalTimeoutMs?: number;
     bindings: () => Promise<ProfileBindings>;
     askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
     /** Called with each agent made, with where it works (the gateway reports its model usage). */
@@ -74,6 +78,7 @@ export class Conversations {
     this.#askApproval = options.askApproval;
     this.#now = options.now ?? Date.now;
     this.#tools = options.tools ?? [];
+    this.#approvalTimeoutMs = options.approvalTimeoutMs;
   }
 
   /** Number of conversations in memory. */
@@ -182,6 +187,7 @@ export class Conversations {
       reasoningEffort: parseThinkingChoice(thinking),
       tools: this.#tools,
       requestApproval: (request) => this.#askApproval(approvals, request),
+      approvalTimeoutMs: this.#approvalTimeoutMs,
     });
     this.#watch?.(agent, { sessionKey, profile, platform: approvals.address.platform });
     return agent;

@@ -33,12 +33,11 @@ import { readLeftoverWork } from './leftover-work.ts';
 import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
 import { KnownConversations } from './known-conversations.ts';
 import { createDeliveryLedger } from './ledger/index.ts';
-import type { Job, RunOutcome } from './scheduler/index.ts';
 import { schedulerSettings } from './schedule-control.ts';
 import { createScheduleTool } from './schedule-tool.ts';
 import { jobTarget } from './scheduled-turn.ts';
 import { fireJob, runJobTurn, type JobRunParts } from './job-runs.ts';
-import { Scheduler } from './scheduler/index.ts';
+import { Scheduler, type Job, type RunOutcome } from './scheduler/index.ts';
 import { ReplySender } from './reply-sender.ts';
 import { createSessionQueue } from '../core/session-queue.ts';
 import { isStoreFailure } from './store-failure.ts';
@@ -192,6 +191,7 @@ export class Gateway {
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
+      approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log, this.ops),
       watch: (agent, place) => watchers.forEach((watch) => watch(agent, place)),

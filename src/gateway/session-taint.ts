@@ -60,13 +60,14 @@ export class SessionTaints {
     if (this.#mode === 'off') return new TurnTaint('off');
     const record = await this.#record(start.sessionId);
     const others = start.othersHeard || record.speakers.some((speaker) => speaker !== start.speaker);
-    const sources = others ? [otherPeopleSource, ...record.sources] : record.sources;
-    if (start.scope === 'group' && !record.speakers.includes(start.speaker)) {
-      record.speakers = [...record.speakers, start.speaker].slice(-maxSpeakers);
-      this.#save(start.sessionId, record);
-    }
-    return new TurnTaint(this.#mode, sources, (source) => {
-      if (source === otherPeopleSource || record.sources.includes(source)) return;
+    const newSpeaker = start.scope === 'group' && !record.speakers.includes(start.speaker);
+    // What others said stays in the context after this turn too: kept as a source of its own.
+    const heardNow = others && !record.sources.includes(otherPeopleSource);
+    if (newSpeaker) record.speakers = [...record.speakers, start.speaker].slice(-maxSpeakers);
+    if (heardNow) record.sources = [otherPeopleSource, ...record.sources].slice(0, maxSources);
+    if (newSpeaker || heardNow) this.#save(start.sessionId, record);
+    return new TurnTaint(this.#mode, record.sources, (source) => {
+      if (record.sources.includes(source)) return;
       record.sources = [...record.sources, source].slice(-maxSources);
       this.#save(start.sessionId, record);
     });

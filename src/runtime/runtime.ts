@@ -229,6 +229,8 @@ export class Runtime {
     sessionKey: string;
     profile: string;
     requestApproval?: AgentOptions['requestApproval'];
+    /** How long an approval question waits (`approvals.timeoutSeconds`); unset: the agent's default. */
+    approvalTimeoutMs?: number;
     /** A model id or alias for this conversation instead of the configured one. */
     model?: string;
     /** Tools beyond the built-in ones (the gateway's `send_file`, say). */
@@ -276,6 +278,7 @@ export class Runtime {
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
+      approvalTimeoutMs: options.approvalTimeoutMs,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
       changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
       files: (context, cwd, machine, name) => seatFilesFor(this.files, context, cwd, machine, name),

@@ -130,7 +130,7 @@ describe('Discord through the gateway', () => {
     model.enqueue({ toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] }, { text: 'The folder is listed.' });
     discord.messageCreate({ channelId: dm, content: 'list the folder' });
     const question = await discord.waitFor((fake) => fake.botMessages(dm).find((stored) => buttonsOf(stored).length > 0), 15_000);
-    const approve = buttonsOf(question).find((button) => /approve/i.test(button.label ?? ''))!;
+    const approve = buttonsOf(question).find((button) => /^allow once$/i.test(button.label ?? ''))!;
     discord.buttonPress({ channelId: dm, messageId: question.message.id, customId: approve.custom_id! });
     await botMessage(dm, 'The folder is listed.');
     expect(discord.callbacks.some((callback) => callback.type === 6)).toBe(true);

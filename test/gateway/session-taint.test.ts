@@ -38,8 +38,9 @@ describe('session taint', () => {
     expect((await taints.begin({ ...group, speaker: 'telegram:2' })).sources).toEqual([otherPeopleSource]);
     // The first speaker's next turn holds the second one's message.
     expect((await taints.begin({ ...group, speaker: 'telegram:1' })).sources).toEqual([otherPeopleSource]);
-    // Overheard messages taint the first turn of all.
+    // Overheard messages taint the first turn of all, and the turns after it (they stay in the context).
     expect((await taints.begin({ ...group, sessionId: 's-other', speaker: 'telegram:3', othersHeard: true })).sources).toEqual([otherPeopleSource]);
+    expect((await taints.begin({ ...group, sessionId: 's-other', speaker: 'telegram:3' })).sources).toEqual([otherPeopleSource]);
   });
 
   it('tracks nothing in off mode', async () => {

@@ -145,7 +145,7 @@ describe('Slack through the gateway', () => {
     model.enqueue({ toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] }, { text: 'The folder is listed.' });
     await say({ channel: adminDm, from: admin, text: 'list the folder' });
     const question = await slack.waitFor((fake) => fake.botMessages(adminDm).find((message: FakeSlackMessage) => fake.display(message).buttons !== undefined), 15_000);
-    const value = slack.display(question).buttons!.flat().find((button) => /approve/i.test(button.label))!.value;
+    const value = slack.display(question).buttons!.flat().find((button) => /^allow once$/i.test(button.label))!.value;
     expect((await fakes.post(slack.blockAction({ channel: adminDm, messageTs: question.ts, value, from: admin }))).status).toBe(200);
     await botMessage(adminDm, 'The folder is listed.');
     const toolResult = JSON.stringify(model.requests.at(-1)!.body.messages.at(-1));

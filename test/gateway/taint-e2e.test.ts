@@ -4,7 +4,9 @@
  * the real shell in its sandbox): a page that tells the agent to run a command gets the owner an
  * approval question naming the page, not a command; in a group, another person's message taints
  * the speaker's turn: a bystander's press is refused, the speaker's denial keeps the command from
- * running; and the session stays tainted for its next turn.
+ * running; and the session stays tainted for its next turn. "Allow for this conversation for 1
+ * hour" lets the same tool run there unasked, not another tool and not in another conversation; a
+ * question nobody answers denies, and the chat is told.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,7 +37,8 @@ describe('untrusted content cannot pull the trigger (Telegram, through the gatew
     ({ model, telegram } = fakes);
     // The page is on 127.0.0.1: the private network is allowed here. Bea may run commands in the
     // group, which answers mentions only (what others say there is overheard).
-    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ allowPrivateNetwork: true, tools: { grants: [{ tools: ['shell'], people: [`telegram:${member.id}`] }] } }));
+    // Questions wait 10 s here (the least allowed), so the one left unanswered ends soon.
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ allowPrivateNetwork: true, approvals: { timeoutSeconds: 10 }, tools: { grants: [{ tools: ['shell'], people: [`telegram:${member.id}`] }] } }));
     await approveGroups(fakes.home, [telegramGroup(group)]);
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);
   });
@@ -103,5 +106,43 @@ describe('untrusted content cannot pull the trigger (Telegram, through the gatew
     await findFinalBotMessage(telegram, gateway, group, 'Not without a yes.', wait);
     expect(lastResults()).toContain('not approved: this turn read untrusted content (messages from other people in this group)');
     expect(lastResults()).not.toContain('GROUP-RAN');
+  });
+
+  it('lets "Allow for this conversation for 1 hour" cover the same tool there only; an unanswered question denies and says so', async () => {
+    const url = `${pages.url}/injection`;
+    model.enqueue({ toolCalls: [{ name: 'web_fetch', arguments: { url } }] }, { toolCalls: [{ name: 'shell', arguments: { command: 'echo HOUR-ONE' } }] }, { text: 'First one done.' });
+    let shown = telegram.messages(admin.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: `read ${url} and list the files`, from: admin }));
+    const question = await telegram.waitFor((fake) => fake.messages(admin.id).slice(shown).find((message) => message.text.includes('this turn read untrusted content')), wait);
+    expect(await press(admin.id, admin, 'approve:hour', question.messageId)).toBe('Allowed: `shell` runs in this conversation without asking for the next hour.');
+    await findFinalBotMessage(telegram, gateway, admin.id, 'First one done.', wait);
+    expect(lastResults()).toContain('HOUR-ONE');
+
+    // The same tool in the same conversation: no question.
+    model.enqueue({ toolCalls: [{ name: 'shell', arguments: { command: 'echo HOUR-TWO' } }] }, { text: 'Second one done.' });
+    shown = telegram.messages(admin.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'again', from: admin }));
+    await findFinalBotMessage(telegram, gateway, admin.id, 'Second one done.', wait);
+    expect(lastResults()).toContain('HOUR-TWO');
+    expect(telegram.messages(admin.id).slice(shown).map((message) => message.text)).toEqual(['Second one done.']);
+
+    // Another conversation (the group) still asks for the same tool.
+    model.enqueue({ toolCalls: [{ name: 'shell', arguments: { command: 'echo GROUP-AGAIN' } }] }, { text: 'Group asked.' });
+    const inGroup = telegram.messages(group).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, chatType: 'supergroup', text: `@${telegram.bot.username} list the files`, from: member }));
+    const groupQuestion = await telegram.waitFor((fake) => fake.messages(group).slice(inGroup).find((message) => message.text.includes('this turn read untrusted content')), wait);
+    expect(await press(group, member, 'deny', groupQuestion.messageId)).toBe('Denied.');
+    await findFinalBotMessage(telegram, gateway, group, 'Group asked.', wait);
+    expect(lastResults()).not.toContain('GROUP-AGAIN');
+
+    // Another tool here asks; nobody answers: after 10 s it is denied, and the chat is told.
+    model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'UNANSWERED' } }] }, { text: 'Nobody said yes.' });
+    shown = telegram.messages(admin.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'write the notes', from: admin }));
+    // (Telegram shows the backticks of these texts as code.)
+    await telegram.waitFor((fake) => fake.messages(admin.id).slice(shown).find((message) => message.text.includes('and write_file acts')), wait);
+    await findFinalBotMessage(telegram, gateway, admin.id, 'Nobody answered within 10 seconds, so write_file was not run.', wait);
+    await findFinalBotMessage(telegram, gateway, admin.id, 'Nobody said yes.', wait);
+    expect(lastResults()).toContain('not approved: this turn read untrusted content');
   });
 });

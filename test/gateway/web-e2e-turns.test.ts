@@ -91,7 +91,7 @@ whenChromiumInstalled('web chat turns through the gateway', 'the end-to-end test
       await page.locator('#stop').waitFor({ state: 'visible' });
       expect(await page.locator('#typing').isHidden()).toBe(true);
 
-      await card.locator('button', { hasText: 'Approve' }).click();
+      await card.locator('button', { hasText: 'Allow once' }).click();
       await page.locator('.notice', { hasText: 'Approved.' }).waitFor();
       await page.locator('.message.bot', { hasText: 'All done: the command ran.' }).waitFor();
       // The page has no timer for these: only the end of the turn takes them down.

@@ -373,6 +373,18 @@ export const operatorConfigSchema = z
       .max(86_400)
       .default(600)
       .describe('Longest a turn may take, tools and retries included; then it stops and the person is told it took too long.'),
+    approvals: z
+      .strictObject({
+        timeoutSeconds: z
+          .number()
+          .int()
+          .min(10)
+          .max(86_400)
+          .default(600)
+          .describe('How long an approval question (a guardrail\'s, a tainted turn\'s) waits for an answer; then the call is not run and the chat is told.'),
+      })
+      .prefault({})
+      .describe('Questions that ask a person before a tool call runs.'),
     taint: z
       .strictObject({
         mode: z
