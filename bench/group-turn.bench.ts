@@ -50,7 +50,7 @@ async function tracked(taints: SessionTaints | undefined, speaker: number): Prom
   for (const call of calls) {
     const tool = call.name === 'write_file' ? acting : reading;
     if (taintDecision(taint, tool, call)) asked++;
-    noteSource(taint, tool, call);
+    await noteSource(taint, tool, call);
   }
   return asked;
 }

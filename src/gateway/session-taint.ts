@@ -69,11 +69,11 @@ export class SessionTaints {
     return new TurnTaint(this.#mode, record.sources, (source) => {
       if (record.sources.includes(source)) return;
       record.sources = [...record.sources, source].slice(-maxSources);
-      this.#save(start.sessionId, record);
+      return this.#save(start.sessionId, record);
     });
   }
 
-  /** Resolves once every write asked for so far has ended (tests, shutdown). */
+  /** Resolves once every write asked for so far has ended (tests). */
   async settled(): Promise<void> {
     await Promise.all(this.#writes.values());
   }
@@ -95,8 +95,11 @@ export class SessionTaints {
     return record;
   }
 
-  /** Writes `record` after the session's earlier writes; a failure is logged (the memory copy stays). */
-  #save(sessionId: string, record: TaintRecord): void {
+  /**
+   * Writes `record` after the session's earlier writes; resolves when it is written, or failed:
+   * a failure is logged (the memory copy stays, and the turn goes on).
+   */
+  #save(sessionId: string, record: TaintRecord): Promise<void> {
     const snapshot = { sources: [...record.sources], speakers: [...record.speakers] };
     const previous = this.#writes.get(sessionId) ?? Promise.resolve();
     const write = previous
@@ -106,6 +109,7 @@ export class SessionTaints {
         if (this.#writes.get(sessionId) === write) this.#writes.delete(sessionId);
       });
     this.#writes.set(sessionId, write);
+    return write;
   }
 }
 

@@ -26,9 +26,11 @@ const namedSources = 3;
 export class TurnTaint {
   readonly mode: TaintMode;
   readonly #sources: string[];
-  readonly #onAdd: ((source: string) => void) | undefined;
+  readonly #onAdd: ((source: string) => Promise<void> | void) | undefined;
+  #kept: Promise<void> = Promise.resolve();
 
-  constructor(mode: TaintMode, sources: readonly string[] = [], onAdd?: (source: string) => void) {
+  /** `onAdd` keeps a new source (the gateway writes it with the session); {@link kept} waits for it. */
+  constructor(mode: TaintMode, sources: readonly string[] = [], onAdd?: (source: string) => Promise<void> | void) {
     this.mode = mode;
     this.#sources = [...new Set(sources)];
     this.#onAdd = onAdd;
@@ -38,7 +40,13 @@ export class TurnTaint {
   add(source: string): void {
     if (this.#sources.includes(source)) return;
     this.#sources.push(source);
-    this.#onAdd?.(source);
+    const keeping = this.#onAdd?.(source);
+    if (keeping) this.#kept = this.#kept.then(() => keeping);
+  }
+
+  /** Resolves once every source added so far is kept (the result that brought it waits for this). */
+  kept(): Promise<void> {
+    return this.#kept;
   }
 
   /** Whether the context holds anything untrusted. */
@@ -50,7 +58,7 @@ export class TurnTaint {
     return this.#sources;
   }
 
-  /** `a web page (https://…) and 2 more`: what tainted the turn, for an approval question. */
+  /** `a; b; and c (and 2 more)`: what tainted the turn, at most three named, for an approval question. */
   describe(): string {
     const named = this.#sources.slice(0, namedSources);
     const more = this.#sources.length - named.length;
@@ -71,15 +79,19 @@ export function callActs(tool: Tool | undefined, call: ToolCallPart): boolean {
 export function taintDecision(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart): { action: 'ask' | 'block'; reason: string } | undefined {
   if (!taint || taint.mode === 'off' || !taint.tainted || !callActs(tool, call)) return undefined;
   const why = `this turn read untrusted content (${taint.describe()}), and \`${call.name}\` acts`;
-  return taint.mode === 'block' ? { action: 'block', reason: `${why}: refused (taint.mode is block). Tell the person what you would do, and let them ask for it in a new message.` } : { action: 'ask', reason: why };
+  return taint.mode === 'block' ? { action: 'block', reason: `${why}: refused (taint.mode is block). Tell the person what you would do; a fresh conversation (/new) holds nothing untrusted.` } : { action: 'ask', reason: why };
 }
 
 /**
- * Notes in `taint` what untrusted content `call`'s result brought into the context, if any. A
- * failed call counts too: its error may carry the page it got.
+ * Notes in `taint` what untrusted content `call`'s result brought into the context, if any, and
+ * resolves once that is kept: the result reaches the model (and the session) only after, so a
+ * crash in between cannot leave a session holding a page its record does not name. A failed call
+ * counts too: its error may carry the page it got.
  */
-export function noteSource(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart): void {
+export async function noteSource(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart): Promise<void> {
   if (!taint || !tool?.untrustedSource) return;
   const source = tool.untrustedSource(call.arguments);
-  if (source) taint.add(source);
+  if (!source) return;
+  taint.add(source);
+  await taint.kept();
 }

@@ -105,6 +105,22 @@ describe('a turn that read untrusted content', () => {
   });
 });
 
+describe('a page read', () => {
+  it('reaches the model only once its source is kept', async () => {
+    harness = await createHarness({ agent: { tools: [fetchPage] } });
+    let shownBeforeKept: boolean | undefined;
+    const taint = new TurnTaint('approve', [], async () => {
+      // A whole turn of the event loop: without the wait, the result would be out by then.
+      await new Promise((resolve) => setImmediate(resolve));
+      shownBeforeKept = harness!.types().includes('tool_result');
+    });
+    harness.server.enqueue({ toolCalls: [{ name: 'fetch_page', arguments: { url: 'https://evil.example/' } }] }, { text: 'read it' });
+    await harness.agent.invoke('read it', { turn: { ...turnWith('approve'), taint } });
+    expect(shownBeforeKept).toBe(false);
+    expect(harness.types()).toContain('tool_result');
+  });
+});
+
 describe('what acts', () => {
   const call = (name: string, args: Record<string, unknown> = {}) => ({ type: 'tool-call' as const, id: 'c', name, arguments: args });
   it('is what the tool says, else what it does to the machine', () => {
