@@ -181,5 +181,12 @@ export const slackMethods: Record<string, SlackMethod> = {
   'chat.postEphemeral': postEphemeral,
   'reactions.add': reaction(true),
   'reactions.remove': reaction(false),
+  // A person who posted (their display name as given), as Slack describes a user.
+  'users.info': (state, params) => {
+    const name = state.people.get(String(params.user ?? ''));
+    if (name === undefined) return { ok: false, error: 'user_not_found' };
+    const handle = name.toLowerCase().replace(/\s+/g, '.');
+    return { ok: true, user: { id: params.user, name: handle, real_name: name, profile: { display_name: name, real_name: name } } };
+  },
   ...uploadMethods,
 };

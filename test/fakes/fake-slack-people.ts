@@ -41,6 +41,7 @@ export function peopleBuilders(state: FakeSlackState, origin: () => string) {
     /** A person's message event (stored in its channel). */
     personMessage(options: FakeMessageOptions): Record<string, unknown> {
       const from = person(options.from);
+      if (!options.botId) state.people.set(from.id, from.name);
       const ts = state.nextTs();
       state.addMessage({ channel: options.channel, ts, user: from.id, text: options.text, ...(options.threadTs ? { threadTs: options.threadTs } : {}), ...(options.botId ? { botId: options.botId } : {}) });
       return {

@@ -124,6 +124,8 @@ export class FakeSlackState extends ChangeFeed {
   readonly uploads = new Map<string, FakeSlackUpload>();
   readonly sharedFiles: FakeSlackSharedFile[] = [];
   readonly failures = new Map<string, FakeSlackFailure[]>();
+  /** The people who posted, by id, with the name `users.info` gives them. */
+  readonly people = new Map<string, string>();
   #clock = 1_760_000_000;
   #counter = 0;
 

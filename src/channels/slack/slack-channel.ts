@@ -18,6 +18,7 @@ import { createBoltLogger } from './bolt-logger.ts';
 import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
 import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
+import { createSlackUserNames } from './user-names.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { toGroupJoin, type SlackJoinEvent } from './group-join.ts';
 import { findSlackPreview } from './find-preview.ts';
@@ -106,6 +107,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   const outside = createOutsideErrors({ status: () => handlers?.status, scrub, log, platform: 'slack' });
   const call = createCallSlack(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const indicator = createTypingIndicator();
+  const names = createSlackUserNames({ lookup: async (user) => (await client.users.info({ user })).user, log: (line) => log(scrub(line)), now });
   const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
   let identity: SlackIdentity | undefined;
   let app: App | undefined;
@@ -144,8 +146,10 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     // A message is handed over and waited for until the gateway has it on record; only then
     // does the route answer. A refusal goes up, so Slack delivers the event again.
     const handOver = async (event: SlackMessageEvent) => {
-      const message = toInboundMessage(event, context);
-      if (!message) return;
+      const made = toInboundMessage(event, context);
+      if (!made) return;
+      // A channel's messages are labelled with their senders' names (see `user-names.ts`).
+      const message = made.scope === 'group' ? { ...made, sender: await names.fill(made.sender) } : made;
       indicator.remember(message.address, message.id);
       try {
         await handlers.onMessage(message);
