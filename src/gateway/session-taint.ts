@@ -28,6 +28,8 @@ const maxSpeakers = 100;
 
 /** The source a group turn has when someone other than its speaker talked in the session. */
 export const otherPeopleSource = 'messages from other people in this group';
+/** The source a turn has when another bot spoke in it (a bot relays whatever it was given). */
+export const otherBotSource = 'a message from another bot';
 
 /** What {@link SessionTaints.begin} needs of a turn. */
 export interface TaintedTurnStart {
@@ -38,6 +40,8 @@ export interface TaintedTurnStart {
   speaker: string;
   /** The turn's input holds what others said in the group since the bot last spoke. */
   othersHeard: boolean;
+  /** The speaker is another bot (where bots are let in: `allowBots`). */
+  speakerIsBot?: boolean;
 }
 
 /** The sessions' taint records over the gateway's store. */
@@ -62,10 +66,10 @@ export class SessionTaints {
     const others = start.othersHeard || record.speakers.some((speaker) => speaker !== start.speaker);
     const newSpeaker = start.scope === 'group' && !record.speakers.includes(start.speaker);
     // What others said stays in the context after this turn too: kept as a source of its own.
-    const heardNow = others && !record.sources.includes(otherPeopleSource);
+    const heard = [others && otherPeopleSource, start.speakerIsBot === true && otherBotSource].filter((source): source is string => typeof source === 'string' && !record.sources.includes(source));
     if (newSpeaker) record.speakers = [...record.speakers, start.speaker].slice(-maxSpeakers);
-    if (heardNow) record.sources = [otherPeopleSource, ...record.sources].slice(0, maxSources);
-    if (newSpeaker || heardNow) this.#save(start.sessionId, record);
+    if (heard.length > 0) record.sources = [...heard, ...record.sources].slice(0, maxSources);
+    if (newSpeaker || heard.length > 0) await this.#save(start.sessionId, record);
     return new TurnTaint(this.#mode, record.sources, (source) => {
       if (record.sources.includes(source)) return;
       record.sources = [...record.sources, source].slice(-maxSources);

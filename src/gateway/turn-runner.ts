@@ -310,7 +310,7 @@ export class TurnRunner {
     // What untrusted content the context holds: earlier tool results, other people's messages.
     const othersHeard = message.scope === 'group' && session.input.includes(recentChatFrame);
     const taints = this.#options.taints;
-    if (taints) context.taint = await taints.begin({ sessionId: session.sessionId, scope: message.scope, speaker: `${platform}:${message.sender.id}`, othersHeard });
+    if (taints) context.taint = await taints.begin({ sessionId: session.sessionId, scope: message.scope, speaker: `${platform}:${message.sender.id}`, othersHeard, speakerIsBot: message.sender.isBot === true });
     return context;
   }
 

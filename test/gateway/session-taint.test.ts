@@ -5,7 +5,7 @@
  * reads or writes is logged without losing the turn's own taint.
  */
 import { describe, expect, it } from 'vitest';
-import { otherPeopleSource, SessionTaints } from '../../src/gateway/session-taint.ts';
+import { otherBotSource, otherPeopleSource, SessionTaints } from '../../src/gateway/session-taint.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
 import { FaultyStore } from '../helpers/faulty-store.ts';
 
@@ -41,6 +41,13 @@ describe('session taint', () => {
     // Overheard messages taint the first turn of all, and the turns after it (they stay in the context).
     expect((await taints.begin({ ...group, sessionId: 's-other', speaker: 'telegram:3', othersHeard: true })).sources).toEqual([otherPeopleSource]);
     expect((await taints.begin({ ...group, sessionId: 's-other', speaker: 'telegram:3' })).sources).toEqual([otherPeopleSource]);
+  });
+
+  it("taints a turn another bot speaks in, and the session's later turns", async () => {
+    const taints = new SessionTaints({ store: createStore({ driver: 'memory' }), mode: 'approve', log: () => {} });
+    expect((await taints.begin({ ...group, sessionId: 's-bot', speaker: 'slack:B1', speakerIsBot: true })).sources).toEqual([otherBotSource]);
+    expect((await taints.begin({ ...dm, sessionId: 's-bot-dm', speakerIsBot: true })).sources).toEqual([otherBotSource]);
+    expect((await taints.begin({ ...dm, sessionId: 's-bot-dm' })).sources).toEqual([otherBotSource]);
   });
 
   it('tracks nothing in off mode', async () => {
