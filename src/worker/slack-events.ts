@@ -28,8 +28,9 @@ import { slackLeaveEvents, toMembershipChange, type SlackLeaveEvent } from '../c
 import { workerGroupJoin } from './group-joins.ts';
 import { workerMembership } from './membership.ts';
 import { slackIdentity } from './slack-identity.ts';
+import { createSlackUserNames, type SlackUserInfo, type SlackUserNames } from '../channels/slack/user-names.ts';
 import { slackSignatureRefusal } from './slack-signature.ts';
-import { createSlackApi } from './slack-web-api.ts';
+import { createSlackApi, slackErrorOf } from './slack-web-api.ts';
 import { toWireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
@@ -73,7 +74,29 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
     now: Date.now,
   });
   if (!message) return new Response('ok');
-  return (await taken(env, message, slackFileRefs(messageFilesOf(event)))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+  // A channel's messages are labelled with their senders' names (see `channels/slack/user-names.ts`).
+  const named = message.scope === 'group' ? { ...message, sender: await namesOf(env).fill(message.sender) } : message;
+  return (await taken(env, named, slackFileRefs(messageFilesOf(event)))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+}
+
+/** The names of Slack people this isolate looked up, for its bot token. */
+let names: { token: string; names: SlackUserNames } | undefined;
+
+function namesOf(env: WorkerEnv): SlackUserNames {
+  const token = env.SLACK_BOT_TOKEN ?? '';
+  if (names?.token !== token) {
+    const slack = createSlackApi({ token, apiUrl: env.SLACK_API_URL });
+    const lookup = async (user: string): Promise<SlackUserInfo | undefined> => {
+      try {
+        return (await slack('users.info', { user })).user as SlackUserInfo | undefined;
+      } catch (error) {
+        // The shape `user-names.ts` reads a Web API error code from.
+        throw Object.assign(new Error('users.info failed'), { data: { error: slackErrorOf(error) } });
+      }
+    };
+    names = { token, names: createSlackUserNames({ lookup, log: (line) => console.warn(line) }) };
+  }
+  return names.names;
 }
 
 /** Someone left a channel: when it is the bot, the channel's jobs pause (see `membership.ts`). */

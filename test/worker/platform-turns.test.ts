@@ -65,8 +65,29 @@ it('answers in a Telegram group only when addressed, with what it overheard as c
   const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
   // One model call: the unaddressed message was not answered, but rode along with the next.
   expect(requests).toHaveLength(1);
-  expect(requests[0]!.rawBody).toContain('the deploy is broken again');
-  expect(requests[0]!.rawBody).toContain('what do you think?');
+  // Each message labelled with its sender's name and stable id, the one answered marked.
+  expect(requests[0]!.rawBody).toContain('[Bea · telegram:61]: the deploy is broken again');
+  expect(requests[0]!.rawBody).toContain('[Cy · telegram:62] (speaker): what do you think?');
+});
+
+it("labels a Slack channel message with the name users.info gives its sender (Slack's events carry none)", async () => {
+  const channel = 'C0WRKNAME1';
+  await approveGroup({ platform: 'slack', kind: 'channel', id: channel }, 'slack:U0WRKTURN1');
+  const bot = await readFake<{ userId: string }>('slack', 'bot');
+  await callFake('model', 'enqueue', { text: 'Noted, Dee.' });
+  const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel, text: `<@${bot.userId}> the release is on friday`, from: { id: 'U0WRKNAME1', name: 'Dee Named' } });
+  const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secret = await readFake<string>('slack', 'signingSecret');
+  const response = await SELF.fetch('http://example.com/webhooks/slack', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
+    body: rawBody,
+  });
+  expect(response.status).toBe(200);
+  await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', channel), (list) => list.some((message) => message.text === 'Noted, Dee.'));
+  const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
+  expect(requests.at(-1)!.rawBody).toContain('[Dee Named · slack:U0WRKNAME1] (speaker): the release is on friday');
 });
 
 it('lets only the person being answered (or an admin) stop an answer in a group, and only admins start anew there', async () => {
