@@ -67,13 +67,13 @@ export class GuardrailSet {
    * The guardrails' verdict on a call's result. A guardrail that throws (a redactor among them)
    * withholds the result: the model gets a line saying so instead, and the failure rides along.
    */
-  async after(call: ToolCallPart, result: { content: ToolResultContent[]; isError: boolean }): Promise<GuardrailSetResult> {
+  async after(call: ToolCallPart, result: { content: ToolResultContent[]; isError: boolean }, turn?: TurnContext): Promise<GuardrailSetResult> {
     let content = result.content;
     const warnings: string[] = [];
     for (const guardrail of this.guardrails) {
       let decision: AfterCallResult | void;
       try {
-        decision = await guardrail.afterCall?.(call, { content, isError: result.isError });
+        decision = await guardrail.afterCall?.(call, { content, isError: result.isError }, turn);
       } catch (error) {
         const failure: GuardrailFailure = { guardrail: guardrail.name, stage: 'after', error: errorMessage(error) };
         const withheld: ToolResultContent[] = [{ type: 'text', text: `The result of ${call.name} was withheld: the guardrail ${guardrail.name} failed while checking it (the gateway's log says why).` }];

@@ -25,7 +25,11 @@ export type GuardrailDecision = BeforeCallDecision | AfterCallDecision;
 export interface Guardrail {
   /** Unique name; file guardrails win over extension ones with the same name. */
   name: string;
-  /** Resets per-turn state (counters, budgets). */
+  /**
+   * Resets per-turn state (counters, budgets). A guardrail may serve the turns of several
+   * conversations at once: state of a chat turn is best kept by its `turn` (see
+   * `guardrails/per-turn-state.ts`).
+   */
   onTurnStart?(): void;
   /** `turn` is the chat turn the call belongs to (its workspace among others), when there is one. */
   beforeCall?(call: ToolCallPart, turn?: TurnContext): BeforeCallDecision | void | Promise<BeforeCallDecision | void>;
@@ -36,6 +40,7 @@ export interface Guardrail {
   afterCall?(
     call: ToolCallPart,
     result: { content: ToolResultContent[]; isError: boolean },
+    turn?: TurnContext,
   ): AfterCallResult | void | Promise<AfterCallResult | void>;
 }
 

@@ -63,7 +63,7 @@ export function toolCallHooks(parts: ToolCallParts): Required<Pick<EngineHooks, 
       await noteSource(parts.turn?.taint, parts.toolNamed?.(call.name), call);
       let patched = await parts.extensions.patchToolResult(call, { ...result, terminate: false }, parts.context);
       parts.emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
-      const decision = await parts.guardrails.after(call, patched);
+      const decision = await parts.guardrails.after(call, patched, parts.turn);
       patched = { ...patched, content: decision.content };
       if (decision.failure) {
         reportFailure(parts, call, decision.failure);

@@ -8,6 +8,8 @@ import type { AfterCallResult, BeforeCallDecision, Guardrail } from '../agent/gu
 import { canonicalJson } from '../agent/loop-detector.ts';
 import type { ToolCallPart } from '../llm/types.ts';
 import type { GuardrailRule } from './rule-schema.ts';
+import type { TurnContext } from '../tools/tool.ts';
+import { perTurnState } from './per-turn-state.ts';
 
 interface CompiledRule {
   rule: GuardrailRule;
@@ -23,10 +25,12 @@ interface CompiledRule {
  */
 export function createRuleGuardrail(name: string, rules: readonly GuardrailRule[]): Guardrail {
   const compiled = rules.map(compileRule);
-  const counts = new Map<CompiledRule, number>();
+  // A rule's calls are counted per turn (`per-turn-state.ts`).
+  const turns = perTurnState(() => new Map<CompiledRule, number>());
 
   /** The rule that triggers on `call` in `phase`, counting the call for rules with a per-turn cap. */
-  const decide = (call: ToolCallPart, phase: 'before' | 'after'): { rule: GuardrailRule; reason: string } | undefined => {
+  const decide = (call: ToolCallPart, phase: 'before' | 'after', turn: TurnContext | undefined): { rule: GuardrailRule; reason: string } | undefined => {
+    const counts = turns.of(turn);
     for (const entry of compiled) {
       if (entry.phase !== phase || !matches(entry, call)) continue;
       const { rule } = entry;
@@ -43,15 +47,15 @@ export function createRuleGuardrail(name: string, rules: readonly GuardrailRule[
   return {
     name,
     onTurnStart() {
-      counts.clear();
+      turns.reset();
     },
-    beforeCall(call): BeforeCallDecision | void {
-      const found = decide(call, 'before');
+    beforeCall(call, turn): BeforeCallDecision | void {
+      const found = decide(call, 'before', turn);
       if (!found || found.rule.decision === 'allow') return;
       return { action: found.rule.decision as 'block' | 'halt' | 'ask', reason: found.reason };
     },
-    afterCall(call): AfterCallResult | void {
-      const found = decide(call, 'after');
+    afterCall(call, _result, turn): AfterCallResult | void {
+      const found = decide(call, 'after', turn);
       if (!found || found.rule.decision === 'allow') return;
       return { action: found.rule.decision as 'warn' | 'halt', reason: found.reason };
     },

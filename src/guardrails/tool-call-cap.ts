@@ -1,5 +1,6 @@
 /** Built-in guardrail: at most so many tool calls in one turn. */
 import type { Guardrail } from '../agent/guardrail.ts';
+import { perTurnState } from './per-turn-state.ts';
 
 /** Options of {@link createToolCallCap}. */
 export interface ToolCallCapOptions {
@@ -9,19 +10,21 @@ export interface ToolCallCapOptions {
 
 /**
  * Blocks every tool call beyond `maxPerTurn` in one turn (blocked calls count too, so a model
- * that keeps trying stays blocked). The count starts over at each turn.
+ * that keeps trying stays blocked). The count starts over at each turn, and is the turn's own
+ * (`per-turn-state.ts`).
  */
 export function createToolCallCap({ maxPerTurn = 60 }: ToolCallCapOptions = {}): Guardrail {
   if (!Number.isInteger(maxPerTurn) || maxPerTurn < 0) throw new RangeError(`maxPerTurn must be a non-negative integer, got ${maxPerTurn}`);
-  let calls = 0;
+  const turns = perTurnState(() => ({ calls: 0 }));
   return {
     name: 'tool-call-cap',
     onTurnStart() {
-      calls = 0;
+      turns.reset();
     },
-    beforeCall() {
-      calls++;
-      if (calls <= maxPerTurn) return;
+    beforeCall(_call, turn) {
+      const state = turns.of(turn);
+      state.calls++;
+      if (state.calls <= maxPerTurn) return;
       return {
         action: 'block',
         reason:

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDoomLoopGuard, createToolCallCap } from '../../src/guardrails/index.ts';
+import { createRuleGuardrail } from '../../src/guardrails/rule-guardrail.ts';
+import type { TurnContext } from '../../src/tools/tool.ts';
 import { before, toolCall } from './helpers.ts';
 
 describe('tool-call-cap', () => {
@@ -57,5 +59,34 @@ describe('doom-loop', () => {
     const actions: string[] = [];
     for (let index = 0; index < 6; index++) actions.push((await before(guard, toolCall('shell', { command: 'npm test' }))).action);
     expect(actions).toEqual(['allow', 'allow', 'allow', 'allow', 'block', 'block']);
+  });
+});
+
+describe('counting guardrails shared by conversations', () => {
+  // A profile's guardrails serve all its conversations: each turn counts its own calls.
+  const turn = (sessionKey: string): TurnContext => ({ sessionKey, platform: 'telegram', senderId: '1', admin: false, scheduled: false });
+
+  it("keep each turn's own count: another turn's calls and start touch it not", async () => {
+    const cap = createToolCallCap({ maxPerTurn: 2 });
+    const [a, b] = [turn('telegram:group:1'), turn('telegram:group:2')];
+    const call = async (of: TurnContext) => (await cap.beforeCall!(toolCall('shell'), of))?.action ?? 'allow';
+    expect([await call(a), await call(b), await call(a), await call(b)]).toEqual(['allow', 'allow', 'allow', 'allow']);
+    // Another conversation's turn starts: the running turns' counts stay.
+    cap.onTurnStart!();
+    expect([await call(a), await call(b)]).toEqual(['block', 'block']);
+    // A new turn (a new context) counts from nothing.
+    expect(await call(turn('telegram:group:1'))).toBe('allow');
+  });
+
+  it('keep the doom-loop count and a rule file count per turn', async () => {
+    const guard = createDoomLoopGuard({ threshold: 1 });
+    const [a, b] = [turn('telegram:dm:1'), turn('telegram:dm:2')];
+    const same = () => toolCall('read_file', { path: 'a.ts' });
+    expect((await guard.beforeCall!(same(), a))?.action ?? 'allow').toBe('allow');
+    expect((await guard.beforeCall!(same(), b))?.action ?? 'allow').toBe('allow');
+    expect((await guard.beforeCall!(same(), a))?.action).toBe('block');
+    const rules = createRuleGuardrail('limits', [{ tool: 'shell', decision: 'warn', maxCallsPerTurn: 1, reason: 'one shell a turn' }]);
+    const after = async (of: TurnContext) => (await rules.afterCall!(toolCall('shell'), { content: [], isError: false }, of))?.action ?? 'allow';
+    expect([await after(a), await after(b), await after(a)]).toEqual(['allow', 'allow', 'warn']);
   });
 });
