@@ -5,14 +5,14 @@
  * a line for the rest, never more than a turn has room for. A turn run again after its object was
  * reset reads the file from R2; a turn answered drops the references kept for it.
  */
-import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keySegment } from '../../src/gateway/dedupe.ts';
 import type { InboxEntry } from '../../src/gateway/inbox.ts';
 import { createInboundFiles } from '../../src/worker/inbound-files.ts';
 import { objectStore } from '../../src/worker/object-store.ts';
-import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
+import { postSlackEvent } from './support/slack.ts';
 import { postTelegramUpdate } from './support/telegram.ts';
 
 /** The admin's private chat (OPERATOR_ADMINS); any other chat is a stranger's. */
@@ -70,19 +70,6 @@ async function uploaded(bytes: Uint8Array, name: string): Promise<string> {
   const answer = (await response.json()) as { ok: boolean; result?: { document?: { file_id: string } } };
   expect(answer.ok).toBe(true);
   return answer.result!.document!.file_id;
-}
-
-/** Posts `event` (from the fake Slack's builders) to `/webhooks/slack`, signed; resolves to the HTTP status. */
-async function postSlackEvent(event: Record<string, unknown>): Promise<number> {
-  const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
-  const timestamp = Math.floor(Date.now() / 1000);
-  const secret = await readFake<string>('slack', 'signingSecret');
-  const response = await SELF.fetch('http://example.com/webhooks/slack', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
-    body: rawBody,
-  });
-  return response.status;
 }
 
 /** Posts `update`, then waits for the bot's answer `text` in `chatId`; resolves to the model's last request. */

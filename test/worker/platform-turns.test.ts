@@ -5,9 +5,9 @@
  */
 import { SELF } from 'cloudflare:test';
 import { beforeEach, expect, it } from 'vitest';
-import { encodeRequest, signature, type SlackRequest } from '../fakes/fake-slack-events.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
 import { approveGroup } from './support/groups.ts';
+import { postSlackEvent } from './support/slack.ts';
 import { postTelegramMessage } from './support/telegram.ts';
 
 beforeEach(async () => {
@@ -17,15 +17,7 @@ beforeEach(async () => {
 it('answers a Slack direct message through the fake model and the Slack Web API', async () => {
   await callFake('model', 'enqueue', { text: 'Hello from Slack on Workers' });
   const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel: 'D0WRKTURN1', text: 'hi from Slack', from: { id: 'U0WRKTURN1', name: 'Ada' } });
-  const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
-  const timestamp = Math.floor(Date.now() / 1000);
-  const secret = (await readFake<string>('slack', 'signingSecret'));
-  const response = await SELF.fetch('http://example.com/webhooks/slack', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
-    body: rawBody,
-  });
-  expect(response.status).toBe(200);
+  expect(await postSlackEvent(event)).toBe(200);
   const messages = await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', 'D0WRKTURN1'), (list) => list.some((message) => message.text === 'Hello from Slack on Workers'));
   expect(messages.filter((message) => message.text === 'Hello from Slack on Workers')).toHaveLength(1);
 });
@@ -76,15 +68,7 @@ it("labels a Slack channel message with the name users.info gives its sender (Sl
   const bot = await readFake<{ userId: string }>('slack', 'bot');
   await callFake('model', 'enqueue', { text: 'Noted, Dee.' });
   const event = await callFake<Record<string, unknown>>('slack', 'personMessage', { channel, text: `<@${bot.userId}> the release is on friday`, from: { id: 'U0WRKNAME1', name: 'Dee Named' } });
-  const { rawBody } = encodeRequest(await callFake<SlackRequest>('slack', 'envelope', event));
-  const timestamp = Math.floor(Date.now() / 1000);
-  const secret = await readFake<string>('slack', 'signingSecret');
-  const response = await SELF.fetch('http://example.com/webhooks/slack', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': signature(secret, timestamp, rawBody) },
-    body: rawBody,
-  });
-  expect(response.status).toBe(200);
+  expect(await postSlackEvent(event)).toBe(200);
   await eventually(() => callFake<{ text: string }[]>('slack', 'botMessages', channel), (list) => list.some((message) => message.text === 'Noted, Dee.'));
   const requests = await readFake<{ rawBody: string }[]>('model', 'requests');
   expect(requests.at(-1)!.rawBody).toContain('[Dee Named · slack:U0WRKNAME1] (speaker): the release is on friday');
