@@ -138,4 +138,10 @@ export interface AgentResources {
   reload(): Promise<unknown>;
   /** What the last prompt build had to cut. */
   readonly truncations?: readonly string[];
+  /**
+   * What is kept about the person whose turn `turn` is, where that is not in the system prompt (a
+   * seat other than the owner's): it rides along with each model call of the turn, never written
+   * to the session, so another person's turn never shows it (see `speaker-notes.ts`).
+   */
+  speakerNotes?(turn: TurnContext): Promise<string | undefined>;
 }

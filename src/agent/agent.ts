@@ -321,12 +321,12 @@ export class Agent {
    * under the seat of the parent's last turn (its turn context, without a chat to send files to),
    * so what it does from a group is what that group's turn could do.
    */
-  async spawnChild(options: { tools?: readonly string[]; history?: readonly Message[]; maxToolRounds?: number; maxTokens?: number } = {}): Promise<Agent> {
+  async spawnChild(options: { tools?: readonly string[]; history?: readonly Message[]; maxToolRounds?: number; maxTokens?: number; origin?: TurnContext['origin'] } = {}): Promise<Agent> {
     const parentSessionId = this.#pinnedSessionId ?? (await this.session()).id;
     const offer = this.#lastOffer ?? { tools: this.#tools, cwd: this.options.cwd };
     const child = new Agent(childOptions(this.options, { ...options, ...offer, sessionKey: `${this.sessionKey}:child`, guardrails: this.#guardrails.guardrails }));
     child.#allowedTools = new Set(options.tools ?? []);
-    child.#inheritedTurn = offer.turn ? { ...offer.turn, attachFile: undefined } : undefined;
+    child.#inheritedTurn = offer.turn ? { ...offer.turn, attachFile: undefined, origin: options.origin ?? offer.turn.origin } : undefined;
     child.#pinnedSessionId = parentSessionId;
     this.#prompts.shareWith(child.#prompts);
     if (options.history && options.history.length > 0) {

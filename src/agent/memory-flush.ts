@@ -130,7 +130,7 @@ export async function flushMemory(run: MemoryFlushRun): Promise<MemoryFlushOutco
     return full;
   };
   try {
-    child = await agent.spawnChild({ tools: [memoryTool], history: part.history, maxToolRounds: settings.maxToolRounds, maxTokens: settings.maxOutputTokens });
+    child = await agent.spawnChild({ tools: [memoryTool], history: part.history, maxToolRounds: settings.maxToolRounds, maxTokens: settings.maxOutputTokens, origin: 'flush' });
     // The tools the last turn offered (what the child sends) may leave `memory` out.
     if (!child.tools.some((tool) => tool.name === memoryTool)) return undefined;
     const flushing = child;

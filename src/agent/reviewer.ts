@@ -146,6 +146,7 @@ export class BackgroundReviewer {
       history,
       maxToolRounds: this.settings.maxToolRounds,
       maxTokens: this.settings.maxOutputTokens,
+      origin: 'reviewer',
     });
     state.child = child;
     if (state.cancelled) return { status: 'cancelled', usage, cost };

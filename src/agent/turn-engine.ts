@@ -10,6 +10,7 @@ import type { Tool, ToolContext } from '../tools/tool.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { Engine } from './engine.ts';
 import { liveStateMessages, surfacesByTool } from './live-state.ts';
+import { speakerNotesMessages } from './speaker-notes.ts';
 import { toolCallHooks, type ToolCallParts } from './tool-call-hooks.ts';
 
 /** What a turn's engine is made of besides the agent's options. */
@@ -48,7 +49,11 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     subagents: options.subagents,
     slot: parts.slot,
     files: options.files,
-    getEphemeralMessages: async (signal) => [...(await liveStateMessages(options.surfaces ?? [], turn, signal)), ...((await options.getEphemeralMessages?.()) ?? [])],
+    getEphemeralMessages: async (signal) => [
+      ...(await speakerNotesMessages(options.resources, turn)),
+      ...(await liveStateMessages(options.surfaces ?? [], turn, signal)),
+      ...((await options.getEphemeralMessages?.()) ?? []),
+    ],
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
     ...toolCallHooks({ ...parts, toolNamed: (name) => parts.tools.find((tool) => tool.name === name) }),
     onEvent: async (event) => {

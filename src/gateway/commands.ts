@@ -22,6 +22,7 @@ import { jobLabel, ScheduleError } from './scheduler/index.ts';
 import { skillHelpLines, skillsFor } from './skill-commands.ts';
 import { describeReload, reloadNotes, reportReload } from './profile-reload.ts';
 import { describeGroup } from './access/pairing-group.ts';
+import { memoryCommand, memoryViews } from './memory-command.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -142,6 +143,11 @@ const commands: Command[] = [
     description: 'Scheduled jobs here: list, cancel ID, pause ID, resume ID',
     run: (context) => scheduleCommand(context),
   },
+  {
+    name: 'memory',
+    description: 'What I keep about you and this conversation: mine, log, undo, forget N, keep N',
+    run: (context) => memoryCommandOf(context),
+  },
   undoCommand,
   diffCommand,
   runPipelineCommand,
@@ -256,6 +262,22 @@ async function thinkCommand({ gateway, message, args }: CommandContext): Promise
   await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
   const now = choice ?? profileDefault;
   return `${choice ? `Thinking is now ${now}` : `Thinking follows profile ${conversation.profile} again: ${now}`}.${cannotReason(agent, now)}`;
+}
+
+/** `/memory ...` in `context`'s conversation, from its sender's seat (see `memory-command.ts`). */
+async function memoryCommandOf({ gateway, message, admin, args }: CommandContext): Promise<string> {
+  const conversation = await gateway.conversations.get(message);
+  const { resources } = await gateway.runtime.resources(conversation.profile);
+  const { platform, conversationId, threadId } = message.address;
+  const owner = gateway.grants.seatTools({ platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin }).owner;
+  const person = `${platform}:${message.sender.id}`;
+  const direct = message.scope === 'dm';
+  const profile = { memoryPath: resources.memoryPath, userPath: resources.userPath, limits: resources.memoryLimits };
+  const views = memoryViews({ owner, admin, direct, sessionKey: message.sessionKey, person, profile, place: gateway.runtime.conversationMemory });
+  const reply = await memoryCommand(args, views, { person, name: message.sender.name, conversation: message.sessionKey, direct });
+  // A change shows in the conversation's next prompt (the speaker's notes are read at each call anyway).
+  if (/^\s*(forget|keep|undo)\b/.test(args)) conversation.agent.invalidatePromptCache(message.sessionKey);
+  return reply;
 }
 
 /** A note when the conversation's model cannot use a reasoning effort (per the catalog). */

@@ -9,7 +9,7 @@
  */
 import { errorMessage } from '../core/errors.ts';
 import type { Store } from '../store/store.ts';
-import { TurnTaint, type TaintMode } from '../tools/turn-taint.ts';
+import { otherPeopleSource, TurnTaint, type TaintMode } from '../tools/turn-taint.ts';
 import { keySegment } from './dedupe.ts';
 
 /** What a session's record holds. */
@@ -26,8 +26,7 @@ const cachedRecords = 2_000;
 const maxSources = 20;
 const maxSpeakers = 100;
 
-/** The source a group turn has when someone other than its speaker talked in the session. */
-export const otherPeopleSource = 'messages from other people in this group';
+export { otherPeopleSource };
 /** The source a turn has when another bot spoke in it (a bot relays whatever it was given). */
 export const otherBotSource = 'a message from another bot';
 

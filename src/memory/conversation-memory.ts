@@ -17,6 +17,11 @@ export interface ConversationMemoryPlace {
   storage: MemoryStorage;
   /** The location in `storage` of `file` of the conversation with session key `sessionKey`. */
   location(sessionKey: string, file: MemoryFileName): string;
+  /**
+   * The location in `storage` of the notes about `person` (`platform:id`): what the agent learned
+   * about them in seats other than the owner's, shown in their own turns only, wherever they are.
+   */
+  personLocation(person: string): string;
 }
 
 /**
@@ -35,5 +40,6 @@ export function storeConversationMemory(store: Pick<Store, 'get' | 'set'>, segme
       write: (location, text) => store.set(location, text),
     },
     location: (sessionKey, file) => `conversation-memory:${segment(sessionKey)}:${file}`,
+    personLocation: (person) => `person-memory:${segment(person)}:USER.md`,
   };
 }

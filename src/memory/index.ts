@@ -12,3 +12,6 @@ export {
 export { memoryHeader, type MemoryLabel } from './memory-header.ts';
 export { storeConversationMemory, type ConversationMemoryPlace, type MemoryFileName } from './conversation-memory.ts';
 export { fileMemoryStorage, type MemoryStorage } from './memory-storage.ts';
+export { HeldMemory, heldLocationFor, type HeldEntry } from './held-memory.ts';
+export { MemoryJournal, journalLocationFor, sourceOf, type MemoryRecord, type MemorySource, type SourceKind } from './memory-journal.ts';
+export { changeEntry, heldOf, journalOf, keepHeld, lastChange, openShelf, undoLastChange, type EntryChange, type MemoryShelf } from './memory-shelf.ts';

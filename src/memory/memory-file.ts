@@ -186,6 +186,9 @@ export class MemoryFile {
       if (segment.kind === 'entry' && comparisonKey(segment.text).includes(needle)) matches.push(index);
     });
     if (matches.length === 0) throw new MemoryError(`no entry of ${this.#name()} contains "${oldText}"`);
+    // The whole text of an entry names that entry, even where it is part of a longer one too.
+    const exact = matches.find((index) => comparisonKey((segments[index] as EntrySegment).text) === needle);
+    if (exact !== undefined) return exact;
     const texts = matches.map((index) => (segments[index] as EntrySegment).text);
     // Identical entries (only a hand edit can make them) are one fact: acting on the first is safe.
     if (new Set(texts.map(comparisonKey)).size > 1) {

@@ -1,7 +1,7 @@
 /** The fill-level line shown above a memory file in the system prompt. */
 
-/** What a header calls a memory file: the profile's two, or a conversation's own two. */
-export type MemoryLabel = 'MEMORY' | 'USER' | 'CONVERSATION MEMORY' | 'CONVERSATION USER';
+/** What a header calls a memory file: the profile's two, a conversation's own two, or the notes about a turn's speaker. */
+export type MemoryLabel = 'MEMORY' | 'USER' | 'CONVERSATION MEMORY' | 'CONVERSATION USER' | 'SPEAKER NOTES';
 
 /**
  * `MEMORY [67% - 1,474/2,200 chars]`: the percentage rounded, numbers with `,` as thousands

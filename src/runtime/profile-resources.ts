@@ -17,7 +17,7 @@ import { createMemoryTool } from '../tools/resources/memory.ts';
 import { createKnowledgeSearchTool } from '../tools/resources/knowledge-search.ts';
 import { createSkillManageTool } from '../tools/resources/skill-manage.ts';
 import { createSkillTool } from '../tools/resources/skill.ts';
-import type { Tool } from '../tools/tool.ts';
+import type { Tool, TurnContext } from '../tools/tool.ts';
 import { docsReference } from '../resources/docs-reference.ts';
 import { createKnowledgeIndex } from '../resources/knowledge-index.ts';
 import { loadKnowledge, selectKnowledgeForInjection } from '../resources/knowledge.ts';
@@ -27,7 +27,7 @@ import { platformHint, platformOfChannel } from '../resources/platform-hints.ts'
 import type { AssembledPrompt, NamedText, PromptCaps } from '../resources/prompt-assembly.ts';
 import { assembleSystemPrompt, defaultPromptCaps } from '../resources/prompt-assembly.ts';
 import { buildFooter } from '../resources/prompt-footer.ts';
-import { conversationMemoryLayers, memoryLayer } from '../resources/memory-layers.ts';
+import { conversationMemoryLayers, memoryLayer, speakerNotesText } from '../resources/memory-layers.ts';
 import { readTextFile } from '../resources/read-text.ts';
 import { envFilePaths, privatePaths } from '../core/private-paths.ts';
 import { createRulesLoader } from '../resources/rules.ts';
@@ -132,6 +132,11 @@ export class ProfileResources {
     return join(profileHome(this.layers), 'USER.md');
   }
 
+  /** The character limits of every memory file of the profile (a conversation's and a person's too). */
+  get memoryLimits(): { memory: number; user: number } {
+    return { memory: this.options.memoryLimits?.memory ?? defaultMemoryLimit, user: this.options.memoryLimits?.user ?? defaultUserLimit };
+  }
+
   /** The profile's scratch folder, the shell's working directory. */
   get tempDirectory(): string {
     return join(profileHome(this.layers), 'temp');
@@ -163,6 +168,11 @@ export class ProfileResources {
   /** The system prompt builder for agents of this profile. */
   readonly systemPrompt: SystemPromptBuilder = (context) => this.buildPrompt(context);
 
+  /** The notes about `turn`'s speaker, to ride along with its model calls (see `src/agent/speaker-notes.ts`). */
+  speakerNotes(turn: TurnContext): Promise<string | undefined> {
+    return speakerNotesText(this.options.conversationMemory, `${turn.platform}:${turn.senderId}`, this.options.memoryLimits?.user);
+  }
+
   /** Builds the prompt for one channel (see `prompt-assembly.ts` for the layers). */
   async buildPrompt(context: PromptContext): Promise<string> {
     const assembled = await this.assemblePrompt(context);
@@ -192,7 +202,8 @@ export class ProfileResources {
         docs: snapshot.docs,
         append,
         memory: memoryLayer(memory, 'MEMORY'),
-        user: memoryLayer(user, 'USER'),
+        // The profile's USER.md is the owner's notes: in the owner's turns only.
+        user: context.owner === false ? undefined : memoryLayer(user, 'USER'),
         conversation,
         skills: canLoadSkills ? snapshot.skills : undefined,
         platform: platformHint(platformOfChannel(context.channel)),

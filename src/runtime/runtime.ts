@@ -150,7 +150,7 @@ export class Runtime {
    */
   #tools = new Map<string, readonly Tool[]>();
   #onReview: RuntimeOptions['onReview'];
-  /** Each conversation's own memory, in the store: what seats other than the owner's keep. */
+  /** Each conversation's own memory and each person's notes, in the store: what seats other than the owner's keep. */
   readonly #conversationMemory: ConversationMemoryPlace;
   readonly #browserConfig: BrowserConfig;
   readonly #desktopConfig: DesktopConfig;
@@ -188,6 +188,11 @@ export class Runtime {
     this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
     this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
     this.#reasoningEfforts = options.reasoningEfforts ?? {};
+  }
+
+  /** Where each conversation's own memory and each person's notes are kept (`/memory` reads them). */
+  get conversationMemory(): ConversationMemoryPlace {
+    return this.#conversationMemory;
   }
 
   /** The reasoning effort `profile`'s conversations start with (unset: none). */

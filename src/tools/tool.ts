@@ -58,6 +58,13 @@ export interface TurnContext {
    * then needs a person's yes. Unset where nothing is tracked (the terminal chat).
    */
   taint?: TurnTaint;
+  /** The turn, as its platform names the message that started it (memory records it as the source). */
+  turnId?: string;
+  /**
+   * Who works in this turn's name when it is not the turn itself: the background reviewer or the
+   * memory flush, whose children work under the reviewed conversation's last turn.
+   */
+  origin?: 'reviewer' | 'flush';
 }
 
 /**

@@ -16,6 +16,19 @@ export type TaintMode = 'approve' | 'block' | 'off';
 /** The taint modes, for config validation. */
 export const taintModes: readonly TaintMode[] = ['approve', 'block', 'off'];
 
+/** The source a group turn has when others spoke in it (or in an earlier turn of the session). */
+export const otherPeopleSource = 'messages from other people in this group';
+
+/**
+ * What of `taint` is content no person wrote (a web page, another bot's message), as opposed to
+ * other people's words: what memory keeps apart (see `src/memory/held-memory.ts`). Empty when
+ * nothing is tracked or `taint.mode` is off.
+ */
+export function untrustedContent(taint: TurnTaint | undefined): readonly string[] {
+  if (!taint || taint.mode === 'off') return [];
+  return taint.sources.filter((source) => source !== otherPeopleSource);
+}
+
 /** How many sources an approval question names; the rest are counted. */
 const namedSources = 3;
 

@@ -37,6 +37,8 @@ export interface FakeModelServer {
   requests: RecordedRequest[];
   /** Number of queued replies not yet used. */
   pending(): number;
+  /** Resolves once `count` requests in all have come in; rejects after `timeoutMs`. */
+  waitForRequests(count: number, timeoutMs: number): Promise<void>;
   /**
    * Totals of the simulated prompt cache (option `promptCache`; all zero without it). Each
    * request's own numbers are on {@link RecordedRequest.cache}.
@@ -66,6 +68,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   const requests: RecordedRequest[] = [];
   let fallback: ScriptedReply = defaultReply;
   let counter = 0;
+  /** Waiters of `waitForRequests`, told of every request. */
+  const arrivals = new Set<() => void>();
   // Cancels pending delays on close, so no timer keeps the process alive.
   const lifetime = new AbortController();
 
@@ -93,6 +97,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     }
     const recorded: RecordedRequest = { protocol, path, headers: flattenHeaders(request), body, rawBody, receivedAt: Number(process.hrtime.bigint()) / 1e6 };
     requests.push(recorded);
+    for (const arrived of arrivals) arrived();
 
     if (!hasCredentials(recorded)) {
       const error = { status: 401, message: 'missing API key' };
@@ -130,6 +135,21 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     enqueue: (...replies) => void queue.push(...replies),
     setDefault: (reply) => void (fallback = reply),
     pending: () => queue.length,
+    waitForRequests: (count, timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (requests.length < count) return;
+          arrivals.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          arrivals.delete(check);
+          reject(new Error(`fake model: ${requests.length} requests after ${timeoutMs} ms, waited for ${count}`));
+        }, timeoutMs);
+        arrivals.add(check);
+        check();
+      }),
     cacheStats: () => promptCache?.stats() ?? { requests: 0, inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, readFraction: 0 },
     reset() {
       queue.length = 0;

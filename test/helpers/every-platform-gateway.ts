@@ -43,9 +43,10 @@ export interface EveryPlatformGateway {
 
 /**
  * Starts the fakes and the gateway; Slack by Socket Mode unless `slackHttp` (HTTP events need the
- * gateway exposed, which puts `/metrics` behind the web chat's login too).
+ * gateway exposed, which puts `/metrics` behind the web chat's login too). `env` adds to the
+ * gateway's environment at every start.
  */
-export async function startEveryPlatformGateway(homePrefix: string, options: { slackHttp?: boolean } = {}): Promise<EveryPlatformGateway> {
+export async function startEveryPlatformGateway(homePrefix: string, options: { slackHttp?: boolean; env?: Record<string, string> } = {}): Promise<EveryPlatformGateway> {
   const [model, discord, telegram, slack] = await Promise.all([startFakeModelServer(), startFakeDiscordServer(), startFakeTelegramServer(), startFakeSlackServer()]);
   const home = createTempHome(homePrefix);
   let gateway: StartedGateway | undefined;
@@ -65,6 +66,7 @@ export async function startEveryPlatformGateway(homePrefix: string, options: { s
           OPERATOR_ADMINS: [`discord:${discord.world.person.id}`, `telegram:${telegramAdmin.id}`, `slack:${slackAdmin.id}`].join(','),
           OPERATOR_REVIEW_EVERY: '0',
           OPERATOR_METRICS_TOKEN: metricsToken,
+          ...options.env,
           ...env,
         },
       },

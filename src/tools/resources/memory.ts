@@ -2,16 +2,22 @@
  * The `memory` tool: adds, replaces and removes entries of a memory file pair. In the owner's
  * seats (and where there is no turn context: the terminal) they are the active profile's MEMORY.md
  * (target `memory`) and USER.md (target `user`), which every conversation of the profile reads.
- * In any other seat they are that conversation's own pair, shown in its prompt only: the profile's
- * files are read-only there (see `owner-turn.ts` for why). Also the tool of the background
- * reviewer and the memory flush, whose children work under the reviewed conversation's turn.
+ * In any other seat, `memory` is that conversation's own MEMORY.md and `user` the notes about the
+ * person whose turn it is, shown in that person's turns only: the profile's files are read-only
+ * there (see `owner-turn.ts` for why). Also the tool of the background reviewer and the memory
+ * flush, whose children work under the reviewed conversation's turn.
+ *
+ * Every change is recorded with its source (see `src/memory/memory-journal.ts`). What the agent
+ * wants to save in a turn that read untrusted content (a web page, another bot) is held apart
+ * instead, never shown to the model, until a person keeps it (`/memory keep`).
  */
 import * as z from 'zod';
 import { errorMessage } from '../../core/errors.ts';
-import { MemoryError, MemoryFile, defaultMemoryLimit, defaultUserLimit, memoryHeader } from '../../memory/index.ts';
-import type { ConversationMemoryPlace, MemoryChange, MemoryLabel, MemoryStorage } from '../../memory/index.ts';
+import { MemoryError, changeEntry, defaultMemoryLimit, defaultUserLimit, heldOf, memoryHeader } from '../../memory/index.ts';
+import type { ConversationMemoryPlace, EntryChange, MemoryLabel, MemoryShelf, MemorySource, MemoryStorage } from '../../memory/index.ts';
 import { defineTool } from '../tool.ts';
 import type { ToolOutput, TurnContext } from '../tool.ts';
+import { untrustedContent } from '../turn-taint.ts';
 import { isOwnerTurn } from './owner-turn.ts';
 
 /** Which file a call edits. */
@@ -29,7 +35,7 @@ export interface MemoryToolOptions {
   userLimit?: number;
   /**
    * Called after every successful change, e.g. to clear the cached system prompt; `conversation`
-   * is the session key when the change was to that conversation's own memory.
+   * is the session key when the change was to that conversation's own memory or a person's notes.
    */
   onChange?: (target: MemoryTarget, conversation?: string) => void;
   /** Clock for archive headings. */
@@ -40,15 +46,16 @@ export interface MemoryToolOptions {
    */
   storage?: MemoryStorage;
   /**
-   * Where each conversation's own memory is kept, for the writes of seats other than the owner's.
-   * Unset: those writes are refused (the profile's memory stays read-only there all the same).
+   * Where each conversation's own memory and each person's notes are kept, for the writes of seats
+   * other than the owner's. Unset: those writes are refused (the profile's memory stays read-only
+   * there all the same).
    */
   conversation?: ConversationMemoryPlace;
 }
 
 const parameters = z.object({
   action: z.enum(['add', 'replace', 'remove']).describe('add a new entry, replace part of one, or remove one.'),
-  target: z.enum(['memory', 'user']).describe('memory: facts about the team and the work. user: notes about the person you talk with.'),
+  target: z.enum(['memory', 'user']).describe('memory: facts about the team and the work. user: notes about the person whose turn it is.'),
   content: z.string().optional().describe('add: the new entry. replace: the full new text of the entry.'),
   old_text: z
     .string()
@@ -63,7 +70,10 @@ const description = [
   'conversation\'s own memory, shown in this conversation only, and the profile\'s memory is read-only.',
   '- target "memory": facts about the team and its work: projects, systems, conventions, decisions, who owns what,',
   '  recurring problems and their fixes (e.g. "Deploys go through #releases; never on Fridays").',
-  '- target "user": notes about the person: name, role, time zone, preferences, how they like answers.',
+  '- target "user": notes about the person whose turn it is, from what they said: name, role, time zone,',
+  '  preferences, how they like answers. Shown in that person\'s turns only; never put other people there.',
+  'Every change is recorded with where it came from. In a turn that read a web page or another bot\'s message,',
+  'additions are held apart until a person keeps them.',
   'Keep each entry short (one or two sentences), specific and true beyond this conversation. Do not save task',
   'progress, things you can look up again, or secrets. Prefer replacing an outdated entry over adding a new one.',
   'Actions: add (content), replace (old_text = a unique piece of the entry, content = its full new text),',
@@ -71,18 +81,13 @@ const description = [
 ].join('\n');
 
 /** One file a call edits: where it is kept and what the answer calls it. */
-interface MemoryPlace {
-  location: string;
-  storage: MemoryStorage | undefined;
-  limit: number;
+interface MemoryPlace extends MemoryShelf {
   label: MemoryLabel;
   /** How the answer names the target, e.g. `memory` or `this conversation's memory`. */
   shown: string;
-  /** What error messages call the file (undefined: its base name). */
-  name?: string;
   /** How the answer names the archive (undefined: its path). */
   archive?: string;
-  /** The conversation whose own memory this is. */
+  /** The conversation whose own memory (or whose speaker's notes) this is. */
   conversation?: string;
 }
 
@@ -103,15 +108,26 @@ export function createMemoryTool(options: MemoryToolOptions) {
     if (!conversation || !turn) {
       return "memory is read-only in this conversation: the profile's memory is written from the owner's own conversations only";
     }
-    const file = target === 'memory' ? 'MEMORY.md' : 'USER.md';
+    if (target === 'user') {
+      return {
+        location: conversation.personLocation(`${turn.platform}:${turn.senderId}`),
+        storage: conversation.storage,
+        limit: limits.user,
+        label: 'SPEAKER NOTES',
+        shown: "the speaker's notes",
+        name: "the speaker's notes",
+        archive: "the archive of the speaker's notes",
+        conversation: turn.sessionKey,
+      };
+    }
     return {
-      location: conversation.location(turn.sessionKey, file),
+      location: conversation.location(turn.sessionKey, 'MEMORY.md'),
       storage: conversation.storage,
-      limit: limits[target],
-      label: target === 'memory' ? 'CONVERSATION MEMORY' : 'CONVERSATION USER',
-      shown: target === 'memory' ? "this conversation's memory" : "this conversation's user notes",
-      name: `this conversation's ${file}`,
-      archive: `this conversation's ${file.replace('.md', '.archive.md')}`,
+      limit: limits.memory,
+      label: 'CONVERSATION MEMORY',
+      shown: "this conversation's memory",
+      name: "this conversation's MEMORY.md",
+      archive: "this conversation's MEMORY.archive.md",
       conversation: turn.sessionKey,
     };
   };
@@ -124,32 +140,33 @@ export function createMemoryTool(options: MemoryToolOptions) {
       context.signal.throwIfAborted();
       const file = placeOf(args.target, context.turn);
       if (typeof file === 'string') return failure(file);
+      const change = entryChange(args);
+      if (typeof change === 'string') return failure(change);
+      const source = memorySource(context.turn);
       try {
-        const memory = await MemoryFile.open(file.location, { limit: file.limit, now: options.now, storage: file.storage, name: file.name });
-        let change: MemoryChange;
-        let done: string;
-        if (args.action === 'add') {
-          if (args.content === undefined) return failure('add needs `content`: the text of the new entry');
-          change = await memory.add(args.content);
-          done = `Added to ${file.shown}: "${change.entry}"`;
-        } else if (args.action === 'replace') {
-          if (args.old_text === undefined || args.content === undefined) {
-            return failure('replace needs `old_text` (a piece of the entry to change) and `content` (its full new text)');
-          }
-          change = await memory.replace(args.old_text, args.content);
-          done = `Replaced in ${file.shown}: "${change.previous}" -> "${change.entry}"`;
-        } else {
-          if (args.old_text === undefined) return failure('remove needs `old_text`: a piece of the entry to remove');
-          change = await memory.remove(args.old_text);
-          done = `Removed from ${file.shown}: "${change.previous}"`;
+        const untrusted = untrustedContent(context.turn?.taint);
+        if (change.action !== 'remove' && untrusted.length > 0) {
+          const held = await heldOf(file).hold(change.content, { ...source, kind: source.kind === 'words' ? 'tool' : source.kind, content: untrusted.join('; ') }, (options.now ?? (() => new Date()))());
+          return {
+            content:
+              `Not saved: this turn read untrusted content (${untrusted.join('; ')}), so "${held}" is held apart from ${file.shown}, ` +
+              'out of your sight, until a person keeps it with /memory keep. Tell the person if it matters.',
+          };
         }
+        const { change: result, file: memory } = await changeEntry(file, change, source, options.now);
+        const done =
+          change.action === 'add'
+            ? `Added to ${file.shown}: "${result.entry}"`
+            : change.action === 'replace'
+              ? `Replaced in ${file.shown}: "${result.previous}" -> "${result.entry}"`
+              : `Removed from ${file.shown}: "${result.previous}"`;
         options.onChange?.(args.target, file.conversation);
-        const lines = [done, memoryHeader(file.label, change.used, change.limit)];
-        if (change.archived.length > 0) {
+        const lines = [done, memoryHeader(file.label, result.used, result.limit)];
+        if (result.archived.length > 0) {
           lines.push(
-            `To make room, moved the ${change.archived.length} oldest ${change.archived.length === 1 ? 'entry' : 'entries'} to ` +
+            `To make room, moved the ${result.archived.length} oldest ${result.archived.length === 1 ? 'entry' : 'entries'} to ` +
               `${file.archive ?? memory.archivePath}:`,
-            ...change.archived.map((entry) => `- ${entry.replace(/\n/g, ' ')}`),
+            ...result.archived.map((entry) => `- ${entry.replace(/\n/g, ' ')}`),
           );
         }
         return { content: lines.join('\n') };
@@ -159,6 +176,26 @@ export function createMemoryTool(options: MemoryToolOptions) {
       }
     },
   });
+}
+
+/** The change the arguments ask for, or what is missing. */
+function entryChange(args: z.infer<typeof parameters>): EntryChange | string {
+  if (args.action === 'add') return args.content === undefined ? 'add needs `content`: the text of the new entry' : { action: 'add', content: args.content };
+  if (args.action === 'replace') {
+    return args.old_text === undefined || args.content === undefined
+      ? 'replace needs `old_text` (a piece of the entry to change) and `content` (its full new text)'
+      : { action: 'replace', oldText: args.old_text, content: args.content };
+  }
+  return args.old_text === undefined ? 'remove needs `old_text`: a piece of the entry to remove' : { action: 'remove', oldText: args.old_text };
+}
+
+/** Where a change in `turn` comes from: its people's words, or the reviewer or flush working in its name. */
+function memorySource(turn: TurnContext | undefined): MemorySource {
+  if (!turn) return { kind: 'words' };
+  const source: MemorySource = { kind: turn.origin ?? 'words', conversation: turn.sessionKey, person: `${turn.platform}:${turn.senderId}` };
+  if (turn.senderName) source.name = turn.senderName;
+  if (turn.turnId) source.turn = turn.turnId;
+  return source;
 }
 
 function failure(message: string): ToolOutput {

@@ -17,13 +17,13 @@ import type { MemoryStorage } from '../../memory/memory-storage.ts';
 import { platformHint, platformOfChannel } from '../../resources/platform-hints.ts';
 import { assembleSystemPrompt, defaultPromptCaps, type AssembledPrompt, type NamedText, type PromptCaps } from '../../resources/prompt-assembly.ts';
 import { buildFooter } from '../../resources/prompt-footer.ts';
-import { conversationMemoryLayers, memoryLayer } from '../../resources/memory-layers.ts';
+import { conversationMemoryLayers, memoryLayer, speakerNotesText } from '../../resources/memory-layers.ts';
 import type { ConversationMemoryPlace } from '../../memory/conversation-memory.ts';
 import { keySegment } from '../../gateway/dedupe.ts';
 import type { KnowledgeDocument, Skill } from '../../resources/types.ts';
 import { createKnowledgeSearchTool } from '../../tools/resources/knowledge-search.ts';
 import { createMemoryTool } from '../../tools/resources/memory.ts';
-import type { Tool } from '../../tools/tool.ts';
+import type { Tool, TurnContext } from '../../tools/tool.ts';
 import { readBundle, type ReadBundle } from './bundle-source.ts';
 import { describeChanges } from '../../resources/describe-changes.ts';
 import { snapshotOf, type BundleSnapshot } from './bundle-snapshot.ts';
@@ -71,7 +71,11 @@ export class WorkerResources implements AgentResources {
       [memoryKey(profile, 'USER.md')]: this.#snapshot.bundle.memorySeed.user,
     });
     this.#storage = kvMemoryStorage(kv, (location) => seeds()[location]);
-    this.#conversationMemory = { storage: this.#storage, location: (sessionKey, file) => `conversation-memory:${keySegment(sessionKey)}:${file}` };
+    this.#conversationMemory = {
+      storage: this.#storage,
+      location: (sessionKey, file) => `conversation-memory:${keySegment(sessionKey)}:${file}`,
+      personLocation: (person) => `person-memory:${keySegment(person)}:USER.md`,
+    };
     this.#tools = [
       createWorkerSkillTool(() => this.#snapshot),
       createKnowledgeSearchTool({ getIndex: () => this.#snapshot.index() }),
@@ -114,6 +118,11 @@ export class WorkerResources implements AgentResources {
   /** The system prompt builder for agents of this profile. */
   readonly systemPrompt: SystemPromptBuilder = (context) => this.buildPrompt(context);
 
+  /** The notes about `turn`'s speaker, to ride along with its model calls (see `src/agent/speaker-notes.ts`). */
+  speakerNotes(turn: TurnContext): Promise<string | undefined> {
+    return speakerNotesText(this.#conversationMemory, `${turn.platform}:${turn.senderId}`, this.#options.memoryLimits?.user);
+  }
+
   /** Builds the prompt for one channel and records what had to be cut. */
   async buildPrompt(context: PromptContext): Promise<string> {
     const assembled = await this.assemblePrompt(context);
@@ -140,7 +149,8 @@ export class WorkerResources implements AgentResources {
         soul: bundle.identity.soul,
         append,
         memory: memoryLayer(memory, 'MEMORY'),
-        user: memoryLayer(user, 'USER'),
+        // The profile's USER.md is the owner's notes: in the owner's turns only.
+        user: context.owner === false ? undefined : memoryLayer(user, 'USER'),
         conversation,
         skills: canLoadSkills ? skills : undefined,
         platform: platformHint(platformOfChannel(context.channel)),

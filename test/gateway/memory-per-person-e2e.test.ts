@@ -1,0 +1,139 @@
+/**
+ * Memory per person, through the real gateway process on Telegram, Discord and Slack at once
+ * (each against its fake, the real Anthropic SDK against the fake model): in one group two people
+ * each have the agent note something about them; each person's notes ride along with their own
+ * turns only, and the system prompt is the same bytes whoever speaks. On Telegram the background
+ * reviewer saves to the group's memory; `/memory` shows it with its source, a member may not
+ * change the group's memory, an admin's `/memory undo` reverts the reviewer's edit, and the next
+ * prompt no longer has it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeUser } from '../fakes/fake-discord-state.ts';
+import type { RecordedRequest } from '../fakes/fake-model-types.ts';
+import { approveGroups, discordServer, slackChannel, telegramGroup } from '../helpers/approved-groups.ts';
+import { startEveryPlatformGateway, telegramAdmin, type EveryPlatformGateway, type Platform } from '../helpers/every-platform-gateway.ts';
+
+const wait = 30_000;
+const telegramGroupId = -1007100;
+const slackChannelId = 'C0MEMORY01';
+const people = {
+  telegram: [
+    { id: 7101, first_name: 'Ada' },
+    { id: 7102, first_name: 'Bea' },
+  ],
+  slack: [
+    { id: 'U0MEMADA1', name: 'Ada' },
+    { id: 'U0MEMBEA1', name: 'Bea' },
+  ],
+  discord: [fakeUser('710000000000000001', 'Ada Member'), fakeUser('710000000000000002', 'Bea Member')],
+} as const;
+
+/** The `<speaker_notes>` blocks a model request carries. */
+function speakerNotes(request: RecordedRequest): string[] {
+  return [...JSON.stringify(request.body).matchAll(/<speaker_notes>(.*?)<\/speaker_notes>/g)].map((match) => match[1]!);
+}
+
+describe('memory per person in one group (Telegram, Discord, Slack through the gateway)', { timeout: 8 * wait }, () => {
+  let every: EveryPlatformGateway;
+
+  beforeAll(async () => {
+    // Reviews every 5 person turns: only the Telegram group gets that many here.
+    every = await startEveryPlatformGateway('operator-memory-e2e-', { env: { OPERATOR_REVIEW_EVERY: '5' } });
+    const { home, discord } = every;
+    await approveGroups(home, [telegramGroup(telegramGroupId), slackChannel(slackChannelId), discordServer(discord.world.guildId)]);
+  });
+
+  afterAll(async () => {
+    await every?.close();
+  });
+
+  /** Person `who` (0 or 1) of `platform` says `text` to the bot in the group; resolves once `answer` is posted there. */
+  async function say(platform: Platform, who: 0 | 1, text: string, answer: string): Promise<void> {
+    const { telegram, discord, slack } = every;
+    if (platform === 'telegram') {
+      const shown = telegram.messages(telegramGroupId).length;
+      telegram.pushUpdate(telegram.textMessage({ chatId: telegramGroupId, chatType: 'supergroup', text: `@${telegram.bot.username} ${text}`, from: people.telegram[who] }));
+      await telegram.waitFor((fake) => fake.messages(telegramGroupId).slice(shown).find((message) => message.text === answer), wait);
+    } else if (platform === 'discord') {
+      const { channelId } = discord.world;
+      discord.messageCreate({ channelId, content: `<@${discord.bot.id}> ${text}`, author: people.discord[who] });
+      await discord.waitFor((fake) => fake.botMessages(channelId).find((stored) => stored.message.content === answer), wait);
+    } else {
+      slack.socket.deliver(slack.envelope(slack.personMessage({ channel: slackChannelId, from: people.slack[who], text: `<@${slack.bot.userId}> ${text}` })));
+      await slack.waitFor((fake) => fake.botMessages(slackChannelId, null).find((message) => fake.display(message).text === answer), wait);
+    }
+  }
+
+  for (const platform of ['telegram', 'discord', 'slack'] as const) {
+    it(`${platform}: each person's notes ride along with their own turns only; the system prompt stays the same`, async () => {
+      const { model } = every;
+      const note = (content: string) => ({ toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'user', content } }] });
+      model.enqueue(note(`${platform}: Ada prefers answers in French.`), { text: `Noted for Ada on ${platform}.` });
+      await say(platform, 0, 'I prefer answers in French, remember that', `Noted for Ada on ${platform}.`);
+      model.enqueue(note(`${platform}: Bea wants metric units.`), { text: `Noted for Bea on ${platform}.` });
+      await say(platform, 1, 'always metric units for me please', `Noted for Bea on ${platform}.`);
+
+      const before = model.requests.length;
+      model.enqueue({ text: `Bonjour Ada on ${platform}.` });
+      await say(platform, 0, 'hello', `Bonjour Ada on ${platform}.`);
+      const adaTurn = model.requests.at(-1)!;
+      model.enqueue({ text: `Hello Bea on ${platform}.` });
+      await say(platform, 1, 'hello', `Hello Bea on ${platform}.`);
+      const beaTurn = model.requests.at(-1)!;
+      expect(model.requests.length).toBe(before + 2);
+
+      const [adaNotes] = [speakerNotes(adaTurn), speakerNotes(beaTurn)];
+      expect(adaNotes).toHaveLength(1);
+      expect(adaNotes[0]).toContain(`${platform}: Ada prefers answers in French.`);
+      expect(adaNotes[0]).not.toContain('metric');
+      expect(speakerNotes(beaTurn)).toHaveLength(1);
+      expect(speakerNotes(beaTurn)[0]).toContain(`${platform}: Bea wants metric units.`);
+      expect(speakerNotes(beaTurn)[0]).not.toContain('French');
+      // Nothing about either person is in the system prompt, which is the same bytes for both.
+      expect(JSON.stringify(adaTurn.body.system)).toBe(JSON.stringify(beaTurn.body.system));
+      expect(JSON.stringify(adaTurn.body.system)).not.toContain('French');
+      expect(JSON.stringify(adaTurn.body.system)).not.toContain('metric');
+    });
+  }
+
+  it("telegram: /memory shows the reviewer's save with its source; a member may not change it; an admin's /memory undo reverts it", async () => {
+    const { model, telegram } = every;
+    const [ada, bea] = people.telegram;
+    // The fifth person turn here: the reviewer runs after its answer, saves one fact and says so.
+    model.enqueue(
+      { text: 'Fifth turn.' },
+      { toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'Standup is at 10:00 in this group.' } }] },
+      { text: 'Saved one fact.' },
+    );
+    const requests = model.requests.length;
+    await say('telegram', 0, 'thanks', 'Fifth turn.');
+    await model.waitForRequests(requests + 3, wait);
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages)).toContain('Added to this conversation');
+
+    const command = async (from: { id: number; first_name: string }, text: string, starts: string) => {
+      const shown = telegram.messages(telegramGroupId).length;
+      telegram.pushUpdate(telegram.textMessage({ chatId: telegramGroupId, chatType: 'supergroup', text, from }));
+      return (await telegram.waitFor((fake) => fake.messages(telegramGroupId).slice(shown).find((message) => message.text.startsWith(starts)), wait)).text;
+    };
+    const listing = await command(bea, '/memory', "This conversation's memory");
+    expect(listing).toContain('1. Standup is at 10:00 in this group.');
+    expect(listing).toContain('by the background review here');
+    // Bea's own note is not read out in the group.
+    expect(listing).not.toContain('metric');
+    expect(listing).toContain('I keep 1 note about you: /memory mine shows them here');
+    expect(await command(bea, '/memory forget 1', 'Only an admin')).toBe("Only an admin can change this group's memory.");
+
+    expect(await command(telegramAdmin, '/memory undo', 'Undid')).toBe(
+      'Undid the last change to this conversation\'s memory (by the background review here): removed "Standup is at 10:00 in this group.".',
+    );
+    const log = await command(ada, '/memory log', 'The latest');
+    expect(log).toContain('+ Standup is at 10:00 in this group.');
+    expect(log).toContain('(undone)');
+    // A person's own notes are not read out in the group, not even their history.
+    expect(log).not.toContain('French');
+
+    model.enqueue({ text: 'After the undo.' });
+    await say('telegram', 1, 'when is standup?', 'After the undo.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.system)).not.toContain('Standup is at 10:00');
+  });
+});
