@@ -42,7 +42,7 @@ export interface MemoryAsker {
 const logLength = 10;
 
 /** One numbered item of a listing: an entry of a file, or an entry held apart from it. */
-interface Item {
+export interface MemoryItem {
   view: ShelfView;
   entry: string;
   held?: HeldEntry;
@@ -58,7 +58,7 @@ export async function memoryCommand(args: string, views: readonly ShelfView[], a
   if (verb === 'log' && number === undefined) return changeLog(views, asker);
   if (verb === 'undo' && number === undefined) return undo(views, asker, now);
   if ((verb === 'forget' || verb === 'keep') && number !== undefined && /^\d+$/.test(number)) {
-    const items = await itemsOf(views);
+    const items = await memoryItems(views);
     const item = items[Number(number) - 1];
     if (!item) return `There is no entry ${number}; /memory lists them.`;
     if (item.view.mayChange !== true) return item.view.mayChange;
@@ -68,8 +68,8 @@ export async function memoryCommand(args: string, views: readonly ShelfView[], a
 }
 
 /** Every item of `views`, numbered from 1 in this order: each file's entries, then what it holds apart. */
-async function itemsOf(views: readonly ShelfView[]): Promise<Item[]> {
-  const items: Item[] = [];
+export async function memoryItems(views: readonly ShelfView[]): Promise<MemoryItem[]> {
+  const items: MemoryItem[] = [];
   for (const view of views) {
     const [file, records, held] = await Promise.all([openShelf(view.shelf), journalOf(view.shelf).records(), heldOf(view.shelf).list()]);
     for (const entry of file.entries) items.push({ view, entry, record: sourceOf(records, entry) });
@@ -79,7 +79,7 @@ async function itemsOf(views: readonly ShelfView[]): Promise<Item[]> {
 }
 
 async function listing(views: readonly ShelfView[], asker: MemoryAsker, showPersonal: boolean): Promise<string> {
-  const items = await itemsOf(views);
+  const items = await memoryItems(views);
   const lines: string[] = [];
   let hiddenNotes = 0;
   let title: string | undefined;
@@ -105,13 +105,21 @@ async function listing(views: readonly ShelfView[], asker: MemoryAsker, showPers
   return lines.join('\n').trim();
 }
 
-async function changeLog(views: readonly ShelfView[], asker: MemoryAsker): Promise<string> {
-  const shown = views.filter((view) => !view.personal || asker.direct);
+/** The latest `limit` changes recorded for `views`, newest first. */
+export async function memoryChanges(views: readonly ShelfView[], limit: number): Promise<{ view: ShelfView; record: MemoryRecord }[]> {
   const changes: { view: ShelfView; record: MemoryRecord }[] = [];
-  for (const view of shown) for (const record of await journalOf(view.shelf).records()) changes.push({ view, record });
-  if (changes.length === 0) return 'No changes recorded yet.';
+  for (const view of views) for (const record of await journalOf(view.shelf).records()) changes.push({ view, record });
   changes.sort((a, b) => (a.record.at < b.record.at ? 1 : a.record.at > b.record.at ? -1 : 0));
-  const blocks = changes.slice(0, logLength).map(({ view, record }) => {
+  return changes.slice(0, limit);
+}
+
+async function changeLog(views: readonly ShelfView[], asker: MemoryAsker): Promise<string> {
+  const changes = await memoryChanges(
+    views.filter((view) => !view.personal || asker.direct),
+    logLength,
+  );
+  if (changes.length === 0) return 'No changes recorded yet.';
+  const blocks = changes.map(({ view, record }) => {
     const head = `@@ ${formatTime(record.at)} · ${view.title} · ${record.action}${record.undone ? ' (undone)' : ''} · ${describeSource(record.source, asker)}`;
     return [head, ...(record.previous !== undefined ? diffLines('-', record.previous) : []), ...(record.entry !== undefined ? diffLines('+', record.entry) : [])].join('\n');
   });
@@ -139,7 +147,7 @@ async function undo(views: readonly ShelfView[], asker: MemoryAsker, now: () => 
   }
 }
 
-async function forget(item: Item, asker: MemoryAsker, now: () => Date): Promise<string> {
+async function forget(item: MemoryItem, asker: MemoryAsker, now: () => Date): Promise<string> {
   if (item.held) {
     await heldOf(item.view.shelf).take(item.entry);
     return `Dropped the held entry "${oneLine(item.entry)}".`;
@@ -153,7 +161,7 @@ async function forget(item: Item, asker: MemoryAsker, now: () => Date): Promise<
   }
 }
 
-async function keep(item: Item, now: () => Date): Promise<string> {
+async function keep(item: MemoryItem, now: () => Date): Promise<string> {
   if (!item.held) return 'That entry is in memory already; only held entries are kept.';
   try {
     await keepHeld(item.view.shelf, item.entry, now);

@@ -112,9 +112,20 @@ whenChromiumInstalled('the admin console in a browser', 'the admin console end-t
       await page.locator('tr[data-person="telegram:2002"]').waitFor();
       // Told as after /pair (the pairing notifier's text).
       await findBotMessage(telegram, gateway, stranger, pairingNoticeText(false), 15_000);
-      model.enqueue({ text: 'Welcome, Bob.' });
-      telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'now?', from: from(stranger, 'Bob') }));
+      model.enqueue({ toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'Bob runs the night shift.' } }] }, { text: 'Welcome, Bob.' });
+      telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'now? I run the night shift', from: from(stranger, 'Bob') }));
       await findBotMessage(telegram, gateway, stranger, 'Welcome, Bob.', 15_000);
+    });
+
+    it("shows what Bob's conversation keeps in memory, with its source, and the change as a diff", async () => {
+      await page.goto(`${origin}/admin#conversation/${encodeURIComponent(`telegram:dm:${stranger}`)}`);
+      const entry = page.locator('#memory-entries li', { hasText: 'Bob runs the night shift.' });
+      await entry.waitFor();
+      expect(await entry.locator('.muted').textContent()).toMatch(/^This conversation's memory · from Bob's words here, message \d+ · /);
+      const change = page.locator('#memory-changes .diff', { hasText: 'Bob runs the night shift.' });
+      expect(await change.locator('.diff-add').textContent()).toBe('+ Bob runs the night shift.');
+      expect(await change.locator('.diff-del').count()).toBe(0);
+      expect(await change.locator('.diff-head').textContent()).toContain("This conversation's memory · add · from Bob's words here");
     });
 
     it('denies a request and revokes an approval, as operator pairing deny and revoke do', async () => {

@@ -2,7 +2,8 @@
  * The console's JSON API under `/admin/api/`, for the page and for scripts with the bearer token:
  *
  * - `GET conversations?q=&limit=`: the conversations (see `conversation-list.ts`);
- * - `GET conversation?key=`: one conversation, its transcript and its system prompt's parts;
+ * - `GET conversation?key=`: one conversation, its transcript, its system prompt's parts and its
+ *   own memory with sources and the latest changes (see `memory-view.ts`);
  * - `GET jobs`, `POST jobs {action: pause|resume|rm|run, id}`;
  * - `GET pairing`, `POST pairing {action: approve|deny, code}`, `{action: revoke, platform, userId}`
  *   or `{action: revoke-group, group}` (e.g. `telegram:group:-1001234`);
@@ -22,6 +23,7 @@ import type { EventFeed } from './event-feed.ts';
 import { changeJob, jobActions, listJobs } from './job-actions.ts';
 import { changePairing, listPairing } from './pairing-actions.ts';
 import type { ProfileReports } from './profile-actions.ts';
+import { conversationMemory } from './memory-view.ts';
 import { describePrompt } from './prompt-parts.ts';
 import { currentSessionId, readTranscript } from './transcript.ts';
 import { summarizeUsage } from './usage-summary.ts';
@@ -100,7 +102,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
   }
 }
 
-/** One conversation: its summary (when on record), transcript and prompt parts. */
+/** One conversation: its summary (when on record), transcript, prompt parts and own memory. */
 async function conversationDetail(options: AdminApiOptions, key: string): Promise<unknown> {
   const { gateway, ledger } = options;
   if (key === '') return { error: 'which conversation? give its key' };
@@ -108,8 +110,10 @@ async function conversationDetail(options: AdminApiOptions, key: string): Promis
   const conversation = page.conversations.find((summary) => summary.key === key);
   const [transcript, sessionId] = await Promise.all([readTranscript(gateway.runtime.store, key), currentSessionId(gateway.runtime.store, key)]);
   const profile = conversation?.profile ?? 'default';
-  const prompt = sessionId === undefined ? undefined : await describePrompt(gateway, key, profile, sessionId).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
-  return { conversation, transcript, prompt };
+  const failed = (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) });
+  const prompt = sessionId === undefined ? undefined : await describePrompt(gateway, key, profile, sessionId).catch(failed);
+  const memory = await conversationMemory(gateway, key, profile).catch(failed);
+  return { conversation, transcript, prompt, memory };
 }
 
 function boundedInt(text: string | null, fallback: number, min: number, max: number): number {

@@ -202,6 +202,8 @@ pages.conversation = async (key) => {
   } else if (data.prompt && data.prompt.error) {
     parts.push(notice('System prompt: ' + data.prompt.error, false));
   }
+  if (data.memory && data.memory.entries) parts.push(memoryCard(data.memory));
+  else if (data.memory && data.memory.error) parts.push(notice('Memory: ' + data.memory.error, false));
   const transcript = h('div', { class: 'transcript', id: 'transcript' });
   if (!data.transcript) transcript.append(h('p', { class: 'muted', text: 'This conversation has no session yet.' }));
   else {
@@ -214,6 +216,25 @@ pages.conversation = async (key) => {
   // Widths from data attributes: the page's policy allows no inline style attributes.
   for (const bar of view.querySelectorAll('.bar')) bar.style.width = bar.dataset.width + '%';
 };
+
+/** The conversation's own memory: entries with their sources, then the latest changes as a diff. */
+function memoryCard(memory) {
+  const entries = memory.entries.map((entry) =>
+    h('li', { class: entry.held ? 'held' : '', value: entry.number },
+      h('span', { text: entry.text }),
+      h('div', { class: 'muted', text: (entry.held ? 'held apart · ' : '') + entry.file + ' · ' + entry.source + (entry.at ? ' · ' + new Date(entry.at).toLocaleString() : '') })));
+  const changes = memory.changes.map((change) =>
+    h('div', { class: 'diff' },
+      h('div', { class: 'diff-head', text: new Date(change.at).toLocaleString() + ' · ' + change.file + ' · ' + change.action + (change.undone ? ' (undone)' : '') + ' · ' + change.source }),
+      change.before !== undefined ? h('pre', { class: 'diff-del', text: '- ' + change.before }) : null,
+      change.after !== undefined ? h('pre', { class: 'diff-add', text: '+ ' + change.after }) : null));
+  return h('div', { class: 'card', id: 'memory' },
+    h('h3', { text: 'Memory of this conversation' }),
+    entries.length > 0 ? h('ol', { id: 'memory-entries' }, entries) : h('p', { class: 'muted', text: 'Nothing kept yet.' }),
+    h('h3', { text: 'Latest changes' }),
+    changes.length > 0 ? h('div', { id: 'memory-changes' }, changes) : h('p', { class: 'muted', text: 'No changes recorded yet.' }),
+    h('p', { class: 'muted', text: 'Changed with /memory in the chat (forget, keep, undo).' }));
+}
 
 function transcriptItem(item) {
   const meta = h('div', { class: 'meta' }, new Date(item.at).toLocaleString(), item.model ? ' · ' + item.model : '', item.tokens ? ' · ' + count(item.tokens) + ' tokens' : '');

@@ -48,6 +48,13 @@ pre { white-space: pre-wrap; word-break: break-word; font: 12.5px/1.45 ui-monosp
 details { margin: 6px 0; }
 details summary { cursor: pointer; font-size: 13px; color: var(--muted); }
 .bar { height: 8px; border-radius: 4px; background: var(--accent); min-width: 2px; }
+#memory-entries li { margin: 4px 0; }
+#memory-entries li.held > span { font-style: italic; }
+.diff { margin: 8px 0; }
+.diff-head { font-size: 12px; color: var(--muted); }
+.diff pre { margin: 2px 0; max-height: none; }
+pre.diff-del { color: var(--danger); }
+pre.diff-add { color: var(--accent); }
 .chart { margin: 8px 0 16px; max-width: 820px; }
 .chart svg { width: 100%; height: auto; display: block; }
 .chart figcaption { font-size: 13px; color: var(--muted); }
