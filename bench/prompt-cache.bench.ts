@@ -27,6 +27,8 @@ import type { TurnContext } from '../src/tools/tool.ts';
 import { ToolGrants } from '../src/gateway/access/tool-grants.ts';
 import { TurnAccess } from '../src/gateway/turn-access.ts';
 import { keepOverheard, turnText, type OverheardMessage } from '../src/gateway/conversations.ts';
+import { keySegment } from '../src/gateway/dedupe.ts';
+import { MemoryFile, storeConversationMemory } from '../src/memory/index.ts';
 import type { InboundMessage } from '../src/channels/types.ts';
 import { startFakeModelServer } from '../test/fakes/fake-model-server.ts';
 import type { FakeModelServer, RecordedRequest, ReplySpec } from '../test/fakes/fake-model-server.ts';
@@ -162,7 +164,7 @@ export default async function run(): Promise<BenchResult[]> {
       unit: '',
       target: '>= 0.85',
       pass: three.readFraction >= 0.85,
-      note: `members without grants; their words as the gateway gives them ([name · telegram:id] (speaker), <recent_chat>); ${breaks(three)}`,
+      note: `members without grants; their words as the gateway gives them ([name · telegram:id] (speaker), <recent_chat>), each person's notes riding along with their turns; ${breaks(three)}`,
     },
     {
       name: 'input tokens served from the cache, reviewer off (readFraction)',
@@ -179,7 +181,15 @@ async function converse(withReviewer: boolean, speakers?: GroupSpeakers): Promis
   const server = await startFakeModelServer({ promptCache: true });
   try {
     const fixture = writeProfileFixture(root);
-    const { resources } = await loadFixture(fixture);
+    // Each person of the `three` run has notes of their own, which ride along with their turns.
+    const place = storeConversationMemory(createStore({ driver: 'memory' }), keySegment);
+    if (speakers === 'three') {
+      for (const person of people) {
+        const notes = await MemoryFile.open(place.personLocation(`telegram:${person.id}`), { limit: 1_375, storage: place.storage });
+        await notes.add(`${person.name} prefers short answers with one example, and reads them in the morning.`);
+      }
+    }
+    const { resources } = await loadFixture(fixture, place);
     const agent = new Agent({
       provider: createAnthropicProvider({ apiKey: 'bench-key', baseURL: server.anthropicBaseURL }),
       model,

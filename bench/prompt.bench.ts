@@ -26,6 +26,7 @@ import type { Provider } from '../src/llm/types.ts';
 import { createKnowledgeIndex } from '../src/resources/knowledge-index.ts';
 import { loadKnowledge } from '../src/resources/knowledge.ts';
 import { loadSkills } from '../src/resources/skills.ts';
+import type { ConversationMemoryPlace } from '../src/memory/index.ts';
 import { ProfileResources } from '../src/runtime/profile-resources.ts';
 import { SessionManager } from '../src/session/session-manager.ts';
 import { createStore } from '../src/store/unstorage-store.ts';
@@ -244,8 +245,8 @@ export function writeProfileFixture(root: string, profile = 'team'): ProfileFixt
 }
 
 /** Loads the fixture's resources (as the runtime does, with an empty environment). */
-export function loadFixture(fixture: ProfileFixture): ReturnType<typeof ProfileResources.load> {
-  return ProfileResources.load({ profile: fixture.profile, home: fixture.home, builtin: fixture.builtin, cwd: fixture.cwd, env: {} });
+export function loadFixture(fixture: ProfileFixture, conversationMemory?: ConversationMemoryPlace): ReturnType<typeof ProfileResources.load> {
+  return ProfileResources.load({ profile: fixture.profile, home: fixture.home, builtin: fixture.builtin, cwd: fixture.cwd, env: {}, conversationMemory });
 }
 
 /** A provider that answers every call at once with `ok`, without any I/O. */
