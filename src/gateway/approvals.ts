@@ -3,7 +3,8 @@
  * Allow for this conversation for 1 hour, Deny), else `/approve`, `/approve hour` or `/deny`. An
  * hour's allowance lets the same tool run in the same conversation unasked until it ends (kept in
  * memory: a restart, or the conversation idling out, asks again). A question nobody answers in
- * time denies, and the chat is told.
+ * time denies, and the chat is told. Questions nobody in the conversation can answer, and those
+ * left waiting, also reach the admins in their direct messages (see `approval-desk.ts`).
  */
 import { ApprovalTimedOut } from '../agent/approval-wait.ts';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
@@ -13,34 +14,54 @@ import type { Conversation } from './conversations.ts';
 import type { OpsEvents } from './ops/ops-events.ts';
 import { describeCall } from './ops/describe-call.ts';
 import { approvalQuestion } from './approval-text.ts';
+import { adminCopies, ApprovalDesk, copyText, type AdminCopies, type AdminCopiesOptions } from './approval-desk.ts';
+import type { AccessPolicy } from './access/access-policy.ts';
+
+/** How a question goes out besides the conversation (see `approval-desk.ts`). */
+export interface ApprovalEscalation {
+  desk: ApprovalDesk;
+  copies: AdminCopies;
+  /** After this long unanswered in the conversation, the admins get a copy (once). */
+  afterMs: number;
+}
+
+/** What {@link askApproval} works with. */
+export interface AskApprovalOptions {
+  log: (line: string) => void;
+  ops?: OpsEvents;
+  now?: () => number;
+  /** Copies to the admins' direct messages; unset: the conversation alone is asked. */
+  escalation?: ApprovalEscalation;
+}
 
 /**
  * Asks `conversation` to approve a tool call and resolves with the answer. The question waits in
  * `conversation.pendingApproval` for a button press or a command; an aborted request, or a
- * question that cannot be sent, denies.
+ * question that cannot be sent, denies. With `escalation`, a scheduled job's question (nobody
+ * waits in the conversation) goes to the admins at once, and any other goes to them too once it
+ * has waited `afterMs`; the first answer counts.
  */
-export function askApproval(
-  adapter: ChannelAdapter | undefined,
-  conversation: Conversation,
-  request: ApprovalRequest,
-  log: (line: string) => void,
-  ops?: OpsEvents,
-  now: () => number = Date.now,
-): Promise<boolean> {
+export function askApproval(adapter: ChannelAdapter | undefined, conversation: Conversation, request: ApprovalRequest, options: AskApprovalOptions): Promise<boolean> {
+  const { log, ops, escalation } = options;
+  const now = options.now ?? Date.now;
   if (!adapter) return Promise.resolve(false);
   const place = { platform: conversation.address.platform, conversation: conversation.key, tool: request.call.name, summary: describeCall(request.call) };
-  ops?.emit({ type: 'approval.asked', ...place, reason: request.reason });
   const allowedUntil = conversation.allowances?.get(request.call.name);
   if (allowedUntil !== undefined && allowedUntil > now()) {
     ops?.emit({ type: 'approval.answered', ...place, approved: true, by: `allowed for this conversation until ${new Date(allowedUntil).toISOString()}` });
     return Promise.resolve(true);
   }
+  ops?.emit({ type: 'approval.asked', ...place, reason: request.reason });
   return new Promise<boolean>((resolve) => {
     let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let id: string | undefined;
     const settle = (allowed: boolean, by = 'nobody (stopped or timed out)') => {
       if (conversation.pendingApproval?.resolve === settle) conversation.pendingApproval = undefined;
       if (!settled) ops?.emit({ type: 'approval.answered', ...place, approved: allowed, by });
       settled = true;
+      clearTimeout(timer);
+      if (id !== undefined) escalation?.desk.close(id);
       resolve(allowed);
     };
     conversation.pendingApproval = { request, resolve: settle };
@@ -54,13 +75,42 @@ export function askApproval(
       { once: true },
     );
     const question = approvalQuestion(request.call, request.reason);
-    const buttons = adapter.capabilities.buttons ? approvalButtons : undefined;
-    // `approval` lets an adapter show the call itself (the web chat's card); the others send the text.
-    const approval = { tool: request.call.name, arguments: request.call.arguments, reason: request.reason };
-    void adapter.send(conversation.address, { text: buttons ? question : `${question}\nAnswer /approve, /approve hour (this tool, in this conversation, for an hour) or /deny.`, buttons, approval }).catch((error: unknown) => {
+    const told = (error: unknown) => {
       log(`${conversation.key}: approval question not sent: ${errorMessage(error)}`);
       settle(false);
-    });
+    };
+    if (escalation) {
+      // An admin's copy answers as an admin's press here would.
+      id = escalation.desk.open((allowed, forAnHour, by) => answerApproval(conversation, allowed, by, true, { forAnHour, now: now() }));
+    }
+    const inConversation = () => {
+      const buttons = adapter.capabilities.buttons ? approvalButtons : undefined;
+      // `approval` lets an adapter show the call itself (the web chat's card); the others send the text.
+      const approval = { tool: request.call.name, arguments: request.call.arguments, reason: request.reason };
+      return adapter.send(conversation.address, { text: buttons ? question : `${question}\nAnswer /approve, /approve hour (this tool, in this conversation, for an hour) or /deny.`, buttons, approval });
+    };
+    if (!escalation || id === undefined) {
+      void inConversation().catch(told);
+      return;
+    }
+    const copies = escalation.copies;
+    const copyId = id;
+    if (conversation.scheduledRun) {
+      // Nobody waits in the conversation for a scheduled job's turn: the admins are asked at once.
+      void copies
+        .send(copyText(conversation.key, question, 'nobody'), copyId)
+        .then((sent) =>
+          sent > 0 ? adapter.send(conversation.address, { text: `\`${request.call.name}\` needs an admin's approval; I asked the admins in their direct messages.` }) : inConversation(),
+        )
+        .catch(told);
+      return;
+    }
+    void inConversation().catch(told);
+    const speaker = conversation.turnSender === undefined ? undefined : `${conversation.address.platform}:${conversation.turnSender}`;
+    timer = setTimeout(() => {
+      if (!settled) void copies.send(copyText(conversation.key, question, 'waiting'), copyId, speaker);
+    }, escalation.afterMs);
+    timer.unref?.();
   });
 }
 
@@ -120,4 +170,39 @@ export function denyApprovals(conversations: readonly Conversation[]): { address
     notes.push({ address: conversation.address, text: `The gateway is restarting, so \`${call.name}\` was not approved. Ask again once it is back.` });
   }
   return notes;
+}
+
+/** The gateway's approvals: the desk the admins' copies answer through, and how a conversation asks. */
+export interface GatewayApprovals {
+  desk: ApprovalDesk;
+  ask(conversation: Conversation, request: ApprovalRequest): Promise<boolean>;
+}
+
+/** What {@link gatewayApprovals} needs. */
+export interface GatewayApprovalsOptions extends Omit<AdminCopiesOptions, 'admins'> {
+  /** The configured admins (`platform:userId`); the owner made by pairing is read from `access`. */
+  admins: readonly string[];
+  access: Pick<AccessPolicy, 'listPairings'>;
+  settings: { timeoutSeconds: number; escalateAfterSeconds?: number };
+  ops?: OpsEvents;
+}
+
+/**
+ * Approvals as the gateway asks them: in the conversation, and in the admins' direct messages
+ * for a scheduled job's question at once, for any other once it has waited
+ * `approvals.escalateAfterSeconds` (default: half of `timeoutSeconds`).
+ */
+export function gatewayApprovals(options: GatewayApprovalsOptions): GatewayApprovals {
+  const desk = new ApprovalDesk();
+  const admins = async () => {
+    const owner = (await options.access.listPairings()).owner;
+    return [...new Set([...options.admins, ...(owner ? [`${owner.platform}:${owner.userId}`] : [])])];
+  };
+  const copies = adminCopies({ ...options, admins });
+  const { timeoutSeconds, escalateAfterSeconds = timeoutSeconds / 2 } = options.settings;
+  const escalation = { desk, copies, afterMs: escalateAfterSeconds * 1000 };
+  return {
+    desk,
+    ask: (conversation, request) => askApproval(options.adapters.get(conversation.address.platform) as ChannelAdapter | undefined, conversation, request, { log: options.log, ops: options.ops, escalation }),
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * A button pressed in a chat: a tool-call approval or a pipeline gate. Every press is answered,
+ * A button pressed in a chat: a tool-call approval (or an admin's copy of one, see
+ * `approval-desk.ts`) or a pipeline gate. Every press is answered,
  * so the person's button never spins: a press on a button nothing waits for any more (an old
  * keyboard, a question already answered, a message of another bot's era) gets a short notice.
  */
@@ -16,7 +17,7 @@ const failedPressNotice = 'That press could not be handled just now. Please try 
  * Answers `action`, once: a redelivered press (the platform sent it again) only stops the button's
  * spinner, without acting twice. Never rejects: a failure is logged and the press still answered.
  */
-export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conversations' | 'isAdmin' | 'gates' | 'log'>, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
+export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conversations' | 'isAdmin' | 'gates' | 'log' | 'approvals'>, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
   let answer: string | undefined;
   try {
     answer = (await gateway.dedupe.firstTime(action.dedupeKey)) ? await pressAnswer(gateway, action) : undefined;
@@ -32,11 +33,14 @@ export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conve
 }
 
 /** What the press does, and what its presser is told. */
-async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates'>, action: ChannelAction): Promise<string> {
-  const [verb, scope] = action.data.split(':');
-  if (verb === 'gate') return gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name);
+async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates' | 'approvals'>, action: ChannelAction): Promise<string> {
+  if (action.data.split(':')[0] === 'gate') return gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name);
+  // `approve:hour@<id>`: a copy of another conversation's question, in an admin's direct messages.
+  const [choice = '', id] = action.data.split('@');
+  const [verb, scope] = choice.split(':');
   if (verb !== 'approve' && verb !== 'deny') return staleButtonNotice;
-  const conversation = await gateway.conversations.peek(action.sessionKey);
   const admin = gateway.isAdmin(action.address.platform, action.sender.id);
+  if (id !== undefined) return gateway.approvals.desk.answer(id, verb === 'approve', scope === 'hour', { id: action.sender.id, admin });
+  const conversation = await gateway.conversations.peek(action.sessionKey);
   return answerApproval(conversation, verb === 'approve', action.sender.id, admin, { forAnHour: scope === 'hour' });
 }

@@ -235,7 +235,12 @@ async function closeBrowser(agent: Agent): Promise<boolean> {
 }
 
 async function answerApprovalCommand({ gateway, message, admin, args }: CommandContext, allowed: boolean): Promise<string> {
-  return answerApproval(await gateway.conversations.peek(message.sessionKey), allowed, message.sender.id, admin, { forAnHour: allowed && args.trim() === 'hour' });
+  const words = args.trim().split(/\s+/).filter((word) => word !== '');
+  const forAnHour = allowed && words[0] === 'hour';
+  // `/approve [hour] ID`: a copy of another conversation's question, in an admin's direct messages.
+  const id = words.find((word) => /^[0-9a-f]{8}$/.test(word));
+  if (id !== undefined) return gateway.approvals.desk.answer(id, allowed, forAnHour, { id: message.sender.id, admin });
+  return answerApproval(await gateway.conversations.peek(message.sessionKey), allowed, message.sender.id, admin, { forAnHour });
 }
 
 /**

@@ -12,7 +12,7 @@ import { createAccessPolicy, PairingNotifier } from './access/index.ts';
 import { handleGroupJoin } from './access/handle-group-join.ts';
 import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
-import { askApproval, denyApprovals } from './approvals.ts';
+import { denyApprovals, gatewayApprovals, type GatewayApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
 import { commandList, handleCommand, isGatewayCommand } from './commands.ts';
@@ -84,6 +84,8 @@ export class Gateway {
   /** Pipelines run from the chats (`/run`) and their gates. */
   readonly pipelines: ChatPipelines;
   readonly gates: ChatGates;
+  /** Approval questions, and the desk their copies in the admins' direct messages answer through. */
+  readonly approvals: GatewayApprovals;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -158,10 +160,7 @@ export class Gateway {
       store: this.runtime.store,
       run: (job, scheduledFor) => fireJob(this.#jobParts(), job, scheduledFor),
       // Repeated failures and a pause are told in the job's conversation (its owner's).
-      notify: async (job, text) => {
-        const adapter = this.adapters.get(job.target.address.platform);
-        if (adapter) await this.#sendDirect(adapter, job.target.address, text);
-      },
+      notify: (job, text) => this.#sendDirect(this.adapters.get(job.target.address.platform), job.target.address, text),
       settings: schedulerSettings(this.config.schedule),
       log: (line) => this.log(line),
     });
@@ -188,12 +187,13 @@ export class Gateway {
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
     const watchers = [watchUsage(this.ops), watchGuardrailFailures(this.ops), watchExtensionFailures(this.ops)];
+    this.approvals = gatewayApprovals({ adapters: this.adapters, known: this.known, admins: this.config.admins, access: this.access, settings: this.config.approvals, log: (line) => this.log(line), ops: this.ops });
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
-      askApproval: (conversation, request) => askApproval(this.adapters.get(conversation.address.platform), conversation, request, this.log, this.ops),
+      askApproval: this.approvals.ask,
       watch: (agent, place) => watchers.forEach((watch) => watch(agent, place)),
     });
   }
@@ -468,8 +468,8 @@ export class Gateway {
     return this.access.isAdmin(platform, userId);
   }
 
-  async #sendDirect(adapter: ChannelAdapter, address: ConversationAddress, text: string): Promise<void> {
-    await adapter.send(address, { text }).catch((error: unknown) => this.log(`${address.platform}: could not send: ${errorMessage(error)}`));
+  async #sendDirect(adapter: ChannelAdapter | undefined, address: ConversationAddress, text: string): Promise<void> {
+    await adapter?.send(address, { text }).catch((error: unknown) => this.log(`${address.platform}: could not send: ${errorMessage(error)}`));
   }
 
   /** Records where the message's conversation lives, in the background (the store is written only when that changed). */

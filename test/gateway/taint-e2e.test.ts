@@ -6,7 +6,8 @@
  * the speaker's turn: a bystander's press is refused, the speaker's denial keeps the command from
  * running; and the session stays tainted for its next turn. "Allow for this conversation for 1
  * hour" lets the same tool run there unasked, not another tool and not in another conversation; a
- * question nobody answers denies, and the chat is told.
+ * question nobody answers denies, and the chat is told. A scheduled job's question, which nobody
+ * waits for in the group, goes to the admin's direct messages, where their press answers it.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,5 +145,33 @@ describe('untrusted content cannot pull the trigger (Telegram, through the gatew
     await findFinalBotMessage(telegram, gateway, admin.id, 'Nobody answered within 10 seconds, so write_file was not run.', wait);
     await findFinalBotMessage(telegram, gateway, admin.id, 'Nobody said yes.', wait);
     expect(lastResults()).toContain('not approved: this turn read untrusted content');
+  });
+
+  it("sends a scheduled job's question to the admin's direct messages, where nobody waits in the group; the admin's press there answers it", async () => {
+    // Bea sets a job in the group (a tainted turn: she says yes to the schedule call); it runs a second later.
+    model.enqueue(
+      { toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'JOB-ESCALATE', delay_seconds: 1 } }] },
+      { text: 'Scheduled it.' },
+      { toolCalls: [{ name: 'shell', arguments: { command: 'echo JOB-RAN' } }] },
+      { text: 'The job ran.' },
+    );
+    const inGroup = telegram.messages(group).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: group, chatType: 'supergroup', text: `@${telegram.bot.username} in a second, list the files`, from: member }));
+    const asked = await telegram.waitFor((fake) => fake.messages(group).slice(inGroup).find((message) => message.text.includes('and schedule acts')), wait);
+    expect(await press(group, member, 'approve', asked.messageId)).toBe('Approved.');
+    await findFinalBotMessage(telegram, gateway, group, 'Scheduled it.', wait);
+
+    // The job's shell call asks: nobody waits in the group, so the admin gets it in their direct messages.
+    const copy = await findBotMessage(telegram, gateway, admin.id, `Approval needed in telegram:group:${group}, where nobody can answer it:`, wait);
+    expect(copy.text).toContain('echo JOB-RAN');
+    await findBotMessage(telegram, gateway, group, "shell needs an admin's approval; I asked the admins in their direct messages.", wait);
+    const buttons = (copy.replyMarkup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard.flat();
+    expect(buttons.map((button) => button.text)).toEqual(['Allow once', 'Deny', 'Allow for that conversation for 1 hour']);
+    const id = /^approve@([0-9a-f]{8})$/.exec(buttons[0]!.callback_data)![1]!;
+    expect(await press(admin.id, admin, `approve@${id}`, copy.messageId)).toBe('Approved.');
+    await findFinalBotMessage(telegram, gateway, group, 'The job ran.', wait);
+    expect(lastResults()).toContain('JOB-RAN');
+    // A second press on the copy is told the question is settled.
+    expect(await press(admin.id, admin, `deny@${id}`, copy.messageId)).toBe('That question was answered already, or it timed out.');
   });
 });

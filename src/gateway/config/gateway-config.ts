@@ -116,7 +116,7 @@ export interface GatewayConfig {
   /** Longest a turn may take, in seconds (600). */
   turnTimeoutSeconds: number;
   /** Approval questions: how long one waits for an answer, in seconds (600). */
-  approvals: { timeoutSeconds: number };
+  approvals: { timeoutSeconds: number; escalateAfterSeconds?: number };
   /** What a tainted turn does with a call that acts (`approve`; see `tools/turn-taint.ts`). */
   taint: { mode: TaintMode };
   /** Model calls that send nothing fail after these many seconds (unset: the provider's default). */

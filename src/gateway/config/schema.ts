@@ -327,6 +327,13 @@ export const operatorConfigSchema = z
           .max(86_400)
           .default(600)
           .describe('How long an approval question (a guardrail\'s, a tainted turn\'s) waits for an answer; then the call is not run and the chat is told.'),
+        escalateAfterSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(86_400)
+          .optional()
+          .describe("After how long a question still unanswered in its conversation also goes to the admins' direct messages, once (default: half of timeoutSeconds; at or past it, never). A scheduled job's question goes to them at once."),
       })
       .prefault({})
       .describe('Questions that ask a person before a tool call runs.'),
