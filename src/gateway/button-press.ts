@@ -1,6 +1,6 @@
 /**
  * A button pressed in a chat: a tool-call approval (or an admin's copy of one, see
- * `approval-desk.ts`) or a pipeline gate. Every press is answered,
+ * `approval-desk.ts`), a pipeline gate, or a `/config` setting. Every press is answered,
  * so the person's button never spins: a press on a button nothing waits for any more (an old
  * keyboard, a question already answered, a message of another bot's era) gets a short notice.
  */
@@ -8,6 +8,8 @@ import { staleButtonNotice } from '../channels/stale-press.ts';
 import type { ChannelAction, ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
+import { configPress } from './config-command.ts';
+import { configParts } from './config-parts.ts';
 import type { Gateway } from './gateway.ts';
 
 /** What a press is told when answering it failed here (the person may press again). */
@@ -17,7 +19,7 @@ const failedPressNotice = 'That press could not be handled just now. Please try 
  * Answers `action`, once: a redelivered press (the platform sent it again) only stops the button's
  * spinner, without acting twice. Never rejects: a failure is logged and the press still answered.
  */
-export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conversations' | 'isAdmin' | 'gates' | 'log' | 'approvals'>, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
+export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conversations' | 'isAdmin' | 'gates' | 'log' | 'approvals' | 'runtime' | 'grants' | 'queue' | 'adapters'>, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
   let answer: string | undefined;
   try {
     answer = (await gateway.dedupe.firstTime(action.dedupeKey)) ? await pressAnswer(gateway, action) : undefined;
@@ -33,8 +35,14 @@ export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conve
 }
 
 /** What the press does, and what its presser is told. */
-async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates' | 'approvals'>, action: ChannelAction): Promise<string> {
+async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates' | 'approvals' | 'runtime' | 'grants' | 'queue' | 'adapters'>, action: ChannelAction): Promise<string> {
   if (action.data.split(':')[0] === 'gate') return gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name);
+  if (action.data.split(':')[0] === 'config') {
+    const conversation = await gateway.conversations.peek(action.sessionKey);
+    if (!conversation) return 'These settings are out of date: send /config again.';
+    const admin = gateway.isAdmin(action.address.platform, action.sender.id);
+    return configPress(action.data, configParts(gateway, conversation, { sessionKey: action.sessionKey, address: action.address, senderId: action.sender.id, admin }));
+  }
   // `approve:hour@<id>`: a copy of another conversation's question, in an admin's direct messages.
   const [choice = '', id] = action.data.split('@');
   const [verb, scope] = choice.split(':');

@@ -23,6 +23,8 @@ import { skillHelpLines, skillsFor } from './skill-commands.ts';
 import { describeReload, reloadNotes, reportReload } from './profile-reload.ts';
 import { describeGroup } from './access/pairing-group.ts';
 import { memoryCommand, memoryViews } from './memory-command.ts';
+import { configCommand } from './config-command.ts';
+import { configParts } from './config-parts.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -34,7 +36,7 @@ export interface CommandContext {
 }
 
 /** A command's answer: its text, or text with files. */
-export type CommandReply = string | Pick<OutboundMessage, 'text' | 'files'>;
+export type CommandReply = string | Pick<OutboundMessage, 'text' | 'files' | 'buttons'>;
 
 /** One chat command. */
 export interface Command extends CommandInfo {
@@ -78,6 +80,8 @@ const commands: Command[] = [
       const lines = [
         `Model: ${agent.model}`,
         `Profile: ${conversation.profile}`,
+        `Thinking: ${agent.options.reasoningEffort ?? 'off'}`,
+        `Tools granted here (/config): ${gateway.grants.chatGroups(message.address.platform, message.address.conversationId).join(', ') || 'none'}`,
         `Context: ${formatCount(context.tokens)} of ${formatTokens(context.contextWindow)} (${(context.fraction * 100).toFixed(1)}%)`,
         `Tokens: ${formatCount(stats.usage.input)} in, ${formatCount(stats.usage.output)} out, ${formatCount(stats.usage.cacheRead)} from cache; cost ${formatCost(stats.cost.total)} over ${formatCount(stats.calls)} ${plural(stats.calls, 'call')}`,
         `Queue: ${agent.phase === 'turn' ? 'answering' : 'idle'}${agent.hasPendingMessages() ? ', messages waiting' : ''}`,
@@ -142,6 +146,14 @@ const commands: Command[] = [
     name: 'schedule',
     description: 'Scheduled jobs here: list, cancel ID, pause ID, resume ID',
     run: (context) => scheduleCommand(context),
+  },
+  {
+    name: 'config',
+    description: "This conversation's settings: profile, model, thinking, tools granted here",
+    async run({ gateway, message, admin, args }) {
+      const conversation = await gateway.conversations.get(message);
+      return configCommand(args, configParts(gateway, conversation, { sessionKey: message.sessionKey, address: message.address, senderId: message.sender.id, admin }));
+    },
   },
   {
     name: 'memory',

@@ -12,6 +12,7 @@ import { createAccessPolicy, PairingNotifier } from './access/index.ts';
 import { handleGroupJoin } from './access/handle-group-join.ts';
 import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
+import { loadChatGrants } from './access/chat-grants.ts';
 import { denyApprovals, gatewayApprovals, type GatewayApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
@@ -207,6 +208,7 @@ export class Gateway {
    */
   async start(options: { warmed?: Promise<void> } = {}): Promise<void> {
     this.health.start();
+    await loadChatGrants(this.runtime.store, this.grants);
     const { undelivered, unanswered } = await readLeftoverWork({ ledger: this.ledger, inbox: this.inbox, outbox: this.outbox, log: (line) => this.log(line) });
     // Queued first (their turns wait until the channels are up): they come before anything new.
     const replayed = this.#answerInbox(unanswered);
@@ -255,10 +257,7 @@ export class Gateway {
     this.#open();
     clearInterval(this.#sweeper);
     // Nobody answers a question while the gateway stops: denied, with a note.
-    for (const { address, text } of denyApprovals(await this.conversations.all())) {
-      const adapter = this.adapters.get(address.platform);
-      if (adapter) this.#background(this.#sendDirect(adapter, address, text));
-    }
+    for (const { address, text } of denyApprovals(await this.conversations.all())) this.#background(this.#sendDirect(this.adapters.get(address.platform), address, text));
     const graceMs = options.graceMs ?? 25_000;
     // Pipeline runs stop where they are and go on after the next start.
     await this.pipelines.stopAll();

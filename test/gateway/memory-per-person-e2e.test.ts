@@ -5,7 +5,8 @@
  * turns only, and the system prompt is the same bytes whoever speaks. On Telegram the background
  * reviewer saves to the group's memory; `/memory` shows it with its source, a member may not
  * change the group's memory, an admin's `/memory undo` reverts the reviewer's edit, and the next
- * prompt no longer has it.
+ * prompt no longer has it. `/config` there: a member may look, an admin grants a tool group and
+ * sets thinking with its buttons, and a restart keeps them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeUser } from '../fakes/fake-discord-state.ts';
@@ -135,5 +136,47 @@ describe('memory per person in one group (Telegram, Discord, Slack through the g
     model.enqueue({ text: 'After the undo.' });
     await say('telegram', 1, 'when is standup?', 'After the undo.');
     expect(JSON.stringify(model.requests.at(-1)!.body.system)).not.toContain('Standup is at 10:00');
+  });
+
+  it("telegram: an admin grants tools and sets thinking with /config's buttons, kept across a restart; a member may look, not change", async () => {
+    const { model, telegram } = every;
+    const [, bea] = people.telegram;
+    const reply = async (from: { id: number; first_name: string }, text: string, starts: string) => {
+      const shown = telegram.messages(telegramGroupId).length;
+      telegram.pushUpdate(telegram.textMessage({ chatId: telegramGroupId, chatType: 'supergroup', text, from }));
+      return telegram.waitFor((fake) => fake.messages(telegramGroupId).slice(shown).find((message) => message.text.startsWith(starts)), wait);
+    };
+    const press = async (from: { id: number; first_name: string }, data: string, messageId: number) => {
+      const update = telegram.callbackQuery({ chatId: telegramGroupId, from, data, messageId });
+      telegram.pushUpdate(update);
+      return (await telegram.waitFor((fake) => fake.answeredCallbacks.find((answered) => answered.id === update.callback_query!.id), wait)).text;
+    };
+    const settings = await reply(bea, '/config', 'Profile: default');
+    expect(settings.text).toContain('Tools granted everyone here from the chat: none');
+    expect(settings.text).toContain("Your tools here: this conversation's own tools only");
+    const buttons = (settings.replyMarkup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard.flat();
+    expect(buttons.map((button) => button.callback_data)).toEqual(expect.arrayContaining(['config:think:high', 'config:tools:read:on', 'config:tools:shell:on', 'config:profile:default']));
+    expect(await press(bea, 'config:tools:read:on', settings.messageId)).toBe('Only an admin can grant tools in a conversation.');
+    expect(await press(bea, 'config:think:high', settings.messageId)).toBe("Only an admin can change this group's thinking.");
+    expect(await press(telegramAdmin, 'config:tools:write:on', settings.messageId)).toBe('Everyone here may now use write.');
+    expect((await reply(telegramAdmin, '/config think high', 'Thinking is now')).text).toBe('Thinking is now high.');
+
+    const offered = async () => {
+      model.enqueue({ text: 'Tools noted.' });
+      await say('telegram', 1, 'what can you use?', 'Tools noted.');
+      return (model.requests.at(-1)!.body.tools as { name: string }[]).map((tool) => tool.name);
+    };
+    expect(await offered()).toContain('write_file');
+    expect(model.requests.at(-1)!.body.thinking).toMatchObject({ type: 'enabled' });
+    const status = await reply(bea, '/status', 'Model:');
+    expect(status.text).toContain('Thinking: high');
+    expect(status.text).toContain('Tools granted here (/config): write');
+
+    // Kept in the store: a restarted gateway grants the same.
+    await every.gateway.stop();
+    await every.start();
+    expect(await offered()).toContain('write_file');
+    expect((await reply(telegramAdmin, '/config tools none', 'No tools')).text).toBe('No tools are granted here from the chat any more.');
+    expect(await offered()).not.toContain('write_file');
   });
 });

@@ -3,7 +3,8 @@
  * messages, the terminal, a web chat reachable from this machine alone) get every tool. Everyone
  * else, and every group, gets the conversation's own tools (memory, skills, knowledge search,
  * schedule) and file reading inside the conversation's own folder (the documents people sent
- * there), plus whatever `tools.grants` in operator.json adds for that person, chat or platform.
+ * there), plus whatever `tools.grants` in operator.json adds for that person, chat or platform,
+ * and what an admin granted everyone in a chat from the chat (`/config tools`, kept in the store).
  * `shell` goes to no one but the owner when commands cannot be sandboxed.
  */
 import type { ToolGrant } from '../config/gateway-config.ts';
@@ -62,6 +63,8 @@ export class ToolGrants {
   readonly #sandboxed: boolean;
   /** One frozen set per combination, so seats with the same rights share it (and its cache entries). */
   readonly #sets = new Map<string, ReadonlySet<ToolGroup>>();
+  /** What an admin granted everyone in a chat from the chat (`/config tools`), by `platform:conversationId`. */
+  readonly #chats = new Map<string, readonly ToolGroup[]>();
 
   constructor(options: ToolGrantsOptions) {
     this.#grants = options.grants;
@@ -79,11 +82,24 @@ export class ToolGrants {
     return this.#sandboxed ? 0 : this.#grants.filter((grant) => groupsOf(grant).includes('shell')).length;
   }
 
+  /** The groups granted everyone in the chat `platform:conversationId` from the chat (see `chat-grants.ts`). */
+  chatGroups(platform: string, conversationId: string): readonly ToolGroup[] {
+    return this.#chats.get(`${platform}:${conversationId}`) ?? [];
+  }
+
+  /** Sets what {@link chatGroups} answers (in memory: `chat-grants.ts` keeps it in the store first). */
+  setChatGroups(platform: string, conversationId: string, groups: readonly ToolGroup[]): void {
+    const key = `${platform}:${conversationId}`;
+    if (groups.length === 0) this.#chats.delete(key);
+    else this.#chats.set(key, allGroups.filter((group) => groups.includes(group)));
+  }
+
   /** The tools of one seat. */
   seatTools(seat: ToolSeat): SeatTools {
     if (isOwnerSeat(seat, this.#localWeb)) return { owner: true, groups: this.#set(allGroups) };
-    if (this.#grants.length === 0) return { owner: false, groups: none };
-    const granted = new Set<ToolGroup>();
+    const chat = this.#chats.get(`${seat.platform}:${seat.conversationId}`);
+    if (this.#grants.length === 0 && chat === undefined) return { owner: false, groups: none };
+    const granted = new Set<ToolGroup>(chat);
     for (const grant of this.#grants) if (applies(grant, seat)) for (const group of groupsOf(grant)) granted.add(group);
     if (!this.#sandboxed) granted.delete('shell');
     return { owner: false, groups: this.#set(allGroups.filter((group) => granted.has(group))) };

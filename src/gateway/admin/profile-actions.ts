@@ -60,7 +60,8 @@ export class ProfileReports {
   }
 }
 
-async function profileNames(home: string, builtin: string): Promise<string[]> {
+/** The profiles there are, built in and in OPERATOR_HOME, `default` first. */
+export async function profileNames(home: string, builtin: string): Promise<string[]> {
   const found = new Set(['default']);
   for (const folder of [join(builtin, 'profiles'), join(home, 'profiles')]) {
     const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
