@@ -54,7 +54,7 @@ export function askApproval(adapter: ChannelAdapter | undefined, conversation: C
   ops?.emit({ type: 'approval.asked', ...place, reason: request.reason });
   return new Promise<boolean>((resolve) => {
     let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined = undefined;
     let id: string | undefined;
     const settle = (allowed: boolean, by = 'nobody (stopped or timed out)') => {
       if (conversation.pendingApproval?.resolve === settle) conversation.pendingApproval = undefined;
