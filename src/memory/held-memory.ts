@@ -6,9 +6,9 @@
  * keeps it (`/memory keep N`, then it is an entry like any other) or forgets it.
  */
 import * as z from 'zod';
-import { KeyedMutex } from '../store/keyed-mutex.ts';
+import { JsonListFile } from './json-list-file.ts';
 import { comparisonKey, normalizeEntry } from './memory-document.ts';
-import { memorySourceSchema, parseJsonList, type MemorySource } from './memory-journal.ts';
+import { memorySourceSchema, type MemorySource } from './memory-journal.ts';
 import type { MemoryStorage } from './memory-storage.ts';
 
 /** One held entry. */
@@ -24,8 +24,6 @@ export const heldCap = 50;
 
 const heldSchema = z.object({ entry: z.string(), at: z.string(), source: memorySourceSchema });
 
-const locks = new KeyedMutex();
-
 /** The held entries' location beside a memory file's: `MEMORY.md` -> `MEMORY.held.json`. */
 export function heldLocationFor(location: string): string {
   return `${location.replace(/\.md$/, '')}.held.json`;
@@ -33,42 +31,38 @@ export function heldLocationFor(location: string): string {
 
 /** The entries held apart from one memory file. */
 export class HeldMemory {
-  readonly location: string;
-  readonly #storage: MemoryStorage;
+  readonly #list: JsonListFile<HeldEntry>;
 
   constructor(fileLocation: string, storage: MemoryStorage) {
-    this.location = heldLocationFor(fileLocation);
-    this.#storage = storage;
+    this.#list = new JsonListFile(heldLocationFor(fileLocation), storage, heldSchema as z.ZodType<HeldEntry>, heldCap);
+  }
+
+  get location(): string {
+    return this.#list.location;
   }
 
   /** The held entries, oldest first. */
-  async list(): Promise<HeldEntry[]> {
-    return parseJsonList(await this.#storage.read(this.location), heldSchema) as HeldEntry[];
+  list(): Promise<HeldEntry[]> {
+    return this.#list.read();
   }
 
   /** Holds `text` (normalized; one already held is not held twice). */
   hold(text: string, source: MemorySource, now: Date): Promise<string> {
     const entry = normalizeEntry(text);
-    return this.#update((entries) =>
-      entries.some((held) => comparisonKey(held.entry) === comparisonKey(entry)) ? entries : [...entries, { entry, at: now.toISOString(), source }],
-    ).then(() => entry);
+    return this.#list
+      .update((entries) => (entries.some((held) => comparisonKey(held.entry) === comparisonKey(entry)) ? entries : [...entries, { entry, at: now.toISOString(), source }]))
+      .then(() => entry);
   }
 
   /** Takes out the held entry equal to `entry`; resolves to it, or undefined when it is no longer held. */
   async take(entry: string): Promise<HeldEntry | undefined> {
     let taken: HeldEntry | undefined;
-    await this.#update((entries) => {
+    await this.#list.update((entries) => {
       const index = entries.findIndex((held) => comparisonKey(held.entry) === comparisonKey(entry));
       if (index === -1) return entries;
       taken = entries[index];
       return entries.filter((_, at) => at !== index);
     });
     return taken;
-  }
-
-  #update(change: (entries: HeldEntry[]) => HeldEntry[]): Promise<void> {
-    return locks.run(this.location, async () => {
-      await this.#storage.write(this.location, JSON.stringify(change(await this.list()).slice(-heldCap)));
-    });
   }
 }

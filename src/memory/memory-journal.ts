@@ -11,7 +11,7 @@
  * latest {@link journalCap} records; older ones fall off (the entries themselves stay).
  */
 import * as z from 'zod';
-import { KeyedMutex } from '../store/keyed-mutex.ts';
+import { JsonListFile } from './json-list-file.ts';
 import { comparisonKey } from './memory-document.ts';
 import type { MemoryStorage } from './memory-storage.ts';
 
@@ -73,9 +73,6 @@ const recordSchema = z.object({
   undone: z.boolean().optional(),
 });
 
-/** One lock per journal location, so two changes in a row both land. */
-const locks = new KeyedMutex();
-
 /** The journal's location beside a memory file's: `MEMORY.md` -> `MEMORY.log.json`. */
 export function journalLocationFor(location: string): string {
   return `${location.replace(/\.md$/, '')}.log.json`;
@@ -83,17 +80,19 @@ export function journalLocationFor(location: string): string {
 
 /** The records of one memory file's journal, oldest first. */
 export class MemoryJournal {
-  readonly location: string;
-  readonly #storage: MemoryStorage;
+  readonly #list: JsonListFile<MemoryRecord>;
 
   constructor(fileLocation: string, storage: MemoryStorage) {
-    this.location = journalLocationFor(fileLocation);
-    this.#storage = storage;
+    this.#list = new JsonListFile(journalLocationFor(fileLocation), storage, recordSchema as z.ZodType<MemoryRecord>, journalCap);
+  }
+
+  get location(): string {
+    return this.#list.location;
   }
 
   /** The records, oldest first; a damaged journal reads as the records that still parse. */
-  async records(): Promise<MemoryRecord[]> {
-    return parseJsonList(await this.#storage.read(this.location), recordSchema) as MemoryRecord[];
+  records(): Promise<MemoryRecord[]> {
+    return this.#list.read();
   }
 
   /** Adds `record` at the end (the oldest fall off past the cap). */
@@ -103,10 +102,7 @@ export class MemoryJournal {
 
   /** Rewrites the records with `change` under the journal's lock. */
   update(change: (records: MemoryRecord[]) => MemoryRecord[]): Promise<void> {
-    return locks.run(this.location, async () => {
-      const records = change(await this.records()).slice(-journalCap);
-      await this.#storage.write(this.location, JSON.stringify(records));
-    });
+    return this.#list.update(change);
   }
 }
 
@@ -119,23 +115,4 @@ export function sourceOf(records: readonly MemoryRecord[], entry: string): Memor
     if (comparisonKey(record.entry) === key) return record;
   }
   return undefined;
-}
-
-/**
- * The items of a JSON list that match `schema`; a damaged list (a half-written file, a hand edit)
- * reads as the items that still parse, or none.
- */
-export function parseJsonList<T>(text: string, schema: z.ZodType<T>): T[] {
-  if (text.trim() === '') return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item) => {
-    const parsed = schema.safeParse(item);
-    return parsed.success ? [parsed.data] : [];
-  });
 }
