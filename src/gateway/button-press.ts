@@ -9,7 +9,7 @@ import type { ChannelAction, ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { answerApproval } from './approvals.ts';
 import { configPress } from './config-command.ts';
-import { configParts } from './config-parts.ts';
+import { configParts, type ConfigGateway } from './config-parts.ts';
 import type { Gateway } from './gateway.ts';
 
 /** What a press is told when answering it failed here (the person may press again). */
@@ -19,7 +19,7 @@ const failedPressNotice = 'That press could not be handled just now. Please try 
  * Answers `action`, once: a redelivered press (the platform sent it again) only stops the button's
  * spinner, without acting twice. Never rejects: a failure is logged and the press still answered.
  */
-export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conversations' | 'isAdmin' | 'gates' | 'log' | 'approvals' | 'runtime' | 'grants' | 'queue' | 'adapters'>, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
+export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'isAdmin' | 'gates' | 'log' | 'approvals'> & ConfigGateway, adapter: ChannelAdapter, action: ChannelAction): Promise<void> {
   let answer: string | undefined;
   try {
     answer = (await gateway.dedupe.firstTime(action.dedupeKey)) ? await pressAnswer(gateway, action) : undefined;
@@ -35,7 +35,7 @@ export async function handleButtonPress(gateway: Pick<Gateway, 'dedupe' | 'conve
 }
 
 /** What the press does, and what its presser is told. */
-async function pressAnswer(gateway: Pick<Gateway, 'conversations' | 'isAdmin' | 'gates' | 'approvals' | 'runtime' | 'grants' | 'queue' | 'adapters'>, action: ChannelAction): Promise<string> {
+async function pressAnswer(gateway: Pick<Gateway, 'isAdmin' | 'gates' | 'approvals'> & ConfigGateway, action: ChannelAction): Promise<string> {
   if (action.data.split(':')[0] === 'gate') return gateway.gates.press(action.data, action.sessionKey, action.sender.id, action.sender.name);
   if (action.data.split(':')[0] === 'config') {
     const conversation = await gateway.conversations.peek(action.sessionKey);

@@ -9,8 +9,11 @@ import { isDirectChannel } from '../resources/memory-layers.ts';
 import { profileNames } from './admin/profile-actions.ts';
 import { saveChatGrants } from './access/chat-grants.ts';
 import type { ConfigParts } from './config-command.ts';
-import { modelChoiceKey, parseThinkingChoice, thinkingChoiceKey, type Conversation } from './conversations.ts';
+import { boundProfile, modelChoiceKey, parseThinkingChoice, thinkingChoiceKey, type Conversation } from './conversations.ts';
 import type { Gateway } from './gateway.ts';
+
+/** The gateway's parts `/config` works with. */
+export type ConfigGateway = Pick<Gateway, 'runtime' | 'grants' | 'queue' | 'conversations' | 'adapters' | 'config'>;
 
 /** Who asks, where. */
 export interface ConfigAsker {
@@ -20,8 +23,11 @@ export interface ConfigAsker {
   admin: boolean;
 }
 
-/** The `/config` parts of `asker`'s conversation, `conversation` being it as in memory now. */
-export function configParts(gateway: Pick<Gateway, 'runtime' | 'grants' | 'queue' | 'conversations' | 'adapters'>, conversation: Conversation, asker: ConfigAsker): ConfigParts {
+/**
+ * The `/config` parts of `asker`'s conversation, `conversation` being it as in memory now (unset:
+ * not in memory, as for the console; its settings are then read as its next turn would make them).
+ */
+export function configParts(gateway: ConfigGateway, conversation: Conversation | undefined, asker: ConfigAsker): ConfigParts {
   const { runtime } = gateway;
   const { sessionKey, address } = asker;
   const scope = isDirectChannel(sessionKey) ? 'dm' : 'group';
@@ -32,13 +38,14 @@ export function configParts(gateway: Pick<Gateway, 'runtime' | 'grants' | 'queue
     buttons: gateway.adapters.get(address.platform)?.capabilities.buttons === true,
     async current() {
       const [model, thinking] = await Promise.all([runtime.store.get<string>(modelChoiceKey(sessionKey)), runtime.store.get<string>(thinkingChoiceKey(sessionKey))]);
-      const bindings = await runtime.bindings.bindings();
-      const bound = scope === 'dm' ? bindings.people?.[`${address.platform}:${asker.senderId}`] : bindings.channels?.[channelKey(address)];
+      const [chosenHere, bindings] = await Promise.all([runtime.bindings.bindings(), runtime.bindings.bindings(gateway.config.profiles)]);
+      const bound = scope === 'dm' ? chosenHere.people?.[`${address.platform}:${asker.senderId}`] : chosenHere.channels?.[channelKey(address)];
       const yours = gateway.grants.seatTools({ platform: address.platform, scope, conversationId: address.conversationId, threadId: address.threadId, senderId: asker.senderId, admin: asker.admin });
+      const profile = conversation?.profile ?? boundProfile({ address, scope }, asker.senderId, bindings);
       return {
-        profile: conversation.profile,
-        model: conversation.agent.model,
-        thinking: conversation.agent.options.reasoningEffort ?? 'off',
+        profile,
+        model: conversation?.agent.model ?? (typeof model === 'string' ? runtime.clientFor(model).model : runtime.client.model),
+        thinking: conversation ? (conversation.agent.options.reasoningEffort ?? 'off') : (parseThinkingChoice(thinking) ?? runtime.reasoningEffortOf(profile) ?? 'off'),
         chosen: { profile: bound !== undefined, model: typeof model === 'string', thinking: parseThinkingChoice(thinking) !== undefined },
         toolsHere: gateway.grants.chatGroups(address.platform, address.conversationId),
         yours: { owner: yours.owner, groups: [...yours.groups] },

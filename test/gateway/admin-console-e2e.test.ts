@@ -128,6 +128,31 @@ whenChromiumInstalled('the admin console in a browser', 'the admin console end-t
       expect(await change.locator('.diff-head').textContent()).toContain("This conversation's memory · add · from Bob's words here");
     });
 
+    it("changes Bob's conversation's settings as /config would: thinking and a tool group, in force at his next turn", async () => {
+      const card = page.locator('#settings');
+      expect(await card.locator('#settings-profile').inputValue()).toBe('default');
+      expect(await card.locator('#settings-think').inputValue()).toBe('off');
+      await card.locator('#settings-think').selectOption('high');
+      await card.locator('#settings-tools input[value="write"]').check();
+      await card.locator('button', { hasText: 'Save' }).click();
+      await page.locator('#settings-answer', { hasText: 'Thinking is now high.' }).waitFor();
+      expect(await page.locator('#settings-answer').textContent()).toContain('Granted everyone here: write.');
+      model.enqueue({ text: 'Set, Bob.' });
+      telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: 'what changed?', from: from(stranger, 'Bob') }));
+      await findBotMessage(telegram, gateway, stranger, 'Set, Bob.', 15_000);
+      const request = model.requests.at(-1)!.body;
+      expect((request.tools as { name: string }[]).map((tool) => tool.name)).toContain('write_file');
+      expect(request.thinking).toMatchObject({ type: 'enabled' });
+      // Bad input is refused with the reason, and changes nothing.
+      const refused = await page.evaluate(async () => {
+        const csrf = (JSON.parse(document.getElementById('admin-config')!.textContent!) as { csrf: string }).csrf;
+        const response = await fetch('/admin/api/settings', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ key: 'telegram:dm:2002', tools: ['root'] }) });
+        return { status: response.status, body: await response.json() };
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain('tools');
+    });
+
     it('denies a request and revokes an approval, as operator pairing deny and revoke do', async () => {
       const other = 3003;
       telegram.pushUpdate(telegram.textMessage({ chatId: other, text: 'let me in', from: from(other, 'Cy') }));

@@ -8,6 +8,8 @@
  * - `GET pairing`, `POST pairing {action: approve|deny, code}`, `{action: revoke, platform, userId}`
  *   or `{action: revoke-group, group}` (e.g. `telegram:group:-1001234`);
  * - `GET profiles`, `POST profiles {action: reload, profile}`;
+ * - `POST settings {key, profile?, model?, think?, tools?}`: a conversation's settings, as an admin's
+ *   `/config` there (see `settings-actions.ts`); `GET conversation` shows them;
  * - `GET usage?days=`: usage per day, profile and conversation, with charts;
  * - `GET events`: the live feed (Server-Sent Events).
  *
@@ -24,6 +26,7 @@ import { changeJob, jobActions, listJobs } from './job-actions.ts';
 import { changePairing, listPairing } from './pairing-actions.ts';
 import type { ProfileReports } from './profile-actions.ts';
 import { conversationMemory } from './memory-view.ts';
+import { changeSettings, conversationSettings, settingsChange } from './settings-actions.ts';
 import { describePrompt } from './prompt-parts.ts';
 import { currentSessionId, readTranscript } from './transcript.ts';
 import { summarizeUsage } from './usage-summary.ts';
@@ -67,6 +70,7 @@ export async function answerApi(options: AdminApiOptions, request: Request, name
     case 'POST jobs':
     case 'POST pairing':
     case 'POST profiles':
+    case 'POST settings':
       return change(options, request, name);
     default:
       return { status: 404, body: { error: `no such console request: ${request.method} /admin/api/${name}` } };
@@ -83,7 +87,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
   } catch {
     return { status: 400, body: { error: 'the body must be JSON' } };
   }
-  const schema = name === 'jobs' ? jobChange : name === 'pairing' ? pairingChange : profileChange;
+  const schema = name === 'jobs' ? jobChange : name === 'pairing' ? pairingChange : name === 'settings' ? settingsChange : profileChange;
   const parsed = schema.safeParse(body);
   if (!parsed.success) return { status: 400, body: { error: `invalid request: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ')}` } };
   const { gateway } = options;
@@ -93,6 +97,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
     return { body: { ok: reply.ok, text: reply.text } };
   }
   if (name === 'pairing') return { body: await changePairing(gateway, parsed.data as z.infer<typeof pairingChange>) };
+  if (name === 'settings') return { body: await changeSettings(gateway, parsed.data as z.infer<typeof settingsChange>) };
   const { profile } = parsed.data as z.infer<typeof profileChange>;
   try {
     const { report, text: reportText } = await options.profiles.reload(gateway, profile);
@@ -102,7 +107,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
   }
 }
 
-/** One conversation: its summary (when on record), transcript, prompt parts and own memory. */
+/** One conversation: its summary (when on record), transcript, prompt parts, own memory and settings. */
 async function conversationDetail(options: AdminApiOptions, key: string): Promise<unknown> {
   const { gateway, ledger } = options;
   if (key === '') return { error: 'which conversation? give its key' };
@@ -113,7 +118,8 @@ async function conversationDetail(options: AdminApiOptions, key: string): Promis
   const failed = (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) });
   const prompt = sessionId === undefined ? undefined : await describePrompt(gateway, key, profile, sessionId).catch(failed);
   const memory = await conversationMemory(gateway, key, profile).catch(failed);
-  return { conversation, transcript, prompt, memory };
+  const settings = await conversationSettings(gateway, key).catch(failed);
+  return { conversation, transcript, prompt, memory, settings };
 }
 
 function boundedInt(text: string | null, fallback: number, min: number, max: number): number {

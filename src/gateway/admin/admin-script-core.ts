@@ -202,6 +202,8 @@ pages.conversation = async (key) => {
   } else if (data.prompt && data.prompt.error) {
     parts.push(notice('System prompt: ' + data.prompt.error, false));
   }
+  if (data.settings && data.settings.settings) parts.push(settingsCard(key, data.settings));
+  else if (data.settings && data.settings.error) parts.push(notice('Settings: ' + data.settings.error, false));
   if (data.memory && data.memory.entries) parts.push(memoryCard(data.memory));
   else if (data.memory && data.memory.error) parts.push(notice('Memory: ' + data.memory.error, false));
   const transcript = h('div', { class: 'transcript', id: 'transcript' });

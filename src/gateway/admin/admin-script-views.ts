@@ -23,6 +23,37 @@ function button(label, onclick, kind) {
   return h('button', { type: 'button', class: 'action' + (kind ? ' ' + kind : ''), onclick: onclick, text: label });
 }
 
+/** A conversation's settings, changed as an admin's /config there would (see settings-actions.ts). */
+function settingsCard(key, data) {
+  const now = data.settings;
+  const choice = (id, values, selected) => h('select', { id: id }, values.map((value) => h('option', { value: value, selected: value === selected, text: value })));
+  const think = choice('settings-think', ['off', 'low', 'medium', 'high'], now.thinking);
+  const profile = choice('settings-profile', data.profiles, now.profile);
+  const model = h('input', { id: 'settings-model', value: now.model, 'aria-label': 'Model' });
+  const tools = data.toolGroups.map((group) => h('label', { class: 'tool-choice' }, h('input', { type: 'checkbox', value: group, checked: now.toolsHere.includes(group) }), ' ' + group));
+  const answer = h('div', { id: 'settings-answer' });
+  const save = () => {
+    const body = { key: key };
+    if (think.value !== now.thinking) body.think = think.value;
+    if (profile.value !== now.profile) body.profile = profile.value;
+    if (model.value.trim() && model.value.trim() !== now.model) body.model = model.value.trim();
+    const granted = tools.map((label) => label.firstChild).filter((box) => box.checked).map((box) => box.value);
+    if (granted.join(',') !== now.toolsHere.join(',')) body.tools = granted;
+    // Read back what is in force now, for the next save to compare with (the notice stays).
+    return change(answer, 'settings', body, async () => {
+      const fresh = await api('conversation?key=' + encodeURIComponent(key));
+      if (fresh.settings && fresh.settings.settings) Object.assign(now, fresh.settings.settings);
+      for (const disabled of view.querySelectorAll('button.action')) disabled.disabled = false;
+    });
+  };
+  return h('div', { class: 'card', id: 'settings' },
+    h('h3', { text: 'Settings (as /config here)' }),
+    h('div', { class: 'toolbar' }, h('label', {}, 'Profile ', profile), h('label', {}, 'Thinking ', think), h('label', {}, 'Model ', model)),
+    h('div', { id: 'settings-tools' }, 'Tools granted everyone here: ', tools),
+    h('p', {}, button('Save', save, 'primary')),
+    answer);
+}
+
 pages.jobs = async () => {
   const page = current;
   const answer = h('div', { id: 'job-answer' });

@@ -49,6 +49,7 @@ details { margin: 6px 0; }
 details summary { cursor: pointer; font-size: 13px; color: var(--muted); }
 .bar { height: 8px; border-radius: 4px; background: var(--accent); min-width: 2px; }
 #memory-entries li { margin: 4px 0; }
+.tool-choice { display: inline-block; margin: 4px 10px 4px 0; font-size: 14px; }
 #memory-entries li.held > span { font-style: italic; }
 .diff { margin: 8px 0; }
 .diff-head { font-size: 12px; color: var(--muted); }
