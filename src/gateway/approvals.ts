@@ -2,7 +2,7 @@
  * Approval questions asked in the conversation: buttons where the platform has them (Allow once,
  * Allow for this conversation for 1 hour, Deny), else `/approve`, `/approve hour` or `/deny`. An
  * hour's allowance lets the same tool run in the same conversation unasked until it ends (kept in
- * memory: a restart, or the conversation idling out, asks again). A question nobody answers in
+ * the store by the gateway, so a restart keeps it). A question nobody answers in
  * time denies, and the chat is told. Questions nobody in the conversation can answer, and those
  * left waiting, also reach the admins in their direct messages (see `approval-desk.ts`).
  */
@@ -16,6 +16,8 @@ import { describeCall } from './ops/describe-call.ts';
 import { approvalQuestion } from './approval-text.ts';
 import { adminCopies, ApprovalDesk, copyText, type AdminCopies, type AdminCopiesOptions } from './approval-desk.ts';
 import type { AccessPolicy } from './access/access-policy.ts';
+import type { Store } from '../store/store.ts';
+import { keySegment } from './dedupe.ts';
 
 /** How a question goes out besides the conversation (see `approval-desk.ts`). */
 export interface ApprovalEscalation {
@@ -185,6 +187,8 @@ export interface GatewayApprovalsOptions extends Omit<AdminCopiesOptions, 'admin
   access: Pick<AccessPolicy, 'listPairings'>;
   settings: { timeoutSeconds: number; escalateAfterSeconds?: number };
   ops?: OpsEvents;
+  /** Where the hour's allowances are kept, so a restart keeps them (`allowances:<conversation>`). */
+  store?: Pick<Store, 'get' | 'set'>;
 }
 
 /**
@@ -201,8 +205,28 @@ export function gatewayApprovals(options: GatewayApprovalsOptions): GatewayAppro
   const copies = adminCopies({ ...options, admins });
   const { timeoutSeconds, escalateAfterSeconds = timeoutSeconds / 2 } = options.settings;
   const escalation = { desk, copies, afterMs: escalateAfterSeconds * 1000 };
+  const { store } = options;
   return {
     desk,
-    ask: (conversation, request) => askApproval(options.adapters.get(conversation.address.platform) as ChannelAdapter | undefined, conversation, request, { log: options.log, ops: options.ops, escalation }),
+    async ask(conversation, request) {
+      const key = `allowances:${keySegment(conversation.key)}`;
+      // Read once per conversation in memory: allowances given before a restart still hold.
+      if (store && !conversation.allowances) conversation.allowances = new Map(Object.entries(readAllowances(await store.get<unknown>(key).catch(() => undefined))));
+      const before = conversation.allowances?.get(request.call.name);
+      const allowed = await askApproval(options.adapters.get(conversation.address.platform) as ChannelAdapter | undefined, conversation, request, { log: options.log, ops: options.ops, escalation });
+      const after = conversation.allowances?.get(request.call.name);
+      if (store && after !== before && conversation.allowances) {
+        const now = Date.now();
+        const current = Object.fromEntries([...conversation.allowances].filter(([, until]) => until > now));
+        await store.set(key, current).catch((error: unknown) => options.log(`${conversation.key}: the hour's allowance is kept in memory only: ${errorMessage(error)}`));
+      }
+      return allowed;
+    },
   };
+}
+
+/** Allowances as kept: `{ tool: until (ms) }`; anything else reads as none. */
+function readAllowances(value: unknown): Record<string, number> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1])));
 }

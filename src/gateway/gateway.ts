@@ -188,7 +188,7 @@ export class Gateway {
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
     const watchers = [watchUsage(this.ops), watchGuardrailFailures(this.ops), watchExtensionFailures(this.ops)];
-    this.approvals = gatewayApprovals({ adapters: this.adapters, known: this.known, admins: this.config.admins, access: this.access, settings: this.config.approvals, log: (line) => this.log(line), ops: this.ops });
+    this.approvals = gatewayApprovals({ adapters: this.adapters, known: this.known, admins: this.config.admins, access: this.access, settings: this.config.approvals, log: (line) => this.log(line), ops: this.ops, store: this.runtime.store });
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],

@@ -144,11 +144,9 @@ whenChromiumInstalled('the admin console in a browser', 'the admin console end-t
       expect((request.tools as { name: string }[]).map((tool) => tool.name)).toContain('write_file');
       expect(request.thinking).toMatchObject({ type: 'enabled' });
       // Bad input is refused with the reason, and changes nothing.
-      const refused = await page.evaluate(async () => {
-        const csrf = (JSON.parse(document.getElementById('admin-config')!.textContent!) as { csrf: string }).csrf;
-        const response = await fetch('/admin/api/settings', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ key: 'telegram:dm:2002', tools: ['root'] }) });
-        return { status: response.status, body: await response.json() };
-      });
+      const { csrf } = JSON.parse((await page.locator('#admin-config').textContent())!) as { csrf: string };
+      const response = await page.request.post(`${origin}/admin/api/settings`, { data: { key: 'telegram:dm:2002', tools: ['root'] }, headers: { 'x-csrf-token': csrf, origin } });
+      const refused = { status: response.status(), body: (await response.json()) as { error: string } };
       expect(refused.status).toBe(400);
       expect(refused.body.error).toContain('tools');
     });

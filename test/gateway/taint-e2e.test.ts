@@ -5,7 +5,8 @@
  * approval question naming the page, not a command; in a group, another person's message taints
  * the speaker's turn: a bystander's press is refused, the speaker's denial keeps the command from
  * running; and the session stays tainted for its next turn. "Allow for this conversation for 1
- * hour" lets the same tool run there unasked, not another tool and not in another conversation; a
+ * hour" lets the same tool run there unasked, not another tool and not in another conversation,
+ * and still after a restart; a
  * question nobody answers denies, and the chat is told. A scheduled job's question, which nobody
  * waits for in the group, goes to the admin's direct messages, where their press answers it.
  */
@@ -145,6 +146,16 @@ describe('untrusted content cannot pull the trigger (Telegram, through the gatew
     await findFinalBotMessage(telegram, gateway, admin.id, 'Nobody answered within 10 seconds, so write_file was not run.', wait);
     await findFinalBotMessage(telegram, gateway, admin.id, 'Nobody said yes.', wait);
     expect(lastResults()).toContain('not approved: this turn read untrusted content');
+
+    // The hour is kept in the store: after a restart the same tool still runs here unasked.
+    await gateway.stop();
+    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);
+    model.enqueue({ toolCalls: [{ name: 'shell', arguments: { command: 'echo HOUR-AFTER-RESTART' } }] }, { text: 'Still allowed.' });
+    shown = telegram.messages(admin.id).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'once more', from: admin }));
+    await findFinalBotMessage(telegram, gateway, admin.id, 'Still allowed.', wait);
+    expect(lastResults()).toContain('HOUR-AFTER-RESTART');
+    expect(telegram.messages(admin.id).slice(shown).map((message) => message.text)).toEqual(['Still allowed.']);
   });
 
   it("sends a scheduled job's question to the admin's direct messages, where nobody waits in the group; the admin's press there answers it", async () => {
