@@ -60,7 +60,7 @@ export function toolCallHooks(parts: ToolCallParts): Required<Pick<EngineHooks, 
       }
     },
     async afterToolCall(call, result) {
-      await noteSource(parts.turn?.taint, parts.toolNamed?.(call.name), call);
+      await noteSource(parts.turn?.taint, parts.toolNamed?.(call.name), call, parts.turn);
       let patched = await parts.extensions.patchToolResult(call, { ...result, terminate: false }, parts.context);
       parts.emitLocal({ type: 'tool_result', call, content: patched.content, isError: patched.isError });
       const decision = await parts.guardrails.after(call, patched, parts.turn);

@@ -31,6 +31,7 @@ import { isStoreFailure } from './store-failure.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
 import type { SessionTaints } from './session-taint.ts';
+import { otherPeopleSource, sharedFilesSource } from '../tools/turn-taint.ts';
 import { typingBudget, type TypingBudget } from './typing-budget.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
@@ -311,6 +312,8 @@ export class TurnRunner {
     const othersHeard = message.scope === 'group' && session.input.includes(recentChatFrame);
     const taints = this.#options.taints;
     if (taints) context.taint = await taints.begin({ sessionId: session.sessionId, scope: message.scope, speaker: `${platform}:${message.sender.id}`, othersHeard, speakerIsBot: message.sender.isBot === true });
+    // Where others talked, the group's own folder holds what they sent: reading it is untrusted.
+    if (context.taint?.sources.includes(otherPeopleSource)) context.sharedFiles = { folder: join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), source: sharedFilesSource };
     return context;
   }
 

@@ -58,6 +58,12 @@ export interface TurnContext {
    * then needs a person's yes. Unset where nothing is tracked (the terminal chat).
    */
   taint?: TurnTaint;
+  /**
+   * The conversation's own folder, where the documents people send are saved, when it holds what
+   * other people sent (a group where others talked): reading there brings `source` in (see
+   * `turn-taint.ts`, {@link sharedFileSource}).
+   */
+  sharedFiles?: { folder: string; source: string };
   /** The turn, as its platform names the message that started it (memory records it as the source). */
   turnId?: string;
   /**
@@ -175,7 +181,7 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
    * What untrusted content a call's result brings into the context (`a web page (https://…)`),
    * or undefined when none: the turn is tainted from then on (see `turn-taint.ts`).
    */
-  untrustedSource?(args: Record<string, unknown>): string | undefined;
+  untrustedSource?(args: Record<string, unknown>, turn?: TurnContext): string | undefined;
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolOutput | string>;
   /**
    * What a call will act on, found before it runs (the name and role of the button a browser

@@ -8,7 +8,8 @@
  * grants, never instead of them: it keeps text the model read from choosing what runs.
  */
 import type { ToolCallPart } from '../llm/types.ts';
-import type { Tool } from './tool.ts';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { Tool, TurnContext } from './tool.ts';
 
 /** What a tainted turn does with a call that acts: ask a person, refuse it, or nothing. */
 export type TaintMode = 'approve' | 'block' | 'off';
@@ -27,6 +28,25 @@ export const otherPeopleSource = 'messages from other people in this group';
 export function untrustedContent(taint: TurnTaint | undefined): readonly string[] {
   if (!taint || taint.mode === 'off') return [];
   return taint.sources.filter((source) => source !== otherPeopleSource);
+}
+
+/** What a group's own folder brings in when other people talked there (see `TurnContext.sharedFiles`). */
+export const sharedFilesSource = 'files people sent in this group';
+
+/**
+ * What reading `path` (a file or a folder searched) brings into `turn`'s context: the files other
+ * people sent, when it lies in the conversation's own folder or holds it; else nothing. Worked out
+ * from the path's text alone (nothing is opened): the tool itself reads in its sandbox.
+ */
+export function sharedFileSource(turn: TurnContext | undefined, path: unknown): string | undefined {
+  const shared = turn?.sharedFiles;
+  if (!shared) return undefined;
+  const target = resolve(turn.workspace?.cwd ?? shared.folder, typeof path === 'string' && path !== '' ? path : '.');
+  const within = (inner: string, outer: string) => {
+    const between = relative(outer, inner);
+    return between === '' || (!between.startsWith('..') && !isAbsolute(between));
+  };
+  return within(target, shared.folder) || within(shared.folder, target) ? shared.source : undefined;
 }
 
 /** How many sources an approval question names; the rest are counted. */
@@ -101,9 +121,9 @@ export function taintDecision(taint: TurnTaint | undefined, tool: Tool | undefin
  * crash in between cannot leave a session holding a page its record does not name. A failed call
  * counts too: its error may carry the page it got.
  */
-export async function noteSource(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart): Promise<void> {
+export async function noteSource(taint: TurnTaint | undefined, tool: Tool | undefined, call: ToolCallPart, turn?: TurnContext): Promise<void> {
   if (!taint || !tool?.untrustedSource) return;
-  const source = tool.untrustedSource(call.arguments);
+  const source = tool.untrustedSource(call.arguments, turn);
   if (!source) return;
   taint.add(source);
   await taint.kept();

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
+import { sharedFileSource } from '../turn-taint.ts';
 import type { ToolOutput } from '../tool.ts';
 import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
@@ -41,6 +42,8 @@ export function createGrepTool(options: GrepToolOptions = {}) {
   return defineTool({
     name: 'grep',
     machine: 'read',
+    // Files other people sent in a group are untrusted content (see `turn-taint.ts`).
+    untrustedSource: (args, turn) => sharedFileSource(turn, args['path']),
     description:
       'Search file contents with a regular expression. Returns `path:line: text` lines, paths relative to the ' +
       'working directory. Skips node_modules, .git and binary files.',

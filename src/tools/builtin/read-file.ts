@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { turnFiles, workerErrorResult } from '../files/turn-files.ts';
 import { defineTool } from '../tool.ts';
+import { sharedFileSource } from '../turn-taint.ts';
 import type { ToolOutput } from '../tool.ts';
 import { fileAccessOf, resolvePath, workingDirectory } from './paths.ts';
 import type { BuiltinToolOptions } from './paths.ts';
@@ -36,6 +37,8 @@ export function createReadFileTool(options: ReadFileToolOptions = {}) {
   return defineTool({
     name: 'read_file',
     machine: 'read',
+    // Files other people sent in a group are untrusted content (see `turn-taint.ts`).
+    untrustedSource: (args, turn) => sharedFileSource(turn, args['path']),
     description:
       'Read a file. Text comes back with line numbers (`     1\\tfirst line`); use offset and limit to read part of a ' +
       'long file. PNG, JPEG, GIF and WebP images come back as images.',
