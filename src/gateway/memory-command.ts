@@ -13,7 +13,7 @@
  * the owner. Anyone may read what the conversation's prompt shows them anyway.
  */
 import { MemoryError, changeEntry, heldOf, journalOf, keepHeld, openShelf, sourceOf, undoLastChange } from '../memory/index.ts';
-import type { ConversationMemoryPlace, HeldEntry, MemoryRecord, MemoryShelf, MemorySource } from '../memory/index.ts';
+import type { ConversationMemoryPlace, HeldEntry, MemoryRecord, MemoryShelf, MemorySource, MemoryStorage } from '../memory/index.ts';
 import { plainName } from './speaker-label.ts';
 
 /** One memory file as the asker sees it. */
@@ -224,8 +224,8 @@ export interface MemorySeat {
   sessionKey: string;
   /** `platform:id`. */
   person: string;
-  /** The profile's two files and the limits of every memory file. */
-  profile: { memoryPath: string; userPath: string; limits: { memory: number; user: number } };
+  /** The profile's two files (in `storage`; unset: files) and the limits of every memory file. */
+  profile: { memoryPath: string; userPath: string; limits: { memory: number; user: number }; storage?: MemoryStorage };
   place: ConversationMemoryPlace;
 }
 
@@ -238,8 +238,8 @@ export function memoryViews(seat: MemorySeat): ShelfView[] {
   const { limits } = seat.profile;
   if (seat.owner) {
     return [
-      { title: "The profile's memory (every conversation of the profile reads it)", shelf: { location: seat.profile.memoryPath, limit: limits.memory }, mayChange: true },
-      { title: 'Your notes (the profile\'s USER.md)', shelf: { location: seat.profile.userPath, limit: limits.user }, mayChange: true, personal: true },
+      { title: "The profile's memory (every conversation of the profile reads it)", shelf: { location: seat.profile.memoryPath, storage: seat.profile.storage, limit: limits.memory }, mayChange: true },
+      { title: 'Your notes (the profile\'s USER.md)', shelf: { location: seat.profile.userPath, storage: seat.profile.storage, limit: limits.user }, mayChange: true, personal: true },
     ];
   }
   const conversational = seat.direct || seat.admin ? true : "Only an admin can change this group's memory.";

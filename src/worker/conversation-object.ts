@@ -37,6 +37,8 @@ import { createInboundFiles } from './inbound-files.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
 import { loadWorkerResources, uploadedProfiles } from './resources/index.ts';
+import { WorkerResources } from './resources/worker-resources.ts';
+import { memoryCommand, memoryViews } from '../gateway/memory-command.ts';
 import { fromWireMessage, toWireMessage, type WireMessage } from './wire-message.ts';
 import { workerCommand } from './worker-commands.ts';
 import { workerConfig } from './worker-config.ts';
@@ -115,7 +117,9 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         },
         admit: (entry) => this.#admit(entry),
         command: (entry, admin) =>
-          entry.command ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code), profile: this.#profileChoice }) : Promise.resolve(undefined),
+          entry.command
+            ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code), profile: this.#profileChoice, memory: (args) => this.#memory(args, entry, admin) })
+            : Promise.resolve(undefined),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
         // `OPERATOR_<PROVIDER>_NOTIFY_AFTER_SECONDS`, else `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS`, else 15.
         notifyAfterMs: (provider) => notifyAfterFromEnv(env as unknown as Record<string, string | undefined>, provider),
@@ -368,6 +372,20 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     if (!decision.allowed) return { allowed: false, admin: false, ...(decision.reply !== undefined && { reply: decision.reply }) };
     this.#admitted.set(key, { admin: decision.admin, until: Date.now() + admittedMs });
     return { allowed: true, admin: decision.admin };
+  }
+
+  /**
+   * `/memory ARGS` from `entry`'s sender (see `src/gateway/memory-command.ts`): an admin's own
+   * direct conversation is the owner's seat (the profile's memory), as for a turn there.
+   */
+  async #memory(args: string, entry: InboxEntry, admin: boolean): Promise<string> {
+    const resources = (await this.#turnParts.agent()).options.resources;
+    if (!(resources instanceof WorkerResources)) return 'Memory is not kept here.';
+    const { profile, place } = resources.memoryPlaces;
+    const person = `${entry.address.platform}:${entry.sender.id}`;
+    const direct = entry.scope === 'dm';
+    const views = memoryViews({ owner: direct && admin, admin, direct, sessionKey: entry.sessionKey, person, profile, place });
+    return memoryCommand(args, views, { person, name: entry.sender.name, conversation: entry.sessionKey, direct });
   }
 
   /** The conversation's profile (see `conversation-profile.ts`): a new choice makes a new agent, over the same session. */

@@ -179,7 +179,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     // An admin's own direct messages are the owner's seat (the profile's memory is written there
     // alone); a group, anyone else's messages and a job (run as nobody) are other seats.
     const owner = first.scope === 'dm' && !scheduled && admitted.every(({ admin }) => admin);
-    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled, owner };
+    const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled, owner, ...(!scheduled && { turnId: first.messageId }) };
     const result = await agent.invoke(input, { channel: first.sessionKey, images: files.images, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;

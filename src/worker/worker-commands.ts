@@ -1,7 +1,8 @@
 /**
  * The chat commands a conversation answers itself on Workers. Who may use each, as on Node:
  * `/help` and `/status` anyone the bot talks with (they act on their own conversation only);
- * `/new` and `/profile NAME` anyone in a direct conversation, admins in a group; `/reload` and
+ * `/new` and `/profile NAME` anyone in a direct conversation, admins in a group; `/memory` anyone,
+ * changing what is theirs to change (see `src/gateway/memory-command.ts`); `/reload` and
  * `/pair CODE` admins only (configured in `OPERATOR_ADMINS`). (`/stop` is taken before a message is queued: the
  * person being answered or an admin.) Any other `/command` goes to the agent as text.
  */
@@ -16,6 +17,8 @@ export interface WorkerCommandContext {
   approve(code: string): Promise<{ person: { platform: string; userId: string; name?: string } } | { group: { group: { platform: string; kind: string; id: string; title?: string } } } | { error: string }>;
   /** The conversation's profile and the choice of another. */
   profile: ProfileChoice;
+  /** `/memory ARGS` for the asker (see `src/gateway/memory-command.ts`). */
+  memory(args: string): Promise<string>;
 }
 
 const help = [
@@ -24,6 +27,7 @@ const help = [
   '/new: start a new conversation (the old one is kept)',
   '/status: the model and what this conversation has used',
   '/profile [NAME]: show or choose the persona (admins, in a group)',
+  '/memory [mine | log | undo | forget N | keep N]: what I keep about you and this conversation, with sources',
   '/reload: read the profiles, skills and knowledge again (admins)',
   '/pair CODE: let the person (or group) with this pairing code talk with me (admins)',
 ].join('\n');
@@ -46,6 +50,8 @@ export async function workerCommand(command: { name: string; args: string }, sea
     }
     case 'profile':
       return profileCommand(command.args, seat, context.profile);
+    case 'memory':
+      return context.memory(command.args);
     case 'reload': {
       if (!admin) return 'Only an admin of this bot may reload.';
       const report = (await (await context.agent()).reload()) as { changed?: string[]; problems?: { file: string; message: string }[] } | undefined;

@@ -19,6 +19,7 @@ import { assembleSystemPrompt, defaultPromptCaps, type AssembledPrompt, type Nam
 import { buildFooter } from '../../resources/prompt-footer.ts';
 import { conversationMemoryLayers, memoryLayer, speakerNotesText } from '../../resources/memory-layers.ts';
 import type { ConversationMemoryPlace } from '../../memory/conversation-memory.ts';
+import type { MemorySeat } from '../../gateway/memory-command.ts';
 import { keySegment } from '../../gateway/dedupe.ts';
 import type { KnowledgeDocument, Skill } from '../../resources/types.ts';
 import { createKnowledgeSearchTool } from '../../tools/resources/knowledge-search.ts';
@@ -90,6 +91,12 @@ export class WorkerResources implements AgentResources {
     ];
     // Workspace confinement guards file tools, which Workers do not have; the rest apply as on Node.
     this.#guardrails = [createToolCallCap(), createDoomLoopGuard(), createSecretRedactor({ env: stringsOf(options.env ?? {}) })];
+  }
+
+  /** Where this profile's memory and each conversation's and person's are kept, for `/memory` (see `src/gateway/memory-command.ts`). */
+  get memoryPlaces(): { profile: MemorySeat['profile']; place: ConversationMemoryPlace } {
+    const limits = { memory: this.#options.memoryLimits?.memory ?? defaultMemoryLimit, user: this.#options.memoryLimits?.user ?? defaultUserLimit };
+    return { profile: { memoryPath: memoryKey(this.profile, 'MEMORY.md'), userPath: memoryKey(this.profile, 'USER.md'), limits, storage: this.#storage }, place: this.#conversationMemory };
   }
 
   get skills(): readonly Skill[] {
