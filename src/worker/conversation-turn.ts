@@ -11,6 +11,8 @@ import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter } from '../channels/types.ts';
 import { TurnTimeoutError, errorMessage } from '../core/errors.ts';
 import { failureReply } from '../gateway/failure-reply.ts';
+import { recentChatFrame } from '../gateway/conversations.ts';
+import { SessionTaints } from '../gateway/session-taint.ts';
 import type { InboxEntry } from '../gateway/inbox.ts';
 import { silentReplyText } from '../gateway/ledger/ledger-entry.ts';
 import { ReplyStream } from '../gateway/reply-stream.ts';
@@ -180,6 +182,10 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     // alone); a group, anyone else's messages and a job (run as nobody) are other seats.
     const owner = first.scope === 'dm' && !scheduled && admitted.every(({ admin }) => admin);
     const turn: TurnContext = { sessionKey: first.sessionKey, platform: address.platform, senderId: first.sender.id, senderName: first.sender.name, admin: admitted.some(({ admin }) => admin), scheduled, owner, ...(!scheduled && { turnId: first.messageId }) };
+    // Others' words in a group (or a bot's) are untrusted: a call that acts then needs a person's
+    // yes, which nobody can give on Workers (no approvals), so it is refused (see `turn-taint.ts`).
+    const speaker = `${address.platform}:${first.sender.id}`;
+    turn.taint = await new SessionTaints({ store: parts.store, mode: 'approve', log: parts.log }).begin({ sessionId: tree.id, scope: first.scope, speaker, othersHeard: first.scope === 'group' && input.includes(recentChatFrame), speakerIsBot: first.sender.isBot === true });
     const result = await agent.invoke(input, { channel: first.sessionKey, images: files.images, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;
