@@ -20,16 +20,18 @@ import { describePersona, readProfilePersona } from './profile-persona.ts';
 import { TerminalApprovals } from './terminal-approvals.ts';
 import { terminalCommandNames } from './terminal-skill-commands.ts';
 import { runTerminalChat } from './terminal-chat.ts';
+import { terminalTurns } from './terminal-turn.ts';
+import type { TaintMode } from '../tools/turn-taint.ts';
 
 /**
  * The browser, desktop and subagent settings of operator.json, and the profiles' reasoning efforts;
  * the defaults (browser on, desktop off, no thinking) when it cannot be read: the terminal chat
  * needs nothing else from it, and says what is wrong.
  */
-function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort> } {
+function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort>; taintMode?: TaintMode } {
   try {
     const { config } = loadConfig(process.env);
-    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config) };
+    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config), taintMode: config.taint.mode };
   } catch (error) {
     process.stderr.write(`operator: the browser and desktop use their defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
     return {};
@@ -42,8 +44,9 @@ const terminalPerson = 'local';
 /** Runs `operator chat [--profile NAME] [--session KEY]`; resolves to the exit code. */
 export async function runChatCommand(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(args, { profile: { type: 'string' }, session: { type: 'string' } }, { positionals: false });
+  const { taintMode = 'approve', ...toolConfig } = terminalToolConfig();
   const runtime = new Runtime({
-    ...terminalToolConfig(),
+    ...toolConfig,
     onReview: (outcome) => {
       if (outcome.status === 'failed') process.stderr.write(`operator: background memory review failed: ${outcome.error}\n`);
     },
@@ -68,6 +71,8 @@ export async function runChatCommand(args: string[]): Promise<number> {
       signals: process,
       files: runtime.files,
       approvals,
+      // The owner's seat, whose session is tainted once a tool read a web page (see `turn-taint.ts`).
+      turn: terminalTurns(runtime.store, taintMode, `terminal:${terminalPerson}`),
       statusExtra: (active) => statusLines(current, active),
       skills: async () => (await runtime.resources(current)).resources.skills,
       commands: async (name, rest, active) => {

@@ -23,6 +23,7 @@ import type { Skill } from '../resources/types.ts';
 import { diffCommand, undoCommand } from '../tools/changes/changes-command.ts';
 import type { FileAccess } from '../tools/files/file-access.ts';
 import { defaultFileAccess, filesIn, localKey } from '../tools/files/turn-files.ts';
+import type { TurnContext } from '../tools/tool.ts';
 
 /** Where the chat reads, writes and hears Ctrl+C. */
 export interface TerminalChatOptions {
@@ -35,6 +36,8 @@ export interface TerminalChatOptions {
   commands?: (name: string, args: string, agent: Agent) => Promise<{ text: string; agent?: Agent } | undefined>;
   /** Approval questions asked through this chat (the agent's `requestApproval`). */
   approvals?: TerminalApprovals;
+  /** The context of each turn (the owner's seat and what untrusted content its session holds); unset: none. */
+  turn?: (agent: Agent) => Promise<TurnContext>;
   /**
    * The skills of the agent's profile: each user-invocable one is a command, `/name args`, that
    * runs a turn with the skill (the chat's own commands win over a skill of the same name).
@@ -208,7 +211,7 @@ export async function runTerminalChat(options: TerminalChatOptions): Promise<num
   async function runTurn(input: string): Promise<void> {
     busy = true;
     try {
-      const result = await agent.invoke(input);
+      const result = await agent.invoke(input, { turn: await options.turn?.(agent) });
       newline();
       if (result.aborted) write('  (turn aborted)\n');
     } finally {

@@ -7,6 +7,7 @@ import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
 import { spawnOperator } from '../helpers/operator-process.ts';
 import type { OperatorProcess } from '../helpers/operator-process.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { startPageServer } from '../browser/page-server.ts';
 
 let server: FakeModelServer;
 let home: string | undefined;
@@ -153,6 +154,38 @@ describe('operator chat', () => {
     expect(JSON.stringify(server.requests[3]!.body.messages.at(-1))).toContain('not approved');
     chat.send('/exit');
     expect(await chat.exited).toBe(0);
+  });
+
+  it('asks before a call that acts once the session read a web page, naming the page, and on in the next turn', async () => {
+    const pages = await startPageServer();
+    try {
+      home = createTempHome('operator-home-');
+      writeFileSync(join(home, 'operator.json'), JSON.stringify({ allowPrivateNetwork: true }));
+      const url = `${pages.url}/injection`;
+      server.enqueue(
+        { toolCalls: [{ name: 'web_fetch', arguments: { url } }] },
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo page-said-so' } }] },
+        { text: 'Not run.' },
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo next-turn' } }] },
+        { text: 'Ran it.' },
+      );
+      const chat = startChat([], home);
+      chat.send(`read ${url}`);
+      await chat.output.waitFor('allow shell echo page-said-so? [y/N]');
+      expect(chat.output.stdout()).toContain(`this turn read untrusted content (a web page (${url}))`);
+      chat.send('n');
+      await chat.output.waitFor('Not run.');
+      // The page is still in the session: the next turn asks too.
+      chat.send('now run it');
+      await chat.output.waitFor('allow shell echo next-turn? [y/N]');
+      chat.send('y');
+      await chat.output.waitFor('Ran it.');
+      expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain('next-turn');
+      chat.send('/exit');
+      expect(await chat.exited).toBe(0);
+    } finally {
+      await pages.close();
+    }
   });
 
   it('switches profile with /profile and re-reads resources with /reload', async () => {
