@@ -5,7 +5,8 @@
  * workspace as their turns); nodes of one `thread_id` share a session, other nodes get their own.
  * A `tool` node's command runs in the same sandbox as the agent's `shell` tool, and only where
  * the run's turn has that tool (a run keeps the seat of the turn that started it), after the same
- * guardrails (a guardrail's question goes to the run's Interviewer; a block refuses the command),
+ * guardrails (a guardrail's question goes where the host asks approvals: a chat's approval buttons,
+ * else the run's Interviewer; a block refuses the command),
  * its output redacted by them as the tool's would be. The per-turn counters (the call cap, the
  * repeated-call guard) are left out: a pipeline's loops are meant, and `max_steps` bounds them.
  */
@@ -37,6 +38,13 @@ export interface PipelineHost {
   turn?: TurnContext;
   /** The model of nodes that name none (`--model`). */
   model?: string;
+  /**
+   * How a guardrail's question about a `tool` node's command (or a node agent's call) is asked: a
+   * chat run asks as the chat's own turns do (the approval buttons, their timeout, the admins'
+   * direct messages, the hour's allowance); unset, or resolving to undefined (it cannot ask
+   * there): the run's Interviewer (a gate's question; the terminal's y/N).
+   */
+  requestApproval?: (request: ApprovalRequest) => Promise<boolean | undefined>;
 }
 
 /** The services of one run, and how to let go of them (its agents). */
@@ -46,6 +54,8 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
   const guardrails = new GuardrailSet(resources.guardrails().filter((guardrail) => !perTurnGuardrails.has(guardrail.name)));
   const agents = new Map<string, Promise<Agent>>();
   const askPerson = async (request: ApprovalRequest): Promise<boolean> => {
+    const asked = await host.requestApproval?.(request);
+    if (asked !== undefined) return asked;
     const answer = await interviewer.ask(
       { text: `Allow ${request.call.name} ${JSON.stringify(request.call.arguments).slice(0, 300)}? ${request.reason}`, stage: 'approval', options: [{ label: 'Allow', value: 'allow' }, { label: 'Deny', value: 'deny' }], defaultAnswer: 'Deny', timeoutSeconds: 300 },
       request.signal,

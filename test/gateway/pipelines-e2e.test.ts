@@ -45,6 +45,9 @@ describe('pipelines from the chat', () => {
     mkdirSync(join(fakes.home, 'pipelines'), { recursive: true });
     writeFileSync(join(fakes.home, 'pipelines', 'release.dot'), release);
     writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ groups: { [`telegram:${group}`]: { requireMention: false } } }));
+    // A guardrail that asks before one command: a run's tool step asks in the chat as a turn would.
+    mkdirSync(join(fakes.home, 'guardrails'), { recursive: true });
+    writeFileSync(join(fakes.home, 'guardrails', 'guarded.yaml'), "rules:\n  - tool: shell\n    arguments: { command: 'GUARDED' }\n    decision: ask\n    reason: guarded steps need a yes\n");
     fakes.model.setDefault({ text: 'Draft: notes for 1.2' });
     await start();
   });
@@ -95,6 +98,24 @@ describe('pipelines from the chat', () => {
     before = telegram.messages(admin).length;
     chat.dm('/runs');
     expect((await chat.messagesAfter(admin, before, 1))[0]!.text).toContain(`${id} release: finished`);
+  });
+
+  it("asks a guardrail's question about a tool step with the chat's approval buttons, and runs it on a yes", async () => {
+    const { telegram } = fakes;
+    writeFileSync(join(fakes.home, 'pipelines', 'guarded.dot'), 'digraph guarded {\n  start [shape=Mdiamond]\n  step [type="tool" tool_command="echo GUARDED > guarded.txt"]\n  done [shape=Msquare]\n  start -> step -> done\n}\n');
+    try {
+      const before = telegram.messages(admin).length;
+      chat.dm('/run guarded go');
+      const question = await messageStarting(admin, before, 'Approval needed');
+      expect(question.text).toContain('guarded steps need a yes');
+      expect((question.replyMarkup as { inline_keyboard: { text: string }[][] }).inline_keyboard.flat().map((button) => button.text)).toEqual(['Allow once', 'Deny', 'Allow for this conversation for 1 hour']);
+      telegram.pushUpdate(telegram.callbackQuery({ chatId: admin, from: { id: admin, first_name: 'Ada' }, data: 'approve', messageId: question.messageId }));
+      await messageStarting(admin, before, 'Pipeline guarded [');
+      await telegram.waitFor(() => (existsSync(join(workspace, 'guarded.txt')) ? true : undefined), wait);
+      expect(readFileSync(join(workspace, 'guarded.txt'), 'utf8')).toBe('GUARDED\n');
+    } finally {
+      rmSync(join(fakes.home, 'pipelines', 'guarded.dot'), { force: true });
+    }
   });
 
   it('a run waiting at its gate when the gateway stops goes on after the restart', async () => {

@@ -11,6 +11,7 @@
 
 /** The pipeline runner, loaded on first use. */
 const runner = () => import('../../pipelines/pipeline-runner.ts');
+import type { ApprovalRequest } from '../../agent/agent-options.ts';
 import type { ChannelAdapter, ConversationAddress } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PipelineEvent } from '../../pipelines/engine/pipeline-events.ts';
@@ -47,6 +48,11 @@ export interface ChatPipelinesOptions {
   adapterOf(platform: string): ChannelAdapter | undefined;
   /** The turn of `starterId` in the conversation (their tools and workspace), with no more than `makerSeat`. */
   turnOf(seat: RunSeat & { profile: string; makerSeat: TurnSeat }): Promise<TurnContext>;
+  /**
+   * Asks an approval in the conversation `sessionKey` as its turns do (see `approvals.ts`);
+   * resolves to undefined where it cannot (the conversation is not in memory): the run's gate asks then.
+   */
+  askApproval?(sessionKey: string, request: ApprovalRequest): Promise<boolean | undefined>;
   log(line: string): void;
 }
 
@@ -180,7 +186,9 @@ export class ChatPipelines {
     const turn = await this.#options.turnOf({ ...seat, profile: origin.profile, makerSeat: readSeat(origin.makerSeat) });
     const work = (async () => {
       try {
-        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting });
+        const askApproval = this.#options.askApproval;
+        const requestApproval = askApproval && ((request: ApprovalRequest) => askApproval(origin.sessionKey, request));
+        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting, requestApproval });
         await progress.close();
         if (record.status === 'finished' || record.status === 'failed') await adapter.send(origin.address, { text: closingText(record) }).catch((error: unknown) => this.#options.log(`${origin.sessionKey}: pipeline result not sent: ${errorMessage(error)}`));
         return record;

@@ -25,6 +25,11 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
     gates,
     adapterOf,
     log: gateway.log,
+    // Asked as the conversation's own turns ask (buttons, timeout, the admins, the hour's allowance).
+    async askApproval(sessionKey, request) {
+      const conversation = await gateway.conversations.peek(sessionKey)?.catch(() => undefined);
+      return conversation ? gateway.approvals.ask(conversation, request) : undefined;
+    },
     async turnOf(seat): Promise<TurnContext> {
       const { platform, conversationId, threadId } = seat.address;
       const admin = isAdmin(platform, seat.starterId);
