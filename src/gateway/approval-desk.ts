@@ -1,7 +1,7 @@
 /**
  * Approval questions that reach the admins in their direct messages. A question goes to the
  * conversation when the person whose turn it is can answer it there; when nobody there can (a
- * scheduled job's turn runs with nobody waiting), or when it is still unanswered after
+ * scheduled job's turn runs with nobody waiting; another bot is no one to ask), or when it is still unanswered after
  * `approvals.escalateAfterSeconds`, a copy goes to each admin's direct conversation with the bot,
  * once. Whichever answer comes first counts: the copies' buttons carry the question's id
  * (`approve@<id>`), so a press in an admin's direct messages answers the question of the

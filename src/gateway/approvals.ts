@@ -40,8 +40,8 @@ export interface AskApprovalOptions {
  * Asks `conversation` to approve a tool call and resolves with the answer. The question waits in
  * `conversation.pendingApproval` for a button press or a command; an aborted request, or a
  * question that cannot be sent, denies. With `escalation`, a scheduled job's question (nobody
- * waits in the conversation) goes to the admins at once, and any other goes to them too once it
- * has waited `afterMs`; the first answer counts.
+ * waits in the conversation) and one in a turn that answers another bot go to the admins at once,
+ * and any other goes to them too once it has waited `afterMs`; the first answer counts.
  */
 export function askApproval(adapter: ChannelAdapter | undefined, conversation: Conversation, request: ApprovalRequest, options: AskApprovalOptions): Promise<boolean> {
   const { log, ops, escalation } = options;
@@ -97,8 +97,9 @@ export function askApproval(adapter: ChannelAdapter | undefined, conversation: C
     }
     const copies = escalation.copies;
     const copyId = id;
-    if (conversation.scheduledRun) {
-      // Nobody waits in the conversation for a scheduled job's turn: the admins are asked at once.
+    if (conversation.scheduledRun || conversation.turnSenderIsBot) {
+      // Nobody waits in the conversation for a scheduled job's turn, and a bot is no one to ask:
+      // the admins are asked at once.
       void copies
         .send(copyText(conversation.key, question, 'nobody'), copyId)
         .then((sent) =>

@@ -38,6 +38,8 @@ export interface Conversation {
   scheduledRun?: boolean;
   /** Who the running turn is for: only their messages join it (tools act with their rights). */
   turnSender?: string;
+  /** The running turn answers another bot (where `allowBots` lets bots in): no person can approve there. */
+  turnSenderIsBot?: boolean;
   /** The question waiting for an answer; `by` says who answered (a `platform:id`, or why nobody did). */
   pendingApproval?: { request: ApprovalRequest; resolve: (allowed: boolean, by?: string) => void };
   /** Tools allowed to run unasked here, until when (ms since the epoch): "Allow for this conversation for 1 hour". */

@@ -175,6 +175,7 @@ export class TurnRunner {
     });
     if (job) conversation.scheduledRun = true;
     conversation.turnSender = message.sender.id;
+    conversation.turnSenderIsBot = message.sender.isBot === true;
     lane?.steering.begin();
     if (lane) lane.interrupted = false;
     let settlement: Settlement = 'answered';
@@ -238,6 +239,7 @@ export class TurnRunner {
     } finally {
       if (job) conversation.scheduledRun = false;
       conversation.turnSender = undefined;
+      conversation.turnSenderIsBot = undefined;
       lane?.steering.end();
       unsubscribe();
       slow?.stop();

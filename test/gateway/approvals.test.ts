@@ -91,7 +91,7 @@ describe('approval questions', () => {
     expect(timeoutNote('shell', 60_000)).toBe('Nobody answered within 1 minute, so `shell` was not run.');
   });
 
-  it("sends a scheduled job's question to the admins at once; an admin's press there answers it, once", async () => {
+  it("sends a scheduled job's question (or one answering another bot) to the admins at once; an admin's press there answers it, once", async () => {
     const { adapter, sent } = fakeChat();
     const here = { ...conversationOf('telegram:group:5'), scheduledRun: true } as Conversation;
     const desk = new ApprovalDesk();
@@ -109,6 +109,15 @@ describe('approval questions', () => {
     expect(here.allowances?.has('shell')).toBe(true);
     expect(desk.size).toBe(0);
     expect(desk.answer(copies[0]!.id, false, false, { id: '1', admin: true })).toBe('That question was answered already, or it timed out.');
+
+    // A turn that answers another bot has no person to ask either.
+    const bots = { ...conversationOf('telegram:group:9'), turnSenderIsBot: true } as Conversation;
+    const botAsked = askApproval(adapter, bots, request('shell'), { log, escalation: { desk, copies: sender, afterMs: 60_000 } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(copies).toHaveLength(2);
+    expect(copies[1]!.text).toMatch(/^Approval needed in telegram:group:9, where nobody can answer it:/);
+    expect(desk.answer(copies[1]!.id, false, false, { id: '1', admin: true })).toBe('Denied.');
+    expect(await botAsked).toBe(false);
   });
 
   it('asks in the conversation when no admin can be reached, and copies a question left waiting to the admins but the speaker', async () => {
