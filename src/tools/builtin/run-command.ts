@@ -40,13 +40,17 @@ export interface CommandResult {
   pid: number | undefined;
 }
 
+/** Longest the answer waits, after SIGKILL, for the output pipes to close (see `finishAfterKill`). */
+const afterKillMs = 1_000;
+
 /** Process groups still running, killed if operator itself exits first. */
 const runningGroups = new Set<number>();
 let exitHookInstalled = false;
 
 /**
  * Runs the command and resolves once its output is closed (so background jobs that keep stdout
- * open are waited for, up to the timeout) or, after SIGKILL, once the process spawned has exited.
+ * open are waited for, up to the timeout) or, after SIGKILL, once its output is closed or at most
+ * a second after the process spawned has exited.
  * Rejects only when it cannot be started: the program cannot be spawned, or the network of its
  * own cannot be made (the command is then killed before it ran).
  */
@@ -105,7 +109,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       killTimer = setTimeout(() => {
         killSent = true;
         signalGroup('SIGKILL');
-        if (exited) finish();
+        if (exited) finishAfterKill();
       }, killGraceMs);
     };
     // Set when the network could not be made: the command, still held back, is killed and this is the answer.
@@ -145,6 +149,15 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       if (pid !== undefined) runningGroups.delete(pid);
       network?.stop();
     };
+    /**
+     * After SIGKILL the answer waits for the output pipes to close, which they do once every
+     * process of the group holding them is gone (a background job's exit closes them), so no
+     * process of the command is left when it comes; a process that left the group (setsid) may
+     * hold them longer, so the wait is bounded.
+     */
+    function finishAfterKill() {
+      setTimeout(finish, afterKillMs).unref();
+    }
     function finish() {
       if (settled) return;
       settled = true;
@@ -162,7 +175,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       exited = true;
       exitCode = code;
       exitSignal = signal;
-      if (killSent && !networkFailure) finish();
+      if (killSent && !networkFailure) finishAfterKill();
     });
     child.on('close', () => finish());
     child.on('error', (error) => {
