@@ -17,7 +17,7 @@ import { Runtime } from '../../src/runtime/runtime.ts';
 import { defaultSandboxSettings, type SandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import type { Tool, TurnContext } from '../../src/tools/tool.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
-import { callTool, isRunning, textOf } from './tool-harness.ts';
+import { callTool, goneWithin, textOf } from './tool-harness.ts';
 
 describe('runtime code tool', { timeout: 60_000 }, () => {
   let home: string | undefined;
@@ -94,16 +94,6 @@ describe('runtime code tool', { timeout: 60_000 }, () => {
     expect(await goneWithin(server!, 10_000)).toBe(true);
   });
 });
-
-/** Whether process `pid` is gone within `timeoutMs`, looking every 20 ms. */
-async function goneWithin(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (await isRunning(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
-}
 
 /** The command names of a process's ancestors, from /proc. */
 async function ancestorNames(pid: number): Promise<string[]> {

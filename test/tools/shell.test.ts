@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createShellTool } from '../../src/tools/builtin/shell.ts';
-import { callTool, isRunning, makeTempDir, textOf } from './tool-harness.ts';
+import { callTool, goneWithin, isRunning, makeTempDir, textOf } from './tool-harness.ts';
 
 const shell = createShellTool();
 
@@ -76,8 +76,8 @@ describe('shell', () => {
 
     const output = await pending;
     expect(output).toEqual({ content: 'started\n[Command timed out after 500ms]', isError: true });
-    expect(await isRunning(background)).toBe(false);
-    expect(await isRunning(leader)).toBe(false);
+    expect(await goneWithin(background)).toBe(true);
+    expect(await goneWithin(leader)).toBe(true);
   });
 
   it('follows SIGTERM with SIGKILL for processes that ignore it', async () => {
@@ -88,7 +88,7 @@ describe('shell', () => {
       { cwd },
     );
     expect(output).toEqual({ content: '[Command timed out after 300ms]', isError: true });
-    expect(await isRunning(await readPid(cwd, 'background.pid'))).toBe(false);
+    expect(await goneWithin(await readPid(cwd, 'background.pid'))).toBe(true);
   });
 
   it('caps the timeout the model asks for', async () => {
@@ -112,7 +112,7 @@ describe('shell', () => {
     expect(await isRunning(background)).toBe(true);
     controller.abort(new Error('turn aborted'));
     await expect(pending).rejects.toThrow('turn aborted');
-    expect(await isRunning(background)).toBe(false);
+    expect(await goneWithin(background)).toBe(true);
   });
 
   it('does not start a command when already aborted', async () => {

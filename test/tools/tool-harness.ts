@@ -21,6 +21,20 @@ export function textOf(output: ToolOutput): string {
   return output.content.map((part) => (part.type === 'text' ? part.text : '<image>')).join('');
 }
 
+/**
+ * Whether process `pid` is gone within `timeoutMs`, looking every 20 ms. A killed process closes
+ * its files (the command's output pipes, whose closing answers the call) a moment before the
+ * kernel marks it dead, so a test asks whether it ends, not whether it ended at that instant.
+ */
+export async function goneWithin(pid: number, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (await isRunning(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
 /** Whether a process is running (a zombie, dead but not yet reaped, counts as gone). */
 export async function isRunning(pid: number): Promise<boolean> {
   try {
