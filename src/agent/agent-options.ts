@@ -13,6 +13,7 @@ import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
 import type { Guardrail } from './guardrail.ts';
 import type { RetrySettings } from './retry.ts';
+import type { SpendGate } from './spend-gate.ts';
 import type { SystemPromptBuilder } from './system-prompt.ts';
 import type { TruncationConfig } from './truncation.ts';
 
@@ -43,6 +44,11 @@ export interface AgentOptions {
    * `extensions` above; `systemPrompt` above wins over theirs.
    */
   resources?: AgentResources;
+  /**
+   * Checks every model call (the turns', and the reviewer's, the flush's and subagents', which
+   * inherit it) against spending caps before it goes out (see `spend-gate.ts`); unset: none.
+   */
+  spend?: SpendGate;
   /** Messages appended to each model call only, after the live state of `surfaces`. */
   getEphemeralMessages?: () => Promise<Message[]> | Message[];
   /**

@@ -4,8 +4,7 @@
  * asks to terminate. It keeps no state between runs and persists nothing; the Agent listens to its
  * `message_end` events for that.
  */
-import { CancellationError, InternalError, PermissionDeniedError, ToolNotFoundError, ToolTimeoutError, errorMessage } from '../core/errors.ts';
-import type { AgentError } from '../core/errors.ts';
+import { AgentError, CancellationError, InternalError, PermissionDeniedError, ToolNotFoundError, ToolTimeoutError, errorMessage } from '../core/errors.ts';
 import type {
   AssistantMessage,
   Message,
@@ -24,6 +23,7 @@ import type { SeatFilesSource } from '../tools/files/seat-files.ts';
 import type { EngineEvent } from './engine-events.ts';
 import { createLoopDetector, loopWarning } from './loop-detector.ts';
 import { repairOrphans } from './repair-orphans.ts';
+import type { SpendGate, SpendTicket } from './spend-gate.ts';
 import { defaultTruncationConfig, truncateOutput } from './truncation.ts';
 import type { TruncationConfig } from './truncation.ts';
 
@@ -87,6 +87,8 @@ export interface EngineOptions extends EngineHooks {
   subagents?: ToolContext['subagents'];
   /** The queued task's slot, which model calls step out of while they wait (see `ToolContext.slot`). */
   slot?: ToolContext['slot'];
+  /** Checks each model call against spending caps (see `spend-gate.ts`); unset: none. */
+  spend?: SpendGate;
   /** Where tools get the seat's files (see `ToolContext.files`); unset: no `files`. */
   files?: SeatFilesSource;
 }
@@ -247,6 +249,14 @@ export class Engine {
       signal,
       slot: this.options.slot,
     };
+    // Spending caps first: a call that would not fit is never sent.
+    let ticket: SpendTicket | undefined;
+    try {
+      ticket = await this.options.spend?.reserve(request, this.options.turn);
+    } catch (refused) {
+      return { kind: 'error', error: refused instanceof AgentError ? refused : new InternalError(`Spending check failed: ${errorMessage(refused)}`) };
+    }
+    let used: Usage | undefined;
     try {
       for await (const event of this.options.provider.stream(request)) {
         switch (event.type) {
@@ -257,6 +267,7 @@ export class Engine {
             await emit({ type: 'thinking_delta', text: event.text });
             break;
           case 'message-end':
+            used = event.message.usage;
             return { kind: 'message', message: event.message };
           case 'error':
             return { kind: 'error', error: event.error };
@@ -268,6 +279,8 @@ export class Engine {
       // Providers encode failures as events; a throw here is a provider bug or an abort race.
       if (signal.aborted) return { kind: 'error', error: new CancellationError() };
       return { kind: 'error', error: new InternalError(`Model stream failed: ${errorMessage(thrown)}`) };
+    } finally {
+      ticket?.settle(used);
     }
     if (signal.aborted) return { kind: 'message', message: { role: 'assistant', content: [], stopReason: 'aborted' } };
     return { kind: 'error', error: new InternalError('Model stream ended without a final message') };

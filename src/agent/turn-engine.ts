@@ -48,6 +48,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     changes: options.changeRecorder ?? options.changes?.forTurn(tree.leafId ?? 'turn'),
     subagents: options.subagents,
     slot: parts.slot,
+    spend: options.spend,
     files: options.files,
     getEphemeralMessages: async (signal) => [
       ...(await speakerNotesMessages(options.resources, turn)),

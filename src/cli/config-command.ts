@@ -3,6 +3,8 @@
  * anything and prints a summary; `operator config schema` prints the JSON Schema of
  * `operator.json`. Secrets are never printed: only whether they are set.
  */
+import { dollars } from '../gateway/budget/budget-gate.ts';
+import { defaultBudgets } from '../gateway/config/budget-schema.ts';
 import { existsSync } from 'node:fs';
 import { ConfigurationError } from '../core/errors.ts';
 import { loadConfig, platforms, renderConfigJsonSchema, type GatewayConfig, type LoadedConfig } from '../gateway/config/index.ts';
@@ -66,10 +68,22 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     `  idle conversations leave memory after ${config.idleTtlSeconds} s`,
     `  profile bindings: ${Object.keys(config.profiles.channels).length} channels, ${Object.keys(config.profiles.people).length} people`,
     `  memory review every: ${config.reviewEvery === undefined ? 'default' : `${config.reviewEvery} turns`}`,
+    `  spending caps: ${budgetLine(config)}`,
     `  telegram: token ${set('TELEGRAM_BOT_TOKEN')}, ${webhook}${config.telegram.apiRoot ? `, API ${config.telegram.apiRoot}` : ''}`,
     `  discord: token ${set('DISCORD_BOT_TOKEN')}${config.discord.apiUrl ? `, API ${config.discord.apiUrl}` : ''}`,
     `  slack: bot token ${set('SLACK_BOT_TOKEN')}, signing secret ${set('SLACK_SIGNING_SECRET')}, app token ${set('SLACK_APP_TOKEN')}${config.slack.apiUrl ? `, API ${config.slack.apiUrl}` : ''}`,
   ];
+}
+
+/** The spending caps in force (`docs/budgets.md`), the defaults said as such. */
+function budgetLine(config: GatewayConfig): string {
+  const { gateway, conversation, person } = config.budgets;
+  const parts = [
+    `gateway ${gateway.day === undefined ? 'none' : `${dollars(gateway.day)} a day`}${gateway.month === undefined ? '' : `, ${dollars(gateway.month)} a month`}`,
+    `conversation ${conversation.day === undefined ? `${dollars(defaultBudgets.groupDay)} a day for groups (default)` : `${dollars(conversation.day)} a day`}`,
+    `person ${dollars(person.day ?? defaultBudgets.personDay)} a day${person.day === undefined ? ' (default)' : ''}, admins none`,
+  ];
+  return parts.join('; ');
 }
 
 /** The group policy of each platform, said in words (`telegram approval (...)`). */

@@ -3,6 +3,7 @@
  * the bindings choose, and dropped after a quiet spell (the session stays in the store and comes
  * back on the next message). Unmentioned group messages are kept as bounded recent context.
  */
+import type { SpendGate } from '../agent/spend-gate.ts';
 import type { Agent } from '../agent/agent.ts';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
 import type { ConversationAddress, InboundMessage } from '../channels/types.ts';
@@ -60,6 +61,7 @@ export class Conversations {
   #now: () => number;
   #tools: readonly Tool[];
   #approvalTimeoutMs: number | undefined;
+  readonly #spend: SpendGate | undefined;
   #watch: ((agent: Agent, place: AgentPlace) => void) | undefined;
 
   constructor(options: {
@@ -68,6 +70,8 @@ export class Conversations {
     tools?: readonly Tool[];
     /** How long an approval question waits for an answer (`approvals.timeoutSeconds`); unset: the agent's default. */
     approvalTimeoutMs?: number;
+    /** Spending caps every model call is checked against (see `budget/budget-gate.ts`); unset: none. */
+    spend?: SpendGate;
     bindings: () => Promise<ProfileBindings>;
     askApproval: (conversation: Conversation, request: ApprovalRequest) => Promise<boolean>;
     /** Called with each agent made, with where it works (the gateway reports its model usage). */
@@ -81,6 +85,7 @@ export class Conversations {
     this.#now = options.now ?? Date.now;
     this.#tools = options.tools ?? [];
     this.#approvalTimeoutMs = options.approvalTimeoutMs;
+    this.#spend = options.spend;
   }
 
   /** Number of conversations in memory. */
@@ -190,6 +195,7 @@ export class Conversations {
       tools: this.#tools,
       requestApproval: (request) => this.#askApproval(approvals, request),
       approvalTimeoutMs: this.#approvalTimeoutMs,
+      spend: this.#spend,
     });
     this.#watch?.(agent, { sessionKey, profile, platform: approvals.address.platform });
     return agent;

@@ -3,7 +3,7 @@
  * with time say "try again in a moment"; those that only the bot's admin can fix (credentials,
  * billing, a model that does not exist) say to tell the admin, since trying again cannot help.
  */
-import { AgentError, ProviderError, type ErrorKind } from '../core/errors.ts';
+import { AgentError, BudgetExhaustedError, ProviderError, type ErrorKind } from '../core/errors.ts';
 import { unconfiguredProviderName } from '../llm/unconfigured-provider.ts';
 
 const later = 'Please try again in a moment.';
@@ -34,5 +34,7 @@ export function failureReply(error: unknown): string {
     return `Sorry, I could not answer: ${reason}. ${advice}`;
   }
   if (error instanceof AgentError && error.category === 'CANCELLATION') return 'Stopped.';
+  // A spending cap: which one, what was spent, when it resets (see `budget/budget-gate.ts`).
+  if (error instanceof BudgetExhaustedError && typeof error.details['scope'] === 'string') return error.message;
   return 'Sorry, something went wrong while answering. Please try again.';
 }

@@ -13,6 +13,7 @@ import { handleGroupJoin } from './access/handle-group-join.ts';
 import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
 import { loadChatGrants } from './access/chat-grants.ts';
+import { gatewaySpendGate } from './budget/budget-gate.ts';
 import { denyApprovals, gatewayApprovals, type GatewayApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
@@ -51,9 +52,7 @@ import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
 import { OpsEvents } from './ops/ops-events.ts';
 import { notifyAfterOf } from './config/model-timeout-env.ts';
-import { reportChannelStatus, reportRefusal, watchUsage } from './ops/gateway-reports.ts';
-import { watchExtensionFailures } from './ops/extension-reports.ts';
-import { watchGuardrailFailures } from './ops/guardrail-reports.ts';
+import { reportChannelStatus, reportRefusal, watchAgents } from './ops/gateway-reports.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -187,15 +186,15 @@ export class Gateway {
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
-    const watchers = [watchUsage(this.ops), watchGuardrailFailures(this.ops), watchExtensionFailures(this.ops)];
     this.approvals = gatewayApprovals({ adapters: this.adapters, known: this.known, admins: this.config.admins, access: this.access, settings: this.config.approvals, log: (line) => this.log(line), ops: this.ops, store: this.runtime.store });
     this.conversations = new Conversations({
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
+      spend: gatewaySpendGate(this.runtime.store, () => this.config.budgets, (line) => this.log(line)),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
-      watch: (agent, place) => watchers.forEach((watch) => watch(agent, place)),
+      watch: watchAgents(this.ops),
     });
   }
 

@@ -242,6 +242,8 @@ export class Runtime {
     tools?: readonly Tool[];
     /** This conversation's reasoning effort (`/think`), `off` for none; unset: the profile's default. */
     reasoningEffort?: ReasoningEffort | 'off';
+    /** Spending caps every model call of the agent is checked against (the gateway's); unset: none. */
+    spend?: AgentOptions['spend'];
   }): Promise<{ agent: Agent; report: ReloadReport }> {
     const [{ resources, report }, modules] = await Promise.all([this.resources(options.profile), agentModules()]);
     const { Agent, BackgroundReviewer, browser } = modules;
@@ -284,6 +286,7 @@ export class Runtime {
       cwd: this.cwd,
       requestApproval: options.requestApproval,
       approvalTimeoutMs: options.approvalTimeoutMs,
+      spend: options.spend,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
       changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
       files: (context, cwd, machine, name) => seatFilesFor(this.files, context, cwd, machine, name),

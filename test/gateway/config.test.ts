@@ -55,6 +55,7 @@ describe('loadConfig defaults', () => {
       maxConcurrentTurns: 64,
       maxTurnsWaitingOnModel: 1000,
       turnTimeoutSeconds: 600,
+      budgets: { gateway: {}, conversation: {}, person: {}, warnAt: 0.8 },
       approvals: { timeoutSeconds: 600 },
       taint: { mode: 'approve' },
       modelTimeouts: {},

@@ -3,6 +3,7 @@
  * overrides applied. Built once at start by `loadConfig`; the rest of the gateway reads it as a
  * plain value.
  */
+import type { BudgetsConfig } from './budget-schema.ts';
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
 import type { BrowserConfig, BrowserSettings } from '../../browser/browser-settings.ts';
 import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
@@ -115,6 +116,8 @@ export interface GatewayConfig {
   maxTurnsWaitingOnModel: number;
   /** Longest a turn may take, in seconds (600). */
   turnTimeoutSeconds: number;
+  /** Spending caps in US dollars (see `budget-schema.ts`). */
+  budgets: BudgetsConfig;
   /** Approval questions: how long one waits for an answer, in seconds (600). */
   approvals: { timeoutSeconds: number; escalateAfterSeconds?: number };
   /** What a tainted turn does with a call that acts (`approve`; see `tools/turn-taint.ts`). */

@@ -5,6 +5,7 @@
  * Defaults live here too, so the parsed value is complete. Tokens are deliberately not settable
  * in the file: they come only from the environment.
  */
+import { budgetsSchema } from './budget-schema.ts';
 import * as z from 'zod';
 import { absolutePath, browserSchema, desktopSchema, overridesOf, subagentsSchema } from './agent-feature-schemas.ts';
 import { reasoningEfforts } from '../../llm/types.ts';
@@ -318,6 +319,7 @@ export const operatorConfigSchema = z
       .max(86_400)
       .default(600)
       .describe('Longest a turn may take, tools and retries included; then it stops and the person is told it took too long.'),
+    budgets: budgetsSchema,
     approvals: z
       .strictObject({
         timeoutSeconds: z

@@ -7,6 +7,8 @@ import type { ChannelStatus, InboundMessage } from '../../channels/types.ts';
 import { groupLabel, groupOf } from '../access/pairing-group.ts';
 import type { AgentPlace } from '../conversations.ts';
 import { opsTokens, type OpsEvents } from './ops-events.ts';
+import { watchExtensionFailures } from './extension-reports.ts';
+import { watchGuardrailFailures } from './guardrail-reports.ts';
 
 /**
  * Reports every model call of `agent` as `model.usage` (kind `turn`), its subagents' (kind
@@ -53,4 +55,10 @@ export function reportChannelStatus(ops: OpsEvents, platform: string): (status: 
     else if (status.kind === 'outside_error') ops.emit({ type: 'outside.error', platform, source: platform, handling: status.event, error: status.error });
     else ops.emit({ type: 'platform.rate_limited', platform, retryAfterMs: status.retryAfterMs });
   };
+}
+
+/** Everything the ops events hear of each agent: its usage, guardrail and extension failures. */
+export function watchAgents(ops: OpsEvents): (agent: Agent, place: AgentPlace) => void {
+  const watchers = [watchUsage(ops), watchGuardrailFailures(ops), watchExtensionFailures(ops)];
+  return (agent, place) => watchers.forEach((watch) => watch(agent, place));
 }

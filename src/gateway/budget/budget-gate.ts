@@ -1,0 +1,78 @@
+/**
+ * Spending caps, checked before every model call (the `SpendGate` the gateway's agents get). A call
+ * counts for its person (unless an admin, with no cap set for admins), its conversation and the
+ * gateway; its worst case (the request's input at the full input price, about four characters a
+ * token, and its `max_tokens` at the output price) is reserved on each; one that does not fit is
+ * refused before it goes out, with which cap, what was spent and when it resets; once answered the
+ * call is settled at its real cost. A model without prices in the catalog costs nothing here.
+ */
+import type { SpendGate, SpendTicket } from '../../agent/spend-gate.ts';
+import { BudgetExhaustedError } from '../../core/errors.ts';
+import { getModelInfo, type ModelInfo } from '../../llm/catalog.ts';
+import { computeCost } from '../../llm/cost.ts';
+import type { ModelRequest } from '../../llm/types.ts';
+import type { TurnContext } from '../../tools/tool.ts';
+import { defaultBudgets, type BudgetsConfig } from '../config/budget-schema.ts';
+import { SpendBook, type SpendLine, type SpendRefusal } from './spend-book.ts';
+
+/** The providers' cap on a default `max_tokens` from the catalog (see `anthropic-request.ts`). */
+const defaultMaxTokensCap = 32_000;
+
+/** The caps a call of `turn` counts against. */
+export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined): SpendLine[] {
+  const lines: SpendLine[] = [];
+  if (budgets.gateway.day !== undefined) lines.push({ scope: 'gateway', period: 'day', cap: budgets.gateway.day });
+  if (budgets.gateway.month !== undefined) lines.push({ scope: 'gateway', period: 'month', cap: budgets.gateway.month });
+  if (!turn) return lines;
+  const group = turn.sessionKey.split(':')[1] !== 'dm';
+  const conversationCap = budgets.conversation.day ?? (group ? defaultBudgets.groupDay : undefined);
+  if (conversationCap !== undefined) lines.push({ scope: `conversation ${turn.sessionKey}`, period: 'day', cap: conversationCap });
+  // Admins have no person cap: the gateway's caps bound them.
+  if (!turn.admin) lines.push({ scope: `person ${turn.platform}:${turn.senderId}`, period: 'day', cap: budgets.person.day ?? defaultBudgets.personDay });
+  return lines;
+}
+
+/** The most `request` can cost, in dollars: all its input uncached, all of `max_tokens` written. */
+export function worstCaseCost(request: ModelRequest, info: ModelInfo | undefined): number {
+  if (!info) return 0;
+  const characters = request.systemPrompt.length + JSON.stringify(request.messages).length + JSON.stringify(request.ephemeral ?? []).length + JSON.stringify(request.tools ?? []).length;
+  const output = request.maxTokens ?? Math.min(info.maxOutput, defaultMaxTokensCap);
+  return computeCost({ input: Math.ceil(characters / 4), output, cacheRead: 0, cacheWrite: 0 }, info).total;
+}
+
+/** The refusal's words: which cap, what was spent, when it resets. */
+export function refusalText(refusal: SpendRefusal, now: Date): string {
+  const { line } = refusal;
+  const what = line.scope === 'gateway' ? "the gateway's" : line.scope.startsWith('person ') ? "this person's" : "this conversation's";
+  const reset = new Date(now);
+  if (line.period === 'day') reset.setUTCHours(24, 0, 0, 0);
+  else {
+    reset.setUTCMonth(reset.getUTCMonth() + 1, 1);
+    reset.setUTCHours(0, 0, 0, 0);
+  }
+  return `${what} spending cap of ${dollars(line.cap)} a ${line.period} is reached (${dollars(refusal.spent)} spent, ${dollars(refusal.reserved)} in calls under way); it resets at ${reset.toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
+}
+
+/** Dollars as people read them: cents from a dollar up (and for nothing), four places below. */
+export function dollars(value: number): string {
+  return value === 0 || value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(4)}`;
+}
+
+/** The gateway's gate over `book`, with the caps of `budgets`. */
+export function budgetGate(book: SpendBook, budgets: () => BudgetsConfig, now: () => Date = () => new Date()): SpendGate {
+  return {
+    async reserve(request, turn): Promise<SpendTicket> {
+      const info = getModelInfo(request.model);
+      const lines = spendLines(budgets(), turn);
+      if (lines.length === 0 || !info) return { settle: () => {} };
+      const held = await book.reserve(lines, worstCaseCost(request, info));
+      if (!('settle' in held)) throw new BudgetExhaustedError(`Not answered: ${refusalText(held, now())}`, { scope: held.line.scope, period: held.line.period, cap: held.line.cap, spent: held.spent });
+      return { settle: (usage) => held.settle(usage ? computeCost(usage, info).total : 0) };
+    },
+  };
+}
+
+/** The gateway's gate: a spend book over `store`, the caps of `budgets` as configured now. */
+export function gatewaySpendGate(store: ConstructorParameters<typeof SpendBook>[0]['store'], budgets: () => BudgetsConfig, log: (line: string) => void): SpendGate {
+  return budgetGate(new SpendBook({ store, log }), budgets);
+}

@@ -1,0 +1,121 @@
+/**
+ * What has been spent, per scope and period, against caps: a model call reserves its worst case on
+ * every line it counts for (a person's day, a conversation's day, the gateway's month, ...) and goes
+ * out only if all of them fit; once answered, it settles at its real cost. The check and the
+ * reservation happen together, with nothing awaited between them, so concurrent calls can never
+ * overshoot a cap: each sees the others' reservations. Settled spend is kept in the store per UTC
+ * day or month (`spend:<scope>:<period>`), so a restart keeps it and a new day starts at zero;
+ * reservations live in the process.
+ */
+import { errorMessage } from '../../core/errors.ts';
+import type { Store } from '../../store/store.ts';
+import { keySegment } from '../dedupe.ts';
+
+/** How many scope-period keys are kept in memory before past periods are dropped. */
+const maxKeys = 20_000;
+
+/** One cap a call counts against. */
+export interface SpendLine {
+  /** What is capped, in words and as a key: `person telegram:7`, `conversation telegram:group:-100`, `gateway`. */
+  scope: string;
+  period: 'day' | 'month';
+  /** US dollars. */
+  cap: number;
+}
+
+/** A cap that would be passed, and where it stands. */
+export interface SpendRefusal {
+  line: SpendLine;
+  /** Settled spend in the period, dollars. */
+  spent: number;
+  /** Reserved by calls in flight, dollars. */
+  reserved: number;
+}
+
+/** A reservation: settle it at the real cost (0 when the call failed). */
+export interface SpendHold {
+  settle(actual: number): void;
+}
+
+/** The period a line counts in at `now`: `2026-11-30` or `2026-11`. */
+export function periodOf(period: 'day' | 'month', now: Date): string {
+  const iso = now.toISOString();
+  return period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7);
+}
+
+/** Spend per scope and period, over the store. */
+export class SpendBook {
+  readonly #store: Pick<Store, 'get' | 'set'>;
+  readonly #now: () => Date;
+  readonly #log: (line: string) => void;
+  /** Settled spend by store key, as read or written by this process. */
+  readonly #spent = new Map<string, number>();
+  readonly #reserved = new Map<string, number>();
+
+  constructor(options: { store: Pick<Store, 'get' | 'set'>; now?: () => Date; log: (line: string) => void }) {
+    this.#store = options.store;
+    this.#now = options.now ?? (() => new Date());
+    this.#log = options.log;
+  }
+
+  /** Settled spend of `scope` in the current `period`. */
+  async spent(scope: string, period: 'day' | 'month'): Promise<number> {
+    const key = this.#key(scope, period);
+    await this.#load(key);
+    return this.#spent.get(key) ?? 0;
+  }
+
+  /**
+   * Reserves `amount` on every line, or none: resolves to the hold, or to the first line it would
+   * pass. A line's cap counts settled spend and every reservation in flight.
+   */
+  async reserve(lines: readonly SpendLine[], amount: number): Promise<SpendHold | SpendRefusal> {
+    const keys = lines.map((line) => this.#key(line.scope, line.period));
+    await Promise.all(keys.map((key) => this.#load(key)));
+    // From here to the end nothing is awaited: the check and the reservation are one step.
+    for (const [index, line] of lines.entries()) {
+      const key = keys[index]!;
+      const spent = this.#spent.get(key) ?? 0;
+      const reserved = this.#reserved.get(key) ?? 0;
+      if (spent + reserved + amount > line.cap) return { line, spent, reserved };
+    }
+    for (const key of keys) this.#reserved.set(key, (this.#reserved.get(key) ?? 0) + amount);
+    let settled = false;
+    return {
+      settle: (actual) => {
+        if (settled) return;
+        settled = true;
+        for (const key of keys) {
+          this.#reserved.set(key, Math.max(0, (this.#reserved.get(key) ?? 0) - amount));
+          if (actual <= 0) continue;
+          const total = (this.#spent.get(key) ?? 0) + actual;
+          this.#spent.set(key, total);
+          this.#store.set(key, total).catch((error: unknown) => this.#log(`spend not kept (${key}): ${errorMessage(error)}; this process still counts it`));
+        }
+      },
+    };
+  }
+
+  #forgetPast(): void {
+    const now = this.#now();
+    const current = [periodOf('day', now), periodOf('month', now)];
+    for (const key of this.#spent.keys()) {
+      if (current.some((period) => key.endsWith(`:${period}`)) || (this.#reserved.get(key) ?? 0) > 0) continue;
+      this.#spent.delete(key);
+      this.#reserved.delete(key);
+    }
+  }
+
+  #key(scope: string, period: 'day' | 'month'): string {
+    return `spend:${keySegment(scope)}:${periodOf(period, this.#now())}`;
+  }
+
+  async #load(key: string): Promise<void> {
+    if (this.#spent.has(key)) return;
+    // Past periods are done with: dropped once many keys are known (their reservations settled).
+    if (this.#spent.size >= maxKeys) this.#forgetPast();
+    const stored = await this.#store.get<unknown>(key);
+    // Another call may have loaded (and spent) meanwhile: the first value read stands.
+    if (!this.#spent.has(key)) this.#spent.set(key, typeof stored === 'number' && Number.isFinite(stored) && stored > 0 ? stored : 0);
+  }
+}

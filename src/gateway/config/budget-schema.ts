@@ -1,0 +1,28 @@
+/**
+ * `budgets` in operator.json: spending caps in US dollars, from the model catalog's prices. Each is
+ * optional; unset means no cap, except the safe defaults: a person who is not an admin 1 a day, a
+ * group conversation 5 a day. Admins have no person cap, and the gateway none, unless set.
+ */
+import * as z from 'zod';
+
+const dollars = z.number().min(0).max(1_000_000);
+
+/** The `budgets` section. */
+export const budgetsSchema = z
+  .strictObject({
+    gateway: z.strictObject({ day: dollars.optional(), month: dollars.optional() }).prefault({}).describe('Everything the gateway spends, per UTC day and month.'),
+    conversation: z
+      .strictObject({ day: dollars.optional() })
+      .prefault({})
+      .describe('Everything done in one conversation per UTC day: turns, the reviewer, the memory flush, subagents. Default for groups: 5.'),
+    person: z.strictObject({ day: dollars.optional() }).prefault({}).describe('One person across all their conversations, per UTC day. Default for people who are not admins: 1; admins none.'),
+    warnAt: z.number().gt(0).max(1).default(0.8).describe('The share of a cap at which the conversation is told, once a day.'),
+  })
+  .prefault({})
+  .describe('Spending caps in US dollars, checked before every model call (see docs/budgets.md).');
+
+/** What `budgets` holds once read. */
+export type BudgetsConfig = z.infer<typeof budgetsSchema>;
+
+/** The defaults in force when operator.json sets none. */
+export const defaultBudgets = { personDay: 1, groupDay: 5 } as const;

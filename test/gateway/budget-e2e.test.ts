@@ -1,0 +1,62 @@
+/**
+ * Spending caps through the real gateway process (the fake Bot API, the real Anthropic SDK against
+ * the fake model, which reports each call's tokens): a tool loop that never ends stops at the
+ * conversation's daily cap before the call that would pass it, with the exact accounting in the
+ * reply; the spend survives a restart, so the next message is refused without a model call.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
+import { findFinalBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+
+const admin = { id: 8101, first_name: 'Ada' };
+const wait = 30_000;
+
+describe('spending caps (Telegram, through the gateway)', () => {
+  let fakes: TelegramGatewayFakes;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    fakes = await startTelegramGatewayFakes('operator-budget-e2e-');
+    // The admin's own conversation, capped at a dollar a day (admins have no person cap).
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ budgets: { conversation: { day: 1 } } }));
+    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await fakes?.close();
+  });
+
+  it('stops a tool loop that never ends at the cap, before the call that would pass it, and keeps the spend across a restart', async () => {
+    const { model, telegram } = fakes;
+    // Every answer is one more tool call, each billed 100,000 input and 1,000 output tokens:
+    // $0.30 + $0.015 = $0.315 at claude-sonnet-4-6's prices. A call reserves about $0.51 (its
+    // prompt uncached and 32,000 output tokens), so the third would not fit under $1.
+    model.setDefault({ toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }], usage: { input: 100_000, output: 1_000 } });
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'list the folder forever', from: admin }));
+    const refused = await findFinalBotMessage(
+      telegram,
+      gateway,
+      admin.id,
+      `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC.`,
+      wait,
+    );
+    expect(refused).toBeDefined();
+    expect(model.requests).toHaveLength(2);
+
+    await gateway.stop();
+    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'and now?', from: admin }));
+    await findFinalBotMessage(telegram, gateway, admin.id, `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC.`, wait);
+    expect(model.requests).toHaveLength(2);
+  });
+});
+
+/** Tomorrow's UTC date, `2026-12-01`. */
+function tomorrow(): string {
+  const next = new Date();
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
+}

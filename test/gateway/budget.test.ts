@@ -1,0 +1,126 @@
+/**
+ * Spending caps: which caps a call counts for (the defaults: a person who is not an admin 1 a day,
+ * a group 5 a day), its worst case, and the spend book: a call goes out only if every cap has room
+ * for its worst case, concurrent calls never overshoot, settled spend is kept across a restart and
+ * a new UTC day starts at zero.
+ */
+import { describe, expect, it } from 'vitest';
+import { BudgetExhaustedError } from '../../src/core/errors.ts';
+import { getModelInfo } from '../../src/llm/catalog.ts';
+import type { ModelRequest } from '../../src/llm/types.ts';
+import { budgetGate, refusalText, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
+import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
+import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
+import { failureReply } from '../../src/gateway/failure-reply.ts';
+import { createStore } from '../../src/store/unstorage-store.ts';
+import type { TurnContext } from '../../src/tools/tool.ts';
+
+const none = budgetsSchema.parse({});
+
+function turnOf(sessionKey: string, admin: boolean, senderId = '7'): TurnContext {
+  return { sessionKey, platform: 'telegram', senderId, admin, scheduled: false };
+}
+
+function request(maxTokens?: number): ModelRequest {
+  return { model: 'claude-sonnet-4-6', systemPrompt: 'x'.repeat(4_000), messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }], timestamp: 0 }], ...(maxTokens ? { maxTokens } : {}) };
+}
+
+const log = () => {};
+
+describe('which caps a call counts for', () => {
+  it('by default: a person who is not an admin 1 a day, a group 5 a day; admins and the gateway none', () => {
+    expect(spendLines(none, turnOf('telegram:dm:7', false))).toEqual([{ scope: 'person telegram:7', period: 'day', cap: 1 }]);
+    expect(spendLines(none, turnOf('telegram:group:-100', false))).toEqual([
+      { scope: 'conversation telegram:group:-100', period: 'day', cap: 5 },
+      { scope: 'person telegram:7', period: 'day', cap: 1 },
+    ]);
+    expect(spendLines(none, turnOf('telegram:dm:1', true, '1'))).toEqual([]);
+    expect(spendLines(none, turnOf('telegram:group:-100', true, '1'))).toEqual([{ scope: 'conversation telegram:group:-100', period: 'day', cap: 5 }]);
+    expect(spendLines(none, undefined)).toEqual([]);
+  });
+
+  it('as configured: the gateway per day and month, a conversation and a person per day', () => {
+    const budgets = budgetsSchema.parse({ gateway: { day: 50, month: 500 }, conversation: { day: 2 }, person: { day: 0.5 } });
+    expect(spendLines(budgets, turnOf('telegram:dm:7', false))).toEqual([
+      { scope: 'gateway', period: 'day', cap: 50 },
+      { scope: 'gateway', period: 'month', cap: 500 },
+      { scope: 'conversation telegram:dm:7', period: 'day', cap: 2 },
+      { scope: 'person telegram:7', period: 'day', cap: 0.5 },
+    ]);
+    expect(() => budgetsSchema.parse({ person: { day: -1 } })).toThrow();
+    expect(() => budgetsSchema.parse({ people: {} })).toThrow();
+  });
+
+  it("reserve a call's worst case: its input uncached and all of max_tokens", () => {
+    const info = getModelInfo('claude-sonnet-4-6')!;
+    // 1,000 tokens of prompt and a little more, 1,000 output tokens at $3 and $15 a million.
+    expect(worstCaseCost(request(1_000), info)).toBeGreaterThan(0.003 + 0.015);
+    expect(worstCaseCost(request(1_000), info)).toBeLessThan(0.0035 + 0.015);
+    // Without max_tokens: the catalog's, capped at 32,000 as the providers do.
+    expect(worstCaseCost(request(), info)).toBeGreaterThan(32_000 * 15e-6);
+    expect(worstCaseCost(request(), undefined)).toBe(0);
+  });
+});
+
+describe('the spend book', () => {
+  const line: SpendLine = { scope: 'conversation telegram:dm:7', period: 'day', cap: 1 };
+
+  it('lets a call out only if every cap has room, and settles it at its real cost', async () => {
+    const book = new SpendBook({ store: createStore({ driver: 'memory' }), log });
+    const person: SpendLine = { scope: 'person telegram:7', period: 'day', cap: 0.5 };
+    const first = await book.reserve([line, person], 0.4);
+    expect('settle' in first).toBe(true);
+    const second = await book.reserve([line, person], 0.4);
+    expect(second).toEqual({ line: person, spent: 0, reserved: 0.4 });
+    if ('settle' in first) first.settle(0.1);
+    expect(await book.spent('person telegram:7', 'day')).toBeCloseTo(0.1);
+    expect(await book.spent('conversation telegram:dm:7', 'day')).toBeCloseTo(0.1);
+    expect('settle' in (await book.reserve([line, person], 0.4))).toBe(true);
+  });
+
+  it('never lets concurrent calls overshoot a cap', async () => {
+    const book = new SpendBook({ store: createStore({ driver: 'memory' }), log });
+    const held = await Promise.all(Array.from({ length: 20 }, () => book.reserve([line], 0.3)));
+    const out = held.filter((hold) => 'settle' in hold);
+    expect(out).toHaveLength(3);
+    // Each spent its whole reservation: exactly at most the cap.
+    for (const hold of out) if ('settle' in hold) hold.settle(0.3);
+    expect(await book.spent(line.scope, 'day')).toBeCloseTo(0.9);
+    expect('settle' in (await book.reserve([line], 0.3))).toBe(false);
+    expect('settle' in (await book.reserve([line], 0.1))).toBe(true);
+  });
+
+  it('keeps settled spend across a restart, and starts a new UTC day at zero', async () => {
+    const store = createStore({ driver: 'memory' });
+    let now = new Date('2026-11-30T23:59:00Z');
+    const book = new SpendBook({ store, log, now: () => now });
+    const hold = await book.reserve([line], 0.6);
+    if ('settle' in hold) hold.settle(0.6);
+    await new Promise((resolve) => setImmediate(resolve));
+    const restarted = new SpendBook({ store, log, now: () => now });
+    expect(await restarted.spent(line.scope, 'day')).toBeCloseTo(0.6);
+    expect(await restarted.reserve([line], 0.6)).toEqual({ line, spent: 0.6, reserved: 0 });
+    now = new Date('2026-12-01T00:00:01Z');
+    expect(await restarted.spent(line.scope, 'day')).toBe(0);
+    expect('settle' in (await restarted.reserve([line], 0.6))).toBe(true);
+  });
+});
+
+describe('the gate', () => {
+  it('refuses a call whose worst case does not fit, saying which cap, what was spent and when it resets', async () => {
+    const book = new SpendBook({ store: createStore({ driver: 'memory' }), log, now: () => new Date('2026-11-30T10:00:00Z') });
+    const gate = budgetGate(book, () => budgetsSchema.parse({ conversation: { day: 0.05 } }), () => new Date('2026-11-30T10:00:00Z'));
+    const turn = turnOf('telegram:dm:1', true, '1');
+    const ticket = await gate.reserve(request(1_000), turn);
+    ticket.settle({ input: 10_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
+    expect(await book.spent('conversation telegram:dm:1', 'day')).toBeCloseTo(0.045);
+    const refused = await gate.reserve(request(1_000), turn).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(BudgetExhaustedError);
+    expect(failureReply(refused)).toBe("Not answered: this conversation's spending cap of $0.0500 a day is reached ($0.0450 spent, $0.00 in calls under way); it resets at 2026-12-01 00:00 UTC.");
+    // A model without prices in the catalog is not counted.
+    await expect(gate.reserve({ ...request(1_000), model: 'no-such-model' }, turn)).resolves.toBeDefined();
+    expect(refusalText({ line: { scope: 'gateway', period: 'month', cap: 500 }, spent: 500, reserved: 0 }, new Date('2026-11-30T10:00:00Z'))).toBe(
+      "the gateway's spending cap of $500.00 a month is reached ($500.00 spent, $0.00 in calls under way); it resets at 2026-12-01 00:00 UTC.",
+    );
+  });
+});
