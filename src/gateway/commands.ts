@@ -25,6 +25,8 @@ import { describeGroup } from './access/pairing-group.ts';
 import { memoryCommand, memoryViews } from './memory-command.ts';
 import { configCommand } from './config-command.ts';
 import { configParts } from './config-parts.ts';
+import { budgetReport } from './budget/budget-gate.ts';
+import type { TurnContext } from '../tools/tool.ts';
 
 /** What a command is asked with. */
 export interface CommandContext {
@@ -70,7 +72,7 @@ const commands: Command[] = [
   {
     name: 'status',
     description: 'Model, profile, context, tokens, cost, queue',
-    async run({ gateway, message }) {
+    async run({ gateway, message, admin }) {
       const conversation = await gateway.conversations.get(message);
       const { agent } = conversation;
       const stats = await agent.sessionStats();
@@ -90,6 +92,7 @@ const commands: Command[] = [
       if (agent.options.subagents) lines.push(...subagentStatus(await agent.options.subagents.list()));
       for (const cut of agent.promptTruncations) lines.push(`Prompt cut: ${cut}`);
       if (failures.length > 0) lines.push(`Undelivered replies: ${formatCount(failures.length)} (last: ${failures.at(-1)!.error})`);
+      lines.push(await budgetReport(gateway.spending, spendingSeat(message, admin)));
       return lines.join('\n');
     },
   },
@@ -154,6 +157,11 @@ const commands: Command[] = [
       const conversation = await gateway.conversations.get(message);
       return configCommand(args, configParts(gateway, conversation, { sessionKey: message.sessionKey, address: message.address, senderId: message.sender.id, admin }));
     },
+  },
+  {
+    name: 'budget',
+    description: 'What is spent today against the spending caps here',
+    run: ({ gateway, message, admin }) => budgetReport(gateway.spending, spendingSeat(message, admin)),
   },
   {
     name: 'memory',
@@ -279,6 +287,11 @@ async function thinkCommand({ gateway, message, args }: CommandContext): Promise
   await gateway.queue.run(message.sessionKey, () => gateway.conversations.forget(message.sessionKey));
   const now = choice ?? profileDefault;
   return `${choice ? `Thinking is now ${now}` : `Thinking follows profile ${conversation.profile} again: ${now}`}.${cannotReason(agent, now)}`;
+}
+
+/** The seat `/budget` and `/status` report spending for: the sender, here. */
+function spendingSeat(message: InboundMessage, admin: boolean): TurnContext {
+  return { sessionKey: message.sessionKey, platform: message.address.platform, senderId: message.sender.id, admin, scheduled: false };
 }
 
 /** `/memory ...` in `context`'s conversation, from its sender's seat (see `memory-command.ts`). */

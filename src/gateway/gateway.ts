@@ -13,7 +13,7 @@ import { handleGroupJoin } from './access/handle-group-join.ts';
 import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
 import { loadChatGrants } from './access/chat-grants.ts';
-import { gatewaySpendGate } from './budget/budget-gate.ts';
+import { gatewaySpendGate, type GatewaySpending } from './budget/budget-gate.ts';
 import { denyApprovals, gatewayApprovals, type GatewayApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
@@ -86,6 +86,8 @@ export class Gateway {
   readonly gates: ChatGates;
   /** Approval questions, and the desk their copies in the admins' direct messages answer through. */
   readonly approvals: GatewayApprovals;
+  /** Spending caps: the gate every model call goes through, and what is spent (see `budget/`). */
+  readonly spending!: GatewaySpending;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -191,7 +193,7 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: gatewaySpendGate(this.runtime.store, () => this.config.budgets, (line) => this.log(line)),
+      spend: (this.spending = gatewaySpendGate(this.runtime.store, () => this.config.budgets, (line) => this.log(line))),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),

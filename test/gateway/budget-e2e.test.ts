@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
-import { findFinalBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { findBotMessage, findFinalBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = { id: 8101, first_name: 'Ada' };
 const wait = 30_000;
@@ -45,6 +45,10 @@ describe('spending caps (Telegram, through the gateway)', () => {
     );
     expect(refused).toBeDefined();
     expect(model.requests).toHaveLength(2);
+    telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: '/budget', from: admin }));
+    const report = await findBotMessage(telegram, gateway, admin.id, 'Spending (UTC):', wait);
+    expect(report.text).toContain('this conversation: $0.6300 of $1.00 this day');
+    expect(report.text).not.toContain('you (');
 
     await gateway.stop();
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelRequest } from '../../src/llm/types.ts';
-import { budgetGate, refusalText, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
+import { budgetGate, budgetReport, gatewaySpendGate, refusalText, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
 import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
 import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
@@ -122,5 +122,21 @@ describe('the gate', () => {
     expect(refusalText({ line: { scope: 'gateway', period: 'month', cap: 500 }, spent: 500, reserved: 0 }, new Date('2026-11-30T10:00:00Z'))).toBe(
       "the gateway's spending cap of $500.00 a month is reached ($500.00 spent, $0.00 in calls under way); it resets at 2026-12-01 00:00 UTC.",
     );
+  });
+});
+
+describe('/budget', () => {
+  it("shows a member their own and the conversation's spend, an admin the gateway's too", async () => {
+    const spending = gatewaySpendGate(createStore({ driver: 'memory' }), () => budgetsSchema.parse({ gateway: { day: 50 } }), log);
+    const member = turnOf('telegram:group:-100', false);
+    (await spending.reserve(request(1_000), member)).settle({ input: 10_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
+    expect(await budgetReport(spending, member)).toBe(
+      ['Spending (UTC):', '- this conversation: $0.0450 of $5.00 this day', '- you (telegram:7): $0.0450 of $1.00 this day'].join('\n'),
+    );
+    expect(await budgetReport(spending, turnOf('telegram:group:-100', true, '1'))).toBe(
+      ['Spending (UTC):', '- the gateway: $0.0450 of $50.00 this day', '- this conversation: $0.0450 of $5.00 this day'].join('\n'),
+    );
+    const open = gatewaySpendGate(createStore({ driver: 'memory' }), () => none, log);
+    expect(await budgetReport(open, turnOf('telegram:dm:1', true, '1'))).toBe('No spending cap applies here (see docs/budgets.md).');
   });
 });

@@ -72,7 +72,25 @@ export function budgetGate(book: SpendBook, budgets: () => BudgetsConfig, now: (
   };
 }
 
+/** The gateway's spending: its gate, and the book `/budget` reads. */
+export interface GatewaySpending extends SpendGate {
+  book: SpendBook;
+  budgets(): BudgetsConfig;
+}
+
 /** The gateway's gate: a spend book over `store`, the caps of `budgets` as configured now. */
-export function gatewaySpendGate(store: ConstructorParameters<typeof SpendBook>[0]['store'], budgets: () => BudgetsConfig, log: (line: string) => void): SpendGate {
-  return budgetGate(new SpendBook({ store, log }), budgets);
+export function gatewaySpendGate(store: ConstructorParameters<typeof SpendBook>[0]['store'], budgets: () => BudgetsConfig, log: (line: string) => void): GatewaySpending {
+  const book = new SpendBook({ store, log });
+  return { ...budgetGate(book, budgets), book, budgets };
+}
+
+/** `/budget`: what is spent today against the caps of `turn`'s seat (the gateway's for admins). */
+export async function budgetReport(spending: GatewaySpending, turn: TurnContext): Promise<string> {
+  const budgets = spending.budgets();
+  const lines = spendLines(budgets, turn);
+  const shown = turn.admin ? lines : lines.filter((line) => line.scope !== 'gateway');
+  const words = (scope: string) => (scope === 'gateway' ? 'the gateway' : scope.startsWith('person ') ? `you (${scope.slice(7)})` : 'this conversation');
+  const rows = await Promise.all(shown.map(async (line) => `- ${words(line.scope)}: ${dollars(await spending.book.spent(line.scope, line.period))} of ${dollars(line.cap)} this ${line.period}`));
+  if (rows.length === 0) return 'No spending cap applies here (see docs/budgets.md).';
+  return ['Spending (UTC):', ...rows].join('\n');
 }
