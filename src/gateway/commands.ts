@@ -25,7 +25,7 @@ import { describeGroup } from './access/pairing-group.ts';
 import { memoryCommand, memoryViews } from './memory-command.ts';
 import { configCommand } from './config-command.ts';
 import { configParts } from './config-parts.ts';
-import { budgetReport } from './budget/budget-gate.ts';
+import { budgetCommand, budgetReport } from './budget/budget-gate.ts';
 import type { TurnContext } from '../tools/tool.ts';
 
 /** What a command is asked with. */
@@ -160,8 +160,8 @@ const commands: Command[] = [
   },
   {
     name: 'budget',
-    description: 'What is spent today against the spending caps here',
-    run: ({ gateway, message, admin }) => budgetReport(gateway.spending, spendingSeat(message, admin)),
+    description: 'What is spent today against the spending caps here; pause, resume (admins)',
+    run: ({ gateway, message, admin, args }) => budgetCommand(gateway.spending, args, spendingSeat(message, admin)),
   },
   {
     name: 'memory',

@@ -198,6 +198,7 @@ export class Gateway {
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),
     });
+    this.spending.onResume(() => void this.#resume().catch((error: unknown) => this.log(`messages left while model calls were paused not resumed: ${errorMessage(error)}`)));
   }
 
   /**
@@ -209,7 +210,7 @@ export class Gateway {
    */
   async start(options: { warmed?: Promise<void> } = {}): Promise<void> {
     this.health.start();
-    await loadChatGrants(this.runtime.store, this.grants);
+    await Promise.all([loadChatGrants(this.runtime.store, this.grants), this.spending.load()]);
     const { undelivered, unanswered } = await readLeftoverWork({ ledger: this.ledger, inbox: this.inbox, outbox: this.outbox, log: (line) => this.log(line) });
     // Queued first (their turns wait until the channels are up): they come before anything new.
     const replayed = this.#answerInbox(unanswered);
@@ -464,9 +465,7 @@ export class Gateway {
   }
 
   /** Whether `platform:userId` is an admin: configured, or the owner made by pairing. */
-  isAdmin(platform: string, userId: string): boolean {
-    return this.access.isAdmin(platform, userId);
-  }
+  readonly isAdmin = (platform: string, userId: string): boolean => this.access.isAdmin(platform, userId);
 
   async #sendDirect(adapter: ChannelAdapter | undefined, address: ConversationAddress, text: string): Promise<void> {
     await adapter?.send(address, { text }).catch((error: unknown) => this.log(`${address.platform}: could not send: ${errorMessage(error)}`));

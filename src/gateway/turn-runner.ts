@@ -28,6 +28,7 @@ import type { ReplySender } from './reply-sender.ts';
 import { replayInput, rewindTo } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
+import { SpendingPausedError } from './budget/budget-gate.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
 import type { SessionTaints } from './session-taint.ts';
@@ -221,12 +222,14 @@ export class TurnRunner {
       return { status: 'ok', delivery };
     } catch (error) {
       const previewId = await stream.close();
-      if (!job && (isStoreFailure(error) || (this.#options.stopping() && isCancellation(error)))) {
-        // Nothing is told and nothing is cleared: the messages are answered once the store works
-        // again (or after the restart), from where the turn began.
+      if (!job && (isStoreFailure(error) || error instanceof SpendingPausedError || (this.#options.stopping() && isCancellation(error)))) {
+        // Nothing is cleared: the messages are answered once the store works again, model calls
+        // are resumed (`/budget resume`: the person is told they wait) or after the restart,
+        // from where the turn began.
         settlement = 'left';
         report.status = 'left';
         if (isStoreFailure(error)) this.#options.storeFailed(error, `${message.sessionKey}: turn`);
+        if (error instanceof SpendingPausedError) await this.#finishPreview(adapter, address, previewId, error.message);
         return { status: 'error', error: errorMessage(error) };
       }
       const overdue = error instanceof TurnTimeoutError;

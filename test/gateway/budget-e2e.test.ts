@@ -3,6 +3,8 @@
  * the fake model, which reports each call's tokens): a tool loop that never ends stops at the
  * conversation's daily cap before the call that would pass it, with the exact accounting in the
  * reply; the spend survives a restart, so the next message is refused without a model call.
+ * `/budget pause` stops every model call, and the message that waited is answered once after
+ * `/budget resume`.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts
 import { findBotMessage, findFinalBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = { id: 8101, first_name: 'Ada' };
+const other = { id: 8102, first_name: 'Oz' };
 const wait = 30_000;
 
 describe('spending caps (Telegram, through the gateway)', () => {
@@ -21,7 +24,7 @@ describe('spending caps (Telegram, through the gateway)', () => {
     fakes = await startTelegramGatewayFakes('operator-budget-e2e-');
     // The admin's own conversation, capped at a dollar a day (admins have no person cap).
     writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ budgets: { conversation: { day: 1 } } }));
-    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);
+    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id, other.id]) }, wait);
   });
 
   afterAll(async () => {
@@ -51,10 +54,27 @@ describe('spending caps (Telegram, through the gateway)', () => {
     expect(report.text).not.toContain('you (');
 
     await gateway.stop();
-    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id]) }, wait);
+    gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id, other.id]) }, wait);
     telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'and now?', from: admin }));
     await findFinalBotMessage(telegram, gateway, admin.id, `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC.`, wait);
     expect(model.requests).toHaveLength(2);
+  });
+
+  it('pauses every model call with /budget pause (admins only) and answers the waiting message once after /budget resume', async () => {
+    const { model, telegram } = fakes;
+    model.setDefault({ text: 'Answered after the resume.' });
+    const said = async (from: { id: number; first_name: string }, text: string, reply: string) => {
+      telegram.pushUpdate(telegram.textMessage({ chatId: from.id, text, from }));
+      return findFinalBotMessage(telegram, gateway, from.id, reply, wait);
+    };
+    await said(other, '/budget pause', 'Paused all model calls: running turns stop at their next call, and messages wait until /budget resume.');
+    const requests = model.requests.length;
+    await said(other, 'are you there?', 'Model calls are paused by an admin (/budget pause): this message is answered once they resume.');
+    expect(model.requests).toHaveLength(requests);
+    await said(other, '/budget resume', 'Model calls go on; the messages that waited are answered now.');
+    await findFinalBotMessage(telegram, gateway, other.id, 'Answered after the resume.', wait);
+    expect(model.requests).toHaveLength(requests + 1);
+    expect(telegram.messages(other.id).filter((message) => message.text === 'Answered after the resume.')).toHaveLength(1);
   });
 });
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelRequest } from '../../src/llm/types.ts';
-import { budgetGate, budgetReport, gatewaySpendGate, refusalText, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
+import { budgetCommand, budgetGate, budgetReport, gatewaySpendGate, refusalText, SpendingPausedError, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
 import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
 import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
@@ -138,5 +138,31 @@ describe('/budget', () => {
     );
     const open = gatewaySpendGate(createStore({ driver: 'memory' }), () => none, log);
     expect(await budgetReport(open, turnOf('telegram:dm:1', true, '1'))).toBe('No spending cap applies here (see docs/budgets.md).');
+  });
+});
+
+describe('the kill switch', () => {
+  it('is an admin\'s; while paused every call is refused; it is kept in the store and tells its listeners when resumed', async () => {
+    const store = createStore({ driver: 'memory' });
+    const spending = gatewaySpendGate(store, () => none, log);
+    const member = turnOf('telegram:group:-100', false);
+    const admin = turnOf('telegram:dm:1', true, '1');
+    expect(await budgetCommand(spending, 'pause', member)).toBe('Only an admin can pause or resume model calls.');
+    expect(await budgetCommand(spending, 'stop', admin)).toBe('Usage: /budget [pause | resume]');
+    expect(spending.paused).toBe(false);
+    let resumed = 0;
+    spending.onResume(() => resumed++);
+    expect(await budgetCommand(spending, 'pause', admin)).toMatch(/^Paused all model calls/);
+    await expect(spending.reserve(request(1_000), admin)).rejects.toBeInstanceOf(SpendingPausedError);
+    expect(await budgetCommand(spending, '', member)).toMatch(/^Model calls are paused/);
+    // A restarted gateway reads the switch back.
+    const restarted = gatewaySpendGate(store, () => none, log);
+    await restarted.load();
+    expect(restarted.paused).toBe(true);
+    expect(await budgetCommand(spending, 'resume', admin)).toBe('Model calls go on; the messages that waited are answered now.');
+    expect(resumed).toBe(1);
+    await expect(spending.reserve(request(1_000), admin)).resolves.toBeDefined();
+    await restarted.load();
+    expect(restarted.paused).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { computeCost } from '../../llm/cost.ts';
 import type { ModelRequest } from '../../llm/types.ts';
 import type { TurnContext } from '../../tools/tool.ts';
 import { defaultBudgets, type BudgetsConfig } from '../config/budget-schema.ts';
+import type { Store } from '../../store/store.ts';
 import { SpendBook, type SpendLine, type SpendRefusal } from './spend-book.ts';
 
 /** The providers' cap on a default `max_tokens` from the catalog (see `anthropic-request.ts`). */
@@ -72,16 +73,74 @@ export function budgetGate(book: SpendBook, budgets: () => BudgetsConfig, now: (
   };
 }
 
-/** The gateway's spending: its gate, and the book `/budget` reads. */
+/** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
 export interface GatewaySpending extends SpendGate {
   book: SpendBook;
   budgets(): BudgetsConfig;
+  /** All model calls are stopped (`/budget pause`): each refuses with a {@link SpendingPausedError}. */
+  readonly paused: boolean;
+  /** Reads whether calls were paused when the gateway last stopped (kept in the store). */
+  load(): Promise<void>;
+  pause(): Promise<void>;
+  /** Lets calls go out again, then tells `onResume`'s listeners (the messages left wait for it). */
+  resume(): Promise<void>;
+  onResume(listener: () => void): void;
 }
 
-/** The gateway's gate: a spend book over `store`, the caps of `budgets` as configured now. */
-export function gatewaySpendGate(store: ConstructorParameters<typeof SpendBook>[0]['store'], budgets: () => BudgetsConfig, log: (line: string) => void): GatewaySpending {
+/** A model call refused because an admin paused them all; the turn's messages wait for the resume. */
+export class SpendingPausedError extends BudgetExhaustedError {
+  constructor() {
+    super('Model calls are paused by an admin (/budget pause): this message is answered once they resume.', { paused: true });
+  }
+}
+
+/** Where the kill switch is kept. */
+const pausedKey = 'budget-paused';
+
+/** The gateway's gate: a spend book over `store`, the caps of `budgets` as configured now, and its kill switch. */
+export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, budgets: () => BudgetsConfig, log: (line: string) => void): GatewaySpending {
   const book = new SpendBook({ store, log });
-  return { ...budgetGate(book, budgets), book, budgets };
+  const gate = budgetGate(book, budgets);
+  const listeners: (() => void)[] = [];
+  let paused = false;
+  return {
+    book,
+    budgets,
+    get paused() {
+      return paused;
+    },
+    async reserve(request, turn) {
+      if (paused) throw new SpendingPausedError();
+      return gate.reserve(request, turn);
+    },
+    async load() {
+      paused = (await store.get<unknown>(pausedKey)) === true;
+    },
+    async pause() {
+      await store.set(pausedKey, true);
+      paused = true;
+    },
+    async resume() {
+      await store.delete(pausedKey);
+      paused = false;
+      for (const listener of listeners) listener();
+    },
+    onResume: (listener) => void listeners.push(listener),
+  };
+}
+
+/** `/budget pause|resume` (admins), or `/budget`: what is spent here. */
+export async function budgetCommand(spending: GatewaySpending, args: string, turn: TurnContext): Promise<string> {
+  const verb = args.trim();
+  if (verb === '') return (spending.paused ? 'Model calls are paused (/budget resume lets them go on).\n' : '') + (await budgetReport(spending, turn));
+  if (verb !== 'pause' && verb !== 'resume') return 'Usage: /budget [pause | resume]';
+  if (!turn.admin) return 'Only an admin can pause or resume model calls.';
+  if (verb === 'pause') {
+    await spending.pause();
+    return 'Paused all model calls: running turns stop at their next call, and messages wait until /budget resume.';
+  }
+  await spending.resume();
+  return 'Model calls go on; the messages that waited are answered now.';
 }
 
 /** `/budget`: what is spent today against the caps of `turn`'s seat (the gateway's for admins). */
