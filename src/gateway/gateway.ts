@@ -185,6 +185,7 @@ export class Gateway {
       previewShown: (key, previewId) => this.#previews.set(key, previewId),
       ops: this.ops,
       taints: new SessionTaints({ store: this.runtime.store, mode: this.config.taint.mode, log: (line) => this.log(line) }),
+      spending: { warning: (turn) => this.spending.warning(turn) },
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);

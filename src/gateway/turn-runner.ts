@@ -28,7 +28,7 @@ import type { ReplySender } from './reply-sender.ts';
 import { replayInput, rewindTo } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
-import { SpendingPausedError } from './budget/budget-gate.ts';
+import { SpendingPausedError, type GatewaySpending } from './budget/budget-gate.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
 import type { SessionTaints } from './session-taint.ts';
@@ -73,6 +73,8 @@ export interface TurnRunnerOptions {
   notifyAfterMs(provider: string): number;
   /** The sessions' taint (`taint.mode`): what untrusted content each turn's context holds. */
   taints?: SessionTaints;
+  /** Spending caps: after a turn, the notice once a cap passes `budgets.warnAt`. */
+  spending?: Pick<GatewaySpending, 'warning'>;
 }
 
 /** How a turn ended, noted along the way for its report. */
@@ -189,7 +191,8 @@ export class TurnRunner {
       const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
-      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn: await this.#turnContext(conversation, message, job, { sessionId: tree.id, input }) });
+      const turn = await this.#turnContext(conversation, message, job, { sessionId: tree.id, input });
+      const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
         settlement = 'left';
@@ -219,6 +222,9 @@ export class TurnRunner {
       await noting;
       const delivery = await this.#deliver(adapter, conversation, address, reply);
       if (result.aborted) report.status = 'stopped';
+      // Near a spending cap: told once a day, after the answer (a failure to tell is only logged).
+      const warning = await this.#options.spending?.warning(turn).catch((error: unknown) => void log(`${message.sessionKey}: spending notice not made: ${errorMessage(error)}`));
+      if (warning) await adapter.send(address, { text: warning }).catch((error: unknown) => log(`${message.sessionKey}: spending notice not sent: ${errorMessage(error)}`));
       return { status: 'ok', delivery };
     } catch (error) {
       const previewId = await stream.close();

@@ -4,7 +4,7 @@
  * conversation's daily cap before the call that would pass it, with the exact accounting in the
  * reply; the spend survives a restart, so the next message is refused without a model call.
  * `/budget pause` stops every model call, and the message that waited is answered once after
- * `/budget resume`.
+ * `/budget resume`; past 80 % of the cap the conversation is told once.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,7 +62,9 @@ describe('spending caps (Telegram, through the gateway)', () => {
 
   it('pauses every model call with /budget pause (admins only) and answers the waiting message once after /budget resume', async () => {
     const { model, telegram } = fakes;
-    model.setDefault({ text: 'Answered after the resume.' });
+    // Billed 150,000 input and 27,000 output tokens: $0.45 + $0.405 = $0.855, past 80 % of this
+    // conversation's $1 (and short of the context window, so no compaction follows).
+    model.setDefault({ text: 'Answered after the resume.', usage: { input: 150_000, output: 27_000 } });
     const said = async (from: { id: number; first_name: string }, text: string, reply: string) => {
       telegram.pushUpdate(telegram.textMessage({ chatId: from.id, text, from }));
       return findFinalBotMessage(telegram, gateway, from.id, reply, wait);
@@ -75,6 +77,10 @@ describe('spending caps (Telegram, through the gateway)', () => {
     await findFinalBotMessage(telegram, gateway, other.id, 'Answered after the resume.', wait);
     expect(model.requests).toHaveLength(requests + 1);
     expect(telegram.messages(other.id).filter((message) => message.text === 'Answered after the resume.')).toHaveLength(1);
+    // Past `warnAt` (80 %) of the cap: one notice, after the answer.
+    const notice = 'Heads-up: This conversation has spent $0.8550 of its $1.00 daily cap (86%); at the cap I stop answering until it resets (/budget shows it).';
+    await findFinalBotMessage(telegram, gateway, other.id, notice, wait);
+    expect(telegram.messages(other.id).filter((message) => message.text === notice)).toHaveLength(1);
   });
 });
 

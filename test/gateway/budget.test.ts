@@ -166,3 +166,18 @@ describe('the kill switch', () => {
     expect(restarted.paused).toBe(false);
   });
 });
+
+describe('the notice near a cap', () => {
+  it('is given once a day per cap past warnAt, also across a restart', async () => {
+    const store = createStore({ driver: 'memory' });
+    const budgets = () => budgetsSchema.parse({ conversation: { day: 0.05 }, warnAt: 0.8 });
+    const spending = gatewaySpendGate(store, budgets, log);
+    const turn = turnOf('telegram:dm:1', true, '1');
+    (await spending.reserve(request(100), turn)).settle({ input: 10_000, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(await spending.warning(turn)).toBeUndefined();
+    (await spending.reserve(request(100), turn)).settle({ input: 4_000, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(await spending.warning(turn)).toBe('Heads-up: This conversation has spent $0.0420 of its $0.0500 daily cap (84%); at the cap I stop answering until it resets (/budget shows it).');
+    expect(await spending.warning(turn)).toBeUndefined();
+    expect(await gatewaySpendGate(store, budgets, log).warning(turn)).toBeUndefined();
+  });
+});

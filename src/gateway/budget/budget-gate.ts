@@ -14,7 +14,8 @@ import type { ModelRequest } from '../../llm/types.ts';
 import type { TurnContext } from '../../tools/tool.ts';
 import { defaultBudgets, type BudgetsConfig } from '../config/budget-schema.ts';
 import type { Store } from '../../store/store.ts';
-import { SpendBook, type SpendLine, type SpendRefusal } from './spend-book.ts';
+import { keySegment } from '../dedupe.ts';
+import { periodOf, SpendBook, type SpendLine, type SpendRefusal } from './spend-book.ts';
 
 /** The providers' cap on a default `max_tokens` from the catalog (see `anthropic-request.ts`). */
 const defaultMaxTokensCap = 32_000;
@@ -85,6 +86,11 @@ export interface GatewaySpending extends SpendGate {
   /** Lets calls go out again, then tells `onResume`'s listeners (the messages left wait for it). */
   resume(): Promise<void>;
   onResume(listener: () => void): void;
+  /**
+   * The notice a conversation gets once a day when a cap of `turn`'s (its own, or its person's)
+   * has passed `budgets.warnAt` of itself; undefined when none is due.
+   */
+  warning(turn: TurnContext): Promise<string | undefined>;
 }
 
 /** A model call refused because an admin paused them all; the turn's messages wait for the resume. */
@@ -126,6 +132,21 @@ export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, b
       for (const listener of listeners) listener();
     },
     onResume: (listener) => void listeners.push(listener),
+    async warning(turn) {
+      const { warnAt } = budgets();
+      for (const line of spendLines(budgets(), turn)) {
+        if (line.scope === 'gateway' || line.cap <= 0) continue;
+        const spent = await book.spent(line.scope, line.period);
+        if (spent < warnAt * line.cap) continue;
+        // Once a period per cap: kept in the store, so a restart does not say it again.
+        const key = `budget-warned:${keySegment(line.scope)}:${periodOf(line.period, new Date())}`;
+        if ((await store.get<unknown>(key)) === true) continue;
+        await store.set(key, true);
+        const whose = line.scope.startsWith('person ') ? 'You have' : 'This conversation has';
+        return `Heads-up: ${whose} spent ${dollars(spent)} of ${line.scope.startsWith('person ') ? 'your' : 'its'} ${dollars(line.cap)} ${line.period === 'day' ? 'daily' : 'monthly'} cap (${Math.round((spent / line.cap) * 100)}%); at the cap I stop answering until it resets (/budget shows it).`;
+      }
+      return undefined;
+    },
   };
 }
 
