@@ -194,12 +194,11 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: (this.spending = gatewaySpendGate(this.runtime.store, () => this.config.budgets, (line) => this.log(line))),
+      spend: (this.spending = gatewaySpendGate(this.runtime.store, () => this.config.budgets, (line) => this.log(line), () => this.queue.drain().then(() => this.#resume()))),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),
     });
-    this.spending.onResume(() => void this.#resume().catch((error: unknown) => this.log(`messages left while model calls were paused not resumed: ${errorMessage(error)}`)));
   }
 
   /**

@@ -7,7 +7,7 @@
  * call is settled at its real cost. A model without prices in the catalog costs nothing here.
  */
 import type { SpendGate, SpendTicket } from '../../agent/spend-gate.ts';
-import { BudgetExhaustedError } from '../../core/errors.ts';
+import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
 import { getModelInfo, type ModelInfo } from '../../llm/catalog.ts';
 import { computeCost } from '../../llm/cost.ts';
 import type { ModelRequest } from '../../llm/types.ts';
@@ -103,11 +103,17 @@ export class SpendingPausedError extends BudgetExhaustedError {
 /** Where the kill switch is kept. */
 const pausedKey = 'budget-paused';
 
-/** The gateway's gate: a spend book over `store`, the caps of `budgets` as configured now, and its kill switch. */
-export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, budgets: () => BudgetsConfig, log: (line: string) => void): GatewaySpending {
+/**
+ * The gateway's gate: a spend book over `store`, the caps of `budgets` as configured now, and its
+ * kill switch. On resume, `answerLeft` answers the messages the pause left waiting: the gateway's
+ * waits until the turns the pause stopped have ended (each leaves its messages as it ends), else a
+ * turn ending just after the resume would leave its message until the next restart.
+ */
+export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, budgets: () => BudgetsConfig, log: (line: string) => void, answerLeft?: () => Promise<void>): GatewaySpending {
   const book = new SpendBook({ store, log });
   const gate = budgetGate(book, budgets);
   const listeners: (() => void)[] = [];
+  if (answerLeft) listeners.push(() => void answerLeft().catch((error: unknown) => log(`messages left while model calls were paused not answered: ${errorMessage(error)}`)));
   let paused = false;
   return {
     book,
