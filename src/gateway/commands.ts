@@ -92,7 +92,7 @@ const commands: Command[] = [
       if (agent.options.subagents) lines.push(...subagentStatus(await agent.options.subagents.list()));
       for (const cut of agent.promptTruncations) lines.push(`Prompt cut: ${cut}`);
       if (failures.length > 0) lines.push(`Undelivered replies: ${formatCount(failures.length)} (last: ${failures.at(-1)!.error})`);
-      lines.push(await budgetReport(gateway.spending, spendingSeat(message, admin)));
+      lines.push(await budgetReport(gateway.spending, spendingSeat(message, admin, conversation.profile)));
       return lines.join('\n');
     },
   },
@@ -161,7 +161,7 @@ const commands: Command[] = [
   {
     name: 'budget',
     description: 'What is spent today against the spending caps here; pause, resume (admins)',
-    run: ({ gateway, message, admin, args }) => budgetCommand(gateway.spending, args, spendingSeat(message, admin)),
+    run: async ({ gateway, message, admin, args }) => budgetCommand(gateway.spending, args, spendingSeat(message, admin, (await gateway.conversations.get(message)).profile)),
   },
   {
     name: 'memory',
@@ -289,9 +289,9 @@ async function thinkCommand({ gateway, message, args }: CommandContext): Promise
   return `${choice ? `Thinking is now ${now}` : `Thinking follows profile ${conversation.profile} again: ${now}`}.${cannotReason(agent, now)}`;
 }
 
-/** The seat `/budget` and `/status` report spending for: the sender, here. */
-function spendingSeat(message: InboundMessage, admin: boolean): TurnContext {
-  return { sessionKey: message.sessionKey, platform: message.address.platform, senderId: message.sender.id, admin, scheduled: false };
+/** The seat `/budget` and `/status` report spending for: the sender, here, with the conversation's profile. */
+function spendingSeat(message: InboundMessage, admin: boolean, profile: string): TurnContext {
+  return { sessionKey: message.sessionKey, platform: message.address.platform, senderId: message.sender.id, admin, scheduled: false, profile };
 }
 
 /** `/memory ...` in `context`'s conversation, from its sender's seat (see `memory-command.ts`). */

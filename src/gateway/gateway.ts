@@ -14,6 +14,7 @@ import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
 import { loadChatGrants } from './access/chat-grants.ts';
 import { gatewaySpendGate, type GatewaySpending } from './budget/budget-gate.ts';
+import { budgetsFor } from './config/budget-schema.ts';
 import { denyApprovals, gatewayApprovals, type GatewayApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
@@ -194,7 +195,7 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: (this.spending = gatewaySpendGate(this.runtime.store, () => this.config.budgets, (line) => this.log(line), () => this.queue.drain().then(() => this.#resume()))),
+      spend: (this.spending = gatewaySpendGate(this.runtime.store, (profile) => budgetsFor(this.config.budgets, profile === undefined ? undefined : this.config.profileSettings[profile]?.budgets), (line) => this.log(line), () => this.queue.drain().then(() => this.#resume()))),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),

@@ -316,7 +316,7 @@ export class TurnRunner {
     const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
     const kept = job ? readSeat(job.seat) : undefined;
     const access = await this.#options.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.#options.runtime, conversation), kept);
-    const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled: job !== undefined, turnId: job ? `job ${job.id}` : message.id, ...access };
+    const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled: job !== undefined, turnId: job ? `job ${job.id}` : message.id, profile: conversation.profile, ...access };
     const attach = this.#options.attachFile;
     if (attach) context.attachFile = (path, name) => attach(context, path, name);
     // What untrusted content the context holds: earlier tool results, other people's messages.

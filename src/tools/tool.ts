@@ -64,6 +64,8 @@ export interface TurnContext {
    * `turn-taint.ts`, {@link sharedFileSource}).
    */
   sharedFiles?: { folder: string; source: string };
+  /** The profile the conversation uses (its spending caps may be the profile's own). */
+  profile?: string;
   /** The turn, as its platform names the message that started it (memory records it as the source). */
   turnId?: string;
   /**

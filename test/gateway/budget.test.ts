@@ -10,7 +10,7 @@ import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelRequest } from '../../src/llm/types.ts';
 import { budgetCommand, budgetGate, budgetReport, gatewaySpendGate, refusalText, SpendingPausedError, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
 import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
-import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
+import { budgetsFor, budgetsSchema, profileBudgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
 import type { TurnContext } from '../../src/tools/tool.ts';
@@ -49,6 +49,26 @@ describe('which caps a call counts for', () => {
     ]);
     expect(() => budgetsSchema.parse({ person: { day: -1 } })).toThrow();
     expect(() => budgetsSchema.parse({ people: {} })).toThrow();
+  });
+
+  it("a profile's own caps take the place of the top-level conversation and person caps", async () => {
+    const budgets = budgetsSchema.parse({ gateway: { day: 50 }, person: { day: 2 } });
+    const team = profileBudgetsSchema.parse({ conversation: { day: 20 }, person: { day: 4 } });
+    expect(spendLines(budgetsFor(budgets, team), turnOf('telegram:group:-100', false))).toEqual([
+      { scope: 'gateway', period: 'day', cap: 50 },
+      { scope: 'conversation telegram:group:-100', period: 'day', cap: 20 },
+      { scope: 'person telegram:7', period: 'day', cap: 4 },
+    ]);
+    expect(budgetsFor(budgets, undefined)).toBe(budgets);
+    expect(spendLines(budgetsFor(budgets, profileBudgetsSchema.parse({})), turnOf('telegram:dm:7', false))).toEqual([
+      { scope: 'gateway', period: 'day', cap: 50 },
+      { scope: 'person telegram:7', period: 'day', cap: 2 },
+    ]);
+    expect(() => profileBudgetsSchema.parse({ gateway: { day: 1 } })).toThrow();
+    // The gate reads the caps of the turn's profile.
+    const spending = gatewaySpendGate(createStore({ driver: 'memory' }), (profile) => (profile === 'team' ? budgetsFor(budgets, team) : budgets), log);
+    expect(await budgetReport(spending, { ...turnOf('telegram:group:-100', false), profile: 'team' })).toContain('this conversation: $0.00 of $20.00 this day');
+    expect(await budgetReport(spending, turnOf('telegram:group:-100', false))).toContain('this conversation: $0.00 of $5.00 this day');
   });
 
   it("reserve a call's worst case: its input uncached and all of max_tokens", () => {

@@ -61,11 +61,11 @@ export function dollars(value: number): string {
 }
 
 /** The gateway's gate over `book`, with the caps of `budgets`. */
-export function budgetGate(book: SpendBook, budgets: () => BudgetsConfig, now: () => Date = () => new Date()): SpendGate {
+export function budgetGate(book: SpendBook, budgets: (profile?: string) => BudgetsConfig, now: () => Date = () => new Date()): SpendGate {
   return {
     async reserve(request, turn): Promise<SpendTicket> {
       const info = getModelInfo(request.model);
-      const lines = spendLines(budgets(), turn);
+      const lines = spendLines(budgets(turn?.profile), turn);
       if (lines.length === 0 || !info) return { settle: () => {} };
       const held = await book.reserve(lines, worstCaseCost(request, info));
       if (!('settle' in held)) throw new BudgetExhaustedError(`Not answered: ${refusalText(held, now())}`, { scope: held.line.scope, period: held.line.period, cap: held.line.cap, spent: held.spent });
@@ -77,7 +77,8 @@ export function budgetGate(book: SpendBook, budgets: () => BudgetsConfig, now: (
 /** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
 export interface GatewaySpending extends SpendGate {
   book: SpendBook;
-  budgets(): BudgetsConfig;
+  /** The caps of `profile`'s conversations (the top-level ones, or the profile's own). */
+  budgets(profile?: string): BudgetsConfig;
   /** All model calls are stopped (`/budget pause`): each refuses with a {@link SpendingPausedError}. */
   readonly paused: boolean;
   /** Reads whether calls were paused when the gateway last stopped (kept in the store). */
@@ -109,7 +110,7 @@ const pausedKey = 'budget-paused';
  * waits until the turns the pause stopped have ended (each leaves its messages as it ends), else a
  * turn ending just after the resume would leave its message until the next restart.
  */
-export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, budgets: () => BudgetsConfig, log: (line: string) => void, answerLeft?: () => Promise<void>): GatewaySpending {
+export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, budgets: (profile?: string) => BudgetsConfig, log: (line: string) => void, answerLeft?: () => Promise<void>): GatewaySpending {
   const book = new SpendBook({ store, log });
   const gate = budgetGate(book, budgets);
   const listeners: (() => void)[] = [];
@@ -139,8 +140,8 @@ export function gatewaySpendGate(store: Pick<Store, 'get' | 'set' | 'delete'>, b
     },
     onResume: (listener) => void listeners.push(listener),
     async warning(turn) {
-      const { warnAt } = budgets();
-      for (const line of spendLines(budgets(), turn)) {
+      const { warnAt } = budgets(turn.profile);
+      for (const line of spendLines(budgets(turn.profile), turn)) {
         if (line.scope === 'gateway' || line.cap <= 0) continue;
         const spent = await book.spent(line.scope, line.period);
         if (spent < warnAt * line.cap) continue;
@@ -172,7 +173,7 @@ export async function budgetCommand(spending: GatewaySpending, args: string, tur
 
 /** `/budget`: what is spent today against the caps of `turn`'s seat (the gateway's for admins). */
 export async function budgetReport(spending: GatewaySpending, turn: TurnContext): Promise<string> {
-  const budgets = spending.budgets();
+  const budgets = spending.budgets(turn.profile);
   const lines = spendLines(budgets, turn);
   const shown = turn.admin ? lines : lines.filter((line) => line.scope !== 'gateway');
   const words = (scope: string) => (scope === 'gateway' ? 'the gateway' : scope.startsWith('person ') ? `you (${scope.slice(7)})` : 'this conversation');

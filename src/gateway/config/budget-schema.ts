@@ -26,3 +26,22 @@ export type BudgetsConfig = z.infer<typeof budgetsSchema>;
 
 /** The defaults in force when operator.json sets none. */
 export const defaultBudgets = { personDay: 1, groupDay: 5 } as const;
+
+/** A profile's caps (`profileSettings.NAME.budgets`): a conversation's and a person's, in place of the top-level ones. */
+export const profileBudgetsSchema = z.strictObject({
+  conversation: z.strictObject({ day: dollars.optional() }).optional(),
+  person: z.strictObject({ day: dollars.optional() }).optional(),
+});
+
+/** What a profile's `budgets` holds. */
+export type ProfileBudgets = z.infer<typeof profileBudgetsSchema>;
+
+/** The caps of a conversation of a profile with `override`: its own where it sets them, else the top-level ones. */
+export function budgetsFor(budgets: BudgetsConfig, override: ProfileBudgets | undefined): BudgetsConfig {
+  if (!override) return budgets;
+  return {
+    ...budgets,
+    conversation: override.conversation?.day === undefined ? budgets.conversation : { day: override.conversation.day },
+    person: override.person?.day === undefined ? budgets.person : { day: override.person.day },
+  };
+}

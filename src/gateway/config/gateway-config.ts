@@ -3,7 +3,7 @@
  * overrides applied. Built once at start by `loadConfig`; the rest of the gateway reads it as a
  * plain value.
  */
-import type { BudgetsConfig } from './budget-schema.ts';
+import type { BudgetsConfig, ProfileBudgets } from './budget-schema.ts';
 import type { ProfileBindings } from '../../resources/profile-binding.ts';
 import type { BrowserConfig, BrowserSettings } from '../../browser/browser-settings.ts';
 import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
@@ -141,7 +141,7 @@ export interface GatewayConfig {
   /** Pipelines from the chats: whether the model's `run_pipeline` works in groups (false). */
   pipelines: { toolInGroups: boolean };
   /** Per profile overrides, keyed by profile name. */
-  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; reasoningEffort?: ReasoningEffort }>>;
+  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; reasoningEffort?: ReasoningEffort; budgets?: ProfileBudgets }>>;
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;

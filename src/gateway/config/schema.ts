@@ -5,7 +5,7 @@
  * Defaults live here too, so the parsed value is complete. Tokens are deliberately not settable
  * in the file: they come only from the environment.
  */
-import { budgetsSchema } from './budget-schema.ts';
+import { budgetsSchema, profileBudgetsSchema } from './budget-schema.ts';
 import * as z from 'zod';
 import { absolutePath, browserSchema, desktopSchema, overridesOf, subagentsSchema } from './agent-feature-schemas.ts';
 import { reasoningEfforts } from '../../llm/types.ts';
@@ -389,6 +389,7 @@ export const operatorConfigSchema = z
         z.strictObject({
           browser: overridesOf(browserSchema).optional().describe("Overrides of the top-level browser settings for this profile's conversations."),
           desktop: overridesOf(desktopSchema).optional().describe("Overrides of the top-level desktop settings for this profile's conversations."),
+          budgets: profileBudgetsSchema.optional().describe("This profile's conversation and person caps per day, in place of the top-level budgets' (docs/budgets.md)."),
           reasoningEffort: z
             .enum(reasoningEfforts)
             .optional()
