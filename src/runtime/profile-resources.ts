@@ -186,7 +186,8 @@ export class ProfileResources {
     const caps = this.options.caps ?? defaultPromptCaps;
     const [memory, user, conversation] = await Promise.all([
       MemoryFile.open(this.memoryPath, { limit: this.options.memoryLimits?.memory ?? defaultMemoryLimit }),
-      MemoryFile.open(this.userPath, { limit: this.options.memoryLimits?.user ?? defaultUserLimit }),
+      // The profile's USER.md is the owner's notes: read for the owner's turns only.
+      context.owner === false ? undefined : MemoryFile.open(this.userPath, { limit: this.options.memoryLimits?.user ?? defaultUserLimit }),
       conversationMemoryLayers(this.options.conversationMemory, context.owner === true ? undefined : context.channel, this.options.memoryLimits),
     ]);
     const append: NamedText[] = [];
@@ -202,8 +203,7 @@ export class ProfileResources {
         docs: snapshot.docs,
         append,
         memory: memoryLayer(memory, 'MEMORY'),
-        // The profile's USER.md is the owner's notes: in the owner's turns only.
-        user: context.owner === false ? undefined : memoryLayer(user, 'USER'),
+        user: user && memoryLayer(user, 'USER'),
         conversation,
         skills: canLoadSkills ? snapshot.skills : undefined,
         platform: platformHint(platformOfChannel(context.channel)),

@@ -12,6 +12,7 @@ import { getModelInfo, type ModelInfo } from '../../llm/catalog.ts';
 import { computeCost } from '../../llm/cost.ts';
 import type { ModelRequest } from '../../llm/types.ts';
 import type { TurnContext } from '../../tools/tool.ts';
+import { isDirectChannel } from '../../resources/memory-layers.ts';
 import { defaultBudgets, type BudgetsConfig } from '../config/budget-schema.ts';
 import type { Store } from '../../store/store.ts';
 import { keySegment } from '../dedupe.ts';
@@ -26,7 +27,7 @@ export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined
   if (budgets.gateway.day !== undefined) lines.push({ scope: 'gateway', period: 'day', cap: budgets.gateway.day });
   if (budgets.gateway.month !== undefined) lines.push({ scope: 'gateway', period: 'month', cap: budgets.gateway.month });
   if (!turn) return lines;
-  const group = turn.sessionKey.split(':')[1] !== 'dm';
+  const group = !isDirectChannel(turn.sessionKey);
   const conversationCap = budgets.conversation.day ?? (group ? defaultBudgets.groupDay : undefined);
   if (conversationCap !== undefined) lines.push({ scope: `conversation ${turn.sessionKey}`, period: 'day', cap: conversationCap });
   // Admins have no person cap: the gateway's caps bound them.

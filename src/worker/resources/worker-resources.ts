@@ -142,7 +142,8 @@ export class WorkerResources implements AgentResources {
     const { bundle, skills } = this.#snapshot;
     const [memory, user, conversation] = await Promise.all([
       MemoryFile.open(memoryKey(this.profile, 'MEMORY.md'), { limit: this.#options.memoryLimits?.memory ?? defaultMemoryLimit, storage: this.#storage }),
-      MemoryFile.open(memoryKey(this.profile, 'USER.md'), { limit: this.#options.memoryLimits?.user ?? defaultUserLimit, storage: this.#storage }),
+      // The profile's USER.md is the owner's notes: read for the owner's turns only.
+      context.owner === false ? undefined : MemoryFile.open(memoryKey(this.profile, 'USER.md'), { limit: this.#options.memoryLimits?.user ?? defaultUserLimit, storage: this.#storage }),
       conversationMemoryLayers(this.#conversationMemory, context.owner === true ? undefined : context.channel, this.#options.memoryLimits),
     ]);
     const append: NamedText[] = [];
@@ -156,8 +157,7 @@ export class WorkerResources implements AgentResources {
         soul: bundle.identity.soul,
         append,
         memory: memoryLayer(memory, 'MEMORY'),
-        // The profile's USER.md is the owner's notes: in the owner's turns only.
-        user: context.owner === false ? undefined : memoryLayer(user, 'USER'),
+        user: user && memoryLayer(user, 'USER'),
         conversation,
         skills: canLoadSkills ? skills : undefined,
         platform: platformHint(platformOfChannel(context.channel)),
