@@ -25,7 +25,7 @@ import { describeGroup } from './access/pairing-group.ts';
 import { memoryCommand, memoryViews } from './memory-command.ts';
 import { configCommand } from './config-command.ts';
 import { configParts } from './config-parts.ts';
-import { budgetCommand, budgetReport } from './budget/budget-gate.ts';
+import { budgetCommand, budgetReport } from './budget/budget-command.ts';
 import type { TurnContext } from '../tools/tool.ts';
 
 /** What a command is asked with. */

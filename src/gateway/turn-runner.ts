@@ -28,7 +28,7 @@ import type { ReplySender } from './reply-sender.ts';
 import { replayInput, rewindTo } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
-import { SpendingPausedError, type GatewaySpending } from './budget/budget-gate.ts';
+import { SpendingPausedError, type GatewaySpending } from './budget/gateway-spending.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
 import type { SessionTaints } from './session-taint.ts';

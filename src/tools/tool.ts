@@ -73,6 +73,10 @@ export interface TurnContext {
    * memory flush, whose children work under the reviewed conversation's last turn.
    */
   origin?: 'reviewer' | 'flush';
+  /** The scheduled job this turn runs, and which of its runs (its due time): its spending caps count it. */
+  job?: { id: string; run: string };
+  /** The pipeline run whose node this is: its spending cap counts it. */
+  pipelineRun?: string;
 }
 
 /**

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelRequest } from '../../src/llm/types.ts';
-import { budgetCommand, budgetGate, budgetReport, gatewaySpendGate, refusalText, SpendingPausedError, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
+import { budgetGate, refusalText, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
+import { budgetCommand, budgetReport } from '../../src/gateway/budget/budget-command.ts';
+import { gatewaySpendGate, SpendingPausedError } from '../../src/gateway/budget/gateway-spending.ts';
 import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
 import { budgetsFor, budgetsSchema, profileBudgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
@@ -66,7 +68,7 @@ describe('which caps a call counts for', () => {
     ]);
     expect(() => profileBudgetsSchema.parse({ gateway: { day: 1 } })).toThrow();
     // The gate reads the caps of the turn's profile.
-    const spending = gatewaySpendGate(createStore({ driver: 'memory' }), (profile) => (profile === 'team' ? budgetsFor(budgets, team) : budgets), log);
+    const spending = gatewaySpendGate({ store: createStore({ driver: 'memory' }), budgets: (profile) => (profile === 'team' ? budgetsFor(budgets, team) : budgets), log });
     expect(await budgetReport(spending, { ...turnOf('telegram:group:-100', false), profile: 'team' })).toContain('this conversation: $0.00 of $20.00 this day');
     expect(await budgetReport(spending, turnOf('telegram:group:-100', false))).toContain('this conversation: $0.00 of $5.00 this day');
   });
@@ -129,7 +131,7 @@ describe('the spend book', () => {
 describe('the gate', () => {
   it('refuses a call whose worst case does not fit, saying which cap, what was spent and when it resets', async () => {
     const book = new SpendBook({ store: createStore({ driver: 'memory' }), log, now: () => new Date('2026-11-30T10:00:00Z') });
-    const gate = budgetGate(book, () => budgetsSchema.parse({ conversation: { day: 0.05 } }), () => new Date('2026-11-30T10:00:00Z'));
+    const gate = budgetGate(book, () => budgetsSchema.parse({ conversation: { day: 0.05 } }), { now: () => new Date('2026-11-30T10:00:00Z') });
     const turn = turnOf('telegram:dm:1', true, '1');
     const ticket = await gate.reserve(request(1_000), turn);
     ticket.settle({ input: 10_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
@@ -147,7 +149,7 @@ describe('the gate', () => {
 
 describe('/budget', () => {
   it("shows a member their own and the conversation's spend, an admin the gateway's too", async () => {
-    const spending = gatewaySpendGate(createStore({ driver: 'memory' }), () => budgetsSchema.parse({ gateway: { day: 50 } }), log);
+    const spending = gatewaySpendGate({ store: createStore({ driver: 'memory' }), budgets: () => budgetsSchema.parse({ gateway: { day: 50 } }), log });
     const member = turnOf('telegram:group:-100', false);
     (await spending.reserve(request(1_000), member)).settle({ input: 10_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
     expect(await budgetReport(spending, member)).toBe(
@@ -156,7 +158,7 @@ describe('/budget', () => {
     expect(await budgetReport(spending, turnOf('telegram:group:-100', true, '1'))).toBe(
       ['Spending (UTC):', '- the gateway: $0.0450 of $50.00 this day', '- this conversation: $0.0450 of $5.00 this day'].join('\n'),
     );
-    const open = gatewaySpendGate(createStore({ driver: 'memory' }), () => none, log);
+    const open = gatewaySpendGate({ store: createStore({ driver: 'memory' }), budgets: () => none, log });
     expect(await budgetReport(open, turnOf('telegram:dm:1', true, '1'))).toBe('No spending cap applies here (see docs/budgets.md).');
   });
 });
@@ -164,7 +166,7 @@ describe('/budget', () => {
 describe('the kill switch', () => {
   it('is an admin\'s; while paused every call is refused; it is kept in the store and tells its listeners when resumed', async () => {
     const store = createStore({ driver: 'memory' });
-    const spending = gatewaySpendGate(store, () => none, log);
+    const spending = gatewaySpendGate({ store, budgets: () => none, log });
     const member = turnOf('telegram:group:-100', false);
     const admin = turnOf('telegram:dm:1', true, '1');
     expect(await budgetCommand(spending, 'pause', member)).toBe('Only an admin can pause or resume model calls.');
@@ -176,7 +178,7 @@ describe('the kill switch', () => {
     await expect(spending.reserve(request(1_000), admin)).rejects.toBeInstanceOf(SpendingPausedError);
     expect(await budgetCommand(spending, '', member)).toMatch(/^Model calls are paused/);
     // A restarted gateway reads the switch back.
-    const restarted = gatewaySpendGate(store, () => none, log);
+    const restarted = gatewaySpendGate({ store, budgets: () => none, log });
     await restarted.load();
     expect(restarted.paused).toBe(true);
     expect(await budgetCommand(spending, 'resume', admin)).toBe('Model calls go on; the messages that waited are answered now.');
@@ -191,13 +193,13 @@ describe('the notice near a cap', () => {
   it('is given once a day per cap past warnAt, also across a restart', async () => {
     const store = createStore({ driver: 'memory' });
     const budgets = () => budgetsSchema.parse({ conversation: { day: 0.05 }, warnAt: 0.8 });
-    const spending = gatewaySpendGate(store, budgets, log);
+    const spending = gatewaySpendGate({ store, budgets, log });
     const turn = turnOf('telegram:dm:1', true, '1');
     (await spending.reserve(request(100), turn)).settle({ input: 10_000, output: 0, cacheRead: 0, cacheWrite: 0 });
     expect(await spending.warning(turn)).toBeUndefined();
     (await spending.reserve(request(100), turn)).settle({ input: 4_000, output: 0, cacheRead: 0, cacheWrite: 0 });
     expect(await spending.warning(turn)).toBe('Heads-up: This conversation has spent $0.0420 of its $0.0500 daily cap (84%); at the cap I stop answering until it resets (/budget shows it).');
     expect(await spending.warning(turn)).toBeUndefined();
-    expect(await gatewaySpendGate(store, budgets, log).warning(turn)).toBeUndefined();
+    expect(await gatewaySpendGate({ store, budgets, log }).warning(turn)).toBeUndefined();
   });
 });

@@ -5,7 +5,9 @@
  * reservation happen together, with nothing awaited between them, so concurrent calls can never
  * overshoot a cap: each sees the others' reservations. Settled spend is kept in the store per UTC
  * day or month (`spend:<scope>:<period>`), so a restart keeps it and a new day starts at zero;
- * reservations live in the process.
+ * reservations live in the process, and so does a run's spend (a job's run, a pipeline's: its
+ * scope names the run). An admin's raise of a cap for a period is kept beside its spend
+ * (`spend-raise:<scope>:<period>`) and counts as part of the cap.
  */
 import { errorMessage } from '../../core/errors.ts';
 import type { Store } from '../../store/store.ts';
@@ -18,13 +20,18 @@ const maxKeys = 20_000;
 export interface SpendLine {
   /** What is capped, in words and as a key: `person telegram:7`, `conversation telegram:group:-100`, `gateway`. */
   scope: string;
-  period: 'day' | 'month';
+  /** A UTC day, a UTC month, or one run (of a job or a pipeline; its scope names the run). */
+  period: SpendPeriod;
   /** US dollars. */
   cap: number;
 }
 
+/** What a cap counts over. */
+export type SpendPeriod = 'day' | 'month' | 'run';
+
 /** A cap that would be passed, and where it stands. */
 export interface SpendRefusal {
+  /** The line that would be passed, its cap raised by what admins allowed this period. */
   line: SpendLine;
   /** Settled spend in the period, dollars. */
   spent: number;
@@ -37,8 +44,9 @@ export interface SpendHold {
   settle(actual: number): void;
 }
 
-/** The period a line counts in at `now`: `2026-11-30` or `2026-11`. */
-export function periodOf(period: 'day' | 'month', now: Date): string {
+/** The period a line counts in at `now`: `2026-11-30`, `2026-11`, or `run` (the scope names the run). */
+export function periodOf(period: SpendPeriod, now: Date): string {
+  if (period === 'run') return 'run';
   const iso = now.toISOString();
   return period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7);
 }
@@ -51,6 +59,8 @@ export class SpendBook {
   /** Settled spend by store key, as read or written by this process. */
   readonly #spent = new Map<string, number>();
   readonly #reserved = new Map<string, number>();
+  /** What admins added to a cap this period, by the same key. */
+  readonly #raised = new Map<string, number>();
 
   constructor(options: { store: Pick<Store, 'get' | 'set'>; now?: () => Date; log: (line: string) => void }) {
     this.#store = options.store;
@@ -59,25 +69,45 @@ export class SpendBook {
   }
 
   /** Settled spend of `scope` in the current `period`. */
-  async spent(scope: string, period: 'day' | 'month'): Promise<number> {
+  async spent(scope: string, period: SpendPeriod): Promise<number> {
     const key = this.#key(scope, period);
     await this.#load(key);
     return this.#spent.get(key) ?? 0;
   }
 
+  /** What admins added to `scope`'s cap in the current `period` (see {@link raise}). */
+  async raised(scope: string, period: SpendPeriod): Promise<number> {
+    const key = this.#key(scope, period);
+    await this.#load(key);
+    return this.#raised.get(key) ?? 0;
+  }
+
+  /** Adds `amount` to `scope`'s cap for the current `period` (an admin's raise); resolves to the raise in all. */
+  async raise(scope: string, period: SpendPeriod, amount: number): Promise<number> {
+    const key = this.#key(scope, period);
+    await this.#load(key);
+    const total = (this.#raised.get(key) ?? 0) + amount;
+    this.#raised.set(key, total);
+    if (period !== 'run') await this.#store.set(`spend-raise:${key.slice('spend:'.length)}`, total);
+    return total;
+  }
+
   /**
    * Reserves `amount` on every line, or none: resolves to the hold, or to the first line it would
-   * pass. A line's cap counts settled spend and every reservation in flight.
+   * pass. A line's cap counts settled spend and every reservation in flight. A line in `exempt`
+   * (by scope: an admin let this turn pass it) is reserved and settled but not checked.
    */
-  async reserve(lines: readonly SpendLine[], amount: number): Promise<SpendHold | SpendRefusal> {
+  async reserve(lines: readonly SpendLine[], amount: number, exempt?: ReadonlySet<string>): Promise<SpendHold | SpendRefusal> {
     const keys = lines.map((line) => this.#key(line.scope, line.period));
     await Promise.all(keys.map((key) => this.#load(key)));
     // From here to the end nothing is awaited: the check and the reservation are one step.
     for (const [index, line] of lines.entries()) {
+      if (exempt?.has(line.scope)) continue;
       const key = keys[index]!;
       const spent = this.#spent.get(key) ?? 0;
       const reserved = this.#reserved.get(key) ?? 0;
-      if (spent + reserved + amount > line.cap) return { line, spent, reserved };
+      const cap = line.cap + (this.#raised.get(key) ?? 0);
+      if (spent + reserved + amount > cap) return { line: { ...line, cap }, spent, reserved };
     }
     for (const key of keys) this.#reserved.set(key, (this.#reserved.get(key) ?? 0) + amount);
     let settled = false;
@@ -90,6 +120,7 @@ export class SpendBook {
           if (actual <= 0) continue;
           const total = (this.#spent.get(key) ?? 0) + actual;
           this.#spent.set(key, total);
+          if (key.endsWith(':run')) continue;
           this.#store.set(key, total).catch((error: unknown) => this.#log(`spend not kept (${key}): ${errorMessage(error)}; this process still counts it`));
         }
       },
@@ -103,10 +134,11 @@ export class SpendBook {
       if (current.some((period) => key.endsWith(`:${period}`)) || (this.#reserved.get(key) ?? 0) > 0) continue;
       this.#spent.delete(key);
       this.#reserved.delete(key);
+      this.#raised.delete(key);
     }
   }
 
-  #key(scope: string, period: 'day' | 'month'): string {
+  #key(scope: string, period: SpendPeriod): string {
     return `spend:${keySegment(scope)}:${periodOf(period, this.#now())}`;
   }
 
@@ -114,8 +146,16 @@ export class SpendBook {
     if (this.#spent.has(key)) return;
     // Past periods are done with: dropped once many keys are known (their reservations settled).
     if (this.#spent.size >= maxKeys) this.#forgetPast();
-    const stored = await this.#store.get<unknown>(key);
+    // A run's spend is the process's own: nothing is read for it.
+    const [stored, raised] = key.endsWith(':run') ? [0, 0] : await Promise.all([this.#store.get<unknown>(key), this.#store.get<unknown>(`spend-raise:${key.slice('spend:'.length)}`)]);
     // Another call may have loaded (and spent) meanwhile: the first value read stands.
-    if (!this.#spent.has(key)) this.#spent.set(key, typeof stored === 'number' && Number.isFinite(stored) && stored > 0 ? stored : 0);
+    if (this.#spent.has(key)) return;
+    this.#spent.set(key, amountOf(stored));
+    if (amountOf(raised) > 0) this.#raised.set(key, amountOf(raised));
   }
+}
+
+/** A stored amount of dollars, or 0 for anything else (a damaged or foreign value). */
+function amountOf(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }

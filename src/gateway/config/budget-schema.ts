@@ -1,7 +1,8 @@
 /**
  * `budgets` in operator.json: spending caps in US dollars, from the model catalog's prices. Each is
  * optional; unset means no cap, except the safe defaults: a person who is not an admin 1 a day, a
- * group conversation 5 a day. Admins have no person cap, and the gateway none, unless set.
+ * group conversation 5 a day. Admins have no person cap, and the gateway, jobs and pipeline runs
+ * none, unless set.
  */
 import * as z from 'zod';
 
@@ -16,6 +17,17 @@ export const budgetsSchema = z
       .prefault({})
       .describe('Everything done in one conversation per UTC day: turns, the reviewer, the memory flush, subagents. Default for groups: 5.'),
     person: z.strictObject({ day: dollars.optional() }).prefault({}).describe('One person across all their conversations, per UTC day. Default for people who are not admins: 1; admins none.'),
+    job: z
+      .strictObject({ run: dollars.optional(), day: dollars.optional() })
+      .prefault({})
+      .describe("Each scheduled job: one run, and all its runs in a UTC day. A run that would pass the day's cap is skipped with a notice. Default: none."),
+    pipelineRun: z.strictObject({ run: dollars.optional() }).prefault({}).describe('Each pipeline run, all its nodes together. Default: none.'),
+    botTurns: z
+      .int()
+      .min(1)
+      .max(100)
+      .default(5)
+      .describe("Where a platform allows other bots' messages (allowBots): how many in a row one conversation takes before a person writes again. A platform's own botTurns takes its place."),
     warnAt: z.number().gt(0).max(1).default(0.8).describe('The share of a cap at which the conversation is told, once a day.'),
   })
   .prefault({})

@@ -168,8 +168,8 @@ function botSettings(kinds: string) {
       .int()
       .min(1)
       .max(100)
-      .default(5)
-      .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end."),
+      .optional()
+      .describe("With allowBots: how many bots' messages in a row one conversation takes before a person writes again; later ones are not answered, so two bots cannot talk without end. Default: budgets.botTurns (5)."),
   };
 }
 

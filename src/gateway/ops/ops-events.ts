@@ -45,6 +45,10 @@ export type OpsEvent = OpsPlace &
     | { type: 'approval.asked'; tool: string; summary: string; reason: string }
     | { type: 'approval.answered'; tool: string; summary: string; approved: boolean; by: string }
     | { type: 'job.fired'; job: string; latenessMs: number; status: string; error?: string }
+    /** A model call refused at a spending cap (`scope` its kind: person, conversation, gateway, job, pipeline). */
+    | { type: 'budget.refused'; scope: string; period: string; capUsd: number }
+    /** A model call's cost, on the kinds of cap it counted for. */
+    | { type: 'budget.spent'; scopes: string[]; costUsd: number }
     | { type: 'reload'; by: string; profile: string; changed: number; problems: number }
     | { type: 'platform.disconnected'; reason: string }
     | { type: 'platform.reconnected' }
@@ -89,7 +93,10 @@ export function levelOf(event: OpsEvent): OpsLevel {
     case 'job.fired':
       return event.status === 'error' ? 'warn' : 'info';
     case 'model.usage':
+    case 'budget.spent':
       return 'debug';
+    case 'budget.refused':
+      return 'warn';
     default:
       return 'info';
   }

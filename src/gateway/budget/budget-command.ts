@@ -1,0 +1,29 @@
+/** `/budget`: what is spent against the caps here; `pause` and `resume` for admins. */
+import type { TurnContext } from '../../tools/tool.ts';
+import { dollars, spendLines } from './budget-gate.ts';
+import type { GatewaySpending } from './gateway-spending.ts';
+
+/** `/budget pause|resume` (admins), or `/budget`: what is spent here. */
+export async function budgetCommand(spending: GatewaySpending, args: string, turn: TurnContext): Promise<string> {
+  const verb = args.trim();
+  if (verb === '') return (spending.paused ? 'Model calls are paused (/budget resume lets them go on).\n' : '') + (await budgetReport(spending, turn));
+  if (verb !== 'pause' && verb !== 'resume') return 'Usage: /budget [pause | resume]';
+  if (!turn.admin) return 'Only an admin can pause or resume model calls.';
+  if (verb === 'pause') {
+    await spending.pause();
+    return 'Paused all model calls: running turns stop at their next call, and messages wait until /budget resume.';
+  }
+  await spending.resume();
+  return 'Model calls go on; the messages that waited are answered now.';
+}
+
+/** `/budget`: what is spent today against the caps of `turn`'s seat (the gateway's for admins). */
+export async function budgetReport(spending: GatewaySpending, turn: TurnContext): Promise<string> {
+  const budgets = spending.budgets(turn.profile);
+  const lines = spendLines(budgets, turn);
+  const shown = turn.admin ? lines : lines.filter((line) => line.scope !== 'gateway');
+  const words = (scope: string) => (scope === 'gateway' ? 'the gateway' : scope.startsWith('person ') ? `you (${scope.slice(7)})` : 'this conversation');
+  const rows = await Promise.all(shown.map(async (line) => `- ${words(line.scope)}: ${dollars(await spending.book.spent(line.scope, line.period))} of ${dollars(line.cap)} this ${line.period}`));
+  if (rows.length === 0) return 'No spending cap applies here (see docs/budgets.md).';
+  return ['Spending (UTC):', ...rows].join('\n');
+}

@@ -1,0 +1,129 @@
+/**
+ * The gateway's spending: the gate every agent's model calls pass (see `budget-gate.ts`), the book
+ * `/budget` reads, the kill switch (`/budget pause`, kept in the store), the notice near a cap,
+ * and the turns an admin let pass a cap once.
+ */
+import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
+import type { SpendGate } from '../../agent/spend-gate.ts';
+import type { TurnContext } from '../../tools/tool.ts';
+import type { Store } from '../../store/store.ts';
+import type { OpsEvent } from '../ops/ops-events.ts';
+import type { BudgetsConfig } from '../config/budget-schema.ts';
+import { keySegment } from '../dedupe.ts';
+import { budgetGate, dollars, scopeKind, spendLines, type SpendReport } from './budget-gate.ts';
+import { periodOf, SpendBook } from './spend-book.ts';
+
+/** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
+export interface GatewaySpending extends SpendGate {
+  book: SpendBook;
+  /** The caps of `profile`'s conversations (the top-level ones, or the profile's own). */
+  budgets(profile?: string): BudgetsConfig;
+  /** All model calls are stopped (`/budget pause`): each refuses with a {@link SpendingPausedError}. */
+  readonly paused: boolean;
+  /** Reads whether calls were paused when the gateway last stopped (kept in the store). */
+  load(): Promise<void>;
+  pause(): Promise<void>;
+  /** Lets calls go out again, then tells `onResume`'s listeners (the messages left wait for it). */
+  resume(): Promise<void>;
+  onResume(listener: () => void): void;
+  /**
+   * The notice a conversation gets once a day when a cap of `turn`'s (its own, or its person's)
+   * has passed `budgets.warnAt` of itself; undefined when none is due.
+   */
+  warning(turn: TurnContext): Promise<string | undefined>;
+  /** Lets the turn `turnId` pass the caps of `scopes` (an admin's "one more turn"), for an hour at most. */
+  allowTurn(turnId: string, scopes: readonly string[]): void;
+}
+
+/** Options of {@link gatewaySpendGate}. */
+export interface GatewaySpendOptions {
+  store: Pick<Store, 'get' | 'set' | 'delete'>;
+  /** The caps of `profile`'s conversations, as configured now. */
+  budgets: (profile?: string) => BudgetsConfig;
+  log: (line: string) => void;
+  /**
+   * Answers the messages the pause left waiting, on resume: the gateway's waits until the turns the
+   * pause stopped have ended (each leaves its messages as it ends), else a turn ending just after the
+   * resume would leave its message until the next restart.
+   */
+  answerLeft?: () => Promise<void>;
+  report?: (report: SpendReport) => void;
+}
+
+/** How long an admin's "one more turn" waits for its turn to use it. */
+const passLifetimeMs = 60 * 60_000;
+
+/** A model call refused because an admin paused them all; the turn's messages wait for the resume. */
+export class SpendingPausedError extends BudgetExhaustedError {
+  constructor() {
+    super('Model calls are paused by an admin (/budget pause): this message is answered once they resume.', { paused: true });
+  }
+}
+
+/** Where the kill switch is kept. */
+const pausedKey = 'budget-paused';
+
+/** The gateway's gate: a spend book over the store, the caps as configured now, and its kill switch. */
+export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending {
+  const { store, budgets, log, answerLeft } = options;
+  const book = new SpendBook({ store, log });
+  const passes = new Map<string, { scopes: ReadonlySet<string>; until: number }>();
+  const exempt = (turn: TurnContext) => {
+    const pass = turn.turnId === undefined ? undefined : passes.get(turn.turnId);
+    return pass && pass.until > Date.now() ? pass.scopes : undefined;
+  };
+  const gate = budgetGate(book, budgets, { report: options.report, exempt });
+  const listeners: (() => void)[] = [];
+  if (answerLeft) listeners.push(() => void answerLeft().catch((error: unknown) => log(`messages left while model calls were paused not answered: ${errorMessage(error)}`)));
+  let paused = false;
+  return {
+    book,
+    budgets,
+    get paused() {
+      return paused;
+    },
+    async reserve(request, turn) {
+      if (paused) throw new SpendingPausedError();
+      return gate.reserve(request, turn);
+    },
+    async load() {
+      paused = (await store.get<unknown>(pausedKey)) === true;
+    },
+    async pause() {
+      await store.set(pausedKey, true);
+      paused = true;
+    },
+    async resume() {
+      await store.delete(pausedKey);
+      paused = false;
+      for (const listener of listeners) listener();
+    },
+    onResume: (listener) => void listeners.push(listener),
+    allowTurn(turnId, scopes) {
+      const now = Date.now();
+      for (const [id, pass] of passes) if (pass.until <= now) passes.delete(id);
+      passes.set(turnId, { scopes: new Set(scopes), until: now + passLifetimeMs });
+    },
+    async warning(turn) {
+      const { warnAt } = budgets(turn.profile);
+      for (const line of spendLines(budgets(turn.profile), turn)) {
+        const kind = scopeKind(line.scope);
+        if ((kind !== 'conversation' && kind !== 'person') || line.cap <= 0) continue;
+        const spent = await book.spent(line.scope, line.period);
+        if (spent < warnAt * line.cap) continue;
+        // Once a period per cap: kept in the store, so a restart does not say it again.
+        const key = `budget-warned:${keySegment(line.scope)}:${periodOf(line.period, new Date())}`;
+        if ((await store.get<unknown>(key)) === true) continue;
+        await store.set(key, true);
+        const whose = line.scope.startsWith('person ') ? 'You have' : 'This conversation has';
+        return `Heads-up: ${whose} spent ${dollars(spent)} of ${line.scope.startsWith('person ') ? 'your' : 'its'} ${dollars(line.cap)} ${line.period === 'day' ? 'daily' : 'monthly'} cap (${Math.round((spent / line.cap) * 100)}%); at the cap I stop answering until it resets (/budget shows it).`;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The ops event of a gate's report (metrics count refusals and spend by kind of cap). */
+export function spendEvent(report: SpendReport): OpsEvent {
+  return report.type === 'refused' ? { type: 'budget.refused', scope: report.scope, period: report.period, capUsd: report.cap } : { type: 'budget.spent', scopes: report.scopes, costUsd: report.costUsd };
+}
