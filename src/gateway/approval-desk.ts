@@ -13,7 +13,7 @@
  * stays in the conversation, where an admin may answer it too.
  */
 import { randomBytes } from 'node:crypto';
-import type { ChannelAdapter, ConversationAddress } from '../channels/types.ts';
+import type { Button, ChannelAdapter, ConversationAddress } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { KnownConversations } from './known-conversations.ts';
 
@@ -61,14 +61,22 @@ export function copyButtons(id: string) {
   ];
 }
 
+/** The answers a copy offers: buttons, and the commands that answer where there are none. */
+export interface CopyChoices {
+  buttons: Button[][];
+  /** Said instead of the buttons: `Answer /approve ID or /deny ID.` */
+  commands: string;
+}
+
 /** What sends copies of a question to the admins. */
 export interface AdminCopies {
   /**
    * Sends `text` with buttons for question `id` to every admin's direct conversation but
    * `except`'s (`platform:id`, the person who can answer in the conversation); resolves to how
-   * many were sent. Never rejects: a failed send is logged.
+   * many were sent. Never rejects: a failed send is logged. `choices` replace an approval's
+   * (allow once, deny, allow for an hour).
    */
-  send(text: string, id: string, except?: string): Promise<number>;
+  send(text: string, id: string, except?: string, choices?: CopyChoices): Promise<number>;
 }
 
 /** Options of {@link adminCopies}. */
@@ -83,19 +91,19 @@ export interface AdminCopiesOptions {
 /** Copies to the admins' direct conversations with the bot, found among the conversations on record. */
 export function adminCopies(options: AdminCopiesOptions): AdminCopies {
   return {
-    async send(text, id, except) {
+    async send(text, id, except, choices) {
       const admins = (await options.admins()).filter((person) => person !== except);
       let sent = 0;
       for (const { person, address } of await directConversations(admins, options)) {
         const adapter = options.adapters.get(address.platform);
         if (!adapter) continue;
-        const buttons = adapter.capabilities.buttons ? copyButtons(id) : undefined;
-        const answer = buttons ? text : `${text}\nAnswer /approve ${id}, /approve hour ${id} or /deny ${id}.`;
+        const buttons = adapter.capabilities.buttons ? (choices?.buttons ?? copyButtons(id)) : undefined;
+        const answer = buttons ? text : `${text}\n${choices?.commands ?? `Answer /approve ${id}, /approve hour ${id} or /deny ${id}.`}`;
         try {
           await adapter.send(address, { text: answer, buttons });
           sent++;
         } catch (error) {
-          options.log(`approval ${id}: copy to ${person} not sent: ${errorMessage(error)}`);
+          options.log(`question ${id}: copy to ${person} not sent: ${errorMessage(error)}`);
         }
       }
       return sent;

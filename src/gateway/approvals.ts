@@ -178,6 +178,8 @@ export function denyApprovals(conversations: readonly Conversation[]): { address
 /** The gateway's approvals: the desk the admins' copies answer through, and how a conversation asks. */
 export interface GatewayApprovals {
   desk: ApprovalDesk;
+  /** Copies to the admins' direct messages, for other questions that need an admin (a spending cap's). */
+  copies: AdminCopies;
   ask(conversation: Conversation, request: ApprovalRequest): Promise<boolean>;
 }
 
@@ -209,6 +211,7 @@ export function gatewayApprovals(options: GatewayApprovalsOptions): GatewayAppro
   const { store } = options;
   return {
     desk,
+    copies,
     async ask(conversation, request) {
       const key = `allowances:${keySegment(conversation.key)}`;
       // Read once per conversation in memory: allowances given before a restart still hold.

@@ -186,7 +186,7 @@ export class Gateway {
       previewShown: (key, previewId) => this.#previews.set(key, previewId),
       ops: this.ops,
       taints: new SessionTaints({ store: this.runtime.store, mode: this.config.taint.mode, log: (line) => this.log(line) }),
-      spending: { warning: (turn) => this.spending.warning(turn) },
+      spending: () => this.spending,
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
@@ -195,7 +195,7 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: (profile) => budgetsFor(this.config.budgets, profile === undefined ? undefined : this.config.profileSettings[profile]?.budgets), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)) })),
+      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: (profile) => budgetsFor(this.config.budgets, profile === undefined ? undefined : this.config.profileSettings[profile]?.budgets), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)), asks: { copies: this.approvals.copies, resubmit: (message) => this.handleMessage(this.adapters.get(message.address.platform)!, message), tell: (address, text) => this.#sendDirect(this.adapters.get(address.platform), address, text) } })),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),

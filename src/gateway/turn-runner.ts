@@ -29,6 +29,7 @@ import { replayInput, rewindTo } from './restart-replay.ts';
 import type { Job, RunDelivery, RunOutcome } from './scheduler/index.ts';
 import { isStoreFailure } from './store-failure.ts';
 import { SpendingPausedError, type GatewaySpending } from './budget/gateway-spending.ts';
+import { isAskable } from './budget/spend-asks.ts';
 import type { TurnAccess } from './turn-access.ts';
 import { keepTyping } from './typing-indicator.ts';
 import type { SessionTaints } from './session-taint.ts';
@@ -73,8 +74,8 @@ export interface TurnRunnerOptions {
   notifyAfterMs(provider: string): number;
   /** The sessions' taint (`taint.mode`): what untrusted content each turn's context holds. */
   taints?: SessionTaints;
-  /** Spending caps: after a turn, the notice once a cap passes `budgets.warnAt`. */
-  spending?: Pick<GatewaySpending, 'warning'>;
+  /** Spending caps: after a turn, the notice once a cap passes `budgets.warnAt`; a refused turn's question to the admins. */
+  spending?: () => Pick<GatewaySpending, 'warning' | 'asks'>;
 }
 
 /** How a turn ended, noted along the way for its report. */
@@ -223,7 +224,7 @@ export class TurnRunner {
       const delivery = await this.#deliver(adapter, conversation, address, reply);
       if (result.aborted) report.status = 'stopped';
       // Near a spending cap: told once a day, after the answer (a failure to tell is only logged).
-      const warning = await this.#options.spending?.warning(turn).catch((error: unknown) => void log(`${message.sessionKey}: spending notice not made: ${errorMessage(error)}`));
+      const warning = await this.#options.spending?.().warning(turn).catch((error: unknown) => void log(`${message.sessionKey}: spending notice not made: ${errorMessage(error)}`));
       if (warning) await adapter.send(address, { text: warning }).catch((error: unknown) => log(`${message.sessionKey}: spending notice not sent: ${errorMessage(error)}`));
       return { status: 'ok', delivery };
     } catch (error) {
@@ -243,7 +244,9 @@ export class TurnRunner {
       report.error = errorMessage(error);
       log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
       // Cut short while a model call had shown nothing: the provider is why, not the request's size.
-      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : failureReply(error));
+      // A spending cap's refusal of a person's turn: the admins are asked to let it go on.
+      const asked = !job && isAskable(error) ? await this.#options.spending?.().asks?.refused(message, error) : undefined;
+      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : asked ? `${failureReply(error)} ${asked}` : failureReply(error));
       return { status: 'error', error: errorMessage(error) };
     } finally {
       if (job) conversation.scheduledRun = false;

@@ -184,6 +184,6 @@ describe('approval questions', () => {
       { platform: 'slack', conversationId: 'D1', text: 'Still waiting', buttons: copyButtons('abcd1234') },
     ]);
     expect(copyButtons('abcd1234').flat().map((button) => button.data)).toEqual(['approve@abcd1234', 'deny@abcd1234', 'approve:hour@abcd1234']);
-    expect(lines).toEqual(['approval abcd1234: copy to web:W1 not sent: HTTP 500']);
+    expect(lines).toEqual(['question abcd1234: copy to web:W1 not sent: HTTP 500']);
   });
 });

@@ -1,13 +1,23 @@
-/** `/budget`: what is spent against the caps here; `pause` and `resume` for admins. */
+/**
+ * `/budget`: what is spent against the caps here; `pause` and `resume` for admins, and `allow`,
+ * `raise` and `deny ID` answering a spending cap's question where the platform has no buttons.
+ */
 import type { TurnContext } from '../../tools/tool.ts';
 import { dollars, spendLines } from './budget-gate.ts';
 import type { GatewaySpending } from './gateway-spending.ts';
 
-/** `/budget pause|resume` (admins), or `/budget`: what is spent here. */
+/** Answers to a spending cap's question, by the word `/budget` takes. */
+const answers = { allow: 'once', raise: 'raise', deny: 'deny' } as const;
+
+/** `/budget pause|resume` and `/budget allow|raise|deny ID` (admins), or `/budget`: what is spent here. */
 export async function budgetCommand(spending: GatewaySpending, args: string, turn: TurnContext): Promise<string> {
-  const verb = args.trim();
+  const [verb = '', id, ...rest] = args.trim().split(/\s+/);
   if (verb === '') return (spending.paused ? 'Model calls are paused (/budget resume lets them go on).\n' : '') + (await budgetReport(spending, turn));
-  if (verb !== 'pause' && verb !== 'resume') return 'Usage: /budget [pause | resume]';
+  if ((verb === 'allow' || verb === 'raise' || verb === 'deny') && id !== undefined && rest.length === 0) {
+    if (!spending.asks) return 'No question about a spending cap waits here.';
+    return spending.asks.answer(id, answers[verb], { id: turn.senderId, admin: turn.admin });
+  }
+  if ((verb !== 'pause' && verb !== 'resume') || id !== undefined) return 'Usage: /budget [pause | resume | allow ID | raise ID | deny ID]';
   if (!turn.admin) return 'Only an admin can pause or resume model calls.';
   if (verb === 'pause') {
     await spending.pause();

@@ -11,6 +11,7 @@ import type { OpsEvent } from '../ops/ops-events.ts';
 import type { BudgetsConfig } from '../config/budget-schema.ts';
 import { keySegment } from '../dedupe.ts';
 import { budgetGate, dollars, scopeKind, spendLines, type SpendReport } from './budget-gate.ts';
+import { SpendAsks, type SpendAsksOptions } from './spend-asks.ts';
 import { periodOf, SpendBook } from './spend-book.ts';
 
 /** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
@@ -33,6 +34,8 @@ export interface GatewaySpending extends SpendGate {
   warning(turn: TurnContext): Promise<string | undefined>;
   /** Lets the turn `turnId` pass the caps of `scopes` (an admin's "one more turn"), for an hour at most. */
   allowTurn(turnId: string, scopes: readonly string[]): void;
+  /** The questions refused turns put to the admins (when the gateway can reach them). */
+  readonly asks?: SpendAsks;
 }
 
 /** Options of {@link gatewaySpendGate}. */
@@ -48,6 +51,10 @@ export interface GatewaySpendOptions {
    */
   answerLeft?: () => Promise<void>;
   report?: (report: SpendReport) => void;
+  /** How refused turns reach the admins and are answered again (see `spend-asks.ts`); unset: nobody is asked. */
+  asks?: Pick<SpendAsksOptions, 'copies' | 'resubmit' | 'tell'>;
+  /** The clock (tests); the real one by default. */
+  now?: () => Date;
 }
 
 /** How long an admin's "one more turn" waits for its turn to use it. */
@@ -65,22 +72,26 @@ const pausedKey = 'budget-paused';
 
 /** The gateway's gate: a spend book over the store, the caps as configured now, and its kill switch. */
 export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending {
-  const { store, budgets, log, answerLeft } = options;
-  const book = new SpendBook({ store, log });
+  const { store, budgets, log, answerLeft, now } = options;
+  const book = new SpendBook({ store, log, now });
   const passes = new Map<string, { scopes: ReadonlySet<string>; until: number }>();
   const exempt = (turn: TurnContext) => {
     const pass = turn.turnId === undefined ? undefined : passes.get(turn.turnId);
     return pass && pass.until > Date.now() ? pass.scopes : undefined;
   };
-  const gate = budgetGate(book, budgets, { report: options.report, exempt });
+  const gate = budgetGate(book, budgets, { report: options.report, exempt, now });
   const listeners: (() => void)[] = [];
   if (answerLeft) listeners.push(() => void answerLeft().catch((error: unknown) => log(`messages left while model calls were paused not answered: ${errorMessage(error)}`)));
   let paused = false;
-  return {
+  let asks: SpendAsks | undefined;
+  const spending: GatewaySpending = {
     book,
     budgets,
     get paused() {
       return paused;
+    },
+    get asks() {
+      return asks;
     },
     async reserve(request, turn) {
       if (paused) throw new SpendingPausedError();
@@ -112,7 +123,7 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
         const spent = await book.spent(line.scope, line.period);
         if (spent < warnAt * line.cap) continue;
         // Once a period per cap: kept in the store, so a restart does not say it again.
-        const key = `budget-warned:${keySegment(line.scope)}:${periodOf(line.period, new Date())}`;
+        const key = `budget-warned:${keySegment(line.scope)}:${periodOf(line.period, now?.() ?? new Date())}`;
         if ((await store.get<unknown>(key)) === true) continue;
         await store.set(key, true);
         const whose = line.scope.startsWith('person ') ? 'You have' : 'This conversation has';
@@ -121,6 +132,8 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
       return undefined;
     },
   };
+  if (options.asks) asks = new SpendAsks({ store, spending, log, now, ...options.asks });
+  return spending;
 }
 
 /** The ops event of a gate's report (metrics count refusals and spend by kind of cap). */
