@@ -43,7 +43,7 @@ describe('spending caps (Telegram, through the gateway)', () => {
       telegram,
       gateway,
       admin.id,
-      `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC.`,
+      `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC. An admin has been asked to allow more.`,
       wait,
     );
     expect(refused).toBeDefined();
@@ -57,7 +57,7 @@ describe('spending caps (Telegram, through the gateway)', () => {
     gateway = await startGateway({ home: fakes.home, env: fakes.env([admin.id, other.id]) }, wait);
     const before = telegram.messages(admin.id).length;
     telegram.pushUpdate(telegram.textMessage({ chatId: admin.id, text: 'and now?', from: admin }));
-    const again = `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC.`;
+    const again = `Not answered: this conversation's spending cap of $1.00 a day is reached ($0.6300 spent, $0.00 in calls under way); it resets at ${tomorrow()} 00:00 UTC. An admin has been asked to allow more.`;
     await telegram.waitFor((fake) => fake.messages(admin.id).slice(before).find((message) => message.text === again), wait);
     expect(model.requests).toHaveLength(2);
   });

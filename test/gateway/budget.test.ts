@@ -170,7 +170,7 @@ describe('the kill switch', () => {
     const member = turnOf('telegram:group:-100', false);
     const admin = turnOf('telegram:dm:1', true, '1');
     expect(await budgetCommand(spending, 'pause', member)).toBe('Only an admin can pause or resume model calls.');
-    expect(await budgetCommand(spending, 'stop', admin)).toBe('Usage: /budget [pause | resume]');
+    expect(await budgetCommand(spending, 'stop', admin)).toBe('Usage: /budget [pause | resume | allow ID | raise ID | deny ID]');
     expect(spending.paused).toBe(false);
     let resumed = 0;
     spending.onResume(() => resumed++);
