@@ -34,7 +34,9 @@ export function failureReply(error: unknown): string {
     return `Sorry, I could not answer: ${reason}. ${advice}`;
   }
   if (error instanceof AgentError && error.category === 'CANCELLATION') return 'Stopped.';
-  // A spending cap: which one, what was spent, when it resets (see `budget/budget-gate.ts`).
-  if (error instanceof BudgetExhaustedError && typeof error.details['scope'] === 'string') return error.message;
+  // A spending cap: which one, what was spent, when it resets (see `budget/budget-gate.ts`); or why
+  // no cap could be checked, so nothing went out (on Workers: the spend object unreachable, the
+  // caps' variable invalid), written for the person with a `reason`.
+  if (error instanceof BudgetExhaustedError && (typeof error.details['scope'] === 'string' || typeof error.details['reason'] === 'string')) return error.message;
   return 'Sorry, something went wrong while answering. Please try again.';
 }

@@ -3,7 +3,8 @@
  * compaction, the session tree), its session kept in the conversation's object through the
  * project's `Store`, its model reached through the official SDK over `fetch`. What needs a
  * machine (the shell, workspace files, the browser, the desktop, subagents) is not offered, and
- * the system prompt says which tools there are because it lists only these.
+ * the system prompt says which tools there are because it lists only these. Its model calls pass
+ * the spending caps (`worker-spending.ts`).
  */
 import { Agent } from '../agent/agent.ts';
 import type { AgentResources } from '../agent/agent-options.ts';
@@ -13,6 +14,7 @@ import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import type { Store } from '../store/store.ts';
 import type { Tool } from '../tools/tool.ts';
+import { workerSpendGate } from './worker-spending.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** One model client per set of variables (an isolate's), shared by its conversations. */
@@ -56,6 +58,8 @@ export function createConversationAgent(options: ConversationAgentOptions): Agen
     sessionKey: options.sessionKey,
     tools: options.tools,
     resources: options.resources,
+    // Every model call is checked against the caps in the bot's spend object (refused if it is out of reach).
+    spend: workerSpendGate(options.env),
     // No approvals on Workers: a call a guardrail would ask about is refused.
   });
 }

@@ -42,6 +42,7 @@ import { memoryCommand, memoryViews } from '../gateway/memory-command.ts';
 import { fromWireMessage, toWireMessage, type WireMessage } from './wire-message.ts';
 import { workerCommand } from './worker-commands.ts';
 import { workerConfig } from './worker-config.ts';
+import { workerBudgetCommand } from './worker-spending.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** The gateway's parts one conversation keeps, over its object's storage. */
@@ -118,7 +119,13 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         admit: (entry) => this.#admit(entry),
         command: (entry, admin) =>
           entry.command
-            ? workerCommand(entry.command, { admin, scope: entry.scope }, { agent: () => this.#turnParts.agent(), approve: (code) => accessObject(env).approve(code), profile: this.#profileChoice, memory: (args) => this.#memory(args, entry, admin) })
+            ? workerCommand(entry.command, { admin, scope: entry.scope }, {
+                agent: () => this.#turnParts.agent(),
+                approve: (code) => accessObject(env).approve(code),
+                profile: this.#profileChoice,
+                memory: (args) => this.#memory(args, entry, admin),
+                budget: (args) => workerBudgetCommand(env, args, { sessionKey: entry.sessionKey, platform: entry.address.platform, senderId: entry.sender.id, admin, scheduled: false }),
+              })
             : Promise.resolve(undefined),
         turnTimeoutMs: config.turnTimeoutSeconds * 1000,
         // `OPERATOR_<PROVIDER>_NOTIFY_AFTER_SECONDS`, else `OPERATOR_MODEL_NOTIFY_AFTER_SECONDS`, else 15.

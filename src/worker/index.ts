@@ -1,4 +1,4 @@
-/** The Worker's entry: the hono app, and the Durable Object class it routes conversations to. */
+/** The Worker's entry: the hono app, and the Durable Object classes (conversations, access, spend). */
 import { Hono } from 'hono';
 import { discordInteractions } from './discord-interactions.ts';
 import { slackEvents } from './slack-events.ts';
@@ -8,6 +8,7 @@ import type { WorkerEnv } from './worker-env.ts';
 
 export { AccessObject } from './access-object.ts';
 export { ConversationObject } from './conversation-object.ts';
+export { SpendObject } from './spend-object.ts';
 export type { WorkerEnv } from './worker-env.ts';
 
 const app = new Hono<{ Bindings: WorkerEnv }>();

@@ -1,6 +1,6 @@
 /**
  * The chat commands a conversation answers itself on Workers. Who may use each, as on Node:
- * `/help` and `/status` anyone the bot talks with (they act on their own conversation only);
+ * `/help`, `/status` and `/budget` anyone the bot talks with (they act on their own conversation only);
  * `/new` and `/profile NAME` anyone in a direct conversation, admins in a group; `/memory` anyone,
  * changing what is theirs to change (see `src/gateway/memory-command.ts`); `/reload` and
  * `/pair CODE` admins only (configured in `OPERATOR_ADMINS`). (`/stop` is taken before a message is queued: the
@@ -19,6 +19,8 @@ export interface WorkerCommandContext {
   profile: ProfileChoice;
   /** `/memory ARGS` for the asker (see `src/gateway/memory-command.ts`). */
   memory(args: string): Promise<string>;
+  /** `/budget ARGS` for the asker: the spend against the caps here (see `worker-spending.ts`). */
+  budget(args: string): Promise<string>;
 }
 
 const help = [
@@ -28,6 +30,7 @@ const help = [
   '/status: the model and what this conversation has used',
   '/profile [NAME]: show or choose the persona (admins, in a group)',
   '/memory [mine | log | undo | forget N | keep N]: what I keep about you and this conversation, with sources',
+  '/budget: what is spent today against the spending caps here',
   '/reload: read the profiles, skills and knowledge again (admins)',
   '/pair CODE: let the person (or group) with this pairing code talk with me (admins)',
 ].join('\n');
@@ -52,6 +55,8 @@ export async function workerCommand(command: { name: string; args: string }, sea
       return profileCommand(command.args, seat, context.profile);
     case 'memory':
       return context.memory(command.args);
+    case 'budget':
+      return context.budget(command.args);
     case 'reload': {
       if (!admin) return 'Only an admin of this bot may reload.';
       const report = (await (await context.agent()).reload()) as { changed?: string[]; problems?: { file: string; message: string }[] } | undefined;

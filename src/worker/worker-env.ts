@@ -5,12 +5,18 @@
  */
 import type { AccessObject } from './access-object.ts';
 import type { ConversationObject } from './conversation-object.ts';
+import type { SpendObject } from './spend-object.ts';
 
 export interface WorkerEnv {
   /** One Durable Object per conversation (keyed by session key). */
   CONVERSATIONS: DurableObjectNamespace<ConversationObject>;
   /** The one object that decides who may talk to the bot (pairing). */
   ACCESS: DurableObjectNamespace<AccessObject>;
+  /**
+   * The one object that keeps what the bot spent against its caps (see `spend-object.ts`).
+   * Without it, or when it cannot be reached, every model call with a cap to check is refused.
+   */
+  SPEND: DurableObjectNamespace<SpendObject>;
   /** Profiles, skills and knowledge, uploaded by `operator deploy resources`. */
   RESOURCES?: KVNamespace;
   /**
@@ -32,6 +38,12 @@ export interface WorkerEnv {
   /** Which groups the bot answers in (as on Node): `approval` (default), `allowlist` or `open`. */
   OPERATOR_GROUP_POLICY?: string;
   OPERATOR_ADMINS?: string;
+  /**
+   * Spending caps: the JSON of `operator.json`'s `budgets` section (docs/budgets.md), e.g.
+   * `{"gateway":{"day":20},"person":{"day":2}}`; unset, the defaults. An invalid value refuses
+   * every model call until it is fixed (see `worker-budgets.ts`).
+   */
+  OPERATOR_BUDGETS?: string;
 
   /**
    * The web chat's login token (a secret: `wrangler secret put OPERATOR_WEB_TOKEN`, at least 16

@@ -3,8 +3,10 @@
  * `raise` and `deny ID` answering a spending cap's question where the platform has no buttons.
  */
 import type { TurnContext } from '../../tools/tool.ts';
+import type { BudgetsConfig } from '../config/budget-schema.ts';
 import { dollars, spendLines } from './budget-gate.ts';
 import type { GatewaySpending } from './gateway-spending.ts';
+import type { SpendLine } from './spend-book.ts';
 
 /** Answers to a spending cap's question, by the word `/budget` takes. */
 const answers = { allow: 'once', raise: 'raise', deny: 'deny' } as const;
@@ -29,11 +31,20 @@ export async function budgetCommand(spending: GatewaySpending, args: string, tur
 
 /** `/budget`: what is spent today against the caps of `turn`'s seat (the gateway's for admins). */
 export async function budgetReport(spending: GatewaySpending, turn: TurnContext): Promise<string> {
-  const budgets = spending.budgets(turn.profile);
+  return spendReport(spending.budgets(turn.profile), turn, (lines) => Promise.all(lines.map((line) => spending.book.spent(line.scope, line.period))));
+}
+
+/**
+ * The lines of `/budget` for `turn` under `budgets`, with `spent` reading what each line shows has
+ * spent this period (from the gateway's book, or on Workers from the bot's spend object in one
+ * request).
+ */
+export async function spendReport(budgets: BudgetsConfig, turn: TurnContext, spent: (lines: readonly SpendLine[]) => Promise<number[]>): Promise<string> {
   const lines = spendLines(budgets, turn);
   const shown = turn.admin ? lines : lines.filter((line) => line.scope !== 'gateway');
+  if (shown.length === 0) return 'No spending cap applies here (see docs/budgets.md).';
   const words = (scope: string) => (scope === 'gateway' ? 'the gateway' : scope.startsWith('person ') ? `you (${scope.slice(7)})` : 'this conversation');
-  const rows = await Promise.all(shown.map(async (line) => `- ${words(line.scope)}: ${dollars(await spending.book.spent(line.scope, line.period))} of ${dollars(line.cap)} this ${line.period}`));
-  if (rows.length === 0) return 'No spending cap applies here (see docs/budgets.md).';
+  const amounts = await spent(shown);
+  const rows = shown.map((line, index) => `- ${words(line.scope)}: ${dollars(amounts[index] ?? 0)} of ${dollars(line.cap)} this ${line.period}`);
   return ['Spending (UTC):', ...rows].join('\n');
 }

@@ -16,6 +16,12 @@ import { isDirectChannel } from '../../resources/memory-layers.ts';
 import { defaultBudgets, type BudgetsConfig } from '../config/budget-schema.ts';
 import type { SpendBook, SpendLine, SpendPeriod, SpendRefusal } from './spend-book.ts';
 
+/**
+ * What the gate reserves on: the gateway's {@link SpendBook}, or on Workers the bot's spend object
+ * reached over RPC (`src/worker/worker-spending.ts`), which keeps a book of its own.
+ */
+export type SpendLedger = Pick<SpendBook, 'reserve'>;
+
 /** The providers' cap on a default `max_tokens` from the catalog (see `anthropic-request.ts`). */
 const defaultMaxTokensCap = 32_000;
 
@@ -93,7 +99,7 @@ export interface BudgetGateOptions {
 }
 
 /** The gateway's gate over `book`, with the caps of `budgets`. */
-export function budgetGate(book: SpendBook, budgets: (profile?: string) => BudgetsConfig, options: BudgetGateOptions = {}): SpendGate {
+export function budgetGate(book: SpendLedger, budgets: (profile?: string) => BudgetsConfig, options: BudgetGateOptions = {}): SpendGate {
   const now = options.now ?? (() => new Date());
   return {
     async reserve(request, turn): Promise<SpendTicket> {
