@@ -26,8 +26,7 @@ export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined
   if (budgets.gateway.day !== undefined) lines.push({ scope: 'gateway', period: 'day', cap: budgets.gateway.day });
   if (budgets.gateway.month !== undefined) lines.push({ scope: 'gateway', period: 'month', cap: budgets.gateway.month });
   if (!turn) return lines;
-  const group = !isDirectChannel(turn.sessionKey);
-  const conversationCap = budgets.conversation.day ?? (group ? defaultBudgets.groupDay : undefined);
+  const conversationCap = conversationDayCap(budgets, turn.sessionKey);
   if (conversationCap !== undefined) lines.push({ scope: `conversation ${turn.sessionKey}`, period: 'day', cap: conversationCap });
   // Admins have no person cap: the gateway's caps bound them.
   if (!turn.admin) lines.push({ scope: `person ${turn.platform}:${turn.senderId}`, period: 'day', cap: budgets.person.day ?? defaultBudgets.personDay });
@@ -37,6 +36,11 @@ export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined
   }
   if (turn.pipelineRun !== undefined && budgets.pipelineRun.run !== undefined) lines.push({ scope: `pipeline run ${turn.pipelineRun}`, period: 'run', cap: budgets.pipelineRun.run });
   return lines;
+}
+
+/** The daily cap of the conversation `sessionKey`: as configured, else the default for a group; undefined for none. */
+export function conversationDayCap(budgets: BudgetsConfig, sessionKey: string): number | undefined {
+  return budgets.conversation.day ?? (isDirectChannel(sessionKey) ? undefined : defaultBudgets.groupDay);
 }
 
 /**
