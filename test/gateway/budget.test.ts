@@ -12,6 +12,7 @@ import { budgetGate, countedLines, refusalText, spendLines, worstCaseCost, type 
 import { budgetCommand, budgetReport } from '../../src/gateway/budget/budget-command.ts';
 import { gatewaySpendGate, SpendingPausedError } from '../../src/gateway/budget/gateway-spending.ts';
 import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
+import { overviewText, spendingOverview } from '../../src/gateway/budget/spending-overview.ts';
 import { budgetsFor, budgetsSchema, profileBudgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
@@ -172,6 +173,36 @@ describe("the gateway's own spend", () => {
       { scope: 'gateway', period: 'day', cap: 1 },
       { scope: 'gateway', period: 'month', cap: Number.POSITIVE_INFINITY },
     ]);
+  });
+});
+
+describe('the spending overview (operator budget status, the console)', () => {
+  it('says whether calls are paused, what the gateway spent, and the caps in force with the defaults and profiles named', async () => {
+    const store = createStore({ driver: 'memory' });
+    const budgets = budgetsSchema.parse({ gateway: { day: 50, month: 500 }, conversation: { day: 4 }, job: { run: 1, day: 3 }, pipelineRun: { run: 2 } });
+    const team = profileBudgetsSchema.parse({ person: { day: 0.5 } });
+    const spending = gatewaySpendGate({ store, budgets: (profile) => (profile === 'team' ? budgetsFor(budgets, team) : budgets), log });
+    const ticket = await spending.reserve(request(1_000), turnOf('telegram:dm:1', true, '1'));
+    ticket.settle({ input: 100_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
+    await spending.pause();
+    const now = new Date();
+    const overview = await spendingOverview(spending, ['team'], now);
+    expect(overview).toMatchObject({ paused: true, day: now.toISOString().slice(0, 10), month: now.toISOString().slice(0, 7), uncapped: ['admins as persons'] });
+    expect(overviewText(overview)).toBe(
+      [
+        'Model calls are paused: messages wait until they resume (operator budget resume, or /budget resume in a chat).',
+        `The gateway spent $0.3150 today (${overview.day}) and $0.3150 this month (${overview.month}), UTC.`,
+        'Caps in force:',
+        '- the gateway: $50.00 a day, $500.00 a month',
+        '- each conversation: $4.00 a day',
+        '- each person who is not an admin: $1.00 a day (default)',
+        '- each run of a scheduled job: $1.00 a run',
+        '- each scheduled job: $3.00 a day',
+        '- each pipeline run: $2.00 a run',
+        '- each person of profile team who is not an admin: $0.5000 a day',
+        'No cap: admins as persons.',
+      ].join('\n'),
+    );
   });
 });
 
