@@ -47,6 +47,11 @@ const commands: Record<string, Command> = {
     usage: async () => (await import('./schedule-command.ts')).scheduleUsage,
     run: async (args) => (await import('./schedule-command.ts')).runScheduleCommand(args),
   },
+  budget: {
+    summary: 'Pause or resume every model call, or show what the gateway spent and the spending caps (through the running gateway, if any)',
+    usage: async () => (await import('./budget-command.ts')).budgetUsage,
+    run: async (args) => (await import('./budget-command.ts')).runBudgetCommand(args),
+  },
   pipeline: {
     summary: 'Run, validate, resume or list pipelines (multi-step work as DOT graphs)',
     usage: async () => (await import('./pipeline-command.ts')).pipelineUsage,

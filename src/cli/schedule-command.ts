@@ -6,15 +6,15 @@
  */
 import { loadConfig } from '../gateway/config/index.ts';
 import { scheduleControlPath } from '../gateway/control/control-route.ts';
-import { isProcessRunning, readControlFile } from '../gateway/control/control-file.ts';
 import { boundProfile } from '../gateway/conversations.ts';
 import { KnownConversations } from '../gateway/known-conversations.ts';
 import { applyScheduleRequest, cliActor, findTarget, schedulerSettings, type ScheduleReply, type ScheduleRequest } from '../gateway/schedule-control.ts';
-import { Scheduler } from '../gateway/scheduler/index.ts';
+import { Scheduler, type Job } from '../gateway/scheduler/index.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { assertProfile } from '../runtime/profile-check.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
+import { sendToGateway } from './gateway-request.ts';
 
 /** The usage text of `operator schedule`. */
 export const scheduleUsage = [
@@ -40,13 +40,11 @@ export const scheduleUsage = [
   'Works on the running gateway when there is one, else on the store (OPERATOR_HOME, OPERATOR_STORE).',
 ].join('\n');
 
-/** How long the gateway gets to answer. */
-const requestTimeoutMs = 30_000;
-
 /** Runs `operator schedule <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runScheduleCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = parseScheduleArgs(args);
-  let reply = await sendToGateway(parsed.request, env);
+  const answer = await sendToGateway(scheduleControlPath, parsed.request, env);
+  let reply: ScheduleReply | undefined = answer && { ok: answer.ok, text: answer.text, jobs: Array.isArray(answer.jobs) ? (answer.jobs as Job[]) : [] };
   if (!reply) {
     reply = await applyToStore(parsed.request, env);
     if (reply.ok && parsed.request.action !== 'list') process.stderr.write('No gateway is running: the store was changed directly, and the gateway takes it up when it starts.\n');
@@ -105,32 +103,6 @@ export function parseScheduleArgs(args: string[]): { request: ScheduleRequest; j
     default:
       throw new UsageError(subcommand === undefined ? 'operator schedule needs a subcommand' : `unknown subcommand "${subcommand}"`);
   }
-}
-
-/**
- * Sends the request to the running gateway; undefined when none runs (no control file, its
- * process is gone, or nothing listens at its address any more: the pid was reused).
- */
-async function sendToGateway(request: ScheduleRequest, env: NodeJS.ProcessEnv): Promise<ScheduleReply | undefined> {
-  const file = await readControlFile(operatorHome(env));
-  if (!file || !isProcessRunning(file.pid)) return undefined;
-  let response: Response;
-  try {
-    response = await fetch(`${file.url}${scheduleControlPath}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${file.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(request),
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-  } catch (error) {
-    if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined;
-    throw new Error(`the gateway (pid ${file.pid}) did not answer at ${file.url}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  const body = (await response.json().catch(() => ({}))) as Partial<ScheduleReply> & { error?: string };
-  if (!response.ok || typeof body.text !== 'string') {
-    throw new Error(`the gateway (pid ${file.pid}) refused the request (HTTP ${response.status}): ${body.error ?? 'no reason given'}`);
-  }
-  return { ok: body.ok === true, text: body.text, jobs: body.jobs ?? [] };
 }
 
 /** Applies the request to the store directly: no gateway runs, so nothing else changes the jobs meanwhile. */

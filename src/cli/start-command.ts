@@ -17,10 +17,11 @@ import { createWebChannel } from '../channels/web/index.ts';
 import { describeBrowserSetup } from '../browser/find-chromium.ts';
 import { describeDesktopSetup } from '../desktop/desktop-setup.ts';
 import { browserConfigOf, desktopConfigOf, loadConfig, modelTimeoutEnv, reasoningEffortsOf, type GatewayConfig } from '../gateway/config/index.ts';
-import { createControlRoute } from '../gateway/control/control-route.ts';
+import { createControlRoutes } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
 import { gatewayScheduleControl } from '../gateway/schedule-control.ts';
+import { gatewayBudgetControl } from '../gateway/budget/budget-control.ts';
 import { warmGate } from '../gateway/warm-gate.ts';
 import { edgeBanner, loadWebToken, localGatewayUrl, networkEdge, resolveExposure, webChatUrl, webhookSources } from '../gateway/http/index.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
@@ -107,7 +108,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     reasoningEfforts: reasoningEffortsOf(config),
   });
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
-  // `operator schedule` reaches this gateway with the token it finds in OPERATOR_HOME/gateway.json.
+  // `operator schedule` and `operator budget` reach this gateway with the token they find in OPERATOR_HOME/gateway.json.
   const token = newControlToken();
   // The admin console (src/gateway/admin): its token is read or made now; the console loads on the first /admin request.
   const adminToken = await loadAdminToken(env, operatorHome(env));
@@ -122,11 +123,11 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // Without a login the web chat is reachable from this machine alone: the owner's seat.
   const gateway = new Gateway({ runtime, config, adapters, ops, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });
   let state: GatewayState = 'starting';
-  const control = createControlRoute({ token, ready: () => state === 'ready', control: () => gatewayScheduleControl(gateway), log: gateway.log });
+  const control = createControlRoutes({ token, ready: () => state === 'ready', control: () => gatewayScheduleControl(gateway), budget: () => gatewayBudgetControl(gateway), log: gateway.log });
   const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
   const metricsRoute = createMetricsRoute({ metrics, tokens: () => [env.OPERATOR_METRICS_TOKEN?.trim(), adminToken.token], log: gateway.log });
   const admin = adminRoutes({ gateway, token: adminToken.token, ready: () => state === 'ready', secrets: [token, webToken?.token ?? ''] });
-  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [control, metricsRoute, ...admin], edge);
+  const app = createGatewayApp(adapters, () => ({ state, channels: [...gateway.adapters.keys()], liveSessions: gateway.conversations.size, ...gateway.health.summary() }), [...control, metricsRoute, ...admin], edge);
   const host = config.host.replace(/^\[(.*)\]$/, '$1');
   const server = await listen(app, config.port, host).catch(async (error: unknown) => {
     await runtime.close();
@@ -146,7 +147,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   }
   state = 'ready';
   await writeControlFile(runtime.home, { pid: process.pid, url: localGatewayUrl(host, server.port), token, startedAt: Date.now() }).catch((error: unknown) =>
-    process.stderr.write(`operator: could not write ${runtime.home}/gateway.json, so \`operator schedule\` cannot reach this gateway: ${errorMessage(error)}\n`),
+    process.stderr.write(`operator: could not write ${runtime.home}/gateway.json, so \`operator schedule\` and \`operator budget\` cannot reach this gateway: ${errorMessage(error)}\n`),
   );
   // What the first replies need loads now, in the background; a failure shows on first use.
   releaseWarmUps();

@@ -25,7 +25,7 @@ export const bodyLimits = {
    * a slash command (a form). Slack's own messages are at most 40,000 characters.
    */
   slackWebhook: mebibyte,
-  /** `POST /control/schedule`: the command line's schedule requests (JSON, a prompt and a time). */
+  /** `POST /control/*`: the command line's requests (`operator schedule`: JSON, a prompt and a time; `operator budget`). */
   control: mebibyte,
   /**
    * `POST /web/messages` and `POST /web/actions`: the web chat's JSON. A message is at most

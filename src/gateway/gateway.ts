@@ -14,7 +14,7 @@ import { handleMembership } from './access/handle-membership.ts';
 import { ToolGrants } from './access/tool-grants.ts';
 import { loadChatGrants } from './access/chat-grants.ts';
 import { gatewaySpendGate, spendEvent, type GatewaySpending } from './budget/gateway-spending.ts';
-import { budgetsFor } from './config/budget-schema.ts';
+import { configuredBudgets } from './config/budget-schema.ts';
 import { denyApprovals, gatewayApprovals, type GatewayApprovals } from './approvals.ts';
 import { handleButtonPress } from './button-press.ts';
 import { within } from '../core/within.ts';
@@ -195,7 +195,7 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: (profile) => budgetsFor(this.config.budgets, profile === undefined ? undefined : this.config.profileSettings[profile]?.budgets), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)), asks: { copies: this.approvals.copies, resubmit: (message) => this.handleMessage(this.adapters.get(message.address.platform)!, message), tell: (address, text) => this.#sendDirect(this.adapters.get(address.platform), address, text) } })),
+      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: configuredBudgets(this.config), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)), asks: { copies: this.approvals.copies, resubmit: (message) => this.handleMessage(this.adapters.get(message.address.platform)!, message), tell: (address, text) => this.#sendDirect(this.adapters.get(address.platform), address, text) } })),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),

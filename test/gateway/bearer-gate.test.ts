@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RouteConnection } from '../../src/channels/types.ts';
-import { createControlRoute } from '../../src/gateway/control/control-route.ts';
+import { createControlRoutes, scheduleControlPath } from '../../src/gateway/control/control-route.ts';
 import { LoginRateLimiter } from '../../src/gateway/http/login-rate-limiter.ts';
 import { createMetricsRoute } from '../../src/gateway/ops/metrics-route.ts';
 import { OpsMetrics } from '../../src/gateway/ops/ops-metrics.ts';
@@ -26,9 +26,14 @@ function metricsRoute(log: string[]) {
     route.handler(new Request('http://localhost/metrics', { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }), connection);
 }
 
+/** No request of these tests reaches the spending: each is refused before (its token, or its body `{}`). */
+function noBudget(): never {
+  throw new Error('no request in this test gets this far');
+}
+
 function controlRoute(log: string[]) {
   const control = { list: () => [] } as unknown as ScheduleControl;
-  const route = createControlRoute({ token: controlToken, ready: () => true, control: () => control, log: (line) => log.push(line) });
+  const route = createControlRoutes({ token: controlToken, ready: () => true, control: () => control, budget: noBudget, log: (line) => log.push(line) }).find((candidate) => candidate.path === scheduleControlPath)!;
   return (token: string, connection = attacker) =>
     route.handler(new Request('http://localhost/control/schedule', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }), connection);
 }
@@ -82,7 +87,7 @@ describe('the bearer checks of /metrics and /control', () => {
 
   it('/control/schedule: refuses to be made with a control token shorter than 16 characters', () => {
     const control = { list: () => [] } as unknown as ScheduleControl;
-    expect(() => createControlRoute({ token: 'short-token', ready: () => true, control: () => control, log: () => undefined })).toThrow(/the control token is not valid \(expected at least 16 characters\)/);
+    expect(() => createControlRoutes({ token: 'short-token', ready: () => true, control: () => control, budget: noBudget, log: () => undefined })).toThrow(/the control token is not valid \(expected at least 16 characters\)/);
   });
 });
 

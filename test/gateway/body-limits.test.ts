@@ -14,7 +14,7 @@ import { createTelegramChannel } from '../../src/channels/telegram/index.ts';
 import type { ChannelAdapter, ChannelHandlers, InboundMessage } from '../../src/channels/types.ts';
 import { createWebChannel } from '../../src/channels/web/index.ts';
 import { bodyLimits } from '../../src/core/body-limits.ts';
-import { createControlRoute } from '../../src/gateway/control/control-route.ts';
+import { createControlRoutes } from '../../src/gateway/control/control-route.ts';
 import { webLogin } from '../../src/gateway/http/web-login.ts';
 import { createGatewayApp } from '../../src/gateway/server.ts';
 import { encodeRequest, signature } from '../fakes/fake-slack-events.ts';
@@ -82,15 +82,18 @@ beforeAll(async () => {
   ];
   const handlers: ChannelHandlers = { onMessage: async (message) => void messages.push(message), onAction: async () => undefined };
   for (const adapter of adapters) await adapter.start(handlers);
-  const control = createControlRoute({
+  const control = createControlRoutes({
     token: controlToken,
     ready: () => true,
     control: () => {
       throw new Error('no request in this test gets this far');
     },
+    budget: () => {
+      throw new Error('no request in this test gets this far');
+    },
     log,
   });
-  app = createGatewayApp(adapters, () => ({ state: 'ready', channels: [], liveSessions: 0 }), [control], [webLogin({ token: webToken, port })]);
+  app = createGatewayApp(adapters, () => ({ state: 'ready', channels: [], liveSessions: 0 }), [...control], [webLogin({ token: webToken, port })]);
   const login = await app.request('/web/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: webToken }) });
   expect(login.status).toBe(200);
   cookie = login.headers.get('set-cookie')!.split(';')[0]!;
@@ -167,10 +170,10 @@ describe('the Slack route', () => {
   });
 });
 
-describe('the control route', () => {
-  it('checks the token before reading a byte (401), then stops at its limit (413)', async () => {
-    expect(await postHuge('/control/schedule', { authorization: 'Bearer wrong' })).toMatchObject({ status: 401, pulled: 0 });
-    expectStoppedAt(await postHuge('/control/schedule', { authorization: `Bearer ${controlToken}` }), bodyLimits.control);
+describe('the control routes', () => {
+  it.each(['/control/schedule', '/control/budget'])('%s checks the token before reading a byte (401), then stops at its limit (413)', async (path) => {
+    expect(await postHuge(path, { authorization: 'Bearer wrong' })).toMatchObject({ status: 401, pulled: 0 });
+    expectStoppedAt(await postHuge(path, { authorization: `Bearer ${controlToken}` }), bodyLimits.control);
   });
 });
 

@@ -2,16 +2,17 @@
  * Spending caps: which caps a call counts for (the defaults: a person who is not an admin 1 a day,
  * a group 5 a day), its worst case, and the spend book: a call goes out only if every cap has room
  * for its worst case, concurrent calls never overshoot, settled spend is kept across a restart and
- * a new UTC day starts at zero.
+ * a new UTC day starts at zero. The gateway's own day and month are counted even without a cap.
  */
 import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelRequest } from '../../src/llm/types.ts';
-import { budgetGate, refusalText, spendLines, worstCaseCost } from '../../src/gateway/budget/budget-gate.ts';
+import { budgetGate, countedLines, refusalText, spendLines, worstCaseCost, type SpendReport } from '../../src/gateway/budget/budget-gate.ts';
 import { budgetCommand, budgetReport } from '../../src/gateway/budget/budget-command.ts';
 import { gatewaySpendGate, SpendingPausedError } from '../../src/gateway/budget/gateway-spending.ts';
 import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
+import { overviewText, spendingOverview } from '../../src/gateway/budget/spending-overview.ts';
 import { budgetsFor, budgetsSchema, profileBudgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
@@ -143,6 +144,64 @@ describe('the gate', () => {
     await expect(gate.reserve({ ...request(1_000), model: 'no-such-model' }, turn)).resolves.toBeDefined();
     expect(refusalText({ line: { scope: 'gateway', period: 'month', cap: 500 }, spent: 500, reserved: 0 }, new Date('2026-11-30T10:00:00Z'))).toBe(
       "the gateway's spending cap of $500.00 a month is reached ($500.00 spent, $0.00 in calls under way); it resets at 2026-12-01 00:00 UTC.",
+    );
+  });
+});
+
+describe("the gateway's own spend", () => {
+  it('is counted per day and month without a gateway cap, and never refuses a call', async () => {
+    const store = createStore({ driver: 'memory' });
+    const now = () => new Date('2026-11-30T10:00:00Z');
+    const book = new SpendBook({ store, log, now });
+    const reports: SpendReport[] = [];
+    // An admin in a direct conversation with no cap set: before, nothing was counted at all.
+    const gate = budgetGate(book, () => none, { now, report: (report) => reports.push(report) });
+    for (let call = 0; call < 3; call++) {
+      const ticket = await gate.reserve(request(), turnOf('telegram:dm:1', true, '1'));
+      ticket.settle({ input: 100_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
+    }
+    expect(await book.spent('gateway', 'day')).toBeCloseTo(3 * 0.315);
+    expect(await book.spent('gateway', 'month')).toBeCloseTo(3 * 0.315);
+    expect(reports).toEqual(Array.from({ length: 3 }, () => ({ type: 'spent', scopes: ['gateway'], costUsd: expect.closeTo(0.315) })));
+    // Kept in the store, where `operator budget status` reads it with no gateway running.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await new SpendBook({ store, log, now }).spent('gateway', 'month')).toBeCloseTo(3 * 0.315);
+    // A configured gateway cap is counted once, as itself.
+    const capped = budgetGate(book, () => budgetsSchema.parse({ gateway: { day: 1 } }), { now });
+    await expect(capped.reserve(request(), turnOf('telegram:dm:1', true, '1'))).rejects.toBeInstanceOf(BudgetExhaustedError);
+    expect(countedLines(spendLines(budgetsSchema.parse({ gateway: { day: 1 } }), undefined))).toEqual([
+      { scope: 'gateway', period: 'day', cap: 1 },
+      { scope: 'gateway', period: 'month', cap: Number.POSITIVE_INFINITY },
+    ]);
+  });
+});
+
+describe('the spending overview (operator budget status, the console)', () => {
+  it('says whether calls are paused, what the gateway spent, and the caps in force with the defaults and profiles named', async () => {
+    const store = createStore({ driver: 'memory' });
+    const budgets = budgetsSchema.parse({ gateway: { day: 50, month: 500 }, conversation: { day: 4 }, job: { run: 1, day: 3 }, pipelineRun: { run: 2 } });
+    const team = profileBudgetsSchema.parse({ person: { day: 0.5 } });
+    const spending = gatewaySpendGate({ store, budgets: (profile) => (profile === 'team' ? budgetsFor(budgets, team) : budgets), log });
+    const ticket = await spending.reserve(request(1_000), turnOf('telegram:dm:1', true, '1'));
+    ticket.settle({ input: 100_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
+    await spending.pause();
+    const now = new Date();
+    const overview = await spendingOverview(spending, ['team'], now);
+    expect(overview).toMatchObject({ paused: true, day: now.toISOString().slice(0, 10), month: now.toISOString().slice(0, 7), uncapped: ['admins as persons'] });
+    expect(overviewText(overview)).toBe(
+      [
+        'Model calls are paused: messages wait until they resume (operator budget resume, or /budget resume in a chat).',
+        `The gateway spent $0.3150 today (${overview.day}) and $0.3150 this month (${overview.month}), UTC.`,
+        'Caps in force:',
+        '- the gateway: $50.00 a day, $500.00 a month',
+        '- each conversation: $4.00 a day',
+        '- each person who is not an admin: $1.00 a day (default)',
+        '- each run of a scheduled job: $1.00 a run',
+        '- each scheduled job: $3.00 a day',
+        '- each pipeline run: $2.00 a run',
+        '- each person of profile team who is not an admin: $0.5000 a day',
+        'No cap: admins as persons.',
+      ].join('\n'),
     );
   });
 });

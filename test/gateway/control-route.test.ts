@@ -1,8 +1,9 @@
 /**
- * The schedule control route (`POST /control/schedule`), called directly and through the
- * gateway's hono app, over a real scheduler and real known conversations: the bearer token is
- * required, a gateway that is not ready answers 503, bodies that are not a request answer 400 and
- * no answer repeats the token. Also the control file (`gateway.json`): written, read, removed and
+ * The control routes, called directly and through the gateway's hono app: the schedule route
+ * (`POST /control/schedule`) over a real scheduler and real known conversations, the budget route
+ * (`POST /control/budget`) over the gateway's real spending on a memory store. The bearer token is
+ * required (wrong ones counted once for both routes), a gateway that is not ready answers 503,
+ * bodies that are not a request answer 400 and no answer repeats the token. Also the control file (`gateway.json`): written, read, removed and
  * recognised as stale by its pid.
  */
 import { spawn } from 'node:child_process';
@@ -14,7 +15,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelRoute } from '../../src/channels/types.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { controlFilePath, isProcessRunning, newControlToken, readControlFile, removeControlFile, writeControlFile, type ControlFile } from '../../src/gateway/control/control-file.ts';
-import { createControlRoute, scheduleControlPath } from '../../src/gateway/control/control-route.ts';
+import { budgetControlPath, createControlRoutes, scheduleControlPath } from '../../src/gateway/control/control-route.ts';
+import { gatewaySpendGate, type GatewaySpending } from '../../src/gateway/budget/gateway-spending.ts';
+import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
+import { LoginRateLimiter } from '../../src/gateway/http/login-rate-limiter.ts';
 import { KnownConversations } from '../../src/gateway/known-conversations.ts';
 import { findTarget, type ScheduleControl } from '../../src/gateway/schedule-control.ts';
 import { Scheduler } from '../../src/gateway/scheduler/index.ts';
@@ -29,6 +33,9 @@ const token = 'Zm9vYmFyLXNlY3JldC10b2tlbi0xMjM0NTY3ODkwYWJjZGVm';
 let ready: boolean;
 let control: ScheduleControl;
 let route: ChannelRoute;
+let budgetRoute: ChannelRoute;
+let spending: GatewaySpending;
+let resumed: number;
 let logged: string[];
 
 beforeEach(async () => {
@@ -54,7 +61,12 @@ beforeEach(async () => {
     now: () => start,
   };
   logged = [];
-  route = createControlRoute({ token, ready: () => ready, control: () => control, log: (line) => logged.push(line) });
+  spending = gatewaySpendGate({ store, budgets: () => budgetsSchema.parse({ gateway: { day: 50 } }), log: (line) => logged.push(line) });
+  resumed = 0;
+  spending.onResume(() => resumed++);
+  const routes = createControlRoutes({ token, ready: () => ready, control: () => control, budget: () => ({ spending, profiles: [] }), log: (line) => logged.push(line) });
+  route = routes.find((candidate) => candidate.path === scheduleControlPath)!;
+  budgetRoute = routes.find((candidate) => candidate.path === budgetControlPath)!;
 });
 
 /** A request to the route; `authorization` null sends none. */
@@ -70,7 +82,7 @@ async function send(body: unknown, authorization?: string): Promise<{ status: nu
   return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
 }
 
-describe('createControlRoute', () => {
+describe('createControlRoutes', () => {
   it('is a POST route at /control/schedule', () => {
     expect(route).toMatchObject({ method: 'POST', path: '/control/schedule' });
   });
@@ -176,9 +188,82 @@ describe('createControlRoute', () => {
   });
 });
 
-describe('createControlRoute mounted on the gateway app', () => {
+describe('the budget control route (POST /control/budget)', () => {
+  async function sendBudget(body: unknown, authorization: string | null = `Bearer ${token}`, connection = { clientAddress: '127.0.0.1', https: false }) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (authorization !== null) headers.authorization = authorization;
+    const response = await budgetRoute.handler(new Request(`http://127.0.0.1${budgetControlPath}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }), connection);
+    const text = await response.text();
+    return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
+  }
+
+  it('pauses and resumes the spending it was given, telling its listeners (the waiting messages) on resume', async () => {
+    const paused = await sendBudget({ action: 'pause' });
+    expect(paused.status).toBe(200);
+    expect(paused.json).toMatchObject({ ok: true, text: expect.stringMatching(/^Paused all model calls: running turns stop at their next call/), overview: { paused: true } });
+    expect(spending.paused).toBe(true);
+    expect((await sendBudget({ action: 'pause' })).json.text).toBe('Model calls were paused already.');
+    const going = await sendBudget({ action: 'resume' });
+    expect(going.json).toMatchObject({ ok: true, text: 'Model calls go on; the messages that waited are answered now.', overview: { paused: false } });
+    expect(spending.paused).toBe(false);
+    expect(resumed).toBe(1);
+    expect((await sendBudget({ action: 'resume' })).json.text).toBe('Model calls are not paused: nothing to resume.');
+    expect(resumed).toBe(1);
+  });
+
+  it('answers status with the caps in force and what the gateway spent', async () => {
+    const status = await sendBudget({ action: 'status' });
+    expect(status.status).toBe(200);
+    expect(status.json.text).toMatch(/^Model calls go on\.\nThe gateway spent \$0\.00 today \(\d{4}-\d\d-\d\d\) and \$0\.00 this month/);
+    expect(status.json.text).toContain('- the gateway: $50.00 a day');
+    expect(status.json.overview).toMatchObject({ paused: false, spent: { day: 0, month: 0 }, caps: expect.arrayContaining([{ applies: 'the gateway', period: 'day', usd: 50, default: false }]) });
+  });
+
+  it('refuses a stranger (no token, a wrong one) with 401, without changing anything', async () => {
+    expect((await sendBudget({ action: 'pause' }, null)).status).toBe(401);
+    const wrong = await sendBudget({ action: 'pause' }, `Bearer ${token.slice(0, -1)}X`, { clientAddress: '203.0.113.9', https: false });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json).toEqual({ error: 'unauthorized' });
+    expect(spending.paused).toBe(false);
+  });
+
+  it.each([
+    ['a body that is not JSON', 'pause', 'the body must be JSON'],
+    ['an unknown action', { action: 'stop' }, /^invalid request: action: /],
+    ['an extra field', { action: 'pause', token }, /^invalid request: body: .*token/],
+    ['no action', {}, /^invalid request: action: /],
+  ])('refuses %s with 400 and a message, never repeating the token', async (_case, body, error) => {
+    const reply = await sendBudget(body);
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toMatch(error);
+    expect(reply.text).not.toContain(token);
+    expect(spending.paused).toBe(false);
+  });
+
+  it('answers 503 while the gateway is not ready', async () => {
+    ready = false;
+    const reply = await sendBudget({ action: 'pause' });
+    expect(reply.status).toBe(503);
+    expect(spending.paused).toBe(false);
+  });
+
+  it('counts wrong tokens at either control route together: one token opens both', async () => {
+    const limiter = new LoginRateLimiter();
+    const [schedule, budget] = createControlRoutes({ token, limiter, ready: () => true, control: () => control, budget: () => ({ spending, profiles: [] }), log: (line) => logged.push(line) });
+    const guess = (at: ChannelRoute, path: string) =>
+      at.handler(new Request(`http://127.0.0.1${path}`, { method: 'POST', headers: { authorization: 'Bearer wrong-guess' }, body: '{}' }), { clientAddress: '198.51.100.7', https: false });
+    for (let attempt = 0; attempt < 4; attempt++) expect((await guess(schedule!, scheduleControlPath)).status).toBe(401);
+    expect((await guess(budget!, budgetControlPath)).status).toBe(429);
+    const right = await budget!.handler(new Request(`http://127.0.0.1${budgetControlPath}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ action: 'pause' }) }), { clientAddress: '198.51.100.7', https: false });
+    expect(right.status).toBe(429);
+    expect(spending.paused).toBe(false);
+    expect(logged.join('\n')).not.toContain(token);
+  });
+});
+
+describe('createControlRoutes mounted on the gateway app', () => {
   function app() {
-    return createGatewayApp([], () => ({ state: 'ready', channels: [], liveSessions: 0 }), [route]);
+    return createGatewayApp([], () => ({ state: 'ready', channels: [], liveSessions: 0 }), [route, budgetRoute]);
   }
 
   it('answers a request with the token with the reply', async () => {
@@ -198,6 +283,16 @@ describe('createControlRoute mounted on the gateway app', () => {
     const response = await app().request(scheduleControlPath, { method: 'POST', body: JSON.stringify({ action: 'list' }) });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ error: 'unauthorized' });
+  });
+
+  it('pauses the spending through /control/budget with the token, and refuses it without', async () => {
+    const refused = await app().request(budgetControlPath, { method: 'POST', body: JSON.stringify({ action: 'pause' }) });
+    expect(refused.status).toBe(401);
+    expect(spending.paused).toBe(false);
+    const response = await app().request(budgetControlPath, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ action: 'pause' }) });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { overview: { paused: boolean } }).overview.paused).toBe(true);
+    expect(spending.paused).toBe(true);
   });
 
   it('answers 404 to a GET of the control path', async () => {

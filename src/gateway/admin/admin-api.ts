@@ -11,6 +11,9 @@
  * - `POST settings {key, profile?, model?, think?, tools?}`: a conversation's settings, as an admin's
  *   `/config` there (see `settings-actions.ts`); `GET conversation` shows them;
  * - `GET usage?days=`: usage per day, profile and conversation, with charts;
+ * - `GET spending`, `POST spending {action: pause|resume}`: the gateway's spending and its kill
+ *   switch, as `operator budget status|pause|resume` (see `spending-actions.ts`); `GET
+ *   conversation` shows the conversation's spend today;
  * - `GET events`: the live feed (Server-Sent Events).
  *
  * Bodies are JSON, checked here (zod at the edge); changes answer `{ ok, text }` in the words of
@@ -27,6 +30,7 @@ import { changePairing, listPairing } from './pairing-actions.ts';
 import type { ProfileReports } from './profile-actions.ts';
 import { conversationMemory } from './memory-view.ts';
 import { changeSettings, conversationSettings, settingsChange } from './settings-actions.ts';
+import { changeSpending, conversationSpending, spendingChange, spendingView } from './spending-actions.ts';
 import { describePrompt } from './prompt-parts.ts';
 import { currentSessionId, readTranscript } from './transcript.ts';
 import { summarizeUsage } from './usage-summary.ts';
@@ -65,12 +69,15 @@ export async function answerApi(options: AdminApiOptions, request: Request, name
       return { body: { profiles: await options.profiles.list(gateway) } };
     case 'GET usage':
       return { body: await summarizeUsage(ledger, boundedInt(url.searchParams.get('days'), 30, 1, 366), options.now?.()) };
+    case 'GET spending':
+      return { body: await spendingView(gateway) };
     case 'GET events':
       return options.feed.open(request.signal);
     case 'POST jobs':
     case 'POST pairing':
     case 'POST profiles':
     case 'POST settings':
+    case 'POST spending':
       return change(options, request, name);
     default:
       return { status: 404, body: { error: `no such console request: ${request.method} /admin/api/${name}` } };
@@ -87,7 +94,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
   } catch {
     return { status: 400, body: { error: 'the body must be JSON' } };
   }
-  const schema = name === 'jobs' ? jobChange : name === 'pairing' ? pairingChange : name === 'settings' ? settingsChange : profileChange;
+  const schema = name === 'jobs' ? jobChange : name === 'pairing' ? pairingChange : name === 'settings' ? settingsChange : name === 'spending' ? spendingChange : profileChange;
   const parsed = schema.safeParse(body);
   if (!parsed.success) return { status: 400, body: { error: `invalid request: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ')}` } };
   const { gateway } = options;
@@ -98,6 +105,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
   }
   if (name === 'pairing') return { body: await changePairing(gateway, parsed.data as z.infer<typeof pairingChange>) };
   if (name === 'settings') return { body: await changeSettings(gateway, parsed.data as z.infer<typeof settingsChange>) };
+  if (name === 'spending') return { body: await changeSpending(gateway, parsed.data as z.infer<typeof spendingChange>) };
   const { profile } = parsed.data as z.infer<typeof profileChange>;
   try {
     const { report, text: reportText } = await options.profiles.reload(gateway, profile);
@@ -107,7 +115,7 @@ async function change(options: AdminApiOptions, request: Request, name: string):
   }
 }
 
-/** One conversation: its summary (when on record), transcript, prompt parts, own memory and settings. */
+/** One conversation: its summary (when on record), transcript, prompt parts, own memory, settings and spend today. */
 async function conversationDetail(options: AdminApiOptions, key: string): Promise<unknown> {
   const { gateway, ledger } = options;
   if (key === '') return { error: 'which conversation? give its key' };
@@ -119,7 +127,8 @@ async function conversationDetail(options: AdminApiOptions, key: string): Promis
   const prompt = sessionId === undefined ? undefined : await describePrompt(gateway, key, profile, sessionId).catch(failed);
   const memory = await conversationMemory(gateway, key, profile).catch(failed);
   const settings = await conversationSettings(gateway, key).catch(failed);
-  return { conversation, transcript, prompt, memory, settings };
+  const spending = await conversationSpending(gateway, key, profile).catch(failed);
+  return { conversation, transcript, prompt, memory, settings, spending };
 }
 
 function boundedInt(text: string | null, fallback: number, min: number, max: number): number {

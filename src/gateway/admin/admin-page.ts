@@ -6,10 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { adminCoreScript } from './admin-script-core.ts';
+import { adminSpendingScript } from './admin-script-spending.ts';
 import { adminViewsScript } from './admin-script-views.ts';
 import { adminStyle } from './admin-style.ts';
 
-const script = `'use strict';\n(() => {\n${adminCoreScript}\n${adminViewsScript}\n})();\n`;
+const script = `'use strict';\n(() => {\n${adminCoreScript}\n${adminSpendingScript}\n${adminViewsScript}\n})();\n`;
 
 function sha256(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;

@@ -10,7 +10,7 @@ import { RecentEvents } from './recent-events.ts';
 import { UsageLedger } from './usage-ledger.ts';
 
 /** What the console works on. */
-export type AdminGateway = Pick<Gateway, 'runtime' | 'config' | 'ops' | 'scheduler' | 'known' | 'conversations' | 'access' | 'notifier' | 'adapters' | 'menus' | 'log' | 'grants' | 'queue'>;
+export type AdminGateway = Pick<Gateway, 'runtime' | 'config' | 'ops' | 'scheduler' | 'known' | 'conversations' | 'access' | 'notifier' | 'adapters' | 'menus' | 'log' | 'grants' | 'queue' | 'spending'>;
 
 /** Options of {@link adminRoutes}. */
 export interface AdminRoutesOptions {

@@ -202,6 +202,8 @@ pages.conversation = async (key) => {
   } else if (data.prompt && data.prompt.error) {
     parts.push(notice('System prompt: ' + data.prompt.error, false));
   }
+  if (data.spending && data.spending.lines) parts.push(conversationSpendingCard(data.spending));
+  else if (data.spending && data.spending.error) parts.push(notice('Spending: ' + data.spending.error, false));
   if (data.settings && data.settings.settings) parts.push(settingsCard(key, data.settings));
   else if (data.settings && data.settings.error) parts.push(notice('Settings: ' + data.settings.error, false));
   if (data.memory && data.memory.entries) parts.push(memoryCard(data.memory));

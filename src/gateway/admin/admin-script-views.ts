@@ -1,7 +1,8 @@
 /**
  * The admin console's behaviour, part two (inlined after {@link adminCoreScript}, whose helpers it
- * uses): the jobs, pairing, profiles, usage and live events pages, and the start. Every change is
- * a POST of the JSON API; its answer is shown as the chat or the command line words it.
+ * uses): the jobs, pairing, profiles, usage (with the Spending card of `admin-script-spending.ts`)
+ * and live events pages, and the start. Every change is a POST of the JSON API; its answer is
+ * shown as the chat or the command line words it.
  *
  * No backticks and no `${` in here: it lives in a template string.
  */
@@ -210,7 +211,8 @@ pages.usage = async () => {
   const range = h('select', { id: 'usage-days', 'aria-label': 'Days' }, ['7', '30', '90'].map((days) => h('option', { value: days, text: 'last ' + days + ' days' })));
   range.value = sessionStorage.getItem('admin.days') || '30';
   const holder = h('div');
-  view.replaceChildren(h('h2', { text: 'Usage' }), h('div', { class: 'toolbar' }, range, h('span', { class: 'muted', text: 'days in UTC' })), holder);
+  const spending = spendingCard(page);
+  view.replaceChildren(h('h2', { text: 'Usage' }), spending.card, h('div', { class: 'toolbar' }, range, h('span', { class: 'muted', text: 'days in UTC' })), holder);
   const load = async () => {
     const data = await api('usage?days=' + range.value);
     if (!mine(page)) return;
@@ -235,10 +237,12 @@ pages.usage = async () => {
     load().catch(showError);
   });
   const soon = throttled(load);
+  const spendingSoon = throttled(spending.load);
   page.onEvent = (record) => {
     if (record.type === 'model.usage' || record.type === 'turn.end') soon();
+    if (record.type === 'budget.spent' || record.type === 'budget.refused') spendingSoon();
   };
-  await load();
+  await Promise.all([load(), spending.load()]);
 };
 
 const placeFields = ['type', 'at', 'platform', 'conversation', 'turn', 'replayed'];

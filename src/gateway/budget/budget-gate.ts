@@ -4,7 +4,8 @@
  * gateway, and for the scheduled job or pipeline run it works in; its worst case (the request's input at the full input price, about four characters a
  * token, and its `max_tokens` at the output price) is reserved on each; one that does not fit is
  * refused before it goes out, with which cap, what was spent and when it resets; once answered the
- * call is settled at its real cost. A model without prices in the catalog costs nothing here.
+ * call is settled at its real cost, and counted in the gateway's day and month even where no cap
+ * is set on them. A model without prices in the catalog costs nothing here.
  */
 import type { SpendGate, SpendTicket } from '../../agent/spend-gate.ts';
 import { BudgetExhaustedError } from '../../core/errors.ts';
@@ -31,8 +32,7 @@ export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined
   if (budgets.gateway.day !== undefined) lines.push({ scope: 'gateway', period: 'day', cap: budgets.gateway.day });
   if (budgets.gateway.month !== undefined) lines.push({ scope: 'gateway', period: 'month', cap: budgets.gateway.month });
   if (!turn) return lines;
-  const group = !isDirectChannel(turn.sessionKey);
-  const conversationCap = budgets.conversation.day ?? (group ? defaultBudgets.groupDay : undefined);
+  const conversationCap = conversationDayCap(budgets, turn.sessionKey);
   if (conversationCap !== undefined) lines.push({ scope: `conversation ${turn.sessionKey}`, period: 'day', cap: conversationCap });
   // Admins have no person cap: the gateway's caps bound them.
   if (!turn.admin) lines.push({ scope: `person ${turn.platform}:${turn.senderId}`, period: 'day', cap: budgets.person.day ?? defaultBudgets.personDay });
@@ -42,6 +42,22 @@ export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined
   }
   if (turn.pipelineRun !== undefined && budgets.pipelineRun.run !== undefined) lines.push({ scope: `pipeline run ${turn.pipelineRun}`, period: 'run', cap: budgets.pipelineRun.run });
   return lines;
+}
+
+/** The daily cap of the conversation `sessionKey`: as configured, else the default for a group; undefined for none. */
+export function conversationDayCap(budgets: BudgetsConfig, sessionKey: string): number | undefined {
+  return budgets.conversation.day ?? (isDirectChannel(sessionKey) ? undefined : defaultBudgets.groupDay);
+}
+
+/**
+ * The lines a call is reserved on: its caps, and the gateway's day and month without a cap where
+ * none is set, so that what the gateway spends is always in the book (`operator budget status`,
+ * the console, `operator_spend_usd_total{scope="gateway"}`), capped or not. A line without a cap
+ * never refuses.
+ */
+export function countedLines(lines: readonly SpendLine[]): SpendLine[] {
+  const uncapped = (['day', 'month'] as const).filter((period) => !lines.some((line) => line.scope === 'gateway' && line.period === period));
+  return [...lines, ...uncapped.map((period) => ({ scope: 'gateway', period, cap: Number.POSITIVE_INFINITY }))];
 }
 
 /** What kind of cap a line's scope is, for metrics and the words people read. */
@@ -104,8 +120,8 @@ export function budgetGate(book: SpendLedger, budgets: (profile?: string) => Bud
   return {
     async reserve(request, turn): Promise<SpendTicket> {
       const info = getModelInfo(request.model);
-      const lines = spendLines(budgets(turn?.profile), turn);
-      if (lines.length === 0 || !info) return { settle: () => {} };
+      if (!info) return { settle: () => {} };
+      const lines = countedLines(spendLines(budgets(turn?.profile), turn));
       const held = await book.reserve(lines, worstCaseCost(request, info), turn && options.exempt?.(turn));
       if (!('settle' in held)) {
         options.report?.({ type: 'refused', scope: scopeKind(held.line.scope), period: held.line.period, cap: held.line.cap });

@@ -57,3 +57,19 @@ export function budgetsFor(budgets: BudgetsConfig, override: ProfileBudgets | un
     person: override.person?.day === undefined ? budgets.person : { day: override.person.day },
   };
 }
+
+/** Where the caps are configured: the top-level `budgets` and each profile's own (`profileSettings.NAME.budgets`). */
+export interface BudgetSettings {
+  budgets: BudgetsConfig;
+  profileSettings: Readonly<Record<string, { budgets?: ProfileBudgets }>>;
+}
+
+/** The caps of `profile`'s conversations as `settings` configure them now (the top-level ones for none). */
+export function configuredBudgets(settings: BudgetSettings): (profile?: string) => BudgetsConfig {
+  return (profile) => budgetsFor(settings.budgets, profile === undefined ? undefined : settings.profileSettings[profile]?.budgets);
+}
+
+/** The profiles that set caps of their own, by name. */
+export function profilesWithOwnCaps(settings: BudgetSettings): string[] {
+  return Object.keys(settings.profileSettings).filter((name) => settings.profileSettings[name]?.budgets !== undefined);
+}

@@ -1,7 +1,8 @@
 /**
  * The gateway's Prometheus metrics, counted from the events of `ops-events.ts` with prom-client:
  * turns and their latency, model tokens and cost by provider and model, deliveries, queue depth,
- * scheduler lateness, platforms' 429s and reconnects, exceptions stopped at a boundary, plus the process's own (memory, CPU, event
+ * scheduler lateness, platforms' 429s and reconnects, exceptions stopped at a boundary, spending
+ * caps' refusals and spend by kind of cap, plus the process's own (memory, CPU, event
  * loop lag). prom-client loads on first use: the first scrape of /metrics, or once a thousand
  * events wait (it costs about 50 ms of CPU, which a gateway nobody scrapes need not pay). Events
  * before that wait in a list and are counted when it has loaded; the event loop's lag is measured
@@ -69,6 +70,12 @@ export class OpsMetrics {
   }
 }
 
+/**
+ * The kinds of spending cap (`budget-gate.ts`'s `SpendScopeKind`), the only values the `scope`
+ * label takes: anything else counts as `other`, so a label never names a conversation or a person.
+ */
+const spendScopes: ReadonlySet<string> = new Set(['gateway', 'conversation', 'person', 'job', 'pipeline']);
+
 /** Seconds buckets for turn latency: a command's answer to a long agentic turn. */
 const turnBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
 /** Seconds buckets for how late a scheduled job fired. */
@@ -93,6 +100,8 @@ class Metrics {
   readonly #storeFailures;
   readonly #approvals;
   readonly #outsideErrors;
+  readonly #budgetRefusals;
+  readonly #spend;
 
   constructor(client: PromClient, gauges: LiveGauges) {
     const registry = new client.Registry();
@@ -116,6 +125,8 @@ class Metrics {
     this.#storeFailures = counter('operator_store_failures_total', 'Writes or reads the store failed.', []);
     this.#approvals = counter('operator_approvals_total', 'Tool calls put to a person for approval, by answer.', ['answer']);
     this.#outsideErrors = counter('operator_outside_errors_total', 'Exceptions thrown by code operator does not control (a platform SDK, an extension, a tool), stopped at a boundary, by source and event.', ['source', 'event']);
+    this.#budgetRefusals = counter('operator_budget_refusals_total', 'Model calls refused at a spending cap, by the kind of cap (gateway, conversation, person, job, pipeline).', ['scope']);
+    this.#spend = counter('operator_spend_usd_total', 'Model cost in US dollars counted against spending caps, by kind of cap: a call counts for each kind it counted for, so scope="gateway" is all of it.', ['scope']);
     const gauge = (name: string, help: string, read: () => number) =>
       new client.Gauge({ name, help, registers, collect() { this.set(read()); } });
     gauge('operator_turns_running', 'Turns running now.', () => gauges.running());
@@ -160,6 +171,11 @@ class Metrics {
         return this.#approvals.inc({ answer: record.approved ? 'approved' : 'denied' });
       case 'outside.error':
         return this.#outsideErrors.inc({ source: record.source, event: record.handling });
+      case 'budget.refused':
+        return this.#budgetRefusals.inc({ scope: scopeLabel(record.scope) });
+      case 'budget.spent':
+        if (record.costUsd > 0) for (const scope of new Set(record.scopes.map(scopeLabel))) this.#spend.inc({ scope }, record.costUsd);
+        return;
       default:
         return;
     }
@@ -168,4 +184,9 @@ class Metrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.#registry.contentType, body: await this.#registry.metrics() };
   }
+}
+
+/** A spending cap's kind as a label: one of {@link spendScopes}, else `other`. */
+function scopeLabel(scope: string): string {
+  return spendScopes.has(scope) ? scope : 'other';
 }

@@ -1,11 +1,17 @@
 /**
  * The metrics as Prometheus reads them: events counted (also those from before prom-client
- * loaded), live gauges read at scrape time, labels that never name a conversation or a person.
+ * loaded), live gauges read at scrape time, labels that never name a conversation or a person;
+ * spending caps' refusals and spend by kind of cap, from the real gate's reports.
  */
 import { describe, expect, it } from 'vitest';
 import { OpsEvents } from '../../../src/gateway/ops/ops-events.ts';
 import { OpsMetrics } from '../../../src/gateway/ops/ops-metrics.ts';
 import { createMetricsRoute } from '../../../src/gateway/ops/metrics-route.ts';
+import { budgetGate } from '../../../src/gateway/budget/budget-gate.ts';
+import { spendEvent } from '../../../src/gateway/budget/gateway-spending.ts';
+import { SpendBook } from '../../../src/gateway/budget/spend-book.ts';
+import { budgetsSchema } from '../../../src/gateway/config/budget-schema.ts';
+import { createStore } from '../../../src/store/unstorage-store.ts';
 
 const tokens = { input: 1000, output: 200, cacheRead: 300, cacheWrite: 0 };
 
@@ -64,6 +70,30 @@ describe('operations metrics', () => {
     expect(body).not.toContain('C42');
     expect(body).not.toContain('u7');
     expect(body).not.toContain('git push');
+  });
+
+  it("counts the spending gate's refusals and spend by kind of cap, never by conversation or person", async () => {
+    const ops = new OpsEvents();
+    const metrics = new OpsMetrics({ running: () => 0, queued: () => 0, conversations: () => 0 });
+    ops.subscribe(metrics.listener);
+    const book = new SpendBook({ store: createStore({ driver: 'memory' }), log: () => {} });
+    // A group of a person who is not an admin: the call counts for its conversation, its person and the gateway.
+    const gate = budgetGate(book, () => budgetsSchema.parse({ person: { day: 0.6 } }), { report: (report) => ops.emit(spendEvent(report)) });
+    const turn = { sessionKey: 'telegram:group:-100777', platform: 'telegram', senderId: '4242', admin: false, scheduled: false };
+    const request = { model: 'claude-sonnet-4-6', systemPrompt: 'x', messages: [], maxTokens: 1_000 };
+    // $0.30 + $0.015 = $0.315 at claude-sonnet-4-6's prices; the next call's worst case no longer fits the person's $0.60.
+    const ticket = await gate.reserve(request, turn);
+    ticket.settle({ input: 100_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
+    for (let call = 0; call < 2; call++) await expect(gate.reserve({ ...request, maxTokens: 20_000 }, turn)).rejects.toThrow(/this person's spending cap/);
+    // A scope that is not a kind of cap (a conversation's key) is counted as "other", never as a label of its own.
+    ops.emit({ type: 'budget.refused', scope: 'conversation telegram:group:-100777', period: 'day', capUsd: 5 });
+    const { body } = await metrics.render();
+    const lines = body.split('\n');
+    expect(lines).toContain('operator_budget_refusals_total{scope="person"} 2');
+    expect(lines).toContain('operator_budget_refusals_total{scope="other"} 1');
+    for (const scope of ['gateway', 'conversation', 'person']) expect(lines).toContain(`operator_spend_usd_total{scope="${scope}"} 0.315`);
+    expect(body).not.toContain('-100777');
+    expect(body).not.toContain('4242');
   });
 
   it('loads prom-client on first use: not for 999 waiting events, by itself at the thousandth, counting every one', async () => {
