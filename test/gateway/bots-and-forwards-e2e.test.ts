@@ -9,7 +9,7 @@
  *   where a person would get one. A forward's content and origin reach the model.
  * - `allowBots` on for every platform: another app's message in the open Slack channel, a webhook's
  *   in the open Discord channel and a listed bot's Telegram DM are answered; a second app message
- *   in a row is not (`slack.botTurns` 1); a stranger bot's DM still gets no pairing code, and
+ *   in a row is not (`budgets.botTurns` 1); a stranger bot's DM still gets no pairing code, and
  *   Slackbot is still not answered.
  */
 import { writeFileSync } from 'node:fs';
@@ -67,9 +67,10 @@ describe('other bots and forwards, on every platform (through the gateway)', () 
       allowlists: { telegram: { users: [String(listedBot)] } },
       groups: { [`slack:${openChannel}`]: { requireMention: false }, [`discord:${discord.world.channelId}`]: { requireMention: false } },
       telegram: { allowBots },
-      // One bot message in a row per conversation when bots are let through.
-      slack: { allowBots, botTurns: 1 },
+      slack: { allowBots },
       discord: { allowBots },
+      // One bot message in a row per conversation when bots are let through (a platform's own botTurns would take its place).
+      budgets: { botTurns: 1 },
     };
     writeFileSync(join(home, 'operator.json'), JSON.stringify(settings));
     const env = {
@@ -192,7 +193,7 @@ describe('other bots and forwards, on every platform (through the gateway)', () 
     await slackSample('channel-circleci-app-message-open-channel');
     await slack.waitFor((fake) => fake.botMessages(openChannel).find((message) => fake.display(message).text.includes('Slack app answered.')), wait);
     expect(JSON.stringify(model.requests.at(-1)!.body.messages)).toContain('CircleCI job failed.');
-    // A second app message in a row (slack.botTurns 1) is not answered: the person's after it is the next turn.
+    // A second app message in a row (budgets.botTurns 1) is not answered: the person's after it is the next turn.
     await slackSample('channel-bot-message-subtype-open-channel');
 
     model.enqueue({ text: 'Webhook answered.' });
