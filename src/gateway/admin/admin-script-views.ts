@@ -240,7 +240,7 @@ pages.usage = async () => {
   const spendingSoon = throttled(spending.load);
   page.onEvent = (record) => {
     if (record.type === 'model.usage' || record.type === 'turn.end') soon();
-    if (record.type === 'budget.spent' || record.type === 'budget.refused') spendingSoon();
+    if (record.type === 'budget.spent' || record.type === 'budget.refused' || record.type === 'budget.paused') spendingSoon();
   };
   await Promise.all([load(), spending.load()]);
 };

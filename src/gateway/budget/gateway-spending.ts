@@ -50,7 +50,8 @@ export interface GatewaySpendOptions {
    * resume would leave its message until the next restart.
    */
   answerLeft?: () => Promise<void>;
-  report?: (report: SpendReport) => void;
+  /** What the gate reports, and the kill switch's changes (`paused`). */
+  report?: (report: SpendReport | { type: 'paused'; paused: boolean }) => void;
   /** How refused turns reach the admins and are answered again (see `spend-asks.ts`); unset: nobody is asked. */
   asks?: Pick<SpendAsksOptions, 'copies' | 'resubmit' | 'tell'>;
   /** The clock (tests); the real one by default. */
@@ -103,10 +104,12 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
     async pause() {
       await store.set(pausedKey, true);
       paused = true;
+      options.report?.({ type: 'paused', paused: true });
     },
     async resume() {
       await store.delete(pausedKey);
       paused = false;
+      options.report?.({ type: 'paused', paused: false });
       for (const listener of listeners) listener();
     },
     onResume: (listener) => void listeners.push(listener),
@@ -137,6 +140,7 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
 }
 
 /** The ops event of a gate's report (metrics count refusals and spend by kind of cap). */
-export function spendEvent(report: SpendReport): OpsEvent {
+export function spendEvent(report: SpendReport | { type: 'paused'; paused: boolean }): OpsEvent {
+  if (report.type === 'paused') return { type: 'budget.paused', paused: report.paused };
   return report.type === 'refused' ? { type: 'budget.refused', scope: report.scope, period: report.period, capUsd: report.cap } : { type: 'budget.spent', scopes: report.scopes, costUsd: report.costUsd };
 }

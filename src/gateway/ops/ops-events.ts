@@ -47,6 +47,8 @@ export type OpsEvent = OpsPlace &
     | { type: 'job.fired'; job: string; latenessMs: number; status: string; error?: string }
     /** A model call refused at a spending cap (`scope` its kind: person, conversation, gateway, job, pipeline). */
     | { type: 'budget.refused'; scope: string; period: string; capUsd: number }
+    /** The kill switch: every model call stopped (`/budget pause`, `operator budget pause`, the console) or let go on. */
+    | { type: 'budget.paused'; paused: boolean }
     /** A model call's cost, on the kinds of cap it counted for. */
     | { type: 'budget.spent'; scopes: string[]; costUsd: number }
     | { type: 'reload'; by: string; profile: string; changed: number; problems: number }
@@ -96,6 +98,7 @@ export function levelOf(event: OpsEvent): OpsLevel {
     case 'budget.spent':
       return 'debug';
     case 'budget.refused':
+    case 'budget.paused':
       return 'warn';
     default:
       return 'info';
