@@ -195,7 +195,7 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: (profile) => budgetsFor(this.config.budgets, profile === undefined ? undefined : this.config.profileSettings[profile]?.budgets), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)) })),
+      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: (profile) => budgetsFor(this.config.budgets, profile === undefined ? undefined : this.config.profileSettings[profile]?.budgets), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)), models: this.runtime })),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),
