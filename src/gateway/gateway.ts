@@ -487,13 +487,11 @@ export class Gateway {
 
   #jobParts(): JobRunParts {
     return {
-      adapters: this.adapters,
-      queue: this.queue,
-      conversations: this.conversations,
-      runner: this.#runner,
+      adapters: this.adapters, queue: this.queue, conversations: this.conversations, runner: this.#runner, ops: this.ops,
+      jobs: this.spending.jobs,
       remember: (message) => this.#remember(message),
-      ops: this.ops,
-      startPipeline: (job) => startScheduledPipeline(this, job),
+      log: (line) => this.log(line),
+      startPipeline: (job, run) => startScheduledPipeline(this, job, run),
     };
   }
 }
