@@ -167,7 +167,7 @@ export class Gateway {
       settings: schedulerSettings(this.config.schedule),
       log: (line) => this.log(line),
     });
-    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => jobTarget(this.conversations, this.known, turn, deliver) });
+    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => jobTarget(this.conversations, this.known, turn, deliver), jobs: () => this.spending.jobs });
     this.#runner = new TurnRunner({
       runtime: this.runtime,
       inbox: this.inbox,
