@@ -110,7 +110,7 @@ describe('what creating a job says of its cost', () => {
     expect(describeJobCost(first, { run: 0.1 }, true)).toMatch(/Job caps: \$0\.1000 a run\. At this estimate every run would pass the cap a run, and is skipped with a notice\.$/);
     const once = estimateJob(jobOf({ schedule: { kind: 'at', at: now + 60_000 } }), sonnet, now);
     expect(describeJobCost(once, { day: 5 }, true)).toBe("Estimated cost: $0.4801 a run (one model call's worst case, until it has run), at most one run a day. Job caps: $5.00 a day.");
-    expect(describeJobCost(estimateJob(jobOf(), undefined, now), { day: 5 }, false)).toBe('Its cost cannot be estimated: the model has no prices in the catalog (and spending caps do not count it).');
+    expect(describeJobCost(estimateJob(jobOf(), undefined, now), { day: 5 }, false)).toBe("Its cost cannot be estimated: no prices are known for the conversation's model (spending caps count only models the catalog prices).");
   });
 });
 

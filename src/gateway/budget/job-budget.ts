@@ -115,7 +115,7 @@ function runNeed(estimate: JobEstimate): { amount: number; words: string } {
  * in force, with how many runs a day the day cap holds when it holds fewer than the job has.
  */
 export function describeJobCost(estimate: JobEstimate, caps: BudgetsConfig['job'], priced: boolean): string {
-  if (!priced) return "Its cost cannot be estimated: the model has no prices in the catalog (and spending caps do not count it).";
+  if (!priced) return "Its cost cannot be estimated: no prices are known for the conversation's model (spending caps count only models the catalog prices).";
   const perDay = estimate.runsPerDay === 1 ? 'at most one run a day' : `${dollars(estimate.perDay)} a day at up to ${estimate.runsPerDay} runs a day`;
   const parts = [`Estimated cost: ${dollars(estimate.perRun)} a run (${describeBasis(estimate)}), ${perDay}.`];
   const capWords = [caps.run === undefined ? undefined : `${dollars(caps.run)} a run`, caps.day === undefined ? undefined : `${dollars(caps.day)} a day`].filter((part) => part !== undefined);
