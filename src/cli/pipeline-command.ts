@@ -161,7 +161,8 @@ function describe(event: PipelineEvent): string {
     case 'gate_answered':
       return event.answer.timedOut ? '' : `  answer: ${event.answer.value}\n`;
     case 'run_end':
-      return `Run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ''}.\n`;
+      // The sentence ends once: an error may end in its own full stop (a spending cap's refusal does).
+      return `Run ${event.runId} ${event.status}${event.error ? `: ${event.error.replace(/\.$/, '')}` : ''}.\n`;
     default:
       return '';
   }
