@@ -25,7 +25,7 @@ export interface JobRunParts {
   remember(message: InboundMessage): void;
   ops: OpsEvents;
   /** The jobs' spending: whether a run may start under the job caps, and what a run cost. */
-  jobs: Pick<JobSpending, 'check' | 'runCost'>;
+  jobs: Pick<JobSpending, 'check' | 'told' | 'runCost'>;
   log(line: string): void;
   /** Starts the pipeline a job names (`schedule --pipeline`), as its run `run`. */
   startPipeline(job: Job, run: string): Promise<RunOutcome>;
@@ -62,8 +62,10 @@ async function skipRun(parts: JobRunParts, job: Job, skip: JobRunSkip): Promise<
   try {
     await adapter.send(address, { text: `${skip.notice}${next}` });
   } catch (error) {
+    // Not noted as told: the next skip says it.
     return { status: 'error', error: `the run was skipped (${skip.reason}), and saying so failed: ${errorMessage(error)}` };
   }
+  await parts.jobs.told(job.id, skip.cap).catch((error: unknown) => parts.log(`schedule: job ${job.id}: its skip was told, but that is not noted (it may be told again): ${errorMessage(error)}`));
   return { status: 'skipped', reason: skip.reason };
 }
 

@@ -144,6 +144,9 @@ describe("the gateway's side", () => {
     const skip = await jobs.check(job);
     expect(skip).toMatchObject({ cap: 'day', tell: true });
     expect(skip?.notice).toContain('the job has spent $0.7500 today of its $1.00 a day');
+    // Until it was told (its notice sent), the next skip is to be told too.
+    expect(await jobs.check(job)).toMatchObject({ cap: 'day', tell: true });
+    await jobs.told(job.id, 'day');
     expect(await jobs.check(job)).toMatchObject({ cap: 'day', tell: false });
     // Told once per cap: the cap a run is another.
     budgets = budgetsSchema.parse({ job: { day: 1, run: 0.1 } });

@@ -29,7 +29,7 @@ export interface JobSpendingOptions {
   now?: () => Date;
 }
 
-/** A due run that may not start, and whether its conversation is to be told (the first such today). */
+/** A due run that may not start, and whether its conversation is to be told (not yet told today; see {@link JobSpending.told}). */
 export type JobRunSkip = JobSkip & { tell: boolean };
 
 /** The jobs' spending. */
@@ -80,7 +80,12 @@ export class JobSpending {
     if (!estimate.priced) return undefined;
     const skip = jobSkip(jobLabel(job), estimate, spent, { run: caps.run, day: caps.day === undefined ? undefined : caps.day + raised }, now);
     if (!skip) return undefined;
-    return { ...skip, tell: await this.#firstToday(job.id, skip.cap, now) };
+    return { ...skip, tell: !(await this.#told(job.id, skip.cap, now)) };
+  }
+
+  /** Notes that a skip of job `id` at `cap` was told today: its later skips today are not told again. */
+  async told(id: string, cap: JobSkip['cap']): Promise<void> {
+    await this.#options.store.set(toldKey(id, cap, this.#now()), true);
   }
 
   /** What run `run` of job `id` spent (its turn's calls, counted in this process). */
@@ -88,22 +93,24 @@ export class JobSpending {
     return this.#options.book.spent(jobScope(id, run), 'run');
   }
 
-  /** True the first time today a run of job `id` is skipped at `cap` (noted in the store). */
-  async #firstToday(id: string, cap: string, now: Date): Promise<boolean> {
-    const key = `budget-skip-told:${keySegment(id)}:${cap}:${periodOf('day', now)}`;
+  /** Whether a skip of job `id` at `cap` was told today (a store that cannot say: no, better told twice). */
+  async #told(id: string, cap: string, now: Date): Promise<boolean> {
     try {
-      if ((await this.#options.store.get<unknown>(key)) === true) return false;
-      await this.#options.store.set(key, true);
+      return (await this.#options.store.get<unknown>(toldKey(id, cap, now))) === true;
     } catch (error) {
-      // Better told twice than not at all.
       this.#options.log(`job ${id}: whether its skip was told is not known: ${errorMessage(error)}`);
+      return false;
     }
-    return true;
   }
 
   #now(): Date {
     return this.#options.now?.() ?? new Date();
   }
+}
+
+/** Where it is kept that a skip of job `id` at `cap` was told on `now`'s UTC day. */
+function toldKey(id: string, cap: string, now: Date): string {
+  return `budget-skip-told:${keySegment(id)}:${cap}:${periodOf('day', now)}`;
 }
 
 /**
