@@ -2,12 +2,18 @@
  * `operator pipeline`: run, validate, resume and list pipelines from the command line. The
  * terminal is the Interviewer (gates are answered on stdin); each step is printed as it happens,
  * and the final context at the end. Runs are kept in the store like the gateway's, so `list` and
- * `resume` see the ones the chat started too. Exit codes: 0 finished (or valid), 1 a parse or
- * validation error or a run that did not finish, 2 bad usage.
+ * `resume` see the ones the chat started too. A run's model calls count against its own cap
+ * (`budgets.pipelineRun.run` in operator.json), kept in this process; the gateway's caps are the
+ * gateway's (two processes writing one day's spend would lose each other's). Exit codes: 0
+ * finished (or valid), 1 a parse or validation error or a run that did not finish, 2 bad usage.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { SpendGate } from '../agent/spend-gate.ts';
 import { errorMessage } from '../core/errors.ts';
+import { budgetGate, pipelineRunLine } from '../gateway/budget/budget-gate.ts';
+import { SpendBook } from '../gateway/budget/spend-book.ts';
+import { loadConfig } from '../gateway/config/index.ts';
 import type { PipelineEvent } from '../pipelines/engine/pipeline-events.ts';
 import type { RunRecord } from '../pipelines/engine/run-record.ts';
 import { parsePipeline } from '../pipelines/graph/parse.ts';
@@ -99,7 +105,7 @@ async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>
   process.on('SIGINT', onInterrupt);
   try {
     runtime.assertProfile(profile);
-    const record = await go({ runtime, profile, interviewer, signal: stop.signal, onEvent: (event) => process.stdout.write(describe(event)) });
+    const record = await go({ runtime, profile, interviewer, signal: stop.signal, onEvent: (event) => process.stdout.write(describe(event)), spend: runSpend(runtime) });
     if (record.status === 'finished') {
       process.stdout.write(`\nFinal context:\n${contextSummary(record).map((line) => `  ${line}`).join('\n')}\n`);
       return 0;
@@ -113,6 +119,18 @@ async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>
     process.off('SIGINT', onInterrupt);
     interviewer.close();
   }
+}
+
+/**
+ * The gate of a run's model calls: its cap (`budgets.pipelineRun.run`), counted in this process;
+ * undefined when none is set. Throws a `ConfigurationError` for an operator.json that is not valid.
+ */
+function runSpend(runtime: Runtime): ((runId: string) => SpendGate) | undefined {
+  const { budgets } = loadConfig(runtime.env).config;
+  const cap = budgets.pipelineRun.run;
+  if (cap === undefined) return undefined;
+  const book = new SpendBook({ store: runtime.store, log: (line) => process.stderr.write(`operator pipeline: ${line}\n`) });
+  return (runId) => budgetGate(book, () => budgets, { lines: () => [pipelineRunLine(runId, cap)] });
 }
 
 async function listCommand(runtime: Runtime): Promise<number> {
@@ -143,7 +161,8 @@ function describe(event: PipelineEvent): string {
     case 'gate_answered':
       return event.answer.timedOut ? '' : `  answer: ${event.answer.value}\n`;
     case 'run_end':
-      return `Run ${event.runId} ${event.status}${event.error ? `: ${event.error}` : ''}.\n`;
+      // The sentence ends once: an error may end in its own full stop (a spending cap's refusal does).
+      return `Run ${event.runId} ${event.status}${event.error ? `: ${event.error.replace(/\.$/, '')}` : ''}.\n`;
     default:
       return '';
   }

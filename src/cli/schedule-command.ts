@@ -4,12 +4,15 @@
  * are in OPERATOR_HOME/gateway.json); when no gateway runs, the jobs are changed in the store
  * directly. Either way the answers are the same (see `gateway/schedule-control.ts`).
  */
+import { conversationModel, JobSpending } from '../gateway/budget/job-spending.ts';
+import { SpendBook } from '../gateway/budget/spend-book.ts';
 import { loadConfig } from '../gateway/config/index.ts';
 import { scheduleControlPath } from '../gateway/control/control-route.ts';
 import { boundProfile } from '../gateway/conversations.ts';
 import { KnownConversations } from '../gateway/known-conversations.ts';
 import { applyScheduleRequest, cliActor, findTarget, schedulerSettings, type ScheduleReply, type ScheduleRequest } from '../gateway/schedule-control.ts';
 import { Scheduler, type Job } from '../gateway/scheduler/index.ts';
+import { createModelClient, resolveModel } from '../llm/model-client.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { assertProfile } from '../runtime/profile-check.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
@@ -22,8 +25,9 @@ export const scheduleUsage = [
   '       operator schedule add --to PLATFORM:CONVERSATION[:THREAD] WHEN [options] PROMPT...',
   '       operator schedule rm ID | pause ID | resume ID | run ID',
   '',
-  '  list              every job: state, conversation, schedule, next and last run (--json: as JSON)',
-  '  add               a job in a conversation the bot has talked in, e.g. --to telegram:-1001234',
+  '  list              every job: state, conversation, schedule, next and last run, spend today (--json: as JSON)',
+  '  add               a job in a conversation the bot has talked in, e.g. --to telegram:-1001234;',
+  '                    says its estimated cost a run and a day, and the job spending caps',
   '    WHEN            one of --at ISO-TIME-WITH-OFFSET, --in 20m, --every 2h, --cron "0 9 * * 1"',
   '    --timezone Z    IANA zone for --cron and the times shown (default: the configured one)',
   '    --name NAME     a short name',
@@ -123,11 +127,16 @@ async function applyToStore(request: ScheduleRequest, env: NodeJS.ProcessEnv): P
     await scheduler.load();
     const known = new KnownConversations(store);
     const bindings = new ProfileBindingStore(store);
+    const log = (line: string) => process.stderr.write(`operator schedule: ${line}\n`);
+    // Read only here: a job's spend today, and the models for a new job's estimate.
+    const model = conversationModel(store, (spec) => (spec === undefined ? createModelClient(env).info : resolveModel(spec, env).info));
+    const jobs = new JobSpending({ book: new SpendBook({ store, log }), store, budgets: () => config.budgets, model, log });
     return await applyScheduleRequest(request, {
       scheduler,
       findTarget: (address) => findTarget(known, address),
       profileFor: async (target) => boundProfile(target, cliActor.id, await bindings.bindings(config.profiles)),
       assertProfile: (name) => assertProfile(name, operatorHome(env)),
+      jobs,
     });
   } finally {
     await store.close();

@@ -321,9 +321,11 @@ async function scheduleCommand({ gateway, message, admin, args }: CommandContext
   const { scheduler } = gateway;
   if (verb === 'list' && (id === undefined || (id === 'all' && extra.length === 0))) {
     if (id === 'all' && !admin) return 'Only an admin can list the jobs of every conversation.';
-    if (id === 'all') return describeJobs(scheduler, scheduler.list(), true);
+    const jobs = id === 'all' ? scheduler.list() : scheduler.list({ sessionKey: message.sessionKey });
+    const spend = await gateway.spending.jobs.describeAll(jobs);
+    if (id === 'all') return describeJobs(scheduler, jobs, true, spend);
     // How this conversation is named to `operator schedule add --to`, which people rarely know otherwise.
-    return `${describeJobs(scheduler, scheduler.list({ sessionKey: message.sessionKey }))}\n\nThis conversation is ${formatAddress(message.address)} (for operator schedule add --to).`;
+    return `${describeJobs(scheduler, jobs, false, spend)}\n\nThis conversation is ${formatAddress(message.address)} (for operator schedule add --to).`;
   }
   if ((verb !== 'cancel' && verb !== 'pause' && verb !== 'resume') || id === undefined || extra.length > 0) {
     return 'Usage: /schedule [list | list all | cancel ID | pause ID | resume ID]';

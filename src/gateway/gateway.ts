@@ -167,7 +167,7 @@ export class Gateway {
       settings: schedulerSettings(this.config.schedule),
       log: (line) => this.log(line),
     });
-    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => jobTarget(this.conversations, this.known, turn, deliver) });
+    const schedule = createScheduleTool({ scheduler: this.scheduler, target: (turn, deliver) => jobTarget(this.conversations, this.known, turn, deliver), jobs: () => this.spending.jobs });
     this.#runner = new TurnRunner({
       runtime: this.runtime,
       inbox: this.inbox,
@@ -195,7 +195,7 @@ export class Gateway {
       runtime: this.runtime,
       tools: [sendFile, schedule, piped.tool],
       approvalTimeoutMs: this.config.approvals.timeoutSeconds * 1000,
-      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: configuredBudgets(this.config), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)), asks: { copies: this.approvals.copies, resubmit: (message) => this.handleMessage(this.adapters.get(message.address.platform)!, message), tell: (address, text) => this.#sendDirect(this.adapters.get(address.platform), address, text) } })),
+      spend: (this.spending = gatewaySpendGate({ store: this.runtime.store, budgets: configuredBudgets(this.config), log: (line) => this.log(line), answerLeft: () => this.queue.drain().then(() => this.#resume()), report: (report) => this.ops.emit(spendEvent(report)), asks: { copies: this.approvals.copies, resubmit: (message) => this.handleMessage(this.adapters.get(message.address.platform)!, message), tell: (address, text) => this.#sendDirect(this.adapters.get(address.platform), address, text) }, models: this.runtime })),
       bindings: () => this.runtime.bindings.bindings(this.config.profiles),
       askApproval: this.approvals.ask,
       watch: watchAgents(this.ops),
@@ -487,13 +487,11 @@ export class Gateway {
 
   #jobParts(): JobRunParts {
     return {
-      adapters: this.adapters,
-      queue: this.queue,
-      conversations: this.conversations,
-      runner: this.#runner,
+      adapters: this.adapters, queue: this.queue, conversations: this.conversations, runner: this.#runner, ops: this.ops,
+      jobs: this.spending.jobs,
       remember: (message) => this.#remember(message),
-      ops: this.ops,
-      startPipeline: (job) => startScheduledPipeline(this, job),
+      log: (line) => this.log(line),
+      startPipeline: (job, run) => startScheduledPipeline(this, job, run),
     };
   }
 }

@@ -6,11 +6,14 @@
  *
  * The command line acts as an admin (whoever can run it owns the gateway's files), but a job it
  * adds runs like one from an ordinary member of the conversation: its creator is `cli`, which no
- * platform user is, so the job's turn has no admin rights in the chat.
+ * platform user is, so the job's turn has no admin rights in the chat. Adding a job answers with
+ * its estimated cost and the job caps; the list shows each job's spend today (see
+ * `budget/job-spending.ts`).
  */
 import * as z from 'zod';
 import { ConfigurationError } from '../core/errors.ts';
 import { ownerSeat } from '../tools/turn-seat.ts';
+import type { JobSpending } from './budget/job-spending.ts';
 import { durationFormat, formatDuration, formatIsoInZone, jobLabel, parseDuration, ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor, type SchedulerSettings } from './scheduler/index.ts';
 import type { ScheduleSettings } from './config/index.ts';
 import { formatAddress, parseAddress, type KnownConversations } from './known-conversations.ts';
@@ -69,6 +72,8 @@ export interface ScheduleControl {
   now?: () => number;
   /** Who acts (default {@link cliActor}; the admin console names itself). */
   actor?: SchedulerActor;
+  /** The jobs' spending, for a new job's estimate and the list's spend; unset: neither is said. */
+  jobs?: Pick<JobSpending, 'created' | 'describeAll'>;
 }
 
 /** Applies `request`; a refusal (unknown id, invalid schedule, unknown conversation) is an answer with `ok: false`. */
@@ -79,7 +84,8 @@ export async function applyScheduleRequest(request: ScheduleRequest, control: Sc
     switch (request.action) {
       case 'list': {
         const jobs = scheduler.list();
-        return { ok: true, text: describeJobsForCli(jobs, control.now?.() ?? Date.now()), jobs };
+        const spend = await control.jobs?.describeAll(jobs);
+        return { ok: true, text: describeJobsForCli(jobs, control.now?.() ?? Date.now(), spend), jobs };
       }
       case 'add': {
         const { to, in: delay, profile: named, action: _action, ...args } = request;
@@ -89,7 +95,8 @@ export async function applyScheduleRequest(request: ScheduleRequest, control: Sc
         const delaySeconds = delay === undefined ? undefined : parseIn(delay);
         // Set by the machine's owner: its runs have the seat of `cli` in the conversation, nothing kept caps it.
         const { job, nextRun } = await scheduler.create({ ...args, delay_seconds: delaySeconds, target, profile, seat: ownerSeat }, actor);
-        return { ok: true, text: `Scheduled job ${jobLabel(job)} in ${formatAddress(target.address)} with profile ${profile}: next run ${nextRun.words}, ${nextRun.iso}.`, jobs: [job] };
+        const cost = await jobCost(control, job);
+        return { ok: true, text: `Scheduled job ${jobLabel(job)} in ${formatAddress(target.address)} with profile ${profile}: next run ${nextRun.words}, ${nextRun.iso}.${cost}`, jobs: [job] };
       }
       default: {
         const verb = ({ rm: 'cancel', pause: 'pause', resume: 'resume', run: 'runNow' } as const)[request.action];
@@ -118,6 +125,12 @@ export async function findTarget(known: KnownConversations, address: string): Pr
   return found;
 }
 
+/** ` Estimated cost: ...` for a new job, or nothing when it cannot be said (the job is made either way). */
+async function jobCost(control: ScheduleControl, job: Job): Promise<string> {
+  const cost = await control.jobs?.created(job).catch(() => undefined);
+  return cost ? ` ${cost}` : '';
+}
+
 /** `--in 20m` in seconds. */
 function parseIn(text: string): number {
   const ms = parseDuration(text);
@@ -138,10 +151,10 @@ export function schedulerSettings(config: ScheduleSettings): Partial<SchedulerSe
 }
 
 /**
- * Every job, a block each: id and name, state, where, schedule, next and last run, who made it.
- * Times are in each job's own zone.
+ * Every job, a block each: id and name, state, where, schedule, next and last run, its spend (from
+ * `spend`, by id, where known), who made it. Times are in each job's own zone.
  */
-export function describeJobsForCli(jobs: readonly Job[], now: number): string {
+export function describeJobsForCli(jobs: readonly Job[], now: number, spend?: ReadonlyMap<string, string>): string {
   if (jobs.length === 0) return 'No scheduled jobs.';
   return jobs
     .map((job) => {
@@ -154,6 +167,8 @@ export function describeJobsForCli(jobs: readonly Job[], now: number): string {
         const delivery = job.lastDelivery ? `, answer ${job.lastDelivery.status}${job.lastDelivery.error ? ` (${job.lastDelivery.error})` : ''}` : '';
         lines.push(`  last      ${at}${job.lastStatus ?? ''}${job.lastError ? `: ${job.lastError}` : ''}${delivery}`);
       }
+      const spent = spend?.get(job.id);
+      if (spent) lines.push(`  spend     ${spent}`);
       if (job.pipeline) lines.push(`  pipeline  ${job.pipeline}`);
       lines.push(`  ${job.pipeline ? 'goal    ' : 'prompt  '}  ${job.prompt.length > 200 ? `${job.prompt.slice(0, 197)}...` : job.prompt}`);
       return lines.map(oneLine).join('\n');
@@ -180,9 +195,10 @@ export function describeSchedule(job: Job): string {
 }
 
 /** What `operator schedule` acts on while `gateway` runs (see the control route). */
-export function gatewayScheduleControl(gateway: Pick<Gateway, 'scheduler' | 'known' | 'conversations' | 'runtime'>): ScheduleControl {
+export function gatewayScheduleControl(gateway: Pick<Gateway, 'scheduler' | 'known' | 'conversations' | 'runtime'> & Partial<Pick<Gateway, 'spending'>>): ScheduleControl {
   return {
     scheduler: gateway.scheduler,
+    jobs: gateway.spending?.jobs,
     findTarget: (address) => findTarget(gateway.known, address),
     profileFor: (target) => gateway.conversations.profileFor(target, cliActor.id),
     assertProfile: (name) => gateway.runtime.assertProfile(name),

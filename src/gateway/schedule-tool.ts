@@ -3,11 +3,13 @@
  * (reminders, recurring jobs, check-backs), lists them, and cancels, pauses or resumes them. It
  * acts for the person whose message started the turn, and a job it sets keeps the turn's seat
  * (its tools and workspace): a job's turn never has more, wherever it delivers. Every refusal and
- * every invalid argument comes back as a precise message for the model.
+ * every invalid argument comes back as a precise message for the model. A job made says what it is
+ * expected to cost and the job caps in force; a listing, what each job spent today.
  */
 import * as z from 'zod';
 import { defineTool, type Tool, type TurnContext } from '../tools/tool.ts';
 import { leastSeat } from '../tools/turn-seat.ts';
+import type { JobSpending } from './budget/job-spending.ts';
 import { ScheduleError, type Job, type JobTarget, type Scheduler, type SchedulerActor } from './scheduler/index.ts';
 import { formatAddress } from './known-conversations.ts';
 import { jobLabel } from './scheduler/index.ts';
@@ -17,6 +19,8 @@ export interface ScheduleToolOptions {
   scheduler: Scheduler;
   /** Where a job created in `turn` runs (`deliver`: `origin` or `platform:conversation[:thread]`); throws a `ScheduleError`. */
   target(turn: TurnContext, deliver: string | undefined): Promise<{ target: JobTarget; profile: string }>;
+  /** The jobs' spending (asked for when used), for a new job's estimate and a listing's spend; unset: neither is said. */
+  jobs?: () => Pick<JobSpending, 'created' | 'describeAll'>;
 }
 
 // Numbers and strings are left loose (`unknown` in the scheduler): its messages say precisely
@@ -63,10 +67,14 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
             const { target, profile } = await options.target(turn, args.deliver);
             // The job keeps this turn's seat: its runs never get more, wherever they deliver.
             const { job, nextRun } = await scheduler.create({ ...args, prompt: args.prompt, target, profile, seat: turn.seat ?? leastSeat }, actor);
-            return `Scheduled job ${job.id}${job.name ? ` "${job.name}"` : ''}: next run ${nextRun.words}, ${nextRun.iso}.`;
+            // The job is made whatever happens to its estimate.
+            const cost = await options.jobs?.().created(job).catch(() => undefined);
+            return `Scheduled job ${job.id}${job.name ? ` "${job.name}"` : ''}: next run ${nextRun.words}, ${nextRun.iso}.${cost ? ` ${cost}` : ''}`;
           }
-          case 'list':
-            return describeJobs(scheduler, scheduler.list({ sessionKey: turn.sessionKey }));
+          case 'list': {
+            const jobs = scheduler.list({ sessionKey: turn.sessionKey });
+            return describeJobs(scheduler, jobs, false, await options.jobs?.().describeAll(jobs));
+          }
           default: {
             if (!args.id?.trim()) return { content: `Error: ${args.action} needs the job's id (see action list).`, isError: true };
             const job = await scheduler[args.action](args.id, actor);
@@ -84,10 +92,11 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool<typeof pa
 }
 
 /**
- * One line per job: id, name, state, schedule, next run and last outcome; with `everywhere`, also
- * each job's conversation (for a listing of every conversation's jobs).
+ * One line per job: id, name, state, schedule, next run, last outcome and its spend (from `spend`,
+ * by id, where known); with `everywhere`, also each job's conversation (for a listing of every
+ * conversation's jobs).
  */
-export function describeJobs(scheduler: Scheduler, jobs: readonly Job[], everywhere = false): string {
+export function describeJobs(scheduler: Scheduler, jobs: readonly Job[], everywhere = false, spend?: ReadonlyMap<string, string>): string {
   if (jobs.length === 0) return everywhere ? 'No scheduled jobs.' : 'No scheduled jobs in this conversation.';
   return jobs
     .map((job) => {
@@ -96,6 +105,8 @@ export function describeJobs(scheduler: Scheduler, jobs: readonly Job[], everywh
       if (everywhere) parts.push(`in ${formatAddress(job.target.address)}`);
       if (next) parts.push(`next ${next.words}`);
       if (job.lastStatus) parts.push(`last run ${job.lastStatus}${job.lastError ? `: ${job.lastError}` : ''}`);
+      const spent = spend?.get(job.id);
+      if (spent) parts.push(spent);
       parts.push(`${job.pipeline ? `pipeline ${job.pipeline}, goal` : 'prompt'}: ${job.prompt.length > 80 ? `${job.prompt.slice(0, 77)}...` : job.prompt}`);
       return `- ${parts.join('; ')}`;
     })

@@ -41,10 +41,10 @@ import { opsTokens, type OpsEvents, type TurnStatus } from './ops/ops-events.ts'
 
 /**
  * What a turn answers: a person's messages (taken together, from their conversation's lane) or a
- * scheduled job; with the slot of the queued task running it, which its model calls step out of
- * while they wait (see `core/task-slot.ts`).
+ * scheduled job's run (`run`: its due time, as its spending caps name it); with the slot of the
+ * queued task running it, which its model calls step out of while they wait (see `core/task-slot.ts`).
  */
-export type TurnSource = ({ batch: WaitingMessage[]; lane: TurnLane } | { job: Job }) & { slot?: TaskSlot };
+export type TurnSource = ({ batch: WaitingMessage[]; lane: TurnLane } | { job: Job; run: string }) & { slot?: TaskSlot };
 
 /** What the turn runner works with (the gateway's parts). */
 export interface TurnRunnerOptions {
@@ -192,7 +192,7 @@ export class TurnRunner {
       const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
-      const turn = await this.#turnContext(conversation, message, job, { sessionId: tree.id, input });
+      const turn = await this.#turnContext(conversation, message, 'job' in source ? source : undefined, { sessionId: tree.id, input });
       const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn });
       if (result.aborted && this.#options.stopping()) {
         // Stopped by the shutdown: answered after the restart, from the person's message.
@@ -313,13 +313,16 @@ export class TurnRunner {
    * that person may use there and the workspace they work in. A job's turn has no more than the
    * seat of the turn that set it (kept with the job; none kept: the least seat).
    */
-  async #turnContext(conversation: Conversation, message: InboundMessage, job: Job | undefined, session: { sessionId: string; input: string }): Promise<TurnContext> {
+  async #turnContext(conversation: Conversation, message: InboundMessage, scheduled: { job: Job; run: string } | undefined, session: { sessionId: string; input: string }): Promise<TurnContext> {
+    const job = scheduled?.job;
     const { platform, conversationId, threadId } = message.address;
     const admin = this.#options.isAdmin(platform, message.sender.id);
     const seat = { sessionKey: message.sessionKey, platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
     const kept = job ? readSeat(job.seat) : undefined;
     const access = await this.#options.turnAccess.forTurn(seat, conversation.agent.tools, await tempDirectoryOf(this.#options.runtime, conversation), kept);
     const context: TurnContext = { sessionKey: message.sessionKey, platform, senderId: message.sender.id, senderName: message.sender.name, admin, scheduled: job !== undefined, turnId: job ? `job ${job.id}` : message.id, profile: conversation.profile, ...access };
+    // The job's spending caps count its run's calls.
+    if (scheduled) context.job = { id: scheduled.job.id, run: scheduled.run };
     const attach = this.#options.attachFile;
     if (attach) context.attachFile = (path, name) => attach(context, path, name);
     // What untrusted content the context holds: earlier tool results, other people's messages.

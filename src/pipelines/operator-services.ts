@@ -9,14 +9,19 @@
  * else the run's Interviewer; a block refuses the command),
  * its output redacted by them as the tool's would be. The per-turn counters (the call cap, the
  * repeated-call guard) are left out: a pipeline's loops are meant, and `max_steps` bounds them.
+ * Every model call of the run (its agents', and the reading of a node's outputs) passes the
+ * host's spending gate, its turn naming the run, so the run's own cap (`budgets.pipelineRun`)
+ * counts them all.
  */
 import type { Agent } from '../agent/agent.ts';
 import type { ApprovalRequest } from '../agent/agent-options.ts';
+import type { SpendGate } from '../agent/spend-gate.ts';
 import { GuardrailSet } from '../agent/guardrail-set.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { generateObject } from '../llm/generate-object.ts';
 import { runCommand } from '../tools/builtin/run-command.ts';
+import type { Usage } from '../llm/types.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import type { Interviewer } from './engine/interviewer.ts';
 import type { HandlerServices } from './handlers/registry.ts';
@@ -45,11 +50,16 @@ export interface PipelineHost {
    * there): the run's Interviewer (a gate's question; the terminal's y/N).
    */
   requestApproval?: (request: ApprovalRequest) => Promise<boolean | undefined>;
+  /** The spending gate of run `runId`'s model calls (the gateway's; the terminal's holds the run's cap alone); unset: none. */
+  spend?: (runId: string) => SpendGate;
 }
 
 /** The services of one run, and how to let go of them (its agents). */
 export async function operatorServices(host: PipelineHost): Promise<{ services: HandlerServices; close(): void }> {
-  const { runtime, interviewer, turn } = host;
+  const { runtime, interviewer } = host;
+  // Each call counts for the run (its cap), and for whom and where it works, as a turn there would.
+  const turn = host.turn && { ...host.turn, pipelineRun: host.runId };
+  const spend = host.spend?.(host.runId);
   const { resources } = await runtime.resources(host.profile);
   const guardrails = new GuardrailSet(resources.guardrails().filter((guardrail) => !perTurnGuardrails.has(guardrail.name)));
   const agents = new Map<string, Promise<Agent>>();
@@ -66,7 +76,7 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
     const key = `${thread}\n${model ?? ''}\n${effort ?? ''}`;
     let agent = agents.get(key);
     if (!agent) {
-      agent = runtime.createAgent({ sessionKey: `pipeline:${host.runId}:${thread}`, profile: host.profile, model, reasoningEffort: effort, requestApproval: askPerson }).then((made) => made.agent);
+      agent = runtime.createAgent({ sessionKey: `pipeline:${host.runId}:${thread}`, profile: host.profile, model, reasoningEffort: effort, requestApproval: askPerson, spend }).then((made) => made.agent);
       agents.set(key, agent);
     }
     return agent;
@@ -78,16 +88,18 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
     // A node's declared outputs, read from its answer by the model that gave it (one structured call).
     async readOutputs({ node, answer, schema, signal }) {
       const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);
-      const { object } = await generateObject({
-        provider: agent.options.provider,
-        model: agent.model,
-        schema,
-        name: 'step_outcome',
-        system: 'You read the answer an agent gave to one step of a pipeline and report, strictly from that answer, the step\'s outcome and the facts asked for. Do not guess beyond it.',
-        prompt: `The step "${node.name}" was asked:\n${node.prompt || node.label || node.name}\n\nThe agent's answer:\n${answer}`,
-        signal,
-      });
-      return object as Record<string, unknown>;
+      const system = 'You read the answer an agent gave to one step of a pipeline and report, strictly from that answer, the step\'s outcome and the facts asked for. Do not guess beyond it.';
+      const prompt = `The step "${node.name}" was asked:\n${node.prompt || node.label || node.name}\n\nThe agent's answer:\n${answer}`;
+      // Not an agent's call, so checked here: its worst case reserved as the agents' calls are.
+      const ticket = await spend?.reserve({ model: agent.model, systemPrompt: system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }] }, turn);
+      let usage: Usage | undefined;
+      try {
+        const result = await generateObject({ provider: agent.options.provider, model: agent.model, schema, name: 'step_outcome', system, prompt, signal });
+        usage = result.usage;
+        return result.object as Record<string, unknown>;
+      } finally {
+        ticket?.settle(usage);
+      }
     },
     async codergen({ node, prompt, signal }) {
       const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);

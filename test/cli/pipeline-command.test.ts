@@ -1,7 +1,8 @@
 /**
  * `operator pipeline` as a person uses it, against the fake model: validate (clean, with errors
  * and their lines, a syntax error, --strict), run with a gate answered on stdin and a check run in
- * the sandbox, the final context printed; a run stopped with Ctrl+C at its gate and resumed; list.
+ * the sandbox, the final context printed; a run held to its spending cap; a run stopped with Ctrl+C
+ * at its gate and resumed; list.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -139,6 +140,18 @@ describe('operator pipeline', () => {
     expect(out).toContain('severity: low');
     const structured = server.requests.find((request) => request.body.tool_choice?.name === 'step_outcome')!;
     expect(JSON.stringify(structured.body.messages)).toContain('Looks good to me, approve.');
+  });
+
+  it("holds a run to its cap (budgets.pipelineRun.run), reading a step's outputs included: the call that would pass it is refused and the run fails saying so", async () => {
+    setUp({ 'review.dot': 'digraph review {\n  start [shape=Mdiamond]\n  review [prompt="Review the change" outputs="approved:boolean"]\n  done [shape=Msquare]\n  start -> review -> done\n}\n' });
+    writeFileSync(join(home, 'operator.json'), JSON.stringify({ budgets: { pipelineRun: { run: 0.7 } } }));
+    // The review is billed $0.315 (100,000 input and 1,000 output tokens of claude-sonnet-4-6); reading
+    // its outputs would reserve about $0.48 more (its 32,000 output tokens), past $0.70.
+    server.setDefault({ text: 'Looks good to me, approve.', usage: { input: 100_000, output: 1_000 } });
+    const run = operator('run', 'review.dot');
+    expect(await run.exited).toBe(1);
+    expect(run.output.stdout()).toMatch(/Run [0-9a-f]{6} failed: Not answered: this pipeline run's spending cap of \$0\.7000 is reached \(\$0\.3150 spent, \$0\.00 in calls under way\)\.\n/);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('stops at a gate on Ctrl+C, lists the run, and resumes it where it stopped', async () => {

@@ -70,6 +70,8 @@ describe('operator schedule beside the gateway', () => {
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(/^Scheduled job "ping" \([0-9a-z]{8}\) in telegram:1001 with profile default: next run in 1 second \(.*\), \d{4}-\d\d-\d\dT/);
+    // What it is expected to cost (claude-sonnet-4-6's 32,000 output tokens for its first call), and the job caps.
+    expect(added.stdout).toMatch(/\. Estimated cost: \$0\.48\d\d a run \(one model call's worst case, until it has run\), at most one run a day\. No job spending cap is set \(budgets\.job\)\.\n$/);
     await find((text) => text === 'Ping from the schedule.');
     const fired = JSON.stringify(model.requests.at(-1)!.body.messages.at(-1));
     expect(fired).toContain('scheduled follow-up, not typed by a person');
@@ -81,6 +83,8 @@ describe('operator schedule beside the gateway', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(`${id}  "ping"  done`);
     expect(listed.stdout).toMatch(/last {6}\S+ ok, answer delivered/);
+    // The fake model bills 10 input and 5 output tokens a call: $0.000105.
+    expect(listed.stdout).toContain('  spend     spent today $0.0001, $0.0001 a run on average (1 run)');
     const json = JSON.parse((await schedule('list', '--json')).stdout) as { id: string; lastStatus: string; lastDelivery: { status: string } }[];
     expect(json.find((job) => job.id === id)).toMatchObject({ lastStatus: 'ok', lastDelivery: { status: 'delivered' } });
   });

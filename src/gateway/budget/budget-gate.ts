@@ -37,10 +37,12 @@ export function spendLines(budgets: BudgetsConfig, turn: TurnContext | undefined
   // Admins have no person cap: the gateway's caps bound them.
   if (!turn.admin) lines.push({ scope: `person ${turn.platform}:${turn.senderId}`, period: 'day', cap: budgets.person.day ?? defaultBudgets.personDay });
   if (turn.job) {
-    if (budgets.job.day !== undefined) lines.push({ scope: `job ${turn.job.id}`, period: 'day', cap: budgets.job.day });
-    if (budgets.job.run !== undefined) lines.push({ scope: `job ${turn.job.id} run ${turn.job.run}`, period: 'run', cap: budgets.job.run });
+    // Counted with no cap too (an endless one): a job's spend today and per run is what `/schedule`
+    // shows and what its next runs are estimated from (see `job-budget.ts`).
+    lines.push({ scope: jobScope(turn.job.id), period: 'day', cap: budgets.job.day ?? Infinity });
+    lines.push({ scope: jobScope(turn.job.id, turn.job.run), period: 'run', cap: budgets.job.run ?? Infinity });
   }
-  if (turn.pipelineRun !== undefined && budgets.pipelineRun.run !== undefined) lines.push({ scope: `pipeline run ${turn.pipelineRun}`, period: 'run', cap: budgets.pipelineRun.run });
+  if (turn.pipelineRun !== undefined && budgets.pipelineRun.run !== undefined) lines.push(pipelineRunLine(turn.pipelineRun, budgets.pipelineRun.run));
   return lines;
 }
 
@@ -58,6 +60,16 @@ export function conversationDayCap(budgets: BudgetsConfig, sessionKey: string): 
 export function countedLines(lines: readonly SpendLine[]): SpendLine[] {
   const uncapped = (['day', 'month'] as const).filter((period) => !lines.some((line) => line.scope === 'gateway' && line.period === period));
   return [...lines, ...uncapped.map((period) => ({ scope: 'gateway', period, cap: Number.POSITIVE_INFINITY }))];
+}
+
+/** The scope of job `id`'s spend (its day's), or of its run `run`: `job k3v9x2ab`, `job k3v9x2ab run 2026-11-30T09:00:00.000Z`. */
+export function jobScope(id: string, run?: string): string {
+  return run === undefined ? `job ${id}` : `job ${id} run ${run}`;
+}
+
+/** The cap of pipeline run `runId`, all its nodes' calls together. */
+export function pipelineRunLine(runId: string, cap: number): SpendLine {
+  return { scope: `pipeline run ${runId}`, period: 'run', cap };
 }
 
 /** What kind of cap a line's scope is, for metrics and the words people read. */
@@ -112,6 +124,8 @@ export interface BudgetGateOptions {
   report?: (report: SpendReport) => void;
   /** The scopes whose caps `turn` may pass (an admin allowed it one more turn). */
   exempt?: (turn: TurnContext) => ReadonlySet<string> | undefined;
+  /** The caps a call of `turn` counts against, instead of {@link spendLines}' (the terminal's pipeline run: its own cap alone). */
+  lines?: (turn: TurnContext | undefined) => SpendLine[];
 }
 
 /** The gateway's gate over `book`, with the caps of `budgets`. */
@@ -121,7 +135,8 @@ export function budgetGate(book: SpendLedger, budgets: (profile?: string) => Bud
     async reserve(request, turn): Promise<SpendTicket> {
       const info = getModelInfo(request.model);
       if (!info) return { settle: () => {} };
-      const lines = countedLines(spendLines(budgets(turn?.profile), turn));
+      const lines = options.lines?.(turn) ?? countedLines(spendLines(budgets(turn?.profile), turn));
+      if (lines.length === 0) return { settle: () => {} };
       const held = await book.reserve(lines, worstCaseCost(request, info), turn && options.exempt?.(turn));
       if (!('settle' in held)) {
         options.report?.({ type: 'refused', scope: scopeKind(held.line.scope), period: held.line.period, cap: held.line.cap });

@@ -1,10 +1,11 @@
 /**
  * The gateway's spending: the gate every agent's model calls pass (see `budget-gate.ts`), the book
  * `/budget` reads, the kill switch (`/budget pause`, kept in the store), the notice near a cap,
- * and the turns an admin let pass a cap once.
+ * the turns an admin let pass a cap once, and the scheduled jobs' spending (`job-spending.ts`).
  */
 import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
 import type { SpendGate } from '../../agent/spend-gate.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
 import type { TurnContext } from '../../tools/tool.ts';
 import type { Store } from '../../store/store.ts';
 import type { OpsEvent } from '../ops/ops-events.ts';
@@ -12,11 +13,14 @@ import type { BudgetsConfig } from '../config/budget-schema.ts';
 import { keySegment } from '../dedupe.ts';
 import { budgetGate, dollars, scopeKind, spendLines, type SpendReport } from './budget-gate.ts';
 import { SpendAsks, type SpendAsksOptions } from './spend-asks.ts';
+import { conversationModel, JobSpending } from './job-spending.ts';
 import { periodOf, SpendBook } from './spend-book.ts';
 
 /** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
 export interface GatewaySpending extends SpendGate {
   book: SpendBook;
+  /** The scheduled jobs' spending: estimates, spend per job, whether a due run may start. */
+  jobs: JobSpending;
   /** The caps of `profile`'s conversations (the top-level ones, or the profile's own). */
   budgets(profile?: string): BudgetsConfig;
   /** All model calls are stopped (`/budget pause`): each refuses with a {@link SpendingPausedError}. */
@@ -56,6 +60,8 @@ export interface GatewaySpendOptions {
   asks?: Pick<SpendAsksOptions, 'copies' | 'resubmit' | 'tell'>;
   /** The clock (tests); the real one by default. */
   now?: () => Date;
+  /** The models conversations use, for the jobs' estimates (unset: none priced). */
+  models?: Pick<Runtime, 'client' | 'clientFor'>;
 }
 
 /** How long an admin's "one more turn" waits for its turn to use it. */
@@ -85,8 +91,11 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
   if (answerLeft) listeners.push(() => void answerLeft().catch((error: unknown) => log(`messages left while model calls were paused not answered: ${errorMessage(error)}`)));
   let paused = false;
   let asks: SpendAsks | undefined;
+  const { models } = options;
+  const model = models ? conversationModel(store, (spec) => (spec === undefined ? models.client.info : models.clientFor(spec).info)) : async () => undefined;
   const spending: GatewaySpending = {
     book,
+    jobs: new JobSpending({ book, store, budgets: () => budgets(), model, log }),
     budgets,
     get paused() {
       return paused;

@@ -44,7 +44,8 @@ export type OpsEvent = OpsPlace &
     | { type: 'group.approved'; group: string; by: string }
     | { type: 'approval.asked'; tool: string; summary: string; reason: string }
     | { type: 'approval.answered'; tool: string; summary: string; approved: boolean; by: string }
-    | { type: 'job.fired'; job: string; latenessMs: number; status: string; error?: string }
+    /** `status` ok, error or skipped (`reason`: the spending cap the run would pass). */
+    | { type: 'job.fired'; job: string; latenessMs: number; status: string; error?: string; reason?: string }
     /** A model call refused at a spending cap (`scope` its kind: person, conversation, gateway, job, pipeline). */
     | { type: 'budget.refused'; scope: string; period: string; capUsd: number }
     /** The kill switch: every model call stopped (`/budget pause`, `operator budget pause`, the console) or let go on. */

@@ -4,14 +4,16 @@
  * work as the person who started it (their tools and workspace, never more than the seat of the
  * turn that started it, which the run's record keeps, also across restarts), its gates ask in the
  * conversation (see `chat-gates.ts`), and its progress is one message edited in place (the nodes
- * done, the current one). At the end the last answer (or the failure) is said. A run the gateway
- * left by stopping or crashing goes on after the next start, saying so. The engine and the DOT
+ * done, the current one). At the end the last answer (or the failure) is said: a run a spending
+ * cap stopped fails saying which. A run the gateway left by stopping or crashing goes on after
+ * the next start, saying so. The engine and the DOT
  * parser load on the first run, not with the gateway (its start must stay light).
  */
 
 /** The pipeline runner, loaded on first use. */
 const runner = () => import('../../pipelines/pipeline-runner.ts');
 import type { ApprovalRequest } from '../../agent/agent-options.ts';
+import type { SpendGate } from '../../agent/spend-gate.ts';
 import type { ChannelAdapter, ConversationAddress } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { PipelineEvent } from '../../pipelines/engine/pipeline-events.ts';
@@ -36,18 +38,25 @@ interface ChatOrigin {
   profile: string;
   /** The seat of the turn that started it (absent in runs from before seats were kept: the least seat). */
   makerSeat?: TurnSeat;
+  /** The scheduled job's run that started it: the job's caps count its calls too. */
+  job?: ScheduledRun;
 }
 
-/** Where a run starts, for whom, and the seat of the turn that starts it. */
-export type RunStart = Omit<RunSeat, 'runId'> & { profile: string; makerSeat: TurnSeat };
+/** A scheduled job's run, as its spending caps name it. */
+type ScheduledRun = { id: string; run: string };
+
+/** Where a run starts, for whom, the seat of the turn that starts it, and the job's run that starts it (if one does). */
+export type RunStart = Omit<RunSeat, 'runId'> & { profile: string; makerSeat: TurnSeat; job?: ScheduledRun };
 
 /** What the chat's runs need from the gateway. */
 export interface ChatPipelinesOptions {
   runtime: Runtime;
   gates: ChatGates;
   adapterOf(platform: string): ChannelAdapter | undefined;
-  /** The turn of `starterId` in the conversation (their tools and workspace), with no more than `makerSeat`. */
-  turnOf(seat: RunSeat & { profile: string; makerSeat: TurnSeat }): Promise<TurnContext>;
+  /** The turn of `starterId` in the conversation (their tools and workspace), with no more than `makerSeat`, in `job`'s run if given. */
+  turnOf(seat: RunSeat & { profile: string; makerSeat: TurnSeat; job?: ScheduledRun }): Promise<TurnContext>;
+  /** The spending gate the runs' model calls pass; unset: none. */
+  spend?: SpendGate;
   /**
    * Asks an approval in the conversation `sessionKey` as its turns do (see `approvals.ts`);
    * resolves to undefined where it cannot (the conversation is not in memory): the run's gate asks then.
@@ -183,12 +192,13 @@ export class ChatPipelines {
       ask: (question: Parameters<ReturnType<ChatGates['interviewerFor']>['ask']>[0], signal: AbortSignal) => gates.interviewerFor({ ...seat, runId }).ask(question, signal),
       inform: (message: string) => gates.interviewerFor({ ...seat, runId }).inform(message),
     };
-    const turn = await this.#options.turnOf({ ...seat, profile: origin.profile, makerSeat: readSeat(origin.makerSeat) });
+    const turn = await this.#options.turnOf({ ...seat, profile: origin.profile, makerSeat: readSeat(origin.makerSeat), job: origin.job });
+    const { spend } = this.#options;
     const work = (async () => {
       try {
         const askApproval = this.#options.askApproval;
         const requestApproval = askApproval && ((request: ApprovalRequest) => askApproval(origin.sessionKey, request));
-        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting, requestApproval });
+        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting, requestApproval, spend: spend && (() => spend) });
         await progress.close();
         if (record.status === 'finished' || record.status === 'failed') await adapter.send(origin.address, { text: closingText(record) }).catch((error: unknown) => this.#options.log(`${origin.sessionKey}: pipeline result not sent: ${errorMessage(error)}`));
         return record;

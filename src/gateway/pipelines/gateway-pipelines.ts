@@ -2,7 +2,9 @@
  * The gateway's side of chat pipelines: the gates, the runs and the `run_pipeline` tool made over
  * the gateway's adapters, admins and tool rights, and a run's turn (the tools and workspace of the
  * person who started it, as their own turns there have, and never more than the seat of the turn
- * that started it: a run the model started in a scheduled job's turn has that turn's seat).
+ * that started it: a run the model started in a scheduled job's turn has that turn's seat). Its
+ * model calls pass the gateway's spending gate as that turn's would, and count for the run (and
+ * for the scheduled job's run that started it, if one did).
  */
 import { errorMessage } from '../../core/errors.ts';
 import type { Tool, TurnContext } from '../../tools/tool.ts';
@@ -25,6 +27,8 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
     gates,
     adapterOf,
     log: gateway.log,
+    // The gateway's gate, as it is when the run calls (it is made after the pipelines).
+    spend: { reserve: (request, turn) => gateway.spending.reserve(request, turn) },
     // Asked as the conversation's own turns ask (buttons, timeout, the admins, the hour's allowance).
     async askApproval(sessionKey, request) {
       const conversation = await gateway.conversations.peek(sessionKey)?.catch(() => undefined);
@@ -38,7 +42,7 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
       try {
         const where = { sessionKey: seat.sessionKey, platform, scope: seat.scope, conversationId, threadId, senderId: seat.starterId, admin };
         const access = await turnAccess.forTurn(where, agent.tools, await tempDirectoryOf(gateway.runtime, { agent, profile: seat.profile }), seat.makerSeat);
-        return { sessionKey: seat.sessionKey, platform, senderId: seat.starterId, admin, scheduled: false, ...access };
+        return { sessionKey: seat.sessionKey, platform, senderId: seat.starterId, admin, scheduled: false, profile: seat.profile, ...access, ...(seat.job && { job: seat.job }) };
       } finally {
         agent.dispose();
       }
@@ -59,16 +63,16 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
 }
 
 /**
- * A scheduled job's run when it names a pipeline: the pipeline starts in the job's conversation,
- * as its creator with no more than the job's kept seat, with the job's prompt as its goal, and runs
- * on in the background (its progress and questions in the conversation). The job's run is `ok`
- * once the pipeline started.
+ * A scheduled job's run `run` when it names a pipeline: the pipeline starts in the job's
+ * conversation, as its creator with no more than the job's kept seat, with the job's prompt as its
+ * goal, and runs on in the background (its progress and questions in the conversation), its calls
+ * counting for the job's run. The job's run is `ok` once the pipeline started.
  */
-export async function startScheduledPipeline(gateway: Gateway, job: Job): Promise<RunOutcome> {
+export async function startScheduledPipeline(gateway: Gateway, job: Job, run: string): Promise<RunOutcome> {
   const { target } = job;
   if (!gateway.adapters.has(target.address.platform)) return { status: 'error', error: `no ${target.address.platform} channel is running` };
   try {
-    const start = { sessionKey: target.sessionKey, address: target.address, scope: target.scope, starterId: job.creator.id, profile: job.profile, makerSeat: readSeat(job.seat) };
+    const start = { sessionKey: target.sessionKey, address: target.address, scope: target.scope, starterId: job.creator.id, profile: job.profile, makerSeat: readSeat(job.seat), job: { id: job.id, run } };
     const id = await gateway.pipelines.start(start, job.pipeline!, job.prompt);
     gateway.log(`schedule: job ${job.id} started pipeline ${job.pipeline} (run ${id})`);
     return { status: 'ok' };

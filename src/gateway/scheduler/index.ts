@@ -6,6 +6,6 @@ export { describeNextRun, type NextRunDescription } from './describe-next-run.ts
 export { latestRunAtOrBefore, nextRunAfter } from './next-run.ts';
 export { interruptedError, settleRun, type FailurePolicy, type RunDelivery, type RunOutcome } from './run-outcome.ts';
 export { ScheduleError, type ScheduleErrorCode } from './schedule-error.ts';
-export { isJob, jobLabel, newJobId, normalizeJobId, type DeliveryRecord, type Job, type JobClaim, type JobCreator, type JobSchedule, type JobState, type JobTarget, type MissedPolicy, type RunStatus } from './job.ts';
+export { isJob, jobLabel, newJobId, normalizeJobId, type DeliveryRecord, type Job, type JobClaim, type JobCreator, type JobSchedule, type JobSpend, type JobState, type JobTarget, type MissedPolicy, type RunStatus } from './job.ts';
 export { durationFormat, formatDuration, parseDuration } from './duration.ts';
 export { formatIsoInZone, formatReadableInZone, isValidTimezone } from './zoned-time.ts';

@@ -55,6 +55,12 @@ export interface JobClaim {
   at: number;
 }
 
+/** The runs of a job whose cost was measured, and what they cost in all. */
+export interface JobSpend {
+  runs: number;
+  usd: number;
+}
+
 /** A persisted job. Times are milliseconds since the epoch. */
 export interface Job {
   /** Short and typable: 8 lowercase base-32 characters (see {@link newJobId}). */
@@ -92,6 +98,11 @@ export interface Job {
   lastError?: string;
   lastDelivery?: DeliveryRecord;
   consecutiveFailures: number;
+  /**
+   * What its measured runs cost: how many the gateway reported a cost for, and their total in US
+   * dollars (the estimate of its next runs is their average). Absent until one is measured.
+   */
+  spend?: JobSpend;
   claim?: JobClaim;
   createdAt: number;
   /** When the job became done; done jobs are kept for a while so that `list` shows them. */

@@ -11,8 +11,10 @@ export type RunDelivery = { status: 'delivered' } | { status: 'failed'; error: s
 /**
  * What the gateway reports when a job's turn has finished and its answer was delivered (or not).
  * `delivery` is absent only when nothing reached the point of delivery (an error before the answer).
+ * `skipped`: the run did not start (a spending cap it would pass; `reason` says which), and the
+ * conversation was told. `costUsd`: what the run spent, where the gateway measured it.
  */
-export type RunOutcome = ({ status: 'ok' } | { status: 'error'; error: string }) & { delivery?: RunDelivery };
+export type RunOutcome = ({ status: 'ok' } | { status: 'error'; error: string } | { status: 'skipped'; reason: string }) & { delivery?: RunDelivery; costUsd?: number };
 
 /** When failures in a row are reported and when they pause the job. */
 export interface FailurePolicy {
@@ -27,9 +29,12 @@ export const interruptedError = 'interrupted: the gateway stopped during this ru
 
 /**
  * The job after the run it claimed ended with `outcome` at `now`, and the message for its owner,
- * if any. The claim is cleared; a job with no next run becomes done (unless paused meanwhile).
+ * if any. The claim is cleared; a job with no next run becomes done (unless paused meanwhile). A
+ * skipped run is no failure and not one of `repeat`'s runs: the job goes on to `following`, the
+ * time after the claimed one, should the claim have used up its runs.
  */
-export function settleRun(job: Job, outcome: RunOutcome, policy: FailurePolicy, now: number): { job: Job; notice?: string } {
+export function settleRun(job: Job, outcome: RunOutcome, policy: FailurePolicy, now: number, following: number | null = null): { job: Job; notice?: string } {
+  if (outcome.status === 'skipped') return { job: settleSkip(job, outcome.reason, now, following) };
   const delivery = outcome.delivery;
   const error =
     outcome.status === 'error'
@@ -46,6 +51,7 @@ export function settleRun(job: Job, outcome: RunOutcome, policy: FailurePolicy, 
     lastError: error === undefined ? undefined : truncateError(error),
     lastDelivery: delivery && deliveryRecord(delivery, now),
     consecutiveFailures: failures,
+    ...(outcome.costUsd !== undefined && { spend: { runs: (job.spend?.runs ?? 0) + 1, usd: (job.spend?.usd ?? 0) + outcome.costUsd } }),
   };
   if (settled.state === 'active' && settled.nextRunAt === null) settled = { ...settled, state: 'done', doneAt: now };
   if (error === undefined) return { job: settled };
@@ -66,6 +72,15 @@ export function settleRun(job: Job, outcome: RunOutcome, policy: FailurePolicy, 
     };
   }
   return { job: settled };
+}
+
+/** `job` after its claimed run was skipped for `reason`: the run given back, the claim cleared. */
+function settleSkip(job: Job, reason: string, now: number, following: number | null): Job {
+  const runs = Math.max(0, job.runs - 1);
+  // The claim took the job's last run (`repeat`) or its one time: the next time, if any, is its again.
+  const nextRunAt = job.state === 'active' && job.nextRunAt === null ? following : job.nextRunAt;
+  const done = job.state === 'active' && nextRunAt === null;
+  return { ...job, claim: undefined, runs, nextRunAt, lastRunAt: job.claim?.at ?? now, lastStatus: 'skipped', lastError: truncateError(reason), ...(done && { state: 'done' as const, doneAt: now }) };
 }
 
 function deliveryRecord(delivery: RunDelivery, at: number): DeliveryRecord {

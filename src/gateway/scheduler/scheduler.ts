@@ -315,11 +315,11 @@ export class Scheduler {
     const claimed: Job = { ...job, runs, nextRunAt: exhausted ? null : following, claim: { scheduledFor, at: now } };
     await this.save(jobs, claimed);
     this.log(`schedule: job ${job.id}: run ${runs} for ${this.iso(job, scheduledFor)}`);
-    const running = this.runAndRecord(claimed, scheduledFor).finally(() => this.inFlight.delete(job.id));
+    const running = this.runAndRecord(claimed, scheduledFor, following).finally(() => this.inFlight.delete(job.id));
     this.inFlight.set(job.id, running);
   }
 
-  private async runAndRecord(job: Job, scheduledFor: number): Promise<void> {
+  private async runAndRecord(job: Job, scheduledFor: number, following: number | null): Promise<void> {
     let outcome: RunOutcome;
     try {
       outcome = await this.options.run(job, scheduledFor);
@@ -333,7 +333,7 @@ export class Scheduler {
           this.log(`schedule: job ${job.id}: the run for ${this.iso(job, scheduledFor)} ended (${outcome.status}) after the job was cancelled`);
           return;
         }
-        const settled = settleRun(current, outcome, this.settings, this.now());
+        const settled = settleRun(current, outcome, this.settings, this.now(), following);
         await this.save(jobs, settled.job);
         if (settled.job.lastStatus === 'error') this.log(`schedule: job ${job.id}: run failed: ${settled.job.lastError}`);
         if (settled.notice) this.tell(settled.job, settled.notice);

@@ -4,9 +4,11 @@
  * store (this node begun, with everything before it), the handler (with its retries and timeout),
  * the context updated, and the next edge chosen (or the failure route). A restart goes on from the
  * checkpoint: a node that had begun runs again under its retry policy. Every step is an event. It never leaves a run stuck silently: a run ends
- * finished, failed or stopped with a reason, or is resumable from its checkpoint.
+ * finished, failed or stopped with a reason, or is resumable from its checkpoint. A model call
+ * refused at a spending cap ends the run there, failed with the refusal (no retry or failure route
+ * could make a call); one refused because an admin paused all calls stops it, to be resumed.
  */
-import { errorMessage } from '../../core/errors.ts';
+import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
 import { applyStylesheet, parseStylesheet } from '../graph/stylesheet.ts';
 import type { HandlerRegistry, HandlerRun } from '../handlers/handler.ts';
 import { resolveFidelity } from '../routing/fidelity.ts';
@@ -82,6 +84,9 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
     return record;
   };
 
+  /** A spending cap's refusal, once a node's call met one: the run ends with it. */
+  let refused: BudgetExhaustedError | undefined;
+
   record.status = 'running';
   emit({ type: 'run_start', runId: record.id, pipeline: pipeline.name, resumed });
   if (record.nodeBegun) emit({ type: 'node_rerun', runId: record.id, node: record.currentNode });
@@ -146,6 +151,8 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
         ? refuse(node.name, `"${node.name}" was reached ${visits[node.name]} times, more than its max_visits of ${maxVisits}`)
         : await attempts(node, (attempt, attemptSignal) => handler.execute(node, context, handlerRun(attempt, attemptSignal)));
     if (signal.aborted) return halt();
+    // Stopped where it stands (the node runs again on resume) when calls are paused; else failed.
+    if (refused) return refused.details['paused'] === true ? end('stopped', 'model calls are paused by an admin: the run stopped here, to go on once they resume') : end('failed', refused.message);
     record.status = 'running';
 
     // The context learns the outcome; the next node's edges see it.
@@ -220,6 +227,11 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
         result = await once(attempt, attemptSignal);
       } catch (error) {
         if (signal.aborted) return { status: 'fail', failureReason: reasonOf(signal) };
+        if (error instanceof BudgetExhaustedError) {
+          refused = error;
+          emit({ type: 'node_end', runId: record.id, node: node.name, status: 'fail', durationMs: Date.now() - started, failureReason: error.message });
+          return { status: 'fail', failureReason: error.message };
+        }
         const timedOut = attemptSignal.aborted;
         result = { status: 'retry', failureReason: timedOut ? `did not finish within its timeout of ${node.timeout} s` : errorMessage(error) };
       }

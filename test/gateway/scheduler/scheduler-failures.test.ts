@@ -111,4 +111,38 @@ describe.each(storeKinds)('scheduler failures on the $name', (kind) => {
     expect(h.lines).toContain(`schedule: job ${job.id}: could not notify its owner: telegram down`);
     expect(h.scheduler.get(job.id)?.runs).toBe(2);
   });
+  it("counts neither a run skipped at a spending cap as a failure nor as one of repeat's runs, and adds a run's cost to the job's spend", async () => {
+    const { store } = await kind.open();
+    const results: RunOutcome[] = [
+      { status: 'ok', delivery: { status: 'delivered' }, costUsd: 0.25 },
+      { status: 'skipped', reason: 'skipped: the job has spent $1.00 today of its $1.00 a day' },
+      { status: 'skipped', reason: 'skipped: the job has spent $1.00 today of its $1.00 a day' },
+      { status: 'error', error: 'stopped at its cap', costUsd: 0.5 },
+    ];
+    const h = new Harness({ store, outcome: () => results.shift()! });
+    await h.scheduler.start();
+    const { job } = await h.scheduler.create(newJob({ every: '5m', repeat: 3 }), ada);
+    await h.advance(5 * minute);
+    expect(h.scheduler.get(job.id)).toMatchObject({ runs: 1, lastStatus: 'ok', spend: { runs: 1, usd: 0.25 } });
+    await h.advance(10 * minute);
+    expect(h.scheduler.get(job.id)).toMatchObject({ state: 'active', runs: 1, lastStatus: 'skipped', lastError: 'skipped: the job has spent $1.00 today of its $1.00 a day', consecutiveFailures: 0, nextRunAt: start + 20 * minute });
+    await h.advance(5 * minute);
+    expect(h.scheduler.get(job.id)).toMatchObject({ runs: 2, lastStatus: 'error', consecutiveFailures: 1, spend: { runs: 2, usd: 0.75 } });
+    expect(h.notices).toEqual([]);
+  });
+
+  it('gives back the last run of repeat when it was skipped, and ends a one-shot job whose one run was', async () => {
+    const { store } = await kind.open();
+    const results: RunOutcome[] = [{ status: 'skipped', reason: 'over its cap' }, { status: 'ok', delivery: { status: 'delivered' } }];
+    const h = new Harness({ store, outcome: () => results.shift() ?? { status: 'skipped', reason: 'over its cap' } });
+    await h.scheduler.start();
+    const { job } = await h.scheduler.create(newJob({ every: '5m', repeat: 1 }), ada);
+    await h.advance(5 * minute);
+    expect(h.scheduler.get(job.id)).toMatchObject({ state: 'active', runs: 0, nextRunAt: start + 10 * minute, lastStatus: 'skipped' });
+    await h.advance(5 * minute);
+    expect(h.scheduler.get(job.id)).toMatchObject({ state: 'done', runs: 1, lastStatus: 'ok' });
+    const { job: once } = await h.scheduler.create(newJob({ delay_seconds: 60 }), ada);
+    await h.advance(minute);
+    expect(h.scheduler.get(once.id)).toMatchObject({ state: 'done', runs: 0, lastStatus: 'skipped', lastError: 'over its cap' });
+  });
 });

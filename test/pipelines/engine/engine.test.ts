@@ -1,14 +1,16 @@
 /**
  * The pipeline engine over the real parser, routing and handlers (the agent stood in for by a
  * scripted backend, commands run by bash): a plan, a gate, a fix loop until the check passes;
- * retries, partial success and failure routes; goal gates; max_steps; parallel branches; gates
- * with a default; a restart mid-node; checkpoints after every node.
+ * retries, partial success and failure routes; a spending cap's refusal, which ends the run; goal
+ * gates; max_steps; parallel branches; gates with a default; a restart mid-node; checkpoints after
+ * every node.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BudgetExhaustedError } from '../../../src/core/errors.ts';
 import { runPipeline } from '../../../src/pipelines/engine/engine.ts';
 import { QueueInterviewer, type Interviewer } from '../../../src/pipelines/engine/interviewer.ts';
 import type { PipelineEvent } from '../../../src/pipelines/engine/pipeline-events.ts';
@@ -175,6 +177,28 @@ describe('pipeline engine', () => {
     const final = await run();
     expect(final.status).toBe('failed');
     expect(final.error).toContain('node "check" failed: `echo broken >&2; exit 3` exited with 3:\nbroken');
+  });
+
+  it('ends a run whose call a spending cap refused, failed with the refusal (no retry, no failure route); a pause stops it where it is', async () => {
+    const refusal = "Not answered: this pipeline run's spending cap of $0.50 is reached ($0.4500 spent, $0.00 in calls under way).";
+    const dot = `digraph c { start [shape=Mdiamond]; draft [max_retries=3 retry_target="start"]; fallback; done [shape=Msquare]; start -> draft -> done; draft -> fallback [condition="outcome = fail"]; fallback -> done }`;
+    const capped = await setUp(dot, {
+      agent: () => {
+        throw new BudgetExhaustedError(refusal, { scope: 'pipeline run x', period: 'run', cap: 0.5, spent: 0.45 });
+      },
+    });
+    const final = await capped.run();
+    expect(final).toMatchObject({ status: 'failed', error: refusal });
+    expect(nodesRun(capped.events)).toEqual(['start', 'draft']);
+    expect(capped.prompts).toHaveLength(1);
+    expect(capped.events.find((event) => event.type === 'node_end' && event.node === 'draft')).toMatchObject({ status: 'fail', failureReason: refusal });
+
+    const paused = await setUp(dot, {
+      agent: () => {
+        throw new BudgetExhaustedError('Model calls are paused by an admin (/budget pause).', { paused: true });
+      },
+    });
+    expect(await paused.run()).toMatchObject({ status: 'stopped', currentNode: 'draft', nodeBegun: true, error: 'model calls are paused by an admin: the run stopped here, to go on once they resume' });
   });
 
   it('holds the exit while a goal gate has not succeeded, going back to its retry target', async () => {
