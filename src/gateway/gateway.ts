@@ -271,6 +271,7 @@ export class Gateway {
       for (const conversation of await this.conversations.all()) conversation.agent.abort();
       if (!(await within(settled, 5_000))) this.log('operator: some work did not stop; exiting anyway');
     }
+    await this.spending.book.flush();
     for (const adapter of this.adapters.values()) {
       if (!(await within(adapter.stop().catch(() => undefined), 3_000))) this.log(`${adapter.platform}: did not stop within 3 s; left behind`);
     }

@@ -56,7 +56,8 @@ export class SpendObject extends DurableObject<WorkerEnv> {
 
   constructor(ctx: DurableObjectState, env: WorkerEnv) {
     super(ctx, env);
-    this.#book = new SpendBook({ store: objectStore(ctx.storage), log: (line) => console.error(`spending: ${line}`) });
+    // Every count written at once: an object may be evicted between calls, taking a timer with it.
+    this.#book = new SpendBook({ store: objectStore(ctx.storage), log: (line) => console.error(`spending: ${line}`), countEveryMs: 0 });
     // Before any call is taken: the reservations an earlier instance held still hold.
     void ctx.blockConcurrencyWhile(() => this.#restore());
   }

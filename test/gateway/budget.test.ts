@@ -4,7 +4,7 @@
  * for its worst case, concurrent calls never overshoot, settled spend is kept across a restart and
  * a new UTC day starts at zero. The gateway's own day and month are counted even without a cap.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BudgetExhaustedError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelRequest } from '../../src/llm/types.ts';
@@ -113,6 +113,25 @@ describe('the spend book', () => {
     expect('settle' in (await book.reserve([line], 0.1))).toBe(true);
   });
 
+  it('writes a count without a cap behind, with the others of its moment, and a capped line at once', async () => {
+    const store = createStore({ driver: 'memory' });
+    const now = () => new Date('2026-11-30T10:00:00Z');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
+    const book = new SpendBook({ store, log, now, countEveryMs: 5_000 });
+    const counted: SpendLine = { scope: 'gateway', period: 'day', cap: Number.POSITIVE_INFINITY };
+    for (let call = 0; call < 3; call++) {
+      const hold = await book.reserve([line, counted], 0.1);
+      if ('settle' in hold) hold.settle(0.1);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.get('spend:conversation%20telegram%3Adm%3A7:2026-11-30')).toBeCloseTo(0.3);
+    expect(await store.get('spend:gateway:2026-11-30')).toBeNull();
+    vi.advanceTimersByTime(5_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.get('spend:gateway:2026-11-30')).toBeCloseTo(0.3);
+  });
+
   it('keeps settled spend across a restart, and starts a new UTC day at zero', async () => {
     const store = createStore({ driver: 'memory' });
     let now = new Date('2026-11-30T23:59:00Z');
@@ -163,8 +182,11 @@ describe("the gateway's own spend", () => {
     expect(await book.spent('gateway', 'day')).toBeCloseTo(3 * 0.315);
     expect(await book.spent('gateway', 'month')).toBeCloseTo(3 * 0.315);
     expect(reports).toEqual(Array.from({ length: 3 }, () => ({ type: 'spent', scopes: ['gateway'], costUsd: expect.closeTo(0.315) })));
-    // Kept in the store, where `operator budget status` reads it with no gateway running.
+    // Kept in the store, where `operator budget status` reads it with no gateway running: written
+    // behind (a count without a cap refuses nothing), at the latest when the gateway stops.
     await new Promise((resolve) => setImmediate(resolve));
+    expect(await new SpendBook({ store, log, now }).spent('gateway', 'month')).toBe(0);
+    await book.flush();
     expect(await new SpendBook({ store, log, now }).spent('gateway', 'month')).toBeCloseTo(3 * 0.315);
     // A configured gateway cap is counted once, as itself.
     const capped = budgetGate(book, () => budgetsSchema.parse({ gateway: { day: 1 } }), { now });

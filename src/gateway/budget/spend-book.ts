@@ -61,11 +61,44 @@ export class SpendBook {
   readonly #reserved = new Map<string, number>();
   /** What admins added to a cap this period, by the same key. */
   readonly #raised = new Map<string, number>();
+  /** Counts without a cap settled since they were last written. */
+  readonly #unwritten = new Set<string>();
+  readonly #countEveryMs: number;
+  #countTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(options: { store: Pick<Store, 'get' | 'set'>; now?: () => Date; log: (line: string) => void }) {
+  /**
+   * `countEveryMs`: how long a count without a cap (the gateway's day when no gateway cap is set, a
+   * job's when no job cap is) waits to be written with the others settled meanwhile (5 s). Such a
+   * count refuses nothing; it is what `operator budget status`, `/schedule` and a job's estimate
+   * read, so one write per moment instead of one per call is enough, and {@link flush} writes the
+   * rest when the gateway stops. A process killed outright loses that moment's counts, never a
+   * capped line's, which is written at each settle. 0 writes every count at once.
+   */
+  constructor(options: { store: Pick<Store, 'get' | 'set'>; now?: () => Date; log: (line: string) => void; countEveryMs?: number }) {
     this.#store = options.store;
     this.#now = options.now ?? (() => new Date());
     this.#log = options.log;
+    this.#countEveryMs = options.countEveryMs ?? 5_000;
+  }
+
+  /** Writes the counts without a cap settled since they were last written. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#countTimer);
+    this.#countTimer = undefined;
+    const keys = [...this.#unwritten];
+    this.#unwritten.clear();
+    await Promise.all(keys.map((key) => this.#write(key, this.#spent.get(key) ?? 0)));
+  }
+
+  #later(key: string): void {
+    this.#unwritten.add(key);
+    if (this.#countTimer !== undefined) return;
+    this.#countTimer = setTimeout(() => void this.flush(), this.#countEveryMs);
+    this.#countTimer.unref?.();
+  }
+
+  #write(key: string, total: number): Promise<void> {
+    return this.#store.set(key, total).catch((error: unknown) => this.#log(`spend not kept (${key}): ${errorMessage(error)}; this process still counts it`));
   }
 
   /** Settled spend of `scope` in the current `period`. */
@@ -115,13 +148,15 @@ export class SpendBook {
       settle: (actual) => {
         if (settled) return;
         settled = true;
-        for (const key of keys) {
+        for (const [index, key] of keys.entries()) {
           this.#reserved.set(key, Math.max(0, (this.#reserved.get(key) ?? 0) - amount));
           if (actual <= 0) continue;
           const total = (this.#spent.get(key) ?? 0) + actual;
           this.#spent.set(key, total);
           if (key.endsWith(':run')) continue;
-          this.#store.set(key, total).catch((error: unknown) => this.#log(`spend not kept (${key}): ${errorMessage(error)}; this process still counts it`));
+          // A count without a cap refuses nothing: written behind, with the others of its moment.
+          if (lines[index]!.cap === Number.POSITIVE_INFINITY && this.#countEveryMs > 0) this.#later(key);
+          else this.#write(key, total);
         }
       },
     };
@@ -131,7 +166,7 @@ export class SpendBook {
     const now = this.#now();
     const current = [periodOf('day', now), periodOf('month', now)];
     for (const key of this.#spent.keys()) {
-      if (current.some((period) => key.endsWith(`:${period}`)) || (this.#reserved.get(key) ?? 0) > 0) continue;
+      if (current.some((period) => key.endsWith(`:${period}`)) || (this.#reserved.get(key) ?? 0) > 0 || this.#unwritten.has(key)) continue;
       this.#spent.delete(key);
       this.#reserved.delete(key);
       this.#raised.delete(key);
