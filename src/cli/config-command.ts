@@ -77,11 +77,15 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
 
 /** The spending caps in force (`docs/budgets.md`), the defaults said as such. */
 function budgetLine(config: GatewayConfig): string {
-  const { gateway, conversation, person } = config.budgets;
+  const { gateway, conversation, person, job, pipelineRun, botTurns } = config.budgets;
+  const jobCaps = [job.run === undefined ? '' : `${dollars(job.run)} a run`, job.day === undefined ? '' : `${dollars(job.day)} a day`].filter((part) => part !== '');
   const parts = [
     `gateway ${gateway.day === undefined ? 'none' : `${dollars(gateway.day)} a day`}${gateway.month === undefined ? '' : `, ${dollars(gateway.month)} a month`}`,
     `conversation ${conversation.day === undefined ? `${dollars(defaultBudgets.groupDay)} a day for groups (default)` : `${dollars(conversation.day)} a day`}`,
     `person ${dollars(person.day ?? defaultBudgets.personDay)} a day${person.day === undefined ? ' (default)' : ''}, admins none`,
+    `job ${jobCaps.length > 0 ? jobCaps.join(', ') : 'none'}`,
+    `pipeline run ${pipelineRun.run === undefined ? 'none' : dollars(pipelineRun.run)}`,
+    `bots' messages in a row ${botTurns}`,
   ];
   return parts.join('; ');
 }

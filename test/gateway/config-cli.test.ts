@@ -28,7 +28,7 @@ describe('operator config', () => {
     expect(result.stdout).toContain('groups: telegram:-100 (answers without mention)');
     expect(result.stdout).toContain('telegram: token set, webhook https://bot.example.com/hook (secret set)');
     // The spending caps in force: here the defaults.
-    expect(result.stdout).toContain('spending caps: gateway none; conversation $5.00 a day for groups (default); person $1.00 a day (default), admins none');
+    expect(result.stdout).toContain("spending caps: gateway none; conversation $5.00 a day for groups (default); person $1.00 a day (default), admins none; job none; pipeline run none; bots' messages in a row 5");
     expect(result.stdout).not.toContain('sekrit_value_0123456789');
     expect(result.stdout).not.toContain('token-value');
   });
