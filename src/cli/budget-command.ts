@@ -17,7 +17,7 @@ import { loadConfig } from '../gateway/config/index.ts';
 import { budgetControlPath } from '../gateway/control/control-route.ts';
 import { createStoreFromEnv } from '../store/from-env.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
-import { sendToGateway } from './gateway-request.ts';
+import { runControlCommand } from './gateway-request.ts';
 
 /** The usage text of `operator budget`. */
 export const budgetUsage = [
@@ -38,18 +38,20 @@ type CommandReply = Omit<BudgetReply, 'overview'> & { overview?: SpendingOvervie
 /** Runs `operator budget <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runBudgetCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = parseBudgetArgs(args);
-  const answer = await sendToGateway(budgetControlPath, parsed.request, env);
-  let reply: CommandReply | undefined = answer && { ok: answer.ok, text: answer.text, overview: answer.overview as SpendingOverview };
-  if (!reply) {
-    reply = await applyToStore(parsed.request, env);
-    if (reply.ok && parsed.request.action !== 'status') process.stderr.write('No gateway is running: the store was changed directly, and the gateway takes it up when it starts.\n');
-  }
-  if (!reply.ok) {
-    process.stderr.write(`${reply.text}\n`);
-    return 1;
-  }
-  process.stdout.write(parsed.json ? `${JSON.stringify(reply.overview, null, 2)}\n` : `${reply.text}\n`);
-  return 0;
+  return runControlCommand(
+    {
+      path: budgetControlPath,
+      request: parsed.request,
+      changes: parsed.request.action !== 'status',
+      json: parsed.json,
+      fromGateway: (answer) => ({ ok: answer.ok, text: answer.text, data: answer.overview as SpendingOverview }),
+      fromStore: async () => {
+        const reply = await applyToStore(parsed.request, env);
+        return { ok: reply.ok, text: reply.text, data: reply.overview };
+      },
+    },
+    env,
+  );
 }
 
 /** The request the arguments ask for; throws a {@link UsageError} for the person typing them. */

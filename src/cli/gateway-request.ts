@@ -40,3 +40,45 @@ export async function sendToGateway(path: string, request: unknown, env: NodeJS.
   }
   return { ...body, ok: body.ok === true, text: body.text };
 }
+
+/** A control command's reply, from the gateway or the store: `data` is what `--json` prints. */
+export interface ControlReply {
+  ok: boolean;
+  text: string;
+  data: unknown;
+}
+
+/** What {@link runControlCommand} does. */
+export interface ControlCommand {
+  /** The control route (`/control/schedule`). */
+  path: string;
+  request: unknown;
+  /** Whether the request changes anything (then a change made on the store says so). */
+  changes: boolean;
+  /** Print `data` as JSON instead of `text`. */
+  json: boolean;
+  /** The reply out of the running gateway's answer. */
+  fromGateway(answer: GatewayAnswer): ControlReply;
+  /** The reply when no gateway runs: the request applied to the store. */
+  fromStore(): Promise<ControlReply>;
+}
+
+/**
+ * Runs a control command: through the running gateway when there is one, else on the store (a
+ * change made there is said on stderr: the gateway takes it up when it starts). Prints the reply;
+ * resolves to the exit code (1 when the request was refused).
+ */
+export async function runControlCommand(command: ControlCommand, env: NodeJS.ProcessEnv): Promise<number> {
+  const answer = await sendToGateway(command.path, command.request, env);
+  let reply = answer && command.fromGateway(answer);
+  if (!reply) {
+    reply = await command.fromStore();
+    if (reply.ok && command.changes) process.stderr.write('No gateway is running: the store was changed directly, and the gateway takes it up when it starts.\n');
+  }
+  if (!reply.ok) {
+    process.stderr.write(`${reply.text}\n`);
+    return 1;
+  }
+  process.stdout.write(command.json ? `${JSON.stringify(reply.data, null, 2)}\n` : `${reply.text}\n`);
+  return 0;
+}

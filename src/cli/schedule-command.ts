@@ -17,7 +17,7 @@ import { ProfileBindingStore } from '../resources/profile-binding.ts';
 import { assertProfile } from '../runtime/profile-check.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
-import { sendToGateway } from './gateway-request.ts';
+import { runControlCommand } from './gateway-request.ts';
 
 /** The usage text of `operator schedule`. */
 export const scheduleUsage = [
@@ -47,18 +47,20 @@ export const scheduleUsage = [
 /** Runs `operator schedule <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runScheduleCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = parseScheduleArgs(args);
-  const answer = await sendToGateway(scheduleControlPath, parsed.request, env);
-  let reply: ScheduleReply | undefined = answer && { ok: answer.ok, text: answer.text, jobs: Array.isArray(answer.jobs) ? (answer.jobs as Job[]) : [] };
-  if (!reply) {
-    reply = await applyToStore(parsed.request, env);
-    if (reply.ok && parsed.request.action !== 'list') process.stderr.write('No gateway is running: the store was changed directly, and the gateway takes it up when it starts.\n');
-  }
-  if (!reply.ok) {
-    process.stderr.write(`${reply.text}\n`);
-    return 1;
-  }
-  process.stdout.write(parsed.json ? `${JSON.stringify(reply.jobs, null, 2)}\n` : `${reply.text}\n`);
-  return 0;
+  return runControlCommand(
+    {
+      path: scheduleControlPath,
+      request: parsed.request,
+      changes: parsed.request.action !== 'list',
+      json: parsed.json,
+      fromGateway: (answer) => ({ ok: answer.ok, text: answer.text, data: Array.isArray(answer.jobs) ? (answer.jobs as Job[]) : [] }),
+      fromStore: async () => {
+        const reply = await applyToStore(parsed.request, env);
+        return { ok: reply.ok, text: reply.text, data: reply.jobs };
+      },
+    },
+    env,
+  );
 }
 
 /** The request the arguments ask for; throws a {@link UsageError} for the person typing them. */
