@@ -178,7 +178,7 @@ describe('the spend object', () => {
     if (!('id' in lost)) throw new Error('not reserved');
     // Its isolate "died": no settle. Once its hold is over, the cap is free again.
     const next = await eventually(
-      async (): Promise<{ id: string } | { refusal: unknown }> => spend.reserve({ lines, amount: 0.8, holdMs: longHold }),
+      async (): Promise<{ id: string } | { refusal: unknown } | { paused: true }> => spend.reserve({ lines, amount: 0.8, holdMs: longHold }),
       (answer) => 'id' in answer,
     );
     if (!('id' in next)) throw new Error(`still held: ${JSON.stringify(next)}`);
