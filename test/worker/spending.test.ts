@@ -1,7 +1,8 @@
 /**
  * Spending caps on Workers, inside workerd against the fakes: the bot's one spend object keeps
  * every cap's counter. A group conversation stops at its cap with the refusal's words and no model
- * call past it; a person's counter counts across two groups; the spend object out of reach (its
+ * call past it; a person's counter counts across two groups; a conversation near its cap (or its
+ * person near theirs) is told so once a day, after the answer; the spend object out of reach (its
  * binding throws, or its call fails) or an invalid `OPERATOR_BUDGETS` refuses the call before it
  * goes out, and the person is told. In the object: a reservation whose settle never comes expires,
  * one made before the object was evicted still holds, and past days' counters are swept.
@@ -88,6 +89,36 @@ describe('spending caps on Workers, through the webhook', () => {
     // An admin in the same group is not bound by Bea's cap.
     await callFake('model', 'enqueue', { text: 'Answered for the admin.' });
     await say(second, admin, 'hello', (reply) => reply === 'Answered for the admin.');
+  });
+
+  it("tells a conversation once a day, after the answer, that its spend passed warnAt of its cap; and a person of theirs", { timeout: testTimeout }, async () => {
+    const group = -100_946;
+    await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
+    await callFake('model', 'reset');
+    const heads = (list: string[]) => list.filter((text) => text.startsWith('Heads-up'));
+    // The group's $5 a day (an admin has no person cap): $2.475, then $1.65 passes 80% of it.
+    await callFake('model', 'enqueue', { text: 'First answer.', usage: { input: 10, output: 165_000 } });
+    await say(group, admin, 'write a lot', (reply) => reply === 'First answer.');
+    await callFake('model', 'enqueue', { text: 'Second answer.', usage: { input: 10, output: 110_000 } });
+    const before = (await texts(group)).length;
+    await say(group, admin, 'and more', (reply) => reply.startsWith('Heads-up'));
+    expect((await texts(group)).slice(before)).toEqual([
+      'Second answer.',
+      'Heads-up: This conversation has spent $4.13 of its $5.00 daily cap (83%); at the cap I stop answering until it resets (/budget shows it).',
+    ]);
+    // Once that day: the next answer (there is room for its call) says nothing more.
+    await callFake('model', 'enqueue', { text: 'Third answer.' });
+    await say(group, admin, 'a little more', (reply) => reply === 'Third answer.');
+    // A command is answered after the turn before it is done, its notice included.
+    await say(group, admin, '/budget', (reply) => reply.startsWith('Spending'));
+    expect(heads(await texts(group))).toHaveLength(1);
+
+    // A person's own cap ($1 a day for one who is not an admin), in another group.
+    const other = -100_947;
+    await approveGroup({ platform: 'telegram', kind: 'group', id: String(other) }, 'telegram:4242');
+    await callFake('model', 'enqueue', { text: 'Answered, Cy.', usage: { input: 10, output: 56_000 } });
+    await say(other, { id: 9421, name: 'Cy' }, 'hello', (reply) => reply.startsWith('Heads-up'));
+    expect(heads(await texts(other))).toEqual(['Heads-up: You have spent $0.8400 of your $1.00 daily cap (84%); at the cap I stop answering until it resets (/budget shows it).']);
   });
 
   it('refuses every call, and tells the person, when the spend object cannot be reached', { timeout: testTimeout }, async () => {
@@ -199,11 +230,12 @@ describe('the spend object', () => {
     expect('id' in (await spend.reserve({ lines, amount: 0.8, holdMs: longHold }))).toBe(true);
   });
 
-  it("sweeps past days' and months' counters, keeping the current ones", async () => {
+  it("sweeps past days' and months' counters (and notes of notices given), keeping the current ones", async () => {
     const stub = spendObject(workerEnv);
     const today = `spend:${keySegment('person test:swept')}:${periodOf('day', new Date())}`;
     const month = `spend:${keySegment('gateway')}:${periodOf('month', new Date())}`;
-    const past = [`spend:${keySegment('person test:swept')}:2020-01-31`, `spend:${keySegment('gateway')}:2020-01`, `spend-raise:${keySegment('person test:swept')}:2020-01-31`];
+    // A counter, a raise and a notice's note of past periods.
+    const past = [`spend:${keySegment('person test:swept')}:2020-01-31`, `spend:${keySegment('gateway')}:2020-01`, `spend-raise:${keySegment('person test:swept')}:2020-01-31`, `spend-warned:${keySegment('person test:swept')}:2020-01-31`];
     await runInDurableObject(stub, async (_instance, state) => {
       // Written as the book writes them.
       const store = objectStore(state.storage);
