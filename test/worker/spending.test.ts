@@ -2,7 +2,8 @@
  * Spending caps on Workers, inside workerd against the fakes: the bot's one spend object keeps
  * every cap's counter. A group conversation stops at its cap with the refusal's words and no model
  * call past it; a person's counter counts across two groups; a conversation near its cap (or its
- * person near theirs) is told so once a day, after the answer; the spend object out of reach (its
+ * person near theirs) is told so once a day, after the answer; a scheduled job's run is held to
+ * the job caps; the spend object out of reach (its
  * binding throws, or its call fails) or an invalid `OPERATOR_BUDGETS` refuses the call before it
  * goes out, and the person is told. In the object: a reservation whose settle never comes expires,
  * one made before the object was evicted still holds, and past days' counters are swept.
@@ -119,6 +120,23 @@ describe('spending caps on Workers, through the webhook', () => {
     await callFake('model', 'enqueue', { text: 'Answered, Cy.', usage: { input: 10, output: 56_000 } });
     await say(other, { id: 9421, name: 'Cy' }, 'hello', (reply) => reply.startsWith('Heads-up'));
     expect(heads(await texts(other))).toEqual(['Heads-up: You have spent $0.8400 of your $1.00 daily cap (84%); at the cap I stop answering until it resets (/budget shows it).']);
+  });
+
+  it("holds a scheduled job's run to budgets.job: its call is refused before it goes out, and the conversation told", { timeout: testTimeout }, async () => {
+    const group = -100_948;
+    await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
+    // This conversation's object (made now, before its first message) reads a job cap below a
+    // call's worst case (about $0.49).
+    await runInDurableObject(workerEnv.CONVERSATIONS.get(workerEnv.CONVERSATIONS.idFromName(`telegram:group:${group}`)), (instance) => {
+      const object = instance as unknown as { env: WorkerEnv };
+      object.env = { ...object.env, OPERATOR_BUDGETS: '{"job":{"run":0.3}}' };
+    });
+    await callFake('model', 'reset');
+    await callFake('model', 'enqueue', { toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'Tell the team the news.', delay_seconds: 1, name: 'news' } }] }, { text: 'Scheduled.' }, { text: 'Never sent.' });
+    await say(group, admin, 'tell the team the news in a second', (reply) => reply === 'Scheduled.');
+    const refusal = await eventually(() => texts(group), (list) => list.some((text) => text.startsWith('Not answered')), answerMs);
+    expect(refusal.filter((text) => text.startsWith('Not answered'))).toEqual(["Not answered: this job run's spending cap of $0.3000 is reached ($0.00 spent, $0.00 in calls under way)."]);
+    expect(await modelRequests()).toBe(2);
   });
 
   it('refuses every call, and tells the person, when the spend object cannot be reached', { timeout: testTimeout }, async () => {
