@@ -17,7 +17,6 @@ import type { Agent } from '../agent/agent.ts';
 import type { ChannelAdapter } from '../channels/types.ts';
 import { TurnTimeoutError, errorMessage } from '../core/errors.ts';
 import { SpendingPausedError } from '../gateway/budget/spending-paused.ts';
-import { keySegment } from '../gateway/dedupe.ts';
 import { failureReply } from '../gateway/failure-reply.ts';
 import { recentChatFrame } from '../gateway/conversations.ts';
 import { SessionTaints } from '../gateway/session-taint.ts';
@@ -80,7 +79,7 @@ export async function answerWaiting(parts: TurnParts, options: { resend: boolean
       if (recorded.has(entry.key)) await parts.inbox.done(entry.key);
       else if (!paused.has(entry.key)) waiting.push(entry);
     }
-    if (waiting.length === 0) return;
+    if (waiting.length === 0) return forgetTold(parts, paused);
     for (const key of await answerBatch(parts, waiting, { paused: paused.size > 0 })) paused.add(key);
   }
 }
@@ -268,13 +267,8 @@ async function tellNearCap(parts: TurnParts, adapter: ChannelAdapter, address: I
   if (notice) await adapter.send(address, { text: notice }).catch((error: unknown) => parts.log(`${turn.sessionKey}: spending notice not sent: ${errorMessage(error)}`));
 }
 
-/** Where it is noted that a waiting message's person was told model calls are paused. */
-function pausedToldKey(key: string): string {
-  return `paused-told:${keySegment(key)}`;
-}
-
-/** How long that note is kept: as long as the inbox keeps the message. */
-const pausedToldSeconds = 86_400;
+/** Where the inbox keys of the waiting messages whose people were told model calls are paused are kept. */
+const pausedToldKey = 'conversation:paused-told';
 
 /**
  * Tells the conversation that the messages of `keys` wait for model calls to resume (finishing the
@@ -282,13 +276,26 @@ const pausedToldSeconds = 86_400;
  * again while calls are still paused (the object woken by a newer message) says nothing more.
  */
 async function tellPaused(parts: TurnParts, adapter: ChannelAdapter, first: InboxEntry, keys: string[], notice: { previewId?: string; replyTo?: string; text: string }): Promise<void> {
-  const told = await Promise.all(keys.map((key) => parts.store.get<boolean>(pausedToldKey(key))));
-  if (told.every((value) => value === true)) return;
+  const told = (await parts.store.get<string[]>(pausedToldKey)) ?? [];
+  if (keys.every((key) => told.includes(key))) return;
   // Noted with the notice's record, before it is sent (sends wait until both are durable).
-  for (const key of keys) await parts.store.set(pausedToldKey(key), true, { ttlSeconds: pausedToldSeconds });
+  await parts.store.set(pausedToldKey, [...new Set([...told, ...keys])]);
   // No `answers`: the notice answers nothing, and the messages stay waiting.
   const id = await parts.ledger.record({ sessionKey: first.sessionKey, address: first.address, text: notice.text, turnId: `${first.dedupeKey}#paused`, previewId: notice.previewId, replyTo: notice.replyTo });
   await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address: first.address, text: notice.text, replyTo: notice.replyTo }, notice.previewId, { attempts: 3, failure: 'notice of the pause not delivered' });
+}
+
+/**
+ * Forgets, at the end of a round, that the people of messages no longer waiting were told of the
+ * pause: `waiting` holds every message still in the inbox then (each was left for the resume).
+ */
+async function forgetTold(parts: TurnParts, waiting: ReadonlySet<string>): Promise<void> {
+  const told = await parts.store.get<string[]>(pausedToldKey);
+  if (told === null) return;
+  const still = told.filter((key) => waiting.has(key));
+  if (still.length === told.length) return;
+  if (still.length === 0) await parts.store.delete(pausedToldKey);
+  else await parts.store.set(pausedToldKey, still);
 }
 
 /** Tells the conversation a turn failed (replacing its preview), once. */

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SpendingPausedError } from '../../src/gateway/budget/spending-paused.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
 import { createConversationAgent } from '../../src/worker/conversation-agent.ts';
+import { objectStore } from '../../src/worker/object-store.ts';
 import { spendObject } from '../../src/worker/spend-object.ts';
 import type { WorkerEnv } from '../../src/worker/worker-env.ts';
 import { callFake, eventually, readFake } from './support/fakes.ts';
@@ -84,9 +85,11 @@ describe('the kill switch on Workers, through the webhook', () => {
     const answered = await eventually(() => texts(group), (list) => list.includes('Answer to the second.'), answerMs);
     expect(answered.filter((text) => text.startsWith('Answer to'))).toEqual(['Answer to the first.', 'Answer to the second.']);
     expect(await conversation(group).waiting()).toEqual([]);
-    // Its alarm again: nothing is answered twice.
+    // Its alarm again (once the round that answered is over): nothing is answered twice.
     await runDurableObjectAlarm(conversation(group));
     expect(await modelRequests()).toHaveLength(2);
+    // Answered, the notes of their notices are let go.
+    await runInDurableObject(conversation(group), async (_instance, state) => expect(await objectStore(state.storage).get('conversation:paused-told')).toBeNull());
     expect((await texts(group)).filter((text) => text.startsWith('Answer to'))).toEqual(['Answer to the first.', 'Answer to the second.']);
   });
 
