@@ -7,6 +7,7 @@
  * the spending caps (`worker-spending.ts`).
  */
 import { Agent } from '../agent/agent.ts';
+import type { SpendGate } from '../agent/spend-gate.ts';
 import type { AgentResources } from '../agent/agent-options.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { createModelClient, type ModelClient } from '../llm/model-client.ts';
@@ -14,7 +15,7 @@ import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { SessionManager } from '../session/session-manager.ts';
 import type { Store } from '../store/store.ts';
 import type { Tool } from '../tools/tool.ts';
-import { workerSpendGate } from './worker-spending.ts';
+import { workerSpending } from './worker-spending.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** One model client per set of variables (an isolate's), shared by its conversations. */
@@ -45,6 +46,8 @@ export interface ConversationAgentOptions {
   resources?: AgentResources;
   /** Tools of the Worker beyond the resources' own (`schedule`). */
   tools?: readonly Tool[];
+  /** The gate of the conversation's calls (its object keeps one, for the notice near a cap); unset: one of its own. */
+  spend?: SpendGate;
 }
 
 /** A new agent for one conversation; its session is read from the store on first use. */
@@ -59,7 +62,7 @@ export function createConversationAgent(options: ConversationAgentOptions): Agen
     tools: options.tools,
     resources: options.resources,
     // Every model call is checked against the caps in the bot's spend object (refused if it is out of reach).
-    spend: workerSpendGate(options.env),
+    spend: options.spend ?? workerSpending(options.env, options.sessionKey),
     // No approvals on Workers: a call a guardrail would ask about is refused.
   });
 }

@@ -22,6 +22,7 @@ import { createDeliveryLedger } from '../gateway/ledger/index.ts';
 import { ReplySender } from '../gateway/reply-sender.ts';
 import { schedulerSettings } from '../gateway/schedule-control.ts';
 import { createScheduleTool } from '../gateway/schedule-tool.ts';
+import { jobRunId } from '../gateway/job-runs.ts';
 import { scheduledMessage } from '../gateway/scheduled-turn.ts';
 import { ScheduleError, type Job, type JobTarget, type RunOutcome } from '../gateway/scheduler/index.ts';
 import { notifyAfterFromEnv } from '../llm/providers/idle-watch.ts';
@@ -42,7 +43,8 @@ import { memoryCommand, memoryViews } from '../gateway/memory-command.ts';
 import { fromWireMessage, toWireMessage, type WireMessage } from './wire-message.ts';
 import { workerCommand } from './worker-commands.ts';
 import { workerConfig } from './worker-config.ts';
-import { workerBudgetCommand } from './worker-spending.ts';
+import { workerBudgetCommand } from './worker-budget-command.ts';
+import { workerSpending, type WorkerSpending } from './worker-spending.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** The gateway's parts one conversation keeps, over its object's storage. */
@@ -85,6 +87,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
   #caughtUp = false;
   /** The answering running now (one at a time: another call, or the alarm, waits for it). */
   #running: Promise<void> | undefined;
+  /** The spending of this conversation's calls (its agents' gate, the notice near a cap), made on first use. */
+  #spending: WorkerSpending | undefined;
 
   /** This conversation's parts, made on first use over the object's storage. */
   get #turnParts(): TurnParts {
@@ -109,6 +113,7 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         files: createInboundFiles({ env, store, log }),
         // A job made under another profile runs with an agent of its own (see `#runJob`).
         agent: () => (this.#jobAgent ? Promise.resolve(this.#jobAgent) : (this.#agent ??= this.#makeAgent(store))),
+        spending: { warning: (turn) => this.#spendingOf(turn.sessionKey).warning(turn) },
         channelFor: async (entry) => {
           const { platform } = entry.address;
           if (platform === 'web') return this.#durableFirst(this.#webChat);
@@ -245,6 +250,16 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     await this.ctx.storage.sync();
   }
 
+  /**
+   * Model calls resumed (`/budget resume`): the spend object, which refused this conversation's
+   * call while they were paused, wakes it to answer the messages that waited. Resolves once the
+   * alarm that answers them should this instance stop first is durable.
+   */
+  async resumed(): Promise<void> {
+    await this.#wake();
+    await this.ctx.storage.sync();
+  }
+
   /** The messages waiting for an answer, oldest first. */
   async waiting(): Promise<{ key: string; text: string; sessionKey: string }[]> {
     return (await this.#turnParts.inbox.pending()).map((entry) => ({ key: entry.dedupeKey, text: entry.text, sessionKey: entry.sessionKey }));
@@ -337,7 +352,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     const parts = this.#turnParts;
     const adapter = await parts.channelFor(entry);
     if (!adapter) return { status: 'error', error: `no credentials for ${entry.address.platform}` };
-    const run = () => runTurn(parts, adapter, [{ entry, admin: false }], { scheduled: true });
+    // Its run counts for the job's caps (budgets.job), named by its due time as on Node.
+    const run = () => runTurn(parts, adapter, [{ entry, admin: false }], { scheduled: true, job: { id: job.id, run: jobRunId(scheduledFor) } });
     // As on Node: a job runs with the profile it was made with, also after the conversation chose
     // another; an agent of its own, over the same session, for its one turn (turns run one at a time).
     if (job.profile === (await this.#profileChoice.current())) return run();
@@ -427,7 +443,12 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
     });
     const kv = resourcesStorage(this.env);
     const resources = kv ? (await loadWorkerResources(kv, profile, { env: this.env })).resources : undefined;
-    return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule], resources });
+    return createConversationAgent({ env: this.env, store, sessionKey: own.sessionKey, tools: [schedule], resources, spend: this.#spendingOf(own.sessionKey) });
+  }
+
+  /** The spending of this conversation (`sessionKey`: its own, the object's name). */
+  #spendingOf(sessionKey: string): WorkerSpending {
+    return (this.#spending ??= workerSpending(this.env, sessionKey));
   }
 }
 

@@ -12,9 +12,17 @@
  * after the time its caller asked for (the longest its call can last): a call whose settle never
  * comes (its isolate died) stops holding the caps then. A settle that comes after that still
  * counts its cost. Past days' and months' counters are swept daily (`spend-sweep.ts`).
+ *
+ * It holds the kill switch too (`/budget pause|resume`, kept in its storage under the gateway's
+ * own key): while paused every call is refused, before any cap is looked at, and the conversation
+ * that asked is noted, to be woken on resume (`paused-waiters.ts`). And it says when a
+ * conversation is near a cap (`warning`), noting in its storage that it said so.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { SpendBook, type SpendHold, type SpendLine, type SpendRefusal } from '../gateway/budget/spend-book.ts';
+import { pausedKey } from '../gateway/budget/spending-paused.ts';
+import { warnedKey, warningDue, warningText } from '../gateway/budget/spend-warning.ts';
+import { anyWaiting, noteWaiting, wakeWaiting } from './paused-waiters.ts';
 import { objectStore } from './object-store.ts';
 import { sweepPastSpend } from './spend-sweep.ts';
 import type { WorkerEnv } from './worker-env.ts';
@@ -44,7 +52,12 @@ export interface SpendRequest {
   amount: number;
   /** How long to hold it without a settle: the longest the call can last. */
   holdMs: number;
+  /** The session key of the conversation asking (its object's name): woken on resume if refused for a pause. */
+  conversation?: string;
 }
+
+/** The answer to {@link SpendObject.reserve}: the reservation's id, the line it would pass, or that calls are paused. */
+export type SpendAnswer = { id: string } | { refusal: SpendRefusal } | { paused: true };
 
 /** The Durable Object class that keeps the bot's spend. */
 export class SpendObject extends DurableObject<WorkerEnv> {
@@ -64,11 +77,12 @@ export class SpendObject extends DurableObject<WorkerEnv> {
 
   /**
    * Reserves `request.amount` on every line of `request.lines`, or on none: resolves to the
-   * reservation's id (to settle), or to the first line it would pass.
+   * reservation's id (to settle), to the first line it would pass, or to `paused` (nothing reserved).
    */
-  async reserve(request: SpendRequest): Promise<{ id: string } | { refusal: SpendRefusal }> {
+  async reserve(request: SpendRequest): Promise<SpendAnswer> {
     const { lines, amount } = request;
     if (!Number.isFinite(amount) || amount < 0 || !Number.isFinite(request.holdMs)) throw new Error('spending: a reservation needs a finite amount and hold');
+    if (this.#refusedForPause(request.conversation)) return { paused: true };
     this.#expire();
     await this.#armSweep();
     const held = await this.#book.reserve(lines, amount);
@@ -104,10 +118,79 @@ export class SpendObject extends DurableObject<WorkerEnv> {
     return Promise.all(lines.map((line) => this.#book.spent(line.scope, line.period)));
   }
 
-  /** The daily sweep of past periods' counters (see `spend-sweep.ts`). */
+  /**
+   * Whether model calls are paused (for a call that reserves nothing: its model has no prices).
+   * `conversation`, asking for a call, is woken on resume when they are.
+   */
+  async paused(conversation?: string): Promise<boolean> {
+    return this.#refusedForPause(conversation);
+  }
+
+  /** Pauses every model call of the bot (`/budget pause`); resolves to false when they were paused already. */
+  async pause(): Promise<boolean> {
+    const kv = this.ctx.storage.kv;
+    if (kv.get(pausedKey) === true) return false;
+    kv.put(pausedKey, true);
+    return true;
+  }
+
+  /**
+   * Lets model calls go on (`/budget resume`) and wakes the conversations whose messages waited;
+   * resolves to false when they were not paused. One that cannot be woken now is by the alarm.
+   */
+  async resume(): Promise<boolean> {
+    const kv = this.ctx.storage.kv;
+    if (kv.get(pausedKey) !== true) return false;
+    kv.delete(pausedKey);
+    await this.#wakeWaiting();
+    return true;
+  }
+
+  /**
+   * The notice near a cap due for one of `lines` (a turn's conversation and person caps, see
+   * `watchedLines`) at `warnAt` of it, if any: its words, noted as said for the period (once a
+   * period per cap, whichever conversation asks).
+   */
+  async warning(lines: SpendLine[], warnAt: number): Promise<string | undefined> {
+    const kv = this.ctx.storage.kv;
+    const now = new Date();
+    for (const line of lines) {
+      const spent = await this.#book.spent(line.scope, line.period);
+      if (!warningDue(line, spent, warnAt)) continue;
+      // Under `spend-warned:`: the sweep drops it with the period's counters.
+      const key = warnedKey(line, now, 'spend-warned');
+      if (kv.get(key) === true) continue;
+      kv.put(key, true);
+      return warningText(line, spent);
+    }
+    return undefined;
+  }
+
+  /**
+   * The daily sweep of past periods' counters (see `spend-sweep.ts`), and the conversations left
+   * to wake after a resume.
+   */
   override async alarm(): Promise<void> {
-    const next = sweepPastSpend(this.ctx.storage.kv, new Date());
-    await this.ctx.storage.setAlarm(next);
+    const kv = this.ctx.storage.kv;
+    const wakeAt = kv.get(pausedKey) === true || !anyWaiting(kv) ? undefined : await wakeWaiting(kv, this.env);
+    const next = sweepPastSpend(kv, new Date());
+    await this.ctx.storage.setAlarm(Math.min(next, wakeAt ?? next));
+  }
+
+  /** Whether calls are paused; if so, `conversation` (if given) is noted, to be woken on resume. */
+  #refusedForPause(conversation: string | undefined): boolean {
+    const kv = this.ctx.storage.kv;
+    if (kv.get(pausedKey) !== true) return false;
+    if (conversation !== undefined) noteWaiting(kv, conversation);
+    return true;
+  }
+
+  /** Wakes the waiting conversations; those left are the alarm's, brought forward. */
+  async #wakeWaiting(): Promise<void> {
+    const wakeAt = await wakeWaiting(this.ctx.storage.kv, this.env);
+    if (wakeAt === undefined) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > wakeAt) await this.ctx.storage.setAlarm(wakeAt);
   }
 
   /** Releases the reservations whose time is up: their calls will never settle (or settle late). */

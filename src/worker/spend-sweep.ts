@@ -1,6 +1,7 @@
 /**
  * The spend object's daily sweep: the counters of past days and months (`spend:<scope>:<period>`,
- * and admins' raises, `spend-raise:...`) are dropped, so the one object for the whole bot does not
+ * admins' raises, `spend-raise:...`, and the notes that a notice near a cap was given,
+ * `spend-warned:...`) are dropped, so the one object for the whole bot does not
  * keep a key for every person and conversation of every day there ever was. A bounded page of
  * keys per run keeps the object from stalling; a bot with more goes on a minute later, from where
  * it stopped.
@@ -38,9 +39,9 @@ export function sweepPastSpend(kv: SyncKvStorage, now: Date): number {
   return midnight.getTime();
 }
 
-/** Whether `key` is a counter (or a raise) of a day before `today` or a month before `month`. */
+/** Whether `key` is a counter (a raise, a notice's note) of a day before `today` or a month before `month`. */
 function isPast(key: string, today: string, month: string): boolean {
-  if (!key.startsWith('spend:') && !key.startsWith('spend-raise:')) return false;
+  if (!key.startsWith('spend:') && !key.startsWith('spend-raise:') && !key.startsWith('spend-warned:')) return false;
   const period = periodPattern.exec(key)?.[1];
   if (period === undefined) return false;
   // ISO dates compare as text.

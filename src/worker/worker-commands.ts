@@ -1,6 +1,7 @@
 /**
  * The chat commands a conversation answers itself on Workers. Who may use each, as on Node:
- * `/help`, `/status` and `/budget` anyone the bot talks with (they act on their own conversation only);
+ * `/help`, `/status` and `/budget` anyone the bot talks with (they act on their own conversation only),
+ * `/budget pause|resume` admins (see `worker-budget-command.ts`);
  * `/new` and `/profile NAME` anyone in a direct conversation, admins in a group; `/memory` anyone,
  * changing what is theirs to change (see `src/gateway/memory-command.ts`); `/reload` and
  * `/pair CODE` admins only (configured in `OPERATOR_ADMINS`). (`/stop` is taken before a message is queued: the
@@ -19,7 +20,7 @@ export interface WorkerCommandContext {
   profile: ProfileChoice;
   /** `/memory ARGS` for the asker (see `src/gateway/memory-command.ts`). */
   memory(args: string): Promise<string>;
-  /** `/budget ARGS` for the asker: the spend against the caps here (see `worker-spending.ts`). */
+  /** `/budget ARGS` for the asker: the spend against the caps here, or the kill switch (see `worker-budget-command.ts`). */
   budget(args: string): Promise<string>;
 }
 
@@ -30,7 +31,7 @@ const help = [
   '/status: the model and what this conversation has used',
   '/profile [NAME]: show or choose the persona (admins, in a group)',
   '/memory [mine | log | undo | forget N | keep N]: what I keep about you and this conversation, with sources',
-  '/budget: what is spent today against the spending caps here',
+  '/budget: what is spent today against the spending caps here (/budget pause | resume: stop or restart every model call, admins)',
   '/reload: read the profiles, skills and knowledge again (admins)',
   '/pair CODE: let the person (or group) with this pairing code talk with me (admins)',
 ].join('\n');

@@ -31,6 +31,8 @@ export interface FakeModelServer {
   openaiBaseURL: string;
   /** Queue scripted replies, answered in order by whichever protocol asks next. */
   enqueue(...replies: ScriptedReply[]): void;
+  /** Lets the replies held by `name` (`heldBy`) answer: those waiting now, and any that come later. */
+  release(name: string): void;
   /** Reply used when the queue is empty (default: text "ok"). */
   setDefault(reply: ScriptedReply): void;
   /** Every request received, in order. */
@@ -72,6 +74,18 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   const arrivals = new Set<() => void>();
   // Cancels pending delays on close, so no timer keeps the process alive.
   const lifetime = new AbortController();
+  /** The holds of `heldBy` replies, by name, each let go by `release`. */
+  const holds = new Map<string, { released: Promise<void>; release: () => void }>();
+  const holdOf = (name: string) => {
+    let hold = holds.get(name);
+    if (!hold) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { released, release };
+      holds.set(name, hold);
+    }
+    return hold;
+  };
 
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
@@ -113,6 +127,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     }
     const scripted = queue.shift() ?? fallback;
     let reply = typeof scripted === 'function' ? scripted(recorded) : scripted;
+    if ('heldBy' in reply && reply.heldBy !== undefined) reply = { ...reply, holdUntil: holdOf(reply.heldBy).released };
     // An HTTP error means the provider never read the prompt: nothing cached, nothing counted.
     const cache = promptCache === undefined || 'error' in reply ? undefined : promptCache.measure(protocol, body);
     if (cache !== undefined) {
@@ -133,6 +148,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     openaiBaseURL: `${url}/v1`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
+    release: (name) => holdOf(name).release(),
     setDefault: (reply) => void (fallback = reply),
     pending: () => queue.length,
     waitForRequests: (count, timeoutMs) =>
@@ -156,6 +172,9 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       requests.length = 0;
       fallback = defaultReply;
       promptCache?.reset();
+      // Whatever a test left held answers now, and its names are free again.
+      for (const hold of holds.values()) hold.release();
+      holds.clear();
     },
     async close() {
       lifetime.abort();

@@ -85,6 +85,11 @@ export type ReplySpec =
       hangMs?: number;
       /** Send nothing (no headers) until this settles: a provider that hangs until the test lets it answer. */
       holdUntil?: Promise<unknown>;
+      /**
+       * Send nothing (no headers) until the test calls `release(name)` with this name: `holdUntil`
+       * for the tests in workerd, from where no promise crosses to the fake.
+       */
+      heldBy?: string;
       /** Send the headers, then wait this long before the first SSE event (a provider that stalls after answering). */
       stallAfterHeadersMs?: number;
       /** Send this many SSE events, then wait `ms` before the rest (a stream that falls silent midway). */

@@ -1,7 +1,9 @@
 /**
  * Spending caps on Workers, inside workerd against the fakes: the bot's one spend object keeps
  * every cap's counter. A group conversation stops at its cap with the refusal's words and no model
- * call past it; a person's counter counts across two groups; the spend object out of reach (its
+ * call past it; a person's counter counts across two groups; a conversation near its cap (or its
+ * person near theirs) is told so once a day, after the answer; a scheduled job's run is held to
+ * the job caps; the spend object out of reach (its
  * binding throws, or its call fails) or an invalid `OPERATOR_BUDGETS` refuses the call before it
  * goes out, and the person is told. In the object: a reservation whose settle never comes expires,
  * one made before the object was evicted still holds, and past days' counters are swept.
@@ -88,6 +90,53 @@ describe('spending caps on Workers, through the webhook', () => {
     // An admin in the same group is not bound by Bea's cap.
     await callFake('model', 'enqueue', { text: 'Answered for the admin.' });
     await say(second, admin, 'hello', (reply) => reply === 'Answered for the admin.');
+  });
+
+  it("tells a conversation once a day, after the answer, that its spend passed warnAt of its cap; and a person of theirs", { timeout: testTimeout }, async () => {
+    const group = -100_946;
+    await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
+    await callFake('model', 'reset');
+    const heads = (list: string[]) => list.filter((text) => text.startsWith('Heads-up'));
+    // The group's $5 a day (an admin has no person cap): $2.475, then $1.65 passes 80% of it.
+    await callFake('model', 'enqueue', { text: 'First answer.', usage: { input: 10, output: 165_000 } });
+    await say(group, admin, 'write a lot', (reply) => reply === 'First answer.');
+    await callFake('model', 'enqueue', { text: 'Second answer.', usage: { input: 10, output: 110_000 } });
+    const before = (await texts(group)).length;
+    await say(group, admin, 'and more', (reply) => reply.startsWith('Heads-up'));
+    expect((await texts(group)).slice(before)).toEqual([
+      'Second answer.',
+      'Heads-up: This conversation has spent $4.13 of its $5.00 daily cap (83%); at the cap I stop answering until it resets (/budget shows it).',
+    ]);
+    // Once that day: the next answer (there is room for its call) says nothing more.
+    await callFake('model', 'enqueue', { text: 'Third answer.' });
+    await say(group, admin, 'a little more', (reply) => reply === 'Third answer.');
+    // A command is answered after the turn before it is done, its notice included.
+    await say(group, admin, '/budget', (reply) => reply.startsWith('Spending'));
+    expect(heads(await texts(group))).toHaveLength(1);
+
+    // A person's own cap ($1 a day for one who is not an admin), in another group.
+    const other = -100_947;
+    await approveGroup({ platform: 'telegram', kind: 'group', id: String(other) }, 'telegram:4242');
+    await callFake('model', 'enqueue', { text: 'Answered, Cy.', usage: { input: 10, output: 56_000 } });
+    await say(other, { id: 9421, name: 'Cy' }, 'hello', (reply) => reply.startsWith('Heads-up'));
+    expect(heads(await texts(other))).toEqual(['Heads-up: You have spent $0.8400 of your $1.00 daily cap (84%); at the cap I stop answering until it resets (/budget shows it).']);
+  });
+
+  it("holds a scheduled job's run to budgets.job: its call is refused before it goes out, and the conversation told", { timeout: testTimeout }, async () => {
+    const group = -100_948;
+    await approveGroup({ platform: 'telegram', kind: 'group', id: String(group) }, 'telegram:4242');
+    // This conversation's object (made now, before its first message) reads a job cap below a
+    // call's worst case (about $0.49).
+    await runInDurableObject(workerEnv.CONVERSATIONS.get(workerEnv.CONVERSATIONS.idFromName(`telegram:group:${group}`)), (instance) => {
+      const object = instance as unknown as { env: WorkerEnv };
+      object.env = { ...object.env, OPERATOR_BUDGETS: '{"job":{"run":0.3}}' };
+    });
+    await callFake('model', 'reset');
+    await callFake('model', 'enqueue', { toolCalls: [{ name: 'schedule', arguments: { action: 'create', prompt: 'Tell the team the news.', delay_seconds: 1, name: 'news' } }] }, { text: 'Scheduled.' }, { text: 'Never sent.' });
+    await say(group, admin, 'tell the team the news in a second', (reply) => reply === 'Scheduled.');
+    const refusal = await eventually(() => texts(group), (list) => list.some((text) => text.startsWith('Not answered')), answerMs);
+    expect(refusal.filter((text) => text.startsWith('Not answered'))).toEqual(["Not answered: this job run's spending cap of $0.3000 is reached ($0.00 spent, $0.00 in calls under way)."]);
+    expect(await modelRequests()).toBe(2);
   });
 
   it('refuses every call, and tells the person, when the spend object cannot be reached', { timeout: testTimeout }, async () => {
@@ -178,7 +227,7 @@ describe('the spend object', () => {
     if (!('id' in lost)) throw new Error('not reserved');
     // Its isolate "died": no settle. Once its hold is over, the cap is free again.
     const next = await eventually(
-      async (): Promise<{ id: string } | { refusal: unknown }> => spend.reserve({ lines, amount: 0.8, holdMs: longHold }),
+      async (): Promise<{ id: string } | { refusal: unknown } | { paused: true }> => spend.reserve({ lines, amount: 0.8, holdMs: longHold }),
       (answer) => 'id' in answer,
     );
     if (!('id' in next)) throw new Error(`still held: ${JSON.stringify(next)}`);
@@ -199,11 +248,12 @@ describe('the spend object', () => {
     expect('id' in (await spend.reserve({ lines, amount: 0.8, holdMs: longHold }))).toBe(true);
   });
 
-  it("sweeps past days' and months' counters, keeping the current ones", async () => {
+  it("sweeps past days' and months' counters (and notes of notices given), keeping the current ones", async () => {
     const stub = spendObject(workerEnv);
     const today = `spend:${keySegment('person test:swept')}:${periodOf('day', new Date())}`;
     const month = `spend:${keySegment('gateway')}:${periodOf('month', new Date())}`;
-    const past = [`spend:${keySegment('person test:swept')}:2020-01-31`, `spend:${keySegment('gateway')}:2020-01`, `spend-raise:${keySegment('person test:swept')}:2020-01-31`];
+    // A counter, a raise and a notice's note of past periods.
+    const past = [`spend:${keySegment('person test:swept')}:2020-01-31`, `spend:${keySegment('gateway')}:2020-01`, `spend-raise:${keySegment('person test:swept')}:2020-01-31`, `spend-warned:${keySegment('person test:swept')}:2020-01-31`];
     await runInDurableObject(stub, async (_instance, state) => {
       // Written as the book writes them.
       const store = objectStore(state.storage);

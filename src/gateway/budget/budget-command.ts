@@ -6,6 +6,7 @@ import type { TurnContext } from '../../tools/tool.ts';
 import type { BudgetsConfig } from '../config/budget-schema.ts';
 import { dollars, spendLines } from './budget-gate.ts';
 import type { GatewaySpending } from './gateway-spending.ts';
+import { killSwitchCommand, pausedLine } from './spending-paused.ts';
 import type { SpendLine } from './spend-book.ts';
 
 /** Answers to a spending cap's question, by the word `/budget` takes. */
@@ -14,19 +15,13 @@ const answers = { allow: 'once', raise: 'raise', deny: 'deny' } as const;
 /** `/budget pause|resume` and `/budget allow|raise|deny ID` (admins), or `/budget`: what is spent here. */
 export async function budgetCommand(spending: GatewaySpending, args: string, turn: TurnContext): Promise<string> {
   const [verb = '', id, ...rest] = args.trim().split(/\s+/);
-  if (verb === '') return (spending.paused ? 'Model calls are paused (/budget resume lets them go on).\n' : '') + (await budgetReport(spending, turn));
+  if (verb === '') return (spending.paused ? `${pausedLine}\n` : '') + (await budgetReport(spending, turn));
   if ((verb === 'allow' || verb === 'raise' || verb === 'deny') && id !== undefined && rest.length === 0) {
     if (!spending.asks) return 'No question about a spending cap waits here.';
     return spending.asks.answer(id, answers[verb], { id: turn.senderId, admin: turn.admin });
   }
   if ((verb !== 'pause' && verb !== 'resume') || id !== undefined) return 'Usage: /budget [pause | resume | allow ID | raise ID | deny ID]';
-  if (!turn.admin) return 'Only an admin can pause or resume model calls.';
-  if (verb === 'pause') {
-    await spending.pause();
-    return 'Paused all model calls: running turns stop at their next call, and messages wait until /budget resume.';
-  }
-  await spending.resume();
-  return 'Model calls go on; the messages that waited are answered now.';
+  return killSwitchCommand(verb, turn.admin, spending);
 }
 
 /** `/budget`: what is spent today against the caps of `turn`'s seat (the gateway's for admins). */

@@ -3,18 +3,19 @@
  * `/budget` reads, the kill switch (`/budget pause`, kept in the store), the notice near a cap,
  * the turns an admin let pass a cap once, and the scheduled jobs' spending (`job-spending.ts`).
  */
-import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { SpendGate } from '../../agent/spend-gate.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { TurnContext } from '../../tools/tool.ts';
 import type { Store } from '../../store/store.ts';
 import type { OpsEvent } from '../ops/ops-events.ts';
 import type { BudgetsConfig } from '../config/budget-schema.ts';
-import { keySegment } from '../dedupe.ts';
-import { budgetGate, dollars, scopeKind, spendLines, type SpendReport } from './budget-gate.ts';
+import { budgetGate, type SpendReport } from './budget-gate.ts';
 import { SpendAsks, type SpendAsksOptions } from './spend-asks.ts';
 import { conversationModel, JobSpending } from './job-spending.ts';
-import { periodOf, SpendBook } from './spend-book.ts';
+import { SpendBook } from './spend-book.ts';
+import { warnedKey, warningDue, warningText, watchedLines } from './spend-warning.ts';
+import { pausedKey, SpendingPausedError } from './spending-paused.ts';
 
 /** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
 export interface GatewaySpending extends SpendGate {
@@ -66,16 +67,6 @@ export interface GatewaySpendOptions {
 
 /** How long an admin's "one more turn" waits for its turn to use it. */
 const passLifetimeMs = 60 * 60_000;
-
-/** A model call refused because an admin paused them all; the turn's messages wait for the resume. */
-export class SpendingPausedError extends BudgetExhaustedError {
-  constructor() {
-    super('Model calls are paused by an admin (/budget pause): this message is answered once they resume.', { paused: true });
-  }
-}
-
-/** Where the kill switch is kept. */
-const pausedKey = 'budget-paused';
 
 /** The gateway's gate: a spend book over the store, the caps as configured now, and its kill switch. */
 export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending {
@@ -129,17 +120,14 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
     },
     async warning(turn) {
       const { warnAt } = budgets(turn.profile);
-      for (const line of spendLines(budgets(turn.profile), turn)) {
-        const kind = scopeKind(line.scope);
-        if ((kind !== 'conversation' && kind !== 'person') || line.cap <= 0) continue;
+      for (const line of watchedLines(budgets(turn.profile), turn)) {
         const spent = await book.spent(line.scope, line.period);
-        if (spent < warnAt * line.cap) continue;
+        if (!warningDue(line, spent, warnAt)) continue;
         // Once a period per cap: kept in the store, so a restart does not say it again.
-        const key = `budget-warned:${keySegment(line.scope)}:${periodOf(line.period, now?.() ?? new Date())}`;
+        const key = warnedKey(line, now?.() ?? new Date());
         if ((await store.get<unknown>(key)) === true) continue;
         await store.set(key, true);
-        const whose = line.scope.startsWith('person ') ? 'You have' : 'This conversation has';
-        return `Heads-up: ${whose} spent ${dollars(spent)} of ${line.scope.startsWith('person ') ? 'your' : 'its'} ${dollars(line.cap)} ${line.period === 'day' ? 'daily' : 'monthly'} cap (${Math.round((spent / line.cap) * 100)}%); at the cap I stop answering until it resets (/budget shows it).`;
+        return warningText(line, spent);
       }
       return undefined;
     },
