@@ -38,5 +38,8 @@ export function failureReply(error: unknown): string {
   // no cap could be checked, so nothing went out (on Workers: the spend object unreachable, the
   // caps' variable invalid), written for the person with a `reason`.
   if (error instanceof BudgetExhaustedError && (typeof error.details['scope'] === 'string' || typeof error.details['reason'] === 'string')) return error.message;
+  // The kill switch, for a turn nobody's message waits on (a scheduled job's run: it is not made up
+  // for after the resume; a person's message waits for it instead, and is told so).
+  if (error instanceof BudgetExhaustedError && error.details['paused'] === true) return 'Not done: model calls are paused by an admin (/budget pause).';
   return 'Sorry, something went wrong while answering. Please try again.';
 }

@@ -1,6 +1,7 @@
 /** What a person reads when their turn fails: the reason once, and advice that can help. */
 import { describe, expect, it } from 'vitest';
-import { CancellationError, ConfigurationError, ProviderError, type ErrorKind } from '../../src/core/errors.ts';
+import { BudgetExhaustedError, CancellationError, ConfigurationError, ProviderError, type ErrorKind } from '../../src/core/errors.ts';
+import { SpendingPausedError } from '../../src/gateway/budget/spending-paused.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
 import { classifyError } from '../../src/llm/classify-error.ts';
 import { createModelClient } from '../../src/llm/model-client.ts';
@@ -65,6 +66,12 @@ describe('failureReply', () => {
     const said = sentences(reply);
     expect(new Set(said).size).toBe(said.length);
     expect(reply.match(/no model/gi)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it("says which spending cap stopped a turn, and that calls are paused for a job's run the kill switch stopped", () => {
+    const capped = new BudgetExhaustedError('Not answered: this conversation\'s spending cap of $1.00 a day is reached.', { scope: 'conversation telegram:dm:7', period: 'day', cap: 1 });
+    expect(failureReply(capped)).toBe(capped.message);
+    expect(failureReply(new SpendingPausedError())).toBe('Not done: model calls are paused by an admin (/budget pause).');
   });
 
   it('says Stopped. for a cancelled turn, and something neutral for anything else', () => {
