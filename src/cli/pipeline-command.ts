@@ -7,6 +7,7 @@
  * gateway's (two processes writing one day's spend would lose each other's). Exit codes: 0
  * finished (or valid), 1 a parse or validation error or a run that did not finish, 2 bad usage.
  */
+import { configuredBudgets } from '../gateway/config/budget-schema.ts';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SpendGate } from '../agent/spend-gate.ts';
@@ -105,7 +106,7 @@ async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>
   process.on('SIGINT', onInterrupt);
   try {
     runtime.assertProfile(profile);
-    const record = await go({ runtime, profile, interviewer, signal: stop.signal, onEvent: (event) => process.stdout.write(describe(event)), spend: runSpend(runtime) });
+    const record = await go({ runtime, profile, interviewer, signal: stop.signal, onEvent: (event) => process.stdout.write(describe(event)), spend: runSpend(runtime, profile) });
     if (record.status === 'finished') {
       process.stdout.write(`\nFinal context:\n${contextSummary(record).map((line) => `  ${line}`).join('\n')}\n`);
       return 0;
@@ -125,8 +126,8 @@ async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>
  * The gate of a run's model calls: its cap (`budgets.pipelineRun.run`), counted in this process;
  * undefined when none is set. Throws a `ConfigurationError` for an operator.json that is not valid.
  */
-function runSpend(runtime: Runtime): ((runId: string) => SpendGate) | undefined {
-  const { budgets } = loadConfig(runtime.env).config;
+function runSpend(runtime: Runtime, profile: string): ((runId: string) => SpendGate) | undefined {
+  const budgets = configuredBudgets(loadConfig(runtime.env).config)(profile);
   const cap = budgets.pipelineRun.run;
   if (cap === undefined) return undefined;
   const book = new SpendBook({ store: runtime.store, log: (line) => process.stderr.write(`operator pipeline: ${line}\n`) });

@@ -18,6 +18,7 @@ import { assertProfile } from '../runtime/profile-check.ts';
 import { createStoreFromEnv, operatorHome } from '../store/from-env.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
 import { runControlCommand } from './gateway-request.ts';
+import { configuredBudgets } from '../gateway/config/budget-schema.ts';
 
 /** The usage text of `operator schedule`. */
 export const scheduleUsage = [
@@ -132,7 +133,7 @@ async function applyToStore(request: ScheduleRequest, env: NodeJS.ProcessEnv): P
     const log = (line: string) => process.stderr.write(`operator schedule: ${line}\n`);
     // Read only here: a job's spend today, and the models for a new job's estimate.
     const model = conversationModel(store, (spec) => (spec === undefined ? createModelClient(env).info : resolveModel(spec, env).info));
-    const jobs = new JobSpending({ book: new SpendBook({ store, log }), store, budgets: () => config.budgets, model, log });
+    const jobs = new JobSpending({ book: new SpendBook({ store, log }), store, budgets: configuredBudgets(config), model, log });
     return await applyScheduleRequest(request, {
       scheduler,
       findTarget: (address) => findTarget(known, address),

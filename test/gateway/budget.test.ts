@@ -75,6 +75,22 @@ describe('which caps a call counts for', () => {
     expect(await budgetReport(spending, turnOf('telegram:group:-100', false))).toContain('this conversation: $0.00 of $5.00 this day');
   });
 
+  it("a profile's own job, pipeline-run and notice settings take the place of the top-level ones, each on its own", () => {
+    const budgets = budgetsSchema.parse({ job: { run: 0.5, day: 2 }, pipelineRun: { run: 3 }, botTurns: 4 });
+    const night = budgetsFor(budgets, profileBudgetsSchema.parse({ job: { day: 10 }, pipelineRun: { run: 6 }, warnAt: 0.5 }));
+    expect(night.job).toEqual({ run: 0.5, day: 10 });
+    expect(night.pipelineRun).toEqual({ run: 6 });
+    expect(night.warnAt).toBe(0.5);
+    expect(night.botTurns).toBe(4);
+    const job = { ...turnOf('telegram:dm:1', true, '1'), scheduled: true, job: { id: 'k3v9x2ab', run: '2026-11-30T09:00:00.000Z' } };
+    expect(spendLines(night, job)).toEqual([
+      { scope: 'job k3v9x2ab', period: 'day', cap: 10 },
+      { scope: 'job k3v9x2ab run 2026-11-30T09:00:00.000Z', period: 'run', cap: 0.5 },
+    ]);
+    expect(() => profileBudgetsSchema.parse({ botTurns: 2 })).toThrow();
+    expect(() => profileBudgetsSchema.parse({ warnAt: 2 })).toThrow();
+  });
+
   it("reserve a call's worst case: its input uncached and all of max_tokens", () => {
     const info = getModelInfo('claude-sonnet-4-6')!;
     // 1,000 tokens of prompt and a little more, 1,000 output tokens at $3 and $15 a million.
@@ -203,7 +219,7 @@ describe('the spending overview (operator budget status, the console)', () => {
   it('says whether calls are paused, what the gateway spent, and the caps in force with the defaults and profiles named', async () => {
     const store = createStore({ driver: 'memory' });
     const budgets = budgetsSchema.parse({ gateway: { day: 50, month: 500 }, conversation: { day: 4 }, job: { run: 1, day: 3 }, pipelineRun: { run: 2 } });
-    const team = profileBudgetsSchema.parse({ person: { day: 0.5 } });
+    const team = profileBudgetsSchema.parse({ person: { day: 0.5 }, job: { day: 6 }, pipelineRun: { run: 2 } });
     const spending = gatewaySpendGate({ store, budgets: (profile) => (profile === 'team' ? budgetsFor(budgets, team) : budgets), log });
     const ticket = await spending.reserve(request(1_000), turnOf('telegram:dm:1', true, '1'));
     ticket.settle({ input: 100_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
@@ -223,6 +239,7 @@ describe('the spending overview (operator budget status, the console)', () => {
         '- each scheduled job: $3.00 a day',
         '- each pipeline run: $2.00 a run',
         '- each person of profile team who is not an admin: $0.5000 a day',
+        '- each scheduled job of profile team: $6.00 a day',
         'No cap: admins as persons.',
       ].join('\n'),
     );

@@ -11,7 +11,7 @@ import { budgetGate, spendLines } from '../../src/gateway/budget/budget-gate.ts'
 import { describeJobCost, estimateJob, jobSkip, mostRunsInADay, oneCallCost, type JobEstimate } from '../../src/gateway/budget/job-budget.ts';
 import { JobSpending } from '../../src/gateway/budget/job-spending.ts';
 import { SpendBook } from '../../src/gateway/budget/spend-book.ts';
-import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
+import { budgetsFor, budgetsSchema, profileBudgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import type { Job } from '../../src/gateway/scheduler/index.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
 import type { TurnContext } from '../../src/tools/tool.ts';
@@ -160,5 +160,15 @@ describe("the gateway's side", () => {
     await book.raise('job k3v9x2ab', 'day', -1);
     expect(await jobs.check(jobOf({ spend: { runs: 1, usd: 1.5 } }))).toMatchObject({ cap: 'day', tell: true });
     expect(await new JobSpending({ book, store, budgets: () => budgets, model: async () => undefined, log }).created(job)).toMatch(/^Its cost cannot be estimated/);
+  });
+
+  it("holds a job to its profile's own job caps", async () => {
+    const store = createStore({ driver: 'memory' });
+    const book = new SpendBook({ store, log, now: () => new Date(now) });
+    const top = budgetsSchema.parse({});
+    const budgets = (profile?: string) => (profile === 'night' ? budgetsFor(top, profileBudgetsSchema.parse({ job: { run: 0.1 } })) : top);
+    const jobs = new JobSpending({ book, store, budgets, model: async () => sonnet, log, now: () => new Date(now) });
+    expect(await jobs.check(jobOf())).toBeUndefined();
+    expect(await jobs.check({ ...jobOf(), profile: 'night' })).toMatchObject({ cap: 'run', tell: true });
   });
 });

@@ -86,7 +86,7 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
   const model = models ? conversationModel(store, (spec) => (spec === undefined ? models.client.info : models.clientFor(spec).info)) : async () => undefined;
   const spending: GatewaySpending = {
     book,
-    jobs: new JobSpending({ book, store, budgets: () => budgets(), model, log }),
+    jobs: new JobSpending({ book, store, budgets, model, log }),
     budgets,
     get paused() {
       return paused;

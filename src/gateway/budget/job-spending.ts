@@ -21,8 +21,8 @@ import { periodOf, type SpendBook } from './spend-book.ts';
 export interface JobSpendingOptions {
   book: Pick<SpendBook, 'spent' | 'raised'>;
   store: Pick<Store, 'get' | 'set'>;
-  /** The caps as configured now (jobs have only the top-level ones). */
-  budgets: () => BudgetsConfig;
+  /** The caps of `profile`'s jobs as configured now (its own where it sets them). */
+  budgets: (profile?: string) => BudgetsConfig;
   /** The catalog entry of the model the conversation at `sessionKey` uses; undefined when it has no prices. */
   model: (sessionKey: string) => Promise<ModelInfo | undefined>;
   log: (line: string) => void;
@@ -49,7 +49,7 @@ export class JobSpending {
   /** What creating `job` answers about its cost: the estimate per run and per day, and the job caps. */
   async created(job: Job): Promise<string> {
     const estimate = await this.estimate(job);
-    return describeJobCost(estimate, this.#options.budgets().job, estimate.priced);
+    return describeJobCost(estimate, this.#options.budgets(job.profile).job, estimate.priced);
   }
 
   /** Dollars job `id` spent this UTC day. */
@@ -72,7 +72,7 @@ export class JobSpending {
 
   /** Whether a due run of `job` may start under the job caps: undefined when it may, else why not. */
   async check(job: Job): Promise<JobRunSkip | undefined> {
-    const caps = this.#options.budgets().job;
+    const caps = this.#options.budgets(job.profile).job;
     if (caps.run === undefined && caps.day === undefined) return undefined;
     const now = this.#now();
     const [estimate, spent, raised] = await Promise.all([this.estimate(job), this.spentToday(job.id), this.#options.book.raised(jobScope(job.id), 'day')]);

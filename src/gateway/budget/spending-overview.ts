@@ -92,5 +92,8 @@ function profileCaps(profile: string, own: BudgetsConfig, top: BudgetsConfig): C
   const caps: CapInForce[] = [];
   if (own.conversation.day !== undefined && own.conversation.day !== top.conversation.day) caps.push({ applies: `each conversation of profile ${profile}`, period: 'day', usd: own.conversation.day, default: false });
   if (own.person.day !== undefined && own.person.day !== top.person.day) caps.push({ applies: `each person of profile ${profile} who is not an admin`, period: 'day', usd: own.person.day, default: false });
+  if (own.job.run !== undefined && own.job.run !== top.job.run) caps.push({ applies: `each run of a scheduled job of profile ${profile}`, period: 'run', usd: own.job.run, default: false });
+  if (own.job.day !== undefined && own.job.day !== top.job.day) caps.push({ applies: `each scheduled job of profile ${profile}`, period: 'day', usd: own.job.day, default: false });
+  if (own.pipelineRun.run !== undefined && own.pipelineRun.run !== top.pipelineRun.run) caps.push({ applies: `each pipeline run of profile ${profile}`, period: 'run', usd: own.pipelineRun.run, default: false });
   return caps;
 }

@@ -43,19 +43,34 @@ export const defaultBudgets = { personDay: 1, groupDay: 5 } as const;
 export const profileBudgetsSchema = z.strictObject({
   conversation: z.strictObject({ day: dollars.optional() }).optional(),
   person: z.strictObject({ day: dollars.optional() }).optional(),
+  job: z.strictObject({ run: dollars.optional(), day: dollars.optional() }).optional(),
+  pipelineRun: z.strictObject({ run: dollars.optional() }).optional(),
+  warnAt: z.number().gt(0).max(1).optional(),
 });
 
 /** What a profile's `budgets` holds. */
 export type ProfileBudgets = z.infer<typeof profileBudgetsSchema>;
 
-/** The caps of a conversation of a profile with `override`: its own where it sets them, else the top-level ones. */
+/**
+ * The caps of a conversation (or a job, or a pipeline run) of a profile with `override`: each cap
+ * the profile sets in place of the top-level one, the others as at the top. The gateway's caps and
+ * `botTurns` are the gateway's alone.
+ */
 export function budgetsFor(budgets: BudgetsConfig, override: ProfileBudgets | undefined): BudgetsConfig {
   if (!override) return budgets;
   return {
     ...budgets,
     conversation: override.conversation?.day === undefined ? budgets.conversation : { day: override.conversation.day },
     person: override.person?.day === undefined ? budgets.person : { day: override.person.day },
+    job: { ...budgets.job, ...definedOf(override.job ?? {}) },
+    pipelineRun: override.pipelineRun?.run === undefined ? budgets.pipelineRun : { run: override.pipelineRun.run },
+    warnAt: override.warnAt ?? budgets.warnAt,
   };
+}
+
+/** `values` without its undefined entries (a profile's unset cap leaves the top-level one). */
+function definedOf<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** Where the caps are configured: the top-level `budgets` and each profile's own (`profileSettings.NAME.budgets`). */
