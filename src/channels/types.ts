@@ -90,11 +90,25 @@ export interface Attachment {
   /** Size in bytes, when the platform says: checked against a limit before any download. */
   size?: number;
   /**
+   * Sound a person recorded or sent (a voice note, an audio file, a round video note), which the
+   * gateway transcribes for the model when transcription is on; `seconds` is its length when the
+   * platform says (checked against a limit before any download). Any `audio/*` file counts as
+   * `audio` even without it.
+   */
+  recording?: Recording;
+  /**
    * Downloads the content, reading at most `maxBytes` (default `maxInboundFileBytes`, 20 MB, of
    * `capped-bytes.ts`): a larger file fails with a `FileTooLargeError` before it is held whole;
    * other failures are {@link DeliveryError}-like.
    */
   download(options?: { maxBytes?: number }): Promise<Uint8Array>;
+}
+
+/** What kind of sound an {@link Attachment} is, and how long. */
+export interface Recording {
+  kind: 'voice' | 'audio' | 'video note';
+  /** Length in seconds, when the platform says. */
+  seconds?: number;
 }
 
 /** A message a person sent. */

@@ -187,6 +187,7 @@ export class Gateway {
       ops: this.ops,
       taints: new SessionTaints({ store: this.runtime.store, mode: this.config.taint.mode, log: (line) => this.log(line) }),
       spending: () => this.spending,
+      transcription: this.config.transcription,
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);

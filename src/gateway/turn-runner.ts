@@ -19,6 +19,8 @@ import { keySegment } from './dedupe.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
 import { imagesOf, saveDocuments, type InboundFileReports } from './files/inbound-files.ts';
+import { gatewayHearing, type HearRecordings } from './files/voice-notes.ts';
+import type { TranscriptionLimits } from '../media/transcription.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
@@ -76,7 +78,9 @@ export interface TurnRunnerOptions {
   /** The sessions' taint (`taint.mode`): what untrusted content each turn's context holds. */
   taints?: SessionTaints;
   /** Spending caps: after a turn, the notice once a cap passes `budgets.warnAt`; a refused turn's question to the admins. */
-  spending?: () => Pick<GatewaySpending, 'warning' | 'asks'>;
+  spending?: () => Pick<GatewaySpending, 'warning' | 'asks' | 'paused' | 'book' | 'budgets'>;
+  /** The largest voice note or other recording transcribed into the person's words (`transcription`; unset: the defaults). */
+  transcription?: TranscriptionLimits;
 }
 
 /** How a turn ended, noted along the way for its report. */
@@ -93,9 +97,12 @@ export class TurnRunner {
   readonly #options: TurnRunnerOptions;
   /** Each platform's typing indicators, shared by its conversations (see `typing-budget.ts`). */
   readonly #typingBudgets = new Map<string, TypingBudget>();
+  /** Hears a message's recordings before its turn (transcribed where an endpoint is configured). */
+  readonly #hear: HearRecordings;
 
   constructor(options: TurnRunnerOptions) {
     this.#options = options;
+    this.#hear = gatewayHearing({ env: options.runtime.env, limits: options.transcription, spending: options.spending, ops: options.ops, log: options.log });
   }
 
   /**
@@ -335,11 +342,18 @@ export class TurnRunner {
     return context;
   }
 
-  /** The model's input for a message: its text, plus where its documents were saved. */
+  /**
+   * The model's input for a message: its text, the words of its recordings (or why they were not
+   * heard), and where its documents were saved (a recording heard is not saved: its words are kept).
+   */
   async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
-    const documents = message.attachments.some((attachment) => attachment.kind === 'file');
-    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), message, this.#fileReports(adapter, message)) : [];
-    return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
+    const reports = this.#fileReports(adapter, message);
+    const heard = message.attachments.length > 0 ? await this.#hear(message, { profile: conversation.profile, admin: this.#options.isAdmin(message.address.platform, message.sender.id) }, reports) : undefined;
+    const rest = heard ? { ...message, attachments: message.attachments.filter((attachment) => !heard.transcribed.has(attachment)) } : message;
+    const documents = rest.attachments.some((attachment) => attachment.kind === 'file');
+    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), rest, reports) : [];
+    const parts = [text, ...(heard?.lines ?? []), ...files];
+    return parts.length > 1 ? parts.filter((part) => part !== '').join('\n') : text;
   }
 
   /** The typing indicators' budget of `platform`, made with its first turn. */
@@ -349,14 +363,14 @@ export class TurnRunner {
     return budget;
   }
 
-  /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large). */
+  /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large, a voice note not heard). */
   #fileReports(adapter: ChannelAdapter, message: InboundMessage): InboundFileReports {
     const { log } = this.#options;
     return {
       log,
       tell: (text) => adapter.send(message.address, { text, replyTo: message.id }).then(
         () => undefined,
-        (error: unknown) => log(`${message.sessionKey}: could not say a file was too large: ${errorMessage(error)}`),
+        (error: unknown) => log(`${message.sessionKey}: could not tell the person about their file: ${errorMessage(error)}`),
       ),
     };
   }

@@ -24,10 +24,11 @@ export interface TelegramFile extends Omit<Attachment, 'download'> {
  * the one its kind implies.
  */
 const mediaKinds = [
-  { key: 'audio', mediaType: 'audio/mpeg', extension: 'mp3' },
-  { key: 'voice', mediaType: 'audio/ogg', extension: 'ogg' },
+  { key: 'audio', mediaType: 'audio/mpeg', extension: 'mp3', recording: 'audio' },
+  { key: 'voice', mediaType: 'audio/ogg', extension: 'ogg', recording: 'voice' },
   { key: 'video', mediaType: 'video/mp4', extension: 'mp4' },
-  { key: 'video_note', mediaType: 'video/mp4', extension: 'mp4' },
+  // A round video note is a person talking to the camera: its sound is transcribed like a voice note's.
+  { key: 'video_note', mediaType: 'video/mp4', extension: 'mp4', recording: 'video note' },
   { key: 'animation', mediaType: 'video/mp4', extension: 'mp4' },
 ] as const;
 
@@ -50,13 +51,14 @@ export function filesOf(message: Message): TelegramFile[] {
   }
   // A document that is also an animation is the same file: Telegram sets both.
   for (const kind of mediaKinds) {
-    const media = message[kind.key] as { file_id: string; file_unique_id?: string; file_size?: number; mime_type?: string; file_name?: string } | undefined;
+    const media = message[kind.key] as { file_id: string; file_unique_id?: string; file_size?: number; mime_type?: string; file_name?: string; duration?: number } | undefined;
     if (!media || (kind.key === 'animation' && message.document)) continue;
     files.push({
       kind: 'file',
       mediaType: media.mime_type ?? kind.mediaType,
       name: media.file_name ?? `${kind.key.replace('_', '-')}-${message.message_id}.${kind.extension}`,
       ...(media.file_size !== undefined ? { size: media.file_size } : {}),
+      ...('recording' in kind ? { recording: { kind: kind.recording, ...(typeof media.duration === 'number' ? { seconds: media.duration } : {}) } } : {}),
       fileId: media.file_id,
     });
   }

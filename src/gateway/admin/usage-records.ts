@@ -46,7 +46,7 @@ export interface ConversationTotals {
   lastAt: number;
 }
 
-const kinds: readonly UsageKind[] = ['turn', 'subagent', 'review'];
+const kinds: readonly UsageKind[] = ['turn', 'subagent', 'review', 'transcription'];
 
 /** A row as stored: `[profile, conversation, platform, kind, calls, turns, input, output, cacheRead, cacheWrite, costUsd, lastAt]`. */
 export function rowToArray(row: UsageRow): unknown[] {

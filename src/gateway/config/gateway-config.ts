@@ -10,6 +10,7 @@ import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-setti
 import type { SubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { TaintMode } from '../../tools/turn-taint.ts';
+import type { TranscriptionLimits } from '../../media/transcription.ts';
 import type { ReasoningEffort } from '../../llm/types.ts';
 import type { BusyMode, DmPolicy, GroupPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
@@ -122,6 +123,8 @@ export interface GatewayConfig {
   approvals: { timeoutSeconds: number; escalateAfterSeconds?: number };
   /** What a tainted turn does with a call that acts (`approve`; see `tools/turn-taint.ts`). */
   taint: { mode: TaintMode };
+  /** The largest recording transcribed (unset: `defaultTranscriptionLimits`, 600 s and 25 MB). */
+  transcription?: TranscriptionLimits;
   /** Model calls that send nothing fail after these many seconds (unset: the provider's default). */
   modelTimeouts: ModelTimeouts;
   /** Seconds turns in flight may finish after SIGTERM or Ctrl+C (25). */

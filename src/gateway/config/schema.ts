@@ -6,6 +6,7 @@
  * in the file: they come only from the environment.
  */
 import { budgetsSchema, profileBudgetsSchema } from './budget-schema.ts';
+import { transcriptionSchema } from './transcription-schema.ts';
 import * as z from 'zod';
 import { absolutePath, browserSchema, desktopSchema, overridesOf, subagentsSchema } from './agent-feature-schemas.ts';
 import { reasoningEfforts } from '../../llm/types.ts';
@@ -320,6 +321,7 @@ export const operatorConfigSchema = z
       .default(600)
       .describe('Longest a turn may take, tools and retries included; then it stops and the person is told it took too long.'),
     budgets: budgetsSchema,
+    transcription: transcriptionSchema,
     approvals: z
       .strictObject({
         timeoutSeconds: z

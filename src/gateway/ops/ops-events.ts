@@ -16,8 +16,8 @@ export interface OpsTokens {
   cacheWrite: number;
 }
 
-/** Who spent a model call: a turn, a subagent of one, or a background review (or memory flush). */
-export type UsageKind = 'turn' | 'subagent' | 'review';
+/** Who spent a model call: a turn, a subagent of one, a background review (or memory flush), or a recording transcribed for a turn. */
+export type UsageKind = 'turn' | 'subagent' | 'review' | 'transcription';
 
 /** How a turn ended. */
 export type TurnStatus = 'ok' | 'error' | 'stopped' | 'timeout' | 'left';

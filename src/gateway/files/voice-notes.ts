@@ -1,0 +1,62 @@
+/**
+ * The gateway's side of transcription (`src/media/transcription.ts`): a message's recordings heard
+ * before its turn, their cost reserved and settled on the spending caps the turn counts for (the
+ * person's, the conversation's, the gateway's) and reported like a model call's (`model.usage`,
+ * kind `transcription`, which the usage ledger and the metrics count).
+ */
+import type { InboundMessage } from '../../channels/types.ts';
+import { BudgetExhaustedError } from '../../core/errors.ts';
+import type { Heard, TranscriptionHold } from '../../media/transcription.ts';
+import { defaultTranscriptionLimits, Transcription, type TranscriptionLimits } from '../../media/transcription.ts';
+import { transcriberFromEnv, type Environment } from '../../media/transcriber-env.ts';
+import type { TurnContext } from '../../tools/tool.ts';
+import { countedLines, refusalText, scopeKind, spendLines } from '../budget/budget-gate.ts';
+import type { GatewaySpending } from '../budget/gateway-spending.ts';
+import { SpendingPausedError } from '../budget/spending-paused.ts';
+import { opsTokens, type OpsEvents } from '../ops/ops-events.ts';
+import type { InboundFileReports } from './inbound-files.ts';
+
+/** Hears `message`'s recordings for a turn of `profile` (`admin`: its sender is one). */
+export type HearRecordings = (message: InboundMessage, turn: { profile: string; admin: boolean }, reports: InboundFileReports) => Promise<Heard>;
+
+/** Options of {@link gatewayHearing}. */
+export interface GatewayHearingOptions {
+  env: Environment;
+  /** Unset: {@link defaultTranscriptionLimits}. */
+  limits?: TranscriptionLimits;
+  /** The gateway's spending (made after the runner: read when a recording comes). */
+  spending?: () => Pick<GatewaySpending, 'paused' | 'book' | 'budgets'>;
+  ops?: OpsEvents;
+  log(line: string): void;
+}
+
+/** How the gateway hears recordings; says at start-up whether it can. */
+export function gatewayHearing(options: GatewayHearingOptions): HearRecordings {
+  const transcriber = transcriberFromEnv(options.env);
+  const transcription = new Transcription(transcriber, options.limits ?? defaultTranscriptionLimits);
+  options.log(transcriber ? `voice notes: transcribed by ${transcriber.model} at ${transcriber.host}` : 'voice notes: not transcribed (set OPENAI_API_KEY, OPENAI_BASE_URL or OPERATOR_TRANSCRIBE_BASE_URL)');
+  return (message, turn, reports) => {
+    // What the turn's own calls count against: its person (unless an admin), conversation, gateway.
+    const context: TurnContext = { sessionKey: message.sessionKey, platform: message.address.platform, senderId: message.sender.id, admin: turn.admin, scheduled: false, profile: turn.profile };
+    const spending = options.spending?.();
+    const lines = spending ? countedLines(spendLines(spending.budgets(turn.profile), context)) : [];
+    return transcription.hear(message, {
+      tell: reports.tell,
+      log: reports.log,
+      reserve: spending ? (worstCaseUsd) => reserve(spending, lines, worstCaseUsd) : undefined,
+      spent: ({ model, costUsd }) => {
+        const place = { platform: message.address.platform, conversation: message.sessionKey };
+        options.ops?.emit({ type: 'model.usage', ...place, profile: turn.profile, provider: 'openai', model, tokens: opsTokens({ input: 0, output: 0 }), costUsd, kind: 'transcription' });
+        if (costUsd > 0) options.ops?.emit({ type: 'budget.spent', ...place, scopes: [...new Set(lines.map((line) => scopeKind(line.scope)))], costUsd });
+      },
+    });
+  };
+}
+
+/** Reserves on the book as a model call does, refusing the same way (paused, or a cap reached). */
+async function reserve(spending: Pick<GatewaySpending, 'paused' | 'book'>, lines: Parameters<GatewaySpending['book']['reserve']>[0], worstCaseUsd: number): Promise<TranscriptionHold> {
+  if (spending.paused) throw new SpendingPausedError();
+  const held = await spending.book.reserve(lines, worstCaseUsd);
+  if ('settle' in held) return held;
+  throw new BudgetExhaustedError(`Not transcribed: ${refusalText(held, new Date())}`, { scope: held.line.scope, period: held.line.period, cap: held.line.cap });
+}
