@@ -81,6 +81,10 @@ export function notHeardSentence(recording: Recording, why: NotHeard): string | 
   }
 }
 
+/** `25 MB`, `2.5 MB`, `900.0 KB`, `1000 bytes`: whole megabytes (the usual limits) without a fraction. */
 function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MB`;
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  const mb = bytes / (1024 * 1024);
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
 }

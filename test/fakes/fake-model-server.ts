@@ -1,6 +1,6 @@
 /**
  * A local HTTP server that speaks the Anthropic Messages API and OpenAI Chat Completions wire
- * formats, so tests drive the real SDKs. Replies are scripted; every request is recorded. A body
+ * formats (and OpenAI's audio transcriptions), so tests drive the real SDKs. Replies are scripted; every request is recorded. A body
  * the real API would refuse for its thinking or tool-choice rules gets the API's 400 instead.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import { anthropicErrorBody, anthropicEvents, anthropicKeepAlive, anthropicMessa
 import { openaiCompletion, openaiErrorBody, openaiEvents, openaiKeepAlive, openaiRequestProblem, openaiStreamError } from './fake-openai-wire.ts';
 import type { CacheStats, FakeModelServerOptions, Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
 import { createPromptCache, withCacheUsage } from './fake-prompt-cache.ts';
+import { readTranscriptionRequest, transcriptionAnswer, type TranscriptionRequest, type TranscriptReply } from './fake-transcription-wire.ts';
 
 export type {
   CacheStats,
@@ -20,6 +21,7 @@ export type {
   ReplySpec,
   ScriptedReply,
 } from './fake-model-types.ts';
+export type { TranscriptionRequest, TranscriptReply } from './fake-transcription-wire.ts';
 
 /** A running fake model server. */
 export interface FakeModelServer {
@@ -39,6 +41,10 @@ export interface FakeModelServer {
   requests: RecordedRequest[];
   /** Number of queued replies not yet used. */
   pending(): number;
+  /** Queue answers of `POST /v1/audio/transcriptions`, in order (apart from the chat replies). */
+  enqueueTranscript(...replies: TranscriptReply[]): void;
+  /** Every transcription request, in order (default answer when none is queued: text "fake transcript"). */
+  transcriptions: TranscriptionRequest[];
   /** Resolves once `count` requests in all have come in; rejects after `timeoutMs`. */
   waitForRequests(count: number, timeoutMs: number): Promise<void>;
   /**
@@ -92,8 +98,13 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const rawBody = await readBody(request);
+    const bodyBytes = await readBody(request);
+    const rawBody = bodyBytes.toString('utf8');
     const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    if (request.method === 'POST' && path.endsWith('/audio/transcriptions')) {
+      await transcribe(request, response, bodyBytes);
+      return;
+    }
     const protocol: Protocol | undefined = path.endsWith('/v1/messages')
       ? 'anthropic'
       : path.endsWith('/chat/completions')
@@ -138,6 +149,18 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     await answer(protocol, recorded, reply, response, signal, `${++counter}`);
   }
 
+  const transcripts: TranscriptReply[] = [];
+  const transcriptions: TranscriptionRequest[] = [];
+  async function transcribe(request: IncomingMessage, response: ServerResponse, body: Buffer): Promise<void> {
+    const headers = flattenHeaders(request);
+    if (!/^Bearer \S+/.test(headers.authorization ?? '')) return sendJson(response, 401, openaiErrorBody({ status: 401, message: 'missing API key' }));
+    const read = await readTranscriptionRequest(body, headers);
+    if (!read) return sendJson(response, 400, openaiErrorBody({ status: 400, message: 'expected a multipart form with file and model' }));
+    transcriptions.push(read);
+    const { status, body: answer } = transcriptionAnswer(transcripts.shift() ?? { text: 'fake transcript' });
+    sendJson(response, status, answer);
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
@@ -151,6 +174,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     release: (name) => holdOf(name).release(),
     setDefault: (reply) => void (fallback = reply),
     pending: () => queue.length,
+    enqueueTranscript: (...replies) => void transcripts.push(...replies),
+    transcriptions,
     waitForRequests: (count, timeoutMs) =>
       new Promise<void>((resolve, reject) => {
         const check = () => {
@@ -170,6 +195,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     reset() {
       queue.length = 0;
       requests.length = 0;
+      transcripts.length = 0;
+      transcriptions.length = 0;
       fallback = defaultReply;
       promptCache?.reset();
       // Whatever a test left held answers now, and its names are free again.
@@ -288,10 +315,10 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.end(text);
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function flattenHeaders(request: IncomingMessage): Record<string, string> {
