@@ -122,6 +122,19 @@ export function updateBuilders(state: FakeTelegramState) {
       return { update_id: state.nextUpdateId(), message } as Update;
     },
     /**
+     * A voice note (or, with `media`, an audio file or a round video note) of `duration` seconds,
+     * its bytes served by getFile like any file's; `fileSize` declares a size other than its own.
+     */
+    voiceMessage(options: FakeMessageOptions & { duration: number; bytes?: Uint8Array; caption?: string; media?: 'voice' | 'audio' | 'video_note'; fileSize?: number }): Update {
+      const media = options.media ?? 'voice';
+      const bytes = options.bytes ?? fileBytes(`OggS ${media}`, 300);
+      const [folder, extension, mimeType] = media === 'voice' ? ['voice', '.oga', 'audio/ogg'] : media === 'audio' ? ['music', '.mp3', 'audio/mpeg'] : ['video_notes', '.mp4', undefined];
+      const fileId = registerFile(media, bytes, folder, extension);
+      const file = { file_id: fileId, file_unique_id: `u${fileId}`, duration: options.duration, file_size: options.fileSize ?? bytes.length, ...(mimeType ? { mime_type: mimeType } : { length: 240 }) };
+      const message = buildMessage(state, options, { [media]: file, ...captionOf(options.caption, options.entities) });
+      return { update_id: state.nextUpdateId(), message } as Update;
+    },
+    /**
      * The bot's own membership changing in group `chatId` (`my_chat_member`), by `from`: added
      * (`member`, the default), made an administrator, or removed (`left`, `kicked`).
      */
