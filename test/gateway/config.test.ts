@@ -56,6 +56,7 @@ describe('loadConfig defaults', () => {
       maxTurnsWaitingOnModel: 1000,
       turnTimeoutSeconds: 600,
       budgets: { gateway: {}, conversation: {}, person: {}, job: {}, pipelineRun: {}, botTurns: 5, warnAt: 0.8 },
+      transcription: { maxSeconds: 600, maxBytes: 25 * 1024 * 1024 },
       approvals: { timeoutSeconds: 600 },
       taint: { mode: 'approve' },
       modelTimeouts: {},
