@@ -19,9 +19,21 @@ export function attachmentsOf(attachments: readonly APIAttachment[], fetchBytes:
       mediaType,
       name: attachment.filename,
       size: attachment.size,
+      ...recordingOf(attachment, mediaType),
       download: (options) => fetchBytes(attachment.url, attachment.filename, options?.maxBytes ?? maxInboundFileBytes),
     };
   });
+}
+
+/**
+ * A voice message (Discord gives it a waveform and a length) as a voice note, any other `audio/*`
+ * file as audio, with its length when Discord gives it (the gateway transcribes them).
+ */
+function recordingOf(attachment: APIAttachment, mediaType: string): Pick<Attachment, 'recording'> {
+  const voice = attachment.waveform !== undefined && attachment.duration_secs !== undefined;
+  if (!voice && !mediaType.startsWith('audio/')) return {};
+  const seconds = attachment.duration_secs;
+  return { recording: { kind: voice ? 'voice' : 'audio', ...(seconds !== undefined && { seconds }) } };
 }
 
 /**

@@ -15,6 +15,10 @@ export interface SlackFile {
   size?: number;
   url_private?: string;
   url_private_download?: string;
+  /** `slack_audio`: a clip recorded in Slack (the person spoke it). */
+  subtype?: string;
+  /** A recording's length, in milliseconds. */
+  duration_ms?: number;
 }
 
 /** Fetches a Slack file's bytes from its private URL, at most `maxBytes`. */
@@ -44,9 +48,21 @@ export function attachmentsOf(files: readonly SlackFile[] | undefined, download:
       mediaType,
       ...(file.name ? { name: file.name } : {}),
       ...(file.size !== undefined ? { size: file.size } : {}),
+      ...recordingOf(file, mediaType),
       download: (options) => download(url, file, options?.maxBytes ?? maxInboundFileBytes),
     } satisfies Attachment];
   });
+}
+
+/**
+ * A clip recorded in Slack as a voice note, any other `audio/*` file as audio, each with its length
+ * when Slack gives it (the gateway transcribes them); nothing for other files.
+ */
+function recordingOf(file: SlackFile, mediaType: string): Pick<Attachment, 'recording'> {
+  const clip = file.subtype === 'slack_audio';
+  if (!clip && !mediaType.startsWith('audio/')) return {};
+  const seconds = typeof file.duration_ms === 'number' ? file.duration_ms / 1000 : undefined;
+  return { recording: { kind: clip ? 'voice' : 'audio', ...(seconds !== undefined && { seconds }) } };
 }
 
 /** Options of {@link createFileDownloader}. */
