@@ -24,4 +24,4 @@ export const transcriptionSchema = z
       .describe("Largest recording transcribed, in bytes (default 25 MB, OpenAI's own limit); a larger one is not, and the person is told."),
   })
   .prefault({})
-  .describe('Voice notes, audio files and video notes transcribed for the model (docs/voice.md). On whenever OPENAI_API_KEY, OPENAI_BASE_URL or OPERATOR_TRANSCRIBE_BASE_URL is set.');
+  .describe('Voice notes, audio files and video notes transcribed for the model (docs/platforms.md, Voice notes). On whenever OPENAI_API_KEY, OPENAI_BASE_URL or OPERATOR_TRANSCRIBE_BASE_URL is set.');
