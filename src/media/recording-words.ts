@@ -11,7 +11,7 @@ export type NotHeard =
   | { reason: 'too long'; seconds: number; maxSeconds: number }
   | { reason: 'too large'; bytes: number | undefined; maxBytes: number }
   | { reason: 'failed' }
-  | { reason: 'spending' };
+  | { reason: 'spending'; paused: boolean };
 
 /** `42` → `0:42`, `725` → `12:05`, `3725` → `1:02:05` (whole seconds, rounded). */
 export function clock(seconds: number): string {
@@ -55,7 +55,7 @@ function reasonForModel(why: NotHeard): string {
     case 'failed':
       return 'the transcription service failed';
     case 'spending':
-      return 'a spending cap is reached';
+      return why.paused ? 'model calls are paused by an admin' : 'a spending cap is reached';
   }
 }
 

@@ -116,7 +116,7 @@ export class Transcription {
       // Reserved at its declared length, else at the longest one taken.
       hold = await place.reserve?.(transcriptionCost(transcriber.model, recording.seconds ?? maxSeconds));
     } catch (error) {
-      if (error instanceof BudgetExhaustedError) return { reason: 'spending' };
+      if (error instanceof BudgetExhaustedError) return { reason: 'spending', paused: error.details.paused === true };
       throw error;
     }
     try {
