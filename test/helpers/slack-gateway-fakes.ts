@@ -20,9 +20,9 @@ export interface SlackGatewayFakes {
   /**
    * Starts the gateway with the Slack users `admins` as admins and background reviews off, by
    * HTTP events (the signing secret) or, with `socketMode`, by Socket Mode (the app token alone);
-   * in `cwd` (its tools' workspace; default the test runner's).
+   * in `cwd` (its tools' workspace; default the test runner's), with more environment `env`.
    */
-  startGateway(admins: readonly string[], options?: { socketMode?: boolean; cwd?: string }): Promise<StartedGateway>;
+  startGateway(admins: readonly string[], options?: { socketMode?: boolean; cwd?: string; env?: Record<string, string> }): Promise<StartedGateway>;
   /** Signs and posts `request` to the running gateway's `/webhooks/slack`. */
   post(request: SlackRequest, options?: Omit<SendOptions, 'signingSecret'>): Promise<SendResult>;
   /** Closes both servers and removes the home (stop the gateway first). */
@@ -47,6 +47,7 @@ export async function startSlackGatewayFakes(homePrefix: string): Promise<SlackG
         SLACK_API_URL: slack.apiUrl,
         OPERATOR_ADMINS: admins.map((id) => `slack:${id}`).join(','),
         OPERATOR_REVIEW_EVERY: '0',
+        ...options.env,
       };
       const gateway = await startGateway({ home, env, cwd: options.cwd });
       origin = gateway.origin;
