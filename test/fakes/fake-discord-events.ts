@@ -24,7 +24,8 @@ export interface FakePersonMessage {
   replyTo?: string;
   /** Whether the reply pings its author (Discord's default: yes). */
   pingReplied?: boolean;
-  attachments?: { filename: string; contentType?: string; bytes: Uint8Array }[];
+  /** Files; `durationSecs` with `waveform` make a voice message's (as Discord's client records one). */
+  attachments?: { filename: string; contentType?: string; bytes: Uint8Array; durationSecs?: number; waveform?: string }[];
   /** When it was sent (ms since the Unix epoch; its id and timestamp say so); default now. */
   sentAt?: number;
 }
@@ -77,7 +78,8 @@ export function createEvents(state: FakeDiscordState, gateway: FakeGateway, orig
       const path = `/attachments/${channelId}/${id}/${encodeURIComponent(file.filename)}`;
       state.attachments.set(path, { bytes: file.bytes, contentType: file.contentType ?? 'application/octet-stream' });
       const url = `${origin()}${path}?ex=0&is=0&hm=0`;
-      return { id, filename: file.filename, size: file.bytes.length, url, proxy_url: url, ...(file.contentType ? { content_type: file.contentType } : {}) };
+      const voice = file.durationSecs !== undefined ? { duration_secs: file.durationSecs, ...(file.waveform !== undefined && { waveform: file.waveform }) } : {};
+      return { id, filename: file.filename, size: file.bytes.length, url, proxy_url: url, ...(file.contentType ? { content_type: file.contentType } : {}), ...voice };
     });
   }
 
