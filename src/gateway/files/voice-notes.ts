@@ -7,7 +7,7 @@
 import type { InboundMessage } from '../../channels/types.ts';
 import { BudgetExhaustedError } from '../../core/errors.ts';
 import type { Heard, TranscriptionHold } from '../../media/transcription.ts';
-import { defaultTranscriptionLimits, Transcription, type TranscriptionLimits } from '../../media/transcription.ts';
+import { defaultTranscriptionLimits, recordingOf, Transcription, type TranscriptionLimits } from '../../media/transcription.ts';
 import { transcriberFromEnv, type Environment } from '../../media/transcriber-env.ts';
 import type { TurnContext } from '../../tools/tool.ts';
 import { countedLines, refusalText, scopeKind, spendLines } from '../budget/budget-gate.ts';
@@ -35,7 +35,9 @@ export function gatewayHearing(options: GatewayHearingOptions): HearRecordings {
   const transcriber = transcriberFromEnv(options.env);
   const transcription = new Transcription(transcriber, options.limits ?? defaultTranscriptionLimits);
   options.log(transcriber ? `voice notes: transcribed by ${transcriber.model} at ${transcriber.host}` : 'voice notes: not transcribed (set OPENAI_API_KEY, OPENAI_BASE_URL or OPERATOR_TRANSCRIBE_BASE_URL)');
-  return (message, turn, reports) => {
+  return async (message, turn, reports) => {
+    // Most messages bring none: nothing to work out for them.
+    if (!message.attachments.some((attachment) => recordingOf(attachment) !== undefined)) return { lines: [], transcribed: new Set() };
     // What the turn's own calls count against: its person (unless an admin), conversation, gateway.
     const context: TurnContext = { sessionKey: message.sessionKey, platform: message.address.platform, senderId: message.sender.id, admin: turn.admin, scheduled: false, profile: turn.profile };
     const spending = options.spending?.();
