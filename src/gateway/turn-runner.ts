@@ -16,6 +16,7 @@ import { readSeat } from '../tools/turn-seat.ts';
 import type { Conversation } from './conversations.ts';
 import { recentChatFrame, tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
+import { escapeFrame } from './speaker-label.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
 import { imagesOf, saveDocuments, type InboundFileReports } from './files/inbound-files.ts';
@@ -352,7 +353,9 @@ export class TurnRunner {
     const rest = heard ? { ...message, attachments: message.attachments.filter((attachment) => !heard.transcribed.has(attachment)) } : message;
     const documents = rest.attachments.some((attachment) => attachment.kind === 'file');
     const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), rest, reports) : [];
-    const parts = [text, ...(heard?.lines ?? []), ...files];
+    // In a group the words heard are escaped like the person's typed text (see `turnText`).
+    const words = heard ? (message.scope === 'group' ? heard.lines.map(escapeFrame) : heard.lines) : [];
+    const parts = [text, ...words, ...files];
     return parts.length > 1 ? parts.filter((part) => part !== '').join('\n') : text;
   }
 

@@ -27,7 +27,8 @@ export function clock(seconds: number): string {
  */
 export function transcribedLine(recording: Recording, seconds: number | undefined, text: string): string {
   const length = seconds === undefined ? '' : `, ${clock(seconds)}`;
-  return `[${recording.kind}${length}] ${text.trim()}`;
+  // One line: a transcript never starts a line of its own, where it could pose as a group's speaker label.
+  return `[${recording.kind}${length}] ${text.replace(/\s+/gu, ' ').trim()}`;
 }
 
 /** What the recording is called in a sentence: `voice note`, `audio file`, `video note`. */

@@ -70,7 +70,7 @@ const env = () => ({ OPENAI_API_KEY: key, OPENAI_BASE_URL: server.openaiBaseURL 
 
 describe('transcription of recordings', () => {
   it('gives a voice note to the model as the words heard, marked with its length', async () => {
-    server.enqueueTranscript({ text: '  see you at noon ' });
+    server.enqueueTranscript({ text: '  see you\n at noon ' });
     const voice = recordingAttachment({ recording: { kind: 'voice', seconds: 3 } });
     const at = place();
     const heard = await new Transcription(transcriberFromEnv(env())).hear(messageWith([voice.attachment]), at.where);
