@@ -11,6 +11,7 @@ export type NotHeard =
   | { reason: 'too long'; seconds: number; maxSeconds: number }
   | { reason: 'too large'; bytes: number | undefined; maxBytes: number }
   | { reason: 'failed' }
+  | { reason: 'not downloaded' }
   | { reason: 'spending'; paused: boolean };
 
 /** `42` → `0:42`, `725` → `12:05`, `3725` → `1:02:05` (whole seconds, rounded). */
@@ -28,7 +29,8 @@ export function clock(seconds: number): string {
 export function transcribedLine(recording: Recording, seconds: number | undefined, text: string): string {
   const length = seconds === undefined ? '' : `, ${clock(seconds)}`;
   // One line: a transcript never starts a line of its own, where it could pose as a group's speaker label.
-  return `[${recording.kind}${length}] ${text.replace(/\s+/gu, ' ').trim()}`;
+  const words = text.replace(/\s+/gu, ' ').trim();
+  return `[${recording.kind}${length}] ${words === '' ? '(no words heard)' : words}`;
 }
 
 /** What the recording is called in a sentence: `voice note`, `audio file`, `video note`. */
@@ -55,6 +57,8 @@ function reasonForModel(why: NotHeard): string {
       return `it is larger than the ${megabytes(why.maxBytes)} that is transcribed`;
     case 'failed':
       return 'the transcription service failed';
+    case 'not downloaded':
+      return 'it could not be downloaded from the platform';
     case 'spending':
       return why.paused ? 'model calls are paused by an admin' : 'a spending cap is reached';
   }
@@ -77,6 +81,8 @@ export function notHeardSentence(recording: Recording, why: NotHeard): string | 
     }
     case 'failed':
       return `I could not transcribe your ${name} (the transcription service failed), so I did not hear it: please send it again or type it.`;
+    case 'not downloaded':
+      return `I could not download your ${name}, so I did not hear it: please send it again or type it.`;
     case 'spending':
       return undefined;
   }

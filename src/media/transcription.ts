@@ -102,24 +102,21 @@ export class Transcription {
     // The declared length and size are checked before anything is downloaded or spent.
     if (recording.seconds !== undefined && recording.seconds > maxSeconds) return { reason: 'too long', seconds: recording.seconds, maxSeconds };
     if (attachment.size !== undefined && attachment.size > maxBytes) return { reason: 'too large', bytes: attachment.size, maxBytes };
-    let bytes: Uint8Array;
-    try {
-      bytes = await attachment.download({ maxBytes });
-      if (bytes.length > maxBytes) throw new FileTooLargeError('the recording', maxBytes, bytes.length);
-    } catch (error) {
-      if (error instanceof FileTooLargeError) return { reason: 'too large', bytes: error.size, maxBytes };
-      place.log(`${label}: recording not downloaded: ${errorMessage(error)}`);
-      return { reason: 'failed' };
-    }
     let hold: TranscriptionHold | undefined;
     try {
-      // Reserved at its declared length, else at the longest one taken.
+      // Reserved at its declared length, else at the longest one taken; before the download, so a
+      // person past their cap costs no download either.
       hold = await place.reserve?.(transcriptionCost(transcriber.model, recording.seconds ?? maxSeconds));
     } catch (error) {
       if (error instanceof BudgetExhaustedError) return { reason: 'spending', paused: error.details.paused === true };
       throw error;
     }
+    let downloaded = false;
     try {
+      const bytes = await attachment.download({ maxBytes });
+      // A download that ignored the limit is still held to it.
+      if (bytes.length > maxBytes) throw new FileTooLargeError('the recording', maxBytes, bytes.length);
+      downloaded = true;
       const heard = await transcriber.transcribe({ bytes, name: attachment.name ?? `${recording.kind.replace(' ', '-')}.${extensionOf(attachment.mediaType)}`, mediaType: attachment.mediaType });
       const seconds = recording.seconds ?? heard.seconds;
       const costUsd = transcriptionCost(transcriber.model, seconds ?? 0);
@@ -128,8 +125,9 @@ export class Transcription {
       place.spent?.({ model: transcriber.model, seconds: seconds ?? 0, costUsd });
       return transcribedLine(recording, seconds, heard.text);
     } catch (error) {
-      place.log(`${label}: recording not transcribed: ${errorMessage(error)}`);
-      return { reason: 'failed' };
+      if (error instanceof FileTooLargeError) return { reason: 'too large', bytes: error.size, maxBytes };
+      place.log(`${label}: recording not ${downloaded ? 'transcribed' : 'downloaded'}: ${errorMessage(error)}`);
+      return { reason: downloaded ? 'failed' : 'not downloaded' };
     } finally {
       hold?.settle(0);
     }

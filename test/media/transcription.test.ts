@@ -162,13 +162,21 @@ describe('transcription of recordings', () => {
     expect(at.logged.join('\n')).not.toContain(key);
   });
 
-  it('a download that fails is a failure told, not a lost message', async () => {
+  it('a download that fails is a failure told, not a lost message, and costs nothing', async () => {
     const voice = recordingAttachment({ recording: { kind: 'voice', seconds: 4 }, fail: new Error('HTTP 502') });
     const at = place();
     const heard = await new Transcription(transcriberFromEnv(env())).hear(messageWith([voice.attachment]), at.where);
-    expect(heard.lines[0]).toContain('the transcription service failed');
+    expect(heard.lines).toEqual(['[a voice note (0:04) came with this message but was not transcribed: it could not be downloaded from the platform]']);
+    expect(at.told).toEqual(['I could not download your voice note, so I did not hear it: please send it again or type it.']);
     expect(at.logged[0]).toContain('recording not downloaded: HTTP 502');
+    expect(at.holds.map((hold) => hold.settled)).toEqual([0]);
     expect(server.transcriptions).toEqual([]);
+  });
+
+  it('says so when the server heard no words', async () => {
+    server.enqueueTranscript({ text: ' ' });
+    const heard = await new Transcription(transcriberFromEnv(env())).hear(messageWith([recordingAttachment({ recording: { kind: 'voice', seconds: 1 } }).attachment]), place().where);
+    expect(heard.lines).toEqual(['[voice, 0:01] (no words heard)']);
   });
 
   it('at a spending cap, sends nothing out and leaves the telling to the turn', async () => {
