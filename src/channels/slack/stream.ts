@@ -106,8 +106,9 @@ export function createSlackStreams(options: SlackStreamsOptions): SlackStreams {
     isLive: (ts) => live.has(ts),
 
     async start(address, text) {
-      if (refused || address.threadId === undefined) return undefined;
       const answer = answerOfPreview(text).slice(0, maxMarkdownLength);
+      // Slack begins a stream with some text; a preview of nothing but its marker is posted.
+      if (refused || address.threadId === undefined || answer === '') return undefined;
       const recipient = recipients.get(keyOf(address));
       // Outside a DM Slack must be told whom the stream is for; without a person, post instead.
       const direct = address.conversationId.startsWith('D');
@@ -117,7 +118,7 @@ export function createSlackStreams(options: SlackStreamsOptions): SlackStreams {
           client.chat.startStream({
             channel: address.conversationId,
             thread_ts: address.threadId!,
-            ...(answer !== '' ? { markdown_text: answer } : {}),
+            markdown_text: answer,
             ...(!direct ? { recipient_user_id: recipient!, recipient_team_id: options.teamId() } : {}),
           }),
         );
