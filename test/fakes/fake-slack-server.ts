@@ -4,7 +4,9 @@
  * `token` field), answering `{ ok: true, … }` or `{ ok: false, error }` with HTTP 200 as Slack
  * does, HTTP 429 with `Retry-After` for rate limits; private file downloads that need the bot
  * token (else a redirect to sign-in, as Slack does); `response_url` posts; the bot's file uploads
- * (an `upload_url` on the same port, see `fake-slack-uploads.ts`). It keeps each channel's
+ * (an `upload_url` on the same port, see `fake-slack-uploads.ts`); assistant threads' status,
+ * prompts and titles and text streams (`chat.startStream` …, refusable like a workspace without
+ * them: `refuseStreaming()`; see `fake-slack-assistant.ts`). It keeps each channel's
  * messages as they stand after updates, and signs and sends what Slack posts to an app (see
  * `fake-slack-events.ts`, `fake-slack-people.ts`), or delivers it over Socket Mode on the same
  * port (`slack.socket`, see `fake-slack-socket.ts`).
