@@ -218,6 +218,12 @@ export interface OutboundMessage {
    */
   replace?: string;
   /**
+   * This is a streamed reply's preview (a send or an edit): `text` is the answer so far followed by
+   * ` ` and {@link previewMarker}. An adapter that streams natively (Slack's `chat.appendStream`)
+   * shows the answer so far without the marker; the others show `text` as it is.
+   */
+  preview?: boolean;
+  /**
    * Parts (chunks) an earlier attempt already delivered, from {@link DeliveryError.delivered}:
    * only the parts after them are sent, so a retry never repeats what arrived.
    */
@@ -252,6 +258,9 @@ export interface ApprovalPrompt {
   reason: string;
 }
 
+/** What ends a streamed reply's preview while its answer is still coming (see {@link OutboundMessage.preview}). */
+export const previewMarker = '…';
+
 /** The platform ids of what was sent: one per chunk when a long message was split. */
 export interface SentMessage {
   ids: string[];
@@ -281,6 +290,14 @@ export interface CommandInfo {
   description: string;
 }
 
+/** A prompt a chat offers a person to begin a conversation with (Slack's assistant threads). */
+export interface SuggestedPrompt {
+  /** What the button says. */
+  title: string;
+  /** What is sent as the person's message when they pick it. */
+  message: string;
+}
+
 /** What the gateway gives an adapter when starting it. */
 export interface ChannelHandlers {
   /**
@@ -303,6 +320,11 @@ export interface ChannelHandlers {
    * {@link NotAcceptedError} when it could not (deliver it again if the platform can).
    */
   onMembership?(change: MembershipChange): Promise<void>;
+  /**
+   * Prompts to offer in a conversation a person just opened (a Slack assistant thread), from the
+   * profile that conversation uses; the adapter shows as many as its platform takes.
+   */
+  suggestedPrompts?(conversation: ConversationRef, senderId: string): Promise<SuggestedPrompt[]>;
   /** Earlier messages of a conversation, oldest first (the web chat shows them on reload). */
   history?(sessionKey: string): Promise<{ role: 'user' | 'assistant'; text: string }[]>;
   /**

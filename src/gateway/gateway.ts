@@ -23,7 +23,7 @@ import { CommandMenus } from './command-menus.ts';
 import type { ChatGates } from './pipelines/chat-gates.ts';
 import type { ChatPipelines } from './pipelines/chat-pipelines.ts';
 import { createGatewayPipelines, startScheduledPipeline } from './pipelines/gateway-pipelines.ts';
-import { asSkillTurn, skillCommandOf, skillsFor } from './skill-commands.ts';
+import { asSkillTurn, skillCommandOf, skillsFor, suggestedPrompts } from './skill-commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, requiresMention, turnText } from './conversations.ts';
 import { SessionTaints } from './session-taint.ts';
@@ -222,6 +222,7 @@ export class Gateway {
         onAction: (action) => this.handleAction(adapter, action),
         onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, log: (line) => this.log(line) }, adapter, join),
         onMembership: (change) => handleMembership({ scheduler: this.scheduler, log: (line) => this.log(line) }, change),
+        suggestedPrompts: (conversation, senderId) => suggestedPrompts(this, commandList, conversation, senderId),
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),
         status: reportChannelStatus(this.ops, adapter.platform),

@@ -4,7 +4,7 @@
  * only. The final delivery goes through the caller (ledger first), so a preview can be lost in a
  * crash but the answer cannot.
  */
-import type { ChannelAdapter, ConversationAddress } from '../channels/types.ts';
+import { previewMarker, type ChannelAdapter, type ConversationAddress } from '../channels/types.ts';
 import { within } from '../core/within.ts';
 
 /** Text that means "send nothing" (e.g. a scheduled check with nothing to report). */
@@ -13,8 +13,8 @@ export const silentReply = '[SILENT]';
 /** Characters a preview needs before it is worth showing. */
 const minimumPreview = 24;
 
-/** What ends a preview's text while its answer is still streaming. */
-export const previewMarker = '…';
+// What ends a preview's text while its answer is still streaming (the channels' contract names it).
+export { previewMarker };
 
 /** A reply being streamed to one conversation. */
 export class ReplyStream {
@@ -140,7 +140,7 @@ export class ReplyStream {
     if (preview === this.#shown) return;
     this.#lastEdit = this.#now();
     if (this.#messageId === undefined) {
-      const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey });
+      const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey, preview: true });
       this.#messageId = sent.ids[0];
       // On record before anything else of this stream goes out (the next edit, the final text):
       // a process killed after this point leaves a preview its restart finishes. The caller
@@ -149,7 +149,7 @@ export class ReplyStream {
       // while the note is still being written (a kill in that stretch may leave it, as before).
       if (this.#messageId !== undefined) await within(Promise.resolve(this.#onPreview?.(this.#messageId)), previewNoteWaitMs);
     } else {
-      await this.#adapter.edit(this.#address, this.#messageId, { text: preview });
+      await this.#adapter.edit(this.#address, this.#messageId, { text: preview, preview: true });
     }
     this.#shown = preview;
   }

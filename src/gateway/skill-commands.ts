@@ -4,12 +4,18 @@
  * dedupe, access rules, grants, guardrails and delivery); only the turn's input differs: it is the
  * skill's instructions with the arguments (see `skill-invocation-input.ts`). The gateway's own commands
  * win over a skill of the same name. The inbox keeps the message's command, so a skill command
- * accepted before a restart is answered after it the same way.
+ * accepted before a restart is answered after it the same way. The same skills are the prompts a
+ * chat offers when a person opens a conversation (Slack's assistant threads): each as its
+ * description (the button) and `/<name>` (the message it sends, which runs the skill like a typed
+ * command); a profile without such skills offers none, and the platform shows its own.
  */
-import type { InboundMessage } from '../channels/types.ts';
+import type { CommandInfo, ConversationRef, InboundMessage, SuggestedPrompt } from '../channels/types.ts';
 import { findUserSkill, shadowedNote, shadowedSkills, skillCommands } from '../resources/skill-invocation.ts';
 import type { Skill } from '../resources/types.ts';
 import type { Gateway } from './gateway.ts';
+
+/** The longest prompt title, in characters: a button's worth. */
+const maxPromptTitleLength = 75;
 
 /** The skills of the profile of `message`'s conversation in `gateway` (its live one's, else the one its bindings choose). */
 export async function skillsFor(gateway: Pick<Gateway, 'conversations' | 'runtime'>, message: InboundMessage): Promise<readonly Skill[]> {
@@ -58,4 +64,20 @@ export function skillHelpLines(skills: readonly Skill[], reserved: Iterable<stri
 /** The `/reload` answer's lines about skills of `profile` that a command of the same name (in `reserved`) hides. */
 export function shadowedLines(skills: readonly Skill[], reserved: Iterable<string>, profile: string): string[] {
   return shadowedSkills(skills, reserved).map((skill) => `Note: ${shadowedNote(skill, profile)}.`);
+}
+
+function promptTitle(skill: Skill): string {
+  const text = (skill.description.split('\n')[0] ?? '').trim() || skill.name;
+  const chars = Array.from(text);
+  return chars.length <= maxPromptTitleLength ? text : `${chars.slice(0, maxPromptTitleLength - 1).join('')}…`;
+}
+
+/**
+ * The prompts for a conversation just opened: the user-invocable skills of its profile, those one
+ * of the gateway's `commands` of the same name hides left out (as in the command menus).
+ */
+export async function suggestedPrompts(gateway: Pick<Gateway, 'conversations' | 'runtime'>, commands: readonly CommandInfo[], conversation: ConversationRef, senderId: string): Promise<SuggestedPrompt[]> {
+  const profile = await gateway.conversations.profileFor(conversation, senderId);
+  const { skills } = (await gateway.runtime.resources(profile)).resources;
+  return skillCommands(skills, commands.map((command) => command.name)).map((skill) => ({ title: promptTitle(skill), message: `/${skill.name}` }));
 }

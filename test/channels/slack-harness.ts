@@ -81,6 +81,9 @@ export async function startSlackHarness(options: SlackHarnessOptions = {}): Prom
     signingSecret: slack.signingSecret,
     apiUrl: slack.apiUrl,
     log: (line) => logs.push(line),
+    // These tests speak of a channel's top-level conversation; threads started under each message
+    // (the default, `always`) have their own tests (slack-reply-in-thread.test.ts).
+    replyInThread: 'never',
     ...options.adapter,
   });
   const side = slackConversationSide(slack, options.address);

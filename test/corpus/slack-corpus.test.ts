@@ -36,7 +36,9 @@ describe('the real Slack payloads, through the gateway', () => {
     fakes = await startSlackGatewayFakes('operator-corpus-slack-');
     ({ model, slack } = fakes);
     // The open channel answers without a mention.
-    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ groups: { [`slack:${channels.C_OPEN}`]: { requireMention: false } } }));
+    // The samples' expected places are those of top-level answers (`where.thread: null`), so the
+    // channels answer top-level (slack.replyInThread never; the default threads, see slack-assistant-e2e).
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ groups: { [`slack:${channels.C_OPEN}`]: { requireMention: false } }, slack: { replyInThread: 'never' } }));
     await approveGroups(fakes.home, [slackChannel(channels.C_MAIN), slackChannel(channels.C_OPEN)], `slack:${people.ADMIN}`);
     await pairPeople(fakes.home, [{ platform: 'slack', userId: people.S_USER, name: 'Paired Person' }]);
     answerSentinels(model);

@@ -7,6 +7,7 @@
  * uploads are in `fake-slack-uploads.ts`.
  */
 import type { FakeSlackMessage, FakeSlackState } from './fake-slack-state.ts';
+import { assistantMethods } from './fake-slack-assistant.ts';
 import { uploadMethods } from './fake-slack-uploads.ts';
 
 /** A Web API answer body (always HTTP 200). */
@@ -19,17 +20,19 @@ export type SlackMethod = (state: FakeSlackState, params: Params, origin: string
 
 const maxTextLength = 40_000;
 
-function fail(error: string): SlackAnswer {
+/** Slack's `ok: false` answer with `error`. */
+export function fail(error: string): SlackAnswer {
   return { ok: false, error };
 }
 
-function stringParam(params: Params, name: string): string | undefined {
+/** A parameter that is a non-empty string, if it is one. */
+export function stringParam(params: Params, name: string): string | undefined {
   const value = params[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** Why Slack would refuse these blocks, if it would. */
-function blocksProblem(blocks: unknown): string | undefined {
+export function blocksProblem(blocks: unknown): string | undefined {
   if (!Array.isArray(blocks)) return 'blocks must be an array';
   if (blocks.length > 50) return 'no more than 50 items allowed';
   const actionIds = new Set<string>();
@@ -189,4 +192,5 @@ export const slackMethods: Record<string, SlackMethod> = {
     return { ok: true, user: { id: params.user, name: handle, real_name: name, profile: { display_name: name, real_name: name } } };
   },
   ...uploadMethods,
+  ...assistantMethods,
 };

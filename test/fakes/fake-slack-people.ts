@@ -64,6 +64,20 @@ export function peopleBuilders(state: FakeSlackState, origin: () => string) {
       const { channel_type: _channelType, client_msg_id: _clientId, subtype: _subtype, ...rest } = message;
       return { ...rest, type: 'app_mention' };
     },
+    /**
+     * The `assistant_thread_started` event of a person opening the app's assistant pane: a new
+     * thread in their DM with the app (`channel`, a `D…` id), whose ts the event names.
+     */
+    assistantThreadStarted(options: { channel: string; from?: FakePerson }): Record<string, unknown> {
+      const from = person(options.from);
+      state.people.set(from.id, from.name);
+      const threadTs = state.nextTs();
+      return {
+        type: 'assistant_thread_started',
+        assistant_thread: { user_id: from.id, context: { team_id: state.bot.teamId, enterprise_id: null }, channel_id: options.channel, thread_ts: threadTs },
+        event_ts: threadTs,
+      };
+    },
     /** An Events API envelope with a fresh event id. */
     envelope(event: Record<string, unknown>): SlackRequest {
       return eventEnvelope(event, { eventId: `Ev0${state.nextNumber()}`, teamId: state.bot.teamId, appId: state.bot.appId, botUserId: state.bot.userId });

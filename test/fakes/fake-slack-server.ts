@@ -4,7 +4,9 @@
  * `token` field), answering `{ ok: true, … }` or `{ ok: false, error }` with HTTP 200 as Slack
  * does, HTTP 429 with `Retry-After` for rate limits; private file downloads that need the bot
  * token (else a redirect to sign-in, as Slack does); `response_url` posts; the bot's file uploads
- * (an `upload_url` on the same port, see `fake-slack-uploads.ts`). It keeps each channel's
+ * (an `upload_url` on the same port, see `fake-slack-uploads.ts`); assistant threads' status,
+ * prompts and titles and text streams (`chat.startStream` …, refusable like a workspace without
+ * them: `refuseStreaming()`; see `fake-slack-assistant.ts`). It keeps each channel's
  * messages as they stand after updates, and signs and sends what Slack posts to an app (see
  * `fake-slack-events.ts`, `fake-slack-people.ts`), or delivers it over Socket Mode on the same
  * port (`slack.socket`, see `fake-slack-socket.ts`).
@@ -21,10 +23,10 @@ import { slackMethods, type SlackAnswer } from './fake-slack-methods.ts';
 import { displayMessage, type DisplayedMessage } from './fake-slack-mrkdwn.ts';
 import { peopleBuilders, type FakePeopleBuilders } from './fake-slack-people.ts';
 import { attachFakeSocketMode, type FakeSlackSocket } from './fake-slack-socket.ts';
-import { FakeSlackState, type FakeSlackBot, type FakeSlackCall, type FakeSlackFailure, type FakeSlackFile, type FakeSlackMessage, type FakeSlackNotice, type FakeSlackSharedFile } from './fake-slack-state.ts';
+import { FakeSlackState, type FakeAssistantCall, type FakeSlackBot, type FakeSlackCall, type FakeSlackFailure, type FakeSlackFile, type FakeSlackMessage, type FakeSlackNotice, type FakeSlackSharedFile } from './fake-slack-state.ts';
 import { receiveUpload, uploadPathPrefix } from './fake-slack-uploads.ts';
 
-export type { FakeSlackBot, FakeSlackCall, FakeSlackFailure, FakeSlackFile, FakeSlackMessage, FakeSlackNotice, FakeSlackSharedFile } from './fake-slack-state.ts';
+export type { FakeAssistantCall, FakeSlackBot, FakeSlackCall, FakeSlackFailure, FakeSlackFile, FakeSlackMessage, FakeSlackNotice, FakeSlackSharedFile } from './fake-slack-state.ts';
 export type { DisplayedMessage } from './fake-slack-mrkdwn.ts';
 export type { SendOptions, SendResult, SlackRequest } from './fake-slack-events.ts';
 export type { FakeSlackSocket, FakeSocketAck, FakeSocketConnection, FakeSocketEnvelope } from './fake-slack-socket.ts';
@@ -59,6 +61,10 @@ export interface FakeSlack extends FakePeopleBuilders {
    * (`upload_url`: the POST of a file's bytes to its upload URL).
    */
   failNext(method: string, failure: FakeSlackFailure): void;
+  /** Refuses `chat.startStream`, `appendStream` and `stopStream` (`unknown_method`) from now on, like a workspace without them (default: they work). */
+  refuseStreaming(): void;
+  /** What the app set in assistant threads (status, suggested prompts, titles), oldest first. */
+  readonly assistant: readonly FakeAssistantCall[];
   /** Signs and POSTs a request to the app at `url` as Slack would. */
   send(url: string, request: SlackRequest, options?: Omit<SendOptions, 'signingSecret'>): Promise<SendResult>;
   /** Serves a file at `path` (below `/files-pri/`) to the bot's token, as a recorded payload names it. */
@@ -68,7 +74,7 @@ export interface FakeSlack extends FakePeopleBuilders {
   close(): Promise<void>;
 }
 
-const jsonFields = new Set(['blocks', 'attachments', 'metadata']);
+const jsonFields = new Set(['blocks', 'attachments', 'metadata', 'prompts', 'chunks', 'loading_messages']);
 
 async function readParams(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
@@ -180,6 +186,8 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
       queue.push(failure);
       state.failures.set(method, queue);
     },
+    refuseStreaming: () => void (state.streamingRefused = true),
+    assistant: state.assistant,
     send: (url, request, sendOptions = {}) => sendSigned(url, request, { ...sendOptions, signingSecret: slack.signingSecret }),
     addFile: (file) => void state.files.set(file.id, file),
     waitFor: (predicate, timeoutMs = 30_000) => state.waitFor(() => predicate(slack), timeoutMs, 'fake Slack'),

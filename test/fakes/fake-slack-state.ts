@@ -43,6 +43,18 @@ export interface FakeSlackMessage {
   edits: number;
   /** When the fake took it (ms since the epoch). */
   createdAt: number;
+  /** A message begun with `chat.startStream` and not yet stopped (its `text` is Markdown). */
+  streaming?: boolean;
+}
+
+/** What the app set in an assistant thread (`assistant.threads.*`), in the order it set it. */
+export interface FakeAssistantCall {
+  method: 'setStatus' | 'setSuggestedPrompts' | 'setTitle';
+  channel: string;
+  threadTs?: string;
+  status?: string;
+  title?: string;
+  prompts?: { title: string; message: string }[];
 }
 
 /** An ephemeral message (chat.postEphemeral) or a `response_url` post. */
@@ -126,6 +138,10 @@ export class FakeSlackState extends ChangeFeed {
   readonly failures = new Map<string, FakeSlackFailure[]>();
   /** The people who posted, by id, with the name `users.info` gives them. */
   readonly people = new Map<string, string>();
+  /** What the app set in assistant threads, oldest first. */
+  readonly assistant: FakeAssistantCall[] = [];
+  /** Whether `chat.startStream` and the rest are refused (`unknown_method`), like a workspace without them. */
+  streamingRefused = false;
   #clock = 1_760_000_000;
   #counter = 0;
 

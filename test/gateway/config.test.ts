@@ -78,7 +78,7 @@ describe('loadConfig defaults', () => {
       desktop: { enabled: false, useScreenshot: true, idleTimeoutSeconds: 600 },
       telegram: { allowBots: false },
       discord: { catchUpMinutes: 60, allowBots: false },
-      slack: { allowBots: false },
+      slack: { allowBots: false, replyInThread: 'always' },
       subagents: { maxDepth: 1, maxRunning: 4, maxOpen: 16, maxTokens: 300_000, maxTurns: 30 },
       pipelines: { toolInGroups: false },
       schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },

@@ -58,9 +58,10 @@ describe("groups need an admin's yes (Slack, through the gateway)", () => {
     expect((await fakes.post(slack.envelope(slack.appMention(message)))).status).toBe(200);
   }
 
-  /** Waits until the gateway's log shows `count` messages refused in `channel`. */
+  /** Waits until the gateway's log shows `count` messages refused in `channel` (or a thread of it). */
   async function refusedIn(channel: string, count: number): Promise<void> {
-    const one = `"event":"message\\.refused"[^\\n]*"conversation":"slack:channel:${channel}"`;
+    // A mention is answered in a thread under it (slack.replyInThread's default), its conversation that thread's.
+    const one = `"event":"message\\.refused"[^\\n]*"conversation":"slack:channel:${channel}(?::thread:[0-9.]+)?"`;
     await gateway.output.waitFor(new RegExp(`(?:[\\s\\S]*?${one}){${count}}`), { stream: 'stderr', timeoutMs: wait, label: `${count} refusals in ${channel}` });
   }
 

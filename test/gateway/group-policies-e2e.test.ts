@@ -87,7 +87,8 @@ describe('groupPolicy allowlist and open, on every platform (through the gateway
 
   /** Waits until the gateway's log shows `count` messages refused in `conversation`. */
   async function refusedIn(conversation: string, count: number): Promise<void> {
-    const one = `"event":"message\\.refused"[^\\n]*"conversation":"${conversation}"`;
+    // A Slack channel's mention is answered in a thread under it (slack.replyInThread's default), its conversation that thread's.
+    const one = `"event":"message\\.refused"[^\\n]*"conversation":"${conversation}(?::thread:[0-9.]+)?"`;
     await gateway!.output.waitFor(new RegExp(`(?:[\\s\\S]*?${one}){${count}}`), { stream: 'stderr', timeoutMs: wait, label: `${count} refusals in ${conversation}` });
   }
 

@@ -50,6 +50,9 @@ describe('memory per person in one group (Telegram, Discord, Slack through the g
     await every?.close();
   });
 
+  /** The Slack thread both people talk in. */
+  let slackThread: string | undefined;
+
   /** Person `who` (0 or 1) of `platform` says `text` to the bot in the group; resolves once `answer` is posted there. */
   async function say(platform: Platform, who: 0 | 1, text: string, answer: string): Promise<void> {
     const { telegram, discord, slack } = every;
@@ -62,8 +65,11 @@ describe('memory per person in one group (Telegram, Discord, Slack through the g
       discord.messageCreate({ channelId, content: `<@${discord.bot.id}> ${text}`, author: people.discord[who] });
       await discord.waitFor((fake) => fake.botMessages(channelId).find((stored) => stored.message.content === answer), wait);
     } else {
-      slack.socket.deliver(slack.envelope(slack.personMessage({ channel: slackChannelId, from: people.slack[who], text: `<@${slack.bot.userId}> ${text}` })));
-      await slack.waitFor((fake) => fake.botMessages(slackChannelId, null).find((message) => fake.display(message).text === answer), wait);
+      // One conversation for both people: a thread. At the top level each mention would start a
+      // thread, a conversation, of its own (slack.replyInThread's default).
+      slackThread ??= String(slack.personMessage({ channel: slackChannelId, from: people.slack[0], text: 'our thread' }).ts);
+      slack.socket.deliver(slack.envelope(slack.personMessage({ channel: slackChannelId, from: people.slack[who], text: `<@${slack.bot.userId}> ${text}`, threadTs: slackThread })));
+      await slack.waitFor((fake) => fake.botMessages(slackChannelId, slackThread).find((message) => fake.display(message).text === answer), wait);
     }
   }
 

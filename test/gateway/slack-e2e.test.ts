@@ -33,6 +33,10 @@ describe('Slack through the gateway', () => {
     // Listing a folder needs a person's yes, so a turn can ask for approval.
     mkdirSync(join(fakes.home, 'guardrails'), { recursive: true });
     writeFileSync(join(fakes.home, 'guardrails', 'ask.yaml'), 'rules:\n  - tool: list_dir\n    decision: ask\n    reason: listing needs a yes\n');
+    // These tests speak of the channel's own conversation (what it overheard, top-level answers):
+    // top-level messages are answered top-level. The default, a thread under each message (whose
+    // conversation then has none of the channel's overheard messages), is slack-assistant-e2e's.
+    writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ slack: { replyInThread: 'never' } }));
     // The channel is one an admin approved (groupPolicy approval is the default; this test is about something else).
     await approveGroups(fakes.home, [slackChannel(channel)], `slack:${admin.id}`);
     gateway = await fakes.startGateway([admin.id]);

@@ -11,7 +11,7 @@ import type { Attachment, ChannelAction, InboundMessage, Sender } from '../types
 import { attachmentsOf, type DownloadFile, type SlackFile } from './attachments.ts';
 import { admitted, type BotTurns } from '../bot-turns.ts';
 import { withForwarded } from '../forward-line.ts';
-import { conversationOf, isDirectMessage, threadOf } from './conversation.ts';
+import { conversationOf, isDirectMessage, startsThread, threadOf, type SlackReplyInThread } from './conversation.ts';
 import { analyzeText } from './mentions.ts';
 import { messageFilesOf, sharedContentOf, type SlackAttachment } from './shared-messages.ts';
 
@@ -34,6 +34,8 @@ export interface InboundContext {
   allowBots?: boolean;
   /** How many bots' messages in a row a conversation takes (with `allowBots`). */
   botTurns?: BotTurns;
+  /** Where top-level channel messages are answered (`slack.replyInThread`; absent: `never`, top-level). */
+  replyInThread?: SlackReplyInThread;
 }
 
 /** The fields of a `message` / `app_mention` event read here. */
@@ -124,7 +126,9 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
   // A shared or forwarded message's words are in its attachments, after the sender's own.
   const text = withForwarded(analysis.text, sharedContentOf(event.attachments, event.channel));
   if (text === '' && attachments.length === 0) return undefined;
-  const conversation = conversationOf({ channel: event.channel, channelType: event.channel_type, userId: sender.id, threadTs: event.thread_ts, ts: event.ts });
+  const mentioned = event.type === 'app_mention' || analysis.mentioned;
+  const startThread = startsThread(context.replyInThread ?? 'never', mentioned);
+  const conversation = conversationOf({ channel: event.channel, channelType: event.channel_type, userId: sender.id, threadTs: event.thread_ts, ts: event.ts, startThread });
   const message: InboundMessage = {
     id: event.ts,
     dedupeKey: `slack:${event.channel}:${event.ts}`,
@@ -135,7 +139,7 @@ export function toInboundMessage(event: SlackMessageEvent, context: InboundConte
     sender,
     text,
     attachments,
-    mentioned: conversation.scope === 'dm' || event.type === 'app_mention' || analysis.mentioned,
+    mentioned: conversation.scope === 'dm' || mentioned,
     ...(analysis.command ? { command: analysis.command } : {}),
     receivedAt: context.now(),
     ...sentAtOf(event.ts),

@@ -1,7 +1,9 @@
 /**
  * Neutral outbound operations as Web API calls: send (rendered, split, then the files, one upload
  * each; every part in the conversation's thread, the last text chunk carrying the buttons), edit,
- * the reaction that stands in for a typing indicator, and notices for button presses. `replyTo`
+ * the working indicator (an assistant thread's status, a reaction elsewhere), and notices for
+ * button presses. A reply's preview in a thread is a native text stream where the workspace has
+ * one (`stream.ts`), finished by the final text; elsewhere it is posted and edited. `replyTo`
  * is not used: Slack replies are threads, and the address already says which thread (or none) the
  * conversation is.
  */
@@ -11,6 +13,8 @@ import { blocksWithButtons, type SlackBlock } from './blocks.ts';
 import type { CallSlack } from './call-slack.ts';
 import { slackChunks, threadParams } from './message-parts.ts';
 import { slackErrorCode } from './slack-errors.ts';
+import type { SlackAssistant } from './assistant.ts';
+import type { SlackStreams } from './stream.ts';
 import type { TypingIndicator } from './typing-indicator.ts';
 import { createSendSlackFile } from './upload.ts';
 
@@ -29,6 +33,10 @@ export interface SlackOutboundOptions {
   client: webApi.WebClient;
   call: CallSlack;
   indicator: TypingIndicator;
+  /** Native streams for previews in threads. */
+  streams: SlackStreams;
+  /** Assistant threads' status (the working indicator there). */
+  assistant: SlackAssistant;
   /** The reaction shown while a turn works (a Slack emoji name, no colons). */
   workingReaction: string;
   /** The largest file the bot may send, in bytes (larger ones are refused). */
@@ -41,7 +49,7 @@ const harmlessReactionErrors = new Set(['already_reacted', 'no_reaction', 'messa
 
 /** Outbound operations over `client`, each call through `call` (rate-limit retries, scrubbed errors). */
 export function createSlackOutbound(options: SlackOutboundOptions): SlackOutbound {
-  const { client, call, indicator, log } = options;
+  const { client, call, indicator, streams, assistant, log } = options;
   const sendFile = createSendSlackFile(client, call, options.maxFileBytes);
 
   async function post(address: ConversationAddress, text: string, blocks: SlackBlock[] | undefined): Promise<string> {
@@ -80,6 +88,11 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
 
   return {
     async send(address, message) {
+      // A preview in a thread: a native stream where the workspace has one.
+      if (message.preview && message.replace === undefined && (message.files ?? []).length === 0) {
+        const ts = await streams.start(address, message.text);
+        if (ts !== undefined) return { ids: [ts] };
+      }
       const files = message.files ?? [];
       // Files alone: no text part at all (Slack refuses an empty message).
       const chunks = files.length > 0 && message.text.trim() === '' ? [] : slackChunks(message.text);
@@ -99,6 +112,15 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
             delivered(await sendFile(address, files[index - chunks.length]!));
             continue;
           }
+          // The answer ends its streamed preview: appended as the stream stops when it only grew
+          // (one chunk, no buttons), else the stopped stream is edited like any preview.
+          if (index === 0 && message.replace !== undefined && streams.isLive(message.replace)) {
+            const simple = chunks.length === 1 && blocks === undefined;
+            if ((await streams.finish(address, message.replace, simple ? message.text : undefined)) === 'finished') {
+              delivered(message.replace);
+              continue;
+            }
+          }
           if (index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text, blocks))) {
             delivered(message.replace);
             continue;
@@ -112,16 +134,23 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
     },
 
     async edit(address, messageId, message) {
+      if (streams.isLive(messageId)) {
+        if (message.preview && (await streams.append(address, messageId, message.text))) return;
+        // Not a continuation: the stream is stopped and the message edited from here on.
+        if (streams.isLive(messageId)) await streams.finish(address, messageId, undefined);
+      }
       const [first] = slackChunks(message.text);
       await update(address, messageId, first!, blocksWithButtons(first!, message.buttons));
     },
 
     async typing(address) {
+      if (await assistant.showStatus(address)) return;
       const target = indicator.startTarget(address);
       if (target) await react('reactions.add', target);
     },
 
     async stopTyping(address) {
+      if (await assistant.clearStatus(address)) return;
       const target = indicator.stopTarget(address);
       if (target) await react('reactions.remove', target);
     },

@@ -21,8 +21,11 @@ import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
 import { createSlackUserNames } from './user-names.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { toGroupJoin, type SlackJoinEvent } from './group-join.ts';
+import type { SlackReplyInThread } from './conversation.ts';
 import { findSlackPreview } from './find-preview.ts';
 import { createSlackOutbound } from './outbound.ts';
+import { createSlackAssistant, type SlackAssistantThreadEvent } from './assistant.ts';
+import { createSlackStreams } from './stream.ts';
 import { createScrub } from './slack-errors.ts';
 import { createSocketMode } from './socket-mode.ts';
 import { createTypingIndicator } from './typing-indicator.ts';
@@ -59,6 +62,8 @@ export interface SlackChannelOptions {
   allowBots?: boolean;
   /** With `allowBots`: how many bots' messages in a row one conversation takes before a person writes again (default 5). */
   botTurns?: number;
+  /** Where top-level channel messages are answered (default `always`: in a thread under the message; see `conversation.ts`). */
+  replyInThread?: SlackReplyInThread;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -108,8 +113,10 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   const call = createCallSlack(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const indicator = createTypingIndicator();
   const names = createSlackUserNames({ lookup: async (user) => (await client.users.info({ user })).user, log: (line) => log(scrub(line)), now });
-  const outbound = createSlackOutbound({ client, call, indicator, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
   let identity: SlackIdentity | undefined;
+  const streams = createSlackStreams({ client, call, teamId: () => identity?.teamId ?? '', log });
+  const assistant = createSlackAssistant({ client, call, log: (line) => log(scrub(line)) });
+  const outbound = createSlackOutbound({ client, call, indicator, streams, assistant, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
   let app: App | undefined;
   // A signing secret means HTTP events even when an app token is given too.
   const socketMode = !signingSecret && appToken
@@ -124,6 +131,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     download: createFileDownloader({ botToken: options.botToken, trustedOrigins: ['https://files.slack.com', new URL(slackApiUrl).origin] }),
     now,
     allowBots: options.allowBots ?? false,
+    replyInThread: options.replyInThread ?? 'always',
     ...(options.allowBots ? { botTurns: createBotTurns(options.botTurns ?? defaultBotTurns) } : {}),
   };
 
@@ -151,12 +159,15 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
       // A channel's messages are labelled with their senders' names (see `user-names.ts`).
       const message = made.scope === 'group' ? { ...made, sender: await names.fill(made.sender) } : made;
       indicator.remember(message.address, message.id);
+      streams.remember(message.address, message.sender.id);
       try {
         await handlers.onMessage(message);
       } catch (error) {
         if (error instanceof NotAcceptedError) throw error;
         log(scrub(`slack: handler failed for message ${message.dedupeKey}: ${describeError(error)}`));
       }
+      // After the hand-over (the message is on record), so a slow title never delays it.
+      await assistant.titleFrom(message);
     };
     // The bot joining a channel (and who invited it): see `group-join.ts`.
     const joined = async (event: SlackJoinEvent) => {
@@ -183,6 +194,8 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     for (const type of slackLeaveEvents) created.event(type, async ({ event }) => left(event as SlackLeaveEvent));
     created.event('message', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
     created.event('member_joined_channel', async ({ event }) => joined(event as SlackJoinEvent));
+    // A person opened the assistant pane: the profile's prompts (see `assistant.ts`).
+    created.event('assistant_thread_started', async ({ event }) => assistant.threadStarted(event as unknown as SlackAssistantThreadEvent, handlers.suggestedPrompts?.bind(handlers)));
     created.event('app_mention', async ({ event }) => handOver(event as unknown as SlackMessageEvent));
 
     // Every press is acknowledged at once (Slack shows an error after 3 s); one on a button the

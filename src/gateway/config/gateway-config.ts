@@ -58,6 +58,8 @@ export interface SlackSettings {
   allowBots?: boolean;
   /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */
   botTurns?: number;
+  /** Where a channel's top-level messages are answered (`always` when unset: in a thread under the message). */
+  replyInThread?: 'always' | 'mentions' | 'never';
 }
 
 /** Settings of one group chat. */

@@ -463,6 +463,10 @@ export const operatorConfigSchema = z
       .strictObject({
         apiUrl: settingSchemas.apiRoot.optional().describe('Slack Web API base, e.g. "https://slack.com/api/". Env: SLACK_API_URL.'),
         ...botSettings("other apps' messages: bot_id, bot_message; Slackbot never"),
+        replyInThread: z
+          .enum(['always', 'mentions', 'never'])
+          .default('always')
+          .describe("Where a channel's top-level messages are answered: always in a thread under the message (its thread is then the conversation), mentions only when the message mentions the bot, never top-level. Direct messages are answered where they were written."),
       })
       .prefault({})
       .describe('Slack settings. SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and SLACK_APP_TOKEN are read only from the environment.'),
