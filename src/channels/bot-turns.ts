@@ -1,5 +1,5 @@
 /**
- * How many bots' messages in a row one conversation takes (`<platform>.botTurns`, with
+ * How many bots' messages in a row one chat takes (`budgets.botTurns` or `<platform>.botTurns`, with
  * `allowBots` on): two bots that each answer the other would otherwise talk without end. A
  * person's message starts the count again. A message delivered twice (a platform's retry, Slack's
  * `message` and `app_mention` of one message) counts once. Conversations are remembered up to a
@@ -48,8 +48,13 @@ export function createBotTurns(limit: number, maxConversations = defaultMaxConve
 /** The default of `botTurns`: a few exchanges, then the bots wait for a person. */
 export const defaultBotTurns = 5;
 
-/** `message`, unless `turns` says its conversation has taken enough bots' messages in a row. */
-export function admitted<T extends { sessionKey: string; dedupeKey: string; sender: { isBot?: boolean } }>(message: T, turns: BotTurns | undefined): T | undefined {
+/**
+ * `message`, unless `turns` says its chat has taken enough bots' messages in a row. Counted per
+ * chat or channel, its threads together: where each top-level message opens a thread of its own
+ * (Slack's `replyInThread`), a bot posting at the top level would otherwise start at zero each
+ * time. A person's message anywhere in the chat starts the count again.
+ */
+export function admitted<T extends { dedupeKey: string; address: { platform: string; conversationId: string }; sender: { isBot?: boolean } }>(message: T, turns: BotTurns | undefined): T | undefined {
   if (!turns) return message;
-  return turns.admit(message.sessionKey, message.dedupeKey, message.sender.isBot === true) ? message : undefined;
+  return turns.admit(`${message.address.platform}:${message.address.conversationId}`, message.dedupeKey, message.sender.isBot === true) ? message : undefined;
 }

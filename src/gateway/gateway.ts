@@ -490,10 +490,8 @@ export class Gateway {
 
   #jobParts(): JobRunParts {
     return {
-      adapters: this.adapters, queue: this.queue, conversations: this.conversations, runner: this.#runner, ops: this.ops,
-      jobs: this.spending.jobs,
-      remember: (message) => this.#remember(message),
-      log: (line) => this.log(line),
+      adapters: this.adapters, queue: this.queue, conversations: this.conversations, runner: this.#runner, ops: this.ops, jobs: this.spending.jobs,
+      remember: (message) => this.#remember(message), log: (line) => this.log(line),
       startPipeline: (job, run) => startScheduledPipeline(this, job, run),
     };
   }

@@ -67,9 +67,9 @@ describe('other bots and forwards, on every platform (through the gateway)', () 
       allowlists: { telegram: { users: [String(listedBot)] } },
       groups: { [`slack:${openChannel}`]: { requireMention: false }, [`discord:${discord.world.channelId}`]: { requireMention: false } },
       telegram: { allowBots },
-      // Top-level answers: botTurns counts a channel's messages in a row, and with threads under
-      // each message (slack.replyInThread's default) every top-level message is a conversation of its own.
-      slack: { allowBots, replyInThread: 'never' },
+      // Answers in a thread under each message (slack.replyInThread's default): botTurns still counts
+      // the channel's bots' messages in a row, each top-level message a conversation of its own.
+      slack: { allowBots },
       discord: { allowBots },
       // One bot message in a row per conversation when bots are let through (a platform's own botTurns would take its place).
       budgets: { botTurns: 1 },
