@@ -93,6 +93,17 @@ describe('telegram drafts', () => {
     expect(telegram.messages(42).map((message) => message.edits)).toEqual([0]);
   });
 
+  it('finishes a preview an earlier process left by edits, not in a draft', async () => {
+    const { telegram } = await start();
+    const { ids } = await harness.adapter.send(dm, { text: 'The deploy window is on …' });
+    const stream = new ReplyStream(harness.adapter, dm, { messageId: ids[0] });
+    expect(stream.drafting).toBe(false);
+    stream.push(answer);
+    await telegram.waitFor((fake) => fake.messages(42)[0]!.edits > 0 || undefined, 5_000);
+    expect(await stream.close()).toBe(ids[0]);
+    expect(telegram.callsOf('sendMessageDraft')).toHaveLength(0);
+  });
+
   it('never drafts with drafts off', async () => {
     const { telegram } = await start({ drafts: 'off' });
     expect(await reply(dm)).toBeDefined();
