@@ -284,6 +284,27 @@ export interface ChannelCapabilities {
   maxFileBytes: number;
 }
 
+/**
+ * Streaming by drafts (Telegram's `sendMessageDraft` in private chats): the answer grows in an
+ * ephemeral draft the platform shows instead of a message, and ends as one new message (the
+ * ledger's), so a reply costs no edits and a crash leaves nothing half-finished behind.
+ */
+export interface DraftStreaming {
+  /** Smallest sensible interval between two drafts of one reply, in ms. */
+  readonly intervalMs: number;
+  /**
+   * Whether drafts are worth trying in `address` now: false outside direct chats, when turned
+   * off, and once the platform refused them for this bot (it streams by edits from then on).
+   */
+  available(address: ConversationAddress): boolean;
+  /**
+   * Shows `text` (Markdown; empty shows the platform's "thinking" placeholder) as the draft
+   * `draftId` (non-zero, the same for one reply). Resolves false when the platform refused drafts
+   * (the caller streams by edits instead); throws when this one draft failed (the next may work).
+   */
+  show(address: ConversationAddress, draftId: number, text: string): Promise<boolean>;
+}
+
 /** A chat command for the platform's menu. */
 export interface CommandInfo {
   name: string;
@@ -403,6 +424,8 @@ export interface ChannelAdapter {
   stop(): Promise<void>;
   /** Renders, splits when too long, and sends. Throws {@link DeliveryError} on failure. */
   send(address: ConversationAddress, message: OutboundMessage): Promise<SentMessage>;
+  /** Streams replies by drafts where the platform has them (see {@link DraftStreaming}). */
+  readonly drafts?: DraftStreaming;
   /** Replaces a sent message's text (only when `capabilities.edit`). */
   edit(address: ConversationAddress, messageId: string, message: OutboundMessage): Promise<void>;
   /** Shows the typing indicator once (platforms expire it after a few seconds). */

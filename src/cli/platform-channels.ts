@@ -28,9 +28,9 @@ const setups: PlatformSetup[] = [
     create(env, config) {
       const token = credential(env, 'TELEGRAM_BOT_TOKEN');
       if (!token) return undefined;
-      const { webhookUrl, webhookSecret, apiRoot, allowBots, botTurns } = config.telegram;
+      const { webhookUrl, webhookSecret, apiRoot, allowBots, botTurns, drafts } = config.telegram;
       const webhook = webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : undefined;
-      return import('../channels/telegram/telegram-channel.ts').then((telegram) => telegram.createTelegramChannel({ token, apiRoot, webhook, allowBots, botTurns: botTurns ?? config.budgets.botTurns }));
+      return import('../channels/telegram/telegram-channel.ts').then((telegram) => telegram.createTelegramChannel({ token, apiRoot, webhook, allowBots, botTurns: botTurns ?? config.budgets.botTurns, drafts }));
     },
   },
   {

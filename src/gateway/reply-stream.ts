@@ -1,10 +1,12 @@
 /**
  * Streams one reply to a chat: the answer appears early and grows by edits, throttled to the
- * platform's edit rate, and ends as the final text. Platforms without edits get the final text
- * only. The final delivery goes through the caller (ledger first), so a preview can be lost in a
- * crash but the answer cannot.
+ * platform's edit rate, and ends as the final text. Where the adapter offers drafts for the
+ * conversation (Telegram's private chats), it grows in a draft instead: no preview message at
+ * all, so the final text is one new message and nothing is edited. Platforms without edits get
+ * the final text only. The final delivery goes through the caller (ledger first), so a preview can
+ * be lost in a crash but the answer cannot.
  */
-import { previewMarker, type ChannelAdapter, type ConversationAddress } from '../channels/types.ts';
+import { previewMarker, type ChannelAdapter, type ConversationAddress, type DraftStreaming } from '../channels/types.ts';
 import { within } from '../core/within.ts';
 
 /** Text that means "send nothing" (e.g. a scheduled check with nothing to report). */
@@ -22,7 +24,12 @@ export class ReplyStream {
   #address: ConversationAddress;
   #replyTo: string | undefined;
   #text = '';
-  #shown = '';
+  /** What the last preview or draft showed; undefined before the first. */
+  #shown: string | undefined;
+  /** Drafts, while the adapter offers them here and has not refused them. */
+  #drafts: DraftStreaming | undefined;
+  /** One per reply: Telegram animates changes to a draft of the same id. */
+  #draftId = 1 + Math.floor(Math.random() * 0x7ffffffe);
   #messageId: string | undefined;
   #lastEdit = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -56,6 +63,13 @@ export class ReplyStream {
     this.#messageId = options.messageId;
     this.#onPreview = options.onPreview;
     this.#idempotencyKey = options.idempotencyKey;
+    // A preview sent before (by a process that stopped mid-answer) is finished by edits, as begun.
+    this.#drafts = options.messageId === undefined && adapter.drafts?.available(address) ? adapter.drafts : undefined;
+  }
+
+  /** Whether this reply streams by drafts (so far: a refusal turns it to edits). */
+  get drafting(): boolean {
+    return this.#drafts !== undefined;
   }
 
   /** The id of the preview message, once one was sent. */
@@ -80,7 +94,7 @@ export class ReplyStream {
     this.#eager = true;
     // Nothing shown yet: no edit rate to keep, so no timer either (the question of an approval
     // the tool may ask comes after this preview, not before it).
-    if (this.#shown !== '') {
+    if (this.#shown !== undefined) {
       this.#schedule();
       return;
     }
@@ -120,8 +134,8 @@ export class ReplyStream {
 
   #schedule(): void {
     if (this.#timer) return;
-    const interval = this.#adapter.capabilities.editIntervalMs;
-    const wait = this.#shown === '' ? 0 : Math.max(0, this.#lastEdit + interval - this.#now());
+    const interval = this.#drafts?.intervalMs ?? this.#adapter.capabilities.editIntervalMs;
+    const wait = this.#shown === undefined ? 0 : Math.max(0, this.#lastEdit + interval - this.#now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
@@ -130,15 +144,18 @@ export class ReplyStream {
 
   async #flush(): Promise<void> {
     if (this.#closed) return;
-    let text = this.#text.trimEnd();
-    // A reply that may turn out to be "[SILENT]" must not be previewed.
-    const unsure = (text.length < minimumPreview && !this.#eager) || silentReply.startsWith(text.trim());
-    if (this.#notice !== undefined) text = unsure ? this.#notice : `${text}\n\n${this.#notice}`;
-    else if (unsure) return;
-    // Previews stay inside one message; the final text is split by the adapter when longer.
-    const preview = `${text.length > this.#adapter.capabilities.maxLength - 16 ? text.slice(0, this.#adapter.capabilities.maxLength - 16) : text} ${previewMarker}`;
-    if (preview === this.#shown) return;
+    const preview = this.#preview();
+    if (preview === undefined || preview === this.#shown) return;
     this.#lastEdit = this.#now();
+    if (this.#drafts) {
+      if (await this.#drafts.show(this.#address, this.#draftId, preview)) {
+        this.#shown = preview;
+        return;
+      }
+      // Refused (the adapter remembers it for the bot): this reply goes on by edits, from here.
+      this.#drafts = undefined;
+      if (preview === '') return;
+    }
     if (this.#messageId === undefined) {
       const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey, preview: true });
       this.#messageId = sent.ids[0];
@@ -152,6 +169,20 @@ export class ReplyStream {
       await this.#adapter.edit(this.#address, this.#messageId, { text: preview, preview: true });
     }
     this.#shown = preview;
+  }
+
+  /**
+   * The text to show now, or undefined when nothing is worth showing yet. A draft shows an empty
+   * text (the "Thinking…" placeholder) once a tool starts before the answer says anything.
+   */
+  #preview(): string | undefined {
+    let text = this.#text.trimEnd();
+    // A reply that may turn out to be "[SILENT]" must not be previewed.
+    const unsure = (text.length < minimumPreview && !this.#eager) || silentReply.startsWith(text.trim());
+    if (this.#notice !== undefined) text = unsure ? this.#notice : `${text}\n\n${this.#notice}`;
+    else if (unsure) return this.#drafts && this.#eager ? '' : undefined;
+    // Previews stay inside one message; the final text is split by the adapter when longer.
+    return `${text.length > this.#adapter.capabilities.maxLength - 16 ? text.slice(0, this.#adapter.capabilities.maxLength - 16) : text} ${previewMarker}`;
   }
 }
 

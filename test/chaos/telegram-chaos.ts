@@ -14,7 +14,9 @@ const firstChatId = 9_100_000;
 
 /** The Telegram platform in `mode`, with its fakes started (the gateway is not). */
 export async function telegramPlatform(mode: 'webhook' | 'polling', random: () => number, startTimeoutMs = 30_000): Promise<ChaosPlatform> {
-  const fakes = await startTelegramGatewayFakes('operator-chaos-');
+  // Both ways a DM reply streams are under the kills: by drafts when polling, by the edited
+  // preview (a Bot API server without drafts) by webhook.
+  const fakes = await startTelegramGatewayFakes('operator-chaos-', { drafts: mode === 'webhook' ? 'unknown-method' : 'yes' });
   const { telegram } = fakes;
   const port = mode === 'webhook' ? await freePort() : undefined;
   const env = {

@@ -142,6 +142,23 @@ const editMessageText: Method = (state, params) => {
   return ok(message);
 };
 
+/** Drafts go to private chats only, with a non-zero id; empty text is the "Thinking…" placeholder. */
+const sendMessageDraft: Method = (state, params) => {
+  if (state.draftSupport === 'unknown-method') return { ok: false, error_code: 404, description: 'Not Found: method not found' };
+  if (state.draftSupport === 'refused') return badRequest('method sendMessageDraft is not available for this bot');
+  const chatId = numberParam(params, 'chat_id');
+  if (chatId === undefined) return badRequest('chat_id is empty');
+  if (state.chat(chatId).type !== 'private') return badRequest('TEXTDRAFT_PEER_INVALID');
+  const draftId = numberParam(params, 'draft_id');
+  if (!draftId) return badRequest('draft_id must be non-zero');
+  const text = formatted(params, 'text');
+  if ('ok' in text) return text;
+  if (text.text.length > maxTextLength) return badRequest('message is too long');
+  const threadId = numberParam(params, 'message_thread_id');
+  state.drafts.push({ chatId, draftId, text: text.text, ...(threadId !== undefined ? { threadId } : {}), at: Date.now() });
+  return ok(true);
+};
+
 function sendFile(kind: 'photo' | 'document'): Method {
   return (state, params) => {
     const chatId = numberParam(params, 'chat_id');
@@ -203,6 +220,7 @@ export const methods: Record<string, Method> = {
   getUpdates,
   sendMessage,
   editMessageText,
+  sendMessageDraft,
   sendPhoto: sendFile('photo'),
   sendDocument: sendFile('document'),
   getFile,

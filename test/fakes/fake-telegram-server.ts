@@ -16,11 +16,11 @@ import type { AddressInfo } from 'node:net';
 import type { Update, UserFromGetMe } from 'grammy/types';
 import { methods, type ApiAnswer } from './fake-telegram-methods.ts';
 import { readParams } from './fake-telegram-request.ts';
-import { FakeTelegramState, type FakeFailure, type FakeCallFilter, type FakeSentMessage, type FakeTelegramCall } from './fake-telegram-state.ts';
+import { FakeTelegramState, type FakeDraft, type FakeDraftSupport, type FakeFailure, type FakeCallFilter, type FakeSentMessage, type FakeTelegramCall } from './fake-telegram-state.ts';
 import { updateBuilders, type FakeUpdateBuilders } from './fake-telegram-updates.ts';
 import { deliverToWebhook, type WebhookDelivery, type WebhookDeliveryOptions } from './fake-telegram-webhook.ts';
 
-export type { FakeFailure, FakeCallFilter, FakeSentMessage, FakeTelegramCall } from './fake-telegram-state.ts';
+export type { FakeDraft, FakeDraftSupport, FakeFailure, FakeCallFilter, FakeSentMessage, FakeTelegramCall } from './fake-telegram-state.ts';
 export type { FakeMessageOptions, FakeUser } from './fake-telegram-updates.ts';
 export type { WebhookDelivery, WebhookDeliveryOptions } from './fake-telegram-webhook.ts';
 
@@ -30,6 +30,8 @@ export interface FakeTelegramOptions {
   botUsername?: string;
   /** Default 7000001. */
   botId?: number;
+  /** How sendMessageDraft is answered (default `yes`: drafts are taken). */
+  drafts?: FakeDraftSupport;
 }
 
 /** A running fake Bot API server. */
@@ -50,6 +52,10 @@ export interface FakeTelegram extends FakeUpdateBuilders {
   readonly commands: readonly { command: string; description: string }[];
   /** Callback queries answered with answerCallbackQuery. */
   readonly answeredCallbacks: readonly { id: string; text?: string }[];
+  /** How sendMessageDraft is answered now (settable: a server "upgraded" or "downgraded" mid-test). */
+  draftSupport: FakeDraftSupport;
+  /** The drafts streamed to a chat, oldest first. */
+  drafts(chatId: number): FakeDraft[];
   /** Calls of one method. */
   callsOf(method: string): FakeTelegramCall[];
   /** The bot's messages in a chat (optionally one forum topic), oldest first, as they stand after edits. */
@@ -109,6 +115,7 @@ function failureAnswer(failure: Exclude<FakeFailure, { dropConnection: true }>):
 /** Starts a fake Bot API server on a free local port. */
 export async function startFakeTelegramServer(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
   const state = new FakeTelegramState({ id: options.botId ?? 7000001, username: options.botUsername ?? 'operator_test_bot', firstName: 'Operator' });
+  state.draftSupport = options.drafts ?? 'yes';
   const inFlight = new Set<AbortController>();
   const deliveries: WebhookDelivery[] = [];
   let heldPoll: AbortController | undefined;
@@ -224,6 +231,13 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     get answeredCallbacks() {
       return state.answeredCallbacks;
     },
+    get draftSupport() {
+      return state.draftSupport;
+    },
+    set draftSupport(support) {
+      state.draftSupport = support;
+    },
+    drafts: (chatId) => state.drafts.filter((draft) => draft.chatId === chatId),
     callsOf: (method) => state.calls.filter((call) => call.method === method),
     messages: (chatId, filter) =>
       state.sent.filter((sent) => sent.chatId === chatId && (filter?.threadId === undefined || sent.threadId === filter.threadId)),

@@ -50,6 +50,24 @@ export interface FakeSentMessage {
   createdAt: number;
 }
 
+/** A draft the bot streamed with sendMessageDraft (ephemeral: never one of `sent`). */
+export interface FakeDraft {
+  chatId: number;
+  draftId: number;
+  threadId?: number;
+  /** The visible text (markup parsed away); empty for the "Thinking…" placeholder. */
+  text: string;
+  /** When the fake took it (ms since the epoch). */
+  at: number;
+}
+
+/**
+ * How the fake answers sendMessageDraft: `yes` takes drafts (today's Bot API); `unknown-method`
+ * answers as a server from before the method (404); `refused` as one that has it but not for this
+ * bot (400).
+ */
+export type FakeDraftSupport = 'yes' | 'unknown-method' | 'refused';
+
 /** Picks calls by their parameters (for `holdNext`, and `failNext`'s `when`). */
 export type FakeCallFilter = (params: Record<string, unknown>) => boolean;
 
@@ -89,6 +107,8 @@ export class FakeTelegramState extends ChangeFeed {
   readonly failures = new Map<string, FakeFailure[]>();
   readonly holds = new Map<string, FakeCallFilter[]>();
   readonly answeredCallbacks: { id: string; text?: string }[] = [];
+  readonly drafts: FakeDraft[] = [];
+  draftSupport: FakeDraftSupport = 'yes';
   commands: { command: string; description: string }[] = [];
   webhook: { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
   allowedUpdates: string[] = [];

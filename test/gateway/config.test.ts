@@ -76,7 +76,7 @@ describe('loadConfig defaults', () => {
         blockUrls: [],
       },
       desktop: { enabled: false, useScreenshot: true, idleTimeoutSeconds: 600 },
-      telegram: { allowBots: false },
+      telegram: { allowBots: false, drafts: 'auto' },
       discord: { catchUpMinutes: 60, allowBots: false },
       slack: { allowBots: false, replyInThread: 'always' },
       subagents: { maxDepth: 1, maxRunning: 4, maxOpen: 16, maxTokens: 300_000, maxTurns: 30 },

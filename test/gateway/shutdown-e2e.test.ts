@@ -61,7 +61,8 @@ describe('stopping the gateway', () => {
     const { telegram, model } = await startTelegram({ shutdownGraceSeconds: 1 });
     model.enqueue({ text: `A long answer, ${'still going, '.repeat(200)}`, chunkSize: 4, delayMs: 100 });
     telegram.pushUpdate(telegram.textMessage({ chatId: person, text: 'tell me a long story', from }));
-    await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text.endsWith('…')), wait);
+    // Streaming, in the DM's draft.
+    await telegram.waitFor((fake) => fake.drafts(person).find((draft) => draft.text.startsWith('A long answer')), wait);
 
     expect(await gateway!.stop(safetyNetMs)).toBe(0);
     expect(gateway!.output.all()).toContain('turns still running after 1 s');
@@ -74,8 +75,8 @@ describe('stopping the gateway', () => {
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === answer), wait).catch((error: unknown) => {
       throw new Error(`${String(error)}: ${JSON.stringify(telegram.messages(person).map((message) => message.text))}\n${gateway!.output.all()}`);
     });
-    // The preview left by the stopped turn became the answer.
-    expect(telegram.messages(person).map((message) => message.text)).toEqual([answer]);
+    // The stopped turn left only its draft (never a message): the answer is the one message.
+    expect(telegram.messages(person).map((message) => [message.text, message.edits])).toEqual([[answer, 0]]);
     expect(model.requests).toHaveLength(before + 1);
   });
 

@@ -66,7 +66,9 @@ describe('busy modes through the gateway', () => {
   };
 
   beforeAll(async () => {
-    fakes = await startTelegramGatewayFakes('operator-busy-modes-');
+    // Edited previews are what these tests watch: a Bot API server without drafts, where DM replies
+    // stream by them (as group replies always do; drafts: telegram-drafts-e2e.test.ts).
+    fakes = await startTelegramGatewayFakes('operator-busy-modes-', { drafts: 'unknown-method' });
     ({ model, telegram } = fakes);
   });
 

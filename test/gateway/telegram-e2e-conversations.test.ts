@@ -95,8 +95,8 @@ describe('Telegram conversations through the gateway', () => {
 
     model.enqueue({ text: slow, chunkSize: 4, delayMs: 60 }, { text: 'Both follow-ups answered.' });
     telegram.pushUpdate(telegram.textMessage({ chatId: chat, text: 'first question', from: person }));
-    // The preview shows the turn is streaming; two more messages arrive meanwhile.
-    await telegram.waitFor((fake) => fake.messages(chat).find((message) => message.text.startsWith('The first answer') && message.text.endsWith('…')), wait);
+    // The draft shows the turn is streaming (a DM); two more messages arrive meanwhile.
+    await telegram.waitFor((fake) => fake.drafts(chat).find((draft) => draft.text.startsWith('The first answer')), wait);
     telegram.pushUpdate(telegram.textMessage({ chatId: chat, text: 'second question', from: person }));
     telegram.pushUpdate(telegram.textMessage({ chatId: chat, text: 'third question', from: person }));
 
@@ -166,10 +166,10 @@ describe('Telegram conversations through the gateway', () => {
     model.enqueue({ text: long, chunkSize: 4, delayMs: 50 });
     const requestsBefore = model.requests.length;
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'tell me everything', from: fromAdmin }));
-    await telegram.waitFor((fake) => fake.messages(admin).find((message) => message.text.startsWith('A very long answer') && message.text.endsWith('…')), wait);
+    await telegram.waitFor((fake) => fake.drafts(admin).find((draft) => draft.text.startsWith('A very long answer')), wait);
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: '/stop', from: fromAdmin }));
     await find(admin, 'Stopping.');
-    // The turn ends: its preview becomes the final text, which is what was streamed so far.
+    // The turn ends: what was streamed so far is sent as the final text, in the draft's place.
     const stopped = await telegram.waitFor((fake) => fake.messages(admin).find((message) => message.text.startsWith('A very long answer') && !message.text.endsWith('…')), wait);
     expect(stopped.text).not.toContain(ending);
 

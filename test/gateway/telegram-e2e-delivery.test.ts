@@ -31,7 +31,9 @@ describe('Telegram delivery through the gateway', () => {
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
-    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-delivery-');
+    // The edited preview is what these tests are about: a Bot API server without drafts, where DM
+    // replies stream by it (as group replies always do; drafts: telegram-drafts-e2e.test.ts).
+    fakes = await startTelegramGatewayFakes('operator-telegram-e2e-delivery-', { drafts: 'unknown-method' });
     ({ model, telegram } = fakes);
     gateway = await startDeliveryGateway(fakes);
   });

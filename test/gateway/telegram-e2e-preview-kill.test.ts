@@ -25,7 +25,9 @@ describe('Telegram: a kill right after a preview was sent', () => {
   const start = () => startGateway({ home: fakes.home, env: { ...fakes.env([]), OPERATOR_DM_POLICY: 'open' } }, wait);
 
   beforeAll(async () => {
-    fakes = await startTelegramGatewayFakes('operator-telegram-preview-kill-');
+    // Edited previews are what these tests watch: a Bot API server without drafts, where DM replies
+    // stream by them (as group replies always do; drafts: telegram-drafts-e2e.test.ts).
+    fakes = await startTelegramGatewayFakes('operator-telegram-preview-kill-', { drafts: 'unknown-method' });
     ({ model, telegram } = fakes);
     // Every answer names its question and streams slowly, so kills land mid-stream.
     model.setDefault((request) => ({ text: `Answer to ${JSON.stringify(request.body.messages).match(/q-\d+/)?.[0] ?? 'q-?'}: ${'streaming along, '.repeat(14)}done.`, chunkSize: 8, delayMs: 40 }));

@@ -108,6 +108,9 @@ describe('Telegram recovery through the gateway', () => {
   it('sends the reply anew when the preview it should have replaced can no longer be edited', async () => {
     const chat = person + 1;
     const answer = 'A streamed answer whose preview was deleted meanwhile.';
+    // An edited preview, as a Bot API server without drafts gives DMs (the process that streams it
+    // is killed, so its memory of the refusal goes with it; its successor finishes the preview by edits).
+    telegram.draftSupport = 'unknown-method';
     model.enqueue({ text: answer, delayMs: 30 });
     telegram.holdNext('editMessageText', (params) => !String(params.text).endsWith('…'));
     say(chat, 'stream it');
@@ -116,6 +119,7 @@ describe('Telegram recovery through the gateway', () => {
     const preview = telegram.messages(chat);
     expect(preview).toHaveLength(1);
 
+    telegram.draftSupport = 'yes';
     telegram.failNext('editMessageText', { status: 400, description: 'Bad Request: message to edit not found' });
     gateway = await start();
     await find(chat, answer);

@@ -5,7 +5,7 @@
 import { startFakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import { startFakeTelegramServer } from '../fakes/fake-telegram-server.ts';
-import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
+import type { FakeDraftSupport, FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { fakeAnthropicEnv } from './fake-model-env.ts';
 import { spawnGateway } from './gateway-process.ts';
 import type { GatewayProcess } from './gateway-process.ts';
@@ -27,10 +27,14 @@ export interface TelegramGatewayFakes {
   close(): Promise<void>;
 }
 
-/** Starts both fake servers and makes a temp home named `<homePrefix><random>`. */
-export async function startTelegramGatewayFakes(homePrefix: string): Promise<TelegramGatewayFakes> {
+/**
+ * Starts both fake servers and makes a temp home named `<homePrefix><random>`. `drafts` is how the
+ * fake Bot API answers sendMessageDraft (default: it takes drafts, so DM replies stream in drafts;
+ * `unknown-method` makes it a server without them, where DM replies stream by edited previews).
+ */
+export async function startTelegramGatewayFakes(homePrefix: string, options: { drafts?: FakeDraftSupport } = {}): Promise<TelegramGatewayFakes> {
   const model = await startFakeModelServer();
-  const telegram = await startFakeTelegramServer();
+  const telegram = await startFakeTelegramServer({ drafts: options.drafts });
   const home = createTempHome(homePrefix);
   return {
     model,

@@ -22,6 +22,7 @@ import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
 import { toChannelEvent, type InboundContext } from './inbound.ts';
 import { grammySignal, runLongPolling } from './long-polling.ts';
 import { createTelegramOutbound } from './outbound.ts';
+import { createTelegramDrafts, type TelegramDraftsMode } from './drafts.ts';
 import { createScrub, toDeliveryError } from './telegram-errors.ts';
 import { createWebhookRoute, defaultWebhookPath } from './webhook.ts';
 import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.ts';
@@ -62,6 +63,8 @@ export interface TelegramChannelOptions {
   allowBots?: boolean;
   /** With `allowBots`: how many bots' messages in a row one conversation takes before a person writes again (default 5). */
   botTurns?: number;
+  /** Stream replies in private chats by drafts where the server takes them (`auto`, the default), or by edited previews (`off`). */
+  drafts?: TelegramDraftsMode;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -99,6 +102,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   const outside = createOutsideErrors({ status: () => handlers?.status, scrub, log, platform: 'telegram' });
   const call = createCallTelegram(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const outbound = createTelegramOutbound(bot.api, call, log, capabilities.maxFileBytes);
+  const drafts = createTelegramDrafts(bot.api, call, (line) => log(scrub(line)), options.drafts ?? 'auto');
   let running = false;
   let lifecycle: AbortController | undefined;
   let polling: Promise<void> | undefined;
@@ -152,6 +156,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   return {
     platform: 'telegram',
     capabilities,
+    drafts,
 
     async start(startHandlers) {
       if (running) throw new Error('telegram: already started');

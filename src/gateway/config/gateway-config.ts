@@ -32,6 +32,8 @@ export interface TelegramSettings {
   webhookSecret?: string;
   /** A self-hosted Bot API server. */
   apiRoot?: string;
+  /** Private chats stream replies by drafts where the server takes them (`auto`, when unset), or by an edited preview (`off`). */
+  drafts?: 'auto' | 'off';
   /** Hand over other bots' messages too, under the same access rules as a person's (false when unset). */
   allowBots?: boolean;
   /** With `allowBots`: bots' messages in a row one conversation takes before a person writes again (5 when unset). */

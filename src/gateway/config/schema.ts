@@ -423,6 +423,10 @@ export const operatorConfigSchema = z
           .optional()
           .describe('Secret token Telegram sends with each webhook call: 16-256 characters of A-Z, a-z, 0-9, _ and -. Env: TELEGRAM_WEBHOOK_SECRET.'),
         apiRoot: settingSchemas.apiRoot.optional().describe('Bot API server, for a self-hosted one. Env: TELEGRAM_API_ROOT.'),
+        drafts: z
+          .enum(['auto', 'off'])
+          .default('auto')
+          .describe('Replies in private chats stream by drafts (sendMessageDraft) where the server takes them, else by an edited preview (auto); off: always the edited preview.'),
         ...botSettings("senders with is_bot, messages sent via an inline bot"),
       })
       .prefault({})

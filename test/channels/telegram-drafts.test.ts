@@ -1,0 +1,113 @@
+/**
+ * Telegram drafts through the real adapter and the real reply stream, against the fake Bot API:
+ * a private chat's reply grows in drafts (the "Thinking…" placeholder while a tool runs) and
+ * leaves no message behind until the final send; groups and a server that refuses the method get
+ * the edited preview, and a refusal is remembered for the bot.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConversationAddress } from '../../src/channels/types.ts';
+import { ReplyStream } from '../../src/gateway/reply-stream.ts';
+import type { FakeDraftSupport } from '../fakes/fake-telegram-server.ts';
+import { startTelegramHarness, type TelegramHarness } from './telegram-harness.ts';
+
+const dm: ConversationAddress = { platform: 'telegram', conversationId: '42' };
+const group: ConversationAddress = { platform: 'telegram', conversationId: '-1001' };
+const answer = 'The deploy window is on Tuesday mornings';
+let harness: TelegramHarness;
+
+async function start(options: { drafts?: 'auto' | 'off'; support?: FakeDraftSupport } = {}): Promise<TelegramHarness> {
+  harness = await startTelegramHarness({ mode: 'polling', adapter: options.drafts ? { drafts: options.drafts } : {} });
+  harness.telegram.draftSupport = options.support ?? 'yes';
+  await harness.adapter.start({ onMessage: async () => {}, onAction: async () => {} });
+  return harness;
+}
+
+/** Streams `answer` in two pieces with a tool call before it, closes, and sends the final text as the ledger would. */
+async function reply(address: ConversationAddress): Promise<string | undefined> {
+  const { telegram } = harness;
+  const stream = new ReplyStream(harness.adapter, address);
+  const shown = () => telegram.calls.filter((call) => String(call.params.text ?? '').startsWith('The deploy')).length;
+  const before = { drafts: telegram.callsOf('sendMessageDraft').length, shown: shown() };
+  stream.showNow();
+  if (stream.drafting) await telegram.waitFor((fake) => fake.callsOf('sendMessageDraft').length > before.drafts || undefined, 5_000);
+  stream.push(answer);
+  await telegram.waitFor(() => shown() > before.shown || undefined, 5_000);
+  stream.push(', between ten and noon.');
+  const previewId = await stream.close();
+  await harness.adapter.send(address, { text: `${answer}, between ten and noon.`, replace: previewId });
+  return previewId;
+}
+
+afterEach(async () => {
+  await harness.adapter.stop();
+  await harness.close();
+});
+
+describe('telegram drafts', () => {
+  it('streams a private chat reply in drafts and ends with exactly one message, never edited', async () => {
+    const { telegram } = await start();
+    const previewId = await reply(dm);
+    expect(previewId).toBeUndefined();
+    const drafts = telegram.drafts(42);
+    // The placeholder first (a tool ran before any text), then the text, all one draft.
+    expect(drafts[0]!.text).toBe('');
+    expect(drafts.some((draft) => draft.text.startsWith(answer))).toBe(true);
+    expect(new Set(drafts.map((draft) => draft.draftId)).size).toBe(1);
+    expect(telegram.messages(42).map((message) => [message.text, message.edits])).toEqual([[`${answer}, between ten and noon.`, 0]]);
+    expect(telegram.callsOf('editMessageText')).toHaveLength(0);
+  });
+
+  it('streams a group reply by an edited preview (drafts are for private chats)', async () => {
+    const { telegram } = await start();
+    const previewId = await reply(group);
+    expect(previewId).toBeDefined();
+    expect(telegram.callsOf('sendMessageDraft')).toHaveLength(0);
+    expect(telegram.messages(-1001).map((message) => message.text)).toEqual([`${answer}, between ten and noon.`]);
+    expect(telegram.messages(-1001)[0]!.edits).toBeGreaterThan(0);
+  });
+
+  for (const support of ['unknown-method', 'refused'] as const) {
+    it(`falls back to the edited preview when the server answers drafts as ${support}, and asks only once per bot`, async () => {
+      const { telegram, logs } = await start({ support });
+      expect(await reply(dm)).toBeDefined();
+      expect(telegram.messages(42).map((message) => message.text)).toEqual([`${answer}, between ten and noon.`]);
+      expect(telegram.messages(42)[0]!.edits).toBeGreaterThan(0);
+      expect(logs.some((line) => line.includes('drafts refused'))).toBe(true);
+      // The next reply does not ask again.
+      expect(await reply(dm)).toBeDefined();
+      expect(telegram.callsOf('sendMessageDraft')).toHaveLength(1);
+      expect(telegram.messages(42)).toHaveLength(2);
+    });
+  }
+
+  it('keeps drafting after a draft that failed for itself (a 500 is not a refusal)', async () => {
+    const { telegram } = await start();
+    telegram.failNext('sendMessageDraft', { status: 500 });
+    const first = new ReplyStream(harness.adapter, dm);
+    first.showNow();
+    await telegram.waitFor((fake) => fake.callsOf('sendMessageDraft').length > 0 || undefined, 5_000);
+    expect(first.drafting).toBe(true);
+    await first.close();
+    expect(await reply(dm)).toBeUndefined();
+    expect(telegram.drafts(42).some((draft) => draft.text.startsWith(answer))).toBe(true);
+    expect(telegram.messages(42).map((message) => message.edits)).toEqual([0]);
+  });
+
+  it('finishes a preview an earlier process left by edits, not in a draft', async () => {
+    const { telegram } = await start();
+    const { ids } = await harness.adapter.send(dm, { text: 'The deploy window is on …' });
+    const stream = new ReplyStream(harness.adapter, dm, { messageId: ids[0] });
+    expect(stream.drafting).toBe(false);
+    stream.push(answer);
+    await telegram.waitFor((fake) => fake.messages(42)[0]!.edits > 0 || undefined, 5_000);
+    expect(await stream.close()).toBe(ids[0]);
+    expect(telegram.callsOf('sendMessageDraft')).toHaveLength(0);
+  });
+
+  it('never drafts with drafts off', async () => {
+    const { telegram } = await start({ drafts: 'off' });
+    expect(await reply(dm)).toBeDefined();
+    expect(telegram.callsOf('sendMessageDraft')).toHaveLength(0);
+    expect(telegram.messages(42)[0]!.edits).toBeGreaterThan(0);
+  });
+});
