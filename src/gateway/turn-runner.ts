@@ -18,7 +18,8 @@ import { recentChatFrame, tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
-import { imagesOf, saveDocuments, type InboundFileReports } from './files/inbound-files.ts';
+import { documentMark, documentReader, documentSource } from './files/document-text.ts';
+import { imagesOf, saveDocuments, type InboundFileReports, type InboundImages } from './files/inbound-files.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
@@ -189,7 +190,7 @@ export class TurnRunner {
       const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(adapter, conversation, batch, tree);
       if (!job) await inbox.begin({ ...start, keys, at: Date.now() });
       // Images too large to take are named to the model beside the message (the person is told).
-      const { images, notes } = replayed || job ? { images: [], notes: [] } : await imagesOf(message, this.#fileReports(adapter, message));
+      const { images, notes } = replayed || job ? { images: [], notes: [] } : await this.#images(adapter, batch);
       const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
@@ -306,7 +307,8 @@ export class TurnRunner {
     }
     // Each message as the model gets it: documents saved (a live one), or what a restart lost noted.
     const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text))));
-    return { input: texts.join('\n\n'), leaf: tree.leafId, keys: [] };
+    // An album's parts without a caption add nothing but their images.
+    return { input: texts.filter((text) => text !== '').join('\n\n'), leaf: tree.leafId, keys: [] };
   }
 
   /**
@@ -330,6 +332,11 @@ export class TurnRunner {
     const othersHeard = message.scope === 'group' && session.input.includes(recentChatFrame);
     const taints = this.#options.taints;
     if (taints) context.taint = await taints.begin({ sessionId: session.sessionId, scope: message.scope, speaker: `${platform}:${message.sender.id}`, othersHeard, speakerIsBot: message.sender.isBot === true });
+    // A document's text is what its author wrote, whoever sent it: it may say anything.
+    if (context.taint && session.input.includes(documentMark)) {
+      context.taint.add(documentSource);
+      await context.taint.kept();
+    }
     // Where others talked, the group's own folder holds what they sent: reading it is untrusted.
     if (context.taint?.sources.includes(otherPeopleSource)) context.sharedFiles = { folder: join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), source: sharedFilesSource };
     return context;
@@ -338,8 +345,23 @@ export class TurnRunner {
   /** The model's input for a message: its text, plus where its documents were saved. */
   async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
     const documents = message.attachments.some((attachment) => attachment.kind === 'file');
-    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), message, this.#fileReports(adapter, message)) : [];
+    const folder = join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey));
+    const files = documents ? await saveDocuments(folder, message, this.#fileReports(adapter, message), documentReader()) : [];
     return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
+  }
+
+  /**
+   * The images of every message the turn answers, in order: an album's parts come as messages of
+   * their own, each with its photo, and are answered together.
+   */
+  async #images(adapter: ChannelAdapter, batch: readonly WaitingMessage[]): Promise<InboundImages> {
+    const all: InboundImages = { images: [], notes: [] };
+    for (const { message } of batch) {
+      const { images, notes } = await imagesOf(message, this.#fileReports(adapter, message));
+      all.images.push(...images);
+      all.notes.push(...notes);
+    }
+    return all;
   }
 
   /** The typing indicators' budget of `platform`, made with its first turn. */
