@@ -4,9 +4,9 @@
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
  * to a supergroup (naming the group it replaced); a `my_chat_member` that removes the bot from a
  * group, or blocks or unblocks it in a private chat, a {@link MembershipChange}; other updates
- * (edits, service messages, stickers, dice) are not events here, nor are bots' messages unless
- * `allowBots` (see {@link isFromBot}). Sound and video come as files, a location, venue, poll or
- * contact as a line of text (`shared-content.ts`); a forward's text comes after a line naming its
+ * (edits, service messages) are not events here, nor are bots' messages unless `allowBots` (see
+ * {@link isFromBot}). Sound and video come as files; a sticker, die, location, venue, poll,
+ * contact, story or game as a line of text (`shared-content.ts`); a forward's text comes after a line naming its
  * origin (`forward-origin.ts`). Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
