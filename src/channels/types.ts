@@ -126,6 +126,11 @@ export interface InboundMessage {
    * same id are answered in one turn.
    */
   albumId?: string;
+  /**
+   * A new version of message `id`, edited by its sender (handed over only where the gateway asks
+   * for edits: `editedMessages`). Never a command.
+   */
+  edited?: true;
   replyTo?: { id: string; fromBot: boolean; text?: string };
   /** A `/command args` message (the bot-name suffix of `/cmd@bot` removed). */
   command?: { name: string; args: string };

@@ -30,7 +30,7 @@ const setups: PlatformSetup[] = [
       if (!token) return undefined;
       const { webhookUrl, webhookSecret, apiRoot, allowBots, botTurns } = config.telegram;
       const webhook = webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : undefined;
-      return import('../channels/telegram/telegram-channel.ts').then((telegram) => telegram.createTelegramChannel({ token, apiRoot, webhook, allowBots, botTurns: botTurns ?? config.budgets.botTurns }));
+      return import('../channels/telegram/telegram-channel.ts').then((telegram) => telegram.createTelegramChannel({ token, apiRoot, webhook, allowBots, botTurns: botTurns ?? config.budgets.botTurns, editedMessages: config.editedMessages === 'reanswer' }));
     },
   },
   {

@@ -26,6 +26,7 @@ import { createGatewayPipelines, startScheduledPipeline } from './pipelines/gate
 import { asSkillTurn, skillCommandOf, skillsFor } from './skill-commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, requiresMention, turnText } from './conversations.ts';
+import { takeEdit } from './edited-messages.ts';
 import { SessionTaints } from './session-taint.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
@@ -295,6 +296,8 @@ export class Gateway {
    * the adapter leaves it for the platform to deliver again.
    */
   async handleMessage(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
+    // An edit rewords a message still waiting for its turn, or changes nothing; taken after what came before it.
+    if (message.edited) return this.config.editedMessages === 'reanswer' ? this.#intake.run(message.sessionKey, () => takeEdit({ lanes: this.#lanes, inbox: this.inbox, log: (line) => this.log(line) }, message)) : undefined;
     if (!(await this.#acceptance.accept(message))) return;
     this.ops.emit({ type: 'message.accepted', platform: message.address.platform, conversation: message.sessionKey, scope: message.scope, ...(message.command && { command: message.command.name }) });
     this.#active.add(message.dedupeKey);
@@ -476,9 +479,7 @@ export class Gateway {
   /** Records where the message's conversation lives, in the background (the store is written only when that changed). */
   #remember(message: InboundMessage): void {
     if (this.known.isCurrent(message.sessionKey, message.address, message.scope)) return;
-    this.#background(
-      this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
-    );
+    this.#background(this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)));
   }
 
   /** Runs one due job's turn in its conversation (see `job-runs.ts`); resolves to what happened. */
@@ -488,8 +489,7 @@ export class Gateway {
 
   #jobParts(): JobRunParts {
     return {
-      adapters: this.adapters, queue: this.queue, conversations: this.conversations, runner: this.#runner, ops: this.ops,
-      jobs: this.spending.jobs,
+      adapters: this.adapters, queue: this.queue, conversations: this.conversations, runner: this.#runner, ops: this.ops, jobs: this.spending.jobs,
       remember: (message) => this.#remember(message),
       log: (line) => this.log(line),
       startPipeline: (job, run) => startScheduledPipeline(this, job, run),

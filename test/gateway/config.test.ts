@@ -51,6 +51,7 @@ describe('loadConfig defaults', () => {
       admins: [],
       groups: {},
       busyMode: 'followUp',
+      editedMessages: 'ignore',
       idleTtlSeconds: 1800,
       maxConcurrentTurns: 64,
       maxTurnsWaitingOnModel: 1000,
