@@ -58,6 +58,8 @@ export interface GroupJoin {
    * new id): an approval of that group carries over. Only the platform says so, never a person.
    */
   movedFrom?: GroupRef;
+  /** With `movedFrom`: the session key that group's conversation had, which goes on here. */
+  movedFromSessionKey?: string;
   /** The platform's own object, for debugging only. */
   raw: unknown;
 }

@@ -220,7 +220,7 @@ export class Gateway {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
-        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, log: (line) => this.log(line) }, adapter, join),
+        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, conversations: this.runtime, log: (line) => this.log(line) }, adapter, join),
         onMembership: (change) => handleMembership({ scheduler: this.scheduler, log: (line) => this.log(line) }, change),
         history: (sessionKey) => this.conversations.history(sessionKey),
         recentConversations: (since, limit) => this.known.recent(adapter.platform, since, limit),

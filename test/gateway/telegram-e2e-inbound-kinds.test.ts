@@ -19,6 +19,9 @@ import { findFinalBotMessage, startTelegramGateway, startTelegramGatewayFakes, t
 const admin = 1001;
 /** A group that answers without a mention: there a service message would be heard, if anything were. */
 const group = -1007770001;
+/** A basic group, approved, that Telegram upgrades to the supergroup {@link upgraded}. */
+const basicGroup = -4440001;
+const upgraded = -1005550001;
 const wait = 20_000;
 
 /** The content blocks of the last message of a model request. */
@@ -40,7 +43,7 @@ describe('what else a person sends on Telegram, through the gateway', () => {
     fakes = await startTelegramGatewayFakes('operator-telegram-e2e-inbound-kinds-');
     ({ model, telegram } = fakes);
     writeFileSync(join(fakes.home, 'operator.json'), JSON.stringify({ groups: { [`telegram:${group}`]: { requireMention: false } } }));
-    await approveGroups(fakes.home, [telegramGroup(group)]);
+    await approveGroups(fakes.home, [telegramGroup(group), telegramGroup(basicGroup)]);
     model.setDefault(() => ({ text: `answer ${++answers}` }));
     gateway = await startTelegramGateway(fakes, [admin]);
   }, 60_000);
@@ -116,6 +119,35 @@ describe('what else a person sends on Telegram, through the gateway', () => {
     const before = model.requests.length;
     telegram.pushRaw(direct(content));
     expect(textOf(await answered(admin, before))).toBe(line);
+  });
+
+  it('keeps the conversation of a group upgraded to a supergroup, and its approval', async () => {
+    const mention = `@${telegram.bot.username}`;
+    const eve = { id: 3003, first_name: 'Eve' };
+    let before = model.requests.length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: basicGroup, chatType: 'group', chatTitle: 'Team', text: `${mention} the code word is PAPAYA`, from: eve }));
+    await answered(basicGroup, before);
+    // What Telegram sends when the group becomes a supergroup: a service message in each chat.
+    const now = Math.floor(Date.now() / 1000);
+    telegram.pushRaw(
+      { message: { message_id: ++messageId, date: now, chat: { id: basicGroup, type: 'group', title: 'Team' }, from: { ...eve, is_bot: false }, migrate_to_chat_id: upgraded } },
+      {
+        message: {
+          message_id: 1,
+          date: now,
+          chat: { id: upgraded, type: 'supergroup', title: 'Team' },
+          from: { id: 1087968824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' },
+          sender_chat: { id: upgraded, type: 'supergroup', title: 'Team' },
+          migrate_from_chat_id: basicGroup,
+        },
+      },
+    );
+    before = model.requests.length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: upgraded, chatTitle: 'Team', text: `${mention} what was the code word?`, from: eve }));
+    const request = await answered(upgraded, before);
+    expect(textOf(request)).toContain('what was the code word?');
+    // The history of the group goes on: its earlier message is in the context.
+    expect(JSON.stringify(request.body.messages)).toContain('the code word is PAPAYA');
   });
 
   it('starts no turn for service messages, in a group that answers everything else', async () => {

@@ -182,6 +182,8 @@ export function toGroupMove(updateId: number, message: Message): GroupJoin | und
     sessionKey: conversation.sessionKey,
     group: groupOfChat(message.chat),
     movedFrom: { kind: 'group', id: String(message.migrate_from_chat_id) },
+    // Only a basic group migrates, and it has no topics: its one conversation is the chat's.
+    movedFromSessionKey: conversationOf({ id: message.migrate_from_chat_id, type: 'group' }, undefined).sessionKey,
     raw: message,
   };
 }
