@@ -2,8 +2,9 @@
  * A message its sender edited (`editedMessages: "reanswer"`): while the original still waits for
  * its turn, the new wording takes its place, in the queue and in the inbox, so the turn answers
  * what the person now says and a restart does too. Once the turn has begun (or the message was
- * never waiting: answered, overheard, never seen) the edit changes nothing: an answer is not
- * taken back, and a second answer to a reworded message would be noise.
+ * offered to the running turn as steering, or never waited: answered, overheard, never seen) the
+ * edit changes nothing: an answer is not taken back, and a second answer to a reworded message
+ * would be noise.
  */
 import type { InboundMessage } from '../channels/types.ts';
 import { turnText } from './conversations.ts';
@@ -37,7 +38,8 @@ export async function takeEdit(parts: EditParts, edit: InboundMessage): Promise<
   const lane = parts.lanes.peek(edit.sessionKey);
   const waiting = lane?.waiting.find((item) => item.message.id === edit.id && item.message.sender.id === edit.sender.id && item.entry?.begun === undefined);
   const text = waiting && rewordedText(waiting.text, waiting.message, edit);
-  if (!lane || !waiting || text === undefined) return;
+  // Offered to the running turn (`busyMode: steer`), its first wording may be taken in any moment: the turn has it.
+  if (!lane || !waiting || text === undefined || lane.steering.isOffered(waiting.key)) return;
   // The original's keys stay: its inbox entry, dedupe and reply record are the same message's.
   const { edited: _edited, ...rest } = edit;
   const message: InboundMessage = { ...rest, dedupeKey: waiting.message.dedupeKey, receivedAt: waiting.message.receivedAt, ...(waiting.message.sentAt !== undefined && { sentAt: waiting.message.sentAt }) };
