@@ -18,7 +18,8 @@ import { recentChatFrame, tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
-import { documentMark, documentReader, documentSource } from './files/document-text.ts';
+import { documentMark, documentReader, documentSource, maxDocumentChars } from './files/document-text.ts';
+import { readInThread } from './files/read-in-thread.ts';
 import { imagesOf, saveDocuments, type InboundFileReports, type InboundImages } from './files/inbound-files.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
@@ -346,7 +347,7 @@ export class TurnRunner {
   async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
     const documents = message.attachments.some((attachment) => attachment.kind === 'file');
     const folder = join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey));
-    const files = documents ? await saveDocuments(folder, message, this.#fileReports(adapter, message), documentReader()) : [];
+    const files = documents ? await saveDocuments(folder, message, this.#fileReports(adapter, message), documentReader(maxDocumentChars, readInThread)) : [];
     return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
   }
 

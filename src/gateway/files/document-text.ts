@@ -111,21 +111,24 @@ export function documentBlock(name: string, read: ReadText): string {
 
 /**
  * A reader of one message's documents, which share `maxChars` characters: each gives its block,
- * a line saying why it could not be read, or nothing for a kind not read as text.
+ * a line saying why it could not be read, or nothing for a kind not read as text. `read` reads
+ * one (the gateway's: in a thread of its own, `read-in-thread.ts`).
  */
-export function documentReader(maxChars = maxDocumentChars): DocumentReader {
+export function documentReader(maxChars = maxDocumentChars, read: typeof documentText = documentText): DocumentReader {
   let room = maxChars;
   return async (bytes, mediaType, name) => {
-    let read: ReadText | undefined;
+    // Nothing is started for a file no kind of document reads.
+    if (kindOf(bytes, mediaType, name) === undefined) return undefined;
+    if (room <= 0) return `[${name} was not read: this message's other documents took all the text given with one message (${maxChars} characters); the file is saved]`;
+    let text: ReadText | undefined;
     try {
-      if (room <= 0) return kindOf(bytes, mediaType, name) === undefined ? undefined : `[${name} was not read: this message's other documents took all the text given with one message (${maxChars} characters); the file is saved]`;
-      read = await documentText(bytes, mediaType, name, room);
+      text = await read(bytes, mediaType, name, room);
     } catch (error) {
       const why = error instanceof DocumentUnreadableError ? error.message : 'reading it failed';
       return `[${name} could not be read as text: ${why}; the file is saved]`;
     }
-    if (read === undefined) return undefined;
-    room -= read.text.length;
-    return documentBlock(name, read);
+    if (text === undefined) return undefined;
+    room -= text.text.length;
+    return documentBlock(name, text);
   };
 }
