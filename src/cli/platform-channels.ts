@@ -51,7 +51,7 @@ const setups: PlatformSetup[] = [
       const signingSecret = credential(env, 'SLACK_SIGNING_SECRET');
       const appToken = credential(env, 'SLACK_APP_TOKEN');
       if (!signingSecret && !appToken) throw new MissingCredentialError('SLACK_BOT_TOKEN is set, but neither SLACK_SIGNING_SECRET (HTTP events) nor SLACK_APP_TOKEN (Socket Mode) is');
-      return import('../channels/slack/slack-channel.ts').then((slack) => slack.createSlackChannel({ botToken, signingSecret, appToken, apiUrl: config.slack.apiUrl, allowBots: config.slack.allowBots, botTurns: config.slack.botTurns ?? config.budgets.botTurns }));
+      return import('../channels/slack/slack-channel.ts').then((slack) => slack.createSlackChannel({ botToken, signingSecret, appToken, apiUrl: config.slack.apiUrl, allowBots: config.slack.allowBots, botTurns: config.slack.botTurns ?? config.budgets.botTurns, editedMessages: config.editedMessages === 'reanswer' }));
     },
   },
 ];
