@@ -20,7 +20,7 @@ import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
 import { documentMark, documentReader, documentSource, maxDocumentChars } from './files/document-text.ts';
 import { readInThread } from './files/read-in-thread.ts';
-import { imagesOf, saveDocuments, type InboundFileReports, type InboundImages } from './files/inbound-files.ts';
+import { imagesOf, saveDocuments, type DocumentReader, type InboundFileReports, type InboundImages } from './files/inbound-files.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
@@ -307,7 +307,9 @@ export class TurnRunner {
       return { ...begun, leaf: tree.leafId };
     }
     // Each message as the model gets it: documents saved (a live one), or what a restart lost noted.
-    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text))));
+    // One reader for the turn: its messages' documents (an album's, say) share one limit, read one at a time.
+    const read = documentReader(maxDocumentChars, readInThread);
+    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text, read))));
     // An album's parts without a caption add nothing but their images.
     return { input: texts.filter((text) => text !== '').join('\n\n'), leaf: tree.leafId, keys: [] };
   }
@@ -344,10 +346,10 @@ export class TurnRunner {
   }
 
   /** The model's input for a message: its text, plus where its documents were saved. */
-  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
+  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, read: DocumentReader): Promise<string> {
     const documents = message.attachments.some((attachment) => attachment.kind === 'file');
     const folder = join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey));
-    const files = documents ? await saveDocuments(folder, message, this.#fileReports(adapter, message), documentReader(maxDocumentChars, readInThread)) : [];
+    const files = documents ? await saveDocuments(folder, message, this.#fileReports(adapter, message), read) : [];
     return files.length > 0 ? [text, ...files].filter((part) => part !== '').join('\n') : text;
   }
 

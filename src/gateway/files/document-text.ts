@@ -3,14 +3,15 @@
  * Word document (`docx-text.ts`) or a text file. Only the bytes of their own upload are read (the
  * gateway never opens a path the model names for this). The text reaches the model fenced and
  * marked as a file's content, so it reads as what the file says, not as the person's words or an
- * instruction; a message's documents share one limit of characters, and what was left unread is
- * named. A file that cannot be read is named with why; it stays saved either way.
+ * instruction. The documents of a turn's messages (an album's, say) share one limit of
+ * characters and are read one at a time; what was left unread is named. A file that cannot be
+ * read is named with why; it stays saved either way.
  */
 import { docxText } from './docx-text.ts';
 import type { DocumentReader } from './inbound-files.ts';
 import { pdfText } from './pdf-text.ts';
 
-/** Most characters of documents given to the model with one message (about 15,000 tokens). */
+/** Most characters of documents given to the model with one turn's messages (about 15,000 tokens). */
 export const maxDocumentChars = 60_000;
 
 /** What was read of a document: its text, and what of it was left unread (if anything). */
@@ -110,16 +111,23 @@ export function documentBlock(name: string, read: ReadText): string {
 }
 
 /**
- * A reader of one message's documents, which share `maxChars` characters: each gives its block,
+ * A reader of a turn's documents, which share `maxChars` characters: each gives its block,
  * a line saying why it could not be read, or nothing for a kind not read as text. `read` reads
  * one (the gateway's: in a thread of its own, `read-in-thread.ts`).
  */
 export function documentReader(maxChars = maxDocumentChars, read: typeof documentText = documentText): DocumentReader {
   let room = maxChars;
-  return async (bytes, mediaType, name) => {
+  // One read at a time: the documents of a turn's messages, saved at once, never parse side by side.
+  let previous: Promise<unknown> = Promise.resolve();
+  return (bytes, mediaType, name) => {
+    const next = previous.then(() => readOne(bytes, mediaType, name));
+    previous = next.catch(() => undefined);
+    return next;
+  };
+  async function readOne(bytes: Uint8Array, mediaType: string, name: string): Promise<string | undefined> {
     // Nothing is started for a file no kind of document reads.
     if (kindOf(bytes, mediaType, name) === undefined) return undefined;
-    if (room <= 0) return `[${name} was not read: this message's other documents took all the text given with one message (${maxChars} characters); the file is saved]`;
+    if (room <= 0) return `[${name} was not read: the other documents of this turn took all the text given at once (${maxChars} characters); the file is saved]`;
     let text: ReadText | undefined;
     try {
       text = await read(bytes, mediaType, name, room);
@@ -130,5 +138,5 @@ export function documentReader(maxChars = maxDocumentChars, read: typeof documen
     if (text === undefined) return undefined;
     room -= text.text.length;
     return documentBlock(name, text);
-  };
+  }
 }
