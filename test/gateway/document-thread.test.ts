@@ -18,6 +18,15 @@ describe('documents read in their own thread', () => {
     await expect(readInThread(Buffer.from('%PDF-1.4\nbroken'), 'application/pdf', 'c.pdf', 1_000)).rejects.toThrow(new DocumentUnreadableError('it is not a PDF that can be read (damaged, or another kind of file)'));
   });
 
+  it('reads more documents than it runs threads at once, each to its own end, a failure among them', async () => {
+    const reads = [1, 2, 3, 4, 5].map((n) => readInThread(pdfDocument([[`document ${n}`]]), 'application/pdf', `${n}.pdf`, 1_000));
+    const broken = readInThread(Buffer.from('%PDF-1.4\nbroken'), 'application/pdf', 'broken.pdf', 1_000);
+    await expect(broken).rejects.toThrow(DocumentUnreadableError);
+    expect(await Promise.all(reads)).toEqual([1, 2, 3, 4, 5].map((n) => ({ text: `document ${n}` })));
+    // Every place was handed back: one more read still runs.
+    expect(await readInThread(pdfDocument([['after']]), 'application/pdf', 'after.pdf', 1_000)).toEqual({ text: 'after' });
+  });
+
   it('stops a read that is not done in its time, and the reader names it', async () => {
     const pdf = pdfDocument([['never read']]);
     await expect(readInThread(pdf, 'application/pdf', 'slow.pdf', 1_000, 0)).rejects.toThrow('reading it took more than 0 s and was stopped');

@@ -2,7 +2,8 @@
  * Reads a document (see `document-text.ts`) in a thread of its own, bounded in time and memory: a
  * PDF or DOCX made to keep the parser busy, or to swell, costs that thread and nothing else (the
  * gateway's conversations go on meanwhile); past the limit the thread is ended and the model told
- * the file could not be read. The thread runs the built `dist/` code, as the gateway does.
+ * the file could not be read. At most {@link maxReadingAtOnce} such threads run at once across the
+ * gateway. The thread runs the built `dist/` code, as the gateway does.
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -16,6 +17,25 @@ export const documentReadTimeoutMs = 30_000;
 /** The most memory the thread may take for its objects: a 20 MB document's parse fits well within it. */
 const maxThreadHeapMb = 768;
 
+/** Documents read at once across the gateway: each thread may take its heap, and the machine is shared. */
+export const maxReadingAtOnce = 2;
+
+let reading = 0;
+const waitingReads: (() => void)[] = [];
+
+/** Runs `work` once fewer than {@link maxReadingAtOnce} reads run; a finished read hands its place on. */
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (reading < maxReadingAtOnce) reading++;
+  else await new Promise<void>((resolve) => waitingReads.push(resolve));
+  try {
+    return await work();
+  } finally {
+    const next = waitingReads.shift();
+    if (next) next();
+    else reading--;
+  }
+}
+
 /** The thread's code, built with the gateway (`bin/build.js`). */
 const threadFile = join(packageRoot, 'dist', 'gateway', 'files', 'document-thread.js');
 
@@ -24,6 +44,11 @@ const threadFile = join(packageRoot, 'dist', 'gateway', 'files', 'document-threa
  * runs past `timeoutMs` or its memory ends the thread and throws a {@link DocumentUnreadableError}.
  */
 export function readInThread(bytes: Uint8Array, mediaType: string, name: string, maxChars: number, timeoutMs = documentReadTimeoutMs): Promise<ReadText | undefined> {
+  return inTurn(() => readNow(bytes, mediaType, name, maxChars, timeoutMs));
+}
+
+/** {@link readInThread} without waiting for its turn. */
+function readNow(bytes: Uint8Array, mediaType: string, name: string, maxChars: number, timeoutMs: number): Promise<ReadText | undefined> {
   return new Promise((resolve, reject) => {
     const thread = new Worker(threadFile, { resourceLimits: { maxOldGenerationSizeMb: maxThreadHeapMb } });
     let settled = false;
