@@ -39,7 +39,7 @@ const setups: PlatformSetup[] = [
     create(env, config) {
       const token = credential(env, 'DISCORD_BOT_TOKEN');
       if (!token) return undefined;
-      return import('../channels/discord/discord-channel.ts').then((discord) => discord.createDiscordChannel({ token, apiUrl: config.discord.apiUrl, allowBots: config.discord.allowBots, botTurns: config.discord.botTurns ?? config.budgets.botTurns, catchUp: { windowMs: config.discord.catchUpMinutes * 60_000 } }));
+      return import('../channels/discord/discord-channel.ts').then((discord) => discord.createDiscordChannel({ token, apiUrl: config.discord.apiUrl, allowBots: config.discord.allowBots, botTurns: config.discord.botTurns ?? config.budgets.botTurns, catchUp: { windowMs: config.discord.catchUpMinutes * 60_000 }, editedMessages: config.editedMessages === 'reanswer' }));
     },
   },
   {

@@ -299,7 +299,7 @@ export const operatorConfigSchema = z
     editedMessages: z
       .enum(editedMessageModes)
       .default('ignore')
-      .describe('A message its sender edits (Telegram, Slack): nothing happens (ignore), or the new wording is answered instead when the message still waits for its turn (reanswer); a turn already begun is not answered again.'),
+      .describe('A message its sender edits (Telegram, Slack, Discord): nothing happens (ignore), or the new wording is answered instead when the message still waits for its turn (reanswer); a turn already begun is not answered again.'),
     idleTtlSeconds: z.int().positive().default(1800).describe('Seconds after which an idle conversation leaves memory (it comes back from storage).'),
     maxConcurrentTurns: z
       .int()
