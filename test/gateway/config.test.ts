@@ -85,6 +85,11 @@ describe('loadConfig defaults', () => {
     });
   });
 
+  it('takes editedMessages ignore or reanswer, and refuses anything else, naming the setting', () => {
+    expect(withFile({ editedMessages: 'reanswer' }).config.editedMessages).toBe('reanswer');
+    expect(failure(() => withFile({ editedMessages: 'always' }))).toMatch(/editedMessages: expected one of "ignore", "reanswer"/);
+  });
+
   it('refuses a schedule time zone that is not an IANA zone, naming the setting', () => {
     expect(() => withFile({ schedule: { timezone: 'Mars/Olympus' } })).toThrow(/schedule\.timezone: expected an IANA time zone/);
     expect(withFile({ schedule: { timezone: 'Europe/Berlin' } }).config.schedule.timezone).toBe('Europe/Berlin');
