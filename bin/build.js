@@ -34,8 +34,9 @@ const leftInNodeModules = (path) => {
 rmSync(`${root}dist`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  // The command, and the browser's modules as their own entries (a test loads them without the rest).
-  entryPoints: ['src/cli/main.ts', 'src/browser/browser-pool.ts', 'src/browser/browser-settings.ts', 'src/browser/browser-tool.ts'],
+  // The command, the browser's modules as their own entries (a test loads them without the rest),
+  // and the thread documents are read in (started by its path).
+  entryPoints: ['src/cli/main.ts', 'src/browser/browser-pool.ts', 'src/browser/browser-settings.ts', 'src/browser/browser-tool.ts', 'src/gateway/files/document-thread.ts'],
   outbase: 'src',
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',

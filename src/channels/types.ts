@@ -58,6 +58,8 @@ export interface GroupJoin {
    * new id): an approval of that group carries over. Only the platform says so, never a person.
    */
   movedFrom?: GroupRef;
+  /** With `movedFrom`: the session key that group's conversation had, which goes on here. */
+  movedFromSessionKey?: string;
   /** The platform's own object, for debugging only. */
   raw: unknown;
 }
@@ -140,6 +142,11 @@ export interface InboundMessage {
    * same id are answered in one turn.
    */
   albumId?: string;
+  /**
+   * A new version of message `id`, edited by its sender (handed over only where the gateway asks
+   * for edits: `editedMessages`). Never a command.
+   */
+  edited?: true;
   replyTo?: { id: string; fromBot: boolean; text?: string };
   /** A `/command args` message (the bot-name suffix of `/cmd@bot` removed). */
   command?: { name: string; args: string };

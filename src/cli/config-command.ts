@@ -65,6 +65,7 @@ export function configSummary(loaded: LoadedConfig, env: NodeJS.ProcessEnv = {})
     `  allowlists: ${allowlists.length > 0 ? allowlists.join(', ') : 'none'}`,
     `  groups: ${groups.length > 0 ? groups.join(', ') : 'defaults (answer when mentioned)'}`,
     `  busy mode: ${config.busyMode}`,
+    `  edited messages: ${config.editedMessages === 'reanswer' ? 'reanswer (the new wording, if its turn has not begun)' : 'ignore'}`,
     `  idle conversations leave memory after ${config.idleTtlSeconds} s`,
     `  profile bindings: ${Object.keys(config.profiles.channels).length} channels, ${Object.keys(config.profiles.people).length} people`,
     `  memory review every: ${config.reviewEvery === undefined ? 'default' : `${config.reviewEvery} turns`}`,

@@ -30,7 +30,7 @@ const setups: PlatformSetup[] = [
       if (!token) return undefined;
       const { webhookUrl, webhookSecret, apiRoot, allowBots, botTurns, drafts } = config.telegram;
       const webhook = webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : undefined;
-      return import('../channels/telegram/telegram-channel.ts').then((telegram) => telegram.createTelegramChannel({ token, apiRoot, webhook, allowBots, botTurns: botTurns ?? config.budgets.botTurns, drafts }));
+      return import('../channels/telegram/telegram-channel.ts').then((telegram) => telegram.createTelegramChannel({ token, apiRoot, webhook, allowBots, botTurns: botTurns ?? config.budgets.botTurns, drafts, editedMessages: config.editedMessages === 'reanswer' }));
     },
   },
   {
@@ -39,7 +39,7 @@ const setups: PlatformSetup[] = [
     create(env, config) {
       const token = credential(env, 'DISCORD_BOT_TOKEN');
       if (!token) return undefined;
-      return import('../channels/discord/discord-channel.ts').then((discord) => discord.createDiscordChannel({ token, apiUrl: config.discord.apiUrl, allowBots: config.discord.allowBots, botTurns: config.discord.botTurns ?? config.budgets.botTurns, catchUp: { windowMs: config.discord.catchUpMinutes * 60_000 } }));
+      return import('../channels/discord/discord-channel.ts').then((discord) => discord.createDiscordChannel({ token, apiUrl: config.discord.apiUrl, allowBots: config.discord.allowBots, botTurns: config.discord.botTurns ?? config.budgets.botTurns, catchUp: { windowMs: config.discord.catchUpMinutes * 60_000 }, editedMessages: config.editedMessages === 'reanswer' }));
     },
   },
   {
@@ -51,7 +51,7 @@ const setups: PlatformSetup[] = [
       const signingSecret = credential(env, 'SLACK_SIGNING_SECRET');
       const appToken = credential(env, 'SLACK_APP_TOKEN');
       if (!signingSecret && !appToken) throw new MissingCredentialError('SLACK_BOT_TOKEN is set, but neither SLACK_SIGNING_SECRET (HTTP events) nor SLACK_APP_TOKEN (Socket Mode) is');
-      return import('../channels/slack/slack-channel.ts').then((slack) => slack.createSlackChannel({ botToken, signingSecret, appToken, apiUrl: config.slack.apiUrl, allowBots: config.slack.allowBots, botTurns: config.slack.botTurns ?? config.budgets.botTurns, replyInThread: config.slack.replyInThread }));
+      return import('../channels/slack/slack-channel.ts').then((slack) => slack.createSlackChannel({ botToken, signingSecret, appToken, apiUrl: config.slack.apiUrl, allowBots: config.slack.allowBots, botTurns: config.slack.botTurns ?? config.budgets.botTurns, replyInThread: config.slack.replyInThread, editedMessages: config.editedMessages === 'reanswer' }));
     },
   },
 ];

@@ -26,6 +26,7 @@ import { createGatewayPipelines, startScheduledPipeline } from './pipelines/gate
 import { asSkillTurn, skillCommandOf, skillsFor, suggestedPrompts } from './skill-commands.ts';
 import type { GatewayConfig } from './config/index.ts';
 import { Conversations, requiresMention, turnText } from './conversations.ts';
+import { takeEdit } from './edited-messages.ts';
 import { SessionTaints } from './session-taint.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
@@ -220,7 +221,7 @@ export class Gateway {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
-        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, log: (line) => this.log(line) }, adapter, join),
+        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, conversations: this.runtime, log: (line) => this.log(line) }, adapter, join),
         onMembership: (change) => handleMembership({ scheduler: this.scheduler, log: (line) => this.log(line) }, change),
         suggestedPrompts: (conversation, senderId) => suggestedPrompts(this, commandList, conversation, senderId),
         history: (sessionKey) => this.conversations.history(sessionKey),
@@ -297,6 +298,8 @@ export class Gateway {
    * the adapter leaves it for the platform to deliver again.
    */
   async handleMessage(adapter: ChannelAdapter, message: InboundMessage): Promise<void> {
+    // An edit rewords a message still waiting for its turn, or changes nothing; taken after what came before it.
+    if (message.edited) return this.config.editedMessages === 'reanswer' ? this.#intake.run(message.sessionKey, () => takeEdit({ lanes: this.#lanes, inbox: this.inbox, log: (line) => this.log(line) }, message)) : undefined;
     if (!(await this.#acceptance.accept(message))) return;
     this.ops.emit({ type: 'message.accepted', platform: message.address.platform, conversation: message.sessionKey, scope: message.scope, ...(message.command && { command: message.command.name }) });
     this.#active.add(message.dedupeKey);
@@ -478,9 +481,7 @@ export class Gateway {
   /** Records where the message's conversation lives, in the background (the store is written only when that changed). */
   #remember(message: InboundMessage): void {
     if (this.known.isCurrent(message.sessionKey, message.address, message.scope)) return;
-    this.#background(
-      this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)),
-    );
+    this.#background(this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)));
   }
 
   /** Runs one due job's turn in its conversation (see `job-runs.ts`); resolves to what happened. */

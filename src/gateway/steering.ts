@@ -33,6 +33,11 @@ export class Steering {
     agent.steer(item.text);
   }
 
+  /** Whether `key` was offered to the running turn (its text may be taken in at any moment). */
+  isOffered(key: string): boolean {
+    return this.#offered.some((offered) => offered.key === key);
+  }
+
   /** The running turn took in `text` (the agent's `steering_injected`): its message is answered by the turn. */
   injected(text: string): void {
     const index = this.#offered.findIndex((offered) => offered.text === text);

@@ -19,9 +19,11 @@ import { keySegment } from './dedupe.ts';
 import { escapeFrame } from './speaker-label.ts';
 import { failureReply } from './failure-reply.ts';
 import type { Outbox } from './files/outbox.ts';
-import { imagesOf, saveDocuments, type InboundFileReports } from './files/inbound-files.ts';
+import { imagesOf, saveDocuments, type DocumentReader, type InboundFileReports, type InboundImages } from './files/inbound-files.ts';
 import { gatewayHearing, type HearRecordings } from './files/voice-notes.ts';
 import type { TranscriptionLimits } from '../media/transcription.ts';
+import { documentMark, documentReader, documentSource, maxDocumentChars } from './files/document-text.ts';
+import { readInThread } from './files/read-in-thread.ts';
 import type { Inbox, InboxEntry, TurnStart } from './inbox.ts';
 import type { DeliveryLedger } from './ledger/index.ts';
 import { previewMarker, ReplyStream, silentReply } from './reply-stream.ts';
@@ -197,7 +199,7 @@ export class TurnRunner {
       const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(adapter, conversation, batch, tree);
       if (!job) await inbox.begin({ ...start, keys, at: Date.now() });
       // Images too large to take are named to the model beside the message (the person is told).
-      const { images, notes } = replayed || job ? { images: [], notes: [] } : await imagesOf(message, this.#fileReports(adapter, message));
+      const { images, notes } = replayed || job ? { images: [], notes: [] } : await this.#images(adapter, batch);
       const input = notes.length > 0 ? [start.input, ...notes].filter((part) => part !== '').join('\n') : start.input;
       // The turn's deadline: a provider that keeps failing slowly, or a tool that runs on, stops there.
       const timeoutMs = this.#options.turnTimeoutMs;
@@ -313,8 +315,11 @@ export class TurnRunner {
       return { ...begun, leaf: tree.leafId };
     }
     // Each message as the model gets it: documents saved (a live one), or what a restart lost noted.
-    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text))));
-    return { input: texts.join('\n\n'), leaf: tree.leafId, keys: [] };
+    // One reader for the turn: its messages' documents (an album's, say) share one limit, read one at a time.
+    const read = documentReader(maxDocumentChars, readInThread);
+    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text, read))));
+    // An album's parts without a caption add nothing but their images.
+    return { input: texts.filter((text) => text !== '').join('\n\n'), leaf: tree.leafId, keys: [] };
   }
 
   /**
@@ -338,6 +343,11 @@ export class TurnRunner {
     const othersHeard = message.scope === 'group' && session.input.includes(recentChatFrame);
     const taints = this.#options.taints;
     if (taints) context.taint = await taints.begin({ sessionId: session.sessionId, scope: message.scope, speaker: `${platform}:${message.sender.id}`, othersHeard, speakerIsBot: message.sender.isBot === true });
+    // A document's text is what its author wrote, whoever sent it: it may say anything.
+    if (context.taint && session.input.includes(documentMark)) {
+      context.taint.add(documentSource);
+      await context.taint.kept();
+    }
     // Where others talked, the group's own folder holds what they sent: reading it is untrusted.
     if (context.taint?.sources.includes(otherPeopleSource)) context.sharedFiles = { folder: join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), source: sharedFilesSource };
     return context;
@@ -345,18 +355,34 @@ export class TurnRunner {
 
   /**
    * The model's input for a message: its text, the words of its recordings (or why they were not
-   * heard), and where its documents were saved (a recording heard is not saved: its words are kept).
+   * heard), and its documents (read as text with `read`, and where they were saved; a recording
+   * heard is not saved: its words are kept).
    */
-  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string): Promise<string> {
+  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, read: DocumentReader): Promise<string> {
     const reports = this.#fileReports(adapter, message);
     const heard = message.attachments.length > 0 ? await this.#hear(message, { profile: conversation.profile, admin: this.#options.isAdmin(message.address.platform, message.sender.id) }, reports) : undefined;
     const rest = heard ? { ...message, attachments: message.attachments.filter((attachment) => !heard.transcribed.has(attachment)) } : message;
     const documents = rest.attachments.some((attachment) => attachment.kind === 'file');
-    const files = documents ? await saveDocuments(join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey)), rest, reports) : [];
+    const folder = join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey));
+    const files = documents ? await saveDocuments(folder, rest, reports, read) : [];
     // In a group the words heard are escaped like the person's typed text (see `turnText`).
     const words = heard ? (message.scope === 'group' ? heard.lines.map(escapeFrame) : heard.lines) : [];
     const parts = [text, ...words, ...files];
     return parts.length > 1 ? parts.filter((part) => part !== '').join('\n') : text;
+  }
+
+  /**
+   * The images of every message the turn answers, in order: an album's parts come as messages of
+   * their own, each with its photo, and are answered together.
+   */
+  async #images(adapter: ChannelAdapter, batch: readonly WaitingMessage[]): Promise<InboundImages> {
+    const all: InboundImages = { images: [], notes: [] };
+    for (const { message } of batch) {
+      const { images, notes } = await imagesOf(message, this.#fileReports(adapter, message));
+      all.images.push(...images);
+      all.notes.push(...notes);
+    }
+    return all;
   }
 
   /** The typing indicators' budget of `platform`, made with its first turn. */

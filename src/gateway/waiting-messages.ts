@@ -54,6 +54,19 @@ export class WaitingMessages {
     return this.#items.some((item) => item.key === key);
   }
 
+  /** The first waiting message `match` accepts. */
+  find(match: (item: WaitingMessage) => boolean): WaitingMessage | undefined {
+    return this.#items.find(match);
+  }
+
+  /** Puts `item` in the place of the waiting message `key` (an edit of it); false when that no longer waits. */
+  replace(key: string, item: WaitingMessage): boolean {
+    const index = this.#items.findIndex((waiting) => waiting.key === key);
+    if (index < 0) return false;
+    this.#items[index] = item;
+    return true;
+  }
+
   /** Takes `key` out (it was taken into a running turn as steering); false when it no longer waits. */
   remove(key: string): boolean {
     const index = this.#items.findIndex((item) => item.key === key);

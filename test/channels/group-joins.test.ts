@@ -73,7 +73,7 @@ describe('Telegram: the bot added to a group', () => {
       },
     } as unknown as Update);
     await vi.waitFor(() => expect(joins).toHaveLength(1));
-    expect(joins[0]).toMatchObject({ sessionKey: 'telegram:group:-1009990001', group: { kind: 'group', id: '-1009990001', title: 'The team' }, movedFrom: { kind: 'group', id: '-4990001' } });
+    expect(joins[0]).toMatchObject({ sessionKey: 'telegram:group:-1009990001', group: { kind: 'group', id: '-1009990001', title: 'The team' }, movedFrom: { kind: 'group', id: '-4990001' }, movedFromSessionKey: 'telegram:group:-4990001' });
     expect(joins[0]!.by).toBeUndefined();
   });
 

@@ -1,7 +1,7 @@
 /**
  * What a Telegram message carries besides text, from the corpus's real payloads: sound and video
- * become files the gateway saves (with their type and a name), a location, venue, poll or contact
- * one line of text after the caption; a sticker or a die stays nothing to answer.
+ * become files the gateway saves (with their type and a name); a sticker, die, location, venue,
+ * poll, contact or story one short line of text after the caption.
  */
 import type { Message } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ const samples = samplesOf('telegram');
 function messageOf(name: string): Message {
   const sample = samples.find((candidate) => candidate.name === name);
   if (!sample) throw new Error(`no sample ${name}`);
-  const [update] = fill(sample.deliver, { USER: 2002, ADMIN: 1001, NOW: 1_800_000_000, MSGID: () => 77, 'AGO:600': 1_799_999_400 }) as { message: Message }[];
+  const [update] = fill(sample.deliver, { USER: 2002, ADMIN: 1001, OTHER: 3003, GROUP: -1007770001, NOW: 1_800_000_000, MSGID: () => 77, 'AGO:600': 1_799_999_400 }) as { message: Message }[];
   return update!.message;
 }
 const context = { bot: { id: 7000001, username: 'operator_test_bot' }, download: async () => new Uint8Array(), now: () => 1_800_000_000_000 };
@@ -30,21 +30,29 @@ describe('what a Telegram message shares besides text', () => {
   });
 
   it.each([
-    ['location-dm', '[a location shared: 26.09058, 127.47947]'],
-    ['poll-quiz-dm', '[a quiz shared: "Test", options: 1 / 2]'],
+    ['location-dm', '[location 26.09058, 127.47947]'],
+    ['poll-quiz-dm', '[quiz "Test", options: 1 / 2]'],
+    ['sticker-animated-dm', '[sticker 😡]'],
+    ['dice-dart-dm', '[dice 🎯 rolled 4]'],
+    ['group-video-sticker', '[sticker 🤖]'],
+    ['group-contact', '[contact User, +79001231212]'],
+    ['group-story-share', '[story from #TON Spin]'],
   ])('%s comes as one line of text', (name, line) => {
     const inbound = toInboundMessage(1, messageOf(name), context)!;
     expect(inbound.text).toBe(line);
     expect(inbound.attachments).toEqual([]);
   });
 
-  it('puts the caption first, the shared line after it', () => {
-    const message = { ...messageOf('location-dm'), caption: 'meet me here' } as Message;
-    expect(toInboundMessage(1, message, context)!.text).toBe('meet me here\n[a location shared: 26.09058, 127.47947]');
+  it('names a venue, a live location and a plain poll, each on one line', () => {
+    const base = messageOf('location-dm');
+    const line = (extra: Record<string, unknown>) => toInboundMessage(1, { ...base, location: undefined, ...extra } as unknown as Message, context)!.text;
+    expect(line({ venue: { title: 'Cafe\nCentral', address: 'Main St 1', location: { latitude: 52.52, longitude: 13.4 } } })).toBe('[venue Cafe Central, Main St 1 (52.52000, 13.40000)]');
+    expect(line({ location: { latitude: 52.52, longitude: 13.4, live_period: 900 } })).toBe('[live location 52.52000, 13.40000]');
+    expect(line({ poll: { type: 'regular', question: 'Lunch?', options: [{ text: 'yes' }, { text: 'no' }], is_closed: true } })).toBe('[poll "Lunch?", options: yes / no (closed)]');
   });
 
-  it('gives a sticker or a die nothing to answer', () => {
-    expect(toInboundMessage(1, messageOf('sticker-animated-dm'), context)).toBeUndefined();
-    expect(toInboundMessage(1, messageOf('dice-dart-dm'), context)).toBeUndefined();
+  it('puts the caption first, the shared line after it', () => {
+    const message = { ...messageOf('location-dm'), caption: 'meet me here' } as Message;
+    expect(toInboundMessage(1, message, context)!.text).toBe('meet me here\n[location 26.09058, 127.47947]');
   });
 });

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeSentMessage, FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { approveGroups, pairPeople, telegramGroup } from '../helpers/approved-groups.ts';
+import { pdfDocument } from '../helpers/document-bytes.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 import { answerSentinels, askedFor, checkCommon, turnsSettled } from './corpus-checks.ts';
@@ -32,10 +33,11 @@ const jpeg = Buffer.from(
   'base64',
 );
 
-/** The bytes a file of the sample is served with: a real JPEG for photos, a PDF's start for documents, a few bytes else. */
+/** The bytes a file of the sample is served with: a real JPEG for photos, a real PDF for PDFs, a few bytes else. */
 function bytesFor(holder: Record<string, unknown>, kind: string): Uint8Array {
   if (kind === 'photo') return jpeg;
-  if (holder.mime_type === 'application/pdf') return Buffer.from('%PDF-1.4\n% a small document\n');
+  // A real one-page PDF: the gateway reads its text for the model.
+  if (holder.mime_type === 'application/pdf') return pdfDocument([['A small document from the corpus']]);
   return Buffer.from(`${kind} bytes`);
 }
 
@@ -155,6 +157,8 @@ describe('the real Telegram payloads, through the gateway', () => {
         (message) => message.chatId === where.chat && (where.thread === undefined || (where.thread === null ? message.threadId === undefined : message.threadId === where.thread)),
       );
       const described = JSON.stringify(sent.map((message) => ({ chat: message.chatId, thread: message.threadId, kind: message.kind, text: message.text.slice(0, 160) })));
+      // The document's text reaches the model with the message (read from the PDF served above).
+      if (sample.name === 'doc-document-pdf') expect(asked.join('\n')).toContain('A small document from the corpus');
       if (checkCommon(sample.expect, { sent: sent.length, inPlace: inPlace.length, asked, described })) {
         expect(gateway.child.exitCode).toBeNull();
         return;

@@ -51,6 +51,7 @@ describe('loadConfig defaults', () => {
       admins: [],
       groups: {},
       busyMode: 'followUp',
+      editedMessages: 'ignore',
       idleTtlSeconds: 1800,
       maxConcurrentTurns: 64,
       maxTurnsWaitingOnModel: 1000,
@@ -83,6 +84,11 @@ describe('loadConfig defaults', () => {
       pipelines: { toolInGroups: false },
       schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },
     });
+  });
+
+  it('takes editedMessages ignore or reanswer, and refuses anything else, naming the setting', () => {
+    expect(withFile({ editedMessages: 'reanswer' }).config.editedMessages).toBe('reanswer');
+    expect(failure(() => withFile({ editedMessages: 'always' }))).toMatch(/editedMessages: expected one of "ignore", "reanswer"/);
   });
 
   it('refuses a schedule time zone that is not an IANA zone, naming the setting', () => {

@@ -8,7 +8,7 @@
  * (5 s) before connecting again.
  */
 import { watchMembership } from './membership.ts';
-import { Client, Events, GatewayDispatchEvents, Routes, type APIInteraction, type GatewayMessageCreateDispatchData } from 'discord.js';
+import { Client, Events, GatewayDispatchEvents, Routes, type APIInteraction, type GatewayMessageCreateDispatchData, type GatewayMessageUpdateDispatchData } from 'discord.js';
 import { DeliveryError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
 import { fetchAttachmentBytes } from './attachments.ts';
 import { createCallDiscord, createRest, type RetryPolicy } from './call-discord.ts';
@@ -41,6 +41,8 @@ export interface DiscordChannelOptions {
   allowBots?: boolean;
   /** With `allowBots`: how many bots' messages in a row one conversation takes before a person writes again (default 5). */
   botTurns?: number;
+  /** Hand over messages their authors edit (MESSAGE_UPDATE with a new edit stamp), marked `edited` (default false). */
+  editedMessages?: boolean;
   /** Rate-limit retries (default: 3 attempts, waits up to 30 s honoured in place). */
   retry?: Partial<RetryPolicy>;
   /** How long `start` may take to log in and be ready, in ms (default 30,000). */
@@ -177,6 +179,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
         void handlers?.onMembership?.(change).catch((error: unknown) => log(`discord: handler failed for ${change.dedupeKey}: ${describeError(error, scrub)}`));
       });
       current.ws.on(GatewayDispatchEvents.MessageCreate, (payload: GatewayMessageCreateDispatchData) => outside.guard(GatewayDispatchEvents.MessageCreate, () => events.messageCreate(payload)));
+      if (options.editedMessages) current.ws.on(GatewayDispatchEvents.MessageUpdate, (payload: GatewayMessageUpdateDispatchData) => outside.guard(GatewayDispatchEvents.MessageUpdate, () => events.messageUpdate(payload)));
       current.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: APIInteraction) => outside.guard(GatewayDispatchEvents.InteractionCreate, () => events.interactionCreate(payload)));
       // Every new session (start-up, a re-identify) reads what was sent while none was connected.
       // The raw READY comes in order with the messages after it, so the missed ones go first.

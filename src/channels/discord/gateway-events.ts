@@ -8,7 +8,7 @@
  * message to that channel completes; button presses at once with a deferred update, then handed
  * over without waiting.
  */
-import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction, type APIInteraction, type GatewayMessageCreateDispatchData, type APIMessageComponentButtonInteraction } from 'discord.js';
+import { InteractionType, Routes, type APIChatInputApplicationCommandInteraction, type APIInteraction, type GatewayMessageCreateDispatchData, type GatewayMessageUpdateDispatchData, type APIMessageComponentButtonInteraction } from 'discord.js';
 import { createSessionQueue } from '../../core/session-queue.ts';
 import { NotAcceptedError, type ChannelHandlers } from '../types.ts';
 import type { CallDiscord } from './call-discord.ts';
@@ -16,6 +16,7 @@ import type { ChannelKinds, GuildOf } from './channel-kinds.ts';
 import type { CatchUpTarget } from './catch-up.ts';
 import { conversationOf, type DiscordConversation } from './conversation.ts';
 import { describeError, type Scrub } from './discord-errors.ts';
+import { isEdit, toEditedMessage } from './edited-message.ts';
 import { isForAdapter, toInboundMessage, type InboundContext } from './inbound.ts';
 import type { InteractionTokens } from './interaction-tokens.ts';
 import { interactionUser, toButtonAction, toCommandMessage } from './interactions.ts';
@@ -42,9 +43,11 @@ export interface GatewayEventsContext {
   outside: OutsideErrors;
 }
 
-/** The handlers of MESSAGE_CREATE and INTERACTION_CREATE. */
+/** The handlers of MESSAGE_CREATE, MESSAGE_UPDATE and INTERACTION_CREATE. */
 export interface GatewayEvents {
   messageCreate(message: GatewayMessageCreateDispatchData): void;
+  /** An edit (`editedMessages`): handed over marked `edited`; other updates are dropped. */
+  messageUpdate(update: GatewayMessageUpdateDispatchData): void;
   interactionCreate(interaction: APIInteraction): void;
   /**
    * Hands over the messages missed while not connected (see `catch-up.ts`) in each conversation
@@ -88,13 +91,13 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
     }
   }
 
-  async function onMessage(payload: GatewayMessageCreateDispatchData, known?: DiscordConversation): Promise<void> {
+  async function onMessage(payload: GatewayMessageCreateDispatchData, known?: DiscordConversation, edit?: GatewayMessageUpdateDispatchData): Promise<void> {
     const inbound = context.inbound();
     if (!inbound || !isForAdapter(payload, inbound.botId, context.allowBots)) return;
     const conversation = known ?? conversationOf(payload.channel_id, await context.channelKinds(payload.channel_id, { guildId: payload.guild_id, userId: payload.author.id }));
     const found = conversation.scope === 'group' ? context.guildOf(payload.channel_id, payload.guild_id) : undefined;
     const group = found instanceof Promise ? await found : found;
-    const message = toInboundMessage(payload, conversation, inbound, group);
+    const message = edit ? toEditedMessage(edit, conversation, inbound, group) : toInboundMessage(payload, conversation, inbound, group);
     if (!message) return;
     await handOver(`message ${payload.id}`, (handlers) => handlers.onMessage(message), async () => {
       await context.outbound.notice(conversation.address, notAcceptedNotice, payload.id);
@@ -160,6 +163,10 @@ export function createGatewayEvents(context: GatewayEventsContext): GatewayEvent
   return {
     messageCreate(payload) {
       enqueue(payload.channel_id, () => onMessage(payload), 'MESSAGE_CREATE');
+    },
+    messageUpdate(payload) {
+      // In its channel's queue: an edit comes after the message it rewords.
+      if (isEdit(payload)) enqueue(payload.channel_id, () => onMessage(payload as GatewayMessageCreateDispatchData, undefined, payload), 'MESSAGE_UPDATE');
     },
     catchUp(plan) {
       const waiting: [string, () => Promise<void>, string | undefined][] = [];

@@ -2,7 +2,7 @@
  * A person's MESSAGE_CREATE as an {@link InboundMessage}: which messages are for the adapter at
  * all (not the bot's own, not other bots' or webhooks' unless allowed, only ordinary messages
  * and replies), the mention and reply fields, the text without the bot's mention, a leading
- * `/command`, attachments, and a forward's content and files (`forwards.ts`). The dedupe key,
+ * `/command`, attachments, a line per sticker (`[sticker Yippee]`), and a forward's content and files (`forwards.ts`). The dedupe key,
  * `discord:<messageId>`, is the same however often the gateway delivers the message (a resume
  * replays dispatches).
  */
@@ -64,8 +64,10 @@ export function toInboundMessage(message: GatewayMessageCreateDispatchData, conv
   const forwarded = forwardedOf(message, context);
   const attachments = attachmentsOf([...message.attachments, ...forwarded.attachments], context.fetchBytes);
   const analysis = analyzeContent(message.content, message.mentions.map((user) => user.id), context.botId);
-  // A forward's words come after the message's own (empty in the forwards Discord sends, but read all the same).
-  const text = withForwarded(analysis.text, forwarded.texts);
+  // A sticker is said in one line after the words (its name is what it means to the model);
+  // a forward's words come after the message's own (empty in the forwards Discord sends, but read all the same).
+  const stickers = (message.sticker_items ?? []).map((sticker) => `[sticker ${sticker.name.replace(/\s+/g, ' ').trim()}]`);
+  const text = withForwarded([analysis.text, ...stickers].filter((part) => part !== '').join('\n'), forwarded.texts);
   if (text === '' && attachments.length === 0) return undefined;
   const referenced = message.referenced_message ?? undefined;
   const replyId = referenced?.id ?? (message.type === 19 ? message.message_reference?.message_id : undefined);

@@ -19,6 +19,7 @@ import { createCallSlack, type RetryPolicy } from './call-slack.ts';
 import { slackMaxLength } from './format/max-length.ts';
 import { createBotTurns, defaultBotTurns } from '../bot-turns.ts';
 import { createSlackUserNames } from './user-names.ts';
+import { toEditedMessage } from './edited-message.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { toGroupJoin, type SlackJoinEvent } from './group-join.ts';
 import type { SlackReplyInThread } from './conversation.ts';
@@ -64,6 +65,8 @@ export interface SlackChannelOptions {
   botTurns?: number;
   /** Where top-level channel messages are answered (default `always`: in a thread under the message; see `conversation.ts`). */
   replyInThread?: SlackReplyInThread;
+  /** Hand over messages their senders edit, marked `edited` (default false). */
+  editedMessages?: boolean;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -154,7 +157,7 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     // A message is handed over and waited for until the gateway has it on record; only then
     // does the route answer. A refusal goes up, so Slack delivers the event again.
     const handOver = async (event: SlackMessageEvent) => {
-      const made = toInboundMessage(event, context);
+      const made = toInboundMessage(event, context) ?? (options.editedMessages ? toEditedMessage(event, context) : undefined);
       if (!made) return;
       // A channel's messages are labelled with their senders' names (see `user-names.ts`).
       const message = made.scope === 'group' ? { ...made, sender: await names.fill(made.sender) } : made;

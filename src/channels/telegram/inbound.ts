@@ -4,9 +4,9 @@
  * {@link GroupJoin} (its `from` is who added it), as does the service message of a group upgraded
  * to a supergroup (naming the group it replaced); a `my_chat_member` that removes the bot from a
  * group, or blocks or unblocks it in a private chat, a {@link MembershipChange}; other updates
- * (edits, service messages, stickers, dice) are not events here, nor are bots' messages unless
- * `allowBots` (see {@link isFromBot}). Sound and video come as files, a location, venue, poll or
- * contact as a line of text (`shared-content.ts`); a forward's text comes after a line naming its
+ * (service messages; edits unless asked for, as `edited` messages) are not events here, nor are bots' messages unless `allowBots` (see
+ * {@link isFromBot}). Sound and video come as files; a sticker, die, location, venue, poll,
+ * contact, story or game as a line of text (`shared-content.ts`); a forward's text comes after a line naming its
  * origin (`forward-origin.ts`). Redelivery of an update keeps its `dedupeKey`, `telegram:update:<id>`.
  */
 import type { CallbackQuery, ChatMemberUpdated, Message, Update, User } from 'grammy/types';
@@ -28,6 +28,8 @@ export interface InboundContext {
   allowBots?: boolean;
   /** How many bots' messages in a row a conversation takes (with `allowBots`). */
   botTurns?: BotTurns;
+  /** Hand over edited messages too, marked `edited` (default false: an edit is no event). */
+  editedMessages?: boolean;
 }
 
 function senderOf(user: User, isBot = user.is_bot): Sender {
@@ -180,6 +182,8 @@ export function toGroupMove(updateId: number, message: Message): GroupJoin | und
     sessionKey: conversation.sessionKey,
     group: groupOfChat(message.chat),
     movedFrom: { kind: 'group', id: String(message.migrate_from_chat_id) },
+    // Only a basic group migrates, and it has no topics: its one conversation is the chat's.
+    movedFromSessionKey: conversationOf({ id: message.migrate_from_chat_id, type: 'group' }, undefined).sessionKey,
     raw: message,
   };
 }
@@ -191,6 +195,13 @@ export function toChannelEvent(update: Update, context: InboundContext): { messa
     if (moved) return { join: moved };
     const message = toInboundMessage(update.update_id, update.message, context);
     return message ? { message } : undefined;
+  }
+  if (update.edited_message && context.editedMessages === true) {
+    // A new wording, never a command: the gateway puts it in the place of a message still waiting.
+    const message = toInboundMessage(update.update_id, update.edited_message, context);
+    if (!message) return undefined;
+    const { command: _command, ...edited } = message;
+    return { message: { ...edited, edited: true } };
   }
   if (update.callback_query) {
     const action = toChannelAction(update.update_id, update.callback_query);

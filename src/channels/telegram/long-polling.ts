@@ -9,6 +9,7 @@
  * with a 5xx counts as the link lost (once, however long it keeps failing), the next one that
  * answers as the link back; a 429 is a rate limit, other refusals are not the link's.
  */
+import type { TelegramUpdateKind } from './telegram-channel.ts';
 import { GrammyError, type Bot } from 'grammy/web';
 import type { LinkStatus } from '../link-status.ts';
 import type { OutsideErrors } from '../outside-errors.ts';
@@ -27,7 +28,7 @@ export function grammySignal(signal: AbortSignal): GrammySignal {
 export interface LongPollingOptions {
   /** getUpdates long-poll timeout in seconds. */
   timeoutSeconds: number;
-  allowedUpdates: ('message' | 'callback_query' | 'my_chat_member')[];
+  allowedUpdates: TelegramUpdateKind[];
   signal: AbortSignal;
   log(line: string): void;
   scrub: Scrub;

@@ -65,7 +65,12 @@ export interface TelegramChannelOptions {
   botTurns?: number;
   /** Stream replies in private chats by drafts where the server takes them (`auto`, the default), or by edited previews (`off`). */
   drafts?: TelegramDraftsMode;
+  /** Hand over messages their senders edit (`edited_message`), marked `edited` (default false: Telegram is not asked for them). */
+  editedMessages?: boolean;
 }
+
+/** The kinds of update the adapter asks Telegram for. */
+export type TelegramUpdateKind = 'message' | 'edited_message' | 'callback_query' | 'my_chat_member';
 
 const capabilities: ChannelCapabilities = {
   edit: true,
@@ -82,7 +87,7 @@ const capabilities: ChannelCapabilities = {
  * `my_chat_member`: who added the bot to a group (an admin's adding approves it), and the bot
  * removed from a group or blocked in a private chat (its scheduled jobs there stop).
  */
-const allowedUpdates: ('message' | 'callback_query' | 'my_chat_member')[] = ['message', 'callback_query', 'my_chat_member'];
+const allowedUpdates: TelegramUpdateKind[] = ['message', 'callback_query', 'my_chat_member'];
 
 /**
  * Creates the Telegram adapter.
@@ -115,7 +120,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
     now: options.now ?? Date.now,
     allowBots: options.allowBots ?? false,
     ...(options.allowBots ? { botTurns: createBotTurns(options.botTurns ?? defaultBotTurns) } : {}),
+    editedMessages: options.editedMessages === true,
   };
+  // Edits are asked for only where they are used: Telegram then sends none at all.
+  const updateKinds: TelegramUpdateKind[] = options.editedMessages ? [...allowedUpdates, 'edited_message'] : allowedUpdates;
 
   // A message is handed over and waited for until the gateway has it on record (its answer runs
   // on): only then does the webhook answer 200 or the poll offset move past it. When the gateway
@@ -177,7 +185,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       }
       if (options.webhook) {
         const { url, secret } = options.webhook;
-        await call('setWebhook', () => bot.api.setWebhook(url, { secret_token: secret, allowed_updates: allowedUpdates }));
+        await call('setWebhook', () => bot.api.setWebhook(url, { secret_token: secret, allowed_updates: updateKinds }));
         // A webhook holds no connection of ours: nothing is ever reported lost.
         running = true;
         return;
@@ -189,7 +197,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
       const poll = (): Promise<void> =>
         runLongPolling(bot, {
           timeoutSeconds: options.pollTimeoutSeconds ?? 30,
-          allowedUpdates,
+          allowedUpdates: updateKinds,
           signal,
           log,
           scrub,

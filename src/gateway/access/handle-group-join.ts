@@ -1,19 +1,23 @@
 /**
  * What the gateway does when a platform says the bot was added to a group: the access policy
  * decides (an admin added it: the group is approved at once; anyone else: the group's pairing
- * code, told there once, under `groupPolicy: approval`), and the code goes out in the group.
+ * code, told there once, under `groupPolicy: approval`), and the code goes out in the group. A
+ * group the platform moved keeps its approval and its conversation (`moved-conversation.ts`).
  */
 import { NotAcceptedError, type ChannelAdapter, type GroupJoin } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { OpsEvents } from '../ops/ops-events.ts';
 import { isStoreFailure } from '../store-failure.ts';
 import type { AccessPolicy } from './access-policy.ts';
+import { carryConversation, type MovedConversationParts } from './moved-conversation.ts';
 import { groupLabel } from './pairing-group.ts';
 
 /** What handling a join needs. */
 export interface GroupJoinParts {
   access: Pick<AccessPolicy, 'groupJoined'>;
   ops: OpsEvents;
+  /** Where a moved group's conversation goes on (`GroupJoin.movedFromSessionKey`); unset: it starts afresh. */
+  conversations?: MovedConversationParts;
   log(line: string): void;
 }
 
@@ -32,6 +36,15 @@ export async function handleGroupJoin(parts: GroupJoinParts, adapter: Pick<Chann
     if (isStoreFailure(error)) throw new NotAcceptedError(`${label}: the bot's joining not taken (store: ${errorMessage(error)})`);
     parts.log(`${label}: the bot's joining not handled: ${errorMessage(error)}`);
     return;
+  }
+  // The platform moved the group: its conversation goes on in the new one, approved or not.
+  if (join.movedFromSessionKey !== undefined && parts.conversations) {
+    const carried = await carryConversation(parts.conversations, join.movedFromSessionKey, join.sessionKey).catch((error: unknown) => {
+      if (isStoreFailure(error)) throw new NotAcceptedError(`${label}: the moved group's conversation not carried over (store: ${errorMessage(error)})`);
+      parts.log(`${label}: the moved group's conversation not carried over: ${errorMessage(error)}`);
+      return false;
+    });
+    if (carried) parts.log(`${label}: the conversation of ${join.movedFromSessionKey} goes on here (the group moved)`);
   }
   const place = { platform, conversation: join.sessionKey };
   const by = join.by ? `${platform}:${join.by.id}` : 'unknown (the platform does not say)';

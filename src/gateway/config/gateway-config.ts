@@ -12,7 +12,7 @@ import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { TaintMode } from '../../tools/turn-taint.ts';
 import type { TranscriptionLimits } from '../../media/transcription.ts';
 import type { ReasoningEffort } from '../../llm/types.ts';
-import type { BusyMode, DmPolicy, GroupPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
+import type { BusyMode, DmPolicy, EditedMessageMode, GroupPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
 export type { SandboxSettings };
 
@@ -111,6 +111,8 @@ export interface GatewayConfig {
   groups: Readonly<Record<string, GroupSettings>>;
   /** What a message arriving during a turn does. */
   busyMode: BusyMode;
+  /** What a message its sender edits does (`editedMessages`). */
+  editedMessages: EditedMessageMode;
   /** Seconds an idle conversation stays in memory. */
   idleTtlSeconds: number;
   /** Turns running at once across all conversations (64). */

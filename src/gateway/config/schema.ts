@@ -41,6 +41,12 @@ export const busyModes = ['followUp', 'steer', 'interrupt'] as const;
 /** One of {@link busyModes}. */
 export type BusyMode = (typeof busyModes)[number];
 
+/** What a message its sender edits does: nothing, or its new wording is answered if its turn has not begun. */
+export const editedMessageModes = ['ignore', 'reanswer'] as const;
+
+/** One of {@link editedMessageModes}. */
+export type EditedMessageMode = (typeof editedMessageModes)[number];
+
 /**
  * The direct-message policy of each platform when nothing is configured. The web chat's is `open`
  * only while the gateway is reachable from this machine alone; exposed, it is `pairing` (see
@@ -291,6 +297,10 @@ export const operatorConfigSchema = z
       .enum(busyModes)
       .default('followUp')
       .describe('A message arriving during a turn: answered after it (followUp), injected between tool rounds (steer), or interrupting it.'),
+    editedMessages: z
+      .enum(editedMessageModes)
+      .default('ignore')
+      .describe('A message its sender edits (Telegram, Slack, Discord): nothing happens (ignore), or the new wording is answered instead when the message still waits for its turn (reanswer); a turn already begun is not answered again.'),
     idleTtlSeconds: z.int().positive().default(1800).describe('Seconds after which an idle conversation leaves memory (it comes back from storage).'),
     maxConcurrentTurns: z
       .int()

@@ -50,11 +50,17 @@ export async function imagesOf(message: InboundMessage, reports: InboundFileRepo
 }
 
 /**
- * Saves the message's documents in `folder` (the conversation's own) and returns one line per
- * file for the model: where it is, or why it is not there. The person is told of those refused
- * for their size.
+ * Reads one saved document as text for the model: what to add after the line saying where it was
+ * saved, if anything (see `document-text.ts`, kept out of this module: the Worker imports it).
  */
-export async function saveDocuments(folder: string, message: InboundMessage, reports: InboundFileReports): Promise<string[]> {
+export type DocumentReader = (bytes: Uint8Array, mediaType: string, name: string) => Promise<string | undefined>;
+
+/**
+ * Saves the message's documents in `folder` (the conversation's own) and returns one line per
+ * file for the model: where it is, or why it is not there, and with `read` what it says. The
+ * person is told of those refused for their size.
+ */
+export async function saveDocuments(folder: string, message: InboundMessage, reports: InboundFileReports, read?: DocumentReader): Promise<string[]> {
   const files = message.attachments.filter((attachment) => attachment.kind === 'file');
   const notes: string[] = [];
   const refused: TooLargeFile[] = [];
@@ -64,6 +70,9 @@ export async function saveDocuments(folder: string, message: InboundMessage, rep
       const bytes = await download(attachment);
       const path = await writeNewFile(folder, name, bytes);
       notes.push(`[file saved: ${path} (${mediaTypeOf(attachment.mediaType)}, ${formatBytes(bytes.length)})]`);
+      // Read from the bytes just downloaded, the person's own upload: never from a path.
+      const text = await read?.(bytes, attachment.mediaType, name);
+      if (text !== undefined) notes.push(text);
     } catch (error) {
       if (error instanceof FileTooLargeError) {
         const refusal = { image: false, name, size: error.size };
