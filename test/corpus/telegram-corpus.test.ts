@@ -75,7 +75,8 @@ describe('the real Telegram payloads, through the gateway', () => {
     await approveGroups(fakes.home, [ids.GROUP, ids.FORUM, ids.BASICGROUP, ids.CHANNEL].map(telegramGroup));
     await pairPeople(fakes.home, [{ platform: 'telegram', userId: String(ids.USER), name: 'Test Firstname' }]);
     answerSentinels(model);
-    gateway = await startTelegramGateway(fakes, [ids.ADMIN], 60_000);
+    // Voice notes and audio are heard (the fake's transcription service), as where transcription is set up.
+    gateway = await startTelegramGateway(fakes, [ids.ADMIN], 60_000, { env: { OPERATOR_TRANSCRIBE_BASE_URL: model.openaiBaseURL, OPERATOR_TRANSCRIBE_API_KEY: 'sk-corpus-transcription-0123456789' } });
   }, 120_000);
 
   afterAll(async () => {
