@@ -27,6 +27,7 @@ import { filesStorage } from './cloudflare-storage.ts';
 import { defaultSlackApiUrl } from './slack-web-api.ts';
 import type { WireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
+import { utf8Text } from '../core/utf8-text.ts';
 
 /** Largest text document given to the model inline, in bytes. */
 export const maxInlineBytes = 256 * 1024;
@@ -180,7 +181,7 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
   if (!isText(mediaType)) return `[file kept: ${name} (${size}), but files of this kind cannot be opened on Workers]`;
   if (bytes.length > maxInlineBytes || bytes.length > turn.room) return `[file kept: ${name} (${size}), but it is too large to read here (the limit is ${formatBytes(Math.min(maxInlineBytes, turn.room))})]`;
   // Named as text but not text (Latin-1, say, or binary): named, never given as mojibake.
-  const text = utf8(bytes);
+  const text = utf8Text(bytes);
   if (text === undefined) return `[file kept: ${name} (${size}), but it is not UTF-8 text (another encoding, or binary), so it was not read here]`;
   turn.room -= bytes.length;
   // A fence longer than any run of backticks in the text, so the text cannot close it.
@@ -220,20 +221,6 @@ function fileNameOf(name: string | undefined, mediaType: string, image: boolean)
 function isText(mediaType: string): boolean {
   const type = mediaType.toLowerCase();
   return type.startsWith('text/') || /^application\/(x-)?(json|csv|markdown|xml|yaml|ndjson)$/.test(type) || /\+(json|xml|yaml)$/.test(type);
-}
-
-/**
- * `bytes` as UTF-8 text, or undefined when they are not: decoded strictly, as any other encoding
- * would come out as mojibake; and a NUL, which no text file holds, marks a binary file that
- * happens to be valid UTF-8.
- */
-function utf8(bytes: Uint8Array): string | undefined {
-  if (bytes.includes(0)) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Where a message's references are noted in its object's store. */

@@ -10,6 +10,7 @@
 import { docxText } from './docx-text.ts';
 import type { DocumentReader } from './inbound-files.ts';
 import { pdfText } from './pdf-text.ts';
+import { utf8Text } from '../../core/utf8-text.ts';
 
 /** Most characters of documents given to the model with one turn's messages (about 15,000 tokens). */
 export const maxDocumentChars = 60_000;
@@ -44,22 +45,9 @@ function kindOf(bytes: Uint8Array, mediaType: string, name: string): DocumentKin
   return undefined;
 }
 
-/**
- * `bytes` as UTF-8 text, or undefined when they are not: decoded strictly, as another encoding
- * would come out garbled; a NUL, which no text file holds, marks a binary file.
- */
-function utf8(bytes: Uint8Array): string | undefined {
-  if (bytes.includes(0)) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reads a text file, at most `maxChars` characters. */
 function plainText(bytes: Uint8Array, maxChars: number): ReadText {
-  const text = utf8(bytes);
+  const text = utf8Text(bytes);
   if (text === undefined) throw new DocumentUnreadableError('it is not UTF-8 text (another encoding, or binary)');
   if (text.length <= maxChars) return { text };
   return { text: text.slice(0, maxChars), unread: `${text.length - maxChars} of ${text.length} characters` };
