@@ -27,6 +27,7 @@ export const processFiles: readonly string[] = [
   'test/cli/cli-options.test.ts',
   'test/cli/compiled-check.test.ts',
   'test/cli/deploy-resources.test.ts',
+  'test/cli/doctor-permissions.test.ts',
   'test/cli/doctor-platforms.test.ts',
   'test/cli/doctor-sandbox.test.ts',
   'test/cli/doctor.test.ts',

@@ -24,7 +24,9 @@ export const doctorUsage = [
   '  Checks Node.js, the configuration, OPERATOR_HOME (writable, free space), the command sandbox,',
   '  the store (a Redis PING), the browser\'s chromium, the model credentials (a one-token request)',
   '  and each configured platform\'s token (Telegram getMe and webhook, Slack auth.test, Discord',
-  '  users/@me). Prints OK, WARN or FAIL for each; exit code 1 when any check fails.',
+  '  users/@me) and what decides which messages reach the bot (Telegram privacy mode against the',
+  '  groups answering without a mention, Discord\'s Message Content intent, Slack\'s granted scopes).',
+  '  Prints OK, WARN or FAIL for each; exit code 1 when any check fails.',
   '',
   '  --offline   make no network request (credentials are checked for presence only)',
 ].join('\n');
@@ -103,7 +105,9 @@ function platformChecks(env: NodeJS.ProcessEnv, loaded: LoadedConfig | undefined
   const discord = config?.discord ?? { apiUrl: value('DISCORD_API_URL'), catchUpMinutes: 0 };
   const checks: Promise<CheckResult | CheckResult[]>[] = [];
   const telegramToken = value('TELEGRAM_BOT_TOKEN');
-  if (telegramToken) checks.push(guard('Telegram', () => checkTelegram(telegramToken, telegram, offline)));
+  // Groups that answer without a mention need privacy mode off; unknown when the configuration is invalid.
+  const noMentionGroups = config ? Object.entries(config.groups).filter(([key, group]) => key.startsWith('telegram:') && !group.requireMention).map(([key]) => key) : undefined;
+  if (telegramToken) checks.push(guard('Telegram', () => checkTelegram(telegramToken, telegram, offline, noMentionGroups)));
   const slackToken = value('SLACK_BOT_TOKEN');
   if (slackToken) checks.push(guard('Slack', () => checkSlack({ botToken: slackToken, signingSecret: value('SLACK_SIGNING_SECRET'), appToken: value('SLACK_APP_TOKEN') }, slack, offline)));
   const discordToken = value('DISCORD_BOT_TOKEN');

@@ -78,7 +78,7 @@ describe('operator doctor', () => {
     expect(run.stderr).toBe('');
     expect(run.code, run.stdout).toBe(0);
     const report = lines(run);
-    expect(report.map((text) => text.split(':')[0]!.replace(/^\S+\s+/, ''))).toEqual(['Node.js', 'Configuration', 'OPERATOR_HOME', 'Store', 'Sandbox', 'Browser', 'Model', 'Telegram', 'Slack', 'Discord']);
+    expect(report.map((text) => text.split(':')[0]!.replace(/^\S+\s+/, ''))).toEqual(['Node.js', 'Configuration', 'OPERATOR_HOME', 'Store', 'Sandbox', 'Browser', 'Model', 'Telegram', 'Telegram privacy mode', 'Slack', 'Slack scopes', 'Discord', 'Discord message content']);
     // The sandbox may warn on a machine without bubblewrap; everything else is fine.
     for (const text of report) expect(text, run.stdout).toMatch(text.includes('Sandbox:') ? /^(OK|WARN) / : /^OK /);
     expect(line(run, 'Model')).toContain('answers');

@@ -153,7 +153,8 @@ export const restRoutes: RestRoute[] = [
     method: 'GET',
     pattern: /^\/applications\/@me$/,
     botAuth: true,
-    handle: ({ state }) => ok({ id: state.applicationId, name: state.bot.username, icon: null, description: '', bot_public: true, bot_require_code_grant: false, verify_key: '0'.repeat(64), flags: 0, bot: state.bot }),
+    // The portal's Message Content toggle of an app in under 100 servers sets GATEWAY_MESSAGE_CONTENT_LIMITED (1 << 19).
+    handle: ({ state }) => ok({ id: state.applicationId, name: state.bot.username, icon: null, description: '', bot_public: true, bot_require_code_grant: false, verify_key: '0'.repeat(64), flags: state.messageContentAllowed ? 1 << 19 : 0, bot: state.bot }),
   },
   { name: 'getChannel', method: 'GET', pattern: /^\/channels\/(\d+)$/, botAuth: true, handle: (context) => ok(channelObject(context)) },
   {

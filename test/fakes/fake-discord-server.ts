@@ -110,7 +110,7 @@ export interface FakeDiscord extends FakeDiscordEvents {
 export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const token = options.token ?? 'MTEwMDAwMDAwMDAwMDAwMDAx.GfAkEt.fake-discord-bot-token_for_tests_only';
   const applicationId = '1100000000000000001';
-  const state = new FakeDiscordState({ token, applicationId, bot: fakeUser(applicationId, 'Operator', { bot: true }) });
+  const state = new FakeDiscordState({ token, applicationId, bot: fakeUser(applicationId, 'Operator', { bot: true }), messageContentAllowed: options.messageContentAllowed ?? true });
   const world = createWorld(state);
   const buckets = new FakeBuckets();
   const applicationKey = new FakeApplicationKey();
@@ -120,7 +120,7 @@ export async function startFakeDiscordServer(options: FakeDiscordOptions = {}): 
       token,
       ready: () => readyPayload(state),
       guildCreates: () => [...state.guilds.keys()].map((id) => guildCreatePayload(state, id)),
-      messageContentAllowed: options.messageContentAllowed ?? true,
+      messageContentAllowed: state.messageContentAllowed,
       notify: () => state.notify(),
     },
     { heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250, origin: () => origin },

@@ -105,13 +105,16 @@ export class FakeDiscordState extends ChangeFeed {
   readonly attachments = new Map<string, { bytes: Uint8Array; contentType: string }>();
   readonly failures = new Map<string, FakeDiscordFailure[]>();
   commands: unknown[] = [];
+  /** Whether the portal allows the Message Content intent: IDENTIFY with it closes with 4014 when not, and the application's flags say so. */
+  readonly messageContentAllowed: boolean;
   #increment = 0n;
 
-  constructor(options: { token: string; bot: APIUser; applicationId: string }) {
+  constructor(options: { token: string; bot: APIUser; applicationId: string; messageContentAllowed: boolean }) {
     super();
     this.token = options.token;
     this.bot = options.bot;
     this.applicationId = options.applicationId;
+    this.messageContentAllowed = options.messageContentAllowed;
   }
 
   /** A fresh snowflake: milliseconds since Discord's epoch (of `at`, default now), shifted, with an increment. */

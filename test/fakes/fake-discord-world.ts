@@ -38,7 +38,7 @@ export function readyPayload(state: FakeDiscordState): Record<string, unknown> {
     user: { ...state.bot, verified: true, mfa_enabled: false, flags: 0 },
     guilds: [...state.guilds.keys()].map((id) => ({ id, unavailable: true })),
     private_channels: [],
-    application: { id: state.applicationId, flags: 0 },
+    application: { id: state.applicationId, flags: state.messageContentAllowed ? 1 << 19 : 0 },
     user_settings: {},
     relationships: [],
     presences: [],

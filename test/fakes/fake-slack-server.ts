@@ -63,6 +63,8 @@ export interface FakeSlack extends FakePeopleBuilders {
   failNext(method: string, failure: FakeSlackFailure): void;
   /** Refuses `chat.startStream`, `appendStream` and `stopStream` (`unknown_method`) from now on, like a workspace without them (default: they work). */
   refuseStreaming(): void;
+  /** The bot token's scopes that answers list in `x-oauth-scopes` (settable, as reinstalling the app with other scopes; default: the manifest's). */
+  grantedScopes: string[];
   /** What the app set in assistant threads (status, suggested prompts, titles), oldest first. */
   readonly assistant: readonly FakeAssistantCall[];
   /** Signs and POSTs a request to the app at `url` as Slack would. */
@@ -129,7 +131,8 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
     else body = slackMethods[method]?.(state, params, origin) ?? { ok: false, error: 'unknown_method', req_method: method };
     if (!body.ok) call.error = body.error;
     state.notify();
-    answer(response, 200, body);
+    // Slack lists a token's scopes on every answer to it (what `operator doctor` reads from auth.test).
+    answer(response, 200, body, token === state.bot.token ? { 'x-oauth-scopes': state.grantedScopes.join(',') } : {});
   }
 
   function serveFile(request: IncomingMessage, response: ServerResponse, path: string): void {
@@ -187,6 +190,12 @@ export async function startFakeSlackServer(options: Partial<FakeSlackBot> = {}):
       state.failures.set(method, queue);
     },
     refuseStreaming: () => void (state.streamingRefused = true),
+    get grantedScopes() {
+      return state.grantedScopes;
+    },
+    set grantedScopes(scopes) {
+      state.grantedScopes = scopes;
+    },
     assistant: state.assistant,
     send: (url, request, sendOptions = {}) => sendSigned(url, request, { ...sendOptions, signingSecret: slack.signingSecret }),
     addFile: (file) => void state.files.set(file.id, file),

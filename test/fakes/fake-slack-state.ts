@@ -5,6 +5,7 @@
  * uploaded, shared) and scripted failures.
  */
 
+import { requiredSlackScopes } from '../../src/channels/slack/required-scopes.ts';
 import { ChangeFeed, takeScripted } from './fake-change-feed.ts';
 
 /** The bot the fake's token belongs to. */
@@ -142,6 +143,8 @@ export class FakeSlackState extends ChangeFeed {
   readonly assistant: FakeAssistantCall[] = [];
   /** Whether `chat.startStream` and the rest are refused (`unknown_method`), like a workspace without them. */
   streamingRefused = false;
+  /** The bot token's scopes, as every answer to it lists them in `x-oauth-scopes` (default: the manifest's). */
+  grantedScopes: string[] = Object.keys(requiredSlackScopes);
   #clock = 1_760_000_000;
   #counter = 0;
 

@@ -54,6 +54,11 @@ export interface FakeTelegram extends FakeUpdateBuilders {
   readonly answeredCallbacks: readonly { id: string; text?: string }[];
   /** How sendMessageDraft is answered now (settable: a server "upgraded" or "downgraded" mid-test). */
   draftSupport: FakeDraftSupport;
+  /**
+   * What getMe says of privacy mode (settable, as @BotFather's /setprivacy): `true` when it is
+   * off and the bot reads every group message; default `false` (Telegram's default: on).
+   */
+  canReadAllGroupMessages: boolean;
   /** The drafts streamed to a chat, oldest first. */
   drafts(chatId: number): FakeDraft[];
   /** Calls of one method. */
@@ -236,6 +241,12 @@ export async function startFakeTelegramServer(options: FakeTelegramOptions = {})
     },
     set draftSupport(support) {
       state.draftSupport = support;
+    },
+    get canReadAllGroupMessages() {
+      return state.bot.can_read_all_group_messages;
+    },
+    set canReadAllGroupMessages(reads) {
+      (state.bot as { can_read_all_group_messages: boolean }).can_read_all_group_messages = reads;
     },
     drafts: (chatId) => state.drafts.filter((draft) => draft.chatId === chatId),
     callsOf: (method) => state.calls.filter((call) => call.method === method),

@@ -21,10 +21,12 @@ export interface CheckResult {
 /** How long a check that reaches the network may take, unless told otherwise. */
 export const networkTimeoutMs = 10_000;
 
-/** A JSON answer: its HTTP status and body (undefined when it is not JSON). */
+/** A JSON answer: its HTTP status, headers and body (undefined when it is not JSON). */
 export interface JsonAnswer {
   status: number;
   statusText: string;
+  /** Slack lists a token's granted scopes in one (`x-oauth-scopes`). */
+  headers: Headers;
   body: unknown;
 }
 
@@ -50,7 +52,7 @@ export async function requestJson(url: string, init: RequestInit, origin: string
   } catch {
     body = undefined;
   }
-  return { status: response.status, statusText: response.statusText, body };
+  return { status: response.status, statusText: response.statusText, headers: response.headers, body };
 }
 
 /** The scheme, host and port of `url` (what a person may see: no path, no credentials). */

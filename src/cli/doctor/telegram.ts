@@ -1,10 +1,12 @@
 /**
- * Doctor check: the Telegram token is accepted (`getMe`) at the configured Bot API root, and the
- * registered webhook is `TELEGRAM_WEBHOOK_URL` when one is configured. Plain fetch: the URL holds
- * the token, so it is never shown.
+ * Doctor check: the Telegram token is accepted (`getMe`) at the configured Bot API root, privacy
+ * mode fits the configured groups (from the same answer), and the registered webhook is
+ * `TELEGRAM_WEBHOOK_URL` when one is configured. Plain fetch: the URL holds the token, so it is
+ * never shown.
  */
 import type { TelegramSettings } from '../../gateway/config/index.ts';
 import { messageOf, requestJson, type CheckResult } from './check.ts';
+import { privacyModeResult } from './telegram-privacy.ts';
 
 const name = 'Telegram';
 const defaultRoot = 'https://api.telegram.org';
@@ -12,11 +14,16 @@ const defaultRoot = 'https://api.telegram.org';
 interface BotAnswer {
   ok?: boolean;
   description?: string;
-  result?: { username?: string; url?: string };
+  result?: { username?: string; url?: string; can_read_all_group_messages?: unknown };
 }
 
-/** Checks the bot behind `token`, unless `offline` (then only that it is set). */
-export async function checkTelegram(token: string, settings: TelegramSettings, offline: boolean): Promise<CheckResult[]> {
+/**
+ * Checks the bot behind `token`, unless `offline` (then only that it is set).
+ *
+ * @param noMentionGroups the `telegram:<chat id>` groups configured with `requireMention: false`
+ * (undefined when the configuration is invalid).
+ */
+export async function checkTelegram(token: string, settings: TelegramSettings, offline: boolean, noMentionGroups?: readonly string[]): Promise<CheckResult[]> {
   const root = (settings.apiRoot ?? defaultRoot).replace(/\/+$/, '');
   const where = settings.apiRoot ? ` at ${root}` : '';
   if (offline) return [{ level: 'OK', name, detail: `TELEGRAM_BOT_TOKEN is set; not contacted (--offline)` }];
@@ -29,9 +36,12 @@ export async function checkTelegram(token: string, settings: TelegramSettings, o
   } catch (error) {
     return [{ level: 'FAIL', name, detail: messageOf(error), fix: settings.apiRoot ? 'check TELEGRAM_API_ROOT and the network' : 'check the network (and a proxy, if any)' }];
   }
-  const bot: CheckResult = { level: 'OK', name, detail: `the token is accepted: @${me.result?.username ?? '?'}${where}` };
-  if (!settings.webhookUrl) return [bot];
-  return [bot, await checkWebhook(() => call('getWebhookInfo'), settings.webhookUrl)];
+  const username = me.result?.username ?? '?';
+  const bot: CheckResult = { level: 'OK', name, detail: `the token is accepted: @${username}${where}` };
+  const privacy = privacyModeResult(me.result?.can_read_all_group_messages, noMentionGroups, username);
+  const lines = privacy ? [bot, privacy] : [bot];
+  if (!settings.webhookUrl) return lines;
+  return [...lines, await checkWebhook(() => call('getWebhookInfo'), settings.webhookUrl)];
 }
 
 function refused(status: number, description: string, where: string): CheckResult {
