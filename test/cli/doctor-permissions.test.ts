@@ -84,7 +84,7 @@ describe('operator doctor and what reaches the bot', () => {
     expect(line(run, 'Discord message content')).toMatch(/^OK +Discord message content: the Message Content intent is enabled$/);
   });
 
-  it('names the Slack scopes the token was not granted, and is OK with all of them', async () => {
+  it('names the Slack scopes the token was not granted (a FAIL without chat:write), and is OK with all of them', async () => {
     configure();
     const env = { HOME: home, OPERATOR_HOME: home, SLACK_BOT_TOKEN: slack.bot.token, SLACK_SIGNING_SECRET: slack.signingSecret, SLACK_API_URL: slack.apiUrl };
     slack.grantedScopes = Object.keys(requiredSlackScopes).filter((scope) => scope !== 'users:read' && scope !== 'channels:read');
@@ -92,9 +92,15 @@ describe('operator doctor and what reaches the bot', () => {
     expect(line(missing, 'Slack')).toMatch(/^OK +Slack: the bot token is accepted/);
     expect(line(missing, 'Slack scopes')).toMatch(/^WARN +Slack scopes: not granted: channels:read \(.*\), users:read \(people's names\): add them under OAuth & Permissions/);
 
+    // Without chat:write the bot can answer nowhere.
+    slack.grantedScopes = Object.keys(requiredSlackScopes).filter((scope) => scope !== 'chat:write');
+    const mute = await runOperator(['doctor'], env);
+    expect(line(mute, 'Slack scopes')).toMatch(/^FAIL +Slack scopes: not granted: chat:write \(answers\):/);
+    expect(mute.code).toBe(1);
+
     slack.grantedScopes = [...Object.keys(requiredSlackScopes), 'chat:write.public'];
     const all = await runOperator(['doctor'], env);
     expect(line(all, 'Slack scopes')).toMatch(/^OK +Slack scopes: all \d+ the manifest asks for are granted$/);
-    for (const run of [missing, all]) expect(run.stdout + run.stderr).not.toContain(slack.bot.token);
+    for (const run of [missing, mute, all]) expect(run.stdout + run.stderr).not.toContain(slack.bot.token);
   });
 });

@@ -7,6 +7,8 @@ import { requiredSlackScopes } from '../../channels/slack/required-scopes.ts';
 import type { CheckResult } from './check.ts';
 
 const name = 'Slack scopes';
+/** Without this one the bot answers nowhere: a FAIL, where the others cost one feature each. */
+const essential = 'chat:write';
 
 /** The line for the scopes `header` lists (null: Slack sent no such header). */
 export function scopesResult(header: string | null): CheckResult {
@@ -15,7 +17,7 @@ export function scopesResult(header: string | null): CheckResult {
   const missing = Object.entries(requiredSlackScopes).filter(([scope]) => !granted.has(scope));
   if (missing.length === 0) return { level: 'OK', name, detail: `all ${Object.keys(requiredSlackScopes).length} the manifest asks for are granted` };
   return {
-    level: 'WARN',
+    level: missing.some(([scope]) => scope === essential) ? 'FAIL' : 'WARN',
     name,
     detail: `not granted: ${missing.map(([scope, use]) => `${scope} (${use})`).join(', ')}`,
     fix: 'add them under OAuth & Permissions → Bot Token Scopes (or from the manifest in src/channels/slack/README.md) and reinstall the app to the workspace',
