@@ -4,7 +4,6 @@
  * whose portal toggle is off, so `operator start` would fail; `GET /applications/@me`'s `flags`
  * say whether it is on before anyone tries.
  */
-import { ApplicationFlags } from 'discord.js';
 import { messageOf, requestJson, type CheckResult } from './check.ts';
 
 const name = 'Discord message content';
@@ -17,6 +16,8 @@ export async function checkMessageContent(base: string, token: string): Promise<
     if (answer.status !== 200 || typeof body.flags !== 'number') {
       return { level: 'WARN', name, detail: `GET /applications/@me failed (${answer.status} ${body.message ?? answer.statusText}): the intent was not checked`, fix: 'Bot → Privileged Gateway Intents → Message Content must be on' };
     }
+    // Loaded here, not at doctor's start: only a configured Discord needs the SDK's flag values.
+    const { ApplicationFlags } = await import('discord.js');
     // Verified apps (100 servers or more) carry the approved flag, the others the portal's toggle.
     const intent = ApplicationFlags.GatewayMessageContent | ApplicationFlags.GatewayMessageContentLimited;
     if ((body.flags & intent) !== 0) return { level: 'OK', name, detail: 'the Message Content intent is enabled' };
