@@ -41,10 +41,12 @@ export class Refusals {
 
   /**
    * A message whose turn was refused for `reason` (decided by `refusalReason` in
-   * `failure-reply.ts`): reported; resolves to whether its sender is to be told now.
+   * `failure-reply.ts`): reported; returns whether its sender is to be told now. `shown`: the
+   * turn's preview is on screen already, and is finished with the reason whatever the hour
+   * (an edit of what the person sees, not one message more), so it counts as told.
    */
-  turn(message: InboundMessage, reason: string): boolean {
-    const told = this.#notices.take(personOf(message), reason);
+  turn(message: InboundMessage, reason: string, shown = false): boolean {
+    const told = this.#notices.take(personOf(message), reason) || shown;
     this.#ops.emit({ type: 'message.refused', platform: message.address.platform, conversation: message.sessionKey, reason, told });
     return told;
   }

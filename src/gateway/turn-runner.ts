@@ -404,7 +404,7 @@ export class TurnRunner {
   #tells(message: InboundMessage, error: unknown, previewId: string | undefined): boolean {
     const reason = refusalReason(error);
     if (reason === undefined || !this.#options.refusals) return true;
-    return this.#options.refusals.turn(message, reason) || previewId !== undefined;
+    return this.#options.refusals.turn(message, reason, previewId !== undefined);
   }
 
   /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large, a voice note not heard). */

@@ -147,11 +147,14 @@ describe('Refusals', () => {
     expect(refusals.turn(dm('5'), 'spending cap (person, day)')).toBe(true);
     expect(refusals.turn(dm('5'), 'spending cap (person, day)')).toBe(false);
     expect(refusals.turn(dm('5'), 'model calls paused')).toBe(true);
+    // A preview on screen is finished with the reason all the same: told.
+    expect(refusals.turn(dm('5'), 'model calls paused', true)).toBe(true);
     time.advance(refusalNoticeWindowMs);
     expect(refusals.turn(dm('5'), 'spending cap (person, day)')).toBe(true);
     expect(events.map((event) => event.type === 'message.refused' && [event.conversation, event.reason, event.told])).toEqual([
       ['telegram:dm:5', 'spending cap (person, day)', true],
       ['telegram:dm:5', 'spending cap (person, day)', false],
+      ['telegram:dm:5', 'model calls paused', true],
       ['telegram:dm:5', 'model calls paused', true],
       ['telegram:dm:5', 'spending cap (person, day)', true],
     ]);
