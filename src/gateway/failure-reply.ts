@@ -43,3 +43,21 @@ export function failureReply(error: unknown): string {
   if (error instanceof BudgetExhaustedError && error.details['paused'] === true) return 'Not done: model calls are paused by an admin (/budget pause).';
   return 'Sorry, something went wrong while answering. Please try again.';
 }
+
+/**
+ * The reason a failed turn was a refusal (the person's message was not answered for something
+ * about the bot, not the message): no model configured, a model provider failing, a spending cap,
+ * model calls paused. `undefined` for anything else (the person's own request was the trouble, as
+ * a conversation too long or content blocked, or the failure is not one to name), which is told
+ * every time. The reason is what the log and the console show, and what a notice is told once an
+ * hour for (see `refusal-notices.ts`).
+ */
+export function refusalReason(error: unknown): string | undefined {
+  if (error instanceof ProviderError && error.provider === unconfiguredProviderName) return 'no model configured';
+  if (error instanceof ProviderError) return error.kind === 'CONTEXT_OVERFLOW' || error.kind === 'CONTENT_BLOCKED' ? undefined : `model provider failing (${error.kind})`;
+  if (!(error instanceof BudgetExhaustedError)) return undefined;
+  const { scope, period, reason, paused } = error.details;
+  if (paused === true) return 'model calls paused';
+  if (typeof scope === 'string') return `spending cap (${scope}${typeof period === 'string' ? `, ${period}` : ''})`;
+  return typeof reason === 'string' ? `spending caps not checked (${reason})` : undefined;
+}

@@ -54,7 +54,8 @@ import { StoreHealth } from './health/store-health.ts';
 import { describeJournalDamage, type JournalDamage } from './journal.ts';
 import { OpsEvents } from './ops/ops-events.ts';
 import { notifyAfterOf } from './config/model-timeout-env.ts';
-import { reportChannelStatus, reportRefusal, watchAgents } from './ops/gateway-reports.ts';
+import { reportChannelStatus, watchAgents } from './ops/gateway-reports.ts';
+import { Refusals } from './refusals.ts';
 
 /** Logs what people should know about (never message content, never secrets). */
 export type GatewayLog = (line: string) => void;
@@ -90,6 +91,8 @@ export class Gateway {
   readonly approvals: GatewayApprovals;
   /** Spending caps: the gate every model call goes through, and what is spent (see `budget/`). */
   readonly spending!: GatewaySpending;
+  /** Messages not answered: each reported with its reason, told to its sender once an hour (see `refusals.ts`). */
+  readonly refusals!: Refusals;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #stopping = false;
   #work = new Set<Promise<void>>();
@@ -188,7 +191,7 @@ export class Gateway {
       ops: this.ops,
       taints: new SessionTaints({ store: this.runtime.store, mode: this.config.taint.mode, log: (line) => this.log(line) }),
       spending: () => this.spending,
-      transcription: this.config.transcription,
+      transcription: this.config.transcription, refusals: (this.refusals = new Refusals(this.ops)),
     });
     const piped = createGatewayPipelines(this, this.#turnAccess);
     ({ gates: this.gates, pipelines: this.pipelines } = piped);
@@ -329,9 +332,8 @@ export class Gateway {
     try {
       const access = await this.access.check(message);
       if (!access.allowed) {
-        reportRefusal(this.ops, message, access.pairingCode, access.reason);
         await finish();
-        if (access.reply) await this.#sendDirect(adapter, message.address, access.reply);
+        await this.refusals.access(message, access, (text) => this.#sendDirect(adapter, message.address, text));
         return;
       }
       if (isGatewayCommand(message)) {
@@ -410,9 +412,7 @@ export class Gateway {
   }
 
   /** Lets queued turns begin (once the channels are up and earlier replies went out). */
-  #open(): void {
-    this.#release();
-  }
+  readonly #open = (): void => this.#release();
 
   /** Work that outlives the message's acceptance (command answers, refusals); `stop()` waits for it. */
   #background(work: Promise<unknown>): void {

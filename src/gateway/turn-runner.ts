@@ -17,7 +17,8 @@ import type { Conversation } from './conversations.ts';
 import { recentChatFrame, tempDirectoryOf } from './conversations.ts';
 import { keySegment } from './dedupe.ts';
 import { escapeFrame } from './speaker-label.ts';
-import { failureReply } from './failure-reply.ts';
+import { failureReply, refusalReason } from './failure-reply.ts';
+import type { Refusals } from './refusals.ts';
 import type { Outbox } from './files/outbox.ts';
 import { imagesOf, saveDocuments, type DocumentReader, type InboundFileReports, type InboundImages } from './files/inbound-files.ts';
 import { gatewayHearing, type HearRecordings } from './files/voice-notes.ts';
@@ -84,6 +85,8 @@ export interface TurnRunnerOptions {
   spending?: () => Pick<GatewaySpending, 'warning' | 'asks' | 'paused' | 'book' | 'budgets'>;
   /** The largest voice note or other recording transcribed into the person's words (`transcription`; unset: the defaults). */
   transcription?: TranscriptionLimits;
+  /** Turns refused for something about the bot (a cap, a provider): reported, and told once an hour per reason (see `refusals.ts`). */
+  refusals?: Refusals;
 }
 
 /** How a turn ended, noted along the way for its report. */
@@ -247,7 +250,7 @@ export class TurnRunner {
         settlement = 'left';
         report.status = 'left';
         if (isStoreFailure(error)) this.#options.storeFailed(error, `${message.sessionKey}: turn`);
-        if (error instanceof SpendingPausedError) await this.#finishPreview(adapter, address, previewId, error.message);
+        if (error instanceof SpendingPausedError) await this.#finishPreview(adapter, address, previewId, this.#tells(message, error, previewId) ? error.message : undefined);
         return { status: 'error', error: errorMessage(error) };
       }
       const overdue = error instanceof TurnTimeoutError;
@@ -257,7 +260,8 @@ export class TurnRunner {
       // Cut short while a model call had shown nothing: the provider is why, not the request's size.
       // A spending cap's refusal of a person's turn: the admins are asked to let it go on.
       const asked = !job && isAskable(error) ? await this.#options.spending?.().asks?.refused(message, error) : undefined;
-      await this.#finishPreview(adapter, address, previewId, overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : asked ? `${failureReply(error)} ${asked}` : failureReply(error));
+      const reply = overdue ? overdueNote(error.timeoutMs, slow?.silent === true) : asked ? `${failureReply(error)} ${asked}` : failureReply(error);
+      await this.#finishPreview(adapter, address, previewId, job || this.#tells(message, error, previewId) ? reply : undefined);
       return { status: 'error', error: errorMessage(error) };
     } finally {
       if (job) conversation.scheduledRun = false;
@@ -390,6 +394,17 @@ export class TurnRunner {
     let budget = this.#typingBudgets.get(platform);
     if (!budget) this.#typingBudgets.set(platform, (budget = typingBudget()));
     return budget;
+  }
+
+  /**
+   * Whether the person hears why their turn failed: always, unless it was a refusal (see
+   * `refusalReason`) whose reason they heard within the hour. A preview already shown is finished
+   * with the reason all the same: it is an edit of what they see, not one message more.
+   */
+  #tells(message: InboundMessage, error: unknown, previewId: string | undefined): boolean {
+    const reason = refusalReason(error);
+    if (reason === undefined || !this.#options.refusals) return true;
+    return this.#options.refusals.turn(message, reason, previewId !== undefined);
   }
 
   /** Where reading `message`'s files reports: the log, and a reply to the message in its chat (a file too large, a voice note not heard). */

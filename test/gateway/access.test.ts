@@ -108,6 +108,7 @@ describe('access: direct messages', () => {
     expect(await access.check(message({ userId: '7' }))).toEqual(allowed);
     expect(await access.check(message({ userId: '8' }))).toEqual({
       allowed: false,
+      reason: 'not on the allowlist',
       reply: 'Sorry, I only talk with people on my allowlist. Ask an admin of this bot to add you (your id: telegram:8).',
     });
     // Someone approved earlier (under the pairing policy) stays allowed.

@@ -1,7 +1,7 @@
 /**
  * Approve-to-continue through the real gateway process (the fake Bot API, the real Anthropic SDK
  * against the fake model, which reports each call's tokens): a member's turn refused at their
- * daily cap is told so, and the admin gets the question in their direct messages with an inline
+ * daily cap is told so (once an hour: later refusals are silent, and in the log), and the admin gets the question in their direct messages with an inline
  * keyboard. A member's or a stranger's press is refused; the admin's "Allow one more turn" answers
  * the refused message once; "Raise today's cap" raises it and answers; "Deny" tells the member.
  */
@@ -48,14 +48,26 @@ describe("a spending cap's question to the admins (Telegram, through the gateway
   /** How many turns' model requests answered `text` (the background reviewer's, which read the conversation, are not counted). */
   const asked = (text: string) => fakes.model.requests.filter((request) => !JSON.stringify(request.body).includes(reviewMarker) && JSON.stringify(request.body.messages.at(-1)).includes(text)).length;
 
-  /** The member says `text`, which their cap refuses; resolves to the admin's copy of the question and its buttons. */
-  async function refused(text: string, spent: string) {
+  /**
+   * The member says `text`, which their cap refuses; resolves to the admin's copy of the question
+   * and its buttons. The member hears the cap's reason once an hour (`refusals`: the how many-th
+   * refusal of theirs this is): the first time, with the text checked; after that silently, as the
+   * log shows.
+   */
+  async function refused(text: string, spent: string, refusals = 1) {
     const { telegram } = fakes;
     const copies = telegram.messages(admin.id).length;
+    const notices = telegram.messages(member.id).filter((message) => message.text.startsWith('Not answered:')).length;
     telegram.pushUpdate(telegram.textMessage({ chatId: member.id, text, from: member }));
-    const refusal = await findBotMessage(telegram, gateway, member.id, `Not answered: this person's spending cap of ${spent}`, wait);
-    expect(refusal.text).toMatch(/; it resets at \d{4}-\d\d-\d\d 00:00 UTC\. An admin has been asked to allow more\.$/);
+    if (refusals === 1) {
+      const refusal = await findBotMessage(telegram, gateway, member.id, `Not answered: this person's spending cap of ${spent}`, wait);
+      expect(refusal.text).toMatch(/; it resets at \d{4}-\d\d-\d\d 00:00 UTC\. An admin has been asked to allow more\.$/);
+    } else {
+      await gateway.output.waitFor(new RegExp(`(?:[\\s\\S]*?"message\\.refused"[^\\n]*"telegram:dm:${member.id}"){${refusals}}`), { stream: 'stderr', timeoutMs: wait });
+      expect(telegram.messages(member.id).filter((message) => message.text.startsWith('Not answered:'))).toHaveLength(notices);
+    }
     const copy = await telegram.waitFor((fake) => fake.messages(admin.id).slice(copies).find((message) => message.text?.startsWith('A spending cap stopped a turn in telegram:dm:8202, for Mo (telegram:8202)')), wait);
+    expect(copy.text).toContain(`spending cap of ${spent}`);
     const buttons = (copy.replyMarkup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard.flat();
     const id = /^budget:once@([0-9a-f]{8})$/.exec(buttons[0]!.callback_data)![1]!;
     return { copy, buttons, id };
@@ -95,13 +107,14 @@ describe("a spending cap's question to the admins (Telegram, through the gateway
   it("raises today's cap and answers, and a denial tells the member", async () => {
     const { model, telegram } = fakes;
     // $1.50 spent: a raise to $2.00 lets one more call through, the one after is refused.
-    const raised = await refused('one more thing', '$1.00 a day is reached ($1.50 spent');
+    // Refused again within the hour for the same reason: the member is not told again; the admins are asked.
+    const raised = await refused('one more thing', '$1.00 a day is reached ($1.50 spent', 2);
     model.enqueue({ text: 'The one more thing.', usage: { input: 100_000, output: 30_000 } });
     expect(await press(admin.id, admin, `budget:raise@${raised.id}`, raised.copy.messageId)).toBe("Raised: person telegram:8202's cap is $2.00 today; the message is answered now.");
     await findFinalBotMessage(telegram, gateway, member.id, 'The one more thing.', wait);
     expect(asked('one more thing')).toBe(1);
 
-    const denied = await refused('and another', '$2.00 a day is reached ($2.25 spent');
+    const denied = await refused('and another', '$2.00 a day is reached ($2.25 spent', 3);
     expect(await press(admin.id, admin, `budget:deny@${denied.id}`, denied.copy.messageId)).toBe('Denied: telegram:dm:8202 stays at its cap.');
     await findBotMessage(telegram, gateway, member.id, 'An admin kept the spending cap: it resets at', wait);
     expect(asked('and another')).toBe(0);

@@ -72,6 +72,7 @@ describe('pairing: declining', () => {
     await expect(access.approvePairing(code)).rejects.toThrow(`Unknown pairing code ${code}`);
     expect(await access.check(message('42'))).toEqual({
       allowed: false,
+      reason: 'declined by an admin',
       reply: 'Sorry, an admin of this bot declined your request to talk with me. You can ask for a new pairing code in 24 hours.',
     });
     clock.advance(23.5 * 3_600_000);

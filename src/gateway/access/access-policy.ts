@@ -105,10 +105,10 @@ export function createAccessPolicy(config: AccessConfig, store: Store, options: 
       if (list?.users.has(userId) || (await book.isApproved(platform, userId))) return { allowed: true, admin: false };
       if (message.sender.isBot) return { allowed: false };
       if (policy === 'allowlist') {
-        return { allowed: false, reply: `Sorry, I only talk with people on my allowlist. Ask an admin of this bot to add you (your id: ${platform}:${userId}).` };
+        return { allowed: false, reason: 'not on the allowlist', reply: `Sorry, I only talk with people on my allowlist. Ask an admin of this bot to add you (your id: ${platform}:${userId}).` };
       }
       const deniedUntil = await book.deniedUntil(platform, userId);
-      if (deniedUntil !== undefined) return { allowed: false, reply: deniedReply(deniedUntil, now()) };
+      if (deniedUntil !== undefined) return { allowed: false, reason: 'declined by an admin', reply: deniedReply(deniedUntil, now()) };
       const request = await book.request({ platform, userId, name: message.sender.name, username: message.sender.username }, message.address);
       return { allowed: false, reply: pairingReply(request, now()), pairingCode: request.code };
     },

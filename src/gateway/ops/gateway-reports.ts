@@ -38,13 +38,14 @@ export function watchUsage(ops: OpsEvents): (agent: Agent, place: AgentPlace) =>
 /**
  * Reports a message the access policy refused: a pairing request (with the code an admin
  * approves; in a group, the group's), or a refusal (an allowlist, a closed policy, a declined
- * person, a group no admin approved: `reason` when the policy gave one).
+ * person, a group no admin approved: `reason` when the policy gave one; `told` whether the
+ * sender heard it this time).
  */
-export function reportRefusal(ops: OpsEvents, message: InboundMessage, pairingCode: string | undefined, reason?: string): void {
+export function reportRefusal(ops: OpsEvents, message: InboundMessage, pairingCode: string | undefined, reason?: string, told?: boolean): void {
   const place = { platform: message.address.platform, conversation: message.sessionKey };
   const user = `${place.platform}:${message.sender.id}`;
   if (pairingCode) ops.emit({ type: 'pairing.requested', ...place, user, code: pairingCode, ...(message.scope === 'group' && { group: groupLabel(groupOf(message)) }) });
-  else ops.emit({ type: 'message.refused', ...place, reason: reason ?? (message.scope === 'group' ? 'not on the allowlist' : 'not allowed in direct messages') });
+  else ops.emit({ type: 'message.refused', ...place, reason: reason ?? (message.scope === 'group' ? 'not on the allowlist' : 'not allowed in direct messages'), ...(told !== undefined && { told }) });
 }
 
 /** Reports `platform`'s channel status (connection lost and back, rate limits, exceptions stopped at its boundary). */

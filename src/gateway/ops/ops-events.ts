@@ -33,7 +33,8 @@ export interface OpsPlace {
 export type OpsEvent = OpsPlace &
   (
     | { type: 'message.accepted'; scope: 'dm' | 'group'; command?: string }
-    | { type: 'message.refused'; reason: string }
+    /** A message not answered, and why; `told` whether its sender heard the reason this time (once an hour per reason). */
+    | { type: 'message.refused'; reason: string; told?: boolean }
     | { type: 'turn.start'; profile: string; scheduled: boolean }
     | { type: 'turn.end'; profile: string; status: TurnStatus; durationMs: number; tokens: OpsTokens; costUsd: number; error?: string }
     | { type: 'model.usage'; profile: string; provider: string; model: string; tokens: OpsTokens; costUsd: number; kind: UsageKind }
