@@ -129,7 +129,31 @@ export class ReplyStream {
     this.#closed = true;
     clearTimeout(this.#timer);
     await this.#flushing;
+    // A reply that grew in a draft ends as a preview message, noted before the final text replaces
+    // it by an edit, which a restart repeats safely. Sent as a new message instead, a process killed
+    // between Telegram taking it and the ledger hearing so would send it again after the restart
+    // (the chaos test under CPU load found one answered twice).
+    if (this.#drafts && this.#messageId === undefined && this.#shown !== undefined) await this.#previewMessage();
     return this.#messageId;
+  }
+
+  /** Sends what the answer is now as the preview message, the final text's first part to be. */
+  async #previewMessage(): Promise<void> {
+    const preview = this.#preview();
+    if (preview === undefined || preview === '') return;
+    await this.#sendPreview(preview).catch(() => undefined);
+  }
+
+  /** Sends `preview` as the stream's preview message and notes it (see `#flush`). */
+  async #sendPreview(preview: string): Promise<void> {
+    const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey, preview: true });
+    this.#messageId = sent.ids[0];
+    // On record before anything else of this stream goes out (the next edit, the final text):
+    // a process killed after this point leaves a preview its restart finishes. The caller
+    // reports a note that failed; the stream goes on. A store that takes longer than
+    // `previewNoteWaitMs` does not hold the answer back: the person's preview is finished
+    // while the note is still being written (a kill in that stretch may leave it, as before).
+    if (this.#messageId !== undefined) await within(Promise.resolve(this.#onPreview?.(this.#messageId)), previewNoteWaitMs);
   }
 
   #schedule(): void {
@@ -157,14 +181,7 @@ export class ReplyStream {
       if (preview === '') return;
     }
     if (this.#messageId === undefined) {
-      const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey, preview: true });
-      this.#messageId = sent.ids[0];
-      // On record before anything else of this stream goes out (the next edit, the final text):
-      // a process killed after this point leaves a preview its restart finishes. The caller
-      // reports a note that failed; the stream goes on. A store that takes longer than
-      // `previewNoteWaitMs` does not hold the answer back: the person's preview is finished
-      // while the note is still being written (a kill in that stretch may leave it, as before).
-      if (this.#messageId !== undefined) await within(Promise.resolve(this.#onPreview?.(this.#messageId)), previewNoteWaitMs);
+      await this.#sendPreview(preview);
     } else {
       await this.#adapter.edit(this.#address, this.#messageId, { text: preview, preview: true });
     }

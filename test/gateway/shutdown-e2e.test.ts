@@ -75,8 +75,9 @@ describe('stopping the gateway', () => {
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === answer), wait).catch((error: unknown) => {
       throw new Error(`${String(error)}: ${JSON.stringify(telegram.messages(person).map((message) => message.text))}\n${gateway!.output.all()}`);
     });
-    // The stopped turn left only its draft (never a message): the answer is the one message.
-    expect(telegram.messages(person).map((message) => [message.text, message.edits])).toEqual([[answer, 0]]);
+    // The stopped turn left only its draft (never a message): the answer is the one message, sent as
+    // its draft ended and finished by one edit.
+    expect(telegram.messages(person).map((message) => [message.text, message.edits])).toEqual([[answer, 1]]);
     expect(model.requests).toHaveLength(before + 1);
   });
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { GatewayPerConfig } from '../helpers/gateway-per-config.ts';
-import { findBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
+import { findBotMessage, findFinalBotMessage, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const wait = 60_000;
 const notice = 'slow to answer; still trying';
@@ -64,9 +64,10 @@ describe('a person always hears something while the provider is slow', () => {
     say(7001, 'are you there?');
     await draftWith(7001, notice);
     held.open();
-    await findBotMessage(telegram, running, 7001, 'The answer, late but whole.', wait);
-    // The notice was only ever the draft: the answer is the one message, never edited.
-    expect(telegram.messages(7001).map((message) => [message.text, message.edits])).toEqual([['The answer, late but whole.', 0]]);
+    await findFinalBotMessage(telegram, running, 7001, 'The answer, late but whole.', wait);
+    // The notice was only ever the draft: the answer is the one message (sent as the draft ended,
+    // finished by one edit), and no message ever showed the notice.
+    expect(telegram.messages(7001).map((message) => [message.text, message.edits])).toEqual([['The answer, late but whole.', 1]]);
     expect(textsSent(7001).some((text) => text.includes(notice))).toBe(false);
 
     // The next turn's request holds the conversation so far, and never the notice.
@@ -120,7 +121,8 @@ describe('a person always hears something while the provider is slow', () => {
     await draftWith(7003, notice);
     const told = await findBotMessage(telegram, running, 7003, 'Stopped: this took longer than 4 seconds', wait);
     expect(told.text).toContain('the model provider did not answer');
-    // The draft with the notice gives way to the one message that says why.
-    expect(telegram.messages(7003).map((message) => message.edits)).toEqual([0]);
+    // The draft with the notice gives way to the one message that says why (sent as the draft
+    // ended, finished by one edit).
+    expect(telegram.messages(7003).map((message) => message.edits)).toEqual([1]);
   });
 });
