@@ -70,7 +70,8 @@ export default async function telegramDraftsBench(): Promise<BenchResult[]> {
       { name: 'time to the first visible token, drafts / edited preview (p50s)', value: median(drafts.firstTokenMs) / median(edits.firstTokenMs), unit: 'x' },
       { name: 'Bot API requests per reply, drafts (p50)', value: median(drafts.requests), unit: 'requests' },
       { name: 'Bot API requests per reply, edited preview (p50)', value: median(edits.requests), unit: 'requests' },
-      { name: 'edits per reply, drafts (p50)', value: median(drafts.edits), unit: 'edits', target: '0', pass: median(drafts.edits) === 0 },
+      // One: the message the draft ends as is finished by an edit, which a restart repeats safely.
+      { name: 'edits per reply, drafts (p50)', value: median(drafts.edits), unit: 'edits', target: '<= 1', pass: median(drafts.edits) <= 1 },
       { name: 'edits per reply, edited preview (p50)', value: median(edits.edits), unit: 'edits' },
     ];
   } finally {
