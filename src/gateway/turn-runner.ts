@@ -82,7 +82,7 @@ export interface TurnRunnerOptions {
   /** The sessions' taint (`taint.mode`): what untrusted content each turn's context holds. */
   taints?: SessionTaints;
   /** Spending caps: after a turn, the notice once a cap passes `budgets.warnAt`; a refused turn's question to the admins. */
-  spending?: () => Pick<GatewaySpending, 'warning' | 'asks' | 'paused' | 'book' | 'budgets'>;
+  spending?: () => Pick<GatewaySpending, 'warning' | 'asks' | 'reserveCost'>;
   /** The largest voice note or other recording transcribed into the person's words (`transcription`; unset: the defaults). */
   transcription?: TranscriptionLimits;
   /** Turns refused for something about the bot (a cap, a provider): reported, and told once an hour per reason (see `refusals.ts`). */

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Attachment, InboundMessage } from '../../src/channels/types.ts';
-import { gatewaySpendGate, type GatewaySpending } from '../../src/gateway/budget/gateway-spending.ts';
+import { gatewaySpendGate, spendEvent, type GatewaySpending } from '../../src/gateway/budget/gateway-spending.ts';
 import { budgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { gatewayHearing } from '../../src/gateway/files/voice-notes.ts';
 import { OpsEvents, type OpsRecord } from '../../src/gateway/ops/ops-events.ts';
@@ -24,8 +24,9 @@ const voiceNote = (seconds: number): Attachment => ({ kind: 'file', mediaType: '
 const message = (attachment: Attachment): InboundMessage => ({ id: '3', dedupeKey: 'u3', sessionKey: 'telegram:dm:7', address: { platform: 'telegram', conversationId: '7' }, scope: 'dm', sender: { id: '7' }, text: '', attachments: [attachment], mentioned: true, receivedAt: 0, raw: undefined });
 
 function setUp(personDay: number) {
-  const spending: GatewaySpending = gatewaySpendGate({ store: createStore({ driver: 'memory' }), budgets: () => budgetsSchema.parse({ person: { day: personDay } }), log: () => {} });
   const ops = new OpsEvents();
+  // Reporting to the ops events as the gateway's gate does (`gateway.ts`).
+  const spending: GatewaySpending = gatewaySpendGate({ store: createStore({ driver: 'memory' }), budgets: () => budgetsSchema.parse({ person: { day: personDay } }), log: () => {}, report: (report) => ops.emit(spendEvent(report)) });
   const events: OpsRecord[] = [];
   ops.subscribe((record) => void events.push(record));
   const logged: string[] = [];

@@ -128,27 +128,45 @@ export interface BudgetGateOptions {
   lines?: (turn: TurnContext | undefined) => SpendLine[];
 }
 
-/** The gateway's gate over `book`, with the caps of `budgets`. */
-export function budgetGate(book: SpendLedger, budgets: (profile?: string) => BudgetsConfig, options: BudgetGateOptions = {}): SpendGate {
+/** A reservation in dollars, settled at the real cost (0 when nothing was spent). */
+export interface CostHold {
+  settle(actualUsd: number): void;
+}
+
+/** What reserves spend that is not a model request (a recording's transcription) on a turn's caps. */
+export interface CostGate {
+  /**
+   * Reserves `worstCaseUsd` on every cap of `turn`, or rejects with a `BudgetExhaustedError` whose
+   * message begins with `refused` (`Not transcribed`), as a model call's begins `Not answered`.
+   */
+  reserveCost(turn: TurnContext | undefined, worstCaseUsd: number, refused: string): Promise<CostHold>;
+}
+
+/** The gateway's gate over `book`, with the caps of `budgets`: model calls, and other spend in dollars. */
+export function budgetGate(book: SpendLedger, budgets: (profile?: string) => BudgetsConfig, options: BudgetGateOptions = {}): SpendGate & CostGate {
   const now = options.now ?? (() => new Date());
+  const reserveCost = async (turn: TurnContext | undefined, amount: number, refused: string): Promise<CostHold> => {
+    const lines = options.lines?.(turn) ?? countedLines(spendLines(budgets(turn?.profile), turn));
+    if (lines.length === 0) return { settle: () => {} };
+    const held = await book.reserve(lines, amount, turn && options.exempt?.(turn));
+    if (!('settle' in held)) {
+      options.report?.({ type: 'refused', scope: scopeKind(held.line.scope), period: held.line.period, cap: held.line.cap });
+      throw new BudgetExhaustedError(`${refused}: ${refusalText(held, now())}`, { scope: held.line.scope, period: held.line.period, cap: held.line.cap, spent: held.spent });
+    }
+    return {
+      settle: (cost) => {
+        held.settle(cost);
+        if (cost > 0) options.report?.({ type: 'spent', scopes: [...new Set(lines.map((line) => scopeKind(line.scope)))], costUsd: cost });
+      },
+    };
+  };
   return {
+    reserveCost,
     async reserve(request, turn): Promise<SpendTicket> {
       const info = getModelInfo(request.model);
       if (!info) return { settle: () => {} };
-      const lines = options.lines?.(turn) ?? countedLines(spendLines(budgets(turn?.profile), turn));
-      if (lines.length === 0) return { settle: () => {} };
-      const held = await book.reserve(lines, worstCaseCost(request, info), turn && options.exempt?.(turn));
-      if (!('settle' in held)) {
-        options.report?.({ type: 'refused', scope: scopeKind(held.line.scope), period: held.line.period, cap: held.line.cap });
-        throw new BudgetExhaustedError(`Not answered: ${refusalText(held, now())}`, { scope: held.line.scope, period: held.line.period, cap: held.line.cap, spent: held.spent });
-      }
-      return {
-        settle: (usage) => {
-          const cost = usage ? computeCost(usage, info).total : 0;
-          held.settle(cost);
-          if (cost > 0) options.report?.({ type: 'spent', scopes: [...new Set(lines.map((line) => scopeKind(line.scope)))], costUsd: cost });
-        },
-      };
+      const held = await reserveCost(turn, worstCaseCost(request, info), 'Not answered');
+      return { settle: (usage) => held.settle(usage ? computeCost(usage, info).total : 0) };
     },
   };
 }

@@ -10,7 +10,7 @@ import type { TurnContext } from '../../tools/tool.ts';
 import type { Store } from '../../store/store.ts';
 import type { OpsEvent } from '../ops/ops-events.ts';
 import type { BudgetsConfig } from '../config/budget-schema.ts';
-import { budgetGate, type SpendReport } from './budget-gate.ts';
+import { budgetGate, type CostGate, type SpendReport } from './budget-gate.ts';
 import { SpendAsks, type SpendAsksOptions } from './spend-asks.ts';
 import { conversationModel, JobSpending } from './job-spending.ts';
 import { SpendBook } from './spend-book.ts';
@@ -18,7 +18,7 @@ import { warnedKey, warningDue, warningText, watchedLines } from './spend-warnin
 import { pausedKey, SpendingPausedError } from './spending-paused.ts';
 
 /** The gateway's spending: its gate, the book `/budget` reads, and the kill switch. */
-export interface GatewaySpending extends SpendGate {
+export interface GatewaySpending extends SpendGate, CostGate {
   book: SpendBook;
   /** The scheduled jobs' spending: estimates, spend per job, whether a due run may start. */
   jobs: JobSpending;
@@ -97,6 +97,10 @@ export function gatewaySpendGate(options: GatewaySpendOptions): GatewaySpending 
     async reserve(request, turn) {
       if (paused) throw new SpendingPausedError();
       return gate.reserve(request, turn);
+    },
+    async reserveCost(turn, worstCaseUsd, refused) {
+      if (paused) throw new SpendingPausedError();
+      return gate.reserveCost(turn, worstCaseUsd, refused);
     },
     async load() {
       paused = (await store.get<unknown>(pausedKey)) === true;

@@ -5,14 +5,11 @@
  * kind `transcription`, which the usage ledger and the metrics count).
  */
 import type { InboundMessage } from '../../channels/types.ts';
-import { BudgetExhaustedError } from '../../core/errors.ts';
-import type { Heard, TranscriptionHold } from '../../media/transcription.ts';
+import type { Heard } from '../../media/transcription.ts';
 import { defaultTranscriptionLimits, recordingOf, Transcription, type TranscriptionLimits } from '../../media/transcription.ts';
 import { transcriberFromEnv, type Environment } from '../../media/transcriber-env.ts';
 import type { TurnContext } from '../../tools/tool.ts';
-import { countedLines, refusalText, scopeKind, spendLines } from '../budget/budget-gate.ts';
 import type { GatewaySpending } from '../budget/gateway-spending.ts';
-import { SpendingPausedError } from '../budget/spending-paused.ts';
 import { opsTokens, type OpsEvents } from '../ops/ops-events.ts';
 import type { InboundFileReports } from './inbound-files.ts';
 
@@ -25,7 +22,7 @@ export interface GatewayHearingOptions {
   /** Unset: {@link defaultTranscriptionLimits}. */
   limits?: TranscriptionLimits;
   /** The gateway's spending (made after the runner: read when a recording comes). */
-  spending?: () => Pick<GatewaySpending, 'paused' | 'book' | 'budgets'>;
+  spending?: () => Pick<GatewaySpending, 'reserveCost'>;
   ops?: OpsEvents;
   log(line: string): void;
 }
@@ -41,24 +38,15 @@ export function gatewayHearing(options: GatewayHearingOptions): HearRecordings {
     // What the turn's own calls count against: its person (unless an admin), conversation, gateway.
     const context: TurnContext = { sessionKey: message.sessionKey, platform: message.address.platform, senderId: message.sender.id, admin: turn.admin, scheduled: false, profile: turn.profile };
     const spending = options.spending?.();
-    const lines = spending ? countedLines(spendLines(spending.budgets(turn.profile), context)) : [];
     return transcription.hear(message, {
       tell: reports.tell,
       log: reports.log,
-      reserve: spending ? (worstCaseUsd) => reserve(spending, lines, worstCaseUsd) : undefined,
+      // On the caps as a model call is (the gate refuses when paused or at a cap, and reports the spend).
+      reserve: spending ? (worstCaseUsd) => spending.reserveCost(context, worstCaseUsd, 'Not transcribed') : undefined,
       spent: ({ model, costUsd }) => {
         const place = { platform: message.address.platform, conversation: message.sessionKey };
         options.ops?.emit({ type: 'model.usage', ...place, profile: turn.profile, provider: 'openai', model, tokens: opsTokens({ input: 0, output: 0 }), costUsd, kind: 'transcription' });
-        if (costUsd > 0) options.ops?.emit({ type: 'budget.spent', ...place, scopes: [...new Set(lines.map((line) => scopeKind(line.scope)))], costUsd });
       },
     });
   };
-}
-
-/** Reserves on the book as a model call does, refusing the same way (paused, or a cap reached). */
-async function reserve(spending: Pick<GatewaySpending, 'paused' | 'book'>, lines: Parameters<GatewaySpending['book']['reserve']>[0], worstCaseUsd: number): Promise<TranscriptionHold> {
-  if (spending.paused) throw new SpendingPausedError();
-  const held = await spending.book.reserve(lines, worstCaseUsd);
-  if ('settle' in held) return held;
-  throw new BudgetExhaustedError(`Not transcribed: ${refusalText(held, new Date())}`, { scope: held.line.scope, period: held.line.period, cap: held.line.cap });
 }
