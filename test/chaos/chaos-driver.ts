@@ -11,6 +11,7 @@ import type { FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { StartedGateway } from '../helpers/gateway-process.ts';
 import { chaosReply, countAnswers, tokenPattern, type Acceptance, type ChaosCount, type ChatOutcome } from './chaos-answers.ts';
 import { judgePreview, notedPreviews } from './chaos-previews.ts';
+import { ProcessCpu } from './process-cpu.ts';
 import { between, seededRandom } from './random.ts';
 
 /** Gateway log lines that tell of a preview or a reply gone wrong. */
@@ -135,8 +136,11 @@ export async function runChaos(name: string, platform: ChaosPlatform, options: C
   const killTimes: number[] = [];
   const outputs: string[] = [];
   let gateway: StartedGateway | undefined;
+  // Whether a killed process ran after the platform answered it, from its own CPU time.
+  const cpu = new ProcessCpu();
   try {
     gateway = await platform.start();
+    cpu.follow(gateway.child.pid!);
 
     // Kills at random moments while messages go out and turns stream; every other one right after
     // the bot did something (a preview sent or edited), so kills land mid-stream often. A restarted
@@ -157,11 +161,13 @@ export async function runChaos(name: string, platform: ChaosPlatform, options: C
           await sleep(between(random, 0, 80));
         }
         platform.killing?.();
+        cpu.sample();
         killTimes.push(Date.now());
         await gateway!.kill();
         outputs.push(gateway!.output.all());
         await sleep(between(random, 50, 400));
         gateway = await platform.start();
+        cpu.follow(gateway.child.pid!);
         upSince = performance.now();
         minimumUptime = between(random, 300, 1_500);
       }
@@ -191,7 +197,7 @@ export async function runChaos(name: string, platform: ChaosPlatform, options: C
 
     await settle(platform, chats, performance.now() + (options.settleMs ?? 60_000));
     // An unfinished, never edited preview: orphaned by a kill, or left by a fault (`chaos-previews.ts`).
-    const evidence = { killTimes, noted: await notedPreviews(platform.home), callTimes: platform.callTimes?.(), windowMs: options.orphanWindowMs ?? 100 };
+    const evidence = { killTimes, noted: await notedPreviews(platform.home), callTimes: platform.callTimes?.(), windowMs: options.orphanWindowMs ?? 100, cpuUsed: (from: number, to: number) => cpu.usedBetween(from, to) };
     const orphanGapsMs: number[] = [];
     const gapToKill = (at: number) => Math.min(...killTimes.filter((kill) => kill >= at).map((kill) => kill - at));
     for (const [chat, outcome] of chats) {
@@ -215,6 +221,7 @@ export async function runChaos(name: string, platform: ChaosPlatform, options: C
     const debug = process.env.CHAOS_DEBUG ? { chats: [...chats.entries()], output: [...outputs, gateway.output.all()].join('\n=== restart ===\n'), calls: platform.calls() } : undefined;
     return { ...count, platform: name, options, kills: killTimes.length, wallMs: Math.round(performance.now() - started), redeliveries: platform.redeliveries(), ...(platform.deliveryNotes && { deliveryNotes: platform.deliveryNotes() }), orphanGapsMs, lostBeforeKillMs, gatewayProblems, ...(debug && { debug }) };
   } finally {
+    cpu.stop();
     await gateway?.stop();
     await platform.close();
   }

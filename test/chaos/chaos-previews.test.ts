@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createInbox } from '../../src/gateway/inbox.ts';
 import { createStoreFromEnv } from '../../src/store/from-env.ts';
 import { judgePreview, notedPreviews } from './chaos-previews.ts';
+import { ProcessCpu, processCpuMs } from './process-cpu.ts';
 
 const preview = { text: 'Answer to m1-c1: this …', edits: 0, createdAt: 10_000, answeredAt: 10_010, connectedAt: 9_500, noteKey: '42:7' };
 /** Calls at `times` on a connection the process that sent the preview opened. */
@@ -28,6 +29,23 @@ describe('judging a preview a chaos run left unfinished', () => {
     const verdict = judgePreview(preview, { killTimes: [10_500], noted: none, callTimes: calls(10_050, 10_120, 10_400), windowMs: 100 });
     expect(verdict).toMatchObject({ orphaned: false });
     expect(verdict.note).toContain('3 calls over 350 ms');
+  });
+
+  it('is orphaned when the process had too little CPU after the answer, however the calls were spread', () => {
+    // A saturated machine: the fake, starved too, takes calls written before the answer one by one after it.
+    const evidence = { killTimes: [10_500], noted: none, callTimes: calls(10_050, 10_120, 10_400), windowMs: 100 };
+    const starved = judgePreview(preview, { ...evidence, cpuUsed: () => 40 });
+    expect(starved).toMatchObject({ orphaned: true });
+    expect(starved.note).toContain('3 calls over 350 ms and 40 ms of its CPU');
+    expect(judgePreview(preview, { ...evidence, cpuUsed: () => 180 })).toMatchObject({ orphaned: false });
+    // Where nothing was sampled, the calls decide alone.
+    expect(judgePreview(preview, { ...evidence, cpuUsed: () => undefined })).toMatchObject({ orphaned: false });
+  });
+
+  it('asks for the CPU between the answer and the kill of the process that sent it', () => {
+    const asked: [number, number][] = [];
+    judgePreview(preview, { killTimes: [9_000, 10_500, 12_000], noted: none, callTimes: calls(10_050, 10_120, 10_400), windowMs: 100, cpuUsed: (from, to) => (asked.push([from, to]), 500) });
+    expect(asked).toEqual([[10_010, 10_500]]);
   });
 
   it('is orphaned when the calls after the answer came in one burst', () => {
@@ -57,6 +75,27 @@ describe('judging a preview a chaos run left unfinished', () => {
     const evidence = { killTimes: [10_080], noted: none, windowMs: 100 };
     expect(judgePreview(preview, evidence)).toMatchObject({ orphaned: true });
     expect(judgePreview(preview, { ...evidence, killTimes: [10_300] })).toMatchObject({ orphaned: false });
+  });
+});
+
+describe("a process's CPU time, from /proc", () => {
+  it('grows while the process works, and a window before any sample is unknown', async () => {
+    const cpu = new ProcessCpu(1);
+    expect(cpu.usedBetween(0, Date.now())).toBeUndefined();
+    const from = Date.now();
+    cpu.follow(process.pid);
+    const before = processCpuMs(process.pid)!;
+    while (processCpuMs(process.pid)! < before + 60) Math.sqrt(Math.random());
+    cpu.sample();
+    const to = Date.now();
+    cpu.stop();
+    expect(cpu.usedBetween(from, to)).toBeGreaterThanOrEqual(50);
+    // Only the samples inside the window count: none there is none known used.
+    expect(cpu.usedBetween(to + 1, to + 1_000)).toBe(0);
+  });
+
+  it('is unknown for a process that is gone', () => {
+    expect(processCpuMs(2 ** 22 + 12_345)).toBeUndefined();
   });
 });
 

@@ -11,7 +11,10 @@
  * tells when its answer went out and when the bot's later calls came, the two are told apart: a
  * process that went on calling the platform for a while after the answer went out was running,
  * and so read it. Without those times, a preview the platform took at most `windowMs` before the
- * kill counts as orphaned.
+ * kill counts as orphaned. Where the gateway's own CPU time was sampled, a process counts as running
+ * only if it also had `runningCpuMs` of CPU after the answer went out: on a saturated machine the
+ * fake platform, starved as well, may take calls written long before the answer one by one after
+ * it, so its clock alone can make a starved process look busy.
  *
  * Which process sent a call is told by its connection: one opened while a process lived is that
  * process's (they never overlap). The platform may take a call a process wrote just before its
@@ -29,6 +32,13 @@ import type { BotMessage } from './chaos-driver.ts';
 const runningSpanMs = 250;
 /** ... and at least this many of them. */
 const runningCalls = 3;
+/**
+ * ... and, where it was sampled, at least this much CPU time of the process between the answer
+ * and the kill: enough event-loop turns to have read a socket that was ready all along (a healthy
+ * process reads the answer within a few ms of CPU; the longest single task of a start, loading a
+ * chunk of modules, takes a few tens).
+ */
+const runningCpuMs = 100;
 
 /** How an unfinished, never edited preview came about. */
 export type PreviewVerdict = { orphaned: true; gapMs: number; note: string } | { orphaned: false; note: string };
@@ -43,6 +53,8 @@ export interface PreviewEvidence {
   callTimes?: readonly { at: number; connectedAt: number }[];
   /** Without call times: how long before a kill a preview may have been taken to count as orphaned. */
   windowMs: number;
+  /** Where it was sampled: at least how much CPU time (ms) the process alive at `to` used from `from` on (see `process-cpu.ts`). */
+  cpuUsed?: (from: number, to: number) => number | undefined;
 }
 
 /** Judges `message`, an unfinished and never edited preview. */
@@ -67,8 +79,9 @@ export function judgePreview(message: BotMessage, evidence: PreviewEvidence): Pr
     .map((call) => call.at)
     .sort((a, b) => a - b);
   const span = later.length > 0 ? later[later.length - 1]! - later[0]! : 0;
-  const calls = `${later.length} calls over ${span} ms between the answer and the kill`;
-  return later.length >= runningCalls && span >= runningSpanMs
+  const cpuMs = evidence.cpuUsed?.(answeredAt, kill);
+  const calls = `${later.length} calls over ${span} ms${cpuMs === undefined ? '' : ` and ${cpuMs} ms of its CPU`} between the answer and the kill`;
+  return later.length >= runningCalls && span >= runningSpanMs && (cpuMs === undefined || cpuMs >= runningCpuMs)
     ? { orphaned: false, note: `${taken}, never noted, though the process ran on (${calls})` }
     : { orphaned: true, gapMs, note: `${taken}; the process was not running after the answer (${calls})` };
 }
