@@ -70,7 +70,7 @@ export class SpendObject extends DurableObject<WorkerEnv> {
   constructor(ctx: DurableObjectState, env: WorkerEnv) {
     super(ctx, env);
     // Every count written at once: an object may be evicted between calls, taking a timer with it.
-    this.#book = new SpendBook({ store: objectStore(ctx.storage), log: (line) => console.error(`spending: ${line}`), countEveryMs: 0 });
+    this.#book = new SpendBook({ store: objectStore(ctx.storage), log: (line) => console.error(`spending: ${line}`), countEveryMs: 0, logs: false });
     // Before any call is taken: the reservations an earlier instance held still hold.
     void ctx.blockConcurrencyWhile(() => this.#restore());
   }

@@ -4,6 +4,9 @@
  * for its worst case, concurrent calls never overshoot, settled spend is kept across a restart and
  * a new UTC day starts at zero. The gateway's own day and month are counted even without a cap.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BudgetExhaustedError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
@@ -12,7 +15,7 @@ import { budgetGate, countedLines, refusalText, spendLines, worstCaseCost, type 
 import { budgetCommand, budgetReport } from '../../src/gateway/budget/budget-command.ts';
 import { gatewaySpendGate } from '../../src/gateway/budget/gateway-spending.ts';
 import { SpendingPausedError } from '../../src/gateway/budget/spending-paused.ts';
-import { SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
+import { compactEvery, SpendBook, type SpendLine } from '../../src/gateway/budget/spend-book.ts';
 import { overviewText, spendingOverview } from '../../src/gateway/budget/spending-overview.ts';
 import { budgetsFor, budgetsSchema, profileBudgetsSchema } from '../../src/gateway/config/budget-schema.ts';
 import { failureReply } from '../../src/gateway/failure-reply.ts';
@@ -142,7 +145,8 @@ describe('the spend book', () => {
       if ('settle' in hold) hold.settle(0.1);
     }
     await new Promise((resolve) => setImmediate(resolve));
-    expect(await store.get('spend:conversation%20telegram%3Adm%3A7:2026-11-30')).toBeCloseTo(0.3);
+    // The capped line's totals are in its log, one a settle.
+    expect((await store.readLog('spend-log:conversation%20telegram%3Adm%3A7:2026-11-30')).map(Number)).toEqual([0.1, 0.2, expect.closeTo(0.3)]);
     expect(await store.get('spend:gateway:2026-11-30')).toBeNull();
     vi.advanceTimersByTime(5_000);
     await new Promise((resolve) => setImmediate(resolve));
@@ -162,6 +166,67 @@ describe('the spend book', () => {
     now = new Date('2026-12-01T00:00:01Z');
     expect(await restarted.spent(line.scope, 'day')).toBe(0);
     expect('settle' in (await restarted.reserve([line], 0.6))).toBe(true);
+  });
+});
+
+describe("the spend book's logs", () => {
+  const line: SpendLine = { scope: 'person telegram:7', period: 'day', cap: 1_000 };
+  const now = () => new Date('2026-11-30T10:00:00Z');
+  const valueKey = 'spend:person%20telegram%3A7:2026-11-30';
+  const logKey = 'spend-log:person%20telegram%3A7:2026-11-30';
+  const settle = async (book: SpendBook, amount: number) => {
+    const hold = await book.reserve([line], amount);
+    if (!('settle' in hold)) throw new Error('refused');
+    hold.settle(amount);
+  };
+
+  it('folds a line\'s log into its value every so many settles, and a restart reads both', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'operator-spend-logs-'));
+    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
+    const store = createStore({ driver: 'fs', base: home });
+    onTestFinished(() => store.close());
+    const book = new SpendBook({ store, log, now });
+    for (let call = 0; call < compactEvery + 2; call++) await settle(book, 0.01);
+    await book.flush();
+    expect(await store.get<number>(valueKey)).toBeCloseTo(compactEvery * 0.01);
+    expect((await store.readLog(logKey)).map(Number)).toEqual([expect.closeTo((compactEvery + 1) * 0.01), expect.closeTo((compactEvery + 2) * 0.01)]);
+    const restarted = new SpendBook({ store, log, now });
+    expect(await restarted.spent(line.scope, 'day')).toBeCloseTo((compactEvery + 2) * 0.01);
+  });
+
+  it('takes the larger of the value and the log: a fold a crash cut short, a torn last total', async () => {
+    const store = createStore({ driver: 'memory' });
+    // The value was written and the log not yet emptied.
+    await store.set(valueKey, 2.5);
+    await store.append(logKey, '2.4');
+    await store.append(logKey, '2.5');
+    expect(await new SpendBook({ store, log, now }).spent(line.scope, 'day')).toBe(2.5);
+    // Totals appended after the last fold, the last one torn.
+    await store.append(logKey, '2.75');
+    await store.append(logKey, '2.');
+    await store.append(logKey, 'x');
+    expect(await new SpendBook({ store, log, now }).spent(line.scope, 'day')).toBe(2.75);
+  });
+
+  it('never loses a total appended while a fold empties the log', async () => {
+    const store = createStore({ driver: 'memory' });
+    const book = new SpendBook({ store, log, now });
+    // The fold and the settles after it are not awaited between them.
+    for (let call = 0; call < compactEvery + 3; call++) {
+      const hold = await book.reserve([line], 0.01);
+      if ('settle' in hold) hold.settle(0.01);
+    }
+    await book.flush();
+    expect(await new SpendBook({ store, log, now }).spent(line.scope, 'day')).toBeCloseTo((compactEvery + 3) * 0.01);
+  });
+
+  it('sets the value at each settle where asked to (a Durable Object)', async () => {
+    const store = createStore({ driver: 'memory' });
+    const book = new SpendBook({ store, log, now, logs: false });
+    await settle(book, 0.2);
+    await book.flush();
+    expect(await store.get(valueKey)).toBe(0.2);
+    expect(await store.readLog(logKey)).toEqual([]);
   });
 });
 

@@ -45,7 +45,7 @@ export interface GatewaySpending extends SpendGate, CostGate {
 
 /** Options of {@link gatewaySpendGate}. */
 export interface GatewaySpendOptions {
-  store: Pick<Store, 'get' | 'set' | 'delete'>;
+  store: Pick<Store, 'get' | 'set' | 'delete' | 'append' | 'readLog' | 'deleteLog'>;
   /** The caps of `profile`'s conversations, as configured now. */
   budgets: (profile?: string) => BudgetsConfig;
   log: (line: string) => void;
