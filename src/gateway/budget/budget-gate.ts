@@ -84,10 +84,26 @@ export function scopeKind(scope: string): SpendScopeKind {
 /** The most `request` can cost, in dollars: all its input uncached, all of `max_tokens` written. */
 export function worstCaseCost(request: ModelRequest, info: ModelInfo | undefined): number {
   if (!info) return 0;
-  const characters = request.systemPrompt.length + JSON.stringify(request.messages).length + JSON.stringify(request.ephemeral ?? []).length + JSON.stringify(request.tools ?? []).length;
+  let characters = request.systemPrompt.length + JSON.stringify(request.ephemeral ?? []).length + sizeOf(request.tools ?? []);
+  for (const message of request.messages) characters += sizeOf(message);
   const output = request.maxTokens ?? Math.min(info.maxOutput, defaultMaxTokensCap);
   return computeCost({ input: Math.ceil(characters / 4), output, cacheRead: 0, cacheWrite: 0 }, info).total;
 }
+
+/**
+ * Characters of `part` as JSON, measured once per object: a conversation's messages and the tool
+ * list are the same objects call after call, and serializing all of them again for every call
+ * cost more than the rest of the check (a long session's history is most of a request).
+ */
+function sizeOf(part: object): number {
+  let size = measured.get(part);
+  if (size === undefined) {
+    size = JSON.stringify(part).length;
+    measured.set(part, size);
+  }
+  return size;
+}
+const measured = new WeakMap<object, number>();
 
 /** The refusal's words: which cap, what was spent, when it resets. */
 export function refusalText(refusal: SpendRefusal, now: Date): string {
