@@ -97,7 +97,9 @@ async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
   delete env.TELEGRAM_WEBHOOK_SECRET;
   // bin/operator.js makes the same check as it starts: sources edited meanwhile mean tsx.
   const compiled = compiledIsFresh();
-  const gateway = spawnGateway({ port, env });
+  // `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = process.env.OPERATOR_BENCH_LEAN_NODE_ARGS?.split(' ').filter(Boolean);
+  const gateway = spawnGateway({ port, env, nodeArgs });
   return {
     kind: 'operator',
     compiled,

@@ -44,6 +44,9 @@
  *    each, alternating, new chats each time; the best counts (the processes warm up from one
  *    round to the next). Target: operator >= 0.8x the bare bot.
  *
+ * `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process (e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof`: one profile per start, the last one holding the turns and bursts).
+ *
  * Before the turns of 5 and before each burst, the run waits until the fake Telegram server has
  * closed the connections the bot left idle (`lean-connections.ts`): one taken from the pool as
  * the server closes it loses that chat's reply, a race of the fake, not a cost of either bot.
