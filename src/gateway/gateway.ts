@@ -31,7 +31,6 @@ import { SessionTaints } from './session-taint.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool, queueFile } from './files/send-file-tool.ts';
-import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
 import { readLeftoverWork } from './leftover-work.ts';
 import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
@@ -372,10 +371,10 @@ export class Gateway {
         this.#storeFailed(error, `${message.sessionKey}: message not handled`);
         return;
       }
-      // Seen but not answerable (e.g. its profile cannot load): the person hears so, once.
+      // Seen but not answerable (its profile cannot load): the person hears why once an hour.
       this.log(`${message.sessionKey}: message not handled: ${errorMessage(error)}`);
       await finish().catch(() => undefined);
-      await this.#sendDirect(adapter, message.address, failureReply(error));
+      await this.refusals.notHandled(message, (text) => this.#sendDirect(adapter, message.address, text));
     }
   }
 
