@@ -223,7 +223,7 @@ export class Gateway {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
-        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, conversations: this.runtime, log: (line) => this.log(line) }, adapter, join),
+        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, conversations: this.runtime, moved: { scheduler: this.scheduler, grants: this.grants, store: this.runtime.store, bindings: this.runtime.bindings }, log: (line) => this.log(line) }, adapter, join),
         onMembership: (change) => handleMembership({ scheduler: this.scheduler, log: (line) => this.log(line) }, change),
         suggestedPrompts: (conversation, senderId) => suggestedPrompts(this, commandList, conversation, senderId),
         history: (sessionKey) => this.conversations.history(sessionKey),
