@@ -323,6 +323,8 @@ export interface ChannelMemory {
   get(key: string): Promise<string | undefined>;
   /** Keeps `value` at `key`, forgotten after `ttlSeconds` when given. */
   set(key: string, value: string, options?: { ttlSeconds?: number }): Promise<void>;
+  /** Forgets `key` (nothing there: nothing happens). */
+  delete(key: string): Promise<void>;
 }
 
 /** A chat command for the platform's menu. */

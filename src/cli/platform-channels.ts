@@ -45,13 +45,13 @@ const setups: PlatformSetup[] = [
   {
     name: 'slack',
     help: 'Slack: set SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (events at POST /webhooks/slack) or SLACK_APP_TOKEN (Socket Mode); optional SLACK_API_URL',
-    create(env, config) {
+    create(env, config, memory) {
       const botToken = credential(env, 'SLACK_BOT_TOKEN');
       if (!botToken) return undefined;
       const signingSecret = credential(env, 'SLACK_SIGNING_SECRET');
       const appToken = credential(env, 'SLACK_APP_TOKEN');
       if (!signingSecret && !appToken) throw new MissingCredentialError('SLACK_BOT_TOKEN is set, but neither SLACK_SIGNING_SECRET (HTTP events) nor SLACK_APP_TOKEN (Socket Mode) is');
-      return import('../channels/slack/slack-channel.ts').then((slack) => slack.createSlackChannel({ botToken, signingSecret, appToken, apiUrl: config.slack.apiUrl, allowBots: config.slack.allowBots, botTurns: config.slack.botTurns ?? config.budgets.botTurns, replyInThread: config.slack.replyInThread, editedMessages: config.editedMessages === 'reanswer' }));
+      return import('../channels/slack/slack-channel.ts').then((slack) => slack.createSlackChannel({ botToken, signingSecret, appToken, apiUrl: config.slack.apiUrl, allowBots: config.slack.allowBots, botTurns: config.slack.botTurns ?? config.budgets.botTurns, replyInThread: config.slack.replyInThread, editedMessages: config.editedMessages === 'reanswer', memory }));
     },
   },
 ];

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.ts';
 import { keySegment } from './dedupe.ts';
 
 /** `platform`'s memory in the store `store()` gives (undefined until it is open: a use before then fails). */
-export function channelMemory(store: () => Pick<Store, 'get' | 'set'> | undefined, platform: string): ChannelMemory {
+export function channelMemory(store: () => Pick<Store, 'get' | 'set' | 'delete'> | undefined, platform: string): ChannelMemory {
   const keyOf = (key: string) => `channel-memory:${keySegment(platform)}:${keySegment(key)}`;
   const open = () => {
     const opened = store();
@@ -24,6 +24,9 @@ export function channelMemory(store: () => Pick<Store, 'get' | 'set'> | undefine
     },
     async set(key, value, options) {
       await open().set(keyOf(key), value, options);
+    },
+    async delete(key) {
+      await open().delete(keyOf(key));
     },
   };
 }
