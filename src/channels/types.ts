@@ -312,6 +312,21 @@ export interface DraftStreaming {
   show(address: ConversationAddress, draftId: number, text: string): Promise<boolean>;
 }
 
+/**
+ * A small key-value memory an adapter keeps across restarts (the gateway hands it in over its
+ * store, each platform under a prefix of its own): what the adapter learned about its platform
+ * that a new process should not have to learn again, such as a server's refusal of a method. Keys
+ * are any text (the gateway makes them safe for its store); values are short strings.
+ */
+export interface ChannelMemory {
+  /** The value at `key`, or undefined (none, or expired). */
+  get(key: string): Promise<string | undefined>;
+  /** Keeps `value` at `key`, forgotten after `ttlSeconds` when given. */
+  set(key: string, value: string, options?: { ttlSeconds?: number }): Promise<void>;
+  /** Forgets `key` (nothing there: nothing happens). */
+  delete(key: string): Promise<void>;
+}
+
 /** A chat command for the platform's menu. */
 export interface CommandInfo {
   name: string;

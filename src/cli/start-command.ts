@@ -40,6 +40,8 @@ import { adminRoutes } from '../gateway/admin/admin-routes.ts';
 import { loadAdminToken } from '../gateway/admin/admin-token.ts';
 import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
 import { platformChannels } from './platform-channels.ts';
+import { channelMemory } from '../gateway/channel-memory.ts';
+import type { Store } from '../store/store.ts';
 import { detectSlirp4netns } from '../tools/sandbox/detect-slirp4netns.ts';
 import { surviveLostOutput } from './lost-output.ts';
 import { listenForStop } from './stop-signals.ts';
@@ -83,8 +85,10 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // bubblewrap's check (a sandbox that runs `exit 0`) runs while the platforms' code loads; the
   // runtime below reads its answer.
   const sandboxChecked = prepareSandbox(loaded.sandbox, runtimeSandboxOptions(runtimeEnv, process.cwd()));
-  // Incomplete credentials stop the start here, before anything is running.
-  const platforms = await platformChannels(env, loaded);
+  // Incomplete credentials stop the start here, before anything is running. The adapters' memory
+  // across restarts is the runtime's store, open from their start on (made below).
+  const opened: { store?: Store } = {};
+  const platforms = await platformChannels(env, loaded, (platform) => channelMemory(() => opened.store, platform));
   const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded), ownCommandNetwork: detectSlirp4netns({ searchPath: env.PATH }).found });
   // The web chat's policy is settled here, so the access policy reads it like any platform's.
   const config: GatewayConfig = { ...loaded, dmPolicy: { ...loaded.dmPolicy, web: exposure.webDmPolicy } };
@@ -107,6 +111,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     subagents: config.subagents,
     reasoningEfforts: reasoningEffortsOf(config),
   });
+  opened.store = runtime.store;
   const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
   // `operator schedule` and `operator budget` reach this gateway with the token they find in OPERATOR_HOME/gateway.json.
   const token = newControlToken();

@@ -213,7 +213,7 @@ export function gatewayApprovals(options: GatewayApprovalsOptions): GatewayAppro
     desk,
     copies,
     async ask(conversation, request) {
-      const key = `allowances:${keySegment(conversation.key)}`;
+      const key = allowancesKey(conversation.key);
       // Read once per conversation in memory: allowances given before a restart still hold.
       if (store && !conversation.allowances) conversation.allowances = new Map(Object.entries(readAllowances(await store.get<unknown>(key).catch(() => undefined))));
       const before = conversation.allowances?.get(request.call.name);
@@ -227,6 +227,11 @@ export function gatewayApprovals(options: GatewayApprovalsOptions): GatewayAppro
       return allowed;
     },
   };
+}
+
+/** Store key of a conversation's hour's allowances ("Allow for this conversation for 1 hour"). */
+export function allowancesKey(sessionKey: string): string {
+  return `allowances:${keySegment(sessionKey)}`;
 }
 
 /** Allowances as kept: `{ tool: until (ms) }`; anything else reads as none. */

@@ -31,7 +31,6 @@ import { SessionTaints } from './session-taint.ts';
 import { createDedupe } from './dedupe.ts';
 import { Outbox } from './files/outbox.ts';
 import { createSendFileTool, queueFile } from './files/send-file-tool.ts';
-import { failureReply } from './failure-reply.ts';
 import { createInbox, type InboxEntry } from './inbox.ts';
 import { readLeftoverWork } from './leftover-work.ts';
 import { inboxReplayHours, replayedMessage } from './restart-replay.ts';
@@ -224,7 +223,7 @@ export class Gateway {
       await adapter.start({
         onMessage: (message) => this.handleMessage(adapter, message),
         onAction: (action) => this.handleAction(adapter, action),
-        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, conversations: this.runtime, log: (line) => this.log(line) }, adapter, join),
+        onGroupJoin: (join) => handleGroupJoin({ access: this.access, ops: this.ops, conversations: this.runtime, moved: { scheduler: this.scheduler, grants: this.grants, store: this.runtime.store, bindings: this.runtime.bindings }, log: (line) => this.log(line) }, adapter, join),
         onMembership: (change) => handleMembership({ scheduler: this.scheduler, log: (line) => this.log(line) }, change),
         suggestedPrompts: (conversation, senderId) => suggestedPrompts(this, commandList, conversation, senderId),
         history: (sessionKey) => this.conversations.history(sessionKey),
@@ -372,10 +371,10 @@ export class Gateway {
         this.#storeFailed(error, `${message.sessionKey}: message not handled`);
         return;
       }
-      // Seen but not answerable (e.g. its profile cannot load): the person hears so, once.
+      // Seen but not answerable (its profile cannot load): the person hears why once an hour.
       this.log(`${message.sessionKey}: message not handled: ${errorMessage(error)}`);
       await finish().catch(() => undefined);
-      await this.#sendDirect(adapter, message.address, failureReply(error));
+      await this.refusals.notHandled(message, (text) => this.#sendDirect(adapter, message.address, text));
     }
   }
 

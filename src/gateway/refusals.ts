@@ -9,7 +9,9 @@
  * told once by its book. Everything else an access policy refuses with a reply (not on the
  * allowlist, declined by an admin) and every turn refused for something about the bot (no model
  * configured, a provider failing, a spending cap, model calls paused: see `failure-reply.ts`) is
- * told once per reason per hour per person.
+ * told once per reason per hour per person. So are files refused for their size (the message is
+ * answered; the model is told of each file, so it can say which) and a message whose conversation
+ * cannot be set up (its profile does not load: nothing the person can do but tell the admin).
  */
 import type { InboundMessage } from '../channels/types.ts';
 import type { AccessDecision } from './access/access-policy.ts';
@@ -50,7 +52,38 @@ export class Refusals {
     this.#ops.emit({ type: 'message.refused', platform: message.address.platform, conversation: message.sessionKey, reason, told });
     return told;
   }
+
+  /**
+   * `count` files of `message` not taken because they were too large (the message itself is
+   * answered): reported; returns whether its sender is to be told now. The model gets a line for
+   * each file whatever this says, so the answer can name them after the hour's notice.
+   */
+  files(message: InboundMessage, count: number): boolean {
+    const told = this.#notices.take(personOf(message), fileTooLargeReason);
+    this.#ops.emit({ type: 'files.refused', platform: message.address.platform, conversation: message.sessionKey, reason: fileTooLargeReason, files: count, told });
+    return told;
+  }
+
+  /**
+   * A message that cannot be handled at all: its conversation could not be set up (its profile
+   * does not load). Reported, and the sender told through `send` once an hour: writing again
+   * cannot help until an admin fixes the profile, so the rest of the hour stays silent.
+   */
+  async notHandled(message: InboundMessage, send: (text: string) => Promise<void>): Promise<void> {
+    const told = this.#notices.take(personOf(message), notHandledReason);
+    this.#ops.emit({ type: 'message.refused', platform: message.address.platform, conversation: message.sessionKey, reason: notHandledReason, told });
+    if (told) await send(notHandledReply);
+  }
 }
+
+/** The reason of files refused for their size (the `files.refused` event's, and the notice's once an hour). */
+export const fileTooLargeReason = 'file too large';
+
+/** The reason of a message whose conversation could not be set up. */
+export const notHandledReason = 'profile not loaded';
+
+/** What the sender of such a message hears (once an hour): why, and who can fix it. */
+export const notHandledReply = "Sorry, I cannot answer here: this conversation's settings (its profile) could not be loaded. Please let the bot's admin know.";
 
 /** Who is told: the sender, on their platform (the same person in another chat has heard it). */
 function personOf(message: InboundMessage): string {

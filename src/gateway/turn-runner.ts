@@ -44,7 +44,8 @@ import { otherPeopleSource, sharedFilesSource } from '../tools/turn-taint.ts';
 import { typingBudget, type TypingBudget } from './typing-budget.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
-import { opsTokens, type OpsEvents, type TurnStatus } from './ops/ops-events.ts';
+import type { OpsEvents } from './ops/ops-events.ts';
+import { reportTurn, type TurnReport } from './turn-report.ts';
 
 /**
  * What a turn answers: a person's messages (taken together, from their conversation's lane) or a
@@ -89,12 +90,6 @@ export interface TurnRunnerOptions {
   refusals?: Refusals;
 }
 
-/** How a turn ended, noted along the way for its report. */
-interface TurnReport {
-  status: TurnStatus;
-  error?: string;
-}
-
 /** How a turn ended for its messages: answered (done in the inbox) or left to be answered later. */
 type Settlement = 'answered' | 'left';
 
@@ -116,34 +111,10 @@ export class TurnRunner {
    * the running turn takes in as steering are answered by its reply too. Resolves to what
    * happened (for a job's run record).
    */
-  async run(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, source: TurnSource): Promise<RunOutcome> {
-    const { ops } = this.#options;
-    if (!ops?.listened) return this.#run(adapter, conversation, message, source, { status: 'ok' });
+  run(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, source: TurnSource): Promise<RunOutcome> {
     const place = { platform: message.address.platform, conversation: message.sessionKey, turn: turnIdOf(message) };
-    const { profile } = conversation;
-    ops.emit({ type: 'turn.start', ...place, profile, scheduled: 'job' in source });
-    const began = performance.now();
-    let tokens = opsTokens({ input: 0, output: 0 });
-    let costUsd = 0;
-    // Every model call of the turn (follow-ups and subagents included), from the agent's own account.
-    const counting = conversation.agent.subscribe((event) => {
-      if (event.type !== 'agent_end' && event.type !== 'subagent_usage') return;
-      const added = opsTokens(event.usage);
-      tokens = { input: tokens.input + added.input, output: tokens.output + added.output, cacheRead: tokens.cacheRead + added.cacheRead, cacheWrite: tokens.cacheWrite + added.cacheWrite };
-      costUsd += event.cost.total;
-    });
-    const report: TurnReport = { status: 'ok' };
-    try {
-      return await this.#run(adapter, conversation, message, source, report);
-    } catch (error) {
-      report.status = 'error';
-      report.error = errorMessage(error);
-      throw error;
-    } finally {
-      counting();
-      const durationMs = Math.round(performance.now() - began);
-      ops.emit({ type: 'turn.end', ...place, profile, status: report.status, durationMs, tokens, costUsd, ...(report.error !== undefined && { error: report.error }) });
-    }
+    const turn = { place, profile: conversation.profile, agent: conversation.agent, scheduled: 'job' in source };
+    return reportTurn(this.#options.ops, turn, (report) => this.#run(adapter, conversation, message, source, report));
   }
 
   async #run(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, source: TurnSource, report: TurnReport): Promise<RunOutcome> {
@@ -199,7 +170,7 @@ export class TurnRunner {
     let settlement: Settlement = 'answered';
     try {
       const tree = await agent.session();
-      const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(adapter, conversation, batch, tree);
+      const start = job ? { input: message.text, leaf: tree.leafId, keys: [] } : await this.#start(adapter, conversation, batch, tree, report);
       if (!job) await inbox.begin({ ...start, keys, at: Date.now() });
       // Images too large to take are named to the model beside the message (the person is told).
       const { images, notes } = replayed || job ? { images: [], notes: [] } : await this.#images(adapter, batch);
@@ -311,7 +282,7 @@ export class TurnRunner {
    * process stopped in it) starts again where it began: the session is rewound to before the
    * person's message, which is given again, when the session went on from there.
    */
-  async #start(adapter: ChannelAdapter, conversation: Conversation, batch: WaitingMessage[], tree: SessionTree): Promise<TurnStart> {
+  async #start(adapter: ChannelAdapter, conversation: Conversation, batch: WaitingMessage[], tree: SessionTree, report: TurnReport): Promise<TurnStart> {
     const begun = batch[0]?.entry?.begun;
     if (begun) {
       // The session went on from where the turn began (the turn's own partial work): back to it.
@@ -321,7 +292,7 @@ export class TurnRunner {
     // Each message as the model gets it: documents saved (a live one), or what a restart lost noted.
     // One reader for the turn: its messages' documents (an album's, say) share one limit, read one at a time.
     const read = documentReader(maxDocumentChars, readInThread);
-    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text, read))));
+    const texts = await Promise.all(batch.map((item) => (item.entry ? replayInput(item.text, item.entry) : this.#input(adapter, conversation, item.message, item.text, read, report))));
     // An album's parts without a caption add nothing but their images.
     return { input: texts.filter((text) => text !== '').join('\n\n'), leaf: tree.leafId, keys: [] };
   }
@@ -360,11 +331,12 @@ export class TurnRunner {
   /**
    * The model's input for a message: its text, the words of its recordings (or why they were not
    * heard), and its documents (read as text with `read`, and where they were saved; a recording
-   * heard is not saved: its words are kept).
+   * heard is not saved: its words are kept; its cost is the turn's, in `report`).
    */
-  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, read: DocumentReader): Promise<string> {
+  async #input(adapter: ChannelAdapter, conversation: Conversation, message: InboundMessage, text: string, read: DocumentReader, report: TurnReport): Promise<string> {
     const reports = this.#fileReports(adapter, message);
-    const heard = message.attachments.length > 0 ? await this.#hear(message, { profile: conversation.profile, admin: this.#options.isAdmin(message.address.platform, message.sender.id) }, reports) : undefined;
+    const turn = { profile: conversation.profile, admin: this.#options.isAdmin(message.address.platform, message.sender.id), spent: (costUsd: number) => report.spent(costUsd) };
+    const heard = message.attachments.length > 0 ? await this.#hear(message, turn, reports) : undefined;
     const rest = heard ? { ...message, attachments: message.attachments.filter((attachment) => !heard.transcribed.has(attachment)) } : message;
     const documents = rest.attachments.some((attachment) => attachment.kind === 'file');
     const folder = join(await tempDirectoryOf(this.#options.runtime, conversation), keySegment(message.sessionKey));
@@ -412,6 +384,8 @@ export class TurnRunner {
     const { log } = this.#options;
     return {
       log,
+      // Files too large: the person hears so once an hour (the model is told of each file).
+      tooLarge: (count) => this.#options.refusals?.files(message, count) ?? true,
       tell: (text) => adapter.send(message.address, { text, replyTo: message.id }).then(
         () => undefined,
         (error: unknown) => log(`${message.sessionKey}: could not tell the person about their file: ${errorMessage(error)}`),

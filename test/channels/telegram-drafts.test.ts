@@ -2,12 +2,16 @@
  * Telegram drafts through the real adapter and the real reply stream, against the fake Bot API:
  * a private chat's reply grows in drafts (the "Thinking…" placeholder while a tool runs) and
  * leaves no message behind until the final send; groups and a server that refuses the method get
- * the edited preview, and a refusal is remembered for the bot.
+ * the edited preview, and a refusal is remembered for the bot: in its memory (the gateway's store,
+ * through `channelMemory`), for a new adapter of the same bot on the same server.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConversationAddress } from '../../src/channels/types.ts';
+import { createTelegramChannel } from '../../src/channels/telegram/index.ts';
+import type { ChannelAdapter, ChannelMemory, ConversationAddress } from '../../src/channels/types.ts';
+import { channelMemory } from '../../src/gateway/channel-memory.ts';
 import { ReplyStream } from '../../src/gateway/reply-stream.ts';
-import type { FakeDraftSupport } from '../fakes/fake-telegram-server.ts';
+import { createStore } from '../../src/store/index.ts';
+import { startFakeTelegramServer, type FakeDraftSupport, type FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { startTelegramHarness, type TelegramHarness } from './telegram-harness.ts';
 
 const dm: ConversationAddress = { platform: 'telegram', conversationId: '42' };
@@ -15,17 +19,17 @@ const group: ConversationAddress = { platform: 'telegram', conversationId: '-100
 const answer = 'The deploy window is on Tuesday mornings';
 let harness: TelegramHarness;
 
-async function start(options: { drafts?: 'auto' | 'off'; support?: FakeDraftSupport } = {}): Promise<TelegramHarness> {
-  harness = await startTelegramHarness({ mode: 'polling', adapter: options.drafts ? { drafts: options.drafts } : {} });
+async function start(options: { drafts?: 'auto' | 'off'; support?: FakeDraftSupport; memory?: ChannelMemory } = {}): Promise<TelegramHarness> {
+  harness = await startTelegramHarness({ mode: 'polling', adapter: { ...(options.drafts && { drafts: options.drafts }), ...(options.memory && { memory: options.memory }) } });
   harness.telegram.draftSupport = options.support ?? 'yes';
   await harness.adapter.start({ onMessage: async () => {}, onAction: async () => {} });
   return harness;
 }
 
 /** Streams `answer` in two pieces with a tool call before it, closes, and sends the final text as the ledger would. */
-async function reply(address: ConversationAddress): Promise<string | undefined> {
-  const { telegram } = harness;
-  const stream = new ReplyStream(harness.adapter, address);
+async function reply(address: ConversationAddress, on: { adapter: ChannelAdapter; telegram: FakeTelegram } = harness): Promise<string | undefined> {
+  const { telegram, adapter } = on;
+  const stream = new ReplyStream(adapter, address);
   const shown = () => telegram.calls.filter((call) => String(call.params.text ?? '').startsWith('The deploy')).length;
   const before = { drafts: telegram.callsOf('sendMessageDraft').length, shown: shown() };
   stream.showNow();
@@ -34,7 +38,7 @@ async function reply(address: ConversationAddress): Promise<string | undefined> 
   await telegram.waitFor(() => shown() > before.shown || undefined, 5_000);
   stream.push(', between ten and noon.');
   const previewId = await stream.close();
-  await harness.adapter.send(address, { text: `${answer}, between ten and noon.`, replace: previewId });
+  await adapter.send(address, { text: `${answer}, between ten and noon.`, replace: previewId });
   return previewId;
 }
 
@@ -82,6 +86,43 @@ describe('telegram drafts', () => {
       expect(telegram.messages(42)).toHaveLength(2);
     });
   }
+
+  it('keeps a refusal in its memory for the bot and its server: a new adapter there does not ask, one on another server does', async () => {
+    const store = createStore({ driver: 'memory' });
+    const memory = channelMemory(() => store, 'telegram');
+    const { telegram } = await start({ support: 'refused', memory });
+    expect(await reply(dm)).toBeDefined();
+    expect(telegram.callsOf('sendMessageDraft')).toHaveLength(1);
+    await harness.adapter.stop();
+
+    // A new process's adapter of the same bot on the same server (the server would take drafts
+    // now): it recalls the refusal at start and goes straight to edited previews.
+    telegram.draftSupport = 'yes';
+    const again = createTelegramChannel({ token: telegram.token, apiRoot: telegram.apiRoot, log: () => {}, memory });
+    await again.start({ onMessage: async () => {}, onAction: async () => {} });
+    try {
+      expect(again.drafts?.available(dm)).toBe(false);
+      expect(await reply(dm, { adapter: again, telegram })).toBeDefined();
+      expect(telegram.callsOf('sendMessageDraft')).toHaveLength(1);
+    } finally {
+      await again.stop();
+    }
+
+    // The same bot on another server (TELEGRAM_API_ROOT changed): asked again.
+    const moved = await startFakeTelegramServer();
+    const movedBot = createTelegramChannel({ token: moved.token, apiRoot: moved.apiRoot, log: () => {}, memory });
+    await movedBot.start({ onMessage: async () => {}, onAction: async () => {} });
+    try {
+      expect(moved.bot.id).toBe(telegram.bot.id);
+      expect(movedBot.drafts?.available(dm)).toBe(true);
+      expect(await reply(dm, { adapter: movedBot, telegram: moved })).toBeDefined();
+      expect(moved.callsOf('sendMessageDraft').length).toBeGreaterThan(0);
+    } finally {
+      await movedBot.stop();
+      await moved.close();
+      await store.close();
+    }
+  });
 
   it('keeps drafting after a draft that failed for itself (a 500 is not a refusal)', async () => {
     const { telegram } = await start();

@@ -2,7 +2,8 @@
  * Saying why, once an hour: the limiter (a reason told to a person stays told for the hour, a
  * different reason or person is told at once, memory stays bounded), which turn failures count as
  * refusals and with which reason, and the refusals' reports (every one with its reason, and
- * whether the sender heard it) with the real access policy and ops events.
+ * whether the sender heard it) with the real access policy and ops events: files too large and a
+ * message whose profile does not load are told once an hour too.
  */
 import { describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/channels/types.ts';
@@ -12,7 +13,7 @@ import { SpendingPausedError } from '../../src/gateway/budget/spending-paused.ts
 import { refusalReason } from '../../src/gateway/failure-reply.ts';
 import { OpsEvents, type OpsRecord } from '../../src/gateway/ops/ops-events.ts';
 import { RefusalNotices, refusalNoticeWindowMs } from '../../src/gateway/refusal-notices.ts';
-import { Refusals } from '../../src/gateway/refusals.ts';
+import { notHandledReply, Refusals } from '../../src/gateway/refusals.ts';
 import { unconfiguredProviderName } from '../../src/llm/unconfigured-provider.ts';
 import { createStore } from '../../src/store/index.ts';
 import { loadConfig, type GatewayConfig } from '../../src/gateway/config/index.ts';
@@ -157,6 +158,34 @@ describe('Refusals', () => {
       ['telegram:dm:5', 'model calls paused', true],
       ['telegram:dm:5', 'model calls paused', true],
       ['telegram:dm:5', 'spending cap (person, day)', true],
+    ]);
+  });
+  it('says files were too large once an hour per person, and reports each time with how many', () => {
+    const { refusals, events, time } = setup();
+    expect(refusals.files(dm('6'), 2)).toBe(true);
+    expect(refusals.files(dm('6'), 1)).toBe(false);
+    // Another person, and another reason of the same person, are told at once.
+    expect(refusals.files(dm('7'), 1)).toBe(true);
+    expect(refusals.turn(dm('6'), 'model calls paused')).toBe(true);
+    time.advance(refusalNoticeWindowMs);
+    expect(refusals.files(dm('6'), 1)).toBe(true);
+    expect(events.filter((event) => event.type === 'files.refused').map((event) => event.type === 'files.refused' && [event.conversation, event.reason, event.files, event.told])).toEqual([
+      ['telegram:dm:6', 'file too large', 2, true],
+      ['telegram:dm:6', 'file too large', 1, false],
+      ['telegram:dm:7', 'file too large', 1, true],
+      ['telegram:dm:6', 'file too large', 1, true],
+    ]);
+  });
+
+  it('tells the sender of a message whose profile does not load once an hour, and reports each', async () => {
+    const { refusals, events, sent, send } = setup();
+    await refusals.notHandled(dm('4'), send);
+    await refusals.notHandled(dm('4'), send);
+    expect(sent).toEqual([notHandledReply]);
+    expect(notHandledReply).toContain("let the bot's admin know");
+    expect(events.map((event) => event.type === 'message.refused' && [event.reason, event.told])).toEqual([
+      ['profile not loaded', true],
+      ['profile not loaded', false],
     ]);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * Telegram drafts end to end: the real gateway process, grammY against the fake Bot API. A reply
  * in a private chat streams through `sendMessageDraft` (the "Thinking…" placeholder while a tool
- * runs) and ends with exactly one `sendMessage`, never edited; a server that refuses drafts gets
- * the edited preview, and the bot keeps to it for the rest of the process; a gateway killed
- * mid-draft answers once after its restart.
+ * runs) and ends with exactly one `sendMessage`, never edited; a gateway killed mid-draft answers
+ * once after its restart; a server that refuses drafts gets the edited preview, and the bot keeps
+ * to it, also after a restart (the refusal is kept in the store for the bot and its server).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeModelServer } from '../fakes/fake-model-server.ts';
@@ -13,7 +13,7 @@ import { findFinalBotMessage, startTelegramGateway, startTelegramGatewayFakes, t
 
 const wait = 20_000;
 /** One person per test, each an admin in their own DM: the tests share a gateway, never a chat. */
-const people = { drafts: 5101, refused: 5102, remembered: 5103, killed: 5104 };
+const people = { drafts: 5101, refused: 5102, remembered: 5103, killed: 5104, restarted: 5105 };
 
 describe('Telegram drafts through the gateway', () => {
   let fakes: TelegramGatewayFakes;
@@ -58,6 +58,27 @@ describe('Telegram drafts through the gateway', () => {
     expect(callsIn(person, 'editMessageText')).toHaveLength(1);
   });
 
+  it('answers once after the gateway is killed mid-draft (the ledger holds the final message)', async () => {
+    const person = people.killed;
+    model.enqueue({ text: `Never finished, ${'still streaming, '.repeat(60)}`, firstChunkSize: 30, chunkSize: 4, delayMs: 200 });
+    say(person, 'tell me');
+    await telegram.waitFor((fake) => fake.drafts(person).find((draft) => draft.text.startsWith('Never finished')), wait);
+    await gateway.kill();
+    expect(telegram.messages(person)).toHaveLength(0);
+
+    model.enqueue({ text: 'Finished after the restart.' });
+    gateway = await startTelegramGateway(fakes, Object.values(people));
+    await findFinalBotMessage(telegram, gateway, person, 'Finished after the restart.', wait);
+    // Another turn afterwards: had anything been sent twice, it would be here by now.
+    model.enqueue({ text: 'And the next one.' });
+    say(person, 'next');
+    await findFinalBotMessage(telegram, gateway, person, 'And the next one.', wait);
+    expect(telegram.messages(person).map((message) => [message.text, message.edits])).toEqual([
+      ['Finished after the restart.', 0],
+      ['And the next one.', 0],
+    ]);
+  });
+
   it('falls back to the edited preview when the fake refuses drafts, and keeps to it for the bot', async () => {
     telegram.draftSupport = 'unknown-method';
     const text = answer('refused');
@@ -78,27 +99,18 @@ describe('Telegram drafts through the gateway', () => {
     expect(callsIn(people.remembered, 'sendMessageDraft')).toHaveLength(0);
   });
 
-  it('answers once after the gateway is killed mid-draft (the ledger holds the final message)', async () => {
-    // A new process: it asks for drafts again (the refusal was remembered for the process only).
+  it('goes straight to edited previews after a restart: the refusal was kept for the bot', async () => {
+    // The server would take drafts now; the refusal met by the process before is in the store.
+    expect(telegram.draftSupport).toBe('yes');
     await gateway.kill();
     gateway = await startTelegramGateway(fakes, Object.values(people));
-    const person = people.killed;
-    model.enqueue({ text: `Never finished, ${'still streaming, '.repeat(60)}`, firstChunkSize: 30, chunkSize: 4, delayMs: 200 });
-    say(person, 'tell me');
-    await telegram.waitFor((fake) => fake.drafts(person).find((draft) => draft.text.startsWith('Never finished')), wait);
-    await gateway.kill();
-    expect(telegram.messages(person)).toHaveLength(0);
-
-    model.enqueue({ text: 'Finished after the restart.' });
-    gateway = await startTelegramGateway(fakes, Object.values(people));
-    await findFinalBotMessage(telegram, gateway, person, 'Finished after the restart.', wait);
-    // Another turn afterwards: had anything been sent twice, it would be here by now.
-    model.enqueue({ text: 'And the next one.' });
-    say(person, 'next');
-    await findFinalBotMessage(telegram, gateway, person, 'And the next one.', wait);
-    expect(telegram.messages(person).map((message) => [message.text, message.edits])).toEqual([
-      ['Finished after the restart.', 0],
-      ['And the next one.', 0],
-    ]);
+    await gateway.output.waitFor(/drafts were refused by this Bot API server before/, { stream: 'all', timeoutMs: wait, label: 'the recalled refusal in the log' });
+    const drafts = telegram.callsOf('sendMessageDraft').length;
+    const text = answer('restarted');
+    model.enqueue({ text, chunkSize: 6, delayMs: 40 });
+    say(people.restarted, 'tell me');
+    expect((await findFinalBotMessage(telegram, gateway, people.restarted, text, wait)).edits).toBeGreaterThan(0);
+    expect(telegram.callsOf('sendMessageDraft')).toHaveLength(drafts);
+    expect(callsIn(people.restarted, 'sendMessageDraft')).toHaveLength(0);
   });
 });

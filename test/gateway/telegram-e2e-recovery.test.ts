@@ -147,7 +147,7 @@ describe('Telegram recovery through the gateway', () => {
     expect(model.requests).toHaveLength(requestsBefore + 1);
   });
 
-  it('tells the person when their conversation cannot be set up (a profile that does not exist), and keeps working', async () => {
+  it('tells the person once an hour when their conversation cannot be set up (a profile that does not exist), and keeps working', async () => {
     const chat = person + 3;
     await gateway.stop();
     writeFileSync(join(home, 'operator.json'), JSON.stringify({ profiles: { people: { [`telegram:${chat}`]: 'no-such-profile' } } }));
@@ -155,8 +155,13 @@ describe('Telegram recovery through the gateway', () => {
       gateway = await start();
       const requestsBefore = model.requests.length;
       say(chat, 'hello?');
-      await find(chat, 'Sorry, something went wrong while answering. Please try again.');
+      // Why, and who can fix it: trying again cannot help until an admin does.
+      await find(chat, "Sorry, I cannot answer here: this conversation's settings (its profile) could not be loaded. Please let the bot's admin know.");
       expect(gateway.output.all()).toContain('message not handled');
+      // Written again within the hour: refused in the log, not told twice (the limiter of docs/security.md).
+      say(chat, 'hello??');
+      await gateway.output.waitFor(/"message\.refused"[^\n]*"profile not loaded"[^\n]*"told":false/, { stream: 'all', timeoutMs: wait, label: 'the second refusal in the log' });
+      expect(texts(chat).filter((text) => text.includes('could not be loaded'))).toHaveLength(1);
       expect(model.requests).toHaveLength(requestsBefore);
       // Someone else is answered as usual.
       model.enqueue({ text: 'Fine here.' });

@@ -2,9 +2,9 @@
  * Voice notes in, end to end: the real gateway process, the fake Bot API serving the recording's
  * bytes through getFile, and the fake model server answering both the chat calls and OpenAI's
  * `/v1/audio/transcriptions` (the gateway's own `openai` SDK sends the multipart form). A voice note
- * reaches the model as the person's words; one too long, or one the endpoint fails on, is told to
- * the person and still reaches the agent; without an endpoint the person is told once what the
- * admin can set.
+ * reaches the model as the person's words, and its cost is in its turn's (`turn.end`); one too
+ * long, or one the endpoint fails on, is told to the person and still reaches the agent; without
+ * an endpoint the person is told once what the admin can set.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,9 +27,9 @@ describe('voice notes through Telegram', () => {
   let telegram: FakeTelegram;
   let gateway: GatewayProcess | undefined;
 
-  const start = async (transcribing: boolean) => {
+  const start = async (transcribing: boolean, more: Record<string, string> = {}) => {
     await gateway?.stop();
-    const env = { ...fakes.env([chat]), ...(transcribing && { OPENAI_API_KEY: openaiKey, OPENAI_BASE_URL: model.openaiBaseURL }) };
+    const env = { ...fakes.env([chat]), ...(transcribing && { OPENAI_API_KEY: openaiKey, OPENAI_BASE_URL: model.openaiBaseURL }), ...more };
     gateway = await startGateway({ home: fakes.home, env }, 45_000);
   };
 
@@ -101,6 +101,28 @@ describe('voice notes through Telegram', () => {
     expect(told('I could not transcribe your voice note (the transcription service failed)')).toHaveLength(1);
     expect(lastInput()).toContain('[a voice note (0:04) came with this message but was not transcribed: the transcription service failed]');
     expect(lastInput()).toContain('file saved');
+  });
+
+  it("counts a transcription in its turn's cost: turn.end's costUsd is the turn's model.usage, the transcription's included", async () => {
+    // A process of its own, logging debug (model.usage) as JSON lines: its first turn is this one.
+    await start(true, { OPERATOR_LOG_LEVEL: 'debug', OPERATOR_LOG_FORMAT: 'json' });
+    model.enqueueTranscript({ text: 'how much did that cost' });
+    model.enqueue({ text: 'About a cent.' });
+    telegram.pushUpdate(telegram.voiceMessage({ chatId: chat, from, duration: 50, bytes: new TextEncoder().encode('OggS fifty seconds') }));
+    await answered('About a cent.');
+    await gateway!.output.waitFor(/"event":"turn\.end"/, { stream: 'all', timeoutMs: wait, label: 'the turn.end event' });
+    const events = gateway!.output
+      .all()
+      .split('\n')
+      .filter((line) => line.startsWith('{') && line.includes(`"telegram:dm:${chat}"`))
+      .map((line) => JSON.parse(line) as { event: string; kind?: string; costUsd?: number });
+    const usage = events.filter((event) => event.event === 'model.usage');
+    expect(usage.map((event) => event.kind)).toEqual(['transcription', 'turn']);
+    // 50 seconds (within this home's maxSeconds, 60) at $0.003 a minute.
+    expect(usage[0]!.costUsd).toBeCloseTo(0.0025, 10);
+    const ends = events.filter((event) => event.event === 'turn.end');
+    expect(ends).toHaveLength(1);
+    expect(ends[0]!.costUsd).toBeCloseTo(usage[0]!.costUsd! + usage[1]!.costUsd!, 10);
   });
 
   it('without an endpoint, says once what the admin can set, and each voice note still reaches the agent', async () => {

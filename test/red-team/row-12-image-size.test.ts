@@ -3,8 +3,11 @@
  * that found it, through the real gateway process (Telegram long polling): a member of a group
  * the bot answers in, with no grant, sends images larger than 20 MB. The size Telegram declares
  * (in the message, or in getFile's answer when the message gives none) is checked before any
- * download; nothing is downloaded, the member is told in the chat, the model is told the image
- * was not read, and no form of a planted secret reaches the model or the chat.
+ * download; nothing is downloaded, the model is told the image was not read, and no form of a
+ * planted secret reaches the model or the chat. The member is told in the chat once an hour (the
+ * gateway's "saying why" limiter, docs/security.md): their next file too large within the hour
+ * gets no second notice, and the model's line naming the file is how the answer says which it
+ * was. The refusal is in the log each time (`files.refused`, with whether it was told).
  *
  * Mutation check (run by hand, 2026-11): with `download` in `src/gateway/files/inbound-files.ts`
  * not looking at the declared size and `downloadFile` in `src/channels/telegram/attachments.ts`
@@ -24,6 +27,8 @@ import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes, type T
 
 const admin = 1001;
 const member = { id: 3003, first_name: 'Mallory' };
+/** Another member: the notice of a document too large is hers to hear (Mallory heard the reason this hour). */
+const other = { id: 3004, first_name: 'Trudy' };
 const group = -100777;
 const wait = 20_000;
 /** Each test waits for a notice and an answer; the machine may be busy. */
@@ -99,22 +104,23 @@ describe('row 12: inbound images are capped like documents (a group member, thro
     expectNoSecretIn(chatText(), secrets, 'the chat');
   }, testTimeout);
 
-  it("refuses one whose size only getFile declares, without downloading it", async () => {
+  it("refuses one whose size only getFile declares, without downloading it (the member, told this hour, is not told again)", async () => {
     const update = telegram.photoMessage({ chatId: group, from: member, caption: `@${telegram.bot.username} and this one?`, bytes: bigImage() });
     // The message says no size: the gateway learns it from getFile, before the download.
     for (const size of update.message!.photo!) delete (size as { file_size?: number }).file_size;
     const downloads = telegram.fileDownloads.length;
     const noticesBefore = telegram.messages(group).filter((message) => message.text.includes('larger than')).length;
     const request = await send(update, 'That one neither.');
-    const notices = await telegram.waitFor((fake) => {
-      const found = fake.messages(group).filter((message) => message.text.includes('larger than'));
-      return found.length > noticesBefore && found;
-    }, wait);
+    // The log has the refusal, not told: Mallory heard the reason in the first test, this hour.
+    await gateway.output.waitFor(/"files\.refused"[^\n]*"told":false/, { stream: 'all', timeoutMs: wait, label: 'the untold refusal in the log' });
+    // The notice goes out before the turn's model call, so by the answer it would be there: none.
+    expect(telegram.messages(group).filter((message) => message.text.includes('larger than'))).toHaveLength(noticesBefore);
     // getFile named the size (21 MB), so the file itself was never fetched.
-    expect(notices.at(-1)!.text).toBe('Your image (21.0 MB) is larger than the 20.0 MB I can take, so I did not take it. Send a smaller file, or a link to it.');
     expect(getFileOf(photoIds(update)).length).toBe(1);
     expect(telegram.fileDownloads.length).toBe(downloads);
     expect(lastContent(request).some((block) => block.type === 'image')).toBe(false);
+    // What the member is not told again, the model is: the answer can say which file was left out.
+    expect(lastContent(request).map((block) => block.text ?? '').join('')).toContain('[an image came with this message but was not read: it is too large (21.0 MB; the limit is 20.0 MB)]');
     expectNoSecretIn(everythingSentToModel(model.requests), secrets, 'the model');
     expectNoSecretIn(chatText(), secrets, 'the chat');
   }, testTimeout);
@@ -125,8 +131,8 @@ describe('row 12: inbound images are capped like documents (a group member, thro
     expect(lastContent(ok).some((block) => block.type === 'image')).toBe(true);
   }, testTimeout);
 
-  it('tells the member of a document too large, as of an image', async () => {
-    const document = telegram.documentMessage({ chatId: group, from: member, fileName: 'dump.bin', mimeType: 'application/octet-stream', bytes: new Uint8Array(21 * 1024 * 1024), caption: `@${telegram.bot.username} keep this` });
+  it('tells a member of a document too large, as of an image', async () => {
+    const document = telegram.documentMessage({ chatId: group, from: other, fileName: 'dump.bin', mimeType: 'application/octet-stream', bytes: new Uint8Array(21 * 1024 * 1024), caption: `@${telegram.bot.username} keep this` });
     const downloads = telegram.fileDownloads.length;
     const request = await send(document, 'Too big to keep.');
     const notice = await find('dump.bin (21.0 MB)');

@@ -121,6 +121,8 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
               continue;
             }
           }
+          // A stream an earlier process left is stopped before the edit (see `stream.ts`).
+          if (index === 0 && message.replace !== undefined) await streams.adopt(address, message.replace);
           if (index === 0 && message.replace !== undefined && (await replaceWith(address, message.replace, text, blocks))) {
             delivered(message.replace);
             continue;
@@ -138,7 +140,7 @@ export function createSlackOutbound(options: SlackOutboundOptions): SlackOutboun
         if (message.preview && (await streams.append(address, messageId, message.text))) return;
         // Not a continuation: the stream is stopped and the message edited from here on.
         if (streams.isLive(messageId)) await streams.finish(address, messageId, undefined);
-      }
+      } else await streams.adopt(address, messageId);
       const [first] = slackChunks(message.text);
       await update(address, messageId, first!, blocksWithButtons(first!, message.buttons));
     },

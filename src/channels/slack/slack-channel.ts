@@ -9,7 +9,7 @@
  * {@link DeliveryError} for the gateway's delivery ledger.
  */
 import { App, webApi } from '@slack/bolt';
-import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
+import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers, type ChannelMemory } from '../types.ts';
 import { createFileDownloader } from './attachments.ts';
 import { staleButtonNotice } from '../stale-press.ts';
 import { actionIdPrefix } from './blocks.ts';
@@ -23,7 +23,8 @@ import { toEditedMessage } from './edited-message.ts';
 import { slashCommandBusyNotice, slashCommandToMessage, toChannelAction, toInboundMessage, type InboundContext, type SlackBlockActions, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from './inbound.ts';
 import { toGroupJoin, type SlackJoinEvent } from './group-join.ts';
 import type { SlackReplyInThread } from './conversation.ts';
-import { findSlackPreview } from './find-preview.ts';
+import { findSlackPreview, findSlackStream } from './find-preview.ts';
+import { createStreamNotes } from './stream-notes.ts';
 import { createSlackOutbound } from './outbound.ts';
 import { createSlackAssistant, type SlackAssistantThreadEvent } from './assistant.ts';
 import { createSlackStreams } from './stream.ts';
@@ -67,6 +68,8 @@ export interface SlackChannelOptions {
   replyInThread?: SlackReplyInThread;
   /** Hand over messages their senders edit, marked `edited` (default false). */
   editedMessages?: boolean;
+  /** Where the adapter keeps what a restart should still know (the streams it began; see `stream-notes.ts`); unset: nothing is kept. */
+  memory?: ChannelMemory;
 }
 
 const capabilities: ChannelCapabilities = {
@@ -117,7 +120,14 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
   const indicator = createTypingIndicator();
   const names = createSlackUserNames({ lookup: async (user) => (await client.users.info({ user })).user, log: (line) => log(scrub(line)), now });
   let identity: SlackIdentity | undefined;
-  const streams = createSlackStreams({ client, call, teamId: () => identity?.teamId ?? '', log });
+  const streams = createSlackStreams({
+    client,
+    call,
+    teamId: () => identity?.teamId ?? '',
+    notes: createStreamNotes(options.memory, (line) => log(scrub(line)), now),
+    findStream: async (address, since) => (identity ? findSlackStream(client, call, identity, address, since) : undefined),
+    log,
+  });
   const assistant = createSlackAssistant({ client, call, log: (line) => log(scrub(line)) });
   const outbound = createSlackOutbound({ client, call, indicator, streams, assistant, workingReaction: options.workingReaction ?? 'hourglass_flowing_sand', maxFileBytes: capabilities.maxFileBytes, log });
   let app: App | undefined;
@@ -258,7 +268,8 @@ export function createSlackChannel(options: SlackChannelOptions): ChannelAdapter
     send: (address, message) => outbound.send(address, message),
     async findPreview(address, options) {
       if (!identity) return undefined;
-      return findSlackPreview(client, call, identity, address, options);
+      // A posted preview ends with the marker; a stream has none, and is found by its note.
+      return (await findSlackPreview(client, call, identity, address, options)) ?? (await streams.recover(address, options.since));
     },
     edit: (address, messageId, message) => outbound.edit(address, messageId, message),
     typing: (address) => outbound.typing(address),

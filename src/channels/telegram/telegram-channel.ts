@@ -13,7 +13,7 @@
  */
 import { Bot, type ApiClientOptions } from 'grammy/web';
 import { staleButtonNotice } from '../stale-press.ts';
-import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers } from '../types.ts';
+import { DeliveryError, NotAcceptedError, type ChannelAdapter, type ChannelCapabilities, type ChannelHandlers, type ChannelMemory } from '../types.ts';
 import { downloadFile } from './attachments.ts';
 import { createCallTelegram, type RetryPolicy } from './call-telegram.ts';
 import { loadFormatter } from './format/load-formatter.ts';
@@ -67,6 +67,8 @@ export interface TelegramChannelOptions {
   drafts?: TelegramDraftsMode;
   /** Hand over messages their senders edit (`edited_message`), marked `edited` (default false: Telegram is not asked for them). */
   editedMessages?: boolean;
+  /** Where the adapter keeps what a restart should still know (a server's refusal of drafts); unset: this process only. */
+  memory?: ChannelMemory;
 }
 
 /** The kinds of update the adapter asks Telegram for. */
@@ -107,7 +109,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
   const outside = createOutsideErrors({ status: () => handlers?.status, scrub, log, platform: 'telegram' });
   const call = createCallTelegram(reportingRateLimits(options.retry, (waitMs) => link.rateLimited(waitMs)), scrub);
   const outbound = createTelegramOutbound(bot.api, call, log, capabilities.maxFileBytes);
-  const drafts = createTelegramDrafts(bot.api, call, (line) => log(scrub(line)), options.drafts ?? 'auto');
+  const drafts = createTelegramDrafts(bot.api, call, (line) => log(scrub(line)), options.drafts ?? 'auto', options.memory);
   let running = false;
   let lifecycle: AbortController | undefined;
   let polling: Promise<void> | undefined;
@@ -183,6 +185,8 @@ export function createTelegramChannel(options: TelegramChannelOptions): ChannelA
         if (lifecycle.signal.aborted) throw new DeliveryError('Telegram start cancelled by stop()', { retryable: true });
         throw toDeliveryError(error, 'getMe', scrub);
       }
+      // Before any reply: a server that refused this bot drafts before is not asked again.
+      await drafts.recall(bot.botInfo.id, apiRoot);
       if (options.webhook) {
         const { url, secret } = options.webhook;
         await call('setWebhook', () => bot.api.setWebhook(url, { secret_token: secret, allowed_updates: updateKinds }));

@@ -46,3 +46,16 @@ function isStoredChatGrant(value: unknown): value is StoredChatGrant {
     record.groups.every((group) => (toolGroups as readonly unknown[]).includes(group))
   );
 }
+
+/**
+ * Moves the grants of chat `from` to chat `to` of `platform` (the platform gave the chat a new id:
+ * a Telegram group made a supergroup), store first; a chat `to` with grants of its own keeps them.
+ * Resolves to the groups moved (none: nothing was granted there, or `to` had its own).
+ */
+export async function moveChatGrants(store: Pick<Store, 'set' | 'delete'>, grants: ToolGrants, platform: string, from: string, to: string): Promise<readonly ToolGroup[]> {
+  const groups = grants.chatGroups(platform, from);
+  if (groups.length === 0 || grants.chatGroups(platform, to).length > 0) return [];
+  await saveChatGrants(store, grants, platform, to, groups);
+  await saveChatGrants(store, grants, platform, from, []);
+  return groups;
+}

@@ -2,13 +2,15 @@
  * What the gateway does when a platform says the bot was added to a group: the access policy
  * decides (an admin added it: the group is approved at once; anyone else: the group's pairing
  * code, told there once, under `groupPolicy: approval`), and the code goes out in the group. A
- * group the platform moved keeps its approval and its conversation (`moved-conversation.ts`).
+ * group the platform moved keeps its approval, its conversation (`moved-conversation.ts`) and what
+ * was set for it: scheduled jobs, tools granted there, its profile (`moved-chat.ts`).
  */
 import { NotAcceptedError, type ChannelAdapter, type GroupJoin } from '../../channels/types.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { OpsEvents } from '../ops/ops-events.ts';
 import { isStoreFailure } from '../store-failure.ts';
 import type { AccessPolicy } from './access-policy.ts';
+import { describeMovedChat, moveChat, type MovedChatParts } from './moved-chat.ts';
 import { carryConversation, type MovedConversationParts } from './moved-conversation.ts';
 import { groupLabel } from './pairing-group.ts';
 
@@ -18,6 +20,8 @@ export interface GroupJoinParts {
   ops: OpsEvents;
   /** Where a moved group's conversation goes on (`GroupJoin.movedFromSessionKey`); unset: it starts afresh. */
   conversations?: MovedConversationParts;
+  /** Where a moved group's jobs, grants and profile go along (`GroupJoin.movedFrom`); unset: they stay. */
+  moved?: MovedChatParts;
   log(line: string): void;
 }
 
@@ -45,6 +49,16 @@ export async function handleGroupJoin(parts: GroupJoinParts, adapter: Pick<Chann
       return false;
     });
     if (carried) parts.log(`${label}: the conversation of ${join.movedFromSessionKey} goes on here (the group moved)`);
+  }
+  if (join.movedFrom && parts.moved) {
+    const to = { conversationId: join.address.conversationId, sessionKey: join.sessionKey };
+    const moved = await moveChat(parts.moved, platform, join.movedFrom.id, to).catch((error: unknown) => {
+      if (isStoreFailure(error)) throw new NotAcceptedError(`${label}: what was set for the moved group not carried over (store: ${errorMessage(error)})`);
+      parts.log(`${label}: what was set for the moved group not carried over: ${errorMessage(error)}`);
+      return undefined;
+    });
+    const what = moved && describeMovedChat(moved);
+    if (what) parts.log(`${label}: moved here from ${groupLabel({ platform, ...join.movedFrom })}: ${what}`);
   }
   const place = { platform, conversation: join.sessionKey };
   const by = join.by ? `${platform}:${join.by.id}` : 'unknown (the platform does not say)';

@@ -1,12 +1,14 @@
 /**
  * A group the platform moved (a Telegram group upgraded to a supergroup, which gets a new id)
  * keeps its conversation: the new session key is pointed at the old key's current session, so
- * the history goes on where it was, and the conversation's own model and thinking choices come
- * along. Nothing is copied or deleted: both keys name the same session, and the old group can
+ * the history goes on where it was, and the conversation's own model and thinking choices and
+ * its hour's allowances (tools allowed unasked) come along; what else was set for the chat moves
+ * too (`moved-chat.ts`). Nothing is copied or deleted: both keys name the same session, and the old group can
  * take no more messages. A new key that already holds a conversation keeps it.
  */
 import type { SessionManager } from '../../session/session-manager.ts';
 import type { Store } from '../../store/store.ts';
+import { allowancesKey } from '../approvals.ts';
 import { modelChoiceKey, thinkingChoiceKey } from '../conversations.ts';
 
 /** What carrying a conversation works with. */
@@ -24,9 +26,9 @@ export async function carryConversation(parts: MovedConversationParts, from: str
   const old = (await parts.sessions.list(from)).find((session) => session.current);
   if (!old || old.messageCount === 0) return false;
   if ((await parts.sessions.list(to)).some((session) => session.messageCount > 0)) return false;
-  for (const key of [modelChoiceKey, thinkingChoiceKey]) {
-    const choice = await parts.store.get<string>(key(from));
-    if (choice !== null && (await parts.store.get<string>(key(to))) === null) await parts.store.set(key(to), choice);
+  for (const key of [modelChoiceKey, thinkingChoiceKey, allowancesKey]) {
+    const choice = await parts.store.get<unknown>(key(from));
+    if (choice !== null && (await parts.store.get<unknown>(key(to))) === null) await parts.store.set(key(to), choice);
   }
   await parts.sessions.switchSession(to, old.id);
   return true;

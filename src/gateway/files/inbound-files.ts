@@ -3,7 +3,8 @@
  * conversation's own folder and the model is told where. Both are capped at the same size
  * ({@link maxInboundFileBytes}): the size the platform declares is checked before anything is
  * downloaded, and the download itself stops at the limit (a declared size may be missing or
- * wrong). A file refused for its size is named to the model, and the person is told in the chat.
+ * wrong). A file refused for its size is named to the model, and the person is told in the chat
+ * (by the gateway once an hour: the model's line lets the answer name the file after that).
  */
 import { FileTooLargeError, maxInboundFileBytes } from '../../channels/capped-bytes.ts';
 import type { Attachment, InboundMessage } from '../../channels/types.ts';
@@ -18,6 +19,11 @@ export interface InboundFileReports {
   log(line: string): void;
   /** Sends `text` to the person who sent the message; never fails (a failure is the caller's to log). */
   tell(text: string): Promise<void>;
+  /**
+   * Whether the person is to hear now that `count` of their files were too large (the gateway's
+   * refusals: once an hour per person, see `refusals.ts`); unset: every time.
+   */
+  tooLarge?(count: number): boolean;
 }
 
 /** A message's images for the model, and a line for each one it does not get. */
@@ -45,7 +51,7 @@ export async function imagesOf(message: InboundMessage, reports: InboundFileRepo
       else reports.log(`${message.sessionKey}: image not downloaded: ${errorMessage(error)}`);
     }
   }
-  await tellRefused(message, refused, reports);
+  await tellRefused(refused, reports);
   return { images, notes: refused.map((refusal) => `[${describe(refusal)} came with this message but was not read: it is too large (${sizeOf(refusal)}; the limit is ${formatBytes(maxInboundFileBytes)})]`) };
 }
 
@@ -84,7 +90,7 @@ export async function saveDocuments(folder: string, message: InboundMessage, rep
       reports.log(`${message.sessionKey}: file not saved: ${errorMessage(error)}`);
     }
   }
-  await tellRefused(message, refused, reports);
+  await tellRefused(refused, reports);
   return notes;
 }
 
@@ -107,9 +113,12 @@ async function download(attachment: Attachment): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Tells the person, in one message, which of their files were too large to take. */
-async function tellRefused(message: InboundMessage, refused: readonly TooLargeFile[], reports: InboundFileReports): Promise<void> {
-  if (refused.length > 0) await reports.tell(tooLargeNotice(refused));
+/**
+ * Tells the person, in one message, which of their files were too large to take, when
+ * `reports.tooLarge` says they are to hear it now (the model is told of each file regardless).
+ */
+async function tellRefused(refused: readonly TooLargeFile[], reports: InboundFileReports): Promise<void> {
+  if (refused.length > 0 && (reports.tooLarge?.(refused.length) ?? true)) await reports.tell(tooLargeNotice(refused));
 }
 
 /**

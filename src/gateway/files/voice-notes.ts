@@ -2,7 +2,8 @@
  * The gateway's side of transcription (`src/media/transcription.ts`): a message's recordings heard
  * before its turn, their cost reserved and settled on the spending caps the turn counts for (the
  * person's, the conversation's, the gateway's) and reported like a model call's (`model.usage`,
- * kind `transcription`, which the usage ledger and the metrics count).
+ * kind `transcription`, which the usage ledger and the metrics count) and in its turn's cost
+ * (`turn.end`).
  */
 import type { InboundMessage } from '../../channels/types.ts';
 import type { Heard } from '../../media/transcription.ts';
@@ -13,8 +14,11 @@ import type { GatewaySpending } from '../budget/gateway-spending.ts';
 import { opsTokens, type OpsEvents } from '../ops/ops-events.ts';
 import type { InboundFileReports } from './inbound-files.ts';
 
-/** Hears `message`'s recordings for a turn of `profile` (`admin`: its sender is one). */
-export type HearRecordings = (message: InboundMessage, turn: { profile: string; admin: boolean }, reports: InboundFileReports) => Promise<Heard>;
+/**
+ * Hears `message`'s recordings for a turn of `profile` (`admin`: its sender is one); `spent` hears
+ * each transcription's cost, which the turn's own report adds (`turn.end`'s `costUsd`).
+ */
+export type HearRecordings = (message: InboundMessage, turn: { profile: string; admin: boolean; spent?: (costUsd: number) => void }, reports: InboundFileReports) => Promise<Heard>;
 
 /** Options of {@link gatewayHearing}. */
 export interface GatewayHearingOptions {
@@ -46,6 +50,7 @@ export function gatewayHearing(options: GatewayHearingOptions): HearRecordings {
       spent: ({ model, costUsd }) => {
         const place = { platform: message.address.platform, conversation: message.sessionKey };
         options.ops?.emit({ type: 'model.usage', ...place, profile: turn.profile, provider: 'openai', model, tokens: opsTokens({ input: 0, output: 0 }), costUsd, kind: 'transcription' });
+        turn.spent?.(costUsd);
       },
     });
   };

@@ -35,6 +35,8 @@ export type OpsEvent = OpsPlace &
     | { type: 'message.accepted'; scope: 'dm' | 'group'; command?: string }
     /** A message not answered, and why; `told` whether its sender heard the reason this time (once an hour per reason). */
     | { type: 'message.refused'; reason: string; told?: boolean }
+    /** Files of a message not taken (`reason`: `file too large`), the message itself answered; `told` as for `message.refused`. */
+    | { type: 'files.refused'; reason: string; files: number; told: boolean }
     | { type: 'turn.start'; profile: string; scheduled: boolean }
     | { type: 'turn.end'; profile: string; status: TurnStatus; durationMs: number; tokens: OpsTokens; costUsd: number; error?: string }
     | { type: 'model.usage'; profile: string; provider: string; model: string; tokens: OpsTokens; costUsd: number; kind: UsageKind }
@@ -91,6 +93,7 @@ export function levelOf(event: OpsEvent): OpsLevel {
     case 'platform.disconnected':
     case 'platform.rate_limited':
     case 'message.refused':
+    case 'files.refused':
       return 'warn';
     case 'turn.end':
       return event.status === 'error' || event.status === 'timeout' ? 'warn' : 'info';

@@ -252,6 +252,20 @@ export class Scheduler {
     });
   }
 
+  /**
+   * Moves the jobs that deliver to chat `from` of `platform` to chat `to`, whose one conversation
+   * is `sessionKey`: the platform gave the chat a new id (a Telegram basic group, which has no
+   * threads, made a supergroup). Resolves to the jobs moved.
+   */
+  async moveChat(platform: string, from: string, to: { conversationId: string; sessionKey: string }): Promise<Job[]> {
+    return this.exclusive(async (jobs) => {
+      const there = [...jobs.jobs()].filter((job) => job.target.address.platform === platform && job.target.address.conversationId === from);
+      const moved = there.map((job): Job => ({ ...job, target: { ...job.target, sessionKey: to.sessionKey, address: { ...job.target.address, conversationId: to.conversationId } } }));
+      for (const job of moved) await this.save(jobs, job);
+      return moved;
+    });
+  }
+
   // ---- firing ----
 
   /** Fires what is due, then arms the timer again. One wake at a time. */
