@@ -146,7 +146,7 @@ describe('the spend book', () => {
     }
     await new Promise((resolve) => setImmediate(resolve));
     // The capped line's totals are in its log, one a settle.
-    expect((await store.readLog('spend-log:conversation%20telegram%3Adm%3A7:2026-11-30')).map(Number)).toEqual([0.1, 0.2, expect.closeTo(0.3)]);
+    expect((await store.readLog('spend-log:2026-11-30:conversation%20telegram%3Adm%3A7')).map(Number)).toEqual([0.1, 0.2, expect.closeTo(0.3)]);
     expect(await store.get('spend:gateway:2026-11-30')).toBeNull();
     vi.advanceTimersByTime(5_000);
     await new Promise((resolve) => setImmediate(resolve));
@@ -173,7 +173,7 @@ describe("the spend book's logs", () => {
   const line: SpendLine = { scope: 'person telegram:7', period: 'day', cap: 1_000 };
   const now = () => new Date('2026-11-30T10:00:00Z');
   const valueKey = 'spend:person%20telegram%3A7:2026-11-30';
-  const logKey = 'spend-log:person%20telegram%3A7:2026-11-30';
+  const logKey = 'spend-log:2026-11-30:person%20telegram%3A7';
   const settle = async (book: SpendBook, amount: number) => {
     const hold = await book.reserve([line], amount);
     if (!('settle' in hold)) throw new Error('refused');

@@ -5,7 +5,7 @@
  * reservation happen together, with nothing awaited between them, so concurrent calls can never
  * overshoot a cap: each sees the others' reservations. Settled spend is kept in the store per UTC
  * day or month (`spend:<scope>:<period>`), so a restart keeps it and a new day starts at zero.
- * A capped line's new total is appended at each settle to its log (`spend-log:<scope>:<period>`:
+ * A capped line's new total is appended at each settle to its log (`spend-log:<period>:<scope>`:
  * one write on an open file, where setting the value costs a new file and a rename, about a third
  * of a millisecond a turn), and folded into the value every {@link compactEvery} settles; totals
  * only grow within a period, so the larger of the value and the log's last total is the spend;
@@ -247,9 +247,15 @@ export class SpendBook {
   }
 }
 
-/** The log of a line's totals (see the file's comment). */
+/**
+ * The log of a line's totals (see the file's comment): `spend-log:<period>:<scope>`, so a day's
+ * logs share one folder on the filesystem, and a person's first message of the day creates one
+ * file, not a folder and a file.
+ */
 function logOf(key: string): string {
-  return `spend-log:${key.slice('spend:'.length)}`;
+  const scopeAndPeriod = key.slice('spend:'.length);
+  const at = scopeAndPeriod.lastIndexOf(':');
+  return `spend-log:${scopeAndPeriod.slice(at + 1)}:${scopeAndPeriod.slice(0, at)}`;
 }
 
 /** A stored amount of dollars, or 0 for anything else (a damaged or foreign value). */
