@@ -84,15 +84,15 @@ export function scopeKind(scope: string): SpendScopeKind {
 /** The most `request` can cost, in dollars: all its input uncached, all of `max_tokens` written. */
 export function worstCaseCost(request: ModelRequest, info: ModelInfo | undefined): number {
   if (!info) return 0;
-  let characters = request.systemPrompt.length + JSON.stringify(request.ephemeral ?? []).length + sizeOf(request.tools ?? []);
-  for (const message of request.messages) characters += sizeOf(message);
+  let characters = request.systemPrompt.length + JSON.stringify(request.ephemeral ?? []).length;
+  for (const part of [...request.messages, ...(request.tools ?? [])]) characters += sizeOf(part);
   const output = request.maxTokens ?? Math.min(info.maxOutput, defaultMaxTokensCap);
   return computeCost({ input: Math.ceil(characters / 4), output, cacheRead: 0, cacheWrite: 0 }, info).total;
 }
 
 /**
- * Characters of `part` as JSON, measured once per object: a conversation's messages and the tool
- * list are the same objects call after call, and serializing all of them again for every call
+ * Characters of `part` as JSON, measured once per object: a conversation's messages and its tools'
+ * definitions are the same objects call after call (the lists holding them are not), and serializing all of them again for every call
  * cost more than the rest of the check (a long session's history is most of a request).
  */
 function sizeOf(part: object): number {
