@@ -473,7 +473,8 @@ export interface ChannelAdapter {
   routes?(): ChannelRoute[];
   /**
    * Loads ahead what sending needs but start-up does not (a renderer, say), so the first reply
-   * does not wait for it. Called once the gateway is ready; sending works without it.
+   * does not wait for it. Called a second after the gateway is ready, off the warm gate; sending
+   * works without it.
    */
   warm?(): Promise<void>;
 }

@@ -154,9 +154,12 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   await writeControlFile(runtime.home, { pid: process.pid, url: localGatewayUrl(host, server.port), token, startedAt: Date.now() }).catch((error: unknown) =>
     process.stderr.write(`operator: could not write ${runtime.home}/gateway.json, so \`operator schedule\` and \`operator budget\` cannot reach this gateway: ${errorMessage(error)}\n`),
   );
-  // What the first replies need loads now, in the background; a failure shows on first use.
+  // What every first reply needs loads now, in the background (a failure shows on first use), and
+  // long polling asks for messages once it has. The adapters' renderers warm a second later, while
+  // nothing waits: a plain first reply needs none, and one that does pays their first use once.
   releaseWarmUps();
-  warm.open([runtime.warm(), ...adapters.map((adapter) => adapter.warm?.())]);
+  warm.open([runtime.warm()]);
+  setTimeout(() => adapters.forEach((adapter) => void adapter.warm?.().catch(() => undefined)), 1_000).unref();
   gateway.registerMenus();
   // pino (about 30 ms of the main thread) loads a moment after the first answers can flow, not
   // with the warm-ups above: until then the log writes its lines without it. prom-client loads on

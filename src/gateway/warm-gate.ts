@@ -1,6 +1,7 @@
 /**
- * When the gateway is warm: what the first answers need (the agent's modules, the default
- * profile's resources, the model SDK, each platform's formatter) has loaded. A channel that asks
+ * When the gateway is warm: what every first answer needs (the agent's modules, the default
+ * profile's resources, the model SDK) has loaded. The platforms' formatters warm a second later,
+ * off this gate: a plain one-line reply needs none (see `telegram/format/plain-reply.ts`). A channel that asks
  * its platform for messages (Telegram's long polling) asks once the gate is open, so the first
  * message it takes is answered without loading anything first; a channel that is sent messages
  * (webhooks, websockets) takes them at once, and their turns load what they need.

@@ -13,6 +13,7 @@ import { telegramCommandMenu } from './command-menu.ts';
 import { escapeHtml } from './format/escape-html.ts';
 import type { TelegramChunk } from './format/format-message.ts';
 import { loadFormatter } from './format/load-formatter.ts';
+import { plainReply } from './format/plain-reply.ts';
 import { telegramDescription } from './telegram-errors.ts';
 import { createSendTelegramFile } from './upload.ts';
 
@@ -43,6 +44,8 @@ function keyboardOf(buttons: Button[][] | undefined): { reply_markup?: InlineKey
 }
 
 async function chunksOf(text: string): Promise<TelegramChunk[]> {
+  const plain = plainReply(text);
+  if (plain) return [plain];
   const { formatTelegramMessage } = await loadFormatter();
   const chunks = formatTelegramMessage(text);
   if (chunks.length > 0) return chunks;
