@@ -32,8 +32,11 @@ export interface InboxEntry {
    * as it would have been (absent in older records, and for messages that were not commands).
    */
   command?: InboundMessage['command'];
-  /** What was attached (the bytes are not kept: a replay says they were lost). */
-  attachments: Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size'>[];
+  /**
+   * What was attached (the bytes are not kept: a replay says they were lost); a recording's kind
+   * and length too (the Worker's turn transcribes it; absent in older records).
+   */
+  attachments: Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size' | 'recording'>[];
   /** Milliseconds since the epoch. */
   receivedAt: number;
   /** When the platform says it was sent (see `InboundMessage.sentAt`). */
@@ -112,7 +115,7 @@ export function createInbox(store: Store, options: InboxOptions = {}): Inbox {
         sender: message.sender,
         text,
         ...(message.command !== undefined && { command: message.command }),
-        attachments: message.attachments.map(({ kind, mediaType, name, size }) => ({ kind, mediaType, name, size })),
+        attachments: message.attachments.map(({ kind, mediaType, name, size, recording }) => ({ kind, mediaType, name, size, ...(recording !== undefined && { recording }) })),
         receivedAt: message.receivedAt,
         ...(message.sentAt !== undefined && { sentAt: message.sentAt }),
       });

@@ -50,15 +50,37 @@ export interface Heard {
 /** Conversations told that transcription is not set up, remembered so they are told once. */
 const maxRemembered = 10_000;
 
+/**
+ * Which conversations were told that transcription is not set up, so each is told once: the
+ * process's memory by default; a Worker's conversation keeps it in its object's storage.
+ */
+export interface ToldUnset {
+  has(sessionKey: string): boolean | Promise<boolean>;
+  add(sessionKey: string): void | Promise<void>;
+}
+
+/** The process's own memory of who was told (bounded; a restart forgets it). */
+function toldInMemory(): ToldUnset {
+  const told = new Set<string>();
+  return {
+    has: (sessionKey) => told.has(sessionKey),
+    add: (sessionKey) => {
+      if (told.size >= maxRemembered) told.clear();
+      told.add(sessionKey);
+    },
+  };
+}
+
 /** Transcribes the recordings of messages with one endpoint (or none) and one set of limits. */
 export class Transcription {
   readonly #transcriber: Transcriber | undefined;
   readonly #limits: TranscriptionLimits;
-  readonly #toldUnset = new Set<string>();
+  readonly #toldUnset: ToldUnset;
 
-  constructor(transcriber: Transcriber | undefined, limits: TranscriptionLimits = defaultTranscriptionLimits) {
+  constructor(transcriber: Transcriber | undefined, limits: TranscriptionLimits = defaultTranscriptionLimits, toldUnset: ToldUnset = toldInMemory()) {
     this.#transcriber = transcriber;
     this.#limits = limits;
+    this.#toldUnset = toldUnset;
   }
 
   /** Whether an endpoint is configured. */
@@ -67,7 +89,7 @@ export class Transcription {
   }
 
   /** The recordings of `message` heard, one after another (a message rarely has more than one). */
-  async hear(message: InboundMessage, place: HearingPlace): Promise<Heard> {
+  async hear(message: Pick<InboundMessage, 'sessionKey' | 'attachments'>, place: HearingPlace): Promise<Heard> {
     const lines: string[] = [];
     const transcribed = new Set<Attachment>();
     let toldUnset = false;
@@ -83,10 +105,9 @@ export class Transcription {
       lines.push(notHeardNote(recording, result));
       // Without an endpoint the person is told once per conversation: every later note says the same.
       if (result.reason === 'unset') {
-        if (toldUnset || this.#toldUnset.has(message.sessionKey)) continue;
+        if (toldUnset || (await this.#toldUnset.has(message.sessionKey))) continue;
         toldUnset = true;
-        if (this.#toldUnset.size >= maxRemembered) this.#toldUnset.clear();
-        this.#toldUnset.add(message.sessionKey);
+        await this.#toldUnset.add(message.sessionKey);
       }
       const sentence = notHeardSentence(recording, result);
       if (sentence !== undefined) await place.tell(sentence);

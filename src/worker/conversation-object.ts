@@ -34,6 +34,7 @@ import { ConversationJobs } from './conversation-jobs.ts';
 import { defaultProfile, profileChoiceKey, type ProfileChoice } from './conversation-profile.ts';
 import { answerWaiting, runTurn, type TurnParts } from './conversation-turn.ts';
 import { durableFirst } from './durable-first.ts';
+import { takeWorkerEdit } from './edited-entry.ts';
 import { createInboundFiles } from './inbound-files.ts';
 import { objectStore } from './object-store.ts';
 import { replyChannelFor } from './reply-channels.ts';
@@ -110,7 +111,8 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
         ledger,
         acceptance: new Acceptance({ inbox, dedupe, storeFailed }),
         sender: new ReplySender({ ledger, log }),
-        files: createInboundFiles({ env, store, log }),
+        taking: new Set(),
+        files: createInboundFiles({ env, store, log, durable: () => this.ctx.storage.sync(), spending: (sessionKey) => this.#spendingOf(sessionKey) }),
         // A job made under another profile runs with an agent of its own (see `#runJob`).
         agent: () => (this.#jobAgent ? Promise.resolve(this.#jobAgent) : (this.#agent ??= this.#makeAgent(store))),
         spending: { warning: (turn) => this.#spendingOf(turn.sessionKey).warning(turn) },
@@ -143,9 +145,16 @@ export class ConversationObject extends DurableObject<WorkerEnv> {
 
   /**
    * Takes `message` on record unless it was seen (a redelivery); resolves to whether it was new.
-   * Resolving means it is kept: the webhook may answer 200. A new message wakes the object.
+   * Resolving means it is kept: the webhook may answer 200. A new message wakes the object. An
+   * edit (the webhooks hand one over only with `OPERATOR_EDITED_MESSAGES=reanswer`) rewords the
+   * message it edits while that still waits (see `edited-entry.ts`); resolves to whether it did.
    */
   async accept(message: WireMessage): Promise<boolean> {
+    if (message.edited) {
+      const reworded = await takeWorkerEdit(this.#turnParts, fromWireMessage(message));
+      await this.ctx.storage.sync();
+      return reworded;
+    }
     if (message.interaction) await this.#turnParts.store.set(interactionKey(message.dedupeKey), message.interaction, { ttlSeconds: interactionTtlSeconds });
     // Where its files are, which the inbox does not keep: its turn fetches them.
     await this.#turnParts.files.note(message);

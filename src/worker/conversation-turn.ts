@@ -18,6 +18,7 @@ import type { ChannelAdapter } from '../channels/types.ts';
 import { TurnTimeoutError, errorMessage } from '../core/errors.ts';
 import { SpendingPausedError } from '../gateway/budget/spending-paused.ts';
 import { failureReply } from '../gateway/failure-reply.ts';
+import { documentMark, documentSource } from '../gateway/files/document-text.ts';
 import { recentChatFrame } from '../gateway/conversations.ts';
 import { SessionTaints } from '../gateway/session-taint.ts';
 import type { InboxEntry } from '../gateway/inbox.ts';
@@ -54,6 +55,11 @@ export interface TurnParts extends ConversationParts {
   notifyAfterMs(provider: string): number;
   /** The person the running turn answers (unset between turns): they, or an admin, may stop it. */
   turnSender?: string;
+  /**
+   * The inbox keys the running round read for its turn: an edit of one of them changes nothing,
+   * as its turn has its words (see `edited-entry.ts`). Emptied once that turn is over.
+   */
+  taking: Set<string>;
   log(line: string): void;
 }
 
@@ -73,14 +79,22 @@ export async function answerWaiting(parts: TurnParts, options: { resend: boolean
   }
   // Left for the resume: not tried again in this round, where calls were refused as paused.
   const paused = new Set<string>();
-  for (;;) {
-    const waiting = [];
-    for (const entry of await parts.inbox.pending()) {
-      if (recorded.has(entry.key)) await parts.inbox.done(entry.key);
-      else if (!paused.has(entry.key)) waiting.push(entry);
+  try {
+    for (;;) {
+      const pending = await parts.inbox.pending();
+      // Read for a turn: their words are the turn's from here, whatever an edit says meanwhile.
+      for (const entry of pending) parts.taking.add(entry.key);
+      const waiting = [];
+      for (const entry of pending) {
+        if (recorded.has(entry.key)) await parts.inbox.done(entry.key);
+        else if (!paused.has(entry.key)) waiting.push(entry);
+      }
+      if (waiting.length === 0) return await forgetTold(parts, paused);
+      for (const key of await answerBatch(parts, waiting, { paused: paused.size > 0 })) paused.add(key);
+      parts.taking.clear();
     }
-    if (waiting.length === 0) return forgetTold(parts, paused);
-    for (const key of await answerBatch(parts, waiting, { paused: paused.size > 0 })) paused.add(key);
+  } finally {
+    parts.taking.clear();
   }
 }
 
@@ -110,6 +124,8 @@ async function answerBatch(parts: TurnParts, waiting: InboxEntry[], round: { pau
   const begun = first.begun;
   // A turn begun before (the object stopped in it) answers what it began with, before anything newer.
   const batch = begun ? waiting.filter((entry) => begun.keys.includes(entry.key)) : waiting;
+  // What waits for a later turn is not this one's: an edit may still reword it.
+  for (const entry of waiting) if (!batch.includes(entry)) parts.taking.delete(entry.key);
   if (begun && round.paused) return batch.map((entry) => entry.key);
   const admitted: { entry: InboxEntry; admin: boolean }[] = [];
   for (const entry of batch) {
@@ -194,10 +210,10 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
   try {
     const tree = await agent.session();
     // Only now, for people let in, are files fetched; a turn run again reads them from R2 alone.
-    const files = await parts.files.read(admitted.map(({ entry }) => entry), { replay: begun !== undefined });
-    // Files too large to take are named to the model; the person hears of them at once.
-    for (const { entry, text } of files.tooLarge) {
-      await adapter.send(entry.address, { text, replyTo: entry.messageId }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not say a file was too large: ${errorMessage(error)}`));
+    const files = await parts.files.read(admitted, { replay: begun !== undefined });
+    // A recording not heard, files too large to take: named to the model, and the person hears of them at once.
+    for (const { entry, text } of files.notices) {
+      await adapter.send(entry.address, { text, replyTo: entry.messageId }).catch((error: unknown) => parts.log(`${entry.sessionKey}: could not tell the person about their file: ${errorMessage(error)}`));
     }
     let input: string;
     if (begun) {
@@ -215,6 +231,11 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     // yes, which nobody can give on Workers (no approvals), so it is refused (see `turn-taint.ts`).
     const speaker = `${address.platform}:${first.sender.id}`;
     turn.taint = await new SessionTaints({ store: parts.store, mode: 'approve', log: parts.log }).begin({ sessionId: tree.id, scope: first.scope, speaker, othersHeard: first.scope === 'group' && input.includes(recentChatFrame), speakerIsBot: first.sender.isBot === true });
+    // A document's text is what its author wrote, whoever sent it: it may say anything (as on Node).
+    if (input.includes(documentMark)) {
+      turn.taint.add(documentSource);
+      await turn.taint.kept();
+    }
     const result = await agent.invoke(input, { channel: first.sessionKey, images: files.images, timeoutMs: parts.turnTimeoutMs, turn });
     const previewId = await stream.close();
     await noting;

@@ -4,8 +4,12 @@
  * its challenge, and a message the Node channel would answer mapped by that channel's own
  * `toInboundMessage` and put on record in its conversation's Durable Object before the answer,
  * 200. When the object cannot take it, 503: Slack delivers the event again (`X-Slack-Retry-Num`),
- * and the object keeps a redelivery once, by the message's key. Events that are not messages to
- * answer (the bot's own, edits, deletions, other event types) are acknowledged with 200. The
+ * and the object keeps a redelivery once, by the message's key. A channel's top-level message is
+ * answered in a thread under it, or not, as `SLACK_REPLY_IN_THREAD` says (`slack.replyInThread`,
+ * `always` by default, as on Node). An edit (`message_changed`) is taken with
+ * `OPERATOR_EDITED_MESSAGES=reanswer`, by the Node channel's own `toEditedMessage`: its object puts
+ * the new wording in the place of the message while that still waits. Events that are not messages
+ * to answer (the bot's own, other edits, deletions, other event types) are acknowledged with 200. The
  * bot's own `member_joined_channel` goes to the access object (see `group-joins.ts`); its leaving
  * pauses the channel's jobs (see `membership.ts`).
  *
@@ -17,7 +21,8 @@
  */
 import { fileRefsOf as slackFileRefs } from '../channels/slack/attachments.ts';
 import { messageFilesOf } from '../channels/slack/shared-messages.ts';
-import { slashCommandBusyNotice, slashCommandToMessage, toInboundMessage, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from '../channels/slack/inbound.ts';
+import { toEditedMessage, type SlackChangedEvent } from '../channels/slack/edited-message.ts';
+import { slashCommandBusyNotice, slashCommandToMessage, toInboundMessage, type InboundContext, type SlackIdentity, type SlackMessageEvent, type SlackSlashCommand } from '../channels/slack/inbound.ts';
 import type { InboundMessage } from '../channels/types.ts';
 import { parseSlackBody } from '../channels/slack/request-body.ts';
 import { bodyLimits } from '../core/body-limits.ts';
@@ -32,6 +37,7 @@ import { createSlackUserNames, type SlackUserInfo, type SlackUserNames } from '.
 import { slackSignatureRefusal } from './slack-signature.ts';
 import { createSlackApi, slackErrorOf } from './slack-web-api.ts';
 import { toWireMessage } from './wire-message.ts';
+import { workerConfig } from './worker-config.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
 /** Interactivity payloads: button presses and the like. */
@@ -67,16 +73,23 @@ export async function slackEvents(request: Request, env: WorkerEnv): Promise<Res
 
   const bot = await botOf(env);
   if (bot instanceof Response) return bot;
-  const message = toInboundMessage(event, {
+  const { config } = workerConfig(env);
+  const context: InboundContext = {
     bot,
     // Files are fetched by their turn (by the private URLs kept with the message), not while Slack waits.
     download: () => Promise.reject(new Error('a file is read by its turn on Workers')),
     now: Date.now,
-  });
+    // As on Node: a channel's top-level message is answered in a thread under it, unless set otherwise.
+    replyInThread: config.slack.replyInThread ?? 'always',
+  };
+  // An edit only where edits are answered (`OPERATOR_EDITED_MESSAGES=reanswer`), as the Node channel asks.
+  const message = toInboundMessage(event, context) ?? (config.editedMessages === 'reanswer' ? toEditedMessage(event as SlackChangedEvent, context) : undefined);
   if (!message) return new Response('ok');
   // A channel's messages are labelled with their senders' names (see `channels/slack/user-names.ts`).
   const named = message.scope === 'group' ? { ...message, sender: await namesOf(env).fill(message.sender) } : message;
-  return (await taken(env, named, slackFileRefs(messageFilesOf(event)))) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
+  // An edit keeps the files of the message it rewords: it brings no references of its own.
+  const refs = message.edited ? [] : slackFileRefs(messageFilesOf(event));
+  return (await taken(env, named, refs)) ? new Response('ok') : new Response('not taken now, deliver again', { status: 503 });
 }
 
 /** The names of Slack people this isolate looked up, for its bot token. */

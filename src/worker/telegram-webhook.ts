@@ -5,6 +5,9 @@
  * own mapping (its files kept by their file_ids, for its turn to read), and the answer 200 only
  * once the message is on record in its conversation's Durable Object (a redelivery is recognised
  * there and taken once). When the object cannot take it, 503: Telegram delivers the update again.
+ * An `edited_message` is taken with `OPERATOR_EDITED_MESSAGES=reanswer` (its object puts the new
+ * wording in the place of the message while that still waits), else acknowledged. Telegram sends
+ * edits only when `setWebhook`'s `allowed_updates` names `edited_message` (docs/workers.md).
  */
 import type { ChatMemberUpdated, Message, Update } from 'grammy/types';
 import { filesOf } from '../channels/telegram/attachments.ts';
@@ -17,7 +20,7 @@ import { readLimitedBytes, tooLarge } from '../core/read-limited-body.ts';
 import { workerGroupJoin } from './group-joins.ts';
 import { workerMembership } from './membership.ts';
 import { telegramIdentity } from './telegram-identity.ts';
-import { sharedSecretRefusal } from './worker-config.ts';
+import { sharedSecretRefusal, workerConfig } from './worker-config.ts';
 import { toWireMessage } from './wire-message.ts';
 import type { WorkerEnv } from './worker-env.ts';
 
@@ -54,18 +57,22 @@ export async function telegramWebhook(request: Request, env: WorkerEnv): Promise
     // Files are fetched by their turn (by the file_ids kept with the message), not while the webhook waits.
     download: () => Promise.reject(new Error('a file is read by its turn on Workers')),
     now: Date.now,
+    // An edit (`edited_message`) is handed over only where edits are answered, as the Node channel asks.
+    editedMessages: workerConfig(env).config.editedMessages === 'reanswer',
   });
   // The bot added to a group: the access object approves it or gives it a code (see `group-joins.ts`).
   if (event && 'join' in event) return workerGroupJoin(env, event.join);
   // Removed from a group, blocked or unblocked in a DM: that chat's jobs pause or resume.
   if (event && 'membership' in event) return workerMembership(env, event.membership, [conversationOf((event.membership.raw as ChatMemberUpdated).chat, undefined).sessionKey]);
-  // Updates that are not messages to answer (edits, service messages) are acknowledged.
+  // Updates that are not messages to answer (service messages; edits unless they are answered) are acknowledged.
   if (!event || !('message' in event)) return new Response('ok');
   const { message } = event;
   const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(message.sessionKey));
   try {
-    // The same files, in the same order, as the message's attachments (the channel's own choice).
-    await stub.accept(toWireMessage(message, undefined, filesOf(message.raw as Message).map((file) => file.fileId)));
+    // The same files, in the same order, as the message's attachments (the channel's own choice);
+    // an edit keeps the files of the message it rewords.
+    const refs = message.edited ? [] : filesOf(message.raw as Message).map((file) => file.fileId);
+    await stub.accept(toWireMessage(message, undefined, refs));
   } catch {
     return new Response('not taken now, deliver again', { status: 503 });
   }

@@ -8,7 +8,7 @@
 import type { Attachment, InboundMessage } from '../channels/types.ts';
 
 /** The attachment as it is kept: what it was, and where its platform keeps it; not its bytes. */
-export interface WireAttachment extends Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size'> {
+export interface WireAttachment extends Pick<Attachment, 'kind' | 'mediaType' | 'name' | 'size' | 'recording'> {
   /**
    * The platform's reference to fetch it by, when the Worker can: Telegram's `file_id`, Slack's
    * `url_private_download`. Never a URL holding a token (Telegram's download URL does). Discord's
@@ -35,11 +35,13 @@ export function toWireMessage(message: InboundMessage, interaction?: WireMessage
   const { raw: _raw, attachments, ...rest } = message;
   return {
     ...rest,
-    attachments: attachments.map(({ kind, mediaType, name, size }, index) => ({
+    attachments: attachments.map(({ kind, mediaType, name, size, recording }, index) => ({
       kind,
       mediaType,
       ...(name !== undefined && { name }),
       ...(size !== undefined && { size }),
+      // A voice note's kind and length: its turn transcribes it.
+      ...(recording !== undefined && { recording }),
       ...(refs[index] !== undefined && { ref: refs[index] }),
     })),
     ...(interaction && { interaction }),

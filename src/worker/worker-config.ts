@@ -1,7 +1,8 @@
 /**
  * The gateway's settings on Workers: the defaults of `operator.json`, with the same environment
  * variables applied as on Node (`OPERATOR_DM_POLICY`, `OPERATOR_ADMINS`, ...). There is no
- * `operator.json` on Workers: what it would hold comes from the Worker's variables. An invalid
+ * `operator.json` on Workers: what it would hold comes from the Worker's variables, a few of them
+ * the Worker's own (`worker-settings.ts`: edited messages, Slack threads, transcription limits). An invalid
  * value is reported and not applied (the default stands), as on Node. The web chat's people are
  * let in without pairing unless `OPERATOR_DM_POLICY` says otherwise: only holders of its login
  * token reach it. Shared secrets (`TELEGRAM_WEBHOOK_SECRET`, `OPERATOR_WEB_TOKEN`) are held to
@@ -14,6 +15,7 @@ import type { ConfigProblem } from '../gateway/config/format-issues.ts';
 import { operatorConfigSchema } from '../gateway/config/schema.ts';
 import { sharedSecretProblems, sharedSecretVariables, type SharedSecretVariable } from '../gateway/config/shared-secrets.ts';
 import type { WorkerEnv } from './worker-env.ts';
+import { applyWorkerSettings } from './worker-settings.ts';
 
 /** Worked out once per set of variables (an isolate keeps one). */
 const made = new WeakMap<WorkerEnv, { config: GatewayConfig; problems: ConfigProblem[] }>();
@@ -24,10 +26,13 @@ export function workerConfig(env: WorkerEnv): { config: GatewayConfig; problems:
   if (!result) {
     const defaults = operatorConfigSchema.parse({}) as GatewayConfig;
     const variables = env as unknown as Record<string, string | undefined>;
-    const applied = applyEnvironment(defaults, variables);
+    const environment = applyEnvironment(defaults, variables);
+    // Then the settings a Worker reads from its variables, as it has no operator.json (`worker-settings.ts`).
+    const applied = applyWorkerSettings(environment.config, variables);
+    const settingProblems = [...environment.problems, ...applied.problems];
     // The secrets no setting holds are checked too; one the schema already refused is named once.
-    const named = new Set(applied.problems.map((problem) => problem.path));
-    const problems = [...applied.problems, ...sharedSecretProblems(variables).filter((problem) => !named.has(problem.path))];
+    const named = new Set(settingProblems.map((problem) => problem.path));
+    const problems = [...settingProblems, ...sharedSecretProblems(variables).filter((problem) => !named.has(problem.path))];
     // The web chat reaches only those holding its login token (the owner's): on Workers, where
     // no command line approves pairing codes, they talk without one unless a policy is set.
     const config: GatewayConfig = { ...applied.config, dmPolicy: { ...applied.config.dmPolicy, web: applied.config.dmPolicy.web ?? 'open' } };

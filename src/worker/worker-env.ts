@@ -33,6 +33,20 @@ export interface WorkerEnv {
   OPENAI_BASE_URL?: string;
   OPERATOR_MODEL?: string;
 
+  /**
+   * Speech to text for the recordings people send (as on Node, `src/media/transcriber-env.ts`):
+   * on whenever `OPENAI_API_KEY`, `OPENAI_BASE_URL` or `OPERATOR_TRANSCRIBE_BASE_URL` is set; the
+   * model (default `gpt-4o-mini-transcribe`) and a key of its own for its own server.
+   */
+  OPERATOR_TRANSCRIBE_MODEL?: string;
+  OPERATOR_TRANSCRIBE_BASE_URL?: string;
+  OPERATOR_TRANSCRIBE_API_KEY?: string;
+  /** The longest recording transcribed, in seconds (600), and the largest, in bytes (25 MB): `transcription` in operator.json. */
+  OPERATOR_TRANSCRIBE_MAX_SECONDS?: string;
+  OPERATOR_TRANSCRIBE_MAX_BYTES?: string;
+  /** What a message its sender edits does: `ignore` (default) or `reanswer` (`editedMessages` in operator.json). */
+  OPERATOR_EDITED_MESSAGES?: string;
+
   /** Who may talk to the bot (as on Node). */
   OPERATOR_DM_POLICY?: string;
   /** Which groups the bot answers in (as on Node): `approval` (default), `allowlist` or `open`. */
@@ -64,6 +78,8 @@ export interface WorkerEnv {
   SLACK_BOT_TOKEN?: string;
   SLACK_SIGNING_SECRET?: string;
   SLACK_API_URL?: string;
+  /** Where a channel's top-level messages are answered: `always` (default, in a thread), `mentions` or `never` (`slack.replyInThread`). */
+  SLACK_REPLY_IN_THREAD?: string;
 
   /** Discord: the bot token, the application's id and public key (interactions), a non-default REST base. */
   DISCORD_BOT_TOKEN?: string;

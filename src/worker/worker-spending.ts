@@ -11,7 +11,7 @@
  */
 import type { SpendGate } from '../agent/spend-gate.ts';
 import { BudgetExhaustedError, errorMessage } from '../core/errors.ts';
-import { budgetGate, type SpendLedger } from '../gateway/budget/budget-gate.ts';
+import { budgetGate, type CostGate, type SpendLedger } from '../gateway/budget/budget-gate.ts';
 import { SpendingPausedError } from '../gateway/budget/spending-paused.ts';
 import { watchedLines } from '../gateway/budget/spend-warning.ts';
 import type { BudgetsConfig } from '../gateway/config/budget-schema.ts';
@@ -28,8 +28,8 @@ export const spendUnreachableText = "Not answered: the bot's spending counter co
 /** How much longer than a turn's deadline a reservation is held without its settle. */
 const holdMarginMs = 60_000;
 
-/** The spending of one conversation's model calls on Workers. */
-export interface WorkerSpending extends SpendGate {
+/** The spending of one conversation's model calls (and transcriptions: `reserveCost`) on Workers. */
+export interface WorkerSpending extends SpendGate, CostGate {
   /**
    * The notice due once `turn` has answered, when a cap of its conversation or its person has
    * passed `warnAt` of itself (once a UTC day per cap); undefined when none is due. Read after the
@@ -54,6 +54,8 @@ export function workerSpending(env: WorkerEnv, conversation: string): WorkerSpen
       if (!getModelInfo(request.model)) await refuseIfPaused(env, conversation);
       return gate.reserve(request, turn);
     },
+    // A transcription's worst case, on the same lines as the turn's calls (the spend object refuses it while calls are paused).
+    reserveCost: (turn, worstCaseUsd, refused) => gate.reserveCost(turn, worstCaseUsd, refused),
     async warning(turn) {
       const configured = workerBudgets(env);
       if ('problem' in configured) return undefined;

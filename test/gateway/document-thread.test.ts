@@ -29,8 +29,8 @@ describe('documents read in their own thread', () => {
 
   it('stops a read that is not done in its time, and the reader names it', async () => {
     const pdf = pdfDocument([['never read']]);
-    await expect(readInThread(pdf, 'application/pdf', 'slow.pdf', 1_000, 0)).rejects.toThrow('reading it took more than 0 s and was stopped');
+    await expect(readInThread(pdf, 'application/pdf', 'slow.pdf', 1_000, 0)).rejects.toThrow('reading it took more than 0 ms and was stopped');
     const read = documentReader(1_000, (bytes, mediaType, name, maxChars) => readInThread(bytes, mediaType, name, maxChars, 0));
-    expect(await read(pdf, 'application/pdf', 'slow.pdf')).toBe('[slow.pdf could not be read as text: reading it took more than 0 s and was stopped; the file is saved]');
+    expect(await read(pdf, 'application/pdf', 'slow.pdf')).toBe('[slow.pdf could not be read as text: reading it took more than 0 ms and was stopped; the file is saved]');
   });
 });

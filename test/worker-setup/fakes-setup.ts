@@ -22,6 +22,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('fakeBindings', {
     ANTHROPIC_API_KEY: 'sk-ant-test',
     ANTHROPIC_BASE_URL: model.anthropicBaseURL,
+    // Recordings are transcribed by the same fake (OpenAI's /audio/transcriptions), with a key of their own.
+    OPERATOR_TRANSCRIBE_BASE_URL: model.openaiBaseURL,
+    OPERATOR_TRANSCRIBE_API_KEY: 'sk-transcribe-worker-test-0123456789',
     TELEGRAM_BOT_TOKEN: telegram.token,
     TELEGRAM_API_ROOT: telegram.apiRoot,
     SLACK_API_URL: slack.apiUrl,

@@ -7,7 +7,7 @@
  * invited the bot: an admin's invitation approves the channel, anyone else's gets the code.
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test';
-import { expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { groupNoticeText } from '../../src/gateway/access/index.ts';
 import { createInbox } from '../../src/gateway/inbox.ts';
 import { objectStore } from '../../src/worker/object-store.ts';
@@ -25,6 +25,11 @@ const testTimeout = 90_000;
 
 const telegramTexts = (chat: number) => callFake<{ text: string }[]>('telegram', 'messages', chat).then((list) => list.map((message) => message.text));
 const slackTexts = (channel: string) => callFake<{ text: string }[]>('slack', 'botMessages', channel).then((list) => list.map((message) => message.text));
+
+// The fake model's queue is every file's: what another file left queued is not this one's answer.
+beforeEach(async () => {
+  await callFake('model', 'reset');
+});
 
 /** Whether the conversation `sessionKey` has nothing left waiting in its inbox (every message it took was dealt with). */
 async function settled(sessionKey: string): Promise<boolean> {

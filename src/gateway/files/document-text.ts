@@ -15,6 +15,15 @@ import { utf8Text } from '../../core/utf8-text.ts';
 /** Most characters of documents given to the model with one turn's messages (about 15,000 tokens). */
 export const maxDocumentChars = 60_000;
 
+/** The longest one document is read for: a long real PDF takes a few seconds. */
+export const documentReadTimeoutMs = 30_000;
+
+/** Why a read was given up at its deadline, said to the model (on Node and on Workers alike). */
+export function readTookTooLong(timeoutMs: number): DocumentUnreadableError {
+  const limit = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+  return new DocumentUnreadableError(`reading it took more than ${limit} and was stopped`);
+}
+
 /** What was read of a document: its text, and what of it was left unread (if anything). */
 export interface ReadText {
   text: string;
@@ -59,13 +68,14 @@ export class DocumentUnreadableError extends Error {}
 /**
  * The text of a document of `mediaType` named `name`, at most `maxChars` characters; undefined
  * when it is no kind read as text (a spreadsheet, an archive, a picture sent as a file). Throws a
- * {@link DocumentUnreadableError} saying why a PDF, DOCX or text file could not be read.
+ * {@link DocumentUnreadableError} saying why a PDF, DOCX or text file could not be read. `signal`
+ * ends a PDF's reading between pages (where no thread can be killed: the Worker).
  */
-export async function documentText(bytes: Uint8Array, mediaType: string, name: string, maxChars: number): Promise<ReadText | undefined> {
+export async function documentText(bytes: Uint8Array, mediaType: string, name: string, maxChars: number, signal?: AbortSignal): Promise<ReadText | undefined> {
   const kind = kindOf(bytes, mediaType, name);
   if (kind === undefined) return undefined;
   try {
-    if (kind === 'pdf') return await pdfText(bytes, maxChars);
+    if (kind === 'pdf') return await pdfText(bytes, maxChars, signal);
     if (kind === 'docx') return await docxText(bytes, maxChars);
     return plainText(bytes, maxChars);
   } catch (error) {
@@ -98,12 +108,16 @@ export function documentBlock(name: string, read: ReadText): string {
   return `${head}\n${fence}\n${read.text}\n${fence}${tail}`;
 }
 
+/** Reads one document as {@link documentText} does (in a thread, say, or with a deadline). */
+export type ReadDocument = (bytes: Uint8Array, mediaType: string, name: string, maxChars: number) => Promise<ReadText | undefined>;
+
 /**
  * A reader of a turn's documents, which share `maxChars` characters: each gives its block,
  * a line saying why it could not be read, or nothing for a kind not read as text. `read` reads
- * one (the gateway's: in a thread of its own, `read-in-thread.ts`).
+ * one (the gateway's: in a thread of its own, `read-in-thread.ts`; the Worker's: with a deadline
+ * and a guard against a read that stopped the object, `src/worker/worker-documents.ts`).
  */
-export function documentReader(maxChars = maxDocumentChars, read: typeof documentText = documentText): DocumentReader {
+export function documentReader(maxChars = maxDocumentChars, read: ReadDocument = documentText): DocumentReader {
   let room = maxChars;
   // One read at a time: the documents of a turn's messages, saved at once, never parse side by side.
   let previous: Promise<unknown> = Promise.resolve();

@@ -14,7 +14,10 @@ export async function docxText(bytes: Uint8Array, maxChars: number): Promise<Rea
   checkUnpackedSize(bytes, maxDocxUnpackedBytes);
   // Loaded with the first DOCX: most gateways never see one.
   const { default: mammoth } = await import('mammoth');
-  const result = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
+  // Both forms of the bytes: mammoth's Node code reads `buffer`, its browser code (what wrangler
+  // bundles for the Worker, by the package's `browser` field) reads `arrayBuffer`. One copy serves both.
+  const copy = bytes.slice();
+  const result = await mammoth.extractRawText({ buffer: Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength), arrayBuffer: copy.buffer });
   // mammoth ends each paragraph with a blank line; runs of them say no more than one.
   const text = result.value.replace(/\n{3,}/g, '\n\n').trim();
   if (text.length <= maxChars) return { text };

@@ -17,9 +17,10 @@ interface TextItem {
 
 /**
  * Reads `bytes` as a PDF, at most `maxChars` characters and {@link maxPdfPages} pages; throws when
- * they are not a PDF PDF.js can open (damaged, or encrypted with a password).
+ * they are not a PDF PDF.js can open (damaged, or encrypted with a password), or with `signal`'s
+ * reason once it is aborted (looked at between pages).
  */
-export async function pdfText(bytes: Uint8Array, maxChars: number): Promise<ReadText> {
+export async function pdfText(bytes: Uint8Array, maxChars: number, signal?: AbortSignal): Promise<ReadText> {
   // Loaded with the first PDF: most gateways never see one.
   const { getDocumentProxy } = await import('unpdf');
   // A copy: PDF.js may take over (detach) the buffer it is given.
@@ -31,6 +32,12 @@ export async function pdfText(bytes: Uint8Array, maxChars: number): Promise<Read
     let cut = false;
     const last = Math.min(document.numPages, maxPdfPages);
     while (read < last && !cut) {
+      if (signal) {
+        // PDF.js's work is promise after promise: without a turn of the event loop between pages
+        // the timer that aborts `signal` would not run until the whole read is over.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        signal.throwIfAborted();
+      }
       const page = await document.getPage(++read);
       const content = await page.getTextContent();
       page.cleanup();

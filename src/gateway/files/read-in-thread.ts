@@ -8,11 +8,8 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../../core/package-root.ts';
-import { DocumentUnreadableError, type ReadText } from './document-text.ts';
+import { documentReadTimeoutMs, DocumentUnreadableError, readTookTooLong, type ReadText } from './document-text.ts';
 import type { DocumentRequest } from './document-thread.ts';
-
-/** The longest one document is read for: a long real PDF takes a few seconds. */
-export const documentReadTimeoutMs = 30_000;
 
 /** The most memory the thread may take for its objects: a 20 MB document's parse fits well within it. */
 const maxThreadHeapMb = 768;
@@ -59,7 +56,7 @@ function readNow(bytes: Uint8Array, mediaType: string, name: string, maxChars: n
       void thread.terminate();
       outcome();
     };
-    const timer = setTimeout(() => settle(() => reject(new DocumentUnreadableError(`reading it took more than ${Math.round(timeoutMs / 1000)} s and was stopped`))), timeoutMs);
+    const timer = setTimeout(() => settle(() => reject(readTookTooLong(timeoutMs))), timeoutMs);
     thread.once('message', (answer: { read?: ReadText; unreadable?: string }) =>
       settle(() => (answer.unreadable !== undefined ? reject(new DocumentUnreadableError(answer.unreadable)) : resolve(answer.read))),
     );
