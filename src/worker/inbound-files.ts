@@ -121,8 +121,9 @@ export function createInboundFiles(options: InboundFilesOptions): InboundFiles {
         }
         texts.push([entry.text, ...lines].filter((part) => part !== '').join('\n'));
         for (const text of heard?.notices ?? []) notices.push({ entry, text });
-        // A turn run again was told before: the person hears of it once.
-        if (turn.refused.length > 0 && !replay) notices.push({ entry, text: tooLargeNotice(turn.refused) });
+        // A turn run again was told before; a person who sends more too large within the hour is not
+        // told again (the model still gets each file's line), as on Node.
+        if (turn.refused.length > 0 && !replay && (await tellTooLarge(store, entry))) notices.push({ entry, text: tooLargeNotice(turn.refused) });
       }
       return { texts, images: turn.images, notices };
     },
@@ -199,4 +200,20 @@ async function readFile(turn: TurnRead, entry: InboxEntry, index: number, ref: s
 /** Where a message's references are noted in its object's store. */
 function refsKey(dedupeKey: string): string {
   return `files:${keySegment(dedupeKey)}`;
+}
+
+/** How long a person who was told their file was too large is not told again (the Node gateway's rule for every refusal reason). */
+const tooLargeToldForMs = 60 * 60_000;
+
+/**
+ * Whether the sender of `entry` should hear that a file was too large: not when they heard so
+ * within the hour in this conversation (kept in its object, so an evicted object remembers).
+ */
+async function tellTooLarge(store: Store, entry: InboxEntry): Promise<boolean> {
+  const key = `told:file-too-large:${keySegment(`${entry.address.platform}:${entry.sender.id}`)}`;
+  const at = Date.now();
+  const last = await store.get<number>(key);
+  if (typeof last === 'number' && at - last < tooLargeToldForMs) return false;
+  await store.set(key, at, { ttlSeconds: tooLargeToldForMs / 1000 });
+  return true;
 }

@@ -160,6 +160,19 @@ describe('files people send, on Workers', () => {
     expect((await env.FILES!.list({ prefix: `${keySegment(`telegram:dm:${admin}`)}/${keySegment(`telegram:update:${update.update_id}`)}/` })).objects).toEqual([]);
   });
 
+  it('tells a person once an hour that a file was too large, and names each one to the model every time', async () => {
+    const notice = 'Your image (21.0 MB) is larger than the 20.0 MB I can take, so I did not take it. Send a smaller file, or a link to it.';
+    const before = (await messagesIn(admin)).filter((message) => message.text === notice).length;
+    await callFake('model', 'enqueue', { text: 'Still could not look at it' });
+    const update = await callFake<Update>('telegram', 'photoMessage', { chatId: admin, caption: 'another huge one' });
+    largest(update).file_size = 21 * 1024 * 1024;
+    const body = await answered(update, admin, 'Still could not look at it');
+    expect(turnText(body)).toContain('[an image was not read: it is too large (21.0 MB; the limit is 20.0 MB)]');
+    // The test before told this person within the hour: not again.
+    expect(before).toBe(1);
+    expect((await messagesIn(admin)).filter((message) => message.text === notice)).toHaveLength(1);
+  });
+
   it('refuses a Slack image whose event declares no size by the size its download declares, and tells the person', async () => {
     await callFake('model', 'enqueue', { text: 'Slack image refused' });
     const file = await callFake<Record<string, unknown>>('slack', 'hostFile', { name: 'huge.png', mimetype: 'image/png', text: 'P'.repeat(21 * 1024 * 1024) });
