@@ -35,6 +35,9 @@ export const doctorUsage = [
 const secretVariables = [
   'ANTHROPIC_API_KEY',
   'OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'OPERATOR_API_TOKEN',
   'TELEGRAM_BOT_TOKEN',
   'TELEGRAM_WEBHOOK_SECRET',
   'DISCORD_BOT_TOKEN',

@@ -172,7 +172,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(
     runtime.client.model === 'none'
-      ? '  model: none configured; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'
+      ? '  model: none configured; set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'
       : `  model: ${runtime.client.model}`,
   );
   if (platforms.help.length > 0) banner.push(`  to add a platform:\n    ${platforms.help.join('\n    ')}`);

@@ -69,8 +69,13 @@ export type ReplySpec =
   | {
       text?: string;
       thinking?: { text: string; signature: string };
-      toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> }[];
-      usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+      /**
+       * `thoughtSignature`: Gemini's signature of the call (`extra_content.google.thought_signature`);
+       * a reply to Gemini's endpoint gives its first call one of its own unless set.
+       */
+      toolCalls?: { id?: string; name: string; arguments: Record<string, unknown>; thoughtSignature?: string }[];
+      /** `reasoning`: thought tokens, which Gemini's endpoint counts in `total_tokens` only. */
+      usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
       /** Provider-native stop reason override (`end_turn`, `max_tokens`, `length`, ...). */
       stopReason?: string;
       /** Text and arguments are split into chunks of this many characters (default 8). */
