@@ -44,7 +44,8 @@ import { otherPeopleSource, sharedFilesSource } from '../tools/turn-taint.ts';
 import { typingBudget, type TypingBudget } from './typing-budget.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
-import { opsTokens, type OpsEvents, type TurnStatus } from './ops/ops-events.ts';
+import { opsTokens, type OpsEvents } from './ops/ops-events.ts';
+import { turnFailureOf, type TurnReport } from './turn-report.ts';
 
 /**
  * What a turn answers: a person's messages (taken together, from their conversation's lane) or a
@@ -89,12 +90,6 @@ export interface TurnRunnerOptions {
   refusals?: Refusals;
 }
 
-/** How a turn ended, noted along the way for its report. */
-interface TurnReport {
-  status: TurnStatus;
-  error?: string;
-}
-
 /** How a turn ended for its messages: answered (done in the inbox) or left to be answered later. */
 type Settlement = 'answered' | 'left';
 
@@ -136,13 +131,12 @@ export class TurnRunner {
     try {
       return await this.#run(adapter, conversation, message, source, report);
     } catch (error) {
-      report.status = 'error';
-      report.error = errorMessage(error);
+      Object.assign(report, { status: 'error', error: errorMessage(error), failure: turnFailureOf(error) });
       throw error;
     } finally {
       counting();
       const durationMs = Math.round(performance.now() - began);
-      ops.emit({ type: 'turn.end', ...place, profile, status: report.status, durationMs, tokens, costUsd, ...(report.error !== undefined && { error: report.error }) });
+      ops.emit({ type: 'turn.end', ...place, profile, status: report.status, durationMs, tokens, costUsd, ...(report.error !== undefined && { error: report.error }), ...(report.failure && { failure: report.failure }) });
     }
   }
 
@@ -255,7 +249,7 @@ export class TurnRunner {
       }
       const overdue = error instanceof TurnTimeoutError;
       report.status = overdue ? 'timeout' : 'error';
-      report.error = errorMessage(error);
+      Object.assign(report, { error: errorMessage(error), failure: turnFailureOf(error) });
       log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
       // Cut short while a model call had shown nothing: the provider is why, not the request's size.
       // A spending cap's refusal of a person's turn: the admins are asked to let it go on.

@@ -146,6 +146,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     const scripted = queue.shift() ?? fallback;
     let reply = typeof scripted === 'function' ? scripted(recorded) : scripted;
     if ('heldBy' in reply && reply.heldBy !== undefined) reply = { ...reply, holdUntil: holdOf(reply.heldBy).released };
+    const heldAfter = 'heldAfterEvents' in reply && reply.heldAfterEvents ? { events: reply.heldAfterEvents.events, released: holdOf(reply.heldAfterEvents.by).released } : undefined;
     // An HTTP error means the provider never read the prompt: nothing cached, nothing counted.
     const cache = promptCache === undefined || 'error' in reply ? undefined : promptCache.measure(protocol, body);
     if (cache !== undefined) {
@@ -153,7 +154,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       reply = withCacheUsage(reply, cache);
     }
     const signal = AbortSignal.any([lifetime.signal, closedSignal(response)]);
-    await answer(protocol, recorded, reply, response, signal, `${++counter}`);
+    await answer(protocol, recorded, reply, response, signal, `${++counter}`, heldAfter);
   }
 
   const transcripts: TranscriptReply[] = [];
@@ -226,6 +227,7 @@ async function answer(
   response: ServerResponse,
   signal: AbortSignal,
   id: string,
+  heldAfter?: StreamPace['heldAfter'],
 ): Promise<void> {
   const body = (request.body ?? {}) as Record<string, unknown>;
   const model = typeof body.model === 'string' ? body.model : 'fake-model';
@@ -253,7 +255,7 @@ async function answer(
   }
   const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
   const events = protocol === 'anthropic' ? anthropicEvents(reply, model, id) : openaiEvents(reply, model, id, includeUsage, gemini);
-  await writeStream(response, events, { ...reply, keepAlive: protocol === 'anthropic' ? anthropicKeepAlive : openaiKeepAlive }, signal);
+  await writeStream(response, events, { ...reply, keepAlive: protocol === 'anthropic' ? anthropicKeepAlive : openaiKeepAlive, heldAfter }, signal);
 }
 
 /** How {@link writeStream} paces a stream. */
@@ -265,6 +267,8 @@ interface StreamPace {
   keepAliveEveryMs?: number;
   /** The raw SSE text of the protocol's keep-alive. */
   keepAlive?: string;
+  /** After this many events, nothing more until `released` settles. */
+  heldAfter?: { events: number; released: Promise<unknown> };
 }
 
 async function writeStream(response: ServerResponse, events: SseEvent[], options: StreamPace, signal: AbortSignal): Promise<void> {
@@ -285,6 +289,7 @@ async function writeStream(response: ServerResponse, events: SseEvent[], options
   for (const [index, event] of events.entries()) {
     if (index > 0 && options.delayMs !== undefined && !(await wait(options.delayMs))) return;
     if (index > 0 && index === options.stallAfterEvents?.events && !(await wait(options.stallAfterEvents.ms))) return;
+    if (index > 0 && index === options.heldAfter?.events && !(await settledOrAborted(options.heldAfter.released, signal))) return;
     if (signal.aborted) return;
     await write(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`);
     if (options.disconnectAfterEvents !== undefined && index + 1 >= options.disconnectAfterEvents) {

@@ -95,6 +95,12 @@ export type ReplySpec =
        * for the tests in workerd, from where no promise crosses to the fake.
        */
       heldBy?: string;
+      /**
+       * Send this many SSE events, then nothing more until the test calls `release(by)`: a stream
+       * halfway through, held for as long as the test needs (its first words must have arrived
+       * somewhere before the rest is let go).
+       */
+      heldAfterEvents?: { events: number; by: string };
       /** Send the headers, then wait this long before the first SSE event (a provider that stalls after answering). */
       stallAfterHeadersMs?: number;
       /** Send this many SSE events, then wait `ms` before the rest (a stream that falls silent midway). */

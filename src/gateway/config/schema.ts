@@ -112,9 +112,16 @@ const modelTimeoutFields = (scope: string, env: string, defaults: { firstByte: s
 
 const platformPattern = platforms.join('|');
 
-/** `platform:userId`, e.g. `telegram:123`. */
-export const adminPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
-const adminMessage = `expected "platform:userId" with platform ${platforms.join(', ')} (e.g. telegram:123)`;
+/**
+ * Where a person may be named (`admins`, a grant's `people`, a person's profile): the chat
+ * platforms, and `api`, the callers of the OpenAI-compatible endpoint by the `user` they send
+ * (`api:alice`).
+ */
+export const personPlatforms = [...platforms, 'api'] as const;
+
+/** `platform:userId`, e.g. `telegram:123`, `api:alice`. */
+export const adminPattern = new RegExp(`^(${personPlatforms.join('|')}):[^\\s:][^\\s]*$`);
+const adminMessage = `expected "platform:userId" with platform ${personPlatforms.join(', ')} (e.g. telegram:123)`;
 
 /** `platform:id` or `platform:id:thread`, as used by groups and profile bindings. */
 const scopedKeyPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
