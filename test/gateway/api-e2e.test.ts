@@ -140,11 +140,18 @@ describe('the OpenAI-compatible API through the gateway', () => {
     expect(JSON.stringify(model.requests[0]!.body.system)).toContain('HELPER-9');
   });
 
-  it('talks in api:default when the request names no user', async () => {
+  it("talks in api:default when the request names no user, or in the person's own when Open WebUI forwards who it is", async () => {
     model.enqueue({ text: 'Stored the word KESTREL.' }, { text: 'The word was KESTREL.' });
     await ask(undefined, 'remember the word KESTREL');
     await ask('default', 'which word?');
     expect(history(model.requests[1]!)).toContain('remember the word KESTREL');
+    // Open WebUI with ENABLE_FORWARD_USER_INFO_HEADERS names its person in a header, not in `user`.
+    model.enqueue({ text: 'Stored the word PLOVER.' }, { text: 'The word was PLOVER.' });
+    const forwarded = { headers: { 'X-OpenWebUI-User-Id': 'owui-7f3a' } };
+    await client().chat.completions.create({ model: 'default', messages: [{ role: 'user', content: 'remember the word PLOVER' }] }, forwarded);
+    await client().chat.completions.create({ model: 'default', messages: [{ role: 'user', content: 'which word?' }] }, forwarded);
+    expect(history(model.requests[3]!)).toContain('remember the word PLOVER');
+    expect(history(model.requests[3]!)).not.toContain('KESTREL');
   });
 
   it('refuses an unknown model (404) and a body that does not do (400) in OpenAI error shape, and sends the model nothing', async () => {

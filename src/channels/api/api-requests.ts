@@ -22,6 +22,12 @@ export const userPattern = /^[A-Za-z0-9._@+-]{1,64}$/;
 /** The conversation of a request that names no `user`: `api:default`. */
 export const defaultUser = 'default';
 
+/**
+ * Where Open WebUI names its person when `ENABLE_FORWARD_USER_INFO_HEADERS` is on (it sends no
+ * `user` in the body): taken when the body names none, so each of its people has a conversation.
+ */
+export const forwardedUserHeader = 'x-openwebui-user-id';
+
 /** Longest text of the newest message, in characters (as the web chat's). */
 export const maxInputText = 100_000;
 
@@ -29,7 +35,7 @@ export const maxInputText = 100_000;
 export interface ChatRequest {
   /** The profile asked for. */
   model: string;
-  /** Who asks: `user`, or {@link defaultUser}. */
+  /** Who asks: `user`, else the {@link forwardedUserHeader} header, else {@link defaultUser}. */
   user: string;
   /** The newest user message's text (its text parts, one per line). */
   text: string;
@@ -83,7 +89,9 @@ export async function parseChatRequest(request: Request): Promise<ChatRequest | 
   if ('status' in newest) return newest;
   if (newest.text.length > maxInputText) return badRequest(`The newest user message is longer than ${maxInputText} characters.`, `messages.${index}.content`);
   if (newest.text.trim() === '' && newest.images.length === 0) return badRequest('The newest user message is empty.', `messages.${index}.content`);
-  return { model: body.model, user: body.user ?? defaultUser, text: newest.text, images: newest.images, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true };
+  const forwarded = request.headers.get(forwardedUserHeader)?.trim() || undefined;
+  if (body.user == null && forwarded !== undefined && !userPattern.test(forwarded)) return badRequest(`The ${forwardedUserHeader} header must be 1 to 64 letters, digits, ".", "_", "@", "+" or "-".`);
+  return { model: body.model, user: body.user ?? forwarded ?? defaultUser, text: newest.text, images: newest.images, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true };
 }
 
 /** A message's content: a string, or text and image parts. */
