@@ -112,11 +112,7 @@ const modelTimeoutFields = (scope: string, env: string, defaults: { firstByte: s
 
 const platformPattern = platforms.join('|');
 
-/**
- * Where a person may be named (`admins`, a grant's `people`, a person's profile): the chat
- * platforms, and `api`, the callers of the OpenAI-compatible endpoint by the `user` they send
- * (`api:alice`).
- */
+/** Where a person may be named (`admins`, a grant's `people`): the chat platforms and `api` (the OpenAI-compatible API's `api:<user>`). */
 export const personPlatforms = [...platforms, 'api'] as const;
 
 /** `platform:userId`, e.g. `telegram:123`, `api:alice`. */
