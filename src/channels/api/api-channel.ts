@@ -255,7 +255,11 @@ class ApiChannelAdapter implements ApiChannel {
       return errorResponse(failure(503, 'The gateway is not taking requests right now.', 'server_error', 'service_unavailable'));
     }
     caller.current = exchange;
-    const deadline = setTimeout(() => exchange.end({ answered: false, failure: failure(504, 'No answer came within the gateway\'s time for a turn.', 'server_error', 'timeout') }), this.#options.maxWaitMs);
+    const deadline = setTimeout(() => {
+      // A turn still running past its deadline is nobody's from here: the next request must not get its messages.
+      if (exchange.inTurn) caller.foreign.add(exchange.turnId);
+      exchange.end({ answered: false, failure: failure(504, 'No answer came within the gateway\'s time for a turn.', 'server_error', 'timeout') });
+    }, this.#options.maxWaitMs);
     deadline.unref?.();
     void exchange.ended.then(() => {
       clearTimeout(deadline);
