@@ -151,6 +151,12 @@ export interface InboundMessage {
   replyTo?: { id: string; fromBot: boolean; text?: string };
   /** A `/command args` message (the bot-name suffix of `/cmd@bot` removed). */
   command?: { name: string; args: string };
+  /**
+   * The profile the sender asked for with this message (the OpenAI-compatible API's `model`; the
+   * adapter checked it exists). The conversation answers with it from this message on, as after
+   * `/profile`; absent, the bindings choose as usual.
+   */
+  profile?: string;
   /** Milliseconds since the epoch. */
   receivedAt: number;
   /**
@@ -231,6 +237,12 @@ export interface OutboundMessage {
    * shows the answer so far without the marker; the others show `text` as it is.
    */
   preview?: boolean;
+  /**
+   * With `preview`: a note shown below the answer so far (or alone, before any), which is not part
+   * of the answer and goes once more of it arrives (the model provider is slow). `text` holds it,
+   * after a blank line; an adapter that streams the answer itself leaves it out of the answer.
+   */
+  notice?: string;
   /**
    * Parts (chunks) an earlier attempt already delivered, from {@link DeliveryError.delivered}:
    * only the parts after them are sent, so a retry never repeats what arrived.

@@ -4,6 +4,7 @@
  * each with a timeout; `--offline` skips them. Exit code 1 when any check fails. Secrets are never
  * printed: every credential the environment holds is masked in the output as a last guard.
  */
+import { checkApi } from './doctor/api.ts';
 import type { LoadedConfig } from '../gateway/config/index.ts';
 import { checkBrowser } from './doctor/browser.ts';
 import { messageOf, type CheckResult } from './doctor/check.ts';
@@ -35,6 +36,9 @@ export const doctorUsage = [
 const secretVariables = [
   'ANTHROPIC_API_KEY',
   'OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'OPERATOR_API_TOKEN',
   'TELEGRAM_BOT_TOKEN',
   'TELEGRAM_WEBHOOK_SECRET',
   'DISCORD_BOT_TOKEN',
@@ -83,8 +87,15 @@ export async function runChecks(env: NodeJS.ProcessEnv, offline: boolean): Promi
     guard('Browser', async () => (config ? checkBrowser(config, env) : notChecked('Browser'))),
     guard('Model', () => checkModel(modelEnv, offline)),
     ...platformChecks(env, loaded, offline),
+    ...apiCheck(env),
   ];
   return (await Promise.all(pending)).flat();
+}
+
+/** The API's line, when its token is set. */
+function apiCheck(env: NodeJS.ProcessEnv): Promise<CheckResult>[] {
+  const result = checkApi(env);
+  return result === undefined ? [] : [Promise.resolve(result)];
 }
 
 /** `check()`, or a FAIL line saying it could not run (one broken check must not hide the others). */

@@ -39,6 +39,7 @@ import { createMetricsRoute } from '../gateway/ops/metrics-route.ts';
 import { adminRoutes } from '../gateway/admin/admin-routes.ts';
 import { loadAdminToken } from '../gateway/admin/admin-token.ts';
 import { createScrubber } from '../gateway/ops/secret-scrubber.ts';
+import { apiEndpoint, apiTokenOf } from '../gateway/api-endpoint.ts';
 import { platformChannels } from './platform-channels.ts';
 import { channelMemory } from '../gateway/channel-memory.ts';
 import type { Store } from '../store/store.ts';
@@ -90,8 +91,11 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const opened: { store?: Store } = {};
   const platforms = await platformChannels(env, loaded, (platform) => channelMemory(() => opened.store, platform));
   const exposure = resolveExposure(loaded, { webhooks: webhookSources(env, loaded), ownCommandNetwork: detectSlirp4netns({ searchPath: env.PATH }).found });
-  // The web chat's policy is settled here, so the access policy reads it like any platform's.
-  const config: GatewayConfig = { ...loaded, dmPolicy: { ...loaded.dmPolicy, web: exposure.webDmPolicy } };
+  // The web chat's policy is settled here, so the access policy reads it like any platform's; the
+  // API's callers hold its token, which is their door (their seats are not the owner's unless named in admins).
+  const apiToken = apiTokenOf(env);
+  const apiOn = apiToken !== undefined && 'token' in apiToken;
+  const config: GatewayConfig = { ...loaded, dmPolicy: { ...loaded.dmPolicy, web: exposure.webDmPolicy, ...(apiOn && { api: 'open' as const }) } };
   // Before anything reads or writes there: a home an earlier version left open to other users
   // (folders 0755, files 0644) is made the owner's alone, and the banner says so once.
   const homePrivacy = describeHomePrivacy(makeHomePrivate(operatorHome(env), { userHome: env.HOME }));
@@ -112,13 +116,15 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     reasoningEfforts: reasoningEffortsOf(config),
   });
   opened.store = runtime.store;
-  const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...platforms.adapters];
+  // One stream of events: the log, the metrics and the API's channel (its turns' ends) read it.
+  const ops = new OpsEvents();
+  const api = await apiEndpoint({ env, ops, turnTimeoutMs: config.turnTimeoutSeconds * 1000, log: (line) => gateway.log(line), models: async () => (await import('../gateway/admin/profile-actions.ts')).profileNames(runtime.home, runtime.builtin) });
+  const adapters: ChannelAdapter[] = [createWebChannel({ login: exposure.loginRequired }), ...(api.channel ? [api.channel] : []), ...platforms.adapters];
   // `operator schedule` and `operator budget` reach this gateway with the token they find in OPERATOR_HOME/gateway.json.
   const token = newControlToken();
   // The admin console (src/gateway/admin): its token is read or made now; the console loads on the first /admin request.
   const adminToken = await loadAdminToken(env, operatorHome(env));
-  // One stream of events: the log (scrubbed of every secret the process knows) and the metrics read it.
-  const ops = new OpsEvents();
+  // The log is scrubbed of every secret the process knows.
   const opsLog = createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]) });
   ops.subscribe(opsLog.listener);
   // A turn waiting on its model call holds no slot (queue.away) but is running all the same.
@@ -172,6 +178,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const banner = [`operator is running (ready in ${Math.round(performance.now() - started)} ms)`, `  web chat: ${webChatUrl(host, server.port)}`];
   banner.push(...edgeBanner({ host, port: server.port, exposure, token: webToken?.source, webPolicyConfigured: loaded.dmPolicy.web !== undefined }));
   banner.push(`  admin console: ${webChatUrl(host, server.port)}admin (\`operator admin url\` prints a login link)`);
+  banner.push(`  ${api.banner(webChatUrl(host, server.port))}`);
   banner.push(`  channels: ${[...gateway.adapters.keys()].join(', ')}`);
   banner.push(...homePrivacy.map((line) => `  ${line}`));
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
@@ -180,7 +187,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(
     runtime.client.model === 'none'
-      ? '  model: none configured; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'
+      ? '  model: none configured; set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model>)'
       : `  model: ${runtime.client.model}`,
   );
   if (platforms.help.length > 0) banner.push(`  to add a platform:\n    ${platforms.help.join('\n    ')}`);

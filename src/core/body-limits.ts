@@ -37,6 +37,11 @@ export const bodyLimits = {
   webLogin: 4 * kibibyte,
   /** `POST /admin/api/*`: the admin console's actions (JSON: a job id, a pairing code, a profile name). */
   adminConsole: 16 * kibibyte,
+  /**
+   * `POST /v1/chat/completions`: an OpenAI-compatible client sends the whole conversation every
+   * time (only its newest message is read), images inline as data URLs among it.
+   */
+  openaiApi: 16 * mebibyte,
 } as const;
 
 /** The name of a route's limit in {@link bodyLimits}. */

@@ -93,9 +93,14 @@ export class Conversations {
     return this.#live.size;
   }
 
-  /** The conversation of `message`, created (with its profile) if it is not in memory. */
+  /**
+   * The conversation of `message`, created (with its profile) if it is not in memory. A message
+   * that asks for a profile (`message.profile`, the API's model) gets the conversation made again
+   * with it when it has another and is idle, as `/profile` does; the session goes on.
+   */
   get(message: InboundMessage): Promise<Conversation> {
     let conversation = this.#live.get(message.sessionKey);
+    if (conversation && message.profile !== undefined) conversation = this.#withProfile(message, conversation, message.profile);
     if (!conversation) {
       conversation = this.#create(message);
       this.#live.set(message.sessionKey, conversation);
@@ -171,8 +176,28 @@ export class Conversations {
     return { key: live.key, address: live.address, scope: live.scope, agent, profile, overheard: [], lastActive: this.#now() };
   }
 
+  /** `live`, or (when it answers with another profile and is idle) the conversation made again with `profile`. */
+  #withProfile(message: InboundMessage, live: Promise<Conversation>, profile: string): Promise<Conversation> {
+    const key = message.sessionKey;
+    const next = live.then(
+      async (current) => {
+        if (current.profile === profile || current.agent.phase !== 'idle' || current.pendingApproval) return current;
+        current.agent.dispose();
+        this.#runtime.sessions.evict(key);
+        return this.#create(message);
+      },
+      () => this.#create(message),
+    );
+    // Kept in place at once, so a second message waits for this one instead of making its own.
+    this.#live.set(key, next);
+    next.catch(() => {
+      if (this.#live.get(key) === next) this.#live.delete(key);
+    });
+    return next;
+  }
+
   async #create(message: InboundMessage): Promise<Conversation> {
-    const profile = boundProfile(message, message.sender.id, await this.#bindings());
+    const profile = message.profile ?? boundProfile(message, message.sender.id, await this.#bindings());
     const conversation = { key: message.sessionKey, address: message.address, scope: message.scope, profile, overheard: [], lastActive: this.#now() } as unknown as Conversation;
     conversation.agent = await this.#agent(message.sessionKey, profile, conversation);
     return conversation;

@@ -146,7 +146,7 @@ export class ReplyStream {
 
   /** Sends `preview` as the stream's preview message and notes it (see `#flush`). */
   async #sendPreview(preview: string): Promise<void> {
-    const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey, preview: true });
+    const sent = await this.#adapter.send(this.#address, { text: preview, replyTo: this.#replyTo, idempotencyKey: this.#idempotencyKey, preview: true, ...this.#noticePart() });
     this.#messageId = sent.ids[0];
     // On record before anything else of this stream goes out (the next edit, the final text):
     // a process killed after this point leaves a preview its restart finishes. The caller
@@ -183,9 +183,14 @@ export class ReplyStream {
     if (this.#messageId === undefined) {
       await this.#sendPreview(preview);
     } else {
-      await this.#adapter.edit(this.#address, this.#messageId, { text: preview, preview: true });
+      await this.#adapter.edit(this.#address, this.#messageId, { text: preview, preview: true, ...this.#noticePart() });
     }
     this.#shown = preview;
+  }
+
+  /** The notice the preview shows, named apart for adapters that stream the answer itself. */
+  #noticePart(): { notice?: string } {
+    return this.#notice === undefined ? {} : { notice: this.#notice };
   }
 
   /**

@@ -7,13 +7,15 @@
  * transcriptions included).
  */
 import type { Agent } from '../agent/agent.ts';
-import { errorMessage } from '../core/errors.ts';
-import { opsTokens, type OpsEvents, type OpsPlace, type OpsTokens, type TurnStatus } from './ops/ops-events.ts';
+import { AgentError, errorMessage, ProviderError } from '../core/errors.ts';
+import { opsTokens, type OpsEvents, type OpsPlace, type OpsTokens, type TurnFailure, type TurnStatus } from './ops/ops-events.ts';
 
 /** How a turn ended and what it spent, noted along the way. */
 export class TurnReport {
   status: TurnStatus = 'ok';
   error?: string;
+  /** What failed, in words a program reads (the OpenAI-compatible API answers a failed turn with the status code this decides; see `channels/api/api-wire.ts`). */
+  failure?: TurnFailure;
   #tokens: OpsTokens = opsTokens({ input: 0, output: 0 });
   #costUsd = 0;
 
@@ -65,10 +67,19 @@ export async function reportTurn<T>(ops: OpsEvents | undefined, turn: TurnPlace,
   } catch (error) {
     report.status = 'error';
     report.error = errorMessage(error);
+    report.failure = turnFailureOf(error);
     throw error;
   } finally {
     counting();
     const durationMs = Math.round(performance.now() - began);
-    ops.emit({ type: 'turn.end', ...place, profile, status: report.status, durationMs, tokens: report.tokens, costUsd: report.costUsd, ...(report.error !== undefined && { error: report.error }) });
+    ops.emit({ type: 'turn.end', ...place, profile, status: report.status, durationMs, tokens: report.tokens, costUsd: report.costUsd, ...(report.error !== undefined && { error: report.error }), ...(report.failure && { failure: report.failure }) });
   }
+}
+
+/** What failed: the error's category, and for a model provider's failure its kind, provider and wait. */
+export function turnFailureOf(error: unknown): TurnFailure {
+  if (error instanceof ProviderError) {
+    return { category: error.category, kind: error.kind, provider: error.provider, ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }) };
+  }
+  return { category: error instanceof AgentError ? error.category : 'INTERNAL' };
 }

@@ -45,7 +45,7 @@ import { typingBudget, type TypingBudget } from './typing-budget.ts';
 import type { TurnLane } from './turn-lanes.ts';
 import type { WaitingMessage } from './waiting-messages.ts';
 import type { OpsEvents } from './ops/ops-events.ts';
-import { reportTurn, type TurnReport } from './turn-report.ts';
+import { reportTurn, turnFailureOf, type TurnReport } from './turn-report.ts';
 
 /**
  * What a turn answers: a person's messages (taken together, from their conversation's lane) or a
@@ -226,7 +226,7 @@ export class TurnRunner {
       }
       const overdue = error instanceof TurnTimeoutError;
       report.status = overdue ? 'timeout' : 'error';
-      report.error = errorMessage(error);
+      Object.assign(report, { error: errorMessage(error), failure: turnFailureOf(error) });
       log(`${message.sessionKey}: ${overdue ? `turn stopped at its deadline (${Math.round(error.timeoutMs / 1000)} s)` : `turn failed: ${errorMessage(error)}`}`);
       // Cut short while a model call had shown nothing: the provider is why, not the request's size.
       // A spending cap's refusal of a person's turn: the admins are asked to let it go on.

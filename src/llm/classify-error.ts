@@ -82,6 +82,8 @@ function readFacts(error: unknown): Facts {
     stringField(record, 'code'),
     stringField(inner, 'type'),
     stringField(record, 'type'),
+    // Google's canonical status (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED`), Gemini's endpoint.
+    stringField(inner, 'status'),
   ].filter((tag): tag is string => tag !== undefined);
   const apiMessage = stringField(record, 'apiMessage') ?? stringField(inner, 'message');
 
@@ -115,6 +117,8 @@ const billingText = /credit balance is too low|insufficient[_ ]quota|exceeded yo
 const contextText =
   /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|input is too long|too many (input )?tokens|exceeds the (model's )?(context|maximum)/i;
 const contentText = /content[_ ](filter|policy|management)|usage polic|safety system|responsible ai polic/i;
+// Google answers a wrong API key with a 400 INVALID_ARGUMENT whose reason is API_KEY_INVALID.
+const invalidKeyText = /API key not valid|API_KEY_INVALID/i;
 const timeoutNames = /timeout|timedout|ETIMEDOUT|UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT/i;
 
 // Codes (Anthropic `error.details.error_code`, OpenAI `code`) and types that decide the kind
@@ -151,6 +155,15 @@ const kindByType: Record<string, ErrorKind> = {
   permission_error: 'AUTH_PERMANENT',
   not_found_error: 'MODEL_NOT_FOUND',
   invalid_request_error: 'FORMAT_ERROR',
+  // Google's canonical statuses, for errors that come without an HTTP status (inside a stream).
+  RESOURCE_EXHAUSTED: 'RATE_LIMIT',
+  UNAVAILABLE: 'OVERLOADED',
+  INTERNAL: 'SERVER_ERROR',
+  DEADLINE_EXCEEDED: 'TIMEOUT',
+  UNAUTHENTICATED: 'AUTH',
+  PERMISSION_DENIED: 'AUTH_PERMANENT',
+  NOT_FOUND: 'MODEL_NOT_FOUND',
+  INVALID_ARGUMENT: 'FORMAT_ERROR',
 };
 
 function kindFromStatus(status: number): ErrorKind {
@@ -179,6 +192,7 @@ function classifyKind(facts: Facts): ErrorKind {
   const text = `${facts.apiMessage ?? ''} ${facts.message}`;
   if (billingText.test(text)) return 'BILLING';
   const requestProblem = status === undefined || status === 400 || status === 413 || status === 422;
+  if (requestProblem && invalidKeyText.test(text)) return 'AUTH';
   if (requestProblem && contextText.test(text)) return 'CONTEXT_OVERFLOW';
   if ((requestProblem || status === 403) && contentText.test(text)) return 'CONTENT_BLOCKED';
   if (status !== undefined) return kindFromStatus(status);

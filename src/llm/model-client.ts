@@ -23,6 +23,11 @@ export const providerRegistry = {
     lazyProvider('openai', async () =>
       (await import('./providers/openai.ts')).createOpenAIProvider({ apiKey: value(env, 'OPENAI_API_KEY'), baseURL: value(env, 'OPENAI_BASE_URL'), timeouts: (await import('./providers/idle-watch.ts')).timeoutsFromEnv(env, 'openai') }),
     ),
+  // Google's OpenAI-compatible endpoint, through the OpenAI provider (see providers/gemini-dialect.ts).
+  gemini: (env: Environment): LazyProvider =>
+    lazyProvider('gemini', async () =>
+      (await import('./providers/openai.ts')).createOpenAIProvider({ dialect: 'gemini', apiKey: geminiKey(env), baseURL: value(env, 'GEMINI_BASE_URL'), timeouts: (await import('./providers/idle-watch.ts')).timeoutsFromEnv(env, 'gemini') }),
+    ),
 } satisfies Record<string, (env: Environment) => LazyProvider>;
 
 /** A provider operator can talk to. */
@@ -45,33 +50,31 @@ export interface ModelClient {
 }
 
 const credentialsHelp =
-  'Set ANTHROPIC_API_KEY (Claude), OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model> (a local OpenAI-compatible server).';
+  'Set ANTHROPIC_API_KEY (Claude), OPENAI_API_KEY (OpenAI), GEMINI_API_KEY or GOOGLE_API_KEY (Gemini), or OPENAI_BASE_URL with OPERATOR_MODEL=openai:<model> (a local OpenAI-compatible server).';
 
 function value(env: Environment, name: string): string | undefined {
   const text = env[name]?.trim();
   return text === undefined || text === '' ? undefined : text;
 }
 
-function isProviderName(name: string): name is ProviderName {
-  return Object.hasOwn(providerRegistry, name);
+/** The Gemini API key: `GEMINI_API_KEY`, else `GOOGLE_API_KEY` (the name Google's own SDKs also read). */
+function geminiKey(env: Environment): string | undefined {
+  return value(env, 'GEMINI_API_KEY') ?? value(env, 'GOOGLE_API_KEY');
 }
 
-function noGemini(spec: string): never {
-  throw new ConfigurationError(`Model ${spec} is a Gemini model, and operator has no Gemini provider yet. ${credentialsHelp}`, {
-    model: spec,
-  });
+function isProviderName(name: string): name is ProviderName {
+  return Object.hasOwn(providerRegistry, name);
 }
 
 /**
  * Resolves a model spec:
  * - `<provider>:<model>` (`openai:llama3.1:8b`, `anthropic:claude-x`) forces that provider and
  *   sends the model name unchanged;
- * - a catalog id or alias (`sonnet`, `gpt5`) resolves through the catalog;
- * - `claude-*` goes to Anthropic; `gpt-*`, `o1*`, `o3*`, `o4-*`, `codex-*` to OpenAI;
- * - any other id goes to whichever provider has credentials (Anthropic first).
+ * - a catalog id or alias (`sonnet`, `gpt5`, `gemini-flash`) resolves through the catalog;
+ * - `claude-*` goes to Anthropic; `gpt-*`, `o1*`, `o3*`, `o4-*`, `codex-*` to OpenAI; `gemini*` to Gemini;
+ * - any other id goes to whichever provider has credentials (Anthropic, then OpenAI, then Gemini).
  *
- * @throws ConfigurationError for Gemini models (no provider yet) and for an unknown id when no
- *   provider has credentials.
+ * @throws ConfigurationError for an unknown id when no provider has credentials.
  */
 export function resolveModel(spec: string, env: Environment = process.env): ResolvedModel {
   const trimmed = spec.trim();
@@ -88,17 +91,17 @@ export function resolveModel(spec: string, env: Environment = process.env): Reso
 
   const info = getModelInfo(trimmed);
   if (info !== undefined) {
-    if (info.provider === 'gemini') noGemini(trimmed);
     return { provider: info.provider, model: isModelAlias(trimmed) ? info.id : trimmed, info };
   }
   const lower = trimmed.toLowerCase();
   if (lower.startsWith('claude-')) return { provider: 'anthropic', model: trimmed, info: undefined };
   if (/^(gpt-|o1|o3|o4-|codex-)/.test(lower)) return { provider: 'openai', model: trimmed, info: undefined };
-  if (lower.startsWith('gemini')) noGemini(trimmed);
+  if (lower.startsWith('gemini')) return { provider: 'gemini', model: trimmed, info: undefined };
   if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return { provider: 'anthropic', model: trimmed, info: undefined };
   if (value(env, 'OPENAI_API_KEY') !== undefined || value(env, 'OPENAI_BASE_URL') !== undefined) {
     return { provider: 'openai', model: trimmed, info: undefined };
   }
+  if (geminiKey(env) !== undefined || value(env, 'GEMINI_BASE_URL') !== undefined) return { provider: 'gemini', model: trimmed, info: undefined };
   throw new ConfigurationError(`Unknown model ${trimmed} and no provider credentials. ${credentialsHelp}`, {
     model: trimmed,
   });
@@ -106,7 +109,8 @@ export function resolveModel(spec: string, env: Environment = process.env): Reso
 
 /**
  * Creates the model client from the environment: `OPERATOR_MODEL` when set, else
- * `claude-sonnet-4-6` with `ANTHROPIC_API_KEY`, else `gpt-5.2` with `OPENAI_API_KEY`.
+ * `claude-sonnet-4-6` with `ANTHROPIC_API_KEY`, else `gpt-5.2` with `OPENAI_API_KEY`, else
+ * `gemini-2.5-pro` with `GEMINI_API_KEY` or `GOOGLE_API_KEY`.
  *
  * @throws ConfigurationError when no model can be chosen, naming the variables to set.
  */
@@ -119,6 +123,8 @@ export function createModelClient(env: Environment = process.env): ModelClient {
 function defaultModel(env: Environment): string {
   if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return 'claude-sonnet-4-6';
   if (value(env, 'OPENAI_API_KEY') !== undefined) return 'gpt-5.2';
+  // Gemini's generally available model of the Sonnet class (the 3 series is in preview).
+  if (geminiKey(env) !== undefined || value(env, 'GEMINI_BASE_URL') !== undefined) return 'gemini-2.5-pro';
   if (value(env, 'OPENAI_BASE_URL') !== undefined) {
     throw new ConfigurationError(
       'OPENAI_BASE_URL is set but OPERATOR_MODEL is not: set OPERATOR_MODEL=openai:<model> to name the model the server runs.',

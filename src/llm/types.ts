@@ -37,6 +37,11 @@ export interface ToolCallPart {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /**
+   * The provider's opaque token for this call (Gemini's thought signature), sent back unchanged
+   * to the provider that made it; other providers never see it.
+   */
+  signature?: string;
 }
 
 /** Content a tool result may carry. */

@@ -24,10 +24,12 @@ const secretNames: ReadonlySet<string> = new Set([
   'SLACK_SIGNING_SECRET',
   'SLACK_APP_TOKEN',
   'OPERATOR_REDIS_URL',
+  'OPERATOR_API_TOKEN',
+  'GOOGLE_API_KEY',
 ]);
 
 /** Whole families removed: their tools read credentials from them. */
-const secretPrefixes = ['DOCKER_', 'ANTHROPIC_', 'OPENAI_'];
+const secretPrefixes = ['DOCKER_', 'ANTHROPIC_', 'OPENAI_', 'GEMINI_'];
 
 /**
  * A name with one of these `_`-separated words is secret (`*_TOKEN`, `MY_API_KEY`,

@@ -114,6 +114,27 @@ describe('operator doctor', () => {
     expect(run.stdout + run.stderr).not.toContain(fakeAnthropicKey);
   });
 
+  it('checks Gemini through its OpenAI-compatible endpoint, naming its key when refused and never showing it', async () => {
+    const geminiKey = 'AIzaSyFAKE-doctor-key-0123456789abcdef';
+    const geminiEnv = { HOME: home, OPERATOR_HOME: home, GEMINI_API_KEY: geminiKey, GEMINI_BASE_URL: model.geminiBaseURL };
+    const answering = await doctor([], geminiEnv);
+    expect(line(answering, 'Model')).toMatch(/^OK +Model: gemini, model gemini-2\.5-pro answers at http:\/\/127\.0\.0\.1:\d+$/);
+    expect(model.requests.at(-1)?.path).toBe('/v1beta/openai/chat/completions');
+    model.enqueue({ error: { status: 400, message: 'API key not valid. Please pass a valid API key.' } });
+    const refused = await doctor([], geminiEnv);
+    expect(line(refused, 'Model')).toMatch(/^FAIL +Model: the API key is refused \(HTTP 400\): check GEMINI_API_KEY \(or GOOGLE_API_KEY\)$/);
+    expect(refused.stdout + refused.stderr).not.toContain(geminiKey);
+  });
+
+  it('says whether the OpenAI-compatible API is on, and why a token too short keeps it off, without the token', async () => {
+    const on = await doctor(['--offline'], { ...healthyEnv(), OPERATOR_API_TOKEN: 'a-long-enough-api-token-0123' });
+    expect(line(on, 'API')).toMatch(/^OK +API: the OpenAI-compatible endpoint is on at \/v1/);
+    expect(on.stdout).not.toContain('a-long-enough-api-token-0123');
+    const short = await doctor(['--offline'], { ...healthyEnv(), OPERATOR_API_TOKEN: 'tooshort' });
+    expect(line(short, 'API')).toMatch(/^WARN +API: OPERATOR_API_TOKEN is not usable \(expected at least 16 characters\), so the OpenAI-compatible endpoint stays off/);
+    expect(short.stdout).not.toContain('tooshort');
+  });
+
   it('fails when the model server cannot be reached, naming its address', async () => {
     const run = await doctor([], { ...healthyEnv(), ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
     expect(run.code).toBe(1);

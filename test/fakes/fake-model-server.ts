@@ -1,6 +1,7 @@
 /**
  * A local HTTP server that speaks the Anthropic Messages API and OpenAI Chat Completions wire
- * formats (and OpenAI's audio transcriptions), so tests drive the real SDKs. Replies are scripted; every request is recorded. A body
+ * formats (and OpenAI's audio transcriptions, and Gemini's OpenAI-compatible endpoint under
+ * `/v1beta/openai/`), so tests drive the real SDKs. Replies are scripted; every request is recorded. A body
  * the real API would refuse for its thinking or tool-choice rules gets the API's 400 instead.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -8,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicErrorBody, anthropicEvents, anthropicKeepAlive, anthropicMessage, anthropicRequestProblem, anthropicStreamError } from './fake-anthropic-wire.ts';
 import { openaiCompletion, openaiErrorBody, openaiEvents, openaiKeepAlive, openaiRequestProblem, openaiStreamError } from './fake-openai-wire.ts';
-import type { CacheStats, FakeModelServerOptions, Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
+import { geminiErrorBody, geminiPathPrefix, geminiRequestProblem, isGeminiPath } from './fake-gemini-wire.ts';
+import type { CacheStats, ErrorReply, FakeModelServerOptions, Protocol, RecordedRequest, ReplySpec, ScriptedReply, SseEvent } from './fake-model-types.ts';
 import { createPromptCache, withCacheUsage } from './fake-prompt-cache.ts';
 import { readTranscriptionRequest, transcriptionAnswer, type TranscriptionRequest, type TranscriptReply } from './fake-transcription-wire.ts';
 
@@ -31,6 +33,11 @@ export interface FakeModelServer {
   anthropicBaseURL: string;
   /** What to pass as the OpenAI SDK `baseURL` / `OPENAI_BASE_URL` (ends with `/v1`). */
   openaiBaseURL: string;
+  /**
+   * What to pass as `GEMINI_BASE_URL`: Google's OpenAI-compatible endpoint, whose requests get
+   * Gemini's answers (thought signatures, its usage and error shapes; see `fake-gemini-wire.ts`).
+   */
+  geminiBaseURL: string;
   /** Queue scripted replies, answered in order by whichever protocol asks next. */
   enqueue(...replies: ScriptedReply[]): void;
   /** Lets the replies held by `name` (`heldBy`) answer: those waiting now, and any that come later. */
@@ -124,21 +131,22 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     requests.push(recorded);
     for (const arrived of arrivals) arrived();
 
+    const gemini = isGeminiPath(path);
+    const errorBody = (error: ErrorReply) => (protocol === 'anthropic' ? anthropicErrorBody(error) : gemini ? geminiErrorBody(error) : openaiErrorBody(error));
     if (!hasCredentials(recorded)) {
-      const error = { status: 401, message: 'missing API key' };
-      sendJson(response, 401, protocol === 'anthropic' ? anthropicErrorBody(error) : openaiErrorBody(error));
+      sendJson(response, 401, errorBody({ status: 401, message: 'missing API key' }));
       return;
     }
     // A body the real API refuses (thinking and tool-choice rules) gets its 400, not a scripted reply.
-    const problem = protocol === 'anthropic' ? anthropicRequestProblem(body) : openaiRequestProblem(body);
+    const problem = protocol === 'anthropic' ? anthropicRequestProblem(body) : (openaiRequestProblem(body) ?? (gemini ? geminiRequestProblem(body) : undefined));
     if (problem !== undefined) {
-      const error = { status: 400, message: problem };
-      sendJson(response, 400, protocol === 'anthropic' ? anthropicErrorBody(error) : openaiErrorBody(error));
+      sendJson(response, 400, errorBody({ status: 400, message: problem }));
       return;
     }
     const scripted = queue.shift() ?? fallback;
     let reply = typeof scripted === 'function' ? scripted(recorded) : scripted;
     if ('heldBy' in reply && reply.heldBy !== undefined) reply = { ...reply, holdUntil: holdOf(reply.heldBy).released };
+    const heldAfter = 'heldAfterEvents' in reply && reply.heldAfterEvents ? { events: reply.heldAfterEvents.events, released: holdOf(reply.heldAfterEvents.by).released } : undefined;
     // An HTTP error means the provider never read the prompt: nothing cached, nothing counted.
     const cache = promptCache === undefined || 'error' in reply ? undefined : promptCache.measure(protocol, body);
     if (cache !== undefined) {
@@ -146,7 +154,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       reply = withCacheUsage(reply, cache);
     }
     const signal = AbortSignal.any([lifetime.signal, closedSignal(response)]);
-    await answer(protocol, recorded, reply, response, signal, `${++counter}`);
+    await answer(protocol, recorded, reply, response, signal, `${++counter}`, heldAfter);
   }
 
   const transcripts: TranscriptReply[] = [];
@@ -169,6 +177,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     url,
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
+    geminiBaseURL: `${url}${geminiPathPrefix}`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     release: (name) => holdOf(name).release(),
@@ -218,14 +227,16 @@ async function answer(
   response: ServerResponse,
   signal: AbortSignal,
   id: string,
+  heldAfter?: StreamPace['heldAfter'],
 ): Promise<void> {
   const body = (request.body ?? {}) as Record<string, unknown>;
   const model = typeof body.model === 'string' ? body.model : 'fake-model';
+  const gemini = isGeminiPath(request.path);
   if ('error' in reply) {
     const { status, retryAfterSeconds, headers = {} } = reply.error;
     const extra: Record<string, string> = { ...headers };
     if (retryAfterSeconds !== undefined) extra['retry-after'] = String(retryAfterSeconds);
-    const errorBody = protocol === 'anthropic' ? anthropicErrorBody(reply.error) : openaiErrorBody(reply.error);
+    const errorBody = protocol === 'anthropic' ? anthropicErrorBody(reply.error) : gemini ? geminiErrorBody(reply.error) : openaiErrorBody(reply.error);
     sendJson(response, status, errorBody, extra);
     return;
   }
@@ -239,12 +250,12 @@ async function answer(
   if (reply.hangMs !== undefined && !(await pause(reply.hangMs, signal))) return;
   if (reply.holdUntil !== undefined && !(await settledOrAborted(reply.holdUntil, signal))) return;
   if (body.stream !== true) {
-    sendJson(response, 200, protocol === 'anthropic' ? anthropicMessage(reply, model, id) : openaiCompletion(reply, model, id));
+    sendJson(response, 200, protocol === 'anthropic' ? anthropicMessage(reply, model, id) : openaiCompletion(reply, model, id, gemini));
     return;
   }
   const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-  const events = protocol === 'anthropic' ? anthropicEvents(reply, model, id) : openaiEvents(reply, model, id, includeUsage);
-  await writeStream(response, events, { ...reply, keepAlive: protocol === 'anthropic' ? anthropicKeepAlive : openaiKeepAlive }, signal);
+  const events = protocol === 'anthropic' ? anthropicEvents(reply, model, id) : openaiEvents(reply, model, id, includeUsage, gemini);
+  await writeStream(response, events, { ...reply, keepAlive: protocol === 'anthropic' ? anthropicKeepAlive : openaiKeepAlive, heldAfter }, signal);
 }
 
 /** How {@link writeStream} paces a stream. */
@@ -256,6 +267,8 @@ interface StreamPace {
   keepAliveEveryMs?: number;
   /** The raw SSE text of the protocol's keep-alive. */
   keepAlive?: string;
+  /** After this many events, nothing more until `released` settles. */
+  heldAfter?: { events: number; released: Promise<unknown> };
 }
 
 async function writeStream(response: ServerResponse, events: SseEvent[], options: StreamPace, signal: AbortSignal): Promise<void> {
@@ -276,6 +289,7 @@ async function writeStream(response: ServerResponse, events: SseEvent[], options
   for (const [index, event] of events.entries()) {
     if (index > 0 && options.delayMs !== undefined && !(await wait(options.delayMs))) return;
     if (index > 0 && index === options.stallAfterEvents?.events && !(await wait(options.stallAfterEvents.ms))) return;
+    if (index > 0 && index === options.heldAfter?.events && !(await settledOrAborted(options.heldAfter.released, signal))) return;
     if (signal.aborted) return;
     await write(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`);
     if (options.disconnectAfterEvents !== undefined && index + 1 >= options.disconnectAfterEvents) {

@@ -69,8 +69,13 @@ export type ReplySpec =
   | {
       text?: string;
       thinking?: { text: string; signature: string };
-      toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> }[];
-      usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+      /**
+       * `thoughtSignature`: Gemini's signature of the call (`extra_content.google.thought_signature`);
+       * a reply to Gemini's endpoint gives its first call one of its own unless set.
+       */
+      toolCalls?: { id?: string; name: string; arguments: Record<string, unknown>; thoughtSignature?: string }[];
+      /** `reasoning`: thought tokens, which Gemini's endpoint counts in `total_tokens` only. */
+      usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
       /** Provider-native stop reason override (`end_turn`, `max_tokens`, `length`, ...). */
       stopReason?: string;
       /** Text and arguments are split into chunks of this many characters (default 8). */
@@ -90,6 +95,12 @@ export type ReplySpec =
        * for the tests in workerd, from where no promise crosses to the fake.
        */
       heldBy?: string;
+      /**
+       * Send this many SSE events, then nothing more until the test calls `release(by)`: a stream
+       * halfway through, held for as long as the test needs (its first words must have arrived
+       * somewhere before the rest is let go).
+       */
+      heldAfterEvents?: { events: number; by: string };
       /** Send the headers, then wait this long before the first SSE event (a provider that stalls after answering). */
       stallAfterHeadersMs?: number;
       /** Send this many SSE events, then wait `ms` before the rest (a stream that falls silent midway). */

@@ -1,5 +1,6 @@
 /** OpenAI Chat Completions wire shapes for the fake model server. */
 import { chunk, defaultChunkSize, type ErrorReply, type MessageReply, type SseEvent } from './fake-model-types.ts';
+import { geminiSignature, geminiUsage } from './fake-gemini-wire.ts';
 
 const errorTypes: Record<number, string> = {
   400: 'invalid_request_error',
@@ -86,8 +87,9 @@ function usageOf(reply: MessageReply) {
 /**
  * The SSE chunks of a streamed reply, ending with `[DONE]`. Thinking is sent as
  * `reasoning_content`, as compatible servers (vLLM, DeepSeek) do; OpenAI itself sends none.
+ * `gemini`: as Google's endpoint sends it (thought signatures, its usage; `fake-gemini-wire.ts`).
  */
-export function openaiEvents(reply: MessageReply, model: string, id: string, includeUsage: boolean): SseEvent[] {
+export function openaiEvents(reply: MessageReply, model: string, id: string, includeUsage: boolean, gemini = false): SseEvent[] {
   const size = reply.chunkSize ?? defaultChunkSize;
   const created = 1_700_000_000;
   const events: SseEvent[] = [];
@@ -113,21 +115,22 @@ export function openaiEvents(reply: MessageReply, model: string, id: string, inc
   }
   if (reply.text !== undefined) for (const piece of textChunks(reply.text, size, reply.firstChunkSize)) delta({ content: piece });
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    const signature = gemini ? geminiSignature(reply, index, id) : undefined;
     delta({
-      tool_calls: [{ index, id: toolId(reply, index, id), type: 'function', function: { name: call.name, arguments: '' } }],
+      tool_calls: [{ index, id: toolId(reply, index, id), type: 'function', function: { name: call.name, arguments: '' }, ...(signature !== undefined && { extra_content: { google: { thought_signature: signature } } }) }],
     });
     for (const piece of chunk(JSON.stringify(call.arguments), size)) {
       delta({ tool_calls: [{ index, function: { arguments: piece } }] });
     }
   }
   delta({}, finishReasonOf(reply));
-  if (includeUsage) add([], { usage: usageOf(reply) });
+  if (includeUsage) add([], { usage: gemini ? geminiUsage(reply) : usageOf(reply) });
   events.push({ data: '[DONE]' });
   return events;
 }
 
 /** The JSON completion of a non-streamed reply. */
-export function openaiCompletion(reply: MessageReply, model: string, id: string): unknown {
+export function openaiCompletion(reply: MessageReply, model: string, id: string, gemini = false): unknown {
   const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
     id: toolId(reply, index, id),
     type: 'function',
@@ -151,7 +154,7 @@ export function openaiCompletion(reply: MessageReply, model: string, id: string)
         finish_reason: finishReasonOf(reply),
       },
     ],
-    usage: usageOf(reply),
+    usage: gemini ? geminiUsage(reply) : usageOf(reply),
   };
 }
 

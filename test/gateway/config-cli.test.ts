@@ -58,7 +58,7 @@ describe('operator config', () => {
       [
         `Invalid configuration in ${join(home, 'operator.json')}:`,
         '  dmPolicy.discord: expected one of "allowlist", "pairing", "open"',
-        '  admins[1]: expected "platform:userId" with platform telegram, discord, slack, web (e.g. telegram:123)',
+        '  admins[1]: expected "platform:userId" with platform telegram, discord, slack, web, api (e.g. telegram:123)',
         '',
       ].join('\n'),
     );

@@ -52,7 +52,8 @@ describe('operator.json: a provider that hangs', () => {
   });
 
   it('refuses an unknown provider, a limit that is not positive and a share below one, naming the setting', () => {
-    expect(problemOf({ modelTimeouts: { gemini: { idleSeconds: 5 } } })).toMatch(/modelTimeouts\.gemini: unknown setting/);
+    expect(problemOf({ modelTimeouts: { mistral: { idleSeconds: 5 } } })).toMatch(/modelTimeouts\.mistral: unknown setting/);
+    expect(withFile({ modelTimeouts: { gemini: { idleSeconds: 5 } } }).config.modelTimeouts.gemini).toEqual({ idleSeconds: 5 });
     expect(problemOf({ modelTimeouts: { openai: { firstByteSeconds: 0 } } })).toMatch(/modelTimeouts\.openai\.firstByteSeconds/);
     expect(problemOf({ modelTimeouts: { anthropic: { idle: 5 } } })).toMatch(/modelTimeouts\.anthropic\.idle: unknown setting/);
     expect(problemOf({ maxConcurrentTurnsPerProvider: 0 })).toMatch(/maxConcurrentTurnsPerProvider/);

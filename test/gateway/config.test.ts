@@ -304,7 +304,7 @@ describe('loadConfig problems', () => {
     [{ zzz: 1 }, 'zzz: unknown setting (see operator.schema.json)'],
     [{ allowlists: { telegram: { chats: [1.5] } } }, 'allowlists.telegram.chats[0]: expected an id (a string without spaces, or an integer)'],
     [{ allowlists: { telegram: { users: ['a b'] } } }, 'allowlists.telegram.users[0]: expected an id without spaces'],
-    [{ admins: ['telegram:1', 'slack:U2', 'bob'] }, 'admins[2]: expected "platform:userId" with platform telegram, discord, slack, web (e.g. telegram:123)'],
+    [{ admins: ['telegram:1', 'slack:U2', 'bob'] }, 'admins[2]: expected "platform:userId" with platform telegram, discord, slack, web, api (e.g. telegram:123)'],
     [{ admins: 'telegram:1' }, 'admins: expected an array, got a string'],
     [{ groups: { '-1001': {} } }, 'groups["-1001"]: invalid key: expected "platform:id" with platform telegram, discord, slack, web (e.g. telegram:-1001234)'],
     [{ groups: { 'telegram:-1': { requireMention: 'no' } } }, 'groups["telegram:-1"].requireMention: expected true or false, got a string'],
@@ -329,7 +329,7 @@ describe('loadConfig problems', () => {
       [
         `Invalid configuration in ${path()}:`,
         '  port: must be at least 0',
-        '  admins[0]: expected "platform:userId" with platform telegram, discord, slack, web (e.g. telegram:123)',
+        '  admins[0]: expected "platform:userId" with platform telegram, discord, slack, web, api (e.g. telegram:123)',
         '  busyMode: expected one of "followUp", "steer", "interrupt"',
       ].join('\n'),
     );
@@ -351,7 +351,7 @@ describe('loadConfig problems', () => {
         'Invalid configuration in the environment:',
         '  PORT: expected an integer',
         '  OPERATOR_DM_POLICY: expected one of "allowlist", "pairing", "open"',
-        '  OPERATOR_ADMINS[1]: expected "platform:userId" with platform telegram, discord, slack, web (e.g. telegram:123)',
+        '  OPERATOR_ADMINS[1]: expected "platform:userId" with platform telegram, discord, slack, web, api (e.g. telegram:123)',
         '  TELEGRAM_API_ROOT: expected a URL such as https://example.com/path',
         '  TELEGRAM_WEBHOOK_SECRET: expected 16-256 characters of A-Z, a-z, 0-9, _ and - (a shared secret must not be guessable)',
       ].join('\n'),

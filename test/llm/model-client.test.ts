@@ -38,10 +38,14 @@ describe('resolveModel', () => {
     expect(() => resolveModel('mystery', {})).toThrow(ConfigurationError);
   });
 
-  it('refuses Gemini models instead of sending them somewhere wrong', () => {
-    for (const spec of ['gemini-2.5-pro', 'gemini-pro', 'gemini-9-ultra']) {
-      expect(() => resolveModel(spec, { ...anthropicEnv, ...openaiEnv })).toThrow(/no Gemini provider yet/);
-    }
+  it("sends Gemini models, the catalog's and new ones, to the Gemini provider whatever else has credentials", () => {
+    expect(resolveModel('gemini-pro', { ...anthropicEnv, ...openaiEnv })).toMatchObject({ provider: 'gemini', model: 'gemini-3-pro-preview' });
+    expect(resolveModel('gemini-flash', {})).toMatchObject({ provider: 'gemini', model: 'gemini-3-flash-preview' });
+    expect(resolveModel('gemini-2.5-pro', openaiEnv).info?.price.output).toBe(10);
+    expect(resolveModel('gemini-9-ultra', { ...anthropicEnv, ...openaiEnv })).toEqual({ provider: 'gemini', model: 'gemini-9-ultra', info: undefined });
+    expect(resolveModel('gemini:my-tuned-model', anthropicEnv)).toEqual({ provider: 'gemini', model: 'my-tuned-model', info: undefined });
+    // An unknown id goes to Gemini when only Gemini has credentials.
+    expect(resolveModel('mystery', { GOOGLE_API_KEY: 'AIza-test' }).provider).toBe('gemini');
   });
 });
 
@@ -68,9 +72,18 @@ describe('createModelClient', () => {
     expect(client.model).toBe('gpt-4.1');
   });
 
+  it('defaults to gemini-2.5-pro with only a Gemini key (GEMINI_API_KEY or GOOGLE_API_KEY)', () => {
+    for (const env of [{ GEMINI_API_KEY: 'AIza-test' }, { GOOGLE_API_KEY: 'AIza-test' }]) {
+      const client = createModelClient(env);
+      expect(client.provider.name).toBe('gemini');
+      expect(client.model).toBe('gemini-2.5-pro');
+    }
+    expect(createModelClient({ ...openaiEnv, GEMINI_API_KEY: 'AIza-test' }).provider.name).toBe('openai');
+  });
+
   it('explains what to set when nothing is configured', () => {
     expect(() => createModelClient({})).toThrow(ConfigurationError);
-    expect(() => createModelClient({})).toThrow(/ANTHROPIC_API_KEY.*OPENAI_API_KEY.*OPENAI_BASE_URL.*OPERATOR_MODEL/);
+    expect(() => createModelClient({})).toThrow(/ANTHROPIC_API_KEY.*OPENAI_API_KEY.*GEMINI_API_KEY.*OPENAI_BASE_URL.*OPERATOR_MODEL/);
     expect(() => createModelClient(localEnv)).toThrow(/OPERATOR_MODEL=openai:<model>/);
   });
 
@@ -93,6 +106,6 @@ describe('createModelClient', () => {
   });
 
   it('has one registry entry per provider', () => {
-    expect(Object.keys(providerRegistry)).toEqual(['anthropic', 'openai']);
+    expect(Object.keys(providerRegistry)).toEqual(['anthropic', 'openai', 'gemini']);
   });
 });

@@ -7,6 +7,7 @@ import { ConfigurationError, type ProviderError } from '../../core/errors.ts';
 import { classifyError } from '../../llm/classify-error.ts';
 import { createModelClient, type ModelClient } from '../../llm/model-client.ts';
 import { messageOf, networkTimeoutMs, originOf, type CheckResult } from './check.ts';
+import { geminiDefaultBaseURL } from '../../llm/providers/gemini-dialect.ts';
 
 const name = 'Model';
 
@@ -14,6 +15,7 @@ const name = 'Model';
 const endpoints = {
   anthropic: { key: 'ANTHROPIC_API_KEY', baseVariable: 'ANTHROPIC_BASE_URL', base: 'https://api.anthropic.com' },
   openai: { key: 'OPENAI_API_KEY', baseVariable: 'OPENAI_BASE_URL', base: 'https://api.openai.com/v1' },
+  gemini: { key: 'GEMINI_API_KEY (or GOOGLE_API_KEY)', baseVariable: 'GEMINI_BASE_URL', base: geminiDefaultBaseURL },
 } as const;
 
 /** Checks the model `env` configures (`OPERATOR_MODEL` already holding operator.json's `model`). */

@@ -98,9 +98,10 @@ export interface GatewayConfig {
   model?: string;
   /**
    * Direct-message policy per platform. The web chat's is unset unless configured: it depends on
-   * whether the gateway is exposed (open when local, pairing when exposed).
+   * whether the gateway is exposed (open when local, pairing when exposed). `api`, the callers of
+   * the OpenAI-compatible endpoint, is `open` while the endpoint is on: its bearer token is the door.
    */
-  dmPolicy: Readonly<Record<Exclude<Platform, 'web'>, DmPolicy>> & { readonly web?: DmPolicy };
+  dmPolicy: Readonly<Record<Exclude<Platform, 'web'>, DmPolicy>> & { readonly web?: DmPolicy; readonly api?: DmPolicy };
   /** Which groups each platform's bot answers in (see `groupPolicies`). */
   groupPolicy: Readonly<Record<Exclude<Platform, 'web'>, GroupPolicy>>;
   /** Per platform allowlists. */

@@ -81,7 +81,7 @@ export type SandboxMode = (typeof sandboxModes)[number];
 export const webLoginModes = ['auto', 'always'] as const;
 
 /** The model providers whose timeouts `modelTimeouts` can set apart (those of `src/llm/model-client.ts`). */
-export const modelProviders = ['anthropic', 'openai'] as const;
+export const modelProviders = ['anthropic', 'openai', 'gemini'] as const;
 
 /** One of {@link modelProviders}. */
 export type ModelProvider = (typeof modelProviders)[number];
@@ -112,9 +112,12 @@ const modelTimeoutFields = (scope: string, env: string, defaults: { firstByte: s
 
 const platformPattern = platforms.join('|');
 
-/** `platform:userId`, e.g. `telegram:123`. */
-export const adminPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
-const adminMessage = `expected "platform:userId" with platform ${platforms.join(', ')} (e.g. telegram:123)`;
+/** Where a person may be named (`admins`, a grant's `people`): the chat platforms and `api` (the OpenAI-compatible API's `api:<user>`). */
+export const personPlatforms = [...platforms, 'api'] as const;
+
+/** `platform:userId`, e.g. `telegram:123`, `api:alice`. */
+export const adminPattern = new RegExp(`^(${personPlatforms.join('|')}):[^\\s:][^\\s]*$`);
+const adminMessage = `expected "platform:userId" with platform ${personPlatforms.join(', ')} (e.g. telegram:123)`;
 
 /** `platform:id` or `platform:id:thread`, as used by groups and profile bindings. */
 const scopedKeyPattern = new RegExp(`^(${platformPattern}):[^\\s:][^\\s]*$`);
@@ -364,7 +367,7 @@ export const operatorConfigSchema = z
       .describe('Untrusted content cannot pull the trigger: see docs/security.md, "Untrusted content".'),
     modelTimeouts: z
       .strictObject({
-        ...modelTimeoutFields('for every provider', 'MODEL', { firstByte: 'Anthropic 60, OpenAI 180', idle: 'Anthropic 60, OpenAI 120' }),
+        ...modelTimeoutFields('for every provider', 'MODEL', { firstByte: 'Anthropic 60, OpenAI and Gemini 180', idle: 'Anthropic 60, OpenAI and Gemini 120' }),
         anthropic: z
           .strictObject(modelTimeoutFields('for Anthropic', 'ANTHROPIC', { firstByte: '60', idle: '60' }))
           .optional()
@@ -373,6 +376,10 @@ export const operatorConfigSchema = z
           .strictObject(modelTimeoutFields('for OpenAI and compatible servers', 'OPENAI', { firstByte: '180', idle: '120' }))
           .optional()
           .describe("OpenAI's own limits (reasoning models may think for minutes before the first chunk), over the ones for every provider."),
+        gemini: z
+          .strictObject(modelTimeoutFields("for Gemini (Google's OpenAI-compatible endpoint)", 'GEMINI', { firstByte: '180', idle: '120' }))
+          .optional()
+          .describe("Gemini's own limits (its thinking sends nothing before the first chunk, as OpenAI's reasoning models), over the ones for every provider."),
       })
       .prefault({})
       .describe('When a model call that sends nothing fails (as retryable: the turn tries again).'),

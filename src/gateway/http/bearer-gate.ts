@@ -18,6 +18,12 @@ export interface BearerGateOptions {
   accepts(token: string): boolean;
   /** The answer to a wrong or missing token (each route keeps its own 401). */
   unauthorized(): Response;
+  /**
+   * The answer to a client at the limit, waiting `retryAfter` seconds (a route whose callers
+   * expect their own error shape: the OpenAI-compatible API's); the gate's JSON by default. The
+   * gate adds `Retry-After` itself.
+   */
+  refused?(retryAfter: number): Response;
   /** Counts the wrong tokens; one of its own by default. */
   limiter?: LoginRateLimiter;
   /** Where a client that reached the limit is reported. */
@@ -50,6 +56,11 @@ export function createBearerGate(options: BearerGateOptions): BearerGate {
     if (result.outcome === 'wrong') return options.unauthorized();
     const minutes = Math.ceil(result.retryAfter / 60);
     if (result.reachedNow) options.log?.(`${options.door}: too many wrong tokens from ${address}; its requests are refused for ${minutes} min`);
+    const own = options.refused?.(result.retryAfter);
+    if (own) {
+      own.headers.set('retry-after', String(result.retryAfter));
+      return own;
+    }
     return Response.json(
       { error: `too many wrong tokens: try again in ${minutes} min`, retryAfter: result.retryAfter },
       { status: 429, headers: { 'cache-control': 'no-store', 'retry-after': String(result.retryAfter) } },

@@ -1,6 +1,6 @@
 /**
  * The web chat's login, as hono middleware in front of every route but the ones with their own
- * authentication (`/healthz`, `/readyz`, `/webhooks/*`, `/control/*`, `/admin`). Without a valid session, `GET /`
+ * authentication (`/healthz`, `/readyz`, `/webhooks/*`, `/control/*`, `/admin`, `/v1/*`). Without a valid session, `GET /`
  * serves the login page and everything else answers 401. `POST /web/login` takes the token (form
  * or JSON) and sets the session cookie; `POST /web/logout` clears it. Failed attempts are rate
  * limited per client address; an attempt the limiter cannot count is refused (503). The token is
@@ -38,9 +38,12 @@ export interface WebLoginOptions {
   connection?: RequestConnection;
 }
 
-/** Routes that keep their own authentication (the admin console asks for the admin token). */
+/**
+ * Routes that keep their own authentication (the admin console asks for the admin token, the
+ * OpenAI-compatible API under `/v1/` for `OPERATOR_API_TOKEN`).
+ */
 function exempt(path: string): boolean {
-  return path === '/healthz' || path === '/readyz' || path.startsWith('/webhooks/') || path.startsWith('/control/') || path === '/admin' || path.startsWith('/admin/');
+  return path === '/healthz' || path === '/readyz' || path.startsWith('/webhooks/') || path.startsWith('/control/') || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/v1/');
 }
 
 /** The session cookie of the gateway on `port`: cookies are shared across a host's ports, so each gateway names its own. */

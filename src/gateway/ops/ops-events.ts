@@ -22,6 +22,17 @@ export type UsageKind = 'turn' | 'subagent' | 'review' | 'transcription';
 /** How a turn ended. */
 export type TurnStatus = 'ok' | 'error' | 'stopped' | 'timeout' | 'left';
 
+/**
+ * What made a turn fail, for programs: the error's category (`PROVIDER`, `BUDGET`, ...) and, for a
+ * model provider's failure, its kind (`RATE_LIMIT`, `AUTH`, ...), provider and asked-for wait.
+ */
+export interface TurnFailure {
+  category: string;
+  kind?: string;
+  provider?: string;
+  retryAfterMs?: number;
+}
+
 /** Where an event happened: the platform, the conversation (its session key) and the turn, where known. */
 export interface OpsPlace {
   platform?: string;
@@ -38,7 +49,7 @@ export type OpsEvent = OpsPlace &
     /** Files of a message not taken (`reason`: `file too large`), the message itself answered; `told` as for `message.refused`. */
     | { type: 'files.refused'; reason: string; files: number; told: boolean }
     | { type: 'turn.start'; profile: string; scheduled: boolean }
-    | { type: 'turn.end'; profile: string; status: TurnStatus; durationMs: number; tokens: OpsTokens; costUsd: number; error?: string }
+    | { type: 'turn.end'; profile: string; status: TurnStatus; durationMs: number; tokens: OpsTokens; costUsd: number; error?: string; failure?: TurnFailure }
     | { type: 'model.usage'; profile: string; provider: string; model: string; tokens: OpsTokens; costUsd: number; kind: UsageKind }
     | { type: 'reply.delivered'; attempts: number }
     | { type: 'reply.retried'; attempt: number; error: string }

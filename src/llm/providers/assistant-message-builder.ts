@@ -13,7 +13,7 @@ import {
 type Slot =
   | { kind: 'text'; part: TextPart }
   | { kind: 'thinking'; part: ThinkingPart }
-  | { kind: 'tool-call'; id: string; name: string; argumentsText: string; part: ToolCallPart | undefined };
+  | { kind: 'tool-call'; id: string; name: string; argumentsText: string; signature?: string; part: ToolCallPart | undefined };
 
 type ToolCallSlot = Extract<Slot, { kind: 'tool-call' }>;
 
@@ -81,6 +81,12 @@ export class AssistantMessageBuilder {
     if (slot?.kind === 'tool-call') slot.argumentsText += json;
   }
 
+  /** Sets the provider's opaque token of the open tool call `key` (Gemini's thought signature). */
+  setToolCallSignature(key: BlockKey, signature: string): void {
+    const slot = this.keyed.get(key);
+    if (slot?.kind === 'tool-call' && slot.part === undefined) slot.signature = signature;
+  }
+
   /** Keys of tool calls not yet ended, in the order they were opened. */
   openToolCallKeys(): BlockKey[] {
     const open: BlockKey[] = [];
@@ -106,7 +112,7 @@ export class AssistantMessageBuilder {
         { provider: this.provider, kind: 'UNKNOWN' },
       );
     }
-    slot.part = { type: 'tool-call', id: slot.id, name: slot.name, arguments: args };
+    slot.part = { type: 'tool-call', id: slot.id, name: slot.name, arguments: args, ...(slot.signature !== undefined && { signature: slot.signature }) };
     return slot.part;
   }
 

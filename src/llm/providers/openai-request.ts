@@ -4,7 +4,11 @@
  */
 import type OpenAI from 'openai';
 import { getModelInfo } from '../catalog.ts';
-import type { ImagePart, Message, ModelRequest, ToolChoice, ToolResultPart } from '../types.ts';
+import type { ImagePart, Message, ModelRequest, ToolCallPart, ToolChoice, ToolResultPart } from '../types.ts';
+import { geminiToolCalls } from './gemini-dialect.ts';
+
+/** Whose Chat Completions a request is for: OpenAI (and compatible servers) or Google's Gemini endpoint. */
+export type ChatDialect = 'openai' | 'gemini';
 
 type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
@@ -14,14 +18,15 @@ type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
  *
  * `reasoning_effort` is sent when the request sets it, unless the catalog knows the model does
  * not reason; a known reasoning model gets no `temperature` (those models reject it). A tool
- * choice goes with tools only; a response format is `response_format: json_schema`.
+ * choice goes with tools only; a response format is `response_format: json_schema`. For Gemini
+ * (`dialect`), tool calls carry their thought signatures and the output limit is `max_tokens`.
  */
-export function toOpenAIRequest(request: ModelRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+export function toOpenAIRequest(request: ModelRequest, dialect: ChatDialect = 'openai'): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const info = getModelInfo(request.model);
   const messages: MessageParam[] = [];
   if (request.systemPrompt !== '') messages.push({ role: 'system', content: request.systemPrompt });
   // Live state goes last: the prefix the provider caches automatically stays the same.
-  messages.push(...toOpenAIMessages(request.ephemeral ? [...request.messages, ...request.ephemeral] : request.messages));
+  messages.push(...toOpenAIMessages(request.ephemeral ? [...request.messages, ...request.ephemeral] : request.messages, dialect));
 
   const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming = {
     model: request.model,
@@ -44,7 +49,10 @@ export function toOpenAIRequest(request: ModelRequest): OpenAI.Chat.Completions.
       json_schema: { name, ...(description !== undefined && { description }), schema, strict: strict ?? false },
     };
   }
-  if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
+  if (request.maxTokens !== undefined) {
+    if (dialect === 'gemini') body.max_tokens = request.maxTokens;
+    else body.max_completion_tokens = request.maxTokens;
+  }
   if (request.reasoningEffort !== undefined && info?.reasoning !== false) body.reasoning_effort = request.reasoningEffort;
   if (request.temperature !== undefined && info?.reasoning !== true) body.temperature = request.temperature;
   return body;
@@ -58,9 +66,9 @@ function toOpenAIToolChoice(choice: ToolChoice): OpenAI.Chat.Completions.ChatCom
  * Converts the conversation. Reasoning parts are dropped (Chat Completions cannot take them
  * back). Each tool result becomes a `tool` message of text; images a tool returned follow in
  * one user message after the run of tool messages, since nothing may come between an assistant
- * message and the results of its tool calls.
+ * message and the results of its tool calls. Tool calls go to Gemini with their thought signatures.
  */
-export function toOpenAIMessages(messages: Message[]): MessageParam[] {
+export function toOpenAIMessages(messages: Message[], dialect: ChatDialect = 'openai'): MessageParam[] {
   const result: MessageParam[] = [];
   let pendingImages: UserContentPart[] = [];
   const flushImages = () => {
@@ -83,9 +91,11 @@ export function toOpenAIMessages(messages: Message[]): MessageParam[] {
       case 'assistant': {
         let text = '';
         const toolCalls: OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[] = [];
+        const callParts: ToolCallPart[] = [];
         for (const part of message.content) {
           if (part.type === 'text') text += part.text;
           else if (part.type === 'tool-call') {
+            callParts.push(part);
             toolCalls.push({
               id: part.id,
               type: 'function',
@@ -98,7 +108,7 @@ export function toOpenAIMessages(messages: Message[]): MessageParam[] {
           role: 'assistant',
           content: text === '' ? null : text,
         };
-        if (toolCalls.length > 0) converted.tool_calls = toolCalls;
+        if (toolCalls.length > 0) converted.tool_calls = dialect === 'gemini' ? geminiToolCalls(toolCalls, callParts) : toolCalls;
         result.push(converted);
         break;
       }

@@ -1,13 +1,15 @@
 /**
  * The OpenAI provider: streams Chat Completions through the `openai` SDK, against OpenAI or any
  * compatible server (vLLM, llama.cpp, Ollama, LiteLLM, ...), and speaks the neutral
- * {@link StreamEvent}s.
+ * {@link StreamEvent}s. With the `gemini` dialect it is the Gemini provider, through Google's
+ * OpenAI-compatible endpoint (the differences are in `gemini-dialect.ts`).
  */
 import OpenAI from 'openai';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
-import { toOpenAIRequest } from './openai-request.ts';
+import { toOpenAIRequest, type ChatDialect } from './openai-request.ts';
+import { geminiDefaultBaseURL, geminiUsage, thoughtSignatureOf, unwrapGeminiErrors } from './gemini-dialect.ts';
 import { IdleWatch, sdkTimeoutMarginMs, type StreamTimeouts } from './idle-watch.ts';
 import { watchedFetch, watchedRequest } from './watched-fetch.ts';
 import { runProviderStream } from './run-provider-stream.ts';
@@ -16,18 +18,25 @@ import { keepAliveFetch, loadKeepAliveFetch } from '../../core/keep-alive-fetch.
 
 /** Options of {@link createOpenAIProvider}. Unset values come from the SDK's environment handling. */
 export interface OpenAIProviderOptions {
-  /** Default: `OPENAI_API_KEY`. Optional when a base URL is set (local servers need none). */
+  /**
+   * Default: `OPENAI_API_KEY` (the `openai` dialect only). Optional when a base URL is set (local
+   * servers need none).
+   */
   apiKey?: string;
-  /** Default: `OPENAI_BASE_URL`, else the public API. */
+  /** Default: `OPENAI_BASE_URL`, else the public API; with the `gemini` dialect, Google's endpoint. */
   baseURL?: string;
+  /**
+   * Whose Chat Completions to speak: `openai` (default; OpenAI and compatible servers) or `gemini`
+   * (Google's OpenAI-compatible endpoint: the provider is then named `gemini`, and never reads the
+   * OPENAI_* variables, so an OpenAI key cannot travel to Google).
+   */
+  dialect?: ChatDialect;
   /**
    * Longest wait, in milliseconds, for the first stream event of a request (the response headers
    * included), then between two events (default {@link openaiDefaultTimeouts}).
    */
   timeouts?: Partial<StreamTimeouts>;
 }
-
-const providerName = 'openai';
 
 /**
  * OpenAI's timeouts: Chat Completions sends nothing while a reasoning model reasons, before its
@@ -46,19 +55,27 @@ const placeholderKey = 'no-key-needed';
  */
 export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provider {
   const timeouts: StreamTimeouts = { ...openaiDefaultTimeouts, ...options.timeouts };
-  const baseURL = options.baseURL ?? readEnv('OPENAI_BASE_URL');
-  const apiKey = options.apiKey ?? readEnv('OPENAI_API_KEY') ?? (baseURL !== undefined ? placeholderKey : undefined);
+  const dialect = options.dialect ?? 'openai';
+  const gemini = dialect === 'gemini';
+  const providerName = dialect;
+  const baseURL = options.baseURL ?? (gemini ? geminiDefaultBaseURL : readEnv('OPENAI_BASE_URL'));
+  // A server of one's own needs no key: a base URL set (for Gemini, one other than Google's) stands in for it.
+  const ownServer = gemini ? options.baseURL !== undefined : baseURL !== undefined;
+  const apiKey = options.apiKey ?? (gemini ? undefined : readEnv('OPENAI_API_KEY')) ?? (ownServer ? placeholderKey : undefined);
   if (apiKey === undefined) {
-    throw new ConfigurationError('OpenAI provider: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local compatible server');
+    throw new ConfigurationError(
+      gemini ? 'Gemini provider: set GEMINI_API_KEY (or GOOGLE_API_KEY), or GEMINI_BASE_URL for a compatible server' : 'OpenAI provider: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local compatible server',
+    );
   }
+  // Every byte of a streamed body, keep-alives included, tells the request's watch the stream lives.
+  const fetch = watchedFetch(keepAliveFetch);
   const client = new OpenAI({
     apiKey,
     ...(baseURL !== undefined && { baseURL }),
     // A backstop for the wait for the headers: the watch below ends that wait first, naming its limit.
     timeout: timeouts.firstByteMs + sdkTimeoutMarginMs,
     maxRetries: 0,
-    // Every byte of a streamed body, keep-alives included, tells the request's watch the stream lives.
-    fetch: watchedFetch(keepAliveFetch),
+    fetch: gemini ? unwrapGeminiErrors(fetch) : fetch,
   });
   // The SDK's transport, loaded in the background; the first calls may use Node's own fetch.
   void loadKeepAliveFetch().catch(() => undefined);
@@ -66,7 +83,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     name: providerName,
     stream(request: ModelRequest): AsyncIterable<StreamEvent> {
       const builder = new AssistantMessageBuilder(providerName, request.model);
-      return runProviderStream(builder, request, () => streamEvents(client, request, builder, timeouts));
+      return runProviderStream(builder, request, () => streamEvents(client, request, builder, timeouts, dialect));
     },
   };
 }
@@ -84,11 +101,13 @@ async function* streamEvents(
   request: ModelRequest,
   builder: AssistantMessageBuilder,
   timeouts: StreamTimeouts,
+  dialect: ChatDialect,
 ): AsyncGenerator<StreamEvent> {
+  const providerName = dialect;
   const watch = new IdleWatch(timeouts, request.signal);
   let finished = false;
   try {
-    const stream = await client.chat.completions.create(toOpenAIRequest(request), { signal: watch.signal, fetchOptions: watchedRequest(watch) });
+    const stream = await client.chat.completions.create(toOpenAIRequest(request, dialect), { signal: watch.signal, fetchOptions: watchedRequest(watch) });
     let started = false;
     for await (const chunk of untilAborted(stream, watch.signal)) {
       // Paused while the caller handles the chunk: only the server's silence counts.
@@ -97,7 +116,7 @@ async function* streamEvents(
         started = true;
         yield { type: 'message-start', model: request.model };
       }
-      readUsage(chunk, builder);
+      readUsage(chunk, builder, dialect);
       const choice = chunk.choices[0];
       if (choice !== undefined) {
         yield* handleDelta(choice.delta as Delta, builder);
@@ -119,8 +138,12 @@ async function* streamEvents(
   builder.complete = finished;
 }
 
-function readUsage(chunk: OpenAI.Chat.Completions.ChatCompletionChunk, builder: AssistantMessageBuilder): void {
+function readUsage(chunk: OpenAI.Chat.Completions.ChatCompletionChunk, builder: AssistantMessageBuilder, dialect: ChatDialect): void {
   if (!chunk.usage) return;
+  if (dialect === 'gemini') {
+    builder.usage = geminiUsage(chunk.usage);
+    return;
+  }
   const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
   builder.usage = {
     input: chunk.usage.prompt_tokens - cached,
@@ -165,6 +188,8 @@ function* handleDelta(delta: Delta, builder: AssistantMessageBuilder): Generator
       open = { id, name };
       yield { type: 'tool-call-start', id, name };
     }
+    const signature = thoughtSignatureOf(toolCall);
+    if (signature !== undefined) builder.setToolCallSignature(key, signature);
     const argumentsDelta = toolCall.function?.arguments;
     if (argumentsDelta !== undefined && argumentsDelta !== '') {
       builder.appendToolArguments(key, argumentsDelta);
