@@ -9,6 +9,12 @@ import { hasMcpServers, type McpConfig } from '../tools/mcp/mcp-settings.ts';
 import type { Sandbox } from '../tools/sandbox/sandbox.ts';
 import type { Tool } from '../tools/tool.ts';
 
+/**
+ * The longest a conversation's first turn waits for its profile's servers to start: a server
+ * started with `npx` may download for a minute, and a person should not wait for it.
+ */
+export const firstTryWaitMs = 10_000;
+
 /** What {@link RuntimeMcp} needs of the runtime. */
 export interface RuntimeMcpParts {
   sandbox: Sandbox;
@@ -55,14 +61,17 @@ export class RuntimeMcp {
   }
 
   /**
-   * An agent's tools and approval rule for `profile`: once its servers had their first try (a
-   * failing one is then listed with no tools until it starts), the tools as they are at each turn.
+   * An agent's tools and approval rule for `profile`: once its servers had their first try, or
+   * {@link firstTryWaitMs} passed (a server slower to start, or failing, joins a later turn), the
+   * tools as they are at each turn.
    */
   async forAgent(profile: string): Promise<AgentMcpParts> {
     const loading = this.hub();
     if (!loading) return {};
     const hub = await loading;
-    await hub.ready(profile);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([hub.ready(profile), new Promise<void>((resolve) => (timer = setTimeout(resolve, firstTryWaitMs)))]);
+    clearTimeout(timer);
     return { liveTools: () => hub.tools(profile), guardrails: [hub.approvalGuardrail(profile)] };
   }
 

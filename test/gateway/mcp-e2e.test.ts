@@ -189,6 +189,20 @@ describe('MCP servers through the gateway', { timeout: 4 * wait }, () => {
     model.setDefault({ text: 'ok' });
   });
 
+  it('starts a server that crashed again, says so in its log, and its tools answer in the next turn', async () => {
+    const { model } = fakes;
+    expect(await ask(admin, { id: admin, first_name: 'Ada' }, '/new')).toBe('Started a fresh conversation.');
+    model.enqueue({ toolCalls: [{ name: 'mcp__t__crash', arguments: {} }] }, { text: 'It crashed.' });
+    expect(await ask(admin, { id: admin, first_name: 'Ada' }, 'crash the server')).toBe('It crashed.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('the MCP server t stopped during the call');
+    await gateway.output.waitFor(/MCP server t: it stopped: the process exited with code 3; its last words: crashing on purpose; starting again in 1 s/, { stream: 'all', timeoutMs: wait, label: 'the crash in the log' });
+    await gateway.output.waitFor(/MCP server t: running again \(1 restart so far\)/, { stream: 'all', timeoutMs: wait, label: 'the restart in the log' });
+    expect(await ask(admin, { id: admin, first_name: 'Ada' }, '/mcp')).toContain('• t (command /usr/bin/node, in the sandbox): ready, 1 restart so far');
+    model.enqueue({ toolCalls: [{ name: 'mcp__t__echo', arguments: { text: 'after the crash' } }] }, { text: 'Back.' });
+    expect(await ask(admin, { id: admin, first_name: 'Ada' }, 'is it back?')).toBe('Back.');
+    expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('test-server echoes: after the crash');
+  });
+
   it('shows the servers on the admin console', async () => {
     const token = readFileSync(adminTokenPath(fakes.home), 'utf8').trim();
     const response = await fetch(`${gateway.origin}/admin/api/profiles`, { headers: { authorization: `Bearer ${token}` } });

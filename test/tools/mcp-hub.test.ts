@@ -129,6 +129,11 @@ describe('an MCP server run by a command, in the sandbox', () => {
     expect(server.waits).toEqual([20]);
     expect(hub.status()[0]!.lastError).toBeUndefined();
     expect(await call(hub, 'mcp__t__echo', { text: 'back' })).toEqual({ text: 'test-server echoes: back', isError: false });
+    // Closing the hub ends the server's process (and the sandbox with it).
+    const running = hub.server('t')!.pid!;
+    await hub.close();
+    expect(() => process.kill(running, 0)).toThrow();
+    expect(hub.status()[0]!.state).toBe('closed');
   });
 
   it('waits longer after each start that fails, and says why it failed', async () => {

@@ -37,7 +37,8 @@ export async function checkMcp(config: Pick<GatewayConfig, 'mcp' | 'profileSetti
     const results = hub.status().map((server): CheckResult => {
       const name = label(server.name, server.profile);
       const how = server.transport === 'stdio' ? (sandbox.kind === 'bubblewrap' ? 'in the sandbox' : 'NOT sandboxed (no bubblewrap): its tools are the owner\'s alone') : `at ${server.where}`;
-      if (server.state !== 'ready') return { level: 'FAIL', name, detail: `could not be started ${how}: ${server.lastError ?? 'no answer'}`, fix: `check mcp.servers.${server.name} in operator.json` };
+      const why = (server.lastError ?? 'no answer').replace(/^it could not be started: /, '');
+      if (server.state !== 'ready') return { level: 'FAIL', name, detail: `could not be started ${how}: ${why}`, fix: `check mcp.servers.${server.name} in operator.json` };
       const tools = server.tools.length > 0 ? `${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}: ${server.tools.join(', ')}` : 'no tools';
       const skippedTools = server.skipped.length > 0 ? `; not offered: ${server.skipped.join('; ')}` : '';
       return { level: server.skipped.length > 0 ? 'WARN' : 'OK', name, detail: `started ${how}, ${tools}${skippedTools}` };

@@ -154,14 +154,18 @@ export class McpHub {
   #add(key: string, name: string, settings: McpServerSettings): void {
     const server = new McpServerConnection({ name, settings, sandbox: this.#options.sandbox, env: this.#options.env, backoff: this.#options.backoff });
     let state = server.state;
+    let listed = false;
+    // Said: a change of a list once listed, a start that failed or a stop, a start again after
+    // those; a first start that works is quiet (the terminal chat writes these on its stderr).
     server.onChange((change) => {
       if (change === 'tools') {
         this.#offered.delete(server);
         this.#lists.clear();
-        this.#options.log?.(`MCP server ${name}: ${server.tools.length} tool(s) listed`);
+        if (listed) this.#options.log?.(`MCP server ${name}: its tools changed (${server.tools.length} now)`);
+        listed = true;
       } else if (server.state !== state) {
         state = server.state;
-        if (state === 'ready') this.#options.log?.(`MCP server ${name}: ready`);
+        if (state === 'ready' && server.restarts > 0) this.#options.log?.(`MCP server ${name}: running again (${server.restarts} restart${server.restarts === 1 ? '' : 's'} so far)`);
         if (state === 'waiting') this.#options.log?.(`MCP server ${name}: ${server.lastError ?? 'stopped'}; starting again in ${Math.round((server.nextWaitMs ?? 0) / 100) / 10} s`);
       }
       for (const listener of this.#listeners) listener();

@@ -123,6 +123,14 @@ export class McpServerConnection {
     return this.#transport instanceof SandboxedStdioTransport ? this.#transport.pid : undefined;
   }
 
+  /**
+   * The SDK client while connected: what a call goes through, for a benchmark that sets a bare
+   * SDK call beside operator's on the same connection and server process.
+   */
+  get sdkClient(): Client | undefined {
+    return this.#client;
+  }
+
   /** The longest a call may take, in ms. */
   get timeoutMs(): number {
     return this.settings.timeoutSeconds * 1000;
@@ -168,10 +176,17 @@ export class McpServerConnection {
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
     const deadline = Date.now() + this.timeoutMs;
     const client = this.#client ?? (await this.#whenConnected(signal, deadline));
+    // A signal of the call's own: the SDK leaves its listener on the signal it is given, which
+    // here may be a turn's, alive for many calls.
+    const call = new AbortController();
+    const stop = () => call.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: Math.max(1, deadline - Date.now()) })) as CallToolResult;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: Math.max(1, deadline - Date.now()) })) as CallToolResult;
     } catch (error) {
       throw new McpCallError(this.#callFailure(tool, error, signal));
+    } finally {
+      signal.removeEventListener('abort', stop);
     }
   }
 
