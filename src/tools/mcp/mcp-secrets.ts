@@ -19,15 +19,21 @@ const placeholder = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Secret text shorter than this is left in place: it would match ordinary words. */
 const shortest = 6;
 
+/** A header that carries a credential whatever it holds: `Authorization`, `X-Api-Key`, `Cookie`, ... */
+export function isCredentialHeader(name: string): boolean {
+  return /auth|token|key|secret|cookie|session|password|credential/i.test(name);
+}
+
 /**
- * `entries` with every `${NAME}` replaced from `env`. With `everyValueSecret` (headers), each whole
- * value counts as a secret too, placeholder or not.
+ * `entries` with every `${NAME}` replaced from `env`. A whole value with a variable counts as a
+ * secret, and so does one whose key `secretKey` says is a credential (a header's name), written in
+ * the file or not.
  *
  * @example
- * resolvePlaceholders({ Authorization: 'Bearer ${API_TOKEN}' }, { API_TOKEN: 'abc123def' }, true);
+ * resolvePlaceholders({ Authorization: 'Bearer ${API_TOKEN}' }, { API_TOKEN: 'abc123def' }, isCredentialHeader);
  * // { values: { Authorization: 'Bearer abc123def' }, missing: [], secrets: ['abc123def', 'Bearer abc123def'] }
  */
-export function resolvePlaceholders(entries: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, everyValueSecret = false): ResolvedValues {
+export function resolvePlaceholders(entries: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, secretKey: (key: string) => boolean = () => false): ResolvedValues {
   const values: Record<string, string> = {};
   const missing = new Set<string>();
   const secrets = new Set<string>();
@@ -44,7 +50,7 @@ export function resolvePlaceholders(entries: Readonly<Record<string, string>>, e
       return found;
     });
     values[key] = value;
-    if (named || everyValueSecret) secrets.add(value);
+    if (named || secretKey(key)) secrets.add(value);
   }
   return { values, missing: [...missing], secrets: [...secrets].filter((secret) => secret.length >= shortest) };
 }

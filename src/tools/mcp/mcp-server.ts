@@ -11,7 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
-import { resolvePlaceholders, scrubberOf } from './mcp-secrets.ts';
+import { isCredentialHeader, resolvePlaceholders, scrubberOf } from './mcp-secrets.ts';
 import { isStdio, type McpServerSettings } from './mcp-settings.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio.ts';
 
@@ -297,7 +297,7 @@ export class McpServerConnection {
       });
       return new SandboxedStdioTransport(spec);
     }
-    const headers = resolvePlaceholders(settings.headers, this.#options.env, true);
+    const headers = resolvePlaceholders(settings.headers, this.#options.env, isCredentialHeader);
     this.#scrub = scrubberOf(headers.secrets);
     if (headers.missing.length > 0) throw new Error(`${headers.missing.join(', ')} ${headers.missing.length === 1 ? 'is' : 'are'} not set in the gateway's environment (named in mcp.servers.${this.name}.headers)`);
     return new StreamableHTTPClientTransport(new URL(settings.url), { requestInit: { headers: headers.values } });
