@@ -28,6 +28,12 @@ export interface AgentOptions {
   /** The conversation this agent serves, e.g. `terminal:local`. */
   sessionKey: string;
   tools?: readonly Tool[];
+  /**
+   * Tools whose list changes while the agent lives (the MCP servers' of its profile), read at each
+   * turn after the others; the same array while nothing changed (the offers and the prompt are
+   * kept per list). A name the other tools have is not taken from here.
+   */
+  liveTools?: () => readonly Tool[];
   systemPrompt?: SystemPromptBuilder;
   extensions?: readonly Extension[];
   guardrails?: readonly Guardrail[];

@@ -12,10 +12,32 @@ import { GuardrailSet } from './guardrail-set.ts';
 export function agentParts(options: AgentOptions): { extensions: ExtensionRunner; guardrails: GuardrailSet; tools: readonly Tool[] } {
   const resources = options.resources;
   const extensions = new ExtensionRunner([...(options.extensions ?? []), ...(resources?.extensions() ?? [])]);
-  const guardrails = new GuardrailSet([...(options.guardrails ?? []), ...(resources?.guardrails() ?? [])], extensions.guardrails());
+  // The resources' first: the built-in counters see every call, and a rule file's block wins over
+  // an ask of the options' (an MCP server's approval), which would otherwise end the checks.
+  const guardrails = new GuardrailSet([...(resources?.guardrails() ?? []), ...(options.guardrails ?? [])], extensions.guardrails());
   const builtin = [...(options.tools ?? []), ...(resources?.tools() ?? [])];
   const names = new Set(builtin.map((tool) => tool.name));
   return { extensions, guardrails, tools: [...builtin, ...extensions.tools().filter((tool) => !names.has(tool.name))] };
+}
+
+/** Lists of `base` followed by a live list, kept per pair so a turn's offer stays the same array while neither changed. */
+const combined = new WeakMap<readonly Tool[], WeakMap<readonly Tool[], readonly Tool[]>>();
+
+/**
+ * `base` followed by the tools of `live` whose names `base` does not have (see
+ * `AgentOptions.liveTools`); `base` itself when there are none.
+ */
+export function withLiveTools(base: readonly Tool[], live: readonly Tool[] | undefined): readonly Tool[] {
+  if (!live || live.length === 0) return base;
+  let byLive = combined.get(base);
+  if (!byLive) combined.set(base, (byLive = new WeakMap()));
+  let tools = byLive.get(live);
+  if (!tools) {
+    const names = new Set(base.map((tool) => tool.name));
+    tools = [...base, ...live.filter((tool) => !names.has(tool.name))];
+    byLive.set(live, tools);
+  }
+  return tools;
 }
 
 /**
@@ -32,6 +54,8 @@ export function childOptions(
     sessions: undefined,
     sessionKey: child.sessionKey,
     tools: child.tools,
+    // The parent's last offer holds them already, as they were then.
+    liveTools: undefined,
     cwd: child.cwd,
     extensions: [],
     guardrails: child.guardrails,

@@ -37,13 +37,12 @@ import { createTurnEngine } from './turn-engine.ts';
 import { Listeners, type Listener } from './listeners.ts';
 import { UsageBook } from './usage-book.ts';
 import { contextUsage } from './context-usage.ts';
-import { agentParts, childOptions } from './agent-parts.ts';
+import { agentParts, childOptions, withLiveTools } from './agent-parts.ts';
 import { startTurnDeadline, type TurnDeadline } from './turn-deadline.ts';
 
 export type { AgentOptions, AgentPhase, InvokeOptions, TurnResult } from './agent-options.ts';
 export type { RetrySettings } from './retry.ts';
 export { defaultRetrySettings } from './retry.ts';
-
 
 /** One conversation's agent. */
 export class Agent {
@@ -110,9 +109,9 @@ export class Agent {
   get providerName(): string {
     return this.options.provider.name;
   }
-  /** Tools sent to the model (built-in first; extension tools cannot shadow them). */
+  /** Tools sent to the model (built-in first; extension tools cannot shadow them), then the live ones as they are now. */
   get tools(): readonly Tool[] {
-    return this.#tools;
+    return withLiveTools(this.#tools, this.options.liveTools?.());
   }
   /** Token usage and cost of everything this agent object ran. */
   get totals(): { usage: Usage; cost: Cost } {
@@ -323,7 +322,7 @@ export class Agent {
    */
   async spawnChild(options: { tools?: readonly string[]; history?: readonly Message[]; maxToolRounds?: number; maxTokens?: number; origin?: TurnContext['origin'] } = {}): Promise<Agent> {
     const parentSessionId = this.#pinnedSessionId ?? (await this.session()).id;
-    const offer = this.#lastOffer ?? { tools: this.#tools, cwd: this.options.cwd };
+    const offer = this.#lastOffer ?? { tools: this.tools, cwd: this.options.cwd };
     const child = new Agent(childOptions(this.options, { ...options, ...offer, sessionKey: `${this.sessionKey}:child`, guardrails: this.#guardrails.guardrails }));
     child.#allowedTools = new Set(options.tools ?? []);
     child.#inheritedTurn = offer.turn ? { ...offer.turn, attachFile: undefined, origin: options.origin ?? offer.turn.origin } : undefined;
@@ -381,7 +380,7 @@ export class Agent {
       const tree = await this.session();
       // The tools this turn may use, and where: the model is offered only those, and the prompt
       // names only those, so a conversation's bytes stay the same from turn to turn.
-      const tools = this.#prompts.offered(this.#tools, options.turn);
+      const tools = this.#prompts.offered(this.tools, options.turn);
       const cwd = options.turn?.workspace?.cwd ?? this.options.cwd;
       this.#lastOffer = { tools, cwd, turn: options.turn };
       const builder = this.options.systemPrompt ?? this.options.resources?.systemPrompt ?? defaultSystemPrompt;

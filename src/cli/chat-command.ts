@@ -7,7 +7,8 @@ import type { Agent } from '../agent/agent.ts';
 import type { BrowserConfig } from '../browser/browser-settings.ts';
 import type { DesktopConfig } from '../desktop/desktop-settings.ts';
 import { errorMessage } from '../core/errors.ts';
-import { browserConfigOf, desktopConfigOf, loadConfig, reasoningEffortsOf } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, mcpConfigOf, reasoningEffortsOf } from '../gateway/config/index.ts';
+import type { McpConfig } from '../tools/mcp/mcp-settings.ts';
 import type { SubagentSettings } from '../agent/subagents/subagent-settings.ts';
 import type { ReasoningEffort } from '../llm/types.ts';
 import { subagentStatus } from '../gateway/subagent-status.ts';
@@ -24,14 +25,14 @@ import { terminalTurns } from './terminal-turn.ts';
 import type { TaintMode } from '../tools/turn-taint.ts';
 
 /**
- * The browser, desktop and subagent settings of operator.json, and the profiles' reasoning efforts;
+ * The browser, desktop, subagent and MCP settings of operator.json, and the profiles' reasoning efforts;
  * the defaults (browser on, desktop off, no thinking) when it cannot be read: the terminal chat
  * needs nothing else from it, and says what is wrong.
  */
-function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort>; taintMode?: TaintMode } {
+function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort>; taintMode?: TaintMode; mcp?: McpConfig } {
   try {
     const { config } = loadConfig(process.env);
-    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config), taintMode: config.taint.mode };
+    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config), taintMode: config.taint.mode, mcp: mcpConfigOf(config) };
   } catch (error) {
     process.stderr.write(`operator: the browser and desktop use their defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
     return {};
@@ -78,7 +79,8 @@ export async function runChatCommand(args: string[]): Promise<number> {
       commands: async (name, rest, active) => {
         if (name === 'reload') {
           const reloaded = (await active.reload()) as ReloadReport;
-          return { text: [describeReload(reloaded), ...(await shadowed(current)).map((note) => `  note ${note}`)].join('\n') };
+          const mcp = await runtime.mcp.refresh(current);
+          return { text: [describeReload(reloaded), ...(await shadowed(current)).map((note) => `  note ${note}`), ...(mcp ? [mcp] : [])].join('\n') };
         }
         if (name !== 'profile') return undefined;
         const wanted = rest.trim();

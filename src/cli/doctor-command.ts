@@ -11,6 +11,7 @@ import { messageOf, type CheckResult } from './doctor/check.ts';
 import { checkConfiguration } from './doctor/configuration.ts';
 import { checkDiscord } from './doctor/discord.ts';
 import { checkHome } from './doctor/home.ts';
+import { checkMcp } from './doctor/mcp.ts';
 import { checkModel } from './doctor/model.ts';
 import { checkNodeVersion } from './doctor/node-version.ts';
 import { checkSandbox } from './doctor/sandbox.ts';
@@ -26,7 +27,8 @@ export const doctorUsage = [
   '  the store (a Redis PING), the browser\'s chromium, the model credentials (a one-token request)',
   '  and each configured platform\'s token (Telegram getMe and webhook, Slack auth.test, Discord',
   '  users/@me) and what decides which messages reach the bot (Telegram privacy mode against the',
-  '  groups answering without a mention, Discord\'s Message Content intent, Slack\'s granted scopes).',
+  '  groups answering without a mention, Discord\'s Message Content intent, Slack\'s granted scopes),',
+  '  and each MCP server of mcp.servers: started as the gateway would, its tools listed.',
   '  Prints OK, WARN or FAIL for each; exit code 1 when any check fails.',
   '',
   '  --offline   make no network request (credentials are checked for presence only)',
@@ -86,6 +88,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, offline: boolean): Promi
     guard('Sandbox', async () => (config ? checkSandbox(config.sandbox, env) : notChecked('Sandbox'))),
     guard('Browser', async () => (config ? checkBrowser(config, env) : notChecked('Browser'))),
     guard('Model', () => checkModel(modelEnv, offline)),
+    guard('MCP', async () => (config ? checkMcp(config, env, offline) : [])),
     ...platformChecks(env, loaded, offline),
     ...apiCheck(env),
   ];

@@ -16,7 +16,8 @@ import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { describeBrowserSetup } from '../browser/find-chromium.ts';
 import { describeDesktopSetup } from '../desktop/desktop-setup.ts';
-import { browserConfigOf, desktopConfigOf, loadConfig, modelTimeoutEnv, reasoningEffortsOf, type GatewayConfig } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, mcpConfigOf, modelTimeoutEnv, reasoningEffortsOf, type GatewayConfig } from '../gateway/config/index.ts';
+import { describeMcpSetup } from '../tools/mcp/mcp-settings.ts';
 import { createControlRoutes } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
 import { Gateway } from '../gateway/gateway.ts';
@@ -114,6 +115,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     desktop: desktopConfigOf(config),
     subagents: config.subagents,
     reasoningEfforts: reasoningEffortsOf(config),
+    mcp: mcpConfigOf(config),
   });
   opened.store = runtime.store;
   // One stream of events: the log, the metrics and the API's channel (its turns' ends) read it.
@@ -133,6 +135,8 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   ops.subscribe(metrics.listener);
   // Without a login the web chat is reachable from this machine alone: the owner's seat.
   const gateway = new Gateway({ runtime, config, adapters, ops, localWeb: !exposure.loginRequired, sandboxed: runtime.sandbox.kind === 'bubblewrap' });
+  // What the runtime reports (an MCP server that fails or stops) goes to the gateway's log.
+  runtime.log = gateway.log;
   let state: GatewayState = 'starting';
   const control = createControlRoutes({ token, ready: () => state === 'ready', control: () => gatewayScheduleControl(gateway), budget: () => gatewayBudgetControl(gateway), log: gateway.log });
   const edge = networkEdge({ config, webToken: webToken?.token, log: gateway.log });
@@ -184,6 +188,8 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   banner.push(`  commands: ${runtime.sandbox.describe()}`);
   banner.push(`  browser: ${describeBrowserSetup(config.browser, { env, hidden: [runtime.home] })}`);
   banner.push(`  desktop: ${describeDesktopSetup(config.desktop, env)}`);
+  const mcp = describeMcpSetup(mcpConfigOf(config), runtime.sandbox.kind);
+  if (mcp) banner.push(`  MCP: ${mcp}`);
   if (gateway.grants.withheldShellGrants > 0) banner.push(`  tools.grants: shell is withheld from ${gateway.grants.withheldShellGrants} grant(s) because commands cannot be sandboxed; it stays the owner's`);
   banner.push(
     runtime.client.model === 'none'

@@ -26,6 +26,7 @@ import { memoryCommand, memoryViews } from './memory-command.ts';
 import { configCommand } from './config-command.ts';
 import { configParts } from './config-parts.ts';
 import { budgetCommand, budgetReport } from './budget/budget-command.ts';
+import { mcpCommand } from './mcp-command.ts';
 import type { TurnContext } from '../tools/tool.ts';
 
 /** What a command is asked with. */
@@ -167,6 +168,15 @@ const commands: Command[] = [
     name: 'memory',
     description: 'What I keep about you and this conversation: mine, log, undo, forget N, keep N',
     run: (context) => memoryCommandOf(context),
+  },
+  {
+    name: 'mcp',
+    description: "The MCP servers here: state and tools (for those who may use them, and admins)",
+    async run({ gateway, message, admin }) {
+      const { platform, conversationId, threadId } = message.address;
+      const seat = { platform, scope: message.scope, conversationId, threadId, senderId: message.sender.id, admin };
+      return mcpCommand(gateway, seat, (await gateway.conversations.get(message)).profile);
+    },
   },
   undoCommand,
   diffCommand,

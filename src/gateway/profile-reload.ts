@@ -25,14 +25,18 @@ export function describeReload(report: ReloadReport | undefined): string {
 }
 
 /**
- * What a reload of `profile` adds to its report: skills a command of the same name hides, and the
- * platforms whose command menus were registered again because their skills changed.
+ * What a reload of `profile` adds to its report: skills a command of the same name hides, the
+ * platforms whose command menus were registered again because their skills changed, and its MCP
+ * servers' tools, listed again.
  */
 export async function reloadNotes(gateway: Pick<Gateway, 'runtime' | 'menus' | 'adapters'>, profile: string): Promise<string[]> {
   const skills = (await gateway.runtime.resources(profile)).resources.skills;
   const lines = shadowedLines(skills, commandList.map((command) => command.name), profile);
   const updated = await gateway.menus.update(gateway.adapters.values());
   if (updated.length > 0) lines.push(`Command menus updated (${updated.join(', ')}).`);
+  // The profile's MCP servers list their tools again (a server's list changes without a restart).
+  const mcp = await gateway.runtime.mcp.refresh(profile);
+  if (mcp) lines.push(mcp);
   return lines;
 }
 

@@ -89,7 +89,7 @@ export class TurnAccess {
     let names = byGroups.get(key);
     if (!names) {
       const set = new Set(groups);
-      names = new Set(tools.filter((tool) => offeredTo(tool, set) && (this.#confined || !unconfinedTools.has(tool.machine ?? 'shell'))).map((tool) => tool.name));
+      names = new Set(tools.filter((tool) => offeredTo(tool, set) && (this.#confined || !(unconfinedTools.has(tool.machine ?? 'shell') || tool.runsInSandbox === true))).map((tool) => tool.name));
       byGroups.set(key, names);
     }
     return names;
@@ -126,11 +126,15 @@ function offeredTo(tool: Tool, groups: ReadonlySet<ToolGroup>): boolean {
 
 /**
  * What a seat's rights are as a kept seat: the owner's whole seat, or the granted groups with the
- * working directory opened by any of them but `agents` (subagents work with the turn's own tools:
- * granting them alone does not open the workspace).
+ * working directory opened by any of them but `agents` and `mcp` (subagents work with the turn's
+ * own tools, and an MCP server's tools never work in the workspace: granting them alone does not
+ * open it).
  */
 export function seatOf(rights: SeatTools): TurnSeat {
   if (rights.owner) return ownerSeat;
   const groups = [...rights.groups];
-  return { owner: false, groups, workspace: groups.some((group) => group !== 'agents') ? 'shared' : 'own' };
+  return { owner: false, groups, workspace: groups.some((group) => !workspaceless.has(group)) ? 'shared' : 'own' };
 }
+
+/** Groups whose grant alone leaves a seat in its own folder. */
+const workspaceless: ReadonlySet<ToolGroup> = new Set(['agents', 'mcp']);

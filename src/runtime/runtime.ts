@@ -36,6 +36,8 @@ import { storeConversationMemory, type ConversationMemoryPlace } from '../memory
 import type { LanguageServers } from '../tools/code/language-servers.ts';
 import { FileAccess } from '../tools/files/file-access.ts';
 import { seatFilesFor } from '../tools/files/seat-files.ts';
+import type { McpConfig } from '../tools/mcp/mcp-settings.ts';
+import { RuntimeMcp } from './runtime-mcp.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
@@ -102,6 +104,8 @@ export interface RuntimeOptions {
   subagents?: SubagentSettings;
   /** Each profile's default reasoning effort (`profileSettings.<profile>.reasoningEffort`); unset: none. */
   reasoningEfforts?: Readonly<Record<string, ReasoningEffort>>;
+  /** MCP servers per profile (`mcp`, `profileSettings.<profile>.mcp` in operator.json). Default: none. */
+  mcp?: McpConfig;
 }
 
 /** The configured model client, or a stand-in whose answers say what to configure. */
@@ -160,6 +164,10 @@ export class Runtime {
   #browsers: BrowserPool | undefined;
   /** The `code` tool's language servers, one per project folder; each starts on its first call. */
   #codeServers: LanguageServers | undefined;
+  /** The MCP servers, loaded only when some are configured. */
+  readonly mcp: RuntimeMcp;
+  /** Where the runtime says what people should know (an MCP server's failures); the gateway points it at its log. */
+  log: (line: string) => void = (line) => process.stderr.write(`operator: ${line}\n`);
 
   constructor(options: RuntimeOptions = {}) {
     this.env = options.env ?? process.env;
@@ -188,6 +196,7 @@ export class Runtime {
     this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
     this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
     this.#reasoningEfforts = options.reasoningEfforts ?? {};
+    this.mcp = new RuntimeMcp(options.mcp, { sandbox: this.sandbox, env: this.env, log: (line) => this.log(line) });
   }
 
   /** Where each conversation's own memory and each person's notes are kept (`/memory` reads them). */
@@ -212,7 +221,7 @@ export class Runtime {
    * loaded before, these modules would delay start-up by a few hundred milliseconds.
    */
   warm(): Promise<void> {
-    return Promise.allSettled([agentModules(), this.resources('default'), this.client.provider.warm()]).then(() => undefined);
+    return Promise.allSettled([agentModules(), this.resources('default'), this.client.provider.warm(), this.mcp.warm()]).then(() => undefined);
   }
 
   /** The resources of `profile`, loaded once and shared by its agents. */
@@ -245,7 +254,7 @@ export class Runtime {
     /** Spending caps every model call of the agent is checked against (the gateway's); unset: none. */
     spend?: AgentOptions['spend'];
   }): Promise<{ agent: Agent; report: ReloadReport }> {
-    const [{ resources, report }, modules] = await Promise.all([this.resources(options.profile), agentModules()]);
+    const [{ resources, report }, modules, mcp] = await Promise.all([this.resources(options.profile), agentModules(), this.mcp.forAgent(options.profile)]);
     const { Agent, BackgroundReviewer, browser } = modules;
     const client = options.model ? this.clientFor(options.model) : this.client;
     const browserSettings = browser.browserSettingsFor(this.#browserConfig, options.profile);
@@ -282,6 +291,8 @@ export class Runtime {
       sessions: this.sessions,
       sessionKey: options.sessionKey,
       tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, desktop?.createDesktopTool), options.tools),
+      liveTools: mcp.liveTools,
+      guardrails: mcp.guardrails,
       resources,
       cwd: this.cwd,
       requestApproval: options.requestApproval,
@@ -355,6 +366,7 @@ export class Runtime {
     this.files.closeAll();
     await this.#browsers?.closeAll();
     await this.#codeServers?.closeAll();
+    await this.mcp.close();
     await flushChangeLogs();
     await this.store.close();
   }

@@ -97,10 +97,10 @@ export interface Workspace {
 /**
  * What a tool does to the machine: `read` (reads files), `write` (changes files), `shell` (runs
  * commands), `browser`, `desktop`, `agents` (starts subagents, which get at most the turn's own
- * tools). Grants are given per group; a tool without one is the conversation's own (memory,
- * skills, knowledge search, schedule) and always offered.
+ * tools), `mcp` (a tool of a configured MCP server). Grants are given per group; a tool without
+ * one is the conversation's own (memory, skills, knowledge search, schedule) and always offered.
  */
-export type MachineAccess = 'read' | 'write' | 'shell' | 'browser' | 'desktop' | 'agents';
+export type MachineAccess = 'read' | 'write' | 'shell' | 'browser' | 'desktop' | 'agents' | 'mcp';
 
 /**
  * Something live a conversation's agent drives through one tool (its browser, a desktop), whose
@@ -169,6 +169,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: Schema;
+  /**
+   * The arguments' JSON Schema as the model sees it, when it comes from elsewhere (an MCP server's
+   * `inputSchema`) rather than from `parameters`, which then only checks that the arguments are an
+   * object: the server checks them itself.
+   */
+  inputSchema?: Record<string, unknown>;
   /** Milliseconds before the call is aborted with a timeout error; unset means no limit. */
   timeoutMs?: number;
   /**
@@ -177,6 +183,11 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
    * commands are.
    */
   machine?: MachineAccess | 'none';
+  /**
+   * The tool's work is done by a program operator started in the command sandbox (an MCP server
+   * run by a command): where no sandbox runs, such a tool is the owner's alone, like `shell`.
+   */
+  runsInSandbox?: boolean;
   /**
    * Whether a call acts on the world (changes files, runs something, submits in a page, schedules,
    * sends a file): in a turn whose context holds untrusted content it needs a person's yes. Unset:
@@ -212,7 +223,7 @@ const definitions = new WeakMap<Tool, ToolDefinition>();
 export function toToolDefinition(tool: Tool): ToolDefinition {
   let definition = definitions.get(tool);
   if (!definition) {
-    const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    const schema = tool.inputSchema ? { ...tool.inputSchema } : (z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>);
     delete schema.$schema;
     definition = { name: tool.name, description: tool.description, parameters: schema };
     definitions.set(tool, definition);

@@ -25,7 +25,7 @@ export interface TurnSeat {
 }
 
 /** Every machine tool group, in one fixed order (kept seats list theirs in it). */
-export const machineGroups: readonly MachineAccess[] = ['read', 'write', 'shell', 'browser', 'desktop', 'agents'];
+export const machineGroups: readonly MachineAccess[] = ['read', 'write', 'shell', 'browser', 'desktop', 'agents', 'mcp'];
 
 const workspaceRank: Readonly<Record<SeatWorkspace, number>> = { own: 0, shared: 1, owner: 2 };
 

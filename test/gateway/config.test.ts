@@ -81,6 +81,7 @@ describe('loadConfig defaults', () => {
       discord: { catchUpMinutes: 60, allowBots: false },
       slack: { allowBots: false, replyInThread: 'always' },
       subagents: { maxDepth: 1, maxRunning: 4, maxOpen: 16, maxTokens: 300_000, maxTurns: 30 },
+      mcp: { servers: {} },
       pipelines: { toolInGroups: false },
       schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },
     });

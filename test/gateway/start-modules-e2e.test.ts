@@ -2,7 +2,8 @@
  * What a default gateway loads: started with Telegram (long polling) and asked one question, it
  * has loaded none of the code that only some set-ups or later moments need (issue 33: the YAML
  * parser, the browser's Playwright, sharp, the HTTP handler before any request, the metrics
- * library, Redis, TypeScript, the pipeline engine). Every ES module and CommonJS file the process
+ * library, Redis, TypeScript, the pipeline engine; issue 37: the MCP client and its SDK, with no
+ * server configured). Every ES module and CommonJS file the process
  * loads is recorded by a preloaded hook (test/fixtures/module-log).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -48,7 +49,7 @@ describe('a default gateway, started and asked one question', () => {
     for (const needed of ['src/gateway/gateway.ts', 'src/agent/agent.ts', 'node_modules/grammy/', 'node_modules/@anthropic-ai/sdk/']) {
       expect(loaded.some((source) => source.includes(needed)), `${needed} is not loaded`).toBe(true);
     }
-    for (const left of ['node_modules/yaml/', 'node_modules/playwright-core/', 'node_modules/sharp/', 'node_modules/prom-client/', 'node_modules/ioredis/', 'node_modules/typescript/', 'node_modules/@hono/node-server/', 'src/pipelines/engine/engine.ts', 'src/pipelines/dot/', 'node_modules/@ts-graphviz/', 'src/desktop/desktop-capture.ts', 'node_modules/mdream/']) {
+    for (const left of ['node_modules/yaml/', 'node_modules/playwright-core/', 'node_modules/sharp/', 'node_modules/prom-client/', 'node_modules/ioredis/', 'node_modules/typescript/', 'node_modules/@hono/node-server/', 'src/pipelines/engine/engine.ts', 'src/pipelines/dot/', 'node_modules/@ts-graphviz/', 'src/desktop/desktop-capture.ts', 'node_modules/mdream/', 'node_modules/@modelcontextprotocol/', 'src/tools/mcp/mcp-hub.ts', 'src/tools/mcp/mcp-server.ts']) {
       expect(loaded.filter((source) => source.includes(left)), `${left} is loaded`).toEqual([]);
     }
   });

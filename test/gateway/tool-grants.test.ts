@@ -11,7 +11,7 @@ describe('tool grants: the owner seats', () => {
   it("gives an admin's own direct messages every tool, and an admin in a group none by default", () => {
     const tools = grants([]);
     expect(tools.seatTools(seat({ scope: 'dm', conversationId: '7', admin: true }))).toMatchObject({ owner: true });
-    expect(groups(tools, seat({ scope: 'dm', conversationId: '7', admin: true }))).toEqual(['agents', 'browser', 'desktop', 'read', 'shell', 'write']);
+    expect(groups(tools, seat({ scope: 'dm', conversationId: '7', admin: true }))).toEqual(['agents', 'browser', 'desktop', 'mcp', 'read', 'shell', 'write']);
     expect(tools.seatTools(seat({ admin: true }))).toEqual({ owner: false, groups: new Set() });
   });
 
@@ -61,14 +61,14 @@ describe('tool grants: configured grants', () => {
     ]);
     expect(groups(tools, seat({ platform: 'slack', scope: 'dm', senderId: 'U2' }))).toEqual(['read']);
     expect(groups(tools, seat({ platform: 'slack', scope: 'group', senderId: 'U2' }))).toEqual([]);
-    expect(groups(tools, seat({ platform: 'slack', scope: 'group', senderId: 'U1' }))).toEqual(['agents', 'browser', 'read', 'shell', 'write']);
+    expect(groups(tools, seat({ platform: 'slack', scope: 'group', senderId: 'U1' }))).toEqual(['agents', 'browser', 'mcp', 'read', 'shell', 'write']);
     expect(groups(tools, seat({ platform: 'slack', scope: 'dm', senderId: 'U1' }))).toEqual(['read']);
   });
 
   it('withholds granted shell when commands cannot be sandboxed, and says how many grants that concerns', () => {
     const list: ToolGrant[] = [{ tools: 'all', chats: ['telegram:-100'], scope: 'any' }];
     const unsandboxed = grants(list, { sandboxed: false });
-    expect(groups(unsandboxed, seat())).toEqual(['agents', 'browser', 'read', 'write']);
+    expect(groups(unsandboxed, seat())).toEqual(['agents', 'browser', 'mcp', 'read', 'write']);
     expect(unsandboxed.withheldShellGrants).toBe(1);
     expect(unsandboxed.shellBeyondOwner).toBe(false);
     const sandboxed = grants(list);

@@ -186,6 +186,7 @@ pages.profiles = async () => {
         h('p', { class: 'muted', text: report ? report.loaded.skills + ' skills, ' + report.loaded.knowledge + ' knowledge files, ' + report.loaded.guardrails + ' guardrails, ' + report.loaded.extensions + ' extensions, ' + report.loaded.rulesFiles + ' rules files; ' + profile.liveConversations + ' conversations in memory' : profile.text }),
         profile.skills.length > 0 ? h('p', { class: 'muted', text: 'Skills: ' + profile.skills.join(', ') }) : null,
         profile.knowledge.length > 0 ? h('p', { class: 'muted', text: 'Knowledge: ' + profile.knowledge.join(', ') }) : null,
+        profile.mcp.length > 0 ? mcpServersCard(profile.mcp) : null,
         problems.length > 0 ? h('div', {}, h('strong', { class: 'error', text: problems.length + (problems.length === 1 ? ' problem' : ' problems') }), h('ul', { class: 'problems' }, problems)) : h('p', { class: 'muted', text: 'Everything loaded.' }),
         button('Reload', async () => {
           for (const other of view.querySelectorAll('button.action')) other.disabled = true;
@@ -205,6 +206,17 @@ pages.profiles = async () => {
   };
   await load();
 };
+
+/** A profile's MCP servers, read only: name, how it runs, state, tools, the last error. */
+function mcpServersCard(servers) {
+  const rows = servers.map((server) =>
+    h('tr', { 'data-mcp': server.name },
+      h('td', { text: server.name }),
+      h('td', { text: server.transport === 'stdio' ? 'command ' + server.where + ' (sandbox)' : server.where }),
+      h('td', { text: server.state + (server.restarts > 0 ? ', ' + server.restarts + ' restarts' : '') + (server.state !== 'ready' && server.lastError ? ': ' + server.lastError : '') }),
+      h('td', { text: server.tools.length > 0 ? server.tools.join(', ') : 'none' })));
+  return h('div', { class: 'mcp-servers' }, h('h4', { text: 'MCP servers' }), table('mcp-servers', ['Server', 'Runs', 'State', 'Tools'], rows));
+}
 
 pages.usage = async () => {
   const page = current;

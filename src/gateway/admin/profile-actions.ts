@@ -6,6 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReloadReport } from '../../runtime/profile-resources.ts';
+import type { McpServerStatus } from '../../tools/mcp/mcp-hub.ts';
 import { describeReload, reloadProfile } from '../profile-reload.ts';
 import type { AdminGateway } from './admin-routes.ts';
 
@@ -22,6 +23,8 @@ export interface ProfileView {
   /** The names of what loaded: skills and knowledge documents. */
   skills: string[];
   knowledge: string[];
+  /** Its MCP servers as they stand (read only: `/reload` lists their tools again). */
+  mcp: McpServerStatus[];
 }
 
 /** Profile names: letters, digits, `-` and `_` (as `assertProfile` takes them). */
@@ -35,18 +38,20 @@ export class ProfileReports {
   async list(gateway: AdminGateway): Promise<ProfileView[]> {
     const names = await profileNames(gateway.runtime.home, gateway.runtime.builtin);
     const live = await gateway.conversations.all();
+    const hub = await gateway.runtime.mcp.hub();
     return Promise.all(
       names.map(async (name): Promise<ProfileView> => {
         const liveConversations = live.filter((conversation) => conversation.profile === name).length;
+        const mcp = hub?.status(name) ?? [];
         try {
           const loaded = await gateway.runtime.resources(name);
           const report = this.#reports.get(name) ?? loaded.report;
           const skills = loaded.resources.skills.map((skill) => skill.name).sort();
           const knowledge = loaded.resources.knowledge.map((document) => document.name).sort();
-          return { name, report, text: describeReload(report), liveConversations, skills, knowledge };
+          return { name, report, text: describeReload(report), liveConversations, skills, knowledge, mcp };
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
-          return { name, text: `Not loaded: ${message}`, error: message, liveConversations, skills: [], knowledge: [] };
+          return { name, text: `Not loaded: ${message}`, error: message, liveConversations, skills: [], knowledge: [], mcp };
         }
       }),
     );

@@ -9,6 +9,7 @@ import type { BrowserConfig, BrowserSettings } from '../../browser/browser-setti
 import type { DesktopConfig, DesktopSettings } from '../../desktop/desktop-settings.ts';
 import type { SubagentSettings } from '../../agent/subagents/subagent-settings.ts';
 import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
+import type { McpConfig, McpServers } from '../../tools/mcp/mcp-settings.ts';
 import type { TaintMode } from '../../tools/turn-taint.ts';
 import type { TranscriptionLimits } from '../../media/transcription.ts';
 import type { ReasoningEffort } from '../../llm/types.ts';
@@ -148,10 +149,12 @@ export interface GatewayConfig {
   desktop: DesktopSettings;
   /** Limits of subagents (see `src/agent/subagents/subagent-settings.ts`). */
   subagents: SubagentSettings;
+  /** MCP servers whose tools the agent may use (see `src/tools/mcp/`). */
+  mcp: { servers: McpServers };
   /** Pipelines from the chats: whether the model's `run_pipeline` works in groups (false). */
   pipelines: { toolInGroups: boolean };
   /** Per profile overrides, keyed by profile name. */
-  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; reasoningEffort?: ReasoningEffort; budgets?: ProfileBudgets }>>;
+  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; mcp?: { servers: McpServers }; reasoningEffort?: ReasoningEffort; budgets?: ProfileBudgets }>>;
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;
@@ -196,6 +199,13 @@ export function browserConfigOf(config: Pick<GatewayConfig, 'browser' | 'allowPr
 /** The desktop settings of every profile, from the configuration (for the runtime). */
 export function desktopConfigOf(config: Pick<GatewayConfig, 'desktop' | 'profileSettings'>): DesktopConfig {
   return { base: config.desktop, profiles: overridesOf(config, 'desktop') };
+}
+
+/** The MCP servers of every profile, from the configuration (for the runtime). */
+export function mcpConfigOf(config: Pick<GatewayConfig, 'mcp' | 'profileSettings'>): McpConfig {
+  const profiles: Record<string, McpServers> = {};
+  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.mcp) profiles[profile] = settings.mcp.servers;
+  return { base: config.mcp.servers, profiles };
 }
 
 /** Each profile's default reasoning effort, for the profiles that set one (for the runtime). */

@@ -9,6 +9,7 @@ import { budgetsSchema, profileBudgetsSchema } from './budget-schema.ts';
 import { transcriptionSchema } from './transcription-schema.ts';
 import * as z from 'zod';
 import { absolutePath, browserSchema, desktopSchema, overridesOf, subagentsSchema } from './agent-feature-schemas.ts';
+import { mcpSchema } from './mcp-schema.ts';
 import { reasoningEfforts } from '../../llm/types.ts';
 import { taintModes } from '../../tools/turn-taint.ts';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
@@ -63,10 +64,11 @@ export const defaultDmPolicy: Readonly<Record<Platform, DmPolicy>> = {
  * What a tool does to the machine, as grants name it: `read` (read files: read_file, grep, glob,
  * list_dir, send_file), `write` (change files: write_file, edit_file, apply_patch), `shell` (run
  * commands), `browser` (drive the conversation's browser), `desktop` (drive this machine's
- * display), `agents` (start subagents, which get at most the turn's own tools). Tools outside these groups (memory, skills, knowledge search, schedule) are the
- * conversation's own and always offered.
+ * display), `agents` (start subagents, which get at most the turn's own tools), `mcp` (the tools of
+ * the configured MCP servers). Tools outside these groups (memory, skills, knowledge search,
+ * schedule) are the conversation's own and always offered.
  */
-export const toolGroups = ['read', 'write', 'shell', 'browser', 'desktop', 'agents'] as const;
+export const toolGroups = ['read', 'write', 'shell', 'browser', 'desktop', 'agents', 'mcp'] as const;
 
 /** One of {@link toolGroups}. */
 export type ToolGroup = (typeof toolGroups)[number];
@@ -134,7 +136,7 @@ const toolGrant = z
     tools: z
       .union([z.literal('all'), z.array(z.enum(toolGroups)).min(1)])
       .describe(
-        'What is granted: "all" (every group but desktop), or some of "read" (read files), "write" (change files), "shell" (run commands), "browser" (the conversation\'s browser), "desktop" (this machine\'s display, never part of "all"), "agents" (start subagents that work with the same tools).',
+        'What is granted: "all" (every group but desktop), or some of "read" (read files), "write" (change files), "shell" (run commands), "browser" (the conversation\'s browser), "desktop" (this machine\'s display, never part of "all"), "agents" (start subagents that work with the same tools), "mcp" (the tools of the MCP servers in mcp.servers).',
       ),
     people: z.array(z.string().regex(adminPattern, adminMessage)).min(1).optional().describe('People it applies to, "platform:userId".'),
     chats: z
@@ -408,6 +410,7 @@ export const operatorConfigSchema = z
         z.strictObject({
           browser: overridesOf(browserSchema).optional().describe("Overrides of the top-level browser settings for this profile's conversations."),
           desktop: overridesOf(desktopSchema).optional().describe("Overrides of the top-level desktop settings for this profile's conversations."),
+          mcp: mcpSchema.optional().describe("This profile's own MCP servers, beside the top-level ones (the same name: this profile's entry)."),
           budgets: profileBudgetsSchema.optional().describe("This profile's conversation and person caps per day, in place of the top-level budgets' (docs/budgets.md)."),
           reasoningEffort: z
             .enum(reasoningEfforts)
@@ -426,6 +429,7 @@ export const operatorConfigSchema = z
     browser: browserSchema.prefault({}).describe("The agent's web browser (a real chromium, one context per conversation)."),
     desktop: desktopSchema.prefault({}).describe("The agent's desktop: this machine's X display (off unless turned on)."),
     subagents: subagentsSchema.prefault({}).describe('Subagents the agent starts with spawn_agent (who may: the "agents" tool group).'),
+    mcp: mcpSchema.prefault({}),
     pipelines: z
       .strictObject({
         toolInGroups: z.boolean().default(false).describe('Whether the model may start pipelines with run_pipeline in groups (people there start them with /run either way).'),
