@@ -31,6 +31,10 @@ export interface WorkerEnv {
   ANTHROPIC_BASE_URL?: string;
   OPENAI_API_KEY?: string;
   OPENAI_BASE_URL?: string;
+  /** Gemini's key (`GOOGLE_API_KEY` is taken too), and its OpenAI-compatible endpoint when not Google's own (as on Node). */
+  GEMINI_API_KEY?: string;
+  GOOGLE_API_KEY?: string;
+  GEMINI_BASE_URL?: string;
   OPERATOR_MODEL?: string;
 
   /**
