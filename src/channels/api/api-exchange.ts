@@ -93,13 +93,24 @@ export function streamedAnswer(exchange: Exchange, includeUsage: boolean): Respo
   let open = true;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const write = (text: string) => {
-        if (!open) return;
+      // What is written in one turn of the event loop goes out as one chunk: the role and the first
+      // words (already there when the headers go), or the finish, the usage and `[DONE]`, are one
+      // write to the socket and one read for the caller, not three.
+      let pending = '';
+      const flush = () => {
+        const text = pending;
+        pending = '';
+        if (!open || text === '') return;
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
           open = false;
         }
+      };
+      const write = (text: string) => {
+        if (!open) return;
+        if (pending === '') queueMicrotask(flush);
+        pending += text;
       };
       let lastNotice: string | undefined;
       write(chunkEvent(head, { delta: { role: 'assistant', content: '' } }));
@@ -120,6 +131,7 @@ export function streamedAnswer(exchange: Exchange, includeUsage: boolean): Respo
           if (includeUsage) write(chunkEvent(head, { usage: end.usage }));
           write(doneEvent);
         } else write(errorEvent(end.failure));
+        flush();
         if (open) controller.close();
         open = false;
       });
