@@ -297,12 +297,16 @@ export class Engine {
     let isError = false;
     let threw = false;
     let output: string;
+    // The turn's own folder, made by its first tool call (see TurnContext.prepareWorkspace).
+    const prepared = await this.#safeHook(() => this.options.turn?.prepareWorkspace?.());
 
     // The guardrails and approvals see what the call acts on (a button's name), not only its arguments.
     const facts = await this.#safeHook(() => this.#inspect(call, runSignal));
     const seen = facts.value ? { ...call, arguments: { ...call.arguments, ...facts.value } } : call;
     const blocked = await this.#safeHook(() => this.options.beforeToolCall?.(seen, runSignal));
-    if (blocked.error !== undefined) {
+    if (prepared.error !== undefined) {
+      ({ content, isError } = errorResult(`Error: the workspace could not be made: ${errorMessage(prepared.error)}`));
+    } else if (blocked.error !== undefined) {
       ({ content, isError } = errorResult(`Error: tool call check failed: ${errorMessage(blocked.error)}`));
     } else if (blocked.value && blocked.value.block) {
       ({ content, isError } = errorResult(`Error: tool call blocked: ${blocked.value.reason}`));

@@ -27,7 +27,7 @@ import type { SeatTools, ToolGrants, ToolSeat } from './access/tool-grants.ts';
 import { privateFolderMode } from '../core/private-modes.ts';
 
 /** What {@link TurnAccess.forTurn} adds to a turn's context. */
-export type TurnTools = Pick<TurnContext, 'tools' | 'workspace'> & { seat: TurnSeat; owner: boolean };
+export type TurnTools = Pick<TurnContext, 'tools' | 'workspace' | 'prepareWorkspace'> & { seat: TurnSeat; owner: boolean };
 
 /** Options of {@link TurnAccess}. */
 export interface TurnAccessOptions {
@@ -74,9 +74,8 @@ export class TurnAccess {
     const granted = kept ? lesserSeat(here, kept) : here;
     if (granted.owner) return { workspace: { cwd: this.#cwd, roots: [this.#cwd, dirname(tempDirectory)] }, seat: granted, owner: true };
     const own = join(tempDirectory, keySegment(seat.sessionKey));
-    this.#ensure(own);
     const workspace: Workspace = granted.workspace === 'own' ? { cwd: own, roots: [own], hidden: this.#hidden } : { cwd: this.#cwd, roots: [this.#cwd, own], hidden: this.#hidden };
-    return { tools: this.#offered(tools, granted.groups), workspace, seat: granted, owner: false };
+    return { tools: this.#offered(tools, granted.groups), workspace, prepareWorkspace: () => this.#ensure(own), seat: granted, owner: false };
   }
 
   #offered(tools: readonly Tool[], groups: readonly ToolGroup[]): ReadonlySet<string> {
@@ -96,7 +95,8 @@ export class TurnAccess {
   }
 
   /**
-   * Makes the seat's own folder once per process. Synchronous, like the store's writes: one mkdir
+   * Makes the seat's own folder once per process, before the turn's first tool call (see
+   * `TurnContext.prepareWorkspace`). Synchronous, like the store's writes: one mkdir
    * of microseconds, where `fs.promises` adds a thread-pool round trip that cost a new
    * conversation about 0.2 ms of CPU in a burst of them (bench/RESULTS.md, issue 33).
    */

@@ -42,6 +42,12 @@ export interface TurnContext {
   /** Where this turn's tools work; unset means the agent's own working directory and roots. */
   workspace?: Workspace;
   /**
+   * Makes the workspace's own folder when it is not there yet; the engine calls it before each tool
+   * call of the turn. A conversation's folder is made by its first tool call, not by its first
+   * message: most turns run no tool, and a `mkdir` was a good part of a new conversation's cost.
+   */
+  prepareWorkspace?: () => void;
+  /**
    * The seat `tools` and `workspace` come from (see `turn-seat.ts`): what a job, pipeline run or
    * subagent made in this turn keeps, so it never gets more. Unset where no gateway decides (the
    * terminal).

@@ -49,6 +49,24 @@ describe('Engine through the Agent', () => {
     expect(stored).not.toContain('LIVE STATE');
   });
 
+  it("makes the turn's workspace before its first tool call, never for a turn without one, and refuses the call when it cannot", async () => {
+    harness = await createHarness({ agent: { tools: [echoTool()] } });
+    let prepared = 0;
+    const turn = { sessionKey: 'telegram:group:-1', platform: 'telegram', senderId: '7', admin: false, scheduled: false, prepareWorkspace: () => void prepared++ };
+    harness.server.enqueue({ text: 'no tool needed' });
+    await harness.agent.invoke('hi', { turn });
+    expect(prepared).toBe(0);
+    harness.server.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }, { name: 'echo', arguments: { text: 'y' } }] }, { text: 'echoed' });
+    await harness.agent.invoke('echo twice', { turn });
+    expect(prepared).toBe(2);
+    // A folder that cannot be made: the call is refused with why, and the tool does not run.
+    harness.server.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'z' } }] }, { text: 'told' });
+    await harness.agent.invoke('echo', { turn: { ...turn, prepareWorkspace: () => { throw new Error('EROFS: read-only file system'); } } });
+    const sent = JSON.stringify(harness.server.requests.at(-1)!.body.messages.at(-1));
+    expect(sent).toContain('Error: the workspace could not be made: EROFS: read-only file system');
+    expect(sent).not.toContain('echo: z');
+  });
+
   it('truncates what the model sees and keeps the full output in the tool end event', async () => {
     harness = await createHarness({ agent: { tools: [bigTool] } });
     harness.server.enqueue({ toolCalls: [{ name: 'read_file', arguments: {} }] }, { text: 'read it' });

@@ -40,13 +40,17 @@ describe('turn access', () => {
     expect(turn.workspace).toEqual({ cwd, roots: [cwd, join(temp, '..')].map((path) => join(path)) });
   });
 
-  it("gives a stranger the conversation's own tools and reading in the conversation's own folder, which it creates", async () => {
+  it("gives a stranger the conversation's own tools and reading in the conversation's own folder, made before the turn's first tool call", async () => {
     const { home, temp, access } = setUp();
     const turn = await access.forTurn(seat(), tools, temp);
     const own = join(temp, keySegment('telegram:group:-100'));
     expect([...turn.tools!].sort()).toEqual(['glob', 'grep', 'list_dir', 'memory', 'read_file']);
     expect(turn.workspace).toEqual({ cwd: own, roots: [own], hidden: [home] });
+    // A turn that runs no tool makes no folder.
+    expect(existsSync(own)).toBe(false);
+    turn.prepareWorkspace!();
     expect(existsSync(own)).toBe(true);
+    turn.prepareWorkspace!();
   });
 
   it('gives the subagent tools to an agents grant without opening the workspace', async () => {

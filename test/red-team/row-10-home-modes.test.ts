@@ -56,7 +56,8 @@ describe('row 10: what the gateway makes under OPERATOR_HOME is the owner\'s alo
     model.enqueue({ toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'The launch is on Friday.' } }] }, { text: 'Saved it.' });
     telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: 'remember: the launch is on Friday', from: { id: admin, first_name: 'Ada' } }));
     await findBotMessage(telegram, gateway, admin, 'Saved it.', wait);
-    model.enqueue({ text: 'Hello, group.' });
+    // The member's turn lists its folder: a conversation's own folder is made by its first tool call.
+    model.enqueue({ toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] }, { text: 'Hello, group.' });
     telegram.pushUpdate(telegram.textMessage({ chatId: group, text: `@${telegram.bot.username} hello`, from: member }));
     await findBotMessage(telegram, gateway, group, 'Hello, group.', wait);
     // What the conversations made: the store, the profile's memory, the member's own folder.
