@@ -123,9 +123,10 @@ export class ReplyStream {
 
   /**
    * Stops previews and waits for any in flight. Returns the preview message's id, if one was
-   * sent: the final text replaces it (as its first part, when it is long).
+   * sent: the final text replaces it (as its first part, when it is long). `leaving`: the turn is
+   * left to a later run (the gateway stops), so a draft is not made a message.
    */
-  async close(): Promise<string | undefined> {
+  async close(options: { leaving?: boolean } = {}): Promise<string | undefined> {
     this.#closed = true;
     clearTimeout(this.#timer);
     await this.#flushing;
@@ -133,7 +134,7 @@ export class ReplyStream {
     // it by an edit, which a restart repeats safely. Sent as a new message instead, a process killed
     // between Telegram taking it and the ledger hearing so would send it again after the restart
     // (the chaos test under CPU load found one answered twice).
-    if (this.#drafts && this.#messageId === undefined && this.#shown !== undefined) await this.#previewMessage();
+    if (!options.leaving && this.#drafts && this.#messageId === undefined && this.#shown !== undefined) await this.#previewMessage();
     return this.#messageId;
   }
 

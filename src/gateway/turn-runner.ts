@@ -180,10 +180,12 @@ export class TurnRunner {
       const turn = await this.#turnContext(conversation, message, 'job' in source ? source : undefined, { sessionId: tree.id, input });
       const result = await agent.invoke(input, { channel: message.sessionKey, images, timeoutMs, slot: source.slot, turn });
       if (result.aborted && this.#options.stopping()) {
-        // Stopped by the shutdown: answered after the restart, from the person's message.
+        // Stopped by the shutdown: answered after the restart, from the person's message. A draft
+        // stays a draft (the restart's turn streams its own): made a message now, the restart would
+        // have to finish a stopped turn's words.
         settlement = 'left';
         report.status = 'left';
-        await stream.close();
+        await stream.close({ leaving: true });
         return { status: 'error', error: 'the gateway stopped before the turn finished' };
       }
       if (result.aborted && !result.text && lane?.interrupted) {

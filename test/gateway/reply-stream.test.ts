@@ -94,6 +94,21 @@ describe('ReplyStream', () => {
     expect(small.calls[0]!.text.length).toBeLessThanOrEqual(50);
   });
 
+  it('ends a reply that grew in a draft as a preview message, but leaves the draft when the turn is left to a restart', async () => {
+    for (const leaving of [false, true]) {
+      const { adapter, calls } = recordingAdapter();
+      const drafts: string[] = [];
+      adapter.drafts = { intervalMs: 0, available: () => true, show: async (_address, _draftId, text) => (drafts.push(text), true) };
+      const stream = new ReplyStream(adapter, address);
+      stream.push('A long answer that grows in its draft, still going');
+      await vi.waitFor(() => expect(drafts.length).toBeGreaterThan(0));
+      const previewId = await stream.close({ leaving });
+      // Made a message, the restart's turn would have to finish the stopped turn's words.
+      expect(previewId).toBe(leaving ? undefined : '1');
+      expect(calls.map((call) => call.kind)).toEqual(leaving ? [] : ['send']);
+    }
+  });
+
   it('throttles edits to the platform interval', async () => {
     let now = 0;
     const { adapter, calls } = recordingAdapter({ editIntervalMs: 1_000 });

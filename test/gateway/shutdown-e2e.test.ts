@@ -67,7 +67,8 @@ describe('stopping the gateway', () => {
     expect(await gateway!.stop(safetyNetMs)).toBe(0);
     expect(gateway!.output.all()).toContain('turns still running after 1 s');
 
-    model.enqueue({ text: 'The story, told after the restart.' });
+    // Streamed in pieces, so the restart's turn shows its own draft before its answer.
+    model.enqueue({ text: 'The story, told after the restart.', chunkSize: 4, delayMs: 50 });
     const before = model.requests.length;
     gateway = await startTelegramGateway(telegramFakes!, [person]);
     // The whole answer, not its preview (`The story, told after the restart. …`) on its way there.
@@ -75,8 +76,8 @@ describe('stopping the gateway', () => {
     await telegram.waitFor((fake) => fake.messages(person).find((message) => message.text === answer), wait).catch((error: unknown) => {
       throw new Error(`${String(error)}: ${JSON.stringify(telegram.messages(person).map((message) => message.text))}\n${gateway!.output.all()}`);
     });
-    // The stopped turn left only its draft (never a message): the answer is the one message, sent as
-    // its draft ended and finished by one edit.
+    // The stopped turn left only its draft, never a message (a draft is not made a message when the
+    // gateway stops): the answer is the one message, the restart's draft ended and finished by one edit.
     expect(telegram.messages(person).map((message) => [message.text, message.edits])).toEqual([[answer, 1]]);
     expect(model.requests).toHaveLength(before + 1);
   });
