@@ -98,8 +98,8 @@ describe('ReplyStream', () => {
     for (const leaving of [false, true]) {
       const { adapter, calls } = recordingAdapter();
       const drafts: string[] = [];
-      adapter.drafts = { intervalMs: 0, available: () => true, show: async (_address, _draftId, text) => (drafts.push(text), true) };
-      const stream = new ReplyStream(adapter, address);
+      const show = async (_address: ConversationAddress, _draftId: number, text: string) => (drafts.push(text), true);
+      const stream = new ReplyStream({ ...adapter, drafts: { intervalMs: 0, available: () => true, show } }, address);
       stream.push('A long answer that grows in its draft, still going');
       await vi.waitFor(() => expect(drafts.length).toBeGreaterThan(0));
       const previewId = await stream.close({ leaving });
