@@ -5,7 +5,7 @@
  */
 import { notifyAfterFromEnv, timeoutVariables } from '../../llm/providers/idle-watch.ts';
 import type { ModelTimeoutLimits, ModelTimeouts } from './gateway-config.ts';
-import { modelProviders } from './schema.ts';
+import { modelProviders } from './model-timeouts-schema.ts';
 
 /**
  * The variables that carry `timeouts`: `OPERATOR_MODEL_FIRST_BYTE_SECONDS` and

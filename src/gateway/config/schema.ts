@@ -10,7 +10,9 @@ import { transcriptionSchema } from './transcription-schema.ts';
 import * as z from 'zod';
 import { absolutePath, browserSchema, desktopSchema, overridesOf, subagentsSchema } from './agent-feature-schemas.ts';
 import { mcpSchema } from './mcp-schema.ts';
+import { modelTimeoutsSchema } from './model-timeouts-schema.ts';
 import { reasoningEfforts } from '../../llm/types.ts';
+export { modelProviders, type ModelProvider } from './model-timeouts-schema.ts';
 import { taintModes } from '../../tools/turn-taint.ts';
 import { isValidTimezone } from '../scheduler/zoned-time.ts';
 
@@ -81,36 +83,6 @@ export type SandboxMode = (typeof sandboxModes)[number];
 
 /** Whether the web chat asks for a login: `auto` when the gateway is reachable beyond this machine, `always` everywhere. */
 export const webLoginModes = ['auto', 'always'] as const;
-
-/** The model providers whose timeouts `modelTimeouts` can set apart (those of `src/llm/model-client.ts`). */
-export const modelProviders = ['anthropic', 'openai', 'gemini'] as const;
-
-/** One of {@link modelProviders}. */
-export type ModelProvider = (typeof modelProviders)[number];
-
-/** The two limits of a model call, in seconds; `env` names the variables, `defaults` the defaults. */
-const modelTimeoutFields = (scope: string, env: string, defaults: { firstByte: string; idle: string }) => ({
-  firstByteSeconds: z
-    .number()
-    .positive()
-    .max(3_600)
-    .optional()
-    .describe(`Longest wait for the first byte of a model response body, ${scope} (default: ${defaults.firstByte}). Env: OPERATOR_${env}_FIRST_BYTE_SECONDS.`),
-  idleSeconds: z
-    .number()
-    .positive()
-    .max(3_600)
-    .optional()
-    .describe(`Longest silence within a streamed model response, keep-alives counting as data, ${scope} (default: ${defaults.idle}). Env: OPERATOR_${env}_IDLE_SECONDS.`),
-  notifyAfterSeconds: z
-    .number()
-    .positive()
-    .max(3_600)
-    .optional()
-    .describe(
-      `Seconds a model call may show nothing before the person is told the provider is slow and operator keeps trying, ${scope} (default: 15). Env: OPERATOR_${env}_NOTIFY_AFTER_SECONDS.`,
-    ),
-});
 
 const platformPattern = platforms.join('|');
 
@@ -367,24 +339,7 @@ export const operatorConfigSchema = z
       })
       .prefault({})
       .describe('Untrusted content cannot pull the trigger: see docs/security.md, "Untrusted content".'),
-    modelTimeouts: z
-      .strictObject({
-        ...modelTimeoutFields('for every provider', 'MODEL', { firstByte: 'Anthropic 60, OpenAI and Gemini 180', idle: 'Anthropic 60, OpenAI and Gemini 120' }),
-        anthropic: z
-          .strictObject(modelTimeoutFields('for Anthropic', 'ANTHROPIC', { firstByte: '60', idle: '60' }))
-          .optional()
-          .describe("Anthropic's own limits, over the ones for every provider."),
-        openai: z
-          .strictObject(modelTimeoutFields('for OpenAI and compatible servers', 'OPENAI', { firstByte: '180', idle: '120' }))
-          .optional()
-          .describe("OpenAI's own limits (reasoning models may think for minutes before the first chunk), over the ones for every provider."),
-        gemini: z
-          .strictObject(modelTimeoutFields("for Gemini (Google's OpenAI-compatible endpoint)", 'GEMINI', { firstByte: '180', idle: '120' }))
-          .optional()
-          .describe("Gemini's own limits (its thinking sends nothing before the first chunk, as OpenAI's reasoning models), over the ones for every provider."),
-      })
-      .prefault({})
-      .describe('When a model call that sends nothing fails (as retryable: the turn tries again).'),
+    modelTimeouts: modelTimeoutsSchema,
     shutdownGraceSeconds: z
       .number()
       .min(0)
