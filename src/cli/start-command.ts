@@ -34,6 +34,7 @@ import { describeHomePrivacy, makeHomePrivate } from '../core/make-home-private.
 import { settingSchemas } from '../gateway/config/schema.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
 import { OpsEvents } from '../gateway/ops/ops-events.ts';
+import { LineBatch } from '../gateway/ops/line-batch.ts';
 import { createOpsLog } from '../gateway/ops/ops-log.ts';
 import { OpsMetrics } from '../gateway/ops/ops-metrics.ts';
 import { createMetricsRoute } from '../gateway/ops/metrics-route.ts';
@@ -127,7 +128,10 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // The admin console (src/gateway/admin): its token is read or made now; the console loads on the first /admin request.
   const adminToken = await loadAdminToken(env, operatorHome(env));
   // The log is scrubbed of every secret the process knows.
-  const opsLog = createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]) });
+  // Its lines go out a turn of the event loop at a time (line-batch.ts), the rest at the exit.
+  const logOutput = new LineBatch(process.stderr);
+  process.on('exit', () => logOutput.flush());
+  const opsLog = createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]), output: logOutput });
   ops.subscribe(opsLog.listener);
   // A turn waiting on its model call holds no slot (queue.away) but is running all the same.
   const gauges = { running: () => gateway.queue.running + gateway.queue.away, queued: () => gateway.queue.pending - gateway.queue.running - gateway.queue.away, conversations: () => gateway.conversations.size };

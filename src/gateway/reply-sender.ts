@@ -12,7 +12,7 @@ import { keySegment } from './dedupe.ts';
 import type { OpsEvents } from './ops/ops-events.ts';
 
 /** A recorded reply, as {@link ReplySender.send} delivers it. */
-export type SendableReply = Pick<LedgerEntry, 'id' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
+export type SendableReply = Pick<LedgerEntry, 'id' | 'turnId' | 'sessionKey' | 'address' | 'text' | 'files' | 'replyTo' | 'sent'>;
 
 /** How hard to try, and what the log says when it gives up. */
 export interface SendOptions {
@@ -78,7 +78,7 @@ export class ReplySender {
     // Sent: a failure to note it must not send it again (after a restart it may, once).
     await this.#ledger.markDelivered(id, [...textIds, ...fileIds]).catch((error: unknown) => this.#log(`${entry.sessionKey}: delivery not noted: ${errorMessage(error)}`));
     await this.discardFiles(entry);
-    this.#ops?.emit({ type: 'reply.delivered', platform: address.platform, conversation: entry.sessionKey, turn: id, attempts: attempts.count });
+    this.#ops?.emit({ type: 'reply.delivered', platform: address.platform, conversation: entry.sessionKey, turn: entry.turnId, attempts: attempts.count });
     return undefined;
   }
 
@@ -117,7 +117,7 @@ export class ReplySender {
   ): Promise<{ ids: string[] } | { error: string }> {
     /** Parts delivered before (a restart) and by failed attempts: an attempt sends only the rest. */
     const delivered: string[] = [...already];
-    const place = { platform: entry.address.platform, conversation: entry.sessionKey, turn: entry.id };
+    const place = { platform: entry.address.platform, conversation: entry.sessionKey, turn: entry.turnId };
     for (let attempt = 1; ; attempt++) {
       attempts.count++;
       const before = [...delivered];

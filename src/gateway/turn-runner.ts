@@ -417,7 +417,7 @@ export class TurnRunner {
       await this.#finishPreview(adapter, address, previewId, undefined);
       return { status: 'silent' };
     }
-    const failure = await this.#options.sender.send(adapter, { id, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+    const failure = await this.#options.sender.send(adapter, { id, turnId: reply.turnId, sessionKey: conversation.key, address, text, files, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
     return failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure };
   }
 

@@ -158,9 +158,10 @@ async function answerBatch(parts: TurnParts, waiting: InboxEntry[], round: { pau
 
 /** A command's answer, through the ledger like any reply (recorded, the message let go, then sent). */
 async function replyOnce(parts: TurnParts, adapter: ChannelAdapter, entry: InboxEntry, text: string): Promise<void> {
-  const id = await parts.ledger.record({ sessionKey: entry.sessionKey, address: entry.address, text, turnId: `${entry.dedupeKey}#0`, answers: [entry.key] });
+  const turnId = `${entry.dedupeKey}#0`;
+  const id = await parts.ledger.record({ sessionKey: entry.sessionKey, address: entry.address, text, turnId, answers: [entry.key] });
   await parts.inbox.done(entry.key);
-  await parts.sender.send(adapter, { id, sessionKey: entry.sessionKey, address: entry.address, text }, undefined, { attempts: 3, failure: 'reply not delivered' });
+  await parts.sender.send(adapter, { id, turnId, sessionKey: entry.sessionKey, address: entry.address, text }, undefined, { attempts: 3, failure: 'reply not delivered' });
 }
 
 /** How a turn is run: again from where it began, or for a scheduled job (whose message is not in the inbox). */
@@ -240,7 +241,8 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
     const previewId = await stream.close();
     await noting;
     const text = result.text || (result.aborted ? 'Stopped.' : '(no answer)');
-    const id = await parts.ledger.record({ sessionKey: first.sessionKey, address, text, turnId: `${first.dedupeKey}#0`, previewId, replyTo, answers: keys });
+    const turnId = `${first.dedupeKey}#0`;
+    const id = await parts.ledger.record({ sessionKey: first.sessionKey, address, text, turnId, previewId, replyTo, answers: keys });
     // From here the ledger answers for the reply: the messages are let go, and with them the
     // references to their files (no turn reads them again; R2 keeps the files).
     for (const key of keys) await parts.inbox.done(key);
@@ -250,7 +252,7 @@ export async function runTurn(parts: TurnParts, adapter: ChannelAdapter, admitte
       if (previewId !== undefined) await adapter.edit(address, previewId, { text: '(no answer)' }).catch(() => undefined);
       outcome = { status: 'ok', delivery: { status: 'silent' } };
     } else {
-      const failure = await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
+      const failure = await parts.sender.send(adapter, { id, turnId, sessionKey: first.sessionKey, address, text, replyTo }, previewId, { attempts: 3, failure: 'reply not delivered' });
       outcome = { status: 'ok', delivery: failure === undefined ? { status: 'delivered' } : { status: 'failed', error: failure } };
     }
     await tellNearCap(parts, adapter, address, turn);
@@ -302,8 +304,9 @@ async function tellPaused(parts: TurnParts, adapter: ChannelAdapter, first: Inbo
   // Noted with the notice's record, before it is sent (sends wait until both are durable).
   await parts.store.set(pausedToldKey, [...new Set([...told, ...keys])]);
   // No `answers`: the notice answers nothing, and the messages stay waiting.
-  const id = await parts.ledger.record({ sessionKey: first.sessionKey, address: first.address, text: notice.text, turnId: `${first.dedupeKey}#paused`, previewId: notice.previewId, replyTo: notice.replyTo });
-  await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address: first.address, text: notice.text, replyTo: notice.replyTo }, notice.previewId, { attempts: 3, failure: 'notice of the pause not delivered' });
+  const turnId = `${first.dedupeKey}#paused`;
+  const id = await parts.ledger.record({ sessionKey: first.sessionKey, address: first.address, text: notice.text, turnId, previewId: notice.previewId, replyTo: notice.replyTo });
+  await parts.sender.send(adapter, { id, turnId, sessionKey: first.sessionKey, address: first.address, text: notice.text, replyTo: notice.replyTo }, notice.previewId, { attempts: 3, failure: 'notice of the pause not delivered' });
 }
 
 /**
@@ -321,9 +324,10 @@ async function forgetTold(parts: TurnParts, waiting: ReadonlySet<string>): Promi
 
 /** Tells the conversation a turn failed (replacing its preview), once. */
 async function tellOnce(parts: TurnParts, adapter: ChannelAdapter, first: InboxEntry, keys: string[], previewId: string | undefined, text: string): Promise<void> {
-  const id = await parts.ledger.record({ sessionKey: first.sessionKey, address: first.address, text, turnId: `${first.dedupeKey}#0`, previewId, answers: keys });
+  const turnId = `${first.dedupeKey}#0`;
+  const id = await parts.ledger.record({ sessionKey: first.sessionKey, address: first.address, text, turnId, previewId, answers: keys });
   for (const key of keys) await parts.inbox.done(key);
-  await parts.sender.send(adapter, { id, sessionKey: first.sessionKey, address: first.address, text }, previewId, { attempts: 3, failure: 'failure notice not delivered' });
+  await parts.sender.send(adapter, { id, turnId, sessionKey: first.sessionKey, address: first.address, text }, previewId, { attempts: 3, failure: 'failure notice not delivered' });
 }
 
 /** The interaction a message came with (Discord), kept beside the inbox entry by the object. */

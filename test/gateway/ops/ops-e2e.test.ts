@@ -61,7 +61,8 @@ describe('operations: log lines and metrics of a turn', () => {
     expect(end!.durationMs).toBeGreaterThanOrEqual(0);
     expect((end!.tokens as { input: number }).input).toBeGreaterThan(0);
     expect(typeof end!.costUsd).toBe('number');
-    expect(of('reply.delivered')).toEqual([expect.objectContaining({ platform: 'telegram', conversation: accepted.conversation, attempts: 1 })]);
+    // The same turn id on every line of the turn, as written (not as a store key encodes it).
+    expect(of('reply.delivered')).toEqual([expect.objectContaining({ platform: 'telegram', conversation: accepted.conversation, turn: end!.turn, attempts: 1 })]);
     for (const record of lines) expect(Number.isNaN(Date.parse(String(record.time)))).toBe(false);
     // Never what the person wrote, never a secret (as is, URL-encoded or base64).
     const text = gateway.output.all();
