@@ -4,7 +4,7 @@
  * state folders stay readable. Values and logs share it.
  */
 import { mkdirSync, promises as fsp, statSync, type Dirent } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateFolderMode } from '../core/private-modes.ts';
 
 /**
@@ -19,7 +19,20 @@ export function keyToPath(base: string, key: string): string {
       throw new TypeError(`Invalid store key ${JSON.stringify(key)}: it does not name a file under the store folder`);
     }
   }
-  return join(resolve(base), ...segments);
+  return join(resolvedBase(base), ...segments);
+}
+
+/** Absolute bases as `resolve` gives them, kept: every store operation names a file under one. */
+const resolvedBases = new Map<string, string>();
+
+/** `resolve(base)`, remembered for an absolute base (its result does not depend on the working folder). */
+function resolvedBase(base: string): string {
+  let resolved = resolvedBases.get(base);
+  if (resolved === undefined) {
+    resolved = resolve(base);
+    if (isAbsolute(base) && resolvedBases.size < 64) resolvedBases.set(base, resolved);
+  }
+  return resolved;
 }
 
 /**
