@@ -139,6 +139,34 @@ export interface ResponseFormat {
   strict?: boolean;
 }
 
+/**
+ * Who a call is for, as the providers take it. Anthropic takes `userId` alone; OpenAI both (tags
+ * only with `store`, see {@link ModelRequest.providerOptions}); Gemini neither.
+ */
+export interface RequestMetadata {
+  /**
+   * An opaque id of the person the call serves (a hash, never a name or an address), which the
+   * provider may use against abuse: Anthropic `metadata.user_id`, OpenAI `safety_identifier`.
+   */
+  userId?: string;
+  /**
+   * Key-value tags of the call: OpenAI `metadata` (at most 16; keys up to 64 characters, values
+   * up to 512), sent only when `providerOptions.openai.store` is true, which OpenAI requires.
+   */
+  tags?: Record<string, string>;
+}
+
+/** Providers that take {@link ModelRequest.providerOptions}. */
+export type ProviderOptionsName = 'anthropic' | 'openai' | 'gemini';
+
+/**
+ * Fields added to the request body as the named provider's API spells them
+ * (`{ openai: { service_tier: 'flex', store: true } }`), for what the neutral request has no word
+ * for. Each provider reads its own entry only. They cannot replace what the conversion owns (the
+ * model, the messages, the system prompt, the tools, streaming): such a key fails the call.
+ */
+export type ProviderOptions = Partial<Record<ProviderOptionsName, Record<string, unknown>>>;
+
 /** One model call. */
 export interface ModelRequest {
   /** Provider-native model id (already resolved from aliases). */
@@ -156,7 +184,20 @@ export interface ModelRequest {
   /** A JSON object of a schema as the answer (see {@link ResponseFormat}). */
   responseFormat?: ResponseFormat;
   maxTokens?: number;
+  /** Sampling temperature. Not sent to Anthropic (its API has no sampling parameters) nor to OpenAI's known reasoning models. */
   temperature?: number;
+  /** Nucleus sampling: OpenAI and Gemini `top_p`. Not sent where `temperature` is not. */
+  topP?: number;
+  /**
+   * Text that ends the answer where the model writes it (not included): Anthropic
+   * `stop_sequences`, OpenAI and Gemini `stop` (at most 4); not sent to known reasoning models of
+   * OpenAI, which refuse it.
+   */
+  stopSequences?: string[];
+  /** Who the call is for (see {@link RequestMetadata}). */
+  metadata?: RequestMetadata;
+  /** Provider-specific body fields (see {@link ProviderOptions}). */
+  providerOptions?: ProviderOptions;
   /**
    * Extended thinking / reasoning effort. Not sent to a model the catalog says cannot reason; on
    * Anthropic not with a `toolChoice` (or `responseFormat`) that forces a tool call, which the API

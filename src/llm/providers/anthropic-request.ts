@@ -4,6 +4,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { getModelInfo } from '../catalog.ts';
+import { withProviderOptions } from './provider-options.ts';
 import type { ImagePart, Message, ModelRequest, ReasoningEffort, ResponseFormat, TextPart, ToolDefinition } from '../types.ts';
 
 type ContentBlock = Anthropic.ContentBlockParam;
@@ -53,8 +54,13 @@ export function toAnthropicRequest(request: ModelRequest): Anthropic.MessageCrea
   if (tools.length > 0) body.tools = toAnthropicTools(tools);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (thinkingEnabled) body.thinking = { type: 'enabled', budget_tokens: budget };
-  return body;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) body.stop_sequences = request.stopSequences;
+  if (request.metadata?.userId !== undefined) body.metadata = { user_id: request.metadata.userId };
+  return withProviderOptions(body, request, 'anthropic', ownedFields);
 }
+
+/** Body fields provider options may not replace. */
+const ownedFields = ['model', 'messages', 'system', 'tools', 'stream'] as const;
 
 /** The tool through which the model gives a {@link ResponseFormat}'s object. */
 function responseTool(format: ResponseFormat): ToolDefinition {

@@ -6,6 +6,7 @@ import type OpenAI from 'openai';
 import { getModelInfo } from '../catalog.ts';
 import type { ImagePart, Message, ModelRequest, ToolCallPart, ToolChoice, ToolResultPart } from '../types.ts';
 import { geminiToolCalls } from './gemini-dialect.ts';
+import { withProviderOptions } from './provider-options.ts';
 
 /** Whose Chat Completions a request is for: OpenAI (and compatible servers) or Google's Gemini endpoint. */
 export type ChatDialect = 'openai' | 'gemini';
@@ -17,9 +18,12 @@ type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
  * Builds the streaming request body.
  *
  * `reasoning_effort` is sent when the request sets it, unless the catalog knows the model does
- * not reason; a known reasoning model gets no `temperature` (those models reject it). A tool
- * choice goes with tools only; a response format is `response_format: json_schema`. For Gemini
- * (`dialect`), tool calls carry their thought signatures and the output limit is `max_tokens`.
+ * not reason; a known reasoning model of OpenAI gets no `temperature`, `top_p` or `stop` (those
+ * models reject them; Gemini's take them). A tool choice goes with tools only; a response format is `response_format:
+ * json_schema`. For Gemini (`dialect`), tool calls carry their thought signatures and the output
+ * limit is `max_tokens`. The metadata goes to OpenAI only (`safety_identifier`; the tags as
+ * `metadata` when the provider options turn `store` on). Provider options (`providerOptions.openai`
+ * or `.gemini`) are laid over the body last.
  */
 export function toOpenAIRequest(request: ModelRequest, dialect: ChatDialect = 'openai'): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const info = getModelInfo(request.model);
@@ -54,9 +58,20 @@ export function toOpenAIRequest(request: ModelRequest, dialect: ChatDialect = 'o
     else body.max_completion_tokens = request.maxTokens;
   }
   if (request.reasoningEffort !== undefined && info?.reasoning !== false) body.reasoning_effort = request.reasoningEffort;
-  if (request.temperature !== undefined && info?.reasoning !== true) body.temperature = request.temperature;
-  return body;
+  // OpenAI's known reasoning models refuse the sampling parameters and stop sequences; Gemini's take them.
+  const samples = dialect === 'gemini' || info?.reasoning !== true;
+  if (request.temperature !== undefined && samples) body.temperature = request.temperature;
+  if (request.topP !== undefined && samples) body.top_p = request.topP;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0 && samples) body.stop = request.stopSequences;
+  const options = request.providerOptions?.[dialect];
+  // Gemini's endpoint refuses fields it does not know; OpenAI takes tags only with storage on.
+  if (dialect === 'openai' && request.metadata?.userId !== undefined) body.safety_identifier = request.metadata.userId;
+  if (dialect === 'openai' && request.metadata?.tags !== undefined && options?.store === true) body.metadata = request.metadata.tags;
+  return withProviderOptions(body, request, dialect, ownedFields);
 }
+
+/** Body fields provider options may not replace. */
+const ownedFields = ['model', 'messages', 'tools', 'stream', 'stream_options'] as const;
 
 function toOpenAIToolChoice(choice: ToolChoice): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {
   return typeof choice === 'object' ? { type: 'function', function: { name: choice.name } } : choice;
