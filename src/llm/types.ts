@@ -212,6 +212,9 @@ export interface ModelRequest {
   slot?: TaskSlot;
 }
 
+/** The settings of a request a caller may fix for all its calls (an agent's, a profile's). */
+export type RequestOptions = Pick<ModelRequest, 'temperature' | 'topP' | 'stopSequences' | 'metadata' | 'providerOptions'>;
+
 /**
  * Events of one streamed model call, named noun-then-verb.
  *
