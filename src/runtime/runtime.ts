@@ -68,6 +68,7 @@ function importAgentModules() {
     Agent: agent.Agent,
     BackgroundReviewer: reviewer.BackgroundReviewer,
     createBuiltinTools: tools.createBuiltinTools,
+    toolProfileFor: tools.toolProfileFor,
     createWebFetchTool: webFetch.createWebFetchTool,
     browser,
     subagents,
@@ -290,7 +291,7 @@ export class Runtime {
       reasoningEffort: options.reasoningEffort === 'off' ? undefined : (options.reasoningEffort ?? this.reasoningEffortOf(options.profile)),
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, desktop?.createDesktopTool), options.tools),
+      tools: this.#withBuiltinTools(this.#builtinTools(modules, client.provider.name, browserSettings, desktop?.createDesktopTool), options.tools),
       liveTools: mcp.liveTools,
       guardrails: mcp.guardrails,
       resources,
@@ -309,16 +310,17 @@ export class Runtime {
   }
 
   /**
-   * The built-in tools, `web_fetch` under the browser's address rules, with the browser and the
+   * The built-in tools fitted to the model's provider (see `tools/builtin/tool-profile.ts`),
+   * `web_fetch` under the browser's address rules, with the browser and the
    * desktop tool (made by `desktopTool`, given where a display is offered) or without (see `#tools`).
    */
-  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, browser: BrowserSettings, desktopTool: (() => Tool) | undefined): readonly Tool[] {
+  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, provider: string, browser: BrowserSettings, desktopTool: (() => Tool) | undefined): readonly Tool[] {
     const policy = { allowPrivateNetwork: browser.allowPrivateNetwork, allowUrls: browser.allowUrls, blockUrls: browser.blockUrls };
-    const key = JSON.stringify([browser.enabled, desktopTool !== undefined, policy]);
+    const key = JSON.stringify([provider, browser.enabled, desktopTool !== undefined, policy]);
     let tools = this.#tools.get(key);
     if (!tools) {
       tools = [
-        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files }),
+        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files, profile: modules.toolProfileFor(provider) }),
         modules.createWebFetchTool(policy),
         ...(modules.code.codeToolAvailable()
           ? [modules.code.createCodeTool({ cwd: this.cwd, files: this.files, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]

@@ -1,0 +1,89 @@
+/**
+ * The built-in tools fitted to the model's provider, as the model request carries them: the
+ * shell's default time limit (Anthropic 120 s, the others 10 s) and the hint on which edit tool
+ * to prefer. Through the runtime, the real SDKs and the fake server.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
+import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
+import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+
+let server: FakeModelServer;
+let home: string | undefined;
+let runtime: Runtime | undefined;
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+});
+afterAll(() => server.close());
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+  removeTempHome(home);
+  server.reset();
+});
+
+function start(): Runtime {
+  home = createTempHome();
+  runtime = new Runtime({
+    env: { OPERATOR_HOME: home, HOME: home, OPERATOR_REVIEW_EVERY: '0', ...fakeAnthropicEnv(server), OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: server.openaiBaseURL },
+    browser: { base: { ...defaultBrowserSettings, enabled: false }, profiles: {} },
+  });
+  return runtime;
+}
+
+interface SentTool {
+  name: string;
+  description: string;
+  schema: { properties: { timeout_ms?: { description?: string } } };
+}
+
+/** The tools of the one request the fake got, in one shape for both protocols. */
+function sentTools(): SentTool[] {
+  const [recorded] = server.requests;
+  const tools = recorded!.body.tools as Record<string, unknown>[];
+  return tools.map((tool) => {
+    if (recorded!.protocol === 'anthropic') return { name: tool.name, description: tool.description, schema: tool.input_schema } as SentTool;
+    const fn = tool.function as Record<string, unknown>;
+    return { name: fn.name, description: fn.description, schema: fn.parameters } as SentTool;
+  });
+}
+
+async function toolsFor(model: string): Promise<Map<string, SentTool>> {
+  const { agent } = await (runtime ?? start()).createAgent({ sessionKey: `test:${model}`, profile: 'default', model });
+  server.enqueue({ text: 'ok' });
+  await agent.invoke('hi');
+  const tools = new Map(sentTools().map((tool) => [tool.name, tool]));
+  server.reset();
+  return tools;
+}
+
+describe('tool profiles per provider', () => {
+  it("gives Claude's shell a 120 s default and points it at edit_file", async () => {
+    const tools = await toolsFor('claude-sonnet-4-6');
+    expect(tools.get('shell')?.description).toContain('default 120000');
+    expect(tools.get('shell')?.schema.properties.timeout_ms?.description).toBe('Timeout in milliseconds. Default: 120000.');
+    expect(tools.get('edit_file')?.description).toMatch(/Prefer this tool for changing existing files\.$/);
+    expect(tools.get('apply_patch')?.description).toMatch(/edit_file is simpler for one change\.$/);
+  });
+
+  it("gives OpenAI's shell a 10 s default and points it at apply_patch", async () => {
+    const tools = await toolsFor('gpt-4.1');
+    expect(tools.get('shell')?.description).toContain('default 10000');
+    expect(tools.get('shell')?.schema.properties.timeout_ms?.description).toBe('Timeout in milliseconds. Default: 10000.');
+    expect(tools.get('apply_patch')?.description).toMatch(/Prefer this tool for changing files, also for a single edit\.$/);
+    expect(tools.get('edit_file')?.description).toMatch(/apply_patch is preferred for edits\.$/);
+  });
+
+  it('keeps one tool list per provider in a runtime running both', async () => {
+    start();
+    const claude = await toolsFor('claude-sonnet-4-6');
+    const openai = await toolsFor('gpt-4.1');
+    const again = await toolsFor('claude-haiku-4-5');
+    expect(claude.get('shell')?.description).toContain('default 120000');
+    expect(openai.get('shell')?.description).toContain('default 10000');
+    expect(again.get('shell')?.description).toBe(claude.get('shell')?.description);
+  });
+});
