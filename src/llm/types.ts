@@ -22,6 +22,33 @@ export interface ImagePart {
   mediaType: string;
 }
 
+/**
+ * A recording, inline. OpenAI takes `audio/wav` and `audio/mpeg` (as `input_audio`), Gemini the
+ * same; Anthropic takes no audio. Where a provider does not take it, the model gets a line saying
+ * a recording was left out (speech is transcribed into text before it gets here, see `src/media/`).
+ */
+export interface AudioPart {
+  type: 'audio';
+  /** Base64 data without the `data:` prefix. */
+  data: string;
+  /** e.g. `audio/wav`. */
+  mediaType: string;
+}
+
+/**
+ * A document, inline: a PDF (`application/pdf`) or plain text (`text/plain`). Anthropic takes
+ * both as `document` blocks, OpenAI PDFs as `file` parts; Gemini's endpoint takes none. Where a
+ * provider does not take it, the model gets a line saying the document was left out.
+ */
+export interface DocumentPart {
+  type: 'document';
+  /** Base64 data without the `data:` prefix. */
+  data: string;
+  mediaType: string;
+  /** The file's name, shown to the model (Anthropic `title`, OpenAI `filename`). */
+  name?: string;
+}
+
 /** Model reasoning. `signature` is the provider's opaque token, sent back unchanged. */
 export interface ThinkingPart {
   type: 'thinking';
@@ -56,10 +83,13 @@ export interface ToolResultPart {
   isError: boolean;
 }
 
+/** What a person's message may hold. */
+export type UserContent = TextPart | ImagePart | AudioPart | DocumentPart;
+
 /** A message from a person (or a system-generated user turn such as a scheduled prompt). */
 export interface UserMessage {
   role: 'user';
-  content: (TextPart | ImagePart)[];
+  content: UserContent[];
   /** Milliseconds since the epoch. */
   timestamp?: number;
 }

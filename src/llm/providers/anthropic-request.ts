@@ -4,8 +4,9 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { getModelInfo } from '../catalog.ts';
+import { leftOutNote } from './left-out-part.ts';
 import { withProviderOptions } from './provider-options.ts';
-import type { ImagePart, Message, ModelRequest, ReasoningEffort, ResponseFormat, TextPart, ToolDefinition } from '../types.ts';
+import type { DocumentPart, ImagePart, Message, ModelRequest, ReasoningEffort, ResponseFormat, TextPart, ToolDefinition } from '../types.ts';
 
 type ContentBlock = Anthropic.ContentBlockParam;
 type Role = 'user' | 'assistant';
@@ -152,6 +153,12 @@ function toBlocks(message: Message): ContentBlock[] {
       case 'image':
         blocks.push(imageBlock(part));
         break;
+      case 'document':
+        blocks.push(documentBlock(part));
+        break;
+      case 'audio':
+        blocks.push({ type: 'text', text: leftOutNote(part, 'Claude') });
+        break;
       case 'thinking':
         // Unsigned reasoning (from another provider, or cut off) cannot be sent back.
         if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted });
@@ -178,6 +185,16 @@ function imageBlock(part: ImagePart): Anthropic.ImageBlockParam {
     return { type: 'image', source: { type: 'base64', media_type: mediaType, data: part.data } };
   }
   return { type: 'image', source: { type: 'url', url: part.url ?? '' } };
+}
+
+/** A PDF as a base64 source, plain text as a text source; another type is left out with a note. */
+function documentBlock(part: DocumentPart): Anthropic.DocumentBlockParam | Anthropic.TextBlockParam {
+  const title = part.name === undefined ? {} : { title: part.name };
+  if (part.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data }, ...title };
+  if (part.mediaType === 'text/plain') {
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.data, 'base64').toString('utf8') }, ...title };
+  }
+  return { type: 'text', text: leftOutNote(part, 'Claude') };
 }
 
 function markLastBlock(message: MessageParam | undefined): void {

@@ -4,8 +4,9 @@
  */
 import type OpenAI from 'openai';
 import { getModelInfo } from '../catalog.ts';
-import type { ImagePart, Message, ModelRequest, ToolCallPart, ToolChoice, ToolResultPart } from '../types.ts';
+import type { ImagePart, Message, ModelRequest, ToolCallPart, ToolChoice, ToolResultPart, UserContent } from '../types.ts';
 import { geminiToolCalls } from './gemini-dialect.ts';
+import { leftOutNote } from './left-out-part.ts';
 import { withProviderOptions } from './provider-options.ts';
 
 /** Whose Chat Completions a request is for: OpenAI (and compatible servers) or Google's Gemini endpoint. */
@@ -95,9 +96,7 @@ export function toOpenAIMessages(messages: Message[], dialect: ChatDialect = 'op
     if (message.role !== 'tool') flushImages();
     switch (message.role) {
       case 'user': {
-        const parts = message.content.map((part): UserContentPart =>
-          part.type === 'text' ? { type: 'text', text: part.text } : imagePart(part),
-        );
+        const parts = message.content.map((part) => userPart(part, dialect));
         if (parts.length === 0) break;
         const [only] = parts;
         result.push({ role: 'user', content: parts.length === 1 && only?.type === 'text' ? only.text : parts });
@@ -151,6 +150,33 @@ function toolResultText(part: ToolResultPart): string {
   if (text === '' && part.content.some((item) => item.type === 'image')) text = '(image attached below)';
   return part.isError ? `Error: ${text}` : text;
 }
+
+/**
+ * One part of a person's message. Recordings go as `input_audio` (WAV and MP3, the formats the
+ * API takes); PDFs as `file` parts, to OpenAI only (Google's endpoint takes no files). Anything
+ * else is a note saying it was left out.
+ */
+function userPart(part: UserContent, dialect: ChatDialect): UserContentPart {
+  const provider = dialect === 'gemini' ? 'Gemini' : 'this model';
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image':
+      return imagePart(part);
+    case 'audio': {
+      const format = audioFormats[part.mediaType];
+      return format ? { type: 'input_audio', input_audio: { data: part.data, format } } : { type: 'text', text: leftOutNote(part, provider) };
+    }
+    case 'document':
+      if (dialect === 'openai' && part.mediaType === 'application/pdf') {
+        return { type: 'file', file: { file_data: `data:application/pdf;base64,${part.data}`, ...(part.name !== undefined && { filename: part.name }) } };
+      }
+      return { type: 'text', text: leftOutNote(part, provider) };
+  }
+}
+
+/** Media types of recordings the API takes, and its name for each. */
+const audioFormats: Readonly<Record<string, 'wav' | 'mp3'>> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' };
 
 function imagePart(part: ImagePart): OpenAI.Chat.Completions.ChatCompletionContentPartImage {
   const url = part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : (part.url ?? '');
