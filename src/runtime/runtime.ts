@@ -9,7 +9,7 @@ import type { ReviewOutcome } from '../agent/reviewer.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import { createModelClient, providerRegistry, resolveModel } from '../llm/model-client.ts';
 import type { ModelClient } from '../llm/model-client.ts';
-import type { ReasoningEffort } from '../llm/types.ts';
+import type { ReasoningEffort, RequestOptions } from '../llm/types.ts';
 import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { builtinRoot } from '../resources/layers.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
@@ -105,6 +105,8 @@ export interface RuntimeOptions {
   subagents?: SubagentSettings;
   /** Each profile's default reasoning effort (`profileSettings.<profile>.reasoningEffort`); unset: none. */
   reasoningEfforts?: Readonly<Record<string, ReasoningEffort>>;
+  /** Each profile's sampling, stop sequences, tags and provider options (`profileSettings.<profile>.modelRequest`); unset: none. */
+  requestOptions?: Readonly<Record<string, RequestOptions>>;
   /** MCP servers per profile (`mcp`, `profileSettings.<profile>.mcp` in operator.json). Default: none. */
   mcp?: McpConfig;
 }
@@ -161,6 +163,7 @@ export class Runtime {
   readonly #desktopConfig: DesktopConfig;
   readonly #subagentSettings: SubagentSettings;
   readonly #reasoningEfforts: Readonly<Record<string, ReasoningEffort>>;
+  readonly #requestOptions: Readonly<Record<string, RequestOptions>>;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
   /** The `code` tool's language servers, one per project folder; each starts on its first call. */
@@ -197,6 +200,7 @@ export class Runtime {
     this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
     this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
     this.#reasoningEfforts = options.reasoningEfforts ?? {};
+    this.#requestOptions = options.requestOptions ?? {};
     this.mcp = new RuntimeMcp(options.mcp, { sandbox: this.sandbox, env: this.env, log: (line) => this.log(line) });
   }
 
@@ -289,6 +293,7 @@ export class Runtime {
       model: client.model,
       modelInfo: client.info,
       reasoningEffort: options.reasoningEffort === 'off' ? undefined : (options.reasoningEffort ?? this.reasoningEffortOf(options.profile)),
+      requestOptions: Object.hasOwn(this.#requestOptions, options.profile) ? this.#requestOptions[options.profile] : undefined,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
       tools: this.#withBuiltinTools(this.#builtinTools(modules, client.provider.name, browserSettings, desktop?.createDesktopTool), options.tools),
