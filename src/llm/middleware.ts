@@ -45,53 +45,122 @@ export function withMiddleware<P extends Provider>(provider: P, middleware: read
   return { ...provider, stream: (request: ModelRequest) => middlewareStream(provider, chain, request) };
 }
 
-async function* middlewareStream(provider: Provider, middleware: readonly ModelMiddleware[], given: ModelRequest): AsyncGenerator<StreamEvent, void, undefined> {
-  let request = given;
-  for (const entry of middleware) {
-    if (!entry.beforeRequest) continue;
+function middlewareStream(provider: Provider, middleware: readonly ModelMiddleware[], given: ModelRequest): AsyncIterable<StreamEvent> {
+  return { [Symbol.asyncIterator]: () => new MiddlewareIterator(provider, middleware, given) };
+}
+
+/**
+ * The events of one call through the middleware. An iterator of its own rather than an async
+ * generator: an event passes with one promise reaction, where a generator layer costs several,
+ * and the agent's usage book is on every call (see `bench/middleware.bench.ts`).
+ */
+class MiddlewareIterator implements AsyncIterator<StreamEvent, undefined> {
+  readonly #provider: Provider;
+  readonly #middleware: readonly ModelMiddleware[];
+  #request: ModelRequest;
+  #events: AsyncIterator<StreamEvent> | undefined;
+  #finished = false;
+
+  constructor(provider: Provider, middleware: readonly ModelMiddleware[], request: ModelRequest) {
+    this.#provider = provider;
+    this.#middleware = middleware;
+    this.#request = request;
+  }
+
+  next(): Promise<IteratorResult<StreamEvent, undefined>> {
+    if (this.#finished) return this.return();
+    if (this.#events === undefined) return this.#start().then((failed) => (failed ? this.#last(failed) : this.#read()));
+    return this.#read();
+  }
+
+  /** The next event of the source, passed on with no further await unless it ends the call. */
+  #read(): Promise<IteratorResult<StreamEvent, undefined>> {
+    let pending: Promise<IteratorResult<StreamEvent>>;
     try {
-      request = await entry.beforeRequest(request);
+      pending = this.#events!.next();
     } catch (error) {
-      yield { type: 'error', error: hookFailed(provider.name, entry, 'beforeRequest', error) };
-      return;
+      return Promise.resolve(this.#thrown(error));
     }
+    return pending.then(
+      (result) => this.#take(result),
+      (error: unknown) => this.#thrown(error),
+    );
   }
-  let events: AsyncIterable<StreamEvent> = provider.stream(request);
-  for (let index = middleware.length - 1; index >= 0; index--) {
-    const entry = middleware[index]!;
-    if (entry.wrapStream) events = guarded(entry.wrapStream(events, request), provider.name, entry);
+
+  #take(result: IteratorResult<StreamEvent>): IteratorResult<StreamEvent, undefined> | Promise<IteratorResult<StreamEvent, undefined>> {
+    if (result.done) {
+      return this.#last({ type: 'error', error: new ProviderError(`${this.#provider.name}: the stream ended before the message was complete`, { provider: this.#provider.name, kind: 'UNKNOWN' }) });
+    }
+    const event = result.value;
+    if (event.type === 'error') return this.#last(event);
+    if (event.type !== 'message-end') return { done: false, value: event };
+    return this.#afterResponse(event);
   }
-  for await (const event of guarded(events, provider.name)) {
-    if (event.type === 'message-end') {
-      for (let index = middleware.length - 1; index >= 0; index--) {
-        const entry = middleware[index]!;
-        if (!entry.afterResponse) continue;
-        try {
-          await entry.afterResponse(event.message, request);
-        } catch (error) {
-          yield { type: 'error', error: hookFailed(provider.name, entry, 'afterResponse', error), partial: event.message };
-          return;
-        }
+
+  /** The after-response hooks, last given first, then the end (or the error of a hook that failed). */
+  async #afterResponse(event: Extract<StreamEvent, { type: 'message-end' }>): Promise<IteratorResult<StreamEvent, undefined>> {
+    for (let index = this.#middleware.length - 1; index >= 0; index--) {
+      const entry = this.#middleware[index]!;
+      if (!entry.afterResponse) continue;
+      try {
+        await entry.afterResponse(event.message, this.#request);
+      } catch (error) {
+        return this.#last({ type: 'error', error: hookFailed(this.#provider.name, entry, 'afterResponse', error), partial: event.message });
       }
     }
-    yield event;
-    if (event.type === 'message-end' || event.type === 'error') return;
+    return this.#last(event);
+  }
+
+  #thrown(error: unknown): IteratorResult<StreamEvent, undefined> {
+    return this.#last({ type: 'error', error: new ProviderError(`${this.#provider.name}: ${message(error)}`, { provider: this.#provider.name, kind: 'UNKNOWN' }) });
+  }
+
+  async return(): Promise<IteratorResult<StreamEvent, undefined>> {
+    this.#finished = true;
+    const events = this.#events;
+    this.#events = undefined;
+    await events?.return?.();
+    return { done: true, value: undefined };
+  }
+
+  /** Runs the before-request hooks and opens the stream; an error event when a hook failed. */
+  async #start(): Promise<StreamEvent | undefined> {
+    for (const entry of this.#middleware) {
+      if (!entry.beforeRequest) continue;
+      try {
+        this.#request = await entry.beforeRequest(this.#request);
+      } catch (error) {
+        return { type: 'error', error: hookFailed(this.#provider.name, entry, 'beforeRequest', error) };
+      }
+    }
+    let events: AsyncIterable<StreamEvent> = this.#provider.stream(this.#request);
+    for (let index = this.#middleware.length - 1; index >= 0; index--) {
+      const entry = this.#middleware[index]!;
+      if (entry.wrapStream) events = guarded(entry.wrapStream(events, this.#request), this.#provider.name, entry);
+    }
+    this.#events = events[Symbol.asyncIterator]();
+    return undefined;
+  }
+
+  /** `event` as the last one: the next call ends the iteration (and closes the source). */
+  #last(event: StreamEvent): IteratorResult<StreamEvent, undefined> {
+    this.#finished = true;
+    return { done: false, value: event };
   }
 }
 
-/** `events` held to the stream contract: a throw or an early end becomes the last, `error`, event. */
-async function* guarded(events: AsyncIterable<StreamEvent>, provider: string, entry?: ModelMiddleware): AsyncGenerator<StreamEvent, void, undefined> {
+/** A wrapper's events held to the stream contract: a throw or an early end becomes the last, `error`, event. */
+async function* guarded(events: AsyncIterable<StreamEvent>, provider: string, entry: ModelMiddleware): AsyncGenerator<StreamEvent, void, undefined> {
   try {
     for await (const event of events) {
       yield event;
       if (event.type === 'message-end' || event.type === 'error') return;
     }
   } catch (error) {
-    yield { type: 'error', error: entry ? hookFailed(provider, entry, 'wrapStream', error) : new ProviderError(`${provider}: ${message(error)}`, { provider, kind: 'UNKNOWN' }) };
+    yield { type: 'error', error: hookFailed(provider, entry, 'wrapStream', error) };
     return;
   }
-  const who = entry ? `middleware ${entry.name} (wrapStream)` : 'the stream';
-  yield { type: 'error', error: new ProviderError(`${provider}: ${who} ended before the message was complete`, { provider, kind: 'UNKNOWN' }) };
+  yield { type: 'error', error: new ProviderError(`${provider}: middleware ${entry.name} (wrapStream) ended before the message was complete`, { provider, kind: 'UNKNOWN' }) };
 }
 
 function hookFailed(provider: string, entry: ModelMiddleware, hook: keyof ModelMiddleware, error: unknown): ProviderError {
