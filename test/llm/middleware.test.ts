@@ -146,6 +146,40 @@ describe('model middleware: failing hooks', () => {
     expect(error.message).toContain('middleware broken failed in wrapStream: no stream today');
   });
 
+  it('holds a provider that breaks the stream contract to it: a throw or an early end is an error event', async () => {
+    const watcher: ModelMiddleware = { name: 'watcher', afterResponse: () => undefined };
+    const broken = (end: 'throw' | 'stop'): Provider => ({
+      name: 'broken',
+      async *stream() {
+        yield { type: 'text-delta', text: 'half' };
+        if (end === 'throw') throw new Error(`socket gone, key=${secretKey}`);
+      },
+    });
+    const thrown = await run(withMiddleware(broken('throw'), [watcher]), request('m'));
+    expect(thrown.map((event) => event.type)).toEqual(['text-delta', 'error']);
+    expect(finalError(thrown).error.message).toBe('broken: socket gone, key=[redacted]');
+    const stopped = await run(withMiddleware(broken('stop'), [watcher]), request('m'));
+    expect(finalError(stopped).error.message).toBe('broken: the stream ended before the message was complete');
+  });
+
+  it('closes the provider stream when the caller stops reading', async () => {
+    let closed = false;
+    const endless: Provider = {
+      name: 'endless',
+      async *stream() {
+        try {
+          for (;;) yield { type: 'text-delta', text: 'more' };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    for await (const event of withMiddleware(endless, [{ name: 'watcher', afterResponse: () => undefined }]).stream(request('m'))) {
+      if (event.type === 'text-delta') break;
+    }
+    expect(closed).toBe(true);
+  });
+
   it('turns a wrapper that stops early into an error event', async () => {
     const early: ModelMiddleware = {
       name: 'early',
