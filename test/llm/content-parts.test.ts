@@ -3,27 +3,11 @@
  * bodies the real SDKs sent to the fake server), and the note that stands in where a provider
  * takes no such part.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { providerRegistry } from '../../src/llm/model-client.ts';
-import { createAnthropicProvider } from '../../src/llm/providers/anthropic.ts';
-import { createOpenAIProvider } from '../../src/llm/providers/openai.ts';
+import { describe, expect, it } from 'vitest';
 import type { Message, Provider, UserContent } from '../../src/llm/types.ts';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { finalMessage, request, run, secretKey } from './helpers.ts';
+import { finalMessage, request, run, useFakeProviders } from './helpers.ts';
 
-let server: FakeModelServer;
-let anthropic: Provider;
-let openai: Provider;
-let gemini: Provider;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-  anthropic = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL });
-  openai = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL });
-  gemini = providerRegistry.gemini({ GEMINI_API_KEY: 'AIzaSyFAKE-gemini-key-0123456789abcdefXYZ', GEMINI_BASE_URL: server.geminiBaseURL });
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const fake = useFakeProviders();
 
 const pdf = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n').toString('base64');
 const wav = Buffer.from('RIFF\u0024\u0000\u0000\u0000WAVEfmt ').toString('base64');
@@ -41,13 +25,13 @@ const conversation: Message[] = [{ role: 'user', content: parts }];
 /** The content of the one user message the fake got. */
 async function sentContent(provider: Provider, model: string): Promise<unknown[]> {
   finalMessage(await run(provider, request(model, conversation)));
-  const messages = server.requests[0]!.body.messages as { role: string; content: unknown[] }[];
+  const messages = fake.server.requests[0]!.body.messages as { role: string; content: unknown[] }[];
   return messages.find((message) => message.role === 'user')!.content;
 }
 
 describe('content parts: Anthropic', () => {
   it('sends the PDF and the text as document blocks and notes the recordings it cannot take', async () => {
-    const content = await sentContent(anthropic, 'claude-sonnet-4-6');
+    const content = await sentContent(fake.anthropic, 'claude-sonnet-4-6');
     expect(content[1]).toEqual({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf }, title: 'report.pdf' });
     expect(content[2]).toEqual({ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Meeting notes: ship on Friday. Café ☕' }, title: 'notes.txt' });
     expect(content[3]).toEqual({ type: 'text', text: '[A recording (audio/wav) was attached here, but Claude cannot take it, so it was left out.]' });
@@ -55,14 +39,14 @@ describe('content parts: Anthropic', () => {
   });
 
   it('notes a document of a type it cannot take', async () => {
-    finalMessage(await run(anthropic, request('claude-sonnet-4-6', [{ role: 'user', content: [{ type: 'document', data: pdf, mediaType: 'application/zip' }] }])));
-    expect(server.requests[0]!.body.messages[0].content[0]).toMatchObject({ type: 'text', text: '[A document (application/zip) was attached here, but Claude cannot take it, so it was left out.]' });
+    finalMessage(await run(fake.anthropic, request('claude-sonnet-4-6', [{ role: 'user', content: [{ type: 'document', data: pdf, mediaType: 'application/zip' }] }])));
+    expect(fake.server.requests[0]!.body.messages[0].content[0]).toMatchObject({ type: 'text', text: '[A document (application/zip) was attached here, but Claude cannot take it, so it was left out.]' });
   });
 });
 
 describe('content parts: OpenAI', () => {
   it('sends the PDF as a file part and a WAV as input_audio, and notes the rest', async () => {
-    const content = await sentContent(openai, 'gpt-4.1');
+    const content = await sentContent(fake.openai, 'gpt-4.1');
     expect(content).toEqual([
       { type: 'text', text: 'What do these say?' },
       { type: 'file', file: { file_data: `data:application/pdf;base64,${pdf}`, filename: 'report.pdf' } },
@@ -75,7 +59,7 @@ describe('content parts: OpenAI', () => {
 
 describe('content parts: Gemini', () => {
   it('sends a WAV as input_audio and notes the documents its endpoint takes none of', async () => {
-    const content = await sentContent(gemini, 'gemini-2.5-flash');
+    const content = await sentContent(fake.gemini, 'gemini-2.5-flash');
     expect(content[1]).toEqual({ type: 'text', text: '[A document named "report.pdf" (application/pdf) was attached here, but Gemini cannot take it, so it was left out.]' });
     expect(content[3]).toEqual({ type: 'input_audio', input_audio: { data: wav, format: 'wav' } });
   });

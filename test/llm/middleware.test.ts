@@ -2,22 +2,12 @@
  * Model-call middleware around the real Anthropic provider and SDK, against the fake server:
  * what a hook changes shows in the recorded request and in the events the caller gets.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withMiddleware, type ModelMiddleware } from '../../src/llm/middleware.ts';
-import { createAnthropicProvider } from '../../src/llm/providers/anthropic.ts';
 import type { Provider, StreamEvent } from '../../src/llm/types.ts';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { finalError, finalMessage, request, run, secretKey } from './helpers.ts';
+import { finalError, finalMessage, request, run, secretKey, useFakeProviders } from './helpers.ts';
 
-let server: FakeModelServer;
-let provider: Provider;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-  provider = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL });
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const fake = useFakeProviders();
 
 /** A middleware that writes down when each of its hooks runs. */
 function tracer(name: string, trace: string[]): ModelMiddleware {
@@ -43,13 +33,13 @@ function tracer(name: string, trace: string[]): ModelMiddleware {
 describe('model middleware', () => {
   it('runs before-request in order, wraps the stream first-outermost and after-response in reverse', async () => {
     const trace: string[] = [];
-    const wrapped = withMiddleware(provider, [tracer('outer', trace), tracer('inner', trace)]);
-    server.enqueue({ text: 'hello' });
+    const wrapped = withMiddleware(fake.anthropic, [tracer('outer', trace), tracer('inner', trace)]);
+    fake.server.enqueue({ text: 'hello' });
     const message = finalMessage(await run(wrapped, request('claude-sonnet-4-6')));
     expect(message.content).toEqual([{ type: 'text', text: 'hello' }]);
     expect(trace).toEqual(['outer.before', 'inner.before', 'outer.wrap', 'inner.wrap', 'inner.sees-end', 'outer.sees-end', 'inner.after:stop', 'outer.after:stop']);
     // What before-request returned is what the SDK sent.
-    expect(server.requests[0]?.body.stop_sequences).toEqual(['outer', 'inner']);
+    expect(fake.server.requests[0]?.body.stop_sequences).toEqual(['outer', 'inner']);
   });
 
   it('hands the caller the events a wrapper changed, and after-response the message the caller gets', async () => {
@@ -66,8 +56,8 @@ describe('model middleware', () => {
       },
     };
     const watcher: ModelMiddleware = { name: 'watcher', afterResponse: (message) => void (seen = JSON.stringify(message.content)) };
-    server.enqueue({ text: 'quiet words', chunkSize: 4 });
-    const events = await run(withMiddleware(provider, [watcher, shout]), request('claude-sonnet-4-6'));
+    fake.server.enqueue({ text: 'quiet words', chunkSize: 4 });
+    const events = await run(withMiddleware(fake.anthropic, [watcher, shout]), request('claude-sonnet-4-6'));
     expect(events.filter((event) => event.type === 'text-delta').map((event) => event.text).join('')).toBe('QUIET WORDS');
     expect(seen).toBe(JSON.stringify([{ type: 'text', text: 'QUIET WORDS' }]));
   });
@@ -84,9 +74,9 @@ describe('model middleware', () => {
         order.push('hook done');
       },
     };
-    server.enqueue({ text: 'x' });
+    fake.server.enqueue({ text: 'x' });
     const reading = (async () => {
-      for await (const event of withMiddleware(provider, [slow]).stream(request('claude-sonnet-4-6'))) {
+      for await (const event of withMiddleware(fake.anthropic, [slow]).stream(request('claude-sonnet-4-6'))) {
         if (event.type === 'message-start') setImmediate(release);
         if (event.type === 'message-end') order.push('caller got the end');
       }
@@ -97,14 +87,14 @@ describe('model middleware', () => {
 
   it('gives no after-response for a failed call, whose error reaches the caller unchanged', async () => {
     const trace: string[] = [];
-    server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
-    const { error } = finalError(await run(withMiddleware(provider, [tracer('only', trace)]), request('claude-sonnet-4-6')));
+    fake.server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    const { error } = finalError(await run(withMiddleware(fake.anthropic, [tracer('only', trace)]), request('claude-sonnet-4-6')));
     expect(error.kind).toBe('OVERLOADED');
     expect(trace).toEqual(['only.before', 'only.wrap']);
   });
 
   it('is the provider itself without middleware', () => {
-    expect(withMiddleware(provider, [])).toBe(provider);
+    expect(withMiddleware(fake.anthropic, [])).toBe(fake.anthropic);
   });
 });
 
@@ -122,17 +112,17 @@ describe('model middleware: failing hooks', () => {
   });
 
   it('ends the call with an error naming the middleware and sends nothing when before-request throws', async () => {
-    const events = await run(withMiddleware(provider, [failing('beforeRequest')]), request('claude-sonnet-4-6'));
+    const events = await run(withMiddleware(fake.anthropic, [failing('beforeRequest')]), request('claude-sonnet-4-6'));
     const { error } = finalError(events);
     expect(events).toHaveLength(1);
     expect(error.message).toBe('anthropic: middleware broken failed in beforeRequest: no beforeRequest today, key=[redacted]');
     expect(error.kind).toBe('UNKNOWN');
-    expect(server.requests).toHaveLength(0);
+    expect(fake.server.requests).toHaveLength(0);
   });
 
   it('ends with an error carrying the finished message when after-response throws', async () => {
-    server.enqueue({ text: 'done' });
-    const events = await run(withMiddleware(provider, [failing('afterResponse')]), request('claude-sonnet-4-6'));
+    fake.server.enqueue({ text: 'done' });
+    const events = await run(withMiddleware(fake.anthropic, [failing('afterResponse')]), request('claude-sonnet-4-6'));
     const { error, partial } = finalError(events);
     expect(error.message).toContain('middleware broken failed in afterResponse');
     expect(error.message).not.toContain(secretKey);
@@ -141,8 +131,8 @@ describe('model middleware: failing hooks', () => {
   });
 
   it('turns a wrapper that throws into an error event', async () => {
-    server.enqueue({ text: 'done' });
-    const { error } = finalError(await run(withMiddleware(provider, [failing('wrapStream')]), request('claude-sonnet-4-6')));
+    fake.server.enqueue({ text: 'done' });
+    const { error } = finalError(await run(withMiddleware(fake.anthropic, [failing('wrapStream')]), request('claude-sonnet-4-6')));
     expect(error.message).toContain('middleware broken failed in wrapStream: no stream today');
   });
 
@@ -190,8 +180,8 @@ describe('model middleware: failing hooks', () => {
         }
       },
     };
-    server.enqueue({ text: 'done' });
-    const { error } = finalError(await run(withMiddleware(provider, [early]), request('claude-sonnet-4-6')));
+    fake.server.enqueue({ text: 'done' });
+    const { error } = finalError(await run(withMiddleware(fake.anthropic, [early]), request('claude-sonnet-4-6')));
     expect(error.message).toBe('anthropic: middleware early (wrapStream) ended before the message was complete');
   });
 });

@@ -2,28 +2,15 @@
  * `streamObject`: the object growing as the fake server streams it in small chunks, through the
  * real SDKs of both providers, then validated whole.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CancellationError, ConfigurationError, ProviderError } from '../../src/core/errors.ts';
 import { NoObjectGeneratedError } from '../../src/llm/generate-object.ts';
-import { createAnthropicProvider } from '../../src/llm/providers/anthropic.ts';
-import { createOpenAIProvider } from '../../src/llm/providers/openai.ts';
 import { streamObject, type ObjectStreamEvent } from '../../src/llm/stream-object.ts';
-import type { Provider } from '../../src/llm/types.ts';
-import { startFakeModelServer, type FakeModelServer, type ReplySpec } from '../fakes/fake-model-server.ts';
-import { secretKey } from './helpers.ts';
+import type { ReplySpec } from '../fakes/fake-model-server.ts';
+import { useFakeProviders } from './helpers.ts';
 
-let server: FakeModelServer;
-let anthropic: Provider;
-let openai: Provider;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-  anthropic = createAnthropicProvider({ apiKey: secretKey, baseURL: server.anthropicBaseURL });
-  openai = createOpenAIProvider({ apiKey: secretKey, baseURL: server.openaiBaseURL });
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const fake = useFakeProviders();
 
 const plan = z.object({
   title: z.string(),
@@ -32,8 +19,8 @@ const plan = z.object({
 const trip = { title: 'A day in Oslo, by tram and on foot', steps: [{ action: 'Walk the harbour', minutes: 45 }, { action: 'Tram to the museum island', minutes: 20 }] };
 
 const protocols = {
-  anthropic: { provider: () => anthropic, model: 'claude-sonnet-4-6', reply: (value: unknown, name = 'response'): ReplySpec => ({ toolCalls: [{ name, arguments: value as Record<string, unknown> }], chunkSize: 6 }) },
-  openai: { provider: () => openai, model: 'gpt-5.2', reply: (value: unknown): ReplySpec => ({ text: JSON.stringify(value), chunkSize: 6 }) },
+  anthropic: { provider: () => fake.anthropic, model: 'claude-sonnet-4-6', reply: (value: unknown, name = 'response'): ReplySpec => ({ toolCalls: [{ name, arguments: value as Record<string, unknown> }], chunkSize: 6 }) },
+  openai: { provider: () => fake.openai, model: 'gpt-5.2', reply: (value: unknown): ReplySpec => ({ text: JSON.stringify(value), chunkSize: 6 }) },
 } as const;
 
 async function collect<T>(events: AsyncIterable<ObjectStreamEvent<T>>): Promise<ObjectStreamEvent<T>[]> {
@@ -44,7 +31,7 @@ async function collect<T>(events: AsyncIterable<ObjectStreamEvent<T>>): Promise<
 
 describe.each(Object.entries(protocols))('streamObject (%s)', (_protocol, { provider, model, reply }) => {
   it('yields the object growing, each partial new, then the validated object', async () => {
-    server.enqueue({ ...reply(trip), usage: { input: 50, output: 40 } });
+    fake.server.enqueue({ ...reply(trip), usage: { input: 50, output: 40 } });
     const events = await collect(streamObject({ provider: provider(), model, schema: plan, prompt: 'Plan a day.' }));
     const partials = events.filter((event) => event.type === 'partial').map((event) => event.object);
     expect(partials.length).toBeGreaterThan(5);
@@ -57,29 +44,29 @@ describe.each(Object.entries(protocols))('streamObject (%s)', (_protocol, { prov
     expect(last?.type).toBe('object');
     if (last?.type !== 'object') return;
     expect(last.result).toMatchObject({ object: trip, attempts: 1, usage: { input: 50, output: 40 } });
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('starts again from nothing when the first reply is refused, and tells the model why', async () => {
-    server.enqueue(reply({ title: 'Too long', steps: [{ action: 'Wait', minutes: 0 }] }), reply(trip));
+    fake.server.enqueue(reply({ title: 'Too long', steps: [{ action: 'Wait', minutes: 0 }] }), reply(trip));
     const events = await collect(streamObject({ provider: provider(), model, schema: plan, prompt: 'Plan a day.' }));
     const attempts = events.filter((event) => event.type === 'partial').map((event) => event.attempt);
     expect(attempts[0]).toBe(1);
     const second = events.findIndex((event) => event.type === 'partial' && event.attempt === 2);
     expect(events[second]).toMatchObject({ object: {} });
-    expect(JSON.stringify(server.requests[1]?.body.messages)).toContain('steps.0.minutes');
+    expect(JSON.stringify(fake.server.requests[1]?.body.messages)).toContain('steps.0.minutes');
     expect(events.at(-1)).toMatchObject({ type: 'object', result: { object: trip, attempts: 2 } });
   });
 
   it('throws NoObjectGeneratedError after two bad replies', async () => {
-    server.enqueue(reply({ title: 'x' }), reply({ title: 'y' }));
+    fake.server.enqueue(reply({ title: 'x' }), reply({ title: 'y' }));
     const failure = await collect(streamObject({ provider: provider(), model, schema: plan, prompt: 'Plan.' })).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NoObjectGeneratedError);
     expect((failure as NoObjectGeneratedError).problems).toEqual(['steps: Invalid input: expected array, received undefined']);
   });
 
   it('unwraps a root that is not an object as it streams', async () => {
-    server.enqueue(reply({ value: ['alpha.ts', 'beta.ts', 'gamma.ts'] }, 'files'));
+    fake.server.enqueue(reply({ value: ['alpha.ts', 'beta.ts', 'gamma.ts'] }, 'files'));
     const events = await collect(streamObject({ provider: provider(), model, schema: z.array(z.string()), name: 'files', prompt: 'Which files?' }));
     const partials = events.filter((event) => event.type === 'partial').map((event) => event.object);
     expect(partials.every((partial) => Array.isArray(partial))).toBe(true);
@@ -90,31 +77,31 @@ describe.each(Object.entries(protocols))('streamObject (%s)', (_protocol, { prov
 
 describe('streamObject: failures', () => {
   it('throws the provider error of a failed call, without trying again', async () => {
-    server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
-    const failure = await collect(streamObject({ provider: anthropic, model: 'claude-sonnet-4-6', schema: plan, prompt: 'Plan.' })).catch((error: unknown) => error);
+    fake.server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    const failure = await collect(streamObject({ provider: fake.anthropic, model: 'claude-sonnet-4-6', schema: plan, prompt: 'Plan.' })).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ProviderError);
     expect((failure as ProviderError).kind).toBe('OVERLOADED');
-    expect(server.requests).toHaveLength(1);
+    expect(fake.server.requests).toHaveLength(1);
   });
 
   it('throws CancellationError when aborted midway, after the partials that came', async () => {
     const controller = new AbortController();
-    server.enqueue({ ...protocols.openai.reply(trip), heldAfterEvents: { events: 6, by: 'stream-object-abort' } });
+    fake.server.enqueue({ ...protocols.openai.reply(trip), heldAfterEvents: { events: 6, by: 'stream-object-abort' } });
     const seen: unknown[] = [];
     const failure = await (async () => {
-      for await (const event of streamObject({ provider: openai, model: 'gpt-5.2', schema: plan, prompt: 'Plan.', signal: controller.signal })) {
+      for await (const event of streamObject({ provider: fake.openai, model: 'gpt-5.2', schema: plan, prompt: 'Plan.', signal: controller.signal })) {
         seen.push(event);
         controller.abort();
       }
     })().catch((error: unknown) => error);
-    server.release('stream-object-abort');
+    fake.server.release('stream-object-abort');
     expect(failure).toBeInstanceOf(CancellationError);
     expect(seen.length).toBeGreaterThan(0);
   });
 
   it('refuses a schema that is no JSON Schema before any call', async () => {
-    await expect(collect(streamObject({ provider: openai, model: 'gpt-5.2', schema: z.object({ when: z.date() }), prompt: 'When?' }))).rejects.toThrow(ConfigurationError);
-    await expect(collect(streamObject({ provider: openai, model: 'gpt-5.2', schema: plan }))).rejects.toThrow('streamObject: give a prompt or messages');
-    expect(server.requests).toHaveLength(0);
+    await expect(collect(streamObject({ provider: fake.openai, model: 'gpt-5.2', schema: z.object({ when: z.date() }), prompt: 'When?' }))).rejects.toThrow(ConfigurationError);
+    await expect(collect(streamObject({ provider: fake.openai, model: 'gpt-5.2', schema: plan }))).rejects.toThrow('streamObject: give a prompt or messages');
+    expect(fake.server.requests).toHaveLength(0);
   });
 });

@@ -5,45 +5,21 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { loadConfig, requestOptionsByProfile } from '../../src/gateway/config/index.ts';
-import { Runtime } from '../../src/runtime/runtime.ts';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
-import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import type { Runtime } from '../../src/runtime/runtime.ts';
+import { useRuntimeFixture } from './runtime-fixture.ts';
 
-let server: FakeModelServer;
-let home: string | undefined;
-let runtime: Runtime | undefined;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-afterEach(async () => {
-  await runtime?.close();
-  runtime = undefined;
-  removeTempHome(home);
-  home = undefined;
-  server.reset();
-});
+const fixture = useRuntimeFixture();
 
 function configWith(profileSettings: unknown) {
-  home ??= createTempHome();
-  writeFileSync(join(home, 'operator.json'), JSON.stringify({ profileSettings }));
-  return loadConfig({ OPERATOR_HOME: home }).config;
+  writeFileSync(join(fixture.home(), 'operator.json'), JSON.stringify({ profileSettings }));
+  return loadConfig({ OPERATOR_HOME: fixture.home() }).config;
 }
 
 function start(profileSettings: unknown): Runtime {
-  const config = configWith(profileSettings);
-  runtime = new Runtime({
-    env: { OPERATOR_HOME: home, HOME: home, OPERATOR_REVIEW_EVERY: '0', ...fakeAnthropicEnv(server), OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: server.openaiBaseURL },
-    browser: { base: { ...defaultBrowserSettings, enabled: false }, profiles: {} },
-    requestOptions: requestOptionsByProfile(config),
-  });
-  return runtime;
+  return fixture.start({ requestOptions: requestOptionsByProfile(configWith(profileSettings)) });
 }
 
 const settings = {
@@ -63,10 +39,10 @@ describe('profileSettings.modelRequest', () => {
     const running = start(settings);
     for (const model of ['claude-sonnet-4-6', 'gpt-4.1']) {
       const { agent } = await running.createAgent({ sessionKey: `test:${model}`, profile: 'default', model });
-      server.enqueue({ text: 'ok' });
+      fixture.server.enqueue({ text: 'ok' });
       await agent.invoke('hi');
     }
-    const [claude, openai] = server.requests.map((recorded) => recorded.body);
+    const [claude, openai] = fixture.server.requests.map((recorded) => recorded.body);
     expect(claude).toMatchObject({ stop_sequences: ['<END>'], service_tier: 'standard_only' });
     expect(claude).not.toHaveProperty('top_p');
     expect(claude).not.toHaveProperty('metadata');
@@ -76,9 +52,9 @@ describe('profileSettings.modelRequest', () => {
   it("leaves another profile's calls alone", async () => {
     const running = start({ quiet: settings.default });
     const { agent } = await running.createAgent({ sessionKey: 'test:other', profile: 'default', model: 'gpt-4.1' });
-    server.enqueue({ text: 'ok' });
+    fixture.server.enqueue({ text: 'ok' });
     await agent.invoke('hi');
-    const body = server.requests[0]!.body;
+    const body = fixture.server.requests[0]!.body;
     for (const field of ['temperature', 'top_p', 'stop', 'store', 'metadata']) expect(body).not.toHaveProperty(field);
   });
 

@@ -3,36 +3,10 @@
  * shell's default time limit (Anthropic 120 s, the others 10 s) and the hint on which edit tool
  * to prefer. Through the runtime, the real SDKs and the fake server.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
-import { Runtime } from '../../src/runtime/runtime.ts';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
-import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { describe, expect, it } from 'vitest';
+import { useRuntimeFixture } from './runtime-fixture.ts';
 
-let server: FakeModelServer;
-let home: string | undefined;
-let runtime: Runtime | undefined;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-afterEach(async () => {
-  await runtime?.close();
-  runtime = undefined;
-  removeTempHome(home);
-  server.reset();
-});
-
-function start(): Runtime {
-  home = createTempHome();
-  runtime = new Runtime({
-    env: { OPERATOR_HOME: home, HOME: home, OPERATOR_REVIEW_EVERY: '0', ...fakeAnthropicEnv(server), OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: server.openaiBaseURL },
-    browser: { base: { ...defaultBrowserSettings, enabled: false }, profiles: {} },
-  });
-  return runtime;
-}
+const fixture = useRuntimeFixture();
 
 interface SentTool {
   name: string;
@@ -42,7 +16,7 @@ interface SentTool {
 
 /** The tools of the one request the fake got, in one shape for both protocols. */
 function sentTools(): SentTool[] {
-  const [recorded] = server.requests;
+  const [recorded] = fixture.server.requests;
   const tools = recorded!.body.tools as Record<string, unknown>[];
   return tools.map((tool) => {
     if (recorded!.protocol === 'anthropic') return { name: tool.name, description: tool.description, schema: tool.input_schema } as SentTool;
@@ -52,11 +26,11 @@ function sentTools(): SentTool[] {
 }
 
 async function toolsFor(model: string): Promise<Map<string, SentTool>> {
-  const { agent } = await (runtime ?? start()).createAgent({ sessionKey: `test:${model}`, profile: 'default', model });
-  server.enqueue({ text: 'ok' });
+  const { agent } = await (fixture.current() ?? fixture.start()).createAgent({ sessionKey: `test:${model}`, profile: 'default', model });
+  fixture.server.enqueue({ text: 'ok' });
   await agent.invoke('hi');
   const tools = new Map(sentTools().map((tool) => [tool.name, tool]));
-  server.reset();
+  fixture.server.reset();
   return tools;
 }
 
@@ -78,7 +52,7 @@ describe('tool profiles per provider', () => {
   });
 
   it('keeps one tool list per provider in a runtime running both', async () => {
-    start();
+    fixture.start();
     const claude = await toolsFor('claude-sonnet-4-6');
     const openai = await toolsFor('gpt-4.1');
     const again = await toolsFor('claude-haiku-4-5');
