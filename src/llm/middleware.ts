@@ -133,10 +133,20 @@ class MiddlewareIterator implements AsyncIterator<StreamEvent, undefined> {
         return { type: 'error', error: hookFailed(this.#provider.name, entry, 'beforeRequest', error) };
       }
     }
-    let events: AsyncIterable<StreamEvent> = this.#provider.stream(this.#request);
+    let events: AsyncIterable<StreamEvent>;
+    try {
+      events = this.#provider.stream(this.#request);
+    } catch (error) {
+      return { type: 'error', error: new ProviderError(`${this.#provider.name}: ${message(error)}`, { provider: this.#provider.name, kind: 'UNKNOWN' }) };
+    }
     for (let index = this.#middleware.length - 1; index >= 0; index--) {
       const entry = this.#middleware[index]!;
-      if (entry.wrapStream) events = guarded(entry.wrapStream(events, this.#request), this.#provider.name, entry);
+      if (!entry.wrapStream) continue;
+      try {
+        events = guarded(entry.wrapStream(events, this.#request), this.#provider.name, entry);
+      } catch (error) {
+        return { type: 'error', error: hookFailed(this.#provider.name, entry, 'wrapStream', error) };
+      }
     }
     this.#events = events[Symbol.asyncIterator]();
     return undefined;

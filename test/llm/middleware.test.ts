@@ -152,6 +152,25 @@ describe('model middleware: failing hooks', () => {
     expect(finalError(stopped).error.message).toBe('broken: the stream ended before the message was complete');
   });
 
+  it('turns a provider or a wrapper that throws before streaming into an error event', async () => {
+    const sudden: Provider = {
+      name: 'sudden',
+      stream() {
+        throw new Error('not today');
+      },
+    };
+    const thrown = await run(withMiddleware(sudden, [{ name: 'watcher', afterResponse: () => undefined }]), request('m'));
+    expect(finalError(thrown).error.message).toBe('sudden: not today');
+    const eager: ModelMiddleware = {
+      name: 'eager',
+      wrapStream() {
+        throw new Error('no wrapping');
+      },
+    };
+    const wrapped = await run(withMiddleware(fake.anthropic, [eager]), request('claude-sonnet-4-6'));
+    expect(finalError(wrapped).error.message).toBe('anthropic: middleware eager failed in wrapStream: no wrapping');
+  });
+
   it('closes the provider stream when the caller stops reading', async () => {
     let closed = false;
     const endless: Provider = {
