@@ -50,6 +50,11 @@ export interface AgentOptions {
    * its usage book: their `afterResponse` runs before the book counts the answer.
    */
   modelMiddleware?: readonly ModelMiddleware[];
+  /**
+   * The key under which each turn's person is sent to the provider as an opaque id (see
+   * `person-id-middleware.ts`); unset: no id is sent.
+   */
+  personIdKey?: string;
   truncation?: TruncationConfig;
   cwd?: string;
   /**

@@ -14,6 +14,7 @@ import { Engine } from './engine.ts';
 import { liveStateMessages, surfacesByTool } from './live-state.ts';
 import { speakerNotesMessages } from './speaker-notes.ts';
 import { toolCallHooks, type ToolCallParts } from './tool-call-hooks.ts';
+import { personIdMiddleware } from './person-id-middleware.ts';
 import { usageMiddleware } from './usage-middleware.ts';
 
 /** What a turn's engine is made of besides the agent's options. */
@@ -37,6 +38,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     // The usage book first: its afterResponse runs last, on the answer as the engine gets it.
     provider: withMiddleware(options.provider, [
       usageMiddleware({ record: parts.record, report: (usage, cost) => parts.emit({ type: 'model_usage', model: options.model, usage, cost }) }),
+      ...(options.personIdKey !== undefined && turn ? [personIdMiddleware(options.personIdKey, turn)] : []),
       ...(options.modelMiddleware ?? []),
     ]),
     model: options.model,

@@ -6,7 +6,8 @@
 import type { Agent } from '../agent/agent.ts';
 import type { AgentOptions } from '../agent/agent-options.ts';
 import type { ReviewOutcome } from '../agent/reviewer.ts';
-import { ConfigurationError } from '../core/errors.ts';
+import { randomBytes } from 'node:crypto';
+import { ConfigurationError, InternalError } from '../core/errors.ts';
 import { createModelClient, providerRegistry, resolveModel } from '../llm/model-client.ts';
 import type { ModelClient } from '../llm/model-client.ts';
 import type { ReasoningEffort, RequestOptions } from '../llm/types.ts';
@@ -76,6 +77,9 @@ function importAgentModules() {
   }));
 }
 
+/** Where the key of the opaque person ids is kept (a secret of this installation, like the rest of the store). */
+const personIdKeyName = 'llm:person-id-key';
+
 /** How the runtime is set up. */
 export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
@@ -107,6 +111,8 @@ export interface RuntimeOptions {
   reasoningEfforts?: Readonly<Record<string, ReasoningEffort>>;
   /** Each profile's sampling, stop sequences, tags and provider options (`profileSettings.<profile>.modelRequest`); unset: none. */
   requestOptions?: Readonly<Record<string, RequestOptions>>;
+  /** The profiles whose model calls name the turn's person as an opaque id (`modelRequest.sendPersonId`); unset: none. */
+  personIdProfiles?: readonly string[];
   /** MCP servers per profile (`mcp`, `profileSettings.<profile>.mcp` in operator.json). Default: none. */
   mcp?: McpConfig;
 }
@@ -164,6 +170,8 @@ export class Runtime {
   readonly #subagentSettings: SubagentSettings;
   readonly #reasoningEfforts: Readonly<Record<string, ReasoningEffort>>;
   readonly #requestOptions: Readonly<Record<string, RequestOptions>>;
+  readonly #personIdProfiles: ReadonlySet<string>;
+  #personIdKey: Promise<string> | undefined;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
   /** The `code` tool's language servers, one per project folder; each starts on its first call. */
@@ -201,6 +209,7 @@ export class Runtime {
     this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
     this.#reasoningEfforts = options.reasoningEfforts ?? {};
     this.#requestOptions = options.requestOptions ?? {};
+    this.#personIdProfiles = new Set(options.personIdProfiles ?? []);
     this.mcp = new RuntimeMcp(options.mcp, { sandbox: this.sandbox, env: this.env, log: (line) => this.log(line) });
   }
 
@@ -294,6 +303,7 @@ export class Runtime {
       modelInfo: client.info,
       reasoningEffort: options.reasoningEffort === 'off' ? undefined : (options.reasoningEffort ?? this.reasoningEffortOf(options.profile)),
       requestOptions: Object.hasOwn(this.#requestOptions, options.profile) ? this.#requestOptions[options.profile] : undefined,
+      personIdKey: this.#personIdProfiles.has(options.profile) ? await this.#personKey() : undefined,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
       tools: this.#withBuiltinTools(this.#builtinTools(modules, client.provider.name, browserSettings, desktop?.createDesktopTool), options.tools),
@@ -312,6 +322,20 @@ export class Runtime {
     subagents?.attach(agent);
     agent.setReviewer(new BackgroundReviewer(agent, { everyTurns: this.reviewEvery }, this.#onReview));
     return { agent, report };
+  }
+
+  /**
+   * The key of the opaque person ids sent to providers: made once and kept in the store, so an
+   * id stays the same across restarts (and across gateways sharing a store).
+   */
+  #personKey(): Promise<string> {
+    this.#personIdKey ??= (async () => {
+      await this.store.setIfAbsent(personIdKeyName, randomBytes(32).toString('hex'));
+      const key = await this.store.get<string>(personIdKeyName);
+      if (typeof key !== 'string') throw new InternalError('The key of the person ids could not be read from the store');
+      return key;
+    })();
+    return this.#personIdKey;
   }
 
   /**

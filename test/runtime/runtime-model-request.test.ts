@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import { loadConfig, requestOptionsByProfile } from '../../src/gateway/config/index.ts';
+import { loadConfig, personIdProfilesOf, requestOptionsByProfile } from '../../src/gateway/config/index.ts';
 import type { Runtime } from '../../src/runtime/runtime.ts';
 import { useRuntimeFixture } from './runtime-fixture.ts';
 
@@ -19,7 +19,8 @@ function configWith(profileSettings: unknown) {
 }
 
 function start(profileSettings: unknown): Runtime {
-  return fixture.start({ requestOptions: requestOptionsByProfile(configWith(profileSettings)) });
+  const config = configWith(profileSettings);
+  return fixture.start({ requestOptions: requestOptionsByProfile(config), personIdProfiles: personIdProfilesOf(config) });
 }
 
 const settings = {
@@ -56,6 +57,35 @@ describe('profileSettings.modelRequest', () => {
     await agent.invoke('hi');
     const body = fixture.server.requests[0]!.body;
     for (const field of ['temperature', 'top_p', 'stop', 'store', 'metadata']) expect(body).not.toHaveProperty(field);
+  });
+
+  it('names the turn\'s person to the provider as an opaque id, the same across conversations and restarts, where the profile asks', async () => {
+    const profileSettings = { default: { modelRequest: { sendPersonId: true } } };
+    const turn = (senderId: string, sessionKey: string) => ({ sessionKey, platform: 'telegram', senderId, admin: false, scheduled: false });
+    const ask = async (running: Runtime, sessionKey: string, senderId: string, model = 'claude-sonnet-4-6') => {
+      const { agent } = await running.createAgent({ sessionKey, profile: 'default', model });
+      fixture.server.enqueue({ text: 'ok' });
+      await agent.invoke('hi', { turn: turn(senderId, sessionKey) });
+      return fixture.server.requests.at(-1)!.body;
+    };
+    let running = start(profileSettings);
+    const first = (await ask(running, 'telegram:group:-100', '42')).metadata.user_id as string;
+    expect(first).toMatch(/^[0-9a-f]{32}$/);
+    expect((await ask(running, 'telegram:dm:42', '42')).metadata.user_id).toBe(first);
+    expect((await ask(running, 'telegram:group:-100', '43')).metadata.user_id).not.toBe(first);
+    expect((await ask(running, 'telegram:dm:42', '42', 'gpt-4.1')).safety_identifier).toBe(first);
+    // A fresh runtime on the same home finds the same key in the store.
+    await running.close();
+    running = start(profileSettings);
+    expect((await ask(running, 'telegram:dm:42', '42')).metadata.user_id).toBe(first);
+  });
+
+  it('sends no person id unless the profile asks', async () => {
+    const running = start({ default: { modelRequest: { stopSequences: ['x'] } } });
+    const { agent } = await running.createAgent({ sessionKey: 'telegram:dm:42', profile: 'default' });
+    fixture.server.enqueue({ text: 'ok' });
+    await agent.invoke('hi', { turn: { sessionKey: 'telegram:dm:42', platform: 'telegram', senderId: '42', admin: false, scheduled: false } });
+    expect(fixture.server.requests[0]!.body).not.toHaveProperty('metadata');
   });
 
   it.each([

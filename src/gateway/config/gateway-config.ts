@@ -225,6 +225,11 @@ export function requestOptionsByProfile(config: Pick<GatewayConfig, 'profileSett
   return options;
 }
 
+/** The profiles whose calls name the turn's person (`profileSettings.<profile>.modelRequest.sendPersonId`). */
+export function personIdProfilesOf(config: Pick<GatewayConfig, 'profileSettings'>): string[] {
+  return Object.keys(config.profileSettings).filter((profile) => config.profileSettings[profile]?.modelRequest?.sendPersonId === true);
+}
+
 /** Each profile's overrides of one section, for the profiles that have some. */
 function overridesOf<Section extends 'browser' | 'desktop'>(
   config: Pick<GatewayConfig, 'profileSettings'>,

@@ -31,6 +31,12 @@ export const modelRequestSchema = z
       .refine((tags) => Object.keys(tags).length <= 16, { message: 'at most 16 tags' })
       .optional()
       .describe("Key-value tags of every call: OpenAI's metadata, sent only with providerOptions.openai.store true (OpenAI stores the call then). Claude and Gemini take none."),
+    sendPersonId: z
+      .boolean()
+      .optional()
+      .describe(
+        "Send each turn's person to the provider as an opaque id (an HMAC of the platform id under a key kept in the store): Claude's metadata.user_id, OpenAI's safety_identifier, for tracing abuse to one person. Default false.",
+      ),
     providerOptions: z
       .partialRecord(z.enum(modelProviders), providerOptions)
       .optional()
@@ -43,6 +49,6 @@ export type ModelRequestSection = z.output<typeof modelRequestSchema>;
 
 /** The section as the agent's request options. */
 export function requestOptionsOf(section: ModelRequestSection): RequestOptions {
-  const { tags, ...rest } = section;
+  const { tags, sendPersonId: _, ...rest } = section;
   return { ...rest, ...(tags !== undefined && { metadata: { tags } }) };
 }
