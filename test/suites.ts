@@ -59,6 +59,8 @@ export const processFiles: readonly string[] = [
   'test/runtime/runtime-browser.test.ts',
   'test/runtime/runtime-desktop.test.ts',
   'test/runtime/runtime-reasoning.test.ts',
+  'test/runtime/runtime-tool-profiles.test.ts',
+  'test/runtime/runtime-model-request.test.ts',
   'test/store/fs-sync-driver.test.ts',
   'test/store/store-errors.test.ts',
   'test/store/store-redis.test.ts',

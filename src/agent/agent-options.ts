@@ -1,7 +1,8 @@
 /** The shapes an Agent is made with and answers with. */
 import type { ModelInfo } from '../llm/catalog.ts';
 import type { Cost } from '../llm/cost.ts';
-import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, ToolCallPart, Usage } from '../llm/types.ts';
+import type { ModelMiddleware } from '../llm/middleware.ts';
+import type { AssistantMessage, ImagePart, Message, Provider, ReasoningEffort, RequestOptions, ToolCallPart, Usage } from '../llm/types.ts';
 import type { SessionManager } from '../session/session-manager.ts';
 import type { TaskSlot } from '../core/task-slot.ts';
 import type { LiveSurface, Tool, TurnContext } from '../tools/tool.ts';
@@ -42,6 +43,18 @@ export interface AgentOptions {
   maxToolRounds?: number;
   maxTokens?: number;
   reasoningEffort?: ReasoningEffort;
+  /** Sampling, stop sequences, metadata and provider options of every model call (see `ModelRequest`). */
+  requestOptions?: RequestOptions;
+  /**
+   * Middleware of every model call of the agent's turns (see `src/llm/middleware.ts`), inside
+   * its usage book: their `afterResponse` runs before the book counts the answer.
+   */
+  modelMiddleware?: readonly ModelMiddleware[];
+  /**
+   * The key under which each turn's person is sent to the provider as an opaque id (see
+   * `person-id-middleware.ts`); unset: no id is sent.
+   */
+  personIdKey?: string;
   truncation?: TruncationConfig;
   cwd?: string;
   /**

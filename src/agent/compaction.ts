@@ -46,6 +46,10 @@ export function estimateTokens(message: Message): number {
       case 'image':
         chars += 4_800; // about 1,200 tokens for a typical image
         break;
+      case 'audio':
+      case 'document':
+        chars += part.data.length; // a token per 3 bytes, about what PDFs and recordings cost
+        break;
     }
   }
   return Math.ceil(chars / 4);

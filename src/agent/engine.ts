@@ -11,6 +11,7 @@ import type {
   ModelRequest,
   Provider,
   ReasoningEffort,
+  RequestOptions,
   ToolCallPart,
   ToolResultContent,
   ToolResultMessage,
@@ -21,6 +22,7 @@ import type { Tool, ToolContext, TurnContext } from '../tools/tool.ts';
 import { toToolDefinition } from '../tools/tool.ts';
 import type { SeatFilesSource } from '../tools/files/seat-files.ts';
 import type { EngineEvent } from './engine-events.ts';
+import { keepOnAbort } from './keep-on-abort.ts';
 import { createLoopDetector, loopWarning } from './loop-detector.ts';
 import { repairOrphans } from './repair-orphans.ts';
 import type { SpendGate, SpendTicket } from './spend-gate.ts';
@@ -66,7 +68,8 @@ export interface EngineOptions extends EngineHooks {
   /** Maximum tool rounds per run; 0 means unlimited. Default 50. */
   maxToolRounds?: number;
   maxTokens?: number;
-  temperature?: number;
+  /** Sampling, stop sequences, metadata and provider options of every call. */
+  requestOptions?: RequestOptions;
   reasoningEffort?: ReasoningEffort;
   truncation?: TruncationConfig;
   /** Tool calls examined for repeating patterns; 0 disables detection. Default 10. */
@@ -238,13 +241,13 @@ export class Engine {
       // Live state is a convenience; the call goes ahead without it.
     }
     const request: ModelRequest = {
+      ...this.options.requestOptions,
       model: this.options.model,
       systemPrompt,
       messages: repairOrphans(history),
       ...(ephemeral.length > 0 ? { ephemeral } : {}),
       tools: this.#toolDefinitions,
       maxTokens: this.options.maxTokens,
-      temperature: this.options.temperature,
       reasoningEffort: this.options.reasoningEffort,
       signal,
       slot: this.options.slot,
@@ -423,14 +426,4 @@ function errorResult(text: string): { content: ToolResultContent[]; isError: boo
 
 function textOf(content: ToolResultContent[]): string {
   return content.map((part) => (part.type === 'text' ? part.text : `[image ${part.mediaType}]`)).join('\n');
-}
-
-/**
- * What of an aborted answer is worth keeping: the text shown so far. Tool calls (never run) and
- * unsigned thinking (which providers refuse back) are dropped.
- */
-function keepOnAbort(message: AssistantMessage): AssistantMessage | undefined {
-  const content = message.content.filter((part) => part.type === 'text' && part.text.length > 0);
-  if (content.length === 0) return undefined;
-  return { ...message, content, stopReason: 'aborted' };
 }

@@ -1,9 +1,11 @@
 /**
  * The engine of one turn attempt, wired to its agent: the model and limits of the agent's
  * options, the tools the turn offers in its workspace, steering between tool rounds, the tool-call
- * hooks, and every final message written to the session (with its usage counted) as it comes.
+ * hooks, every final message written to the session as it comes, and the model calls through the
+ * agent's middleware: its usage book, then the options' own.
  */
 import type { Cost } from '../llm/cost.ts';
+import { withMiddleware } from '../llm/middleware.ts';
 import type { Usage, UserMessage } from '../llm/types.ts';
 import type { SessionTree } from '../session/session-tree.ts';
 import type { Tool, ToolContext } from '../tools/tool.ts';
@@ -12,6 +14,8 @@ import { Engine } from './engine.ts';
 import { liveStateMessages, surfacesByTool } from './live-state.ts';
 import { speakerNotesMessages } from './speaker-notes.ts';
 import { toolCallHooks, type ToolCallParts } from './tool-call-hooks.ts';
+import { personIdMiddleware } from './person-id-middleware.ts';
+import { usageMiddleware } from './usage-middleware.ts';
 
 /** What a turn's engine is made of besides the agent's options. */
 export interface TurnEngineParts extends ToolCallParts {
@@ -31,13 +35,19 @@ export interface TurnEngineParts extends ToolCallParts {
 export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts): Engine {
   const { tree, turn } = parts;
   return new Engine({
-    provider: options.provider,
+    // The usage book first: its afterResponse runs last, on the answer as the engine gets it.
+    provider: withMiddleware(options.provider, [
+      usageMiddleware({ record: parts.record, report: (usage, cost) => parts.emit({ type: 'model_usage', model: options.model, usage, cost }) }),
+      ...(options.personIdKey !== undefined && turn ? [personIdMiddleware(options.personIdKey, turn)] : []),
+      ...(options.modelMiddleware ?? []),
+    ]),
     model: options.model,
     tools: parts.tools,
     allowedTools: parts.allowedTools,
     maxToolRounds: options.maxToolRounds,
     maxTokens: options.maxTokens,
     reasoningEffort: options.reasoningEffort,
+    requestOptions: options.requestOptions,
     truncation: options.truncation,
     contextWindow: options.modelInfo?.contextWindow,
     cwd: turn?.workspace?.cwd ?? options.cwd,
@@ -58,13 +68,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     takeSteeringMessages: () => parts.takeSteering().map((text): UserMessage => ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() })),
     ...toolCallHooks({ ...parts, toolNamed: (name) => parts.tools.find((tool) => tool.name === name) }),
     onEvent: async (event) => {
-      if (event.type === 'message_end') {
-        await tree.appendMessage(event.message);
-        if (event.message.role === 'assistant' && event.message.usage) {
-          const cost = parts.record(event.message.usage);
-          await parts.emit({ type: 'model_usage', model: options.model, usage: event.message.usage, cost });
-        }
-      }
+      if (event.type === 'message_end') await tree.appendMessage(event.message);
       await parts.emit(event);
     },
   });

@@ -7,10 +7,10 @@ import type { Agent } from '../agent/agent.ts';
 import type { BrowserConfig } from '../browser/browser-settings.ts';
 import type { DesktopConfig } from '../desktop/desktop-settings.ts';
 import { errorMessage } from '../core/errors.ts';
-import { browserConfigOf, desktopConfigOf, loadConfig, mcpConfigOf, reasoningEffortsOf } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, mcpConfigOf, personIdProfilesOf, reasoningEffortsOf, requestOptionsByProfile } from '../gateway/config/index.ts';
 import type { McpConfig } from '../tools/mcp/mcp-settings.ts';
 import type { SubagentSettings } from '../agent/subagents/subagent-settings.ts';
-import type { ReasoningEffort } from '../llm/types.ts';
+import type { ReasoningEffort, RequestOptions } from '../llm/types.ts';
 import { subagentStatus } from '../gateway/subagent-status.ts';
 import { resolveProfile } from '../resources/profile-binding.ts';
 import type { ReloadReport } from '../runtime/profile-resources.ts';
@@ -29,10 +29,10 @@ import type { TaintMode } from '../tools/turn-taint.ts';
  * the defaults (browser on, desktop off, no thinking) when it cannot be read: the terminal chat
  * needs nothing else from it, and says what is wrong.
  */
-function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort>; taintMode?: TaintMode; mcp?: McpConfig } {
+function terminalToolConfig(): { browser?: BrowserConfig; desktop?: DesktopConfig; subagents?: SubagentSettings; reasoningEfforts?: Record<string, ReasoningEffort>; requestOptions?: Record<string, RequestOptions>; personIdProfiles?: string[]; taintMode?: TaintMode; mcp?: McpConfig } {
   try {
     const { config } = loadConfig(process.env);
-    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config), taintMode: config.taint.mode, mcp: mcpConfigOf(config) };
+    return { browser: browserConfigOf(config), desktop: desktopConfigOf(config), subagents: config.subagents, reasoningEfforts: reasoningEffortsOf(config), requestOptions: requestOptionsByProfile(config), personIdProfiles: personIdProfilesOf(config), taintMode: config.taint.mode, mcp: mcpConfigOf(config) };
   } catch (error) {
     process.stderr.write(`operator: the browser and desktop use their defaults, since the configuration cannot be used: ${errorMessage(error)}\n`);
     return {};

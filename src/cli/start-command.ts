@@ -16,7 +16,7 @@ import { errorMessage } from '../core/errors.ts';
 import { createWebChannel } from '../channels/web/index.ts';
 import { describeBrowserSetup } from '../browser/find-chromium.ts';
 import { describeDesktopSetup } from '../desktop/desktop-setup.ts';
-import { browserConfigOf, desktopConfigOf, loadConfig, mcpConfigOf, modelTimeoutEnv, reasoningEffortsOf, type GatewayConfig } from '../gateway/config/index.ts';
+import { browserConfigOf, desktopConfigOf, loadConfig, mcpConfigOf, modelTimeoutEnv, personIdProfilesOf, reasoningEffortsOf, requestOptionsByProfile, type GatewayConfig } from '../gateway/config/index.ts';
 import { describeMcpSetup } from '../tools/mcp/mcp-settings.ts';
 import { createControlRoutes } from '../gateway/control/control-route.ts';
 import { newControlToken, removeControlFile, writeControlFile } from '../gateway/control/control-file.ts';
@@ -116,6 +116,8 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     desktop: desktopConfigOf(config),
     subagents: config.subagents,
     reasoningEfforts: reasoningEffortsOf(config),
+    requestOptions: requestOptionsByProfile(config),
+    personIdProfiles: personIdProfilesOf(config),
     mcp: mcpConfigOf(config),
   });
   opened.store = runtime.store;

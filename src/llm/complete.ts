@@ -61,7 +61,7 @@ export async function complete(provider: Provider, request: ModelRequest, option
   const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 0; ; attempt++) {
     const outcome = await once(provider, request);
-    if ('message' in outcome) return response(outcome.message);
+    if ('message' in outcome) return modelResponse(outcome.message);
     const delay = retryDelay(outcome.error, attempt + 1, retry);
     if (delay === undefined || request.signal?.aborted) throw outcome.error;
     try {
@@ -95,7 +95,8 @@ async function defaultSleep(ms: number, signal: AbortSignal | undefined): Promis
   await sleepFor(ms, undefined, signal ? { signal } : {});
 }
 
-function response(message: AssistantMessage): ModelResponse {
+/** A finished message as a {@link ModelResponse}. */
+export function modelResponse(message: AssistantMessage): ModelResponse {
   let text = '';
   let reasoning: string | undefined;
   const toolCalls: ToolCallPart[] = [];

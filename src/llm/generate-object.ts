@@ -66,7 +66,7 @@ export interface GenerateObjectResult<T> {
 }
 
 /** How many replies are tried: the first, and one more that is told what was wrong. */
-const maxAttempts = 2;
+export const maxAttempts = 2;
 
 /** The model gave no valid object, twice. `problems` says what was wrong with the last reply. */
 export class NoObjectGeneratedError extends LLMError {
@@ -99,11 +99,43 @@ export class NoObjectGeneratedError extends LLMError {
  * const { object } = await generateObject({ provider, model: 'claude-haiku-4-5', schema: z.object({ next: z.enum(['a', 'b']) }), prompt: 'Which next?' });
  */
 export async function generateObject<Schema extends z.ZodType>(options: GenerateObjectOptions<Schema>): Promise<GenerateObjectResult<z.output<Schema>>> {
+  const { name, responseFormat, wrapped, messages } = objectRequest(options, 'generateObject');
+  let usage = emptyUsage();
+  let problems: string[] = [];
+  let text = '';
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const reply = await complete(options.provider, objectCall(options, messages, responseFormat), { retry: options.retry, sleep: options.sleep });
+    usage = addUsage(usage, reply.usage);
+    text = reply.text;
+    const checked = checkObject(options.schema, reply, wrapped);
+    if (checked.ok) return { object: checked.value, text: reply.text, usage, attempts: attempt, message: reply.message };
+    problems = checked.problems;
+    messages.push(...correction(name, reply.text, problems));
+  }
+  throw new NoObjectGeneratedError(options.model, name, problems, text, usage);
+}
+
+/** What both ways of asking for an object send: the response format and the conversation. */
+export interface ObjectRequest {
+  name: string;
+  responseFormat: ResponseFormat;
+  /** Whether the schema's root was wrapped as `{ value }`. */
+  wrapped: boolean;
+  /** The conversation so far (a retry adds to it). */
+  messages: Message[];
+}
+
+/**
+ * The response format and conversation of `options`.
+ *
+ * @throws ConfigurationError for a bad name, a schema that is no JSON Schema, or no prompt.
+ */
+export function objectRequest(options: Omit<GenerateObjectOptions<z.ZodType>, 'retry' | 'sleep'>, caller: string): ObjectRequest {
   const name = options.name ?? 'response';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
-    throw new ConfigurationError(`generateObject: the name "${name}" must be 1-64 characters of a-z, A-Z, 0-9, _ and -`);
+    throw new ConfigurationError(`${caller}: the name "${name}" must be 1-64 characters of a-z, A-Z, 0-9, _ and -`);
   }
-  const { schema: jsonSchema, wrapped } = objectJsonSchema(options.schema);
+  const { schema: jsonSchema, wrapped } = objectJsonSchema(options.schema, caller);
   const responseFormat: ResponseFormat = {
     type: 'json_schema',
     name,
@@ -113,43 +145,40 @@ export async function generateObject<Schema extends z.ZodType>(options: Generate
   };
   const messages: Message[] = [...(options.messages ?? [])];
   if (options.prompt !== undefined) messages.push({ role: 'user', content: [{ type: 'text', text: options.prompt }] });
-  if (messages.length === 0) throw new ConfigurationError('generateObject: give a prompt or messages');
-
-  let usage = emptyUsage();
-  let problems: string[] = [];
-  let text = '';
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const request: ModelRequest = {
-      model: options.model,
-      systemPrompt: options.system ?? '',
-      messages,
-      responseFormat,
-      maxTokens: options.maxTokens,
-      temperature: options.temperature,
-      reasoningEffort: options.reasoningEffort,
-      signal: options.signal,
-    };
-    const reply = await complete(options.provider, request, { retry: options.retry, sleep: options.sleep });
-    usage = addUsage(usage, reply.usage);
-    text = reply.text;
-    const checked = check(options.schema, reply, wrapped);
-    if (checked.ok) return { object: checked.value, text: reply.text, usage, attempts: attempt, message: reply.message };
-    problems = checked.problems;
-    // The model sees its reply and what was wrong with it (its reasoning left out: nothing to keep).
-    messages.push(
-      { role: 'assistant', content: reply.text === '' ? [] : [{ type: 'text', text: reply.text }] },
-      {
-        role: 'user',
-        content: [{ type: 'text', text: `Your reply was not a valid "${name}" object: ${problems.join('; ')}. Reply again with only the corrected JSON object.` }],
-      },
-    );
-  }
-  throw new NoObjectGeneratedError(options.model, name, problems, text, usage);
+  if (messages.length === 0) throw new ConfigurationError(`${caller}: give a prompt or messages`);
+  return { name, responseFormat, wrapped, messages };
 }
 
-type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+/** One attempt's model request. */
+export function objectCall(options: Omit<GenerateObjectOptions<z.ZodType>, 'retry' | 'sleep'>, messages: readonly Message[], responseFormat: ResponseFormat): ModelRequest {
+  return {
+    model: options.model,
+    systemPrompt: options.system ?? '',
+    messages: [...messages],
+    responseFormat,
+    maxTokens: options.maxTokens,
+    temperature: options.temperature,
+    reasoningEffort: options.reasoningEffort,
+    signal: options.signal,
+  };
+}
 
-function check<Schema extends z.ZodType>(schema: Schema, reply: ModelResponse, wrapped: boolean): Checked<z.output<Schema>> {
+/** The model's refused reply and what was wrong with it, for the next attempt (its reasoning left out: nothing to keep). */
+export function correction(name: string, text: string, problems: readonly string[]): Message[] {
+  return [
+    { role: 'assistant', content: text === '' ? [] : [{ type: 'text', text }] },
+    {
+      role: 'user',
+      content: [{ type: 'text', text: `Your reply was not a valid "${name}" object: ${problems.join('; ')}. Reply again with only the corrected JSON object.` }],
+    },
+  ];
+}
+
+/** A reply checked against the schema: the object, or what is wrong. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+
+/** Parses and validates a reply (the root unwrapped from `{ value }` when `wrapped`). */
+export function checkObject<Schema extends z.ZodType>(schema: Schema, reply: Pick<ModelResponse, 'text' | 'stopReason' | 'toolCalls'>, wrapped: boolean): Checked<z.output<Schema>> {
   const { text, stopReason } = reply;
   const cutOff = stopReason === 'length' ? ' (cut off at the token limit)' : '';
   if (stopReason === 'content-filter') return { ok: false, problems: ['the model refused to answer (content filter)'] };
@@ -173,13 +202,13 @@ function check<Schema extends z.ZodType>(schema: Schema, reply: ModelResponse, w
 }
 
 /** The schema as JSON Schema with an object at its root, and whether it had to be wrapped for that. */
-export function objectJsonSchema(schema: z.ZodType): { schema: Record<string, unknown>; wrapped: boolean } {
+export function objectJsonSchema(schema: z.ZodType, caller = 'generateObject'): { schema: Record<string, unknown>; wrapped: boolean } {
   let json: Record<string, unknown>;
   try {
     // `input`: the model writes what the schema parses.
     json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
   } catch (error) {
-    throw new ConfigurationError(`generateObject: the schema cannot be written as JSON Schema: ${errorMessage(error)}`);
+    throw new ConfigurationError(`${caller}: the schema cannot be written as JSON Schema: ${errorMessage(error)}`);
   }
   delete json.$schema;
   if (json.type === 'object') return { schema: closeObjects(json), wrapped: false };

@@ -22,6 +22,33 @@ export interface ImagePart {
   mediaType: string;
 }
 
+/**
+ * A recording, inline. OpenAI takes `audio/wav` and `audio/mpeg` (as `input_audio`), Gemini the
+ * same; Anthropic takes no audio. Where a provider does not take it, the model gets a line saying
+ * a recording was left out (speech is transcribed into text before it gets here, see `src/media/`).
+ */
+export interface AudioPart {
+  type: 'audio';
+  /** Base64 data without the `data:` prefix. */
+  data: string;
+  /** e.g. `audio/wav`. */
+  mediaType: string;
+}
+
+/**
+ * A document, inline: a PDF (`application/pdf`) or plain text (`text/plain`). Anthropic takes
+ * both as `document` blocks, OpenAI PDFs as `file` parts; Gemini's endpoint takes none. Where a
+ * provider does not take it, the model gets a line saying the document was left out.
+ */
+export interface DocumentPart {
+  type: 'document';
+  /** Base64 data without the `data:` prefix. */
+  data: string;
+  mediaType: string;
+  /** The file's name, shown to the model (Anthropic `title`, OpenAI `filename`). */
+  name?: string;
+}
+
 /** Model reasoning. `signature` is the provider's opaque token, sent back unchanged. */
 export interface ThinkingPart {
   type: 'thinking';
@@ -56,10 +83,13 @@ export interface ToolResultPart {
   isError: boolean;
 }
 
+/** What a person's message may hold. */
+export type UserContent = TextPart | ImagePart | AudioPart | DocumentPart;
+
 /** A message from a person (or a system-generated user turn such as a scheduled prompt). */
 export interface UserMessage {
   role: 'user';
-  content: (TextPart | ImagePart)[];
+  content: UserContent[];
   /** Milliseconds since the epoch. */
   timestamp?: number;
 }
@@ -139,6 +169,34 @@ export interface ResponseFormat {
   strict?: boolean;
 }
 
+/**
+ * Who a call is for, as the providers take it. Anthropic takes `userId` alone; OpenAI both (tags
+ * only with `store`, see {@link ModelRequest.providerOptions}); Gemini neither.
+ */
+export interface RequestMetadata {
+  /**
+   * An opaque id of the person the call serves (a hash, never a name or an address), which the
+   * provider may use against abuse: Anthropic `metadata.user_id`, OpenAI `safety_identifier`.
+   */
+  userId?: string;
+  /**
+   * Key-value tags of the call: OpenAI `metadata` (at most 16; keys up to 64 characters, values
+   * up to 512), sent only when `providerOptions.openai.store` is true, which OpenAI requires.
+   */
+  tags?: Record<string, string>;
+}
+
+/** Providers that take {@link ModelRequest.providerOptions}. */
+export type ProviderOptionsName = 'anthropic' | 'openai' | 'gemini';
+
+/**
+ * Fields added to the request body as the named provider's API spells them
+ * (`{ openai: { service_tier: 'flex', store: true } }`), for what the neutral request has no word
+ * for. Each provider reads its own entry only. They cannot replace what the conversion owns (the
+ * model, the messages, the system prompt, the tools, streaming): such a key fails the call.
+ */
+export type ProviderOptions = Partial<Record<ProviderOptionsName, Record<string, unknown>>>;
+
 /** One model call. */
 export interface ModelRequest {
   /** Provider-native model id (already resolved from aliases). */
@@ -156,7 +214,20 @@ export interface ModelRequest {
   /** A JSON object of a schema as the answer (see {@link ResponseFormat}). */
   responseFormat?: ResponseFormat;
   maxTokens?: number;
+  /** Sampling temperature. Not sent to Anthropic (its API has no sampling parameters) nor to OpenAI's known reasoning models. */
   temperature?: number;
+  /** Nucleus sampling: OpenAI and Gemini `top_p`. Not sent where `temperature` is not. */
+  topP?: number;
+  /**
+   * Text that ends the answer where the model writes it (not included): Anthropic
+   * `stop_sequences`, OpenAI and Gemini `stop` (at most 4); not sent to known reasoning models of
+   * OpenAI, which refuse it.
+   */
+  stopSequences?: string[];
+  /** Who the call is for (see {@link RequestMetadata}). */
+  metadata?: RequestMetadata;
+  /** Provider-specific body fields (see {@link ProviderOptions}). */
+  providerOptions?: ProviderOptions;
   /**
    * Extended thinking / reasoning effort. Not sent to a model the catalog says cannot reason; on
    * Anthropic not with a `toolChoice` (or `responseFormat`) that forces a tool call, which the API
@@ -170,6 +241,9 @@ export interface ModelRequest {
    */
   slot?: TaskSlot;
 }
+
+/** The settings of a request a caller may fix for all its calls (an agent's, a profile's). */
+export type RequestOptions = Pick<ModelRequest, 'temperature' | 'topP' | 'stopSequences' | 'metadata' | 'providerOptions'>;
 
 /**
  * Events of one streamed model call, named noun-then-verb.

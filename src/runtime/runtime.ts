@@ -6,10 +6,11 @@
 import type { Agent } from '../agent/agent.ts';
 import type { AgentOptions } from '../agent/agent-options.ts';
 import type { ReviewOutcome } from '../agent/reviewer.ts';
-import { ConfigurationError } from '../core/errors.ts';
+import { randomBytes } from 'node:crypto';
+import { ConfigurationError, InternalError } from '../core/errors.ts';
 import { createModelClient, providerRegistry, resolveModel } from '../llm/model-client.ts';
 import type { ModelClient } from '../llm/model-client.ts';
-import type { ReasoningEffort } from '../llm/types.ts';
+import type { ReasoningEffort, RequestOptions } from '../llm/types.ts';
 import { createUnconfiguredClient } from '../llm/unconfigured-provider.ts';
 import { builtinRoot } from '../resources/layers.ts';
 import { ProfileBindingStore } from '../resources/profile-binding.ts';
@@ -68,12 +69,16 @@ function importAgentModules() {
     Agent: agent.Agent,
     BackgroundReviewer: reviewer.BackgroundReviewer,
     createBuiltinTools: tools.createBuiltinTools,
+    toolProfileFor: tools.toolProfileFor,
     createWebFetchTool: webFetch.createWebFetchTool,
     browser,
     subagents,
     code,
   }));
 }
+
+/** Where the key of the opaque person ids is kept (a secret of this installation, like the rest of the store). */
+const personIdKeyName = 'llm:person-id-key';
 
 /** How the runtime is set up. */
 export interface RuntimeOptions {
@@ -104,6 +109,10 @@ export interface RuntimeOptions {
   subagents?: SubagentSettings;
   /** Each profile's default reasoning effort (`profileSettings.<profile>.reasoningEffort`); unset: none. */
   reasoningEfforts?: Readonly<Record<string, ReasoningEffort>>;
+  /** Each profile's sampling, stop sequences, tags and provider options (`profileSettings.<profile>.modelRequest`); unset: none. */
+  requestOptions?: Readonly<Record<string, RequestOptions>>;
+  /** The profiles whose model calls name the turn's person as an opaque id (`modelRequest.sendPersonId`); unset: none. */
+  personIdProfiles?: readonly string[];
   /** MCP servers per profile (`mcp`, `profileSettings.<profile>.mcp` in operator.json). Default: none. */
   mcp?: McpConfig;
 }
@@ -160,6 +169,9 @@ export class Runtime {
   readonly #desktopConfig: DesktopConfig;
   readonly #subagentSettings: SubagentSettings;
   readonly #reasoningEfforts: Readonly<Record<string, ReasoningEffort>>;
+  readonly #requestOptions: Readonly<Record<string, RequestOptions>>;
+  readonly #personIdProfiles: ReadonlySet<string>;
+  #personIdKey: Promise<string> | undefined;
   /** Every conversation's browser; made with the first agent (Playwright itself loads on first use). */
   #browsers: BrowserPool | undefined;
   /** The `code` tool's language servers, one per project folder; each starts on its first call. */
@@ -196,6 +208,8 @@ export class Runtime {
     this.#desktopConfig = options.desktop ?? { base: defaultDesktopSettings, profiles: {} };
     this.#subagentSettings = options.subagents ?? defaultSubagentSettings;
     this.#reasoningEfforts = options.reasoningEfforts ?? {};
+    this.#requestOptions = options.requestOptions ?? {};
+    this.#personIdProfiles = new Set(options.personIdProfiles ?? []);
     this.mcp = new RuntimeMcp(options.mcp, { sandbox: this.sandbox, env: this.env, log: (line) => this.log(line) });
   }
 
@@ -288,9 +302,11 @@ export class Runtime {
       model: client.model,
       modelInfo: client.info,
       reasoningEffort: options.reasoningEffort === 'off' ? undefined : (options.reasoningEffort ?? this.reasoningEffortOf(options.profile)),
+      requestOptions: Object.hasOwn(this.#requestOptions, options.profile) ? this.#requestOptions[options.profile] : undefined,
+      personIdKey: this.#personIdProfiles.has(options.profile) ? await this.#personKey() : undefined,
       sessions: this.sessions,
       sessionKey: options.sessionKey,
-      tools: this.#withBuiltinTools(this.#builtinTools(modules, browserSettings, desktop?.createDesktopTool), options.tools),
+      tools: this.#withBuiltinTools(this.#builtinTools(modules, client.provider.name, browserSettings, desktop?.createDesktopTool), options.tools),
       liveTools: mcp.liveTools,
       guardrails: mcp.guardrails,
       resources,
@@ -309,16 +325,31 @@ export class Runtime {
   }
 
   /**
-   * The built-in tools, `web_fetch` under the browser's address rules, with the browser and the
+   * The key of the opaque person ids sent to providers: made once and kept in the store, so an
+   * id stays the same across restarts (and across gateways sharing a store).
+   */
+  #personKey(): Promise<string> {
+    this.#personIdKey ??= (async () => {
+      await this.store.setIfAbsent(personIdKeyName, randomBytes(32).toString('hex'));
+      const key = await this.store.get<string>(personIdKeyName);
+      if (typeof key !== 'string') throw new InternalError('The key of the person ids could not be read from the store');
+      return key;
+    })();
+    return this.#personIdKey;
+  }
+
+  /**
+   * The built-in tools fitted to the model's provider (see `tools/builtin/tool-profile.ts`),
+   * `web_fetch` under the browser's address rules, with the browser and the
    * desktop tool (made by `desktopTool`, given where a display is offered) or without (see `#tools`).
    */
-  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, browser: BrowserSettings, desktopTool: (() => Tool) | undefined): readonly Tool[] {
+  #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, provider: string, browser: BrowserSettings, desktopTool: (() => Tool) | undefined): readonly Tool[] {
     const policy = { allowPrivateNetwork: browser.allowPrivateNetwork, allowUrls: browser.allowUrls, blockUrls: browser.blockUrls };
-    const key = JSON.stringify([browser.enabled, desktopTool !== undefined, policy]);
+    const key = JSON.stringify([provider, browser.enabled, desktopTool !== undefined, policy]);
     let tools = this.#tools.get(key);
     if (!tools) {
       tools = [
-        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files }),
+        ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files, profile: modules.toolProfileFor(provider) }),
         modules.createWebFetchTool(policy),
         ...(modules.code.codeToolAvailable()
           ? [modules.code.createCodeTool({ cwd: this.cwd, files: this.files, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]

@@ -5,10 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Agent } from '../../src/agent/agent.ts';
+import type { Agent, AgentOptions } from '../../src/agent/agent.ts';
 import { childAgentFactory, createSubagentTools, defaultSubagentSettings, Subagents, type SubagentSettings } from '../../src/agent/subagents/index.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
+import type { ModelMiddleware } from '../../src/llm/middleware.ts';
 import type { ModelClient } from '../../src/llm/model-client.ts';
 import { defineTool, type Tool } from '../../src/tools/tool.ts';
 import type { RecordedRequest, ReplySpec } from '../fakes/fake-model-server.ts';
@@ -29,7 +30,7 @@ let childReply: (request: RecordedRequest) => ReplySpec = () => ({ text: 'child 
 let parentScript: Scripted[] = [];
 
 /** The parent agent with subagents; children are answered by `child`, the parent by {@link scriptParent}. */
-async function setup(options: { settings?: Partial<SubagentSettings>; tools?: Tool[]; child?: (request: RecordedRequest) => ReplySpec } = {}) {
+async function setup(options: { settings?: Partial<SubagentSettings>; tools?: Tool[]; child?: (request: RecordedRequest) => ReplySpec; agent?: Partial<AgentOptions> } = {}) {
   harness = await createHarness();
   const settings = { ...defaultSubagentSettings, ...options.settings };
   const make = () => {
@@ -49,7 +50,7 @@ async function setup(options: { settings?: Partial<SubagentSettings>; tools?: To
         segment: encodeURIComponent,
       }),
     });
-    const agent = harness!.newAgent({ tools: [...createSubagentTools(), echoTool(), ...(options.tools ?? [])], subagents });
+    const agent = harness!.newAgent({ ...options.agent, tools: [...createSubagentTools(), echoTool(), ...(options.tools ?? [])], subagents });
     subagents.attach(agent);
     return { agent, subagents };
   };
@@ -121,6 +122,20 @@ describe('subagents', () => {
     // The child's session is kept.
     const childSession = await agent.sessions.open(`${parentKey}:agent:${id}`);
     expect(JSON.stringify(childSession.buildContext().messages)).toContain('found the bug in login.ts');
+  });
+
+  it("sends a child's model calls with the parent's request options and through its middleware", async () => {
+    const seen: string[] = [];
+    const middleware: ModelMiddleware = { name: 'seen', beforeRequest: (request) => (seen.push(request.model), request) };
+    const { agent } = await setup({ agent: { requestOptions: { stopSequences: ['<END>'], metadata: { userId: 'hashed' } }, modelMiddleware: [middleware] } });
+    scriptParent([
+      { toolCalls: [{ id: 's1', name: 'spawn_agent', arguments: { task: 'Count the files.' } }] },
+      (request) => ({ toolCalls: [{ id: 'w1', name: 'wait', arguments: { agent_id: spawnedId(JSON.stringify(request.body.messages)) } }] }),
+    ]);
+    await agent.invoke('count them');
+    const [childRequest] = childRequests();
+    expect(childRequest!.body).toMatchObject({ stop_sequences: ['<END>'], metadata: { user_id: 'hashed' } });
+    expect(seen.length).toBe(harness!.server.requests.length);
   });
 
   it("hands the parent's queue slot to its child's model calls, so a child waiting on the model holds no slot either", async () => {

@@ -28,12 +28,12 @@ export function anthropicErrorBody(error: ErrorReply): unknown {
  * the rules of thinking and tool choice (undefined when none applies): a thinking budget under
  * 1024 tokens or not below `max_tokens`, thinking with a tool choice that forces a tool call, a
  * tool choice without tools or naming a tool that is not there, a thinking block sent back
- * without its signature.
+ * without its signature, a redacted thinking block without its data.
  */
 export function anthropicRequestProblem(body: unknown): string | undefined {
   const request = (body ?? {}) as {
     max_tokens?: number;
-    messages?: { content?: string | { type?: string; signature?: string }[] }[];
+    messages?: { content?: string | { type?: string; signature?: string; data?: string }[] }[];
     thinking?: { type?: string; budget_tokens?: number };
     tool_choice?: { type?: string; name?: string };
     tools?: { name?: string }[];
@@ -42,6 +42,7 @@ export function anthropicRequestProblem(body: unknown): string | undefined {
     if (!Array.isArray(message.content)) continue;
     for (const [blockIndex, block] of message.content.entries()) {
       if (block.type === 'thinking' && !block.signature) return `messages.${index}.content.${blockIndex}.thinking.signature: Field required`;
+      if (block.type === 'redacted_thinking' && !block.data) return `messages.${index}.content.${blockIndex}.redacted_thinking.data: Field required`;
     }
   }
   const thinking = request.thinking?.type === 'enabled' ? request.thinking : undefined;
@@ -120,6 +121,12 @@ export function anthropicEvents(reply: MessageReply, model: string, id: string):
     add('content_block_stop', { index });
     index++;
   }
+  // A redacted block arrives whole in its start event, with no deltas.
+  for (const data of reply.redactedThinking ?? []) {
+    add('content_block_start', { index, content_block: { type: 'redacted_thinking', data } });
+    add('content_block_stop', { index });
+    index++;
+  }
   if (reply.text !== undefined) {
     add('content_block_start', { index, content_block: { type: 'text', text: '' } });
     for (const piece of textChunks(reply.text, size, reply.firstChunkSize)) add('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
@@ -158,6 +165,7 @@ export function anthropicMessage(reply: MessageReply, model: string, id: string)
   if (reply.thinking !== undefined) {
     content.push({ type: 'thinking', thinking: reply.thinking.text, signature: reply.thinking.signature });
   }
+  for (const data of reply.redactedThinking ?? []) content.push({ type: 'redacted_thinking', data });
   if (reply.text !== undefined) content.push({ type: 'text', text: reply.text });
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
     content.push({ type: 'tool_use', id: toolId(reply, index, id), name: call.name, input: call.arguments });

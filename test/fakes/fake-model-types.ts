@@ -70,6 +70,11 @@ export type ReplySpec =
       text?: string;
       thinking?: { text: string; signature: string };
       /**
+       * Anthropic only: `redacted_thinking` blocks with this encrypted data, after the thinking
+       * (reasoning the safety systems flagged, which the API sends encrypted and wants back as is).
+       */
+      redactedThinking?: string[];
+      /**
        * `thoughtSignature`: Gemini's signature of the call (`extra_content.google.thought_signature`);
        * a reply to Gemini's endpoint gives its first call one of its own unless set.
        */

@@ -1,4 +1,9 @@
 /** Shared helpers of the model-layer tests. */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { providerRegistry } from '../../src/llm/model-client.ts';
+import { createAnthropicProvider } from '../../src/llm/providers/anthropic.ts';
+import { createOpenAIProvider } from '../../src/llm/providers/openai.ts';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
 import type { ProviderError } from '../../src/core/errors.ts';
 import type { AssistantMessage, Message, ModelRequest, Provider, StreamEvent } from '../../src/llm/types.ts';
 
@@ -50,3 +55,28 @@ export function argumentDeltas(events: StreamEvent[]): Map<string, string[]> {
 
 /** A fake key in the shape of a real one, to check that no message ever shows it. */
 export const secretKey = 'sk-ant-api03-SECRET0123456789abcdefXYZ';
+
+/** The fake model server and a provider of each kind pointed at it, for one test file. */
+export interface FakeProviders {
+  server: FakeModelServer;
+  anthropic: Provider;
+  openai: Provider;
+  gemini: Provider;
+}
+
+/**
+ * Starts the fake model server for the file (reset before each test, closed after all) with the
+ * three providers over their real SDKs. Read the fields inside tests: they are set in `beforeAll`.
+ */
+export function useFakeProviders(): FakeProviders {
+  const providers = {} as FakeProviders;
+  beforeAll(async () => {
+    providers.server = await startFakeModelServer();
+    providers.anthropic = createAnthropicProvider({ apiKey: secretKey, baseURL: providers.server.anthropicBaseURL });
+    providers.openai = createOpenAIProvider({ apiKey: secretKey, baseURL: providers.server.openaiBaseURL });
+    providers.gemini = providerRegistry.gemini({ GEMINI_API_KEY: 'AIzaSyFAKE-gemini-key-0123456789abcdefXYZ', GEMINI_BASE_URL: providers.server.geminiBaseURL });
+  });
+  afterAll(() => providers.server.close());
+  beforeEach(() => providers.server.reset());
+  return providers;
+}

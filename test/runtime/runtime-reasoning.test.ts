@@ -1,38 +1,16 @@
 /** The runtime gives each agent its reasoning effort: the conversation's choice, else its profile's default. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
-import { Runtime } from '../../src/runtime/runtime.ts';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
-import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { describe, expect, it } from 'vitest';
+import type { Runtime } from '../../src/runtime/runtime.ts';
+import { useRuntimeFixture } from './runtime-fixture.ts';
 
-let server: FakeModelServer;
-let home: string | undefined;
-let runtime: Runtime | undefined;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-afterEach(async () => {
-  await runtime?.close();
-  runtime = undefined;
-  removeTempHome(home);
-  server.reset();
-});
+const fixture = useRuntimeFixture();
 
 function start(): Runtime {
-  home = createTempHome();
-  mkdirSync(join(home, 'profiles', 'deep'), { recursive: true });
-  writeFileSync(join(home, 'profiles', 'deep', 'SOUL.md'), 'You think hard.');
-  runtime = new Runtime({
-    env: { OPERATOR_HOME: home, HOME: home, OPERATOR_REVIEW_EVERY: '0', ...fakeAnthropicEnv(server) },
-    browser: { base: { ...defaultBrowserSettings, enabled: false }, profiles: {} },
-    reasoningEfforts: { deep: 'high' },
-  });
-  return runtime;
+  mkdirSync(join(fixture.home(), 'profiles', 'deep'), { recursive: true });
+  writeFileSync(join(fixture.home(), 'profiles', 'deep', 'SOUL.md'), 'You think hard.');
+  return fixture.start({ reasoningEfforts: { deep: 'high' } });
 }
 
 describe('runtime reasoning effort', () => {
@@ -52,11 +30,11 @@ describe('runtime reasoning effort', () => {
   it("sends the effort with the agent's model calls", async () => {
     const runtime = start();
     const { agent } = await runtime.createAgent({ sessionKey: 'test:deep', profile: 'deep' });
-    server.enqueue({ thinking: { text: 'Hmm.', signature: 'sig' }, text: 'Thought about it.' });
+    fixture.server.enqueue({ thinking: { text: 'Hmm.', signature: 'sig' }, text: 'Thought about it.' });
     expect((await agent.invoke('think')).text).toBe('Thought about it.');
-    expect(server.requests[0]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 24576 });
+    expect(fixture.server.requests[0]?.body.thinking).toEqual({ type: 'enabled', budget_tokens: 24576 });
     const { agent: plain } = await runtime.createAgent({ sessionKey: 'test:plain', profile: 'deep', reasoningEffort: 'off' });
     await plain.invoke('no thinking');
-    expect(server.requests[1]?.body.thinking).toBeUndefined();
+    expect(fixture.server.requests[1]?.body.thinking).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createBuiltinTools } from '../../src/tools/builtin/builtin-tools.ts';
 import { createShellTool } from '../../src/tools/builtin/shell.ts';
+import { toToolDefinition } from '../../src/tools/tool.ts';
 import { callTool, goneWithin, isRunning, makeTempDir, textOf } from './tool-harness.ts';
 
 const shell = createShellTool();
@@ -89,6 +91,14 @@ describe('shell', () => {
     );
     expect(output).toEqual({ content: '[Command timed out after 300ms]', isError: true });
     expect(await goneWithin(await readPid(cwd, 'background.pid'))).toBe(true);
+  });
+
+  it("takes its default timeout from the provider's tool profile, and names it to the model", async () => {
+    const cwd = await makeTempDir();
+    const profiled = createBuiltinTools({ profile: { provider: 'test', shellTimeoutMs: 250, hints: {} } }).find((tool) => tool.name === 'shell')!;
+    expect(toToolDefinition(profiled).parameters).toMatchObject({ properties: { timeout_ms: { description: 'Timeout in milliseconds. Default: 250.' } } });
+    const output = await callTool(profiled, { command: 'sleep 30' }, { cwd });
+    expect(output).toEqual({ content: '[Command timed out after 250ms]', isError: true });
   });
 
   it('caps the timeout the model asks for', async () => {

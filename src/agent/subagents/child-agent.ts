@@ -56,6 +56,10 @@ export function childAgentFactory(deps: ChildAgentDeps): ChildFactory {
       maxToolRounds: spec.maxTurns,
       maxTokens: options.maxTokens,
       reasoningEffort: options.reasoningEffort,
+      // The profile's request settings and the parent's middleware (its usage book is the child's own).
+      requestOptions: options.requestOptions,
+      modelMiddleware: options.modelMiddleware,
+      personIdKey: options.personIdKey,
       truncation: options.truncation,
       cwd: spec.cwd ?? options.cwd,
       getEphemeralMessages: spec.ephemeral,

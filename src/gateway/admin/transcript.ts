@@ -70,7 +70,7 @@ export function transcriptItems(entries: readonly SessionEntry[]): TranscriptIte
 
 function addMessage(items: TranscriptItem[], calls: Map<string, TranscriptToolCall>, message: Message, at: number): void {
   if (message.role === 'user') {
-    items.push({ kind: 'user', at, text: cut(message.content.map((part) => (part.type === 'text' ? part.text : `[image ${part.mediaType}]`)).join('\n')) });
+    items.push({ kind: 'user', at, text: cut(message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type} ${part.mediaType}]`)).join('\n')) });
     return;
   }
   if (message.role === 'tool') {

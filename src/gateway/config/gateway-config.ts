@@ -12,7 +12,8 @@ import type { SandboxSettings } from '../../tools/sandbox/sandbox.ts';
 import type { McpConfig, McpServers } from '../../tools/mcp/mcp-settings.ts';
 import type { TaintMode } from '../../tools/turn-taint.ts';
 import type { TranscriptionLimits } from '../../media/transcription.ts';
-import type { ReasoningEffort } from '../../llm/types.ts';
+import type { ReasoningEffort, RequestOptions } from '../../llm/types.ts';
+import { requestOptionsOf, type ModelRequestSection } from './model-request-schema.ts';
 import type { BusyMode, DmPolicy, EditedMessageMode, GroupPolicy, ModelProvider, Platform, ToolGroup } from './schema.ts';
 
 export type { SandboxSettings };
@@ -154,7 +155,9 @@ export interface GatewayConfig {
   /** Pipelines from the chats: whether the model's `run_pipeline` works in groups (false). */
   pipelines: { toolInGroups: boolean };
   /** Per profile overrides, keyed by profile name. */
-  profileSettings: Readonly<Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; mcp?: { servers: McpServers }; reasoningEffort?: ReasoningEffort; budgets?: ProfileBudgets }>>;
+  profileSettings: Readonly<
+    Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; mcp?: { servers: McpServers }; reasoningEffort?: ReasoningEffort; budgets?: ProfileBudgets; modelRequest?: ModelRequestSection }>
+  >;
   telegram: TelegramSettings;
   discord: DiscordSettings;
   slack: SlackSettings;
@@ -213,6 +216,18 @@ export function reasoningEffortsOf(config: Pick<GatewayConfig, 'profileSettings'
   const efforts: Record<string, ReasoningEffort> = {};
   for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.reasoningEffort) efforts[profile] = settings.reasoningEffort;
   return efforts;
+}
+
+/** Each profile's request options (`profileSettings.<profile>.modelRequest`), for the profiles that set some (for the runtime). */
+export function requestOptionsByProfile(config: Pick<GatewayConfig, 'profileSettings'>): Record<string, RequestOptions> {
+  const options: Record<string, RequestOptions> = {};
+  for (const [profile, settings] of Object.entries(config.profileSettings)) if (settings.modelRequest) options[profile] = requestOptionsOf(settings.modelRequest);
+  return options;
+}
+
+/** The profiles whose calls name the turn's person (`profileSettings.<profile>.modelRequest.sendPersonId`). */
+export function personIdProfilesOf(config: Pick<GatewayConfig, 'profileSettings'>): string[] {
+  return Object.keys(config.profileSettings).filter((profile) => config.profileSettings[profile]?.modelRequest?.sendPersonId === true);
 }
 
 /** Each profile's overrides of one section, for the profiles that have some. */

@@ -10,6 +10,7 @@ import { transcriptionSchema } from './transcription-schema.ts';
 import * as z from 'zod';
 import { absolutePath, browserSchema, desktopSchema, overridesOf, subagentsSchema } from './agent-feature-schemas.ts';
 import { mcpSchema } from './mcp-schema.ts';
+import { modelRequestSchema } from './model-request-schema.ts';
 import { modelTimeoutsSchema } from './model-timeouts-schema.ts';
 import { reasoningEfforts } from '../../llm/types.ts';
 export { modelProviders, type ModelProvider } from './model-timeouts-schema.ts';
@@ -367,6 +368,7 @@ export const operatorConfigSchema = z
           desktop: overridesOf(desktopSchema).optional().describe("Overrides of the top-level desktop settings for this profile's conversations."),
           mcp: mcpSchema.optional().describe("This profile's own MCP servers, beside the top-level ones (the same name: this profile's entry)."),
           budgets: profileBudgetsSchema.optional().describe("This profile's conversation and person caps per day, in place of the top-level budgets' (docs/budgets.md)."),
+          modelRequest: modelRequestSchema.optional(),
           reasoningEffort: z
             .enum(reasoningEfforts)
             .optional()

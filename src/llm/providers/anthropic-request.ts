@@ -4,7 +4,9 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { getModelInfo } from '../catalog.ts';
-import type { ImagePart, Message, ModelRequest, ReasoningEffort, ResponseFormat, TextPart, ToolDefinition } from '../types.ts';
+import { leftOutNote } from './left-out-part.ts';
+import { withProviderOptions } from './provider-options.ts';
+import type { DocumentPart, ImagePart, Message, ModelRequest, ReasoningEffort, ResponseFormat, TextPart, ToolDefinition } from '../types.ts';
 
 type ContentBlock = Anthropic.ContentBlockParam;
 type Role = 'user' | 'assistant';
@@ -53,8 +55,13 @@ export function toAnthropicRequest(request: ModelRequest): Anthropic.MessageCrea
   if (tools.length > 0) body.tools = toAnthropicTools(tools);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (thinkingEnabled) body.thinking = { type: 'enabled', budget_tokens: budget };
-  return body;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) body.stop_sequences = request.stopSequences;
+  if (request.metadata?.userId !== undefined) body.metadata = { user_id: request.metadata.userId };
+  return withProviderOptions(body, request, 'anthropic', ownedFields);
 }
+
+/** Body fields provider options may not replace. */
+const ownedFields = ['model', 'messages', 'system', 'tools', 'stream'] as const;
 
 /** The tool through which the model gives a {@link ResponseFormat}'s object. */
 function responseTool(format: ResponseFormat): ToolDefinition {
@@ -146,6 +153,12 @@ function toBlocks(message: Message): ContentBlock[] {
       case 'image':
         blocks.push(imageBlock(part));
         break;
+      case 'document':
+        blocks.push(documentBlock(part));
+        break;
+      case 'audio':
+        blocks.push({ type: 'text', text: leftOutNote(part, 'Claude') });
+        break;
       case 'thinking':
         // Unsigned reasoning (from another provider, or cut off) cannot be sent back.
         if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted });
@@ -172,6 +185,16 @@ function imageBlock(part: ImagePart): Anthropic.ImageBlockParam {
     return { type: 'image', source: { type: 'base64', media_type: mediaType, data: part.data } };
   }
   return { type: 'image', source: { type: 'url', url: part.url ?? '' } };
+}
+
+/** A PDF as a base64 source, plain text as a text source; another type is left out with a note. */
+function documentBlock(part: DocumentPart): Anthropic.DocumentBlockParam | Anthropic.TextBlockParam {
+  const title = part.name === undefined ? {} : { title: part.name };
+  if (part.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data }, ...title };
+  if (part.mediaType === 'text/plain') {
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.data, 'base64').toString('utf8') }, ...title };
+  }
+  return { type: 'text', text: leftOutNote(part, 'Claude') };
 }
 
 function markLastBlock(message: MessageParam | undefined): void {

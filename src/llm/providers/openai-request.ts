@@ -4,8 +4,10 @@
  */
 import type OpenAI from 'openai';
 import { getModelInfo } from '../catalog.ts';
-import type { ImagePart, Message, ModelRequest, ToolCallPart, ToolChoice, ToolResultPart } from '../types.ts';
+import type { ImagePart, Message, ModelRequest, ToolCallPart, ToolChoice, ToolResultPart, UserContent } from '../types.ts';
 import { geminiToolCalls } from './gemini-dialect.ts';
+import { leftOutNote } from './left-out-part.ts';
+import { withProviderOptions } from './provider-options.ts';
 
 /** Whose Chat Completions a request is for: OpenAI (and compatible servers) or Google's Gemini endpoint. */
 export type ChatDialect = 'openai' | 'gemini';
@@ -17,9 +19,12 @@ type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
  * Builds the streaming request body.
  *
  * `reasoning_effort` is sent when the request sets it, unless the catalog knows the model does
- * not reason; a known reasoning model gets no `temperature` (those models reject it). A tool
- * choice goes with tools only; a response format is `response_format: json_schema`. For Gemini
- * (`dialect`), tool calls carry their thought signatures and the output limit is `max_tokens`.
+ * not reason; a known reasoning model of OpenAI gets no `temperature`, `top_p` or `stop` (those
+ * models reject them; Gemini's take them). A tool choice goes with tools only; a response format is `response_format:
+ * json_schema`. For Gemini (`dialect`), tool calls carry their thought signatures and the output
+ * limit is `max_tokens`. The metadata goes to OpenAI only (`safety_identifier`; the tags as
+ * `metadata` when the provider options turn `store` on). Provider options (`providerOptions.openai`
+ * or `.gemini`) are laid over the body last.
  */
 export function toOpenAIRequest(request: ModelRequest, dialect: ChatDialect = 'openai'): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
   const info = getModelInfo(request.model);
@@ -54,9 +59,20 @@ export function toOpenAIRequest(request: ModelRequest, dialect: ChatDialect = 'o
     else body.max_completion_tokens = request.maxTokens;
   }
   if (request.reasoningEffort !== undefined && info?.reasoning !== false) body.reasoning_effort = request.reasoningEffort;
-  if (request.temperature !== undefined && info?.reasoning !== true) body.temperature = request.temperature;
-  return body;
+  // OpenAI's known reasoning models refuse the sampling parameters and stop sequences; Gemini's take them.
+  const samples = dialect === 'gemini' || info?.reasoning !== true;
+  if (request.temperature !== undefined && samples) body.temperature = request.temperature;
+  if (request.topP !== undefined && samples) body.top_p = request.topP;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0 && samples) body.stop = request.stopSequences;
+  const options = request.providerOptions?.[dialect];
+  // Gemini's endpoint refuses fields it does not know; OpenAI takes tags only with storage on.
+  if (dialect === 'openai' && request.metadata?.userId !== undefined) body.safety_identifier = request.metadata.userId;
+  if (dialect === 'openai' && request.metadata?.tags !== undefined && options?.store === true) body.metadata = request.metadata.tags;
+  return withProviderOptions(body, request, dialect, ownedFields);
 }
+
+/** Body fields provider options may not replace. */
+const ownedFields = ['model', 'messages', 'tools', 'stream', 'stream_options'] as const;
 
 function toOpenAIToolChoice(choice: ToolChoice): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {
   return typeof choice === 'object' ? { type: 'function', function: { name: choice.name } } : choice;
@@ -80,9 +96,7 @@ export function toOpenAIMessages(messages: Message[], dialect: ChatDialect = 'op
     if (message.role !== 'tool') flushImages();
     switch (message.role) {
       case 'user': {
-        const parts = message.content.map((part): UserContentPart =>
-          part.type === 'text' ? { type: 'text', text: part.text } : imagePart(part),
-        );
+        const parts = message.content.map((part) => userPart(part, dialect));
         if (parts.length === 0) break;
         const [only] = parts;
         result.push({ role: 'user', content: parts.length === 1 && only?.type === 'text' ? only.text : parts });
@@ -136,6 +150,33 @@ function toolResultText(part: ToolResultPart): string {
   if (text === '' && part.content.some((item) => item.type === 'image')) text = '(image attached below)';
   return part.isError ? `Error: ${text}` : text;
 }
+
+/**
+ * One part of a person's message. Recordings go as `input_audio` (WAV and MP3, the formats the
+ * API takes); PDFs as `file` parts, to OpenAI only (Google's endpoint takes no files). Anything
+ * else is a note saying it was left out.
+ */
+function userPart(part: UserContent, dialect: ChatDialect): UserContentPart {
+  const provider = dialect === 'gemini' ? 'Gemini' : 'this model';
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image':
+      return imagePart(part);
+    case 'audio': {
+      const format = audioFormats[part.mediaType];
+      return format ? { type: 'input_audio', input_audio: { data: part.data, format } } : { type: 'text', text: leftOutNote(part, provider) };
+    }
+    case 'document':
+      if (dialect === 'openai' && part.mediaType === 'application/pdf') {
+        return { type: 'file', file: { file_data: `data:application/pdf;base64,${part.data}`, ...(part.name !== undefined && { filename: part.name }) } };
+      }
+      return { type: 'text', text: leftOutNote(part, provider) };
+  }
+}
+
+/** Media types of recordings the API takes, and its name for each. */
+const audioFormats: Readonly<Record<string, 'wav' | 'mp3'>> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' };
 
 function imagePart(part: ImagePart): OpenAI.Chat.Completions.ChatCompletionContentPartImage {
   const url = part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : (part.url ?? '');

@@ -9,3 +9,4 @@ export { createReadFileTool, type ReadFileToolOptions } from './read-file.ts';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.ts';
 export { createShellTool, type ShellToolOptions } from './shell.ts';
 export { createWriteFileTool } from './write-file.ts';
+export { defaultToolProfile, toolProfileFor, toolProfiles, type ToolProfile } from './tool-profile.ts';

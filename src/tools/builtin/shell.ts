@@ -29,7 +29,7 @@ export interface ShellToolOptions extends BuiltinToolOptions {
   env?: NodeJS.ProcessEnv;
   /** Shell executable. Default `/bin/bash` when present, else `/bin/sh`. */
   shell?: string;
-  /** Timeout when the model gives none. Default 10,000 ms. */
+  /** Timeout when the model gives none. Default 10,000 ms (the provider's, see `tool-profile.ts`, in an agent). */
   defaultTimeoutMs?: number;
   /** Longest timeout the model may ask for. Default 600,000 ms. */
   maxTimeoutMs?: number;
@@ -37,10 +37,13 @@ export interface ShellToolOptions extends BuiltinToolOptions {
   killGraceMs?: number;
 }
 
-const parameters = z.object({
-  command: z.string().min(1).describe('The shell command to execute.'),
-  timeout_ms: z.int().min(1).optional().describe('Timeout in milliseconds. Default: 10000.'),
-});
+/** The arguments, the default timeout named as it is. */
+function parametersWith(defaultTimeoutMs: number) {
+  return z.object({
+    command: z.string().min(1).describe('The shell command to execute.'),
+    timeout_ms: z.int().min(1).optional().describe(`Timeout in milliseconds. Default: ${defaultTimeoutMs}.`),
+  });
+}
 
 /** Creates the `shell` tool. */
 export function createShellTool(options: ShellToolOptions = {}) {
@@ -52,6 +55,7 @@ export function createShellTool(options: ShellToolOptions = {}) {
     sandbox.kind === 'bubblewrap'
       ? ` Commands run in a sandbox: the system's programs are read-only, the workspace is writable, HOME is a private /tmp, and nothing else of the machine is there.`
       : '';
+  const parameters = parametersWith(defaultTimeoutMs);
   return defineTool({
     name: 'shell',
     machine: 'shell',
