@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compiledIsCurrent } from '../../bin/compiled.js';
+import { compiledIsCurrent, compiledIsCurrentSoon } from '../../bin/compiled.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -47,10 +47,19 @@ describe.each([
       process.env.PATH = saved;
     }
   };
+  // The variant bin/operator.js uses: `find` started (with this PATH), its answer awaited.
+  const soon = (root: string) => withPath(() => compiledIsCurrentSoon(root));
 
   it('is current when the stamp is as new as the newest source, or newer', () => {
     expect(withPath(() => compiledIsCurrent(packageWith(2_000, 2_000)))).toBe(true);
     expect(withPath(() => compiledIsCurrent(packageWith(2_000, 3_000)))).toBe(true);
+  });
+
+  it('says the same without holding the process while it looks', async () => {
+    expect(await soon(packageWith(2_000, 2_000))).toBe(true);
+    expect(await soon(packageWith(2_000, 3_000))).toBe(true);
+    expect(await soon(packageWith(3_000, 2_000))).toBe(false);
+    expect(await soon(packageWith(2_000, undefined))).toBe(false);
   });
 
   it('is stale when a source deep in src/ is newer than the stamp, or when there is no stamp', () => {
