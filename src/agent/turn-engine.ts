@@ -37,6 +37,7 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     allowedTools: parts.allowedTools,
     maxToolRounds: options.maxToolRounds,
     maxTokens: options.maxTokens,
+    temperature: options.temperature,
     reasoningEffort: options.reasoningEffort,
     truncation: options.truncation,
     contextWindow: options.modelInfo?.contextWindow,

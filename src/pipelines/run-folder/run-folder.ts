@@ -1,0 +1,225 @@
+/**
+ * The run folder, written as the run goes, for every run (the command line's and the chats'):
+ * `manifest.json` when the run starts, again as each node begins (with the cost so far and the
+ * node) and when it ends; per node `status.json` when an attempt begins (`running`) and when it
+ * ends, `prompt.md` before the model is asked, `response.md` with its answer. A run killed
+ * mid-node leaves its manifest `running` and that node's status `running`: where it stopped.
+ *
+ * Private to the owner: the folders are 0700, the files 0600, under `OPERATOR_HOME/runs/`. What
+ * is written passes a scrubber (the values of secret environment variables and credential
+ * shapes become `[REDACTED]`): the prompt is what the model saw, and never a token. Writes are
+ * queued in order; a JSON file is written whole (a temporary file renamed), so a killed run
+ * never leaves half a manifest. When a run starts, the oldest folders past `keep` are removed.
+ */
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { redactSecretPatterns } from '../../guardrails/secret-patterns.ts';
+import { secretValues } from '../../guardrails/secret-redactor.ts';
+import type { PipelineContext } from '../engine/pipeline-context.ts';
+import type { PipelineEvent } from '../engine/pipeline-events.ts';
+import type { RunRecord } from '../engine/run-record.ts';
+import type { HandlerHook } from '../handlers/handler.ts';
+import { addUsage, type NodeResult, type NodeUsage, type PipelineNode } from '../types.ts';
+import { nodeFolderName, noTokens, type NodeStatusFile, type RunManifest } from './run-files.ts';
+
+/** What a run folder is opened with. */
+export interface RunFolderOptions {
+  /** `OPERATOR_HOME/runs`. */
+  root: string;
+  record: Pick<RunRecord, 'id' | 'pipeline' | 'file' | 'startedAt'>;
+  goal: string;
+  model: string;
+  provider: string;
+  /** Run folders kept; the oldest past it are removed when this one opens. */
+  keep: number;
+  /** The environment whose secret values never reach the files. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** What a node's visit has gathered so far (across its attempts). */
+interface Visit {
+  status: NodeStatusFile;
+  started: number;
+  usage?: NodeUsage;
+}
+
+const fileMode = 0o600;
+const folderMode = 0o700;
+
+/** One run's folder. Open it with {@link RunFolder.open}; `hook` and `onEvent` feed it; `finish` ends it. */
+export class RunFolder {
+  readonly directory: string;
+  readonly #manifest: RunManifest;
+  readonly #scrub: (text: string) => string;
+  readonly #visits = new Map<string, Visit>();
+  readonly #counts = new Map<string, number>();
+  readonly #made = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+  #failure: unknown;
+
+  private constructor(directory: string, manifest: RunManifest, scrub: (text: string) => string) {
+    this.directory = directory;
+    this.#manifest = manifest;
+    this.#scrub = scrub;
+  }
+
+  /**
+   * Opens (makes, or for a resumed run takes up) the folder of `options.record`, writes its
+   * manifest, and removes the oldest folders past `keep`.
+   */
+  static async open(options: RunFolderOptions): Promise<RunFolder> {
+    await mkdir(options.root, { recursive: true, mode: folderMode });
+    await chmod(options.root, folderMode);
+    const directory = join(options.root, options.record.id);
+    await mkdir(directory, { recursive: true, mode: folderMode });
+    const earlier = await readFile(join(directory, 'manifest.json'), 'utf8').then((text) => JSON.parse(text) as RunManifest, () => undefined);
+    const scrub = scrubber(options.env);
+    const manifest: RunManifest = earlier
+      ? { ...earlier, status: 'running', endedAt: undefined, error: undefined }
+      : {
+          id: options.record.id,
+          graph: options.record.pipeline,
+          ...(options.record.file ? { file: options.record.file } : {}),
+          goal: scrub(options.goal),
+          status: 'running',
+          startedAt: new Date(options.record.startedAt).toISOString(),
+          model: options.model,
+          provider: options.provider,
+          cost: 0,
+          tokens: noTokens(),
+          nodes: [],
+        };
+    const folder = new RunFolder(directory, manifest, scrub);
+    await folder.#writeJson(undefined, 'manifest.json', manifest);
+    await pruneRuns(options.root, options.keep, options.record.id);
+    return folder;
+  }
+
+  /** The hook the engine calls around each attempt. */
+  readonly hook: HandlerHook = {
+    beforeNode: (node, _context, step) => this.#before(node, step.attempt),
+    afterNode: (node, context, result, step) => this.#after(node, context, result, step),
+  };
+
+  /** Takes the run's events: a node's prompt is written as it is sent (a child pipeline's, whose run id differs, are not this run's). */
+  onEvent(event: PipelineEvent): void {
+    if (event.type === 'node_prompt' && event.runId === this.#manifest.id) this.#enqueue(() => this.#writeText(event.node, 'prompt.md', event.prompt));
+  }
+
+  /** Writes the manifest as `record` ended (or was left to go on); waits for every write. */
+  async finish(record: Pick<RunRecord, 'status' | 'endedAt' | 'error'>): Promise<void> {
+    Object.assign(this.#manifest, { status: record.status, endedAt: record.endedAt ? new Date(record.endedAt).toISOString() : undefined, error: record.error ? this.#scrub(record.error) : undefined });
+    this.#enqueue(() => this.#writeJson(undefined, 'manifest.json', this.#manifest));
+    await this.#settled();
+  }
+
+  async #before(node: PipelineNode, attempt: number): Promise<void> {
+    let visit = this.#visits.get(node.name);
+    if (attempt === 1 || !visit) {
+      const count = (this.#counts.get(node.name) ?? 0) + 1;
+      this.#counts.set(node.name, count);
+      const now = Date.now();
+      visit = { started: now, status: { node: node.name, outcome: 'running', attempts: 0, visit: count, startedAt: new Date(now).toISOString(), durationMs: 0, tokens: noTokens(), cost: 0 } };
+      this.#visits.set(node.name, visit);
+      this.#manifest.nodes.push(node.name);
+      this.#enqueue(() => this.#writeJson(undefined, 'manifest.json', this.#manifest));
+    }
+    const status = { ...visit.status, outcome: 'running' as const, attempts: attempt, endedAt: undefined };
+    visit.status = status;
+    this.#enqueue(() => this.#writeJson(node.name, 'status.json', status));
+    await this.#settled();
+  }
+
+  async #after(node: PipelineNode, _context: PipelineContext, result: NodeResult, step: { attempt: number; final: boolean }): Promise<void> {
+    const visit = this.#visits.get(node.name);
+    if (!visit) return;
+    visit.usage = addUsage(visit.usage, result.usage);
+    const usage = visit.usage;
+    const now = Date.now();
+    visit.status = {
+      ...visit.status,
+      outcome: result.status,
+      attempts: step.attempt,
+      endedAt: new Date(now).toISOString(),
+      durationMs: now - visit.started,
+      tokens: usage ? { input: usage.input, output: usage.output, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite } : noTokens(),
+      cost: usage?.cost ?? 0,
+      ...(result.failureReason ? { failureReason: this.#scrub(result.failureReason) } : { failureReason: undefined }),
+      ...(result.notes ? { notes: this.#scrub(result.notes) } : { notes: undefined }),
+    };
+    const status = visit.status;
+    if (result.usage) {
+      const tokens = this.#manifest.tokens;
+      this.#manifest.cost += result.usage.cost;
+      Object.assign(tokens, { input: tokens.input + result.usage.input, output: tokens.output + result.usage.output, cacheRead: tokens.cacheRead + result.usage.cacheRead, cacheWrite: tokens.cacheWrite + result.usage.cacheWrite });
+    }
+    // The answer a codergen node gave (a node that sent no prompt has none to keep).
+    if (result.output !== undefined && node.handlerType === 'codergen') this.#enqueue(() => this.#writeText(node.name, 'response.md', result.output!));
+    this.#enqueue(() => this.#writeJson(node.name, 'status.json', status));
+    await this.#settled();
+  }
+
+  #enqueue(write: () => Promise<void>): void {
+    this.#queue = this.#queue.then(write).catch((error: unknown) => {
+      this.#failure ??= error;
+    });
+  }
+
+  /** Waits for the queued writes; throws the first that failed since the last call (the engine tells it). */
+  async #settled(): Promise<void> {
+    await this.#queue;
+    const failure = this.#failure;
+    this.#failure = undefined;
+    if (failure !== undefined) throw new Error(`the run folder ${this.directory} could not be written: ${failure instanceof Error ? failure.message : String(failure)}`);
+  }
+
+  async #nodeFolder(node: string): Promise<string> {
+    const folder = join(this.directory, nodeFolderName(node));
+    if (!this.#made.has(folder)) {
+      await mkdir(folder, { recursive: true, mode: folderMode });
+      this.#made.add(folder);
+    }
+    return folder;
+  }
+
+  async #writeText(node: string, name: string, text: string): Promise<void> {
+    await writeFile(join(await this.#nodeFolder(node), name), this.#scrub(text), { mode: fileMode });
+  }
+
+  /** Writes `value` to `name` (in `node`'s folder, or the run's) whole: a temporary file, then renamed over it. */
+  async #writeJson(node: string | undefined, name: string, value: unknown): Promise<void> {
+    const path = join(node === undefined ? this.directory : await this.#nodeFolder(node), name);
+    await writeFile(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`, { mode: fileMode });
+    await rename(`${path}.tmp`, path);
+  }
+}
+
+/** Replaces the values of `env`'s secret variables and every credential shape by `[REDACTED]`. */
+function scrubber(env: NodeJS.ProcessEnv): (text: string) => string {
+  const values = secretValues(env);
+  return (text) => {
+    let result = text;
+    for (const value of values) if (result.includes(value)) result = result.split(value).join('[REDACTED]');
+    return redactSecretPatterns(result).text;
+  };
+}
+
+/**
+ * Removes the oldest run folders (by their manifest's last write) so that at most `keep` remain,
+ * never `current`. A folder that cannot be read or removed is left.
+ */
+export async function pruneRuns(root: string, keep: number, current: string): Promise<void> {
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  const folders = entries.filter((entry) => entry.isDirectory() && entry.name !== current);
+  if (folders.length + 1 <= keep) return;
+  const dated = await Promise.all(
+    folders.map(async (entry) => {
+      const folder = join(root, entry.name);
+      const written = await stat(join(folder, 'manifest.json')).catch(() => stat(folder)).catch(() => undefined);
+      return { folder, at: written?.mtimeMs ?? 0 };
+    }),
+  );
+  dated.sort((a, b) => a.at - b.at);
+  const excess = dated.length + 1 - Math.max(1, keep);
+  await Promise.all(dated.slice(0, excess).map(({ folder }) => rm(folder, { recursive: true, force: true }).catch(() => undefined)));
+}
