@@ -7,7 +7,7 @@
  * starts one with run_pipeline; a scheduled job starts one; /runs lists; a member without the shell tools may not start one;
  * a stranger gets the pairing answer.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
@@ -98,6 +98,14 @@ describe('pipelines from the chat', () => {
     before = telegram.messages(admin).length;
     chat.dm('/runs');
     expect((await chat.messagesAfter(admin, before, 1))[0]!.text).toContain(`${id} release: finished`);
+
+    // A chat's run has its run folder too, private to the owner.
+    const folder = join(fakes.home, 'runs', id!);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'))).toMatchObject({ id, graph: 'release', goal: 'Publish the 1.2 notes', status: 'finished', nodes: ['start', 'draft', 'approve', 'publish', 'done'] });
+    expect(readFileSync(join(folder, 'draft', 'prompt.md'), 'utf8')).toContain('Publish the 1.2 notes');
+    expect(readFileSync(join(folder, 'draft', 'response.md'), 'utf8')).toBe('Draft: notes for 1.2');
+    expect(JSON.parse(readFileSync(join(folder, 'approve', 'status.json'), 'utf8'))).toMatchObject({ outcome: 'success', attempts: 1 });
   });
 
   it("asks a guardrail's question about a tool step with the chat's approval buttons, and runs it on a yes", async () => {
