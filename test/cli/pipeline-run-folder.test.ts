@@ -49,6 +49,15 @@ function operator(...args: string[]): OperatorProcess {
   return started;
 }
 
+/** Resolves once `path` exists (looked for every 10 ms), or rejects after 15 s. */
+async function waitForFile(path: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 const runIdOf = (out: string) => /Run ([0-9a-f]{6}) of \w+ started\./.exec(out)?.[1];
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -113,9 +122,13 @@ describe('the run folder', () => {
     const run = operator('run', 'gated.dot');
     await run.output.waitFor('Go on?');
     const id = runIdOf(run.output.stdout())!;
-    await run.kill();
     const folder = join(home, 'runs', id);
-    expect(readJson(join(folder, 'manifest.json'))).toMatchObject({ status: 'running', nodes: ['start', 'plan', 'approve'] });
+    // The folder's writes go on beside the run: the gate's own status is there a moment after it asks.
+    await waitForFile(join(folder, 'approve', 'status.json'));
+    await run.kill();
+    // The manifest lists the steps once the run ends: until then the steps' own files say where it is.
+    expect(readJson(join(folder, 'manifest.json'))).toMatchObject({ id, status: 'running' });
+    expect(readdirSync(folder).sort()).toEqual(['approve', 'manifest.json', 'plan', 'start']);
     expect(readJson(join(folder, 'plan', 'status.json'))).toMatchObject({ outcome: 'success' });
     expect(readJson(join(folder, 'approve', 'status.json'))).toMatchObject({ outcome: 'running', attempts: 1 });
     expect(readdirSync(folder).filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -123,7 +136,7 @@ describe('the run folder', () => {
     const show = operator('show', id);
     expect(await show.exited).toBe(0);
     expect(show.output.stdout()).toContain(`Run ${id} of gated: running`);
-    expect(show.output.stdout()).toMatch(/approve +running +1 attempt/);
+    expect(show.output.stdout()).toMatch(/ {4}start +success[^\n]*\n {4}plan +success[^\n]*\n {4}approve +running +1 attempt/);
   });
 
   it('keeps the latest pipelines.keepRuns folders, and none with 0', async () => {

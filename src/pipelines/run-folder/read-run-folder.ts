@@ -3,9 +3,9 @@
  * the order the nodes began, as lines for a person. A node's prompt and response stay in their
  * files (the lines name the folder); they may be long.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRunId, nodeFolderName, runsRoot, type NodeStatusFile, type RunManifest } from './run-files.ts';
+import { isRunId, runsRoot, type NodeStatusFile, type RunManifest } from './run-files.ts';
 
 /** A run folder as read. */
 export interface RunFolderView {
@@ -29,9 +29,16 @@ export async function readRunFolder(home: string, id: string): Promise<RunFolder
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`No run folder for ${id}: no such run, or it was removed (pipelines.keepRuns keeps the latest ones).`, { cause: error });
     throw new Error(`The manifest of run ${id} cannot be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  const names = [...new Set(manifest.nodes)];
-  const statuses = await Promise.all(names.map((name) => readFile(join(directory, nodeFolderName(name), 'status.json'), 'utf8').then((text) => JSON.parse(text) as NodeStatusFile, () => undefined)));
-  return { directory, manifest, nodes: statuses.filter((status): status is NodeStatusFile => status !== undefined) };
+  // The steps' own files: the manifest lists them only once the run ended.
+  const folders = (await readdir(directory, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const statuses = await Promise.all(folders.map((folder) => readFile(join(directory, folder, 'status.json'), 'utf8').then((text) => JSON.parse(text) as NodeStatusFile, () => undefined)));
+  const nodes = statuses.filter((status): status is NodeStatusFile => status !== undefined).sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0) || a.startedAt.localeCompare(b.startedAt));
+  if (!manifest.endedAt) {
+    // Not ended (running, or killed): the totals as the last step to end knew them.
+    const latest = nodes.reduce<NodeStatusFile['runTotals']>((best, node) => (node.runTotals && (!best || node.runTotals.cost >= best.cost) ? node.runTotals : best), undefined);
+    if (latest) manifest = { ...manifest, cost: latest.cost, tokens: latest.tokens };
+  }
+  return { directory, manifest, nodes };
 }
 
 /** The run as lines: the manifest, then one line per node. */

@@ -37,7 +37,7 @@ export interface RunManifest {
   /** USD of the nodes' model calls so far. */
   cost: number;
   tokens: RunTokens;
-  /** The nodes in the order they began (a node visited again is listed again). */
+  /** The nodes in the order they began (a node visited again is listed again); written when the run ends. */
   nodes: string[];
 }
 
@@ -50,6 +50,8 @@ export interface NodeStatusFile {
   attempts: number;
   /** Which visit of the node this is (loops come back). */
   visit: number;
+  /** The place of this visit among all the run's (1: the first node that began). */
+  sequence?: number;
   startedAt: string;
   endedAt?: string;
   /** From the first attempt's start to the last one's end, waits between them included. */
@@ -58,6 +60,8 @@ export interface NodeStatusFile {
   cost: number;
   failureReason?: string;
   notes?: string;
+  /** The run's cost and tokens when the node ended (the manifest has them only once the run ends). */
+  runTotals?: { cost: number; tokens: RunTokens };
 }
 
 /** The folder of the runs under `home`. */

@@ -1,9 +1,17 @@
 /**
  * The run folder, written as the run goes, for every run (the command line's and the chats'):
- * `manifest.json` when the run starts, again as each node begins (with the cost so far and the
- * node) and when it ends; per node `status.json` when an attempt begins (`running`) and when it
- * ends, `prompt.md` before the model is asked, `response.md` with its answer. A run killed
- * mid-node leaves its manifest `running` and that node's status `running`: where it stopped.
+ * `manifest.json` when the run starts and when it ends; per node `status.json` when an attempt
+ * begins (`running`) and when it ends (with the run's totals so far), `prompt.md` before the
+ * model is asked, `response.md` with its answer. A run killed mid-node leaves its manifest
+ * `running` and that node's status `running`: where it stopped (`show` reads the steps' files
+ * for its order and totals).
+ * The hooks queue a node's writes and return: the run does not wait for the disk (a node's
+ * writes took 2-6 times their plain cost beside the checkpoint's own on a busy virtual disk;
+ * see bench/RESULTS.md). They go on while the node works (a model call takes seconds), one
+ * file's in order and different files' side by side, and `finish` waits for them all; so a run
+ * killed within a few milliseconds of a node's end may show that node still running. A status is
+ * written whole (renamed into place): a killed run never leaves half of one. A write that failed
+ * is told at the next hook (`hook_failed`), and the run goes on.
  *
  * Private to the owner: the folders are 0700, the files 0600, under `OPERATOR_HOME/runs/`. What
  * is written passes a scrubber (the values of secret environment variables and credential
@@ -53,8 +61,9 @@ export class RunFolder {
   readonly #scrub: (text: string) => string;
   readonly #visits = new Map<string, Visit>();
   readonly #counts = new Map<string, number>();
-  readonly #made = new Set<string>();
-  #queue: Promise<void> = Promise.resolve();
+  readonly #made = new Map<string, Promise<string>>();
+  /** The last queued write of each file. */
+  readonly #writes = new Map<string, Promise<void>>();
   #failure: unknown;
 
   private constructor(directory: string, manifest: RunManifest, scrub: (text: string) => string) {
@@ -90,7 +99,7 @@ export class RunFolder {
           nodes: [],
         };
     const folder = new RunFolder(directory, manifest, scrub);
-    await folder.#writeJson(undefined, 'manifest.json', manifest);
+    await folder.#writeManifest();
     await pruneRuns(options.root, options.keep, options.record.id);
     return folder;
   }
@@ -103,17 +112,17 @@ export class RunFolder {
 
   /** Takes the run's events: a node's prompt is written as it is sent (a child pipeline's, whose run id differs, are not this run's). */
   onEvent(event: PipelineEvent): void {
-    if (event.type === 'node_prompt' && event.runId === this.#manifest.id) this.#enqueue(() => this.#writeText(event.node, 'prompt.md', event.prompt));
+    if (event.type === 'node_prompt' && event.runId === this.#manifest.id) this.#writeText(event.node, 'prompt.md', event.prompt);
   }
 
   /** Writes the manifest as `record` ended (or was left to go on); waits for every write. */
   async finish(record: Pick<RunRecord, 'status' | 'endedAt' | 'error'>): Promise<void> {
     Object.assign(this.#manifest, { status: record.status, endedAt: record.endedAt ? new Date(record.endedAt).toISOString() : undefined, error: record.error ? this.#scrub(record.error) : undefined });
-    this.#enqueue(() => this.#writeJson(undefined, 'manifest.json', this.#manifest));
-    await this.#settled();
+    await this.#writeManifest();
+    this.#throwFailure();
   }
 
-  async #before(node: PipelineNode, attempt: number): Promise<void> {
+  #before(node: PipelineNode, attempt: number): void {
     let visit = this.#visits.get(node.name);
     if (attempt === 1 || !visit) {
       const count = (this.#counts.get(node.name) ?? 0) + 1;
@@ -122,15 +131,15 @@ export class RunFolder {
       visit = { started: now, status: { node: node.name, outcome: 'running', attempts: 0, visit: count, startedAt: new Date(now).toISOString(), durationMs: 0, tokens: noTokens(), cost: 0 } };
       this.#visits.set(node.name, visit);
       this.#manifest.nodes.push(node.name);
-      this.#enqueue(() => this.#writeJson(undefined, 'manifest.json', this.#manifest));
+      visit.status.sequence = this.#manifest.nodes.length;
     }
     const status = { ...visit.status, outcome: 'running' as const, attempts: attempt, endedAt: undefined };
     visit.status = status;
-    this.#enqueue(() => this.#writeJson(node.name, 'status.json', status));
-    await this.#settled();
+    this.#throwFailure();
+    this.#writeNodeJson(node.name, 'status.json', status);
   }
 
-  async #after(node: PipelineNode, _context: PipelineContext, result: NodeResult, step: { attempt: number; final: boolean }): Promise<void> {
+  #after(node: PipelineNode, _context: PipelineContext, result: NodeResult, step: { attempt: number; final: boolean }): void {
     const visit = this.#visits.get(node.name);
     if (!visit) return;
     visit.usage = addUsage(visit.usage, result.usage);
@@ -147,49 +156,76 @@ export class RunFolder {
       ...(result.failureReason ? { failureReason: this.#scrub(result.failureReason) } : { failureReason: undefined }),
       ...(result.notes ? { notes: this.#scrub(result.notes) } : { notes: undefined }),
     };
-    const status = visit.status;
     if (result.usage) {
       const tokens = this.#manifest.tokens;
       this.#manifest.cost += result.usage.cost;
       Object.assign(tokens, { input: tokens.input + result.usage.input, output: tokens.output + result.usage.output, cacheRead: tokens.cacheRead + result.usage.cacheRead, cacheWrite: tokens.cacheWrite + result.usage.cacheWrite });
     }
+    // The run's totals so far ride along: the manifest is written only at the start and the end.
+    visit.status.runTotals = { cost: this.#manifest.cost, tokens: { ...this.#manifest.tokens } };
+    const status = visit.status;
     // The answer a codergen node gave (a node that sent no prompt has none to keep).
-    if (result.output !== undefined && node.handlerType === 'codergen') this.#enqueue(() => this.#writeText(node.name, 'response.md', result.output!));
-    this.#enqueue(() => this.#writeJson(node.name, 'status.json', status));
-    await this.#settled();
+    this.#throwFailure();
+    if (result.output !== undefined && node.handlerType === 'codergen') this.#writeText(node.name, 'response.md', result.output);
+    this.#writeNodeJson(node.name, 'status.json', status);
   }
 
-  #enqueue(write: () => Promise<void>): void {
-    this.#queue = this.#queue.then(write).catch((error: unknown) => {
-      this.#failure ??= error;
-    });
-  }
-
-  /** Waits for the queued writes; throws the first that failed since the last call (the engine tells it). */
-  async #settled(): Promise<void> {
-    await this.#queue;
+  /** Throws the first write that failed since it was last told (the engine tells it as `hook_failed`). */
+  #throwFailure(): void {
     const failure = this.#failure;
     this.#failure = undefined;
     if (failure !== undefined) throw new Error(`the run folder ${this.directory} could not be written: ${failure instanceof Error ? failure.message : String(failure)}`);
   }
 
-  async #nodeFolder(node: string): Promise<string> {
+  /** Made once per node; the node's writes wait for it. */
+  #nodeFolder(node: string): Promise<string> {
     const folder = join(this.directory, nodeFolderName(node));
-    if (!this.#made.has(folder)) {
-      await mkdir(folder, { recursive: true, mode: folderMode });
-      this.#made.add(folder);
+    let made = this.#made.get(folder);
+    if (!made) {
+      made = mkdir(folder, { recursive: true, mode: folderMode }).then(() => folder);
+      this.#made.set(folder, made);
     }
-    return folder;
+    return made;
   }
 
-  async #writeText(node: string, name: string, text: string): Promise<void> {
-    await writeFile(join(await this.#nodeFolder(node), name), this.#scrub(text), { mode: fileMode });
+  /**
+   * Queues `text` for `name` in `node`'s folder: writes of one file happen in order, those of
+   * different files side by side. A failure is kept for the next hook to throw.
+   */
+  #write(node: string, name: string, text: string, whole = false): void {
+    const key = `${node}\n${name}`;
+    const previous = this.#writes.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.#nodeFolder(node))
+      .then(async (folder) => {
+        const path = join(folder, name);
+        if (!whole) return writeFile(path, text, { mode: fileMode });
+        await writeFile(`${path}.tmp`, text, { mode: fileMode });
+        await rename(`${path}.tmp`, path);
+      })
+      .catch((error: unknown) => {
+        this.#failure ??= error;
+      });
+    this.#writes.set(key, next);
+    void next.then(() => {
+      if (this.#writes.get(key) === next) this.#writes.delete(key);
+    });
   }
 
-  /** Writes `value` to `name` (in `node`'s folder, or the run's) whole: a temporary file, then renamed over it. */
-  async #writeJson(node: string | undefined, name: string, value: unknown): Promise<void> {
-    const path = join(node === undefined ? this.directory : await this.#nodeFolder(node), name);
-    await writeFile(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`, { mode: fileMode });
+  #writeText(node: string, name: string, text: string): void {
+    this.#write(node, name, this.#scrub(text));
+  }
+
+  /** A status, whole (a temporary file renamed over it): a run killed while writing it leaves the one before. */
+  #writeNodeJson(node: string, name: string, value: unknown): void {
+    this.#write(node, name, `${JSON.stringify(value, null, 2)}\n`, true);
+  }
+
+  /** The manifest, whole (a temporary file renamed over it), once every queued write is done. */
+  async #writeManifest(): Promise<void> {
+    await Promise.all(this.#writes.values());
+    const path = join(this.directory, 'manifest.json');
+    await writeFile(`${path}.tmp`, `${JSON.stringify(this.#manifest, null, 2)}\n`, { mode: fileMode });
     await rename(`${path}.tmp`, path);
   }
 }
