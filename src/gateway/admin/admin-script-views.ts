@@ -118,12 +118,12 @@ pages.run = async (id) => {
     step.failureReason || step.notes ? h('p', { class: 'muted', text: step.failureReason || step.notes }) : null,
     step.prompt !== undefined ? h('details', {}, h('summary', { text: 'Prompt' }), h('pre', { text: step.prompt })) : null,
     step.response !== undefined ? h('details', {}, h('summary', { text: 'Response' }), h('pre', { text: step.response })) : null));
-  view.replaceChildren(back,
+  const parts = [back,
     h('h2', { text: 'Run ' + run.id + ' of ' + run.graph + ': ' + run.status }),
-    h('p', { text: run.goal }),
-    h('p', { class: 'muted', text: run.provider + ':' + run.model + ' · $' + run.cost.toFixed(4) + ' · ' + data.folder }),
-    run.error ? notice(run.error, false) : null,
-    steps);
+    h('p', { text: run.goal || 'no goal' }),
+    h('p', { class: 'muted', text: run.provider + ':' + run.model + ' · $' + run.cost.toFixed(4) + ' · ' + data.folder })];
+  if (run.error) parts.push(notice(run.error, false));
+  view.replaceChildren(...parts, ...steps);
 };
 
 function person(who) {
