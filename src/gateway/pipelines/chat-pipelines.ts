@@ -231,7 +231,9 @@ function logLine(event: PipelineEvent): string | undefined {
     case 'node_end':
       return `${event.node} ${event.status} in ${event.durationMs} ms${event.failureReason ? `: ${event.failureReason.split('\n')[0]}` : ''}`;
     case 'retry':
-      return `${event.node} retries: ${event.reason.split('\n')[0]}`;
+      return `${event.node} retries in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason.split('\n')[0]}`;
+    case 'hook_failed':
+      return `warning: ${event.error}`;
     case 'edge':
       return `${event.from} -> ${event.to} (${typeof event.step === 'number' ? `rule ${event.step}` : event.step})`;
     case 'gate_asked':
