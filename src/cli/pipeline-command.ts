@@ -1,8 +1,10 @@
 /**
- * `operator pipeline`: run, validate, resume and list pipelines from the command line. The
- * terminal is the Interviewer (gates are answered on stdin); each step is printed as it happens,
- * and the final context at the end. Runs are kept in the store like the gateway's, so `list` and
- * `resume` see the ones the chat started too. A run's model calls count against its own cap
+ * `operator pipeline`: run, validate, resume, list and show pipelines from the command line. The
+ * terminal is the Interviewer (gates are answered on stdin); each step is printed as it happens
+ * (with `--verbose`, its events too: see `pipeline-events-text.ts`), and the final context at the
+ * end. `--model` and `--provider` are those of steps that name none. Runs are kept in the store
+ * like the gateway's, so `list` and `resume` see the ones the chat started too; `show` reads a
+ * run's folder (`OPERATOR_HOME/runs/ID`, kept per `pipelines.keepRuns`). A run's model calls count against its own cap
  * (`budgets.pipelineRun.run` in operator.json), kept in this process; the gateway's caps are the
  * gateway's (two processes writing one day's spend would lose each other's). Exit codes: 0
  * finished (or valid), 1 a parse or validation error or a run that did not finish, 2 bad usage.

@@ -1,8 +1,11 @@
 /**
  * What a pipeline's working nodes run on in operator. A `codergen` node asks an agent made by the
- * runtime with the profile the run was started with (its prompt, tools and guardrails), the node's
- * model and reasoning effort when it (or the stylesheet) names them, working as the person who started the run (the same tools and
- * workspace as their turns); nodes of one `thread_id` share a session, other nodes get their own.
+ * runtime with the profile the run was started with (its prompt, tools and guardrails), with the
+ * node's model, provider, temperature, output cap and reasoning effort when it (or the
+ * stylesheet, or the run's `--model`/`--provider`) names them (see `node-model.ts`), working as
+ * the person who started the run (the same tools and workspace as their turns); nodes of one
+ * `thread_id` and the same settings share a session, other nodes get their own. Its answer comes
+ * back with what its calls used (tokens and cost, for the run folder).
  * A `tool` node's command runs in the same sandbox as the agent's `shell` tool, and only where
  * the run's turn has that tool (a run keeps the seat of the turn that started it), after the same
  * guardrails (a guardrail's question goes where the host asks approvals: a chat's approval buttons,

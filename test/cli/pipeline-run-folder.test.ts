@@ -4,7 +4,7 @@
  * in it; a run killed at its gate shows where it stopped; `show` reads it back; the oldest folders
  * past `pipelines.keepRuns` are removed, and 0 keeps none; `--verbose` tells each step's events.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,11 +158,26 @@ describe('the run folder', () => {
     expect(readdirSync(join(home, 'runs')).sort()).toEqual(ids.slice(1).sort());
   });
 
-  it('refuses to show what is not a run id', async () => {
+  it('refuses to show what is not a run id, and says so of a manifest it cannot read', async () => {
     setUp({});
     const bad = operator('show', '../../etc');
     expect(await bad.exited).toBe(1);
     expect(bad.output.stderr()).toContain('"../../etc" is not a run id');
+    mkdirSync(join(home, 'runs', 'abc123'), { recursive: true });
+    writeFileSync(join(home, 'runs', 'abc123', 'manifest.json'), '{"id": "abc1');
+    const torn = operator('show', 'abc123');
+    expect(await torn.exited).toBe(1);
+    expect(torn.output.stderr()).toMatch(/The manifest of run abc123 cannot be read: .*JSON/);
+  });
+
+  it('runs on when its folder cannot be made, saying so', async () => {
+    setUp({ 'review.dot': review });
+    // A file where the runs' folder should be.
+    writeFileSync(join(home, 'runs'), 'not a folder');
+    const run = operator('run', 'review.dot');
+    expect(await run.exited).toBe(0);
+    expect(run.output.stdout()).toContain('Final context:');
+    expect(run.output.stderr()).toMatch(/operator pipeline: warning: the run folder could not be made: .*(EEXIST|ENOTDIR)/);
   });
 
   it('--verbose tells each step\'s events as they happen', async () => {

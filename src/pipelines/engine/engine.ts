@@ -1,8 +1,11 @@
 /**
  * The pipeline engine: walks a run from its current node to an exit, one node at a time. Per node:
  * the stylesheet's defaults, the fidelity, the goal gates before an exit, a checkpoint in the
- * store (this node begun, with everything before it), the handler (with its retries and timeout),
- * the context updated, and the next edge chosen (or the failure route). A restart goes on from the
+ * store (this node begun, with everything before it), the handler (with its retries, each after
+ * the wait its retry policy says, and its timeout), the handler hooks before and after each
+ * attempt (the run folder), the context updated, and the next edge chosen (or the failure
+ * route). Goal gates (`goal-gates.ts`) hold an exit until their nodes succeeded and their
+ * conditions hold. A restart goes on from the
  * checkpoint: a node that had begun runs again under its retry policy. Every step is an event. It never leaves a run stuck silently: a run ends
  * finished, failed or stopped with a reason, or is resumable from its checkpoint. A model call
  * refused at a spending cap ends the run there, failed with the refusal (no retry or failure route
