@@ -4,48 +4,20 @@
  * stylesheet; a provider with no model gets that provider's default; `--provider` and `--model`
  * for nodes that name none; an unknown provider refused at validation.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from '../fakes/fake-model-server.ts';
-import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
-import { spawnOperator, type OperatorProcess } from '../helpers/operator-process.ts';
-import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../fakes/fake-model-server.ts';
+import { usePipelineCli } from '../helpers/pipeline-cli.ts';
 
-let server: FakeModelServer;
-let home: string;
-let workspace: string;
-let processes: OperatorProcess[] = [];
+const cli = usePipelineCli('operator-pipeline-models-');
 
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await Promise.all(processes.map((running) => running.kill()));
-  processes = [];
-  server.reset();
-  removeTempHome(home);
-  await rm(workspace, { recursive: true, force: true });
-});
-
-function operator(files: Record<string, string>, ...args: string[]): OperatorProcess {
-  home = createTempHome('operator-pipeline-models-');
-  workspace = mkdtempSync(join(tmpdir(), 'operator-pipeline-models-'));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(workspace, name), text);
-  const env = { ...fakeAnthropicEnv(server), OPENAI_API_KEY: 'sk-openai-test', OPENAI_BASE_URL: server.openaiBaseURL, GEMINI_API_KEY: 'gemini-test', GEMINI_BASE_URL: server.geminiBaseURL };
-  const started = spawnOperator(['pipeline', ...args], { home, cwd: workspace, env });
-  processes.push(started);
-  return started;
+function operator(files: Record<string, string>, ...args: string[]) {
+  cli.setUp(files);
+  return cli.operator(args, { OPENAI_API_KEY: 'sk-openai-test', OPENAI_BASE_URL: cli.server.openaiBaseURL, GEMINI_API_KEY: 'gemini-test', GEMINI_BASE_URL: cli.server.geminiBaseURL });
 }
 
 /** The request whose messages hold `step`'s prompt. */
 function requestOf(step: string): RecordedRequest {
-  const found = server.requests.find((request) => JSON.stringify(request.body.messages).includes(`step \\"${step}\\"`));
+  const found = cli.server.requests.find((request) => JSON.stringify(request.body.messages).includes(`step \\"${step}\\"`));
   expect(found, `no request for ${step}`).toBeDefined();
   return found!;
 }
@@ -113,13 +85,13 @@ describe("a pipeline node's model settings", () => {
     const said = run.output.stderr();
     expect(said).toMatch(/bad\.dot:4:\d+: error \[provider_known\] node "a" provider: "opnai" is not a provider operator talks to \(anthropic, openai, gemini\) \(node a\); fix: did you mean "openai"\?/);
     expect(said).toContain('model_stylesheet provider: "mistral" is not a provider');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('refuses an unknown --provider as bad usage', async () => {
     const run = operator({ 'one.dot': 'digraph one {\n  start [shape=Mdiamond]\n  a [prompt="x"]\n  done [shape=Msquare]\n  start -> a -> done\n}\n' }, 'run', 'one.dot', '--provider', 'mistral');
     expect(await run.exited).toBe(2);
     expect(run.output.stderr()).toContain('--provider must be one of anthropic, openai, gemini, not "mistral"');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 });

@@ -4,50 +4,19 @@
  * in it; a run killed at its gate shows where it stopped; `show` reads it back; the oldest folders
  * past `pipelines.keepRuns` are removed, and 0 keeps none; `--verbose` tells each step's events.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { fakeAnthropicEnv, fakeAnthropicKey } from '../helpers/fake-model-env.ts';
-import { spawnOperator, type OperatorProcess } from '../helpers/operator-process.ts';
-import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { describe, expect, it } from 'vitest';
+import { fakeAnthropicKey } from '../helpers/fake-model-env.ts';
+import { usePipelineCli } from '../helpers/pipeline-cli.ts';
 
-let server: FakeModelServer;
-let home: string;
-let workspace: string;
-let processes: OperatorProcess[] = [];
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await Promise.all(processes.map((running) => running.kill()));
-  processes = [];
-  server.reset();
-  removeTempHome(home);
-  await rm(workspace, { recursive: true, force: true });
-});
+const cli = usePipelineCli('operator-run-folder-');
 
 /** A token-shaped secret the model's answer repeats: it must not reach the disk. */
 const githubToken = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
 
-function setUp(files: Record<string, string>, config?: unknown): void {
-  home = createTempHome('operator-run-folder-');
-  workspace = mkdtempSync(join(tmpdir(), 'operator-run-folder-ws-'));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(workspace, name), text);
-  if (config) writeFileSync(join(home, 'operator.json'), JSON.stringify(config));
-}
-
-function operator(...args: string[]): OperatorProcess {
-  const started = spawnOperator(['pipeline', ...args], { home, cwd: workspace, env: fakeAnthropicEnv(server) });
-  processes.push(started);
-  return started;
-}
+const setUp = (files: Record<string, string>, config?: unknown) => cli.setUp(files, config);
+const operator = (...args: string[]) => cli.operator(args);
 
 /** Resolves once `path` exists (looked for every 10 ms), or rejects after 15 s. */
 async function waitForFile(path: string): Promise<void> {
@@ -74,16 +43,16 @@ const review = `digraph review {
 describe('the run folder', () => {
   it('holds the manifest and each step\'s prompt, response and status, private, with no secret in it; show reads it back', async () => {
     setUp({ 'review.dot': review });
-    server.setDefault({ text: `Reviewed. The token ${githubToken} should be rotated.`, usage: { input: 100_000, output: 1_000 } });
+    cli.server.setDefault({ text: `Reviewed. The token ${githubToken} should be rotated.`, usage: { input: 100_000, output: 1_000 } });
     // The goal carries the model key itself: what the model saw is kept, never a credential.
     const run = operator('run', 'review.dot', '--goal', `the change that uses ${fakeAnthropicKey}-0123456789`);
     expect(await run.exited, run.output.stderr()).toBe(0);
     const id = runIdOf(run.output.stdout())!;
-    const folder = join(home, 'runs', id);
+    const folder = join(cli.home, 'runs', id);
 
     const manifest = readJson(join(folder, 'manifest.json'));
     expect(manifest).toMatchObject({ id, graph: 'review', status: 'finished', model: 'claude-sonnet-4-6', provider: 'anthropic', nodes: ['start', 'draft', 'check', 'done'] });
-    expect(manifest.file).toBe(join(workspace, 'review.dot'));
+    expect(manifest.file).toBe(join(cli.workspace, 'review.dot'));
     // claude-sonnet-4-6: 100,000 input tokens at $3 and 1,000 output at $15 a million.
     expect(manifest.cost).toBeCloseTo(0.315, 6);
     expect(manifest.tokens).toEqual({ input: 100_000, output: 1_000, cacheRead: 0, cacheWrite: 0 });
@@ -91,7 +60,7 @@ describe('the run folder', () => {
 
     const prompt = readFileSync(join(folder, 'draft', 'prompt.md'), 'utf8');
     expect(prompt).toContain('Draft a review of the change that uses');
-    expect(prompt).toBe(JSON.parse(server.requests[0]!.rawBody).messages.at(-1).content.find((part: { type: string }) => part.type === 'text').text.replaceAll(fakeAnthropicKey, '[REDACTED]'));
+    expect(prompt).toBe(JSON.parse(cli.server.requests[0]!.rawBody).messages.at(-1).content.find((part: { type: string }) => part.type === 'text').text.replaceAll(fakeAnthropicKey, '[REDACTED]'));
     const response = readFileSync(join(folder, 'draft', 'response.md'), 'utf8');
     expect(response).toBe('Reviewed. The token [REDACTED] should be rotated.');
     expect(readJson(join(folder, 'draft', 'status.json'))).toMatchObject({ node: 'draft', outcome: 'success', attempts: 1, visit: 1, tokens: { input: 100_000, output: 1_000 }, cost: expect.closeTo(0.315, 6) });
@@ -105,7 +74,7 @@ describe('the run folder', () => {
       expect(text).not.toContain(fakeAnthropicKey);
       expect(text).not.toContain(githubToken);
     }
-    expect(mode(join(home, 'runs'))).toBe(0o700);
+    expect(mode(join(cli.home, 'runs'))).toBe(0o700);
     expect(mode(folder)).toBe(0o700);
 
     const show = operator('show', id);
@@ -122,7 +91,7 @@ describe('the run folder', () => {
     const run = operator('run', 'gated.dot');
     await run.output.waitFor('Go on?');
     const id = runIdOf(run.output.stdout())!;
-    const folder = join(home, 'runs', id);
+    const folder = join(cli.home, 'runs', id);
     // The folder's writes go on beside the run: the gate's own status is there a moment after it asks.
     await waitForFile(join(folder, 'approve', 'status.json'));
     await run.kill();
@@ -147,15 +116,15 @@ describe('the run folder', () => {
       expect(await run.exited).toBe(0);
       ids.push(runIdOf(run.output.stdout())!);
     }
-    expect(readdirSync(join(home, 'runs')).sort()).toEqual(ids.slice(1).sort());
+    expect(readdirSync(join(cli.home, 'runs')).sort()).toEqual(ids.slice(1).sort());
     const gone = operator('show', ids[0]!);
     expect(await gone.exited).toBe(1);
     expect(gone.output.stderr()).toContain(`No run folder for ${ids[0]}: no such run, or it was removed (pipelines.keepRuns keeps the latest ones).`);
 
-    writeFileSync(join(home, 'operator.json'), JSON.stringify({ pipelines: { keepRuns: 0 } }));
+    writeFileSync(join(cli.home, 'operator.json'), JSON.stringify({ pipelines: { keepRuns: 0 } }));
     const unkept = operator('run', 'review.dot');
     expect(await unkept.exited).toBe(0);
-    expect(readdirSync(join(home, 'runs')).sort()).toEqual(ids.slice(1).sort());
+    expect(readdirSync(join(cli.home, 'runs')).sort()).toEqual(ids.slice(1).sort());
   });
 
   it('refuses to show what is not a run id, and says so of a manifest it cannot read', async () => {
@@ -163,8 +132,8 @@ describe('the run folder', () => {
     const bad = operator('show', '../../etc');
     expect(await bad.exited).toBe(1);
     expect(bad.output.stderr()).toContain('"../../etc" is not a run id');
-    mkdirSync(join(home, 'runs', 'abc123'), { recursive: true });
-    writeFileSync(join(home, 'runs', 'abc123', 'manifest.json'), '{"id": "abc1');
+    mkdirSync(join(cli.home, 'runs', 'abc123'), { recursive: true });
+    writeFileSync(join(cli.home, 'runs', 'abc123', 'manifest.json'), '{"id": "abc1');
     const torn = operator('show', 'abc123');
     expect(await torn.exited).toBe(1);
     expect(torn.output.stderr()).toMatch(/The manifest of run abc123 cannot be read: .*JSON/);
@@ -173,7 +142,7 @@ describe('the run folder', () => {
   it('runs on when its folder cannot be made, saying so', async () => {
     setUp({ 'review.dot': review });
     // A file where the runs' folder should be.
-    writeFileSync(join(home, 'runs'), 'not a folder');
+    writeFileSync(join(cli.home, 'runs'), 'not a folder');
     const run = operator('run', 'review.dot');
     expect(await run.exited).toBe(0);
     expect(run.output.stdout()).toContain('Final context:');
@@ -182,7 +151,7 @@ describe('the run folder', () => {
 
   it('--verbose tells each step\'s events as they happen', async () => {
     setUp({ 'review.dot': review });
-    server.setDefault({ text: 'Reviewed.', usage: { input: 2_000, output: 100 } });
+    cli.server.setDefault({ text: 'Reviewed.', usage: { input: 2_000, output: 100 } });
     const run = operator('run', 'review.dot', '--verbose');
     expect(await run.exited, run.output.stderr()).toBe(0);
     const out = run.output.stdout();
