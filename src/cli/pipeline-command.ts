@@ -130,6 +130,7 @@ async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>
     runtime.assertProfile(profile);
     const onEvent = (event: PipelineEvent) => {
       if (event.type === 'hook_failed') process.stderr.write(`operator pipeline: warning: ${event.error}\n`);
+      else if (event.type === 'warning') process.stderr.write(`operator pipeline: warning: ${event.message}\n`);
       else process.stdout.write(describeEvent(event, how.verbose));
     };
     const config = loadConfig(runtime.env).config;

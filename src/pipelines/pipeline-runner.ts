@@ -18,7 +18,8 @@ import { operatorServices, type PipelineHost } from './operator-services.ts';
 import { findPipeline } from './pipeline-files.ts';
 import { readFile } from 'node:fs/promises';
 import { errorMessage } from '../core/errors.ts';
-import { runModelOf } from './node-model.ts';
+import { runModelOf, unsentTemperature } from './node-model.ts';
+import { applyStylesheet, parseStylesheet } from './graph/stylesheet.ts';
 import { RunFolder } from './run-folder/run-folder.ts';
 import { runsRoot } from './run-folder/run-files.ts';
 import type { Pipeline, ValidationFinding } from './types.ts';
@@ -117,6 +118,7 @@ async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, opti
       return loadPipeline(await readFile(file, 'utf8'), file).pipeline;
     };
     const folder = await openRunFolder(pipeline, record, options);
+    warnUnsent(pipeline, record, options);
     const onEvent = (event: PipelineEvent) => {
       folder?.onEvent(event);
       options.onEvent?.(event);
@@ -130,6 +132,18 @@ async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, opti
   } finally {
     close();
     driving.delete(record.id);
+  }
+}
+
+/** Tells (a `warning` event) of each step whose temperature its model will not be sent. */
+function warnUnsent(pipeline: Pipeline, record: RunRecord, options: RunOptions): void {
+  const { runtime } = options;
+  const stylesheet = pipeline.modelStylesheet ? parseStylesheet(pipeline.modelStylesheet) : undefined;
+  const configured = { provider: runtime.client.provider.name, model: runtime.client.model };
+  for (const declared of pipeline.nodes.values()) {
+    const node = stylesheet ? applyStylesheet(stylesheet, declared) : declared;
+    const message = unsentTemperature(node, options, configured, runtime.env);
+    if (message) options.onEvent?.({ type: 'warning', runId: record.id, message });
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * A node's model settings where they take effect: in the model requests the fake server records.
  * `temperature`, `max_tokens`, `provider` and `model` from the node's attributes and from the
- * stylesheet; a provider with no model gets that provider's default; `--provider` and `--model`
- * for nodes that name none; an unknown provider refused at validation.
+ * stylesheet; a provider with no model gets that provider's default; a temperature a model is not
+ * sent said at the start; `--provider` and `--model` for nodes that name none; an unknown provider
+ * refused at validation.
  */
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/fake-model-server.ts';
@@ -31,8 +32,8 @@ describe("a pipeline node's model settings", () => {
           start [shape=Mdiamond]
           draft [prompt="Draft it" provider="openai" model="gpt-4.1" temperature=0.7 max_tokens=900]
           polish [class="cold" prompt="Polish it"]
-          review [prompt="Review it" max_tokens=1200]
-          second [prompt="A second opinion" provider="gemini"]
+          review [prompt="Review it" max_tokens=1200 temperature=0.5]
+          second [prompt="A second opinion" provider="gemini" temperature=0.3]
           plain [prompt="Say it plainly"]
           done [shape=Msquare]
           start -> draft -> polish -> review -> second -> plain -> done
@@ -49,6 +50,14 @@ describe("a pipeline node's model settings", () => {
     const review = requestOf('review');
     expect(review.protocol).toBe('anthropic');
     expect(review.body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 1200 });
+    // A temperature the model is not sent is said at the start, not silently dropped.
+    expect(review.body).not.toHaveProperty('temperature');
+    expect(requestOf('second').body).not.toHaveProperty('temperature');
+    const warnings = run.output.stderr().split('\n').filter((line) => line.includes('warning'));
+    expect(warnings).toEqual([
+      'operator pipeline: warning: step "review": temperature is not sent to Anthropic models (claude-sonnet-4-6): the API version operator speaks has no sampling parameters',
+      'operator pipeline: warning: step "second": temperature is not sent to gemini-2.5-pro, a reasoning model (it refuses one)',
+    ]);
     // A provider and no model: that provider's default model, at its endpoint.
     const second = requestOf('second');
     expect(second.path).toContain('/v1beta/openai/');

@@ -234,6 +234,8 @@ function logLine(event: PipelineEvent): string | undefined {
       return `${event.node} retries in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason.split('\n')[0]}`;
     case 'hook_failed':
       return `warning: ${event.error}`;
+    case 'warning':
+      return `warning: ${event.message}`;
     case 'edge':
       return `${event.from} -> ${event.to} (${typeof event.step === 'number' ? `rule ${event.step}` : event.step})`;
     case 'gate_asked':

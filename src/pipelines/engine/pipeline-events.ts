@@ -12,6 +12,8 @@ export type PipelineEvent =
   /** The whole input a `codergen` node's agent is given (what the model sees of the step). */
   | { type: 'node_prompt'; runId: string; node: string; attempt: number; prompt: string }
   | { type: 'node_end'; runId: string; node: string; status: OutcomeStatus; durationMs: number; failureReason?: string; usage?: NodeUsage }
+  /** Something the person should know that does not stop the run (a setting that will not be sent). */
+  | { type: 'warning'; runId: string; message: string }
   /** A handler hook threw (the run went on without it). */
   | { type: 'hook_failed'; runId: string; node: string; error: string }
   /** `delayMs`: how long the engine waits before the next attempt (the retry policy's backoff). */
