@@ -83,7 +83,7 @@ export async function startRun(source: string, options: RunOptions & { file?: st
     nodeRetries: {},
     steps: 0,
     context: { data: options.goal ? { goal: options.goal, 'graph.goal': options.goal } : {}, logs: [] },
-    origin: { ...options.origin, profile: options.profile, ...(options.model ? { model: options.model } : {}) },
+    origin: { ...options.origin, profile: options.profile, ...(options.model ? { model: options.model } : {}), ...(options.provider ? { provider: options.provider } : {}) },
     startedAt: now,
     updatedAt: now,
   };
@@ -102,7 +102,9 @@ export async function resumeRun(id: string, options: RunOptions): Promise<RunRec
   if (record.status === 'finished' || record.status === 'failed') throw new Error(`Run ${id} already ${record.status}${record.error ? `: ${record.error}` : ''}.`);
   const pipeline = parsePipeline(record.source, record.file);
   const goal = typeof record.context.data.goal === 'string' ? record.context.data.goal : pipeline.goal;
-  return drive({ ...pipeline, goal }, record, runs, options);
+  // The run's `--model` and `--provider` go on with it.
+  const kept = (key: string) => (typeof record.origin?.[key] === 'string' ? (record.origin[key] as string) : undefined);
+  return drive({ ...pipeline, goal }, record, runs, { ...options, model: options.model ?? kept('model'), provider: options.provider ?? kept('provider') });
 }
 
 async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, options: RunOptions): Promise<RunRecord> {

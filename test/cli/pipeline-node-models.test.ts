@@ -84,6 +84,27 @@ describe("a pipeline node's model settings", () => {
     expect(requestOf('b')).toMatchObject({ protocol: 'anthropic', body: { model: 'claude-haiku-4-5' } });
   });
 
+  it('a resumed run keeps its --provider and --model', async () => {
+    const first = operator(
+      { 'gated.dot': 'digraph gated {\n  start [shape=Mdiamond]\n  ask [type="wait.human" label="Go on?"]\n  after [prompt="After the gate"]\n  done [shape=Msquare]\n  start -> ask -> after -> done\n}\n' },
+      'run',
+      'gated.dot',
+      '--provider',
+      'openai',
+      '--model',
+      'gpt-4.1',
+    );
+    await first.output.waitFor('Go on?');
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(1);
+    const id = /operator pipeline resume ([0-9a-f]{6})/.exec(first.output.stdout())![1]!;
+    const resumed = cli.operator(['resume', id], { OPENAI_API_KEY: 'sk-openai-test', OPENAI_BASE_URL: cli.server.openaiBaseURL });
+    await resumed.output.waitFor('Go on?');
+    resumed.send('yes');
+    expect(await resumed.exited, resumed.output.stderr()).toBe(0);
+    expect(requestOf('after')).toMatchObject({ protocol: 'openai', body: { model: 'gpt-4.1' } });
+  });
+
   it('refuses a provider nobody talks to, on a node or in the stylesheet, before any call', async () => {
     const run = operator(
       { 'bad.dot': 'digraph bad {\n  model_stylesheet="* { provider: mistral }"\n  start [shape=Mdiamond]\n  a [prompt="First" provider="opnai"]\n  done [shape=Msquare]\n  start -> a -> done\n}\n' },
