@@ -156,8 +156,7 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
           record.status = waiting ? 'waiting' : 'running';
           await save();
         },
-        runNode: (other, branchContext, branchSignal) =>
-          options.handlers.get(other.handlerType)?.execute(other, branchContext, { ...run, signal: branchSignal }) ?? Promise.reject(new Error(`no handler runs "${other.handlerType}"`)),
+        runNode: (other, branchContext, branchSignal) => runBranchNode(stylesheet ? applyStylesheet(stylesheet, other) : other, branchContext, { ...run, signal: branchSignal }),
         runChild: options.loadChild && ((name, goal, childSignal) => runChildPipeline(name, goal, childSignal)),
       };
       return run;
@@ -273,6 +272,28 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
       if (delayMs > 0) await sleep(delayMs, signal).catch(() => undefined);
       if (signal.aborted) return { status: 'fail', failureReason: reasonOf(signal) };
     }
+  }
+
+  /**
+   * A parallel branch's node (the stylesheet applied): one attempt, told to the hooks like the
+   * engine's own nodes (a throw is told as a failure, then thrown on to the branch).
+   */
+  async function runBranchNode(node: PipelineNode, branchContext: PipelineContext, run: HandlerRun): Promise<NodeResult> {
+    const handler = options.handlers.get(node.handlerType);
+    if (!handler) throw new Error(`no handler runs "${node.handlerType}"`);
+    const step = { runId: record.id, attempt: 1 };
+    await hooks(node.name, (hook) => hook.beforeNode?.(node, branchContext, step));
+    const started = Date.now();
+    let result: NodeResult;
+    try {
+      result = await handler.execute(node, branchContext, run);
+    } catch (error) {
+      const failed: NodeResult = { status: 'fail', failureReason: errorMessage(error) };
+      await hooks(node.name, (hook) => hook.afterNode?.(node, branchContext, failed, { ...step, durationMs: Date.now() - started, final: true }));
+      throw error;
+    }
+    await hooks(node.name, (hook) => hook.afterNode?.(node, branchContext, result, { ...step, durationMs: Date.now() - started, final: true }));
+    return result;
   }
 
   /** Runs each hook's call in turn; one that throws is told, and the run goes on. */

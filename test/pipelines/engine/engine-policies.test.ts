@@ -117,6 +117,36 @@ describe('handler hooks', () => {
     expect(told).toEqual(['before start #1', 'after start #1 success final', 'before work #1', 'after work #1 retry', 'before work #2', 'after work #2 fail final', 'before done #1', 'after done #1 success final']);
   });
 
+  it("are told of a parallel branch's nodes too, which get the stylesheet's settings", async () => {
+    const told: string[] = [];
+    const asked: Record<string, number | undefined> = {};
+    const { final } = await run(
+      `digraph p {
+        model_stylesheet=".cold { temperature: 0.1 }"
+        start [shape=Mdiamond]
+        fan [type="parallel"]
+        left [class="cold" prompt="Left"]
+        right [prompt="Right"]
+        join [type="parallel.fan_in"]
+        done [shape=Msquare]
+        start -> fan
+        fan -> left -> join
+        fan -> right -> join
+        join -> done
+      }`,
+      {
+        agent: (request) => {
+          asked[request.node.name] = request.node.temperature;
+          return 'done';
+        },
+        hooks: [{ afterNode: (node, _context, result, step) => void told.push(`${node.name} ${result.status}${step.final ? ' final' : ''}`) }],
+      },
+    );
+    expect(final.status).toBe('finished');
+    expect(told.sort()).toEqual(['done success final', 'fan success final', 'join success final', 'left success final', 'right success final', 'start success final']);
+    expect(asked).toEqual({ left: 0.1, right: undefined });
+  });
+
   it('one that throws is told as hook_failed, and the run goes on', async () => {
     const { final, events } = await run(`digraph h { start [shape=Mdiamond]; work; done [shape=Msquare]; start -> work -> done }`, {
       hooks: [
