@@ -35,7 +35,7 @@ const review = `digraph review {
   goal="Review the change"
   start [shape=Mdiamond]
   draft [prompt="Draft a review of {goal}"]
-  check [type="tool" tool_command="echo checked"]
+  check [type="tool" tool_command="echo checked" auto_status=true]
   done [shape=Msquare]
   start -> draft -> check -> done
 }`;
@@ -64,7 +64,9 @@ describe('the run folder', () => {
     const response = readFileSync(join(folder, 'draft', 'response.md'), 'utf8');
     expect(response).toBe('Reviewed. The token [REDACTED] should be rotated.');
     expect(readJson(join(folder, 'draft', 'status.json'))).toMatchObject({ node: 'draft', outcome: 'success', attempts: 1, visit: 1, tokens: { input: 100_000, output: 1_000 }, cost: expect.closeTo(0.315, 6) });
-    expect(readJson(join(folder, 'check', 'status.json'))).toMatchObject({ outcome: 'success', attempts: 1, cost: 0 });
+    // auto_status: the engine's note for a step whose handler gave none, on disk; none without it.
+    expect(readJson(join(folder, 'check', 'status.json'))).toMatchObject({ outcome: 'success', attempts: 1, cost: 0, notes: 'auto status: check ended success after 1 attempt' });
+    expect(readJson(join(folder, 'draft', 'status.json'))).not.toHaveProperty('notes');
     expect(existsSync(join(folder, 'check', 'prompt.md'))).toBe(false);
 
     for (const file of readdirSync(folder, { recursive: true, withFileTypes: true })) {
