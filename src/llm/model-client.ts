@@ -62,6 +62,10 @@ function geminiKey(env: Environment): string | undefined {
   return value(env, 'GEMINI_API_KEY') ?? value(env, 'GOOGLE_API_KEY');
 }
 
+function isProviderName(name: string): name is ProviderName {
+  return Object.hasOwn(providerRegistry, name);
+}
+
 /**
  * Resolves a model spec:
  * - `<provider>:<model>` (`openai:llama3.1:8b`, `anthropic:claude-x`) forces that provider and
@@ -122,11 +126,6 @@ export function createModelClient(env: Environment = process.env): ModelClient {
  * generally available model of the Sonnet class (the 3 series is in preview).
  */
 export const providerDefaultModels: Readonly<Record<ProviderName, string>> = { anthropic: 'claude-sonnet-4-6', openai: 'gpt-5.2', gemini: 'gemini-2.5-pro' };
-
-/** Whether `name` is a provider operator can talk to (a key of {@link providerRegistry}). */
-export function isProviderName(name: string): name is ProviderName {
-  return Object.hasOwn(providerRegistry, name);
-}
 
 function defaultModel(env: Environment): string {
   if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return providerDefaultModels.anthropic;
