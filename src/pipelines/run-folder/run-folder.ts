@@ -241,21 +241,25 @@ function scrubber(env: NodeJS.ProcessEnv): (text: string) => string {
 }
 
 /**
- * Removes the oldest run folders (by their manifest's last write) so that at most `keep` remain,
- * never `current`. A folder that cannot be read or removed is left.
+ * Removes the oldest run folders so that at most `keep` remain, `current` among them and never
+ * removed. Ended runs go first, oldest (last written) first; a run not ended (still running,
+ * waiting at a gate for days, or killed) goes only once no ended one is left to remove. A folder
+ * that cannot be read or removed is left.
  */
 export async function pruneRuns(root: string, keep: number, current: string): Promise<void> {
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
   const folders = entries.filter((entry) => entry.isDirectory() && entry.name !== current);
-  if (folders.length + 1 <= keep) return;
+  const excess = folders.length + 1 - Math.max(1, keep);
+  if (excess <= 0) return;
   const dated = await Promise.all(
     folders.map(async (entry) => {
       const folder = join(root, entry.name);
-      const written = await stat(join(folder, 'manifest.json')).catch(() => stat(folder)).catch(() => undefined);
-      return { folder, at: written?.mtimeMs ?? 0 };
+      const manifest = join(folder, 'manifest.json');
+      const written = await stat(manifest).catch(() => stat(folder)).catch(() => undefined);
+      const ended = await readFile(manifest, 'utf8').then((text) => typeof (JSON.parse(text) as { endedAt?: unknown }).endedAt === 'string', () => true);
+      return { folder, ended, at: written?.mtimeMs ?? 0 };
     }),
   );
-  dated.sort((a, b) => a.at - b.at);
-  const excess = dated.length + 1 - Math.max(1, keep);
+  dated.sort((a, b) => Number(b.ended) - Number(a.ended) || a.at - b.at);
   await Promise.all(dated.slice(0, excess).map(({ folder }) => rm(folder, { recursive: true, force: true }).catch(() => undefined)));
 }
