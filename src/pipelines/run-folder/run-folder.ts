@@ -135,8 +135,8 @@ export class RunFolder {
     }
     const status = { ...visit.status, outcome: 'running' as const, attempts: attempt, endedAt: undefined };
     visit.status = status;
-    this.#throwFailure();
     this.#writeNodeJson(node.name, 'status.json', status);
+    this.#throwFailure();
   }
 
   #after(node: PipelineNode, _context: PipelineContext, result: NodeResult, step: { attempt: number; final: boolean }): void {
@@ -164,10 +164,11 @@ export class RunFolder {
     // The run's totals so far ride along: the manifest is written only at the start and the end.
     visit.status.runTotals = { cost: this.#manifest.cost, tokens: { ...this.#manifest.tokens } };
     const status = visit.status;
-    // The answer a codergen node gave (a node that sent no prompt has none to keep).
-    this.#throwFailure();
+    // The answer a codergen node gave (a tool node's output is in the context, `NODE.output`).
     if (result.output !== undefined && node.handlerType === 'codergen') this.#writeText(node.name, 'response.md', result.output);
     this.#writeNodeJson(node.name, 'status.json', status);
+    // An earlier write's failure is told now (the ones just queued are told at the next hook).
+    this.#throwFailure();
   }
 
   /** Throws the first write that failed since it was last told (the engine tells it as `hook_failed`). */
