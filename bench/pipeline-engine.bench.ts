@@ -11,8 +11,16 @@
  *
  * Checkpoint: one `RunStore.save` of a run record whose context holds about 10 KB (a plan, a test
  * output, a few answers), on the filesystem store; median of 300.
+ *
+ * Run folder: the same chain with the real `codergen` handler (its prompt and a 2 KB answer with
+ * usage per node), walked with and without the run folder (manifest, prompt.md, response.md,
+ * status.json twice, on the filesystem), the two interleaved. Per node: the time from one node's
+ * checkpoint to the next's (so the checkpoint is in both); the figure is the median with the
+ * folder minus the median without, over every node of 15 runs each. The folder's writes are
+ * queued and go on while the next node runs, so the same is also measured over whole runs with
+ * every write flushed (`finish` awaited): what the writes cost in all, per node.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPipeline } from '../src/pipelines/engine/engine.ts';
@@ -23,7 +31,9 @@ import { parsePipeline } from '../src/pipelines/graph/parse.ts';
 import type { HandlerRun, NodeHandler } from '../src/pipelines/handlers/handler.ts';
 import { createHandlerRegistry } from '../src/pipelines/handlers/registry.ts';
 import { createStore } from '../src/store/unstorage-store.ts';
-import { elapsedMs, median, type BenchResult } from './lib.ts';
+import { elapsedMs, median, quantile, type BenchResult } from './lib.ts';
+import type { PipelineEvent } from '../src/pipelines/engine/pipeline-events.ts';
+import { RunFolder } from '../src/pipelines/run-folder/run-folder.ts';
 
 const NODES = 200;
 const RUNS = 15;
@@ -81,7 +91,10 @@ export default async function run(): Promise<BenchResult[]> {
     }
     const checkpointBytes = JSON.stringify(record).length;
 
+    const folderCost = await runFolderCost(pipeline, dot, runs, folder);
+
     return [
+      ...folderCost,
       { name: `handler alone, ${NODES} nodes (floor, median)`, value: median(floorMs), unit: 'ms' },
       { name: `engine walk, ${NODES + 2} nodes with checkpoints (median)`, value: median(engineMs), unit: 'ms' },
       { name: 'engine overhead per node beyond the handler (median)', value: median(perNode), unit: 'ms', target: '<= 1 ms', pass: median(perNode) <= 1, note: 'its checkpoint write included' },
@@ -92,6 +105,66 @@ export default async function run(): Promise<BenchResult[]> {
     await store.close();
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/** The run folder's writes per node beyond the checkpoint (see the file's comment). */
+async function runFolderCost(pipeline: ReturnType<typeof parsePipeline>, dot: string, runs: RunStore, folder: string): Promise<BenchResult[]> {
+  const answer = { text: `${'The step is done; the tests pass. '.repeat(60)}`, usage: { input: 12_000, output: 400, cacheRead: 8_000, cacheWrite: 0, cost: 0.01 } };
+  const handlers = createHandlerRegistry({ codergen: async () => answer, runCommand: async () => ({ exitCode: 0, output: '' }) });
+  const root = join(folder, 'runs');
+  const without: number[] = [];
+  const withFolder: number[] = [];
+  const wholeWithout: number[] = [];
+  const wholeWith: number[] = [];
+  for (let round = 0; round < RUNS + 2; round++) {
+    for (const kept of [false, true]) {
+      const record = fresh(pipeline.startNode, dot);
+      const runFolder = kept ? await RunFolder.open({ root, record, goal: 'x', model: 'claude-sonnet-4-6', provider: 'anthropic', keep: 1_000, env: {} }) : undefined;
+      const marks: bigint[] = [];
+      const onEvent = (event: PipelineEvent) => {
+        if (event.type === 'checkpoint') marks.push(process.hrtime.bigint());
+        runFolder?.onEvent(event);
+      };
+      const start = process.hrtime.bigint();
+      const final = await runPipeline(pipeline, record, { handlers, runs, interviewer: new QueueInterviewer(), onEvent, hooks: runFolder ? [runFolder.hook] : [] });
+      await runFolder?.finish(final);
+      const took = elapsedMs(start);
+      if (final.status !== 'finished') throw new Error(`the chain did not finish: ${final.error}`);
+      if (round < 2) continue;
+      (kept ? wholeWith : wholeWithout).push(took / (NODES + 2));
+      const gaps = marks.slice(1).map((mark, index) => Number(mark - marks[index]!) / 1e6);
+      (kept ? withFolder : without).push(...gaps);
+    }
+  }
+  // The floor of the whole-run figure: the same files made with plain writes, node after node.
+  const floors: number[] = [];
+  const prompt = 'p'.repeat(3_000);
+  for (let round = 0; round < 5; round++) {
+    const base = join(folder, `floor-${round}`);
+    const start = process.hrtime.bigint();
+    for (let index = 0; index < NODES + 2; index++) {
+      const node = join(base, `n${index}`);
+      await mkdir(node, { recursive: true, mode: 0o700 });
+      await writeFile(join(node, 'status.json'), '{"outcome":"running"}\n', { mode: 0o600 });
+      await writeFile(join(node, 'prompt.md'), prompt, { mode: 0o600 });
+      await writeFile(join(node, 'response.md'), answer.text, { mode: 0o600 });
+      await writeFile(join(node, 'status.json'), '{"outcome":"success"}\n', { mode: 0o600 });
+    }
+    floors.push(elapsedMs(start) / (NODES + 2));
+  }
+  const cost = median(withFolder) - median(without);
+  return [
+    { name: 'per node, checkpoint to checkpoint, real codergen handler, no run folder (median)', value: median(without), unit: 'ms' },
+    { name: 'per node, the same with the run folder (median)', value: median(withFolder), unit: 'ms', note: `p90 ${quantile(withFolder, 0.9).toFixed(2)} ms` },
+    { name: 'run folder writes per node beyond the checkpoint (p50)', value: cost, unit: 'ms', target: '<= 1 ms', pass: cost <= 1 },
+    { name: "floor: a node's folder and four file writes, plain, one after another (median)", value: median(floors), unit: 'ms' },
+    {
+      name: 'over whole runs, every write flushed: (run with folder - run without) / nodes (median of runs)',
+      value: median(wholeWith) - median(wholeWithout),
+      unit: 'ms',
+      note: `${((median(wholeWith) - median(wholeWithout)) / median(floors)).toFixed(2)}x the floor; off the run's path (the next node works meanwhile)`,
+    },
+  ];
 }
 
 /** The handler called on each node directly: what the engine walk costs at least. */

@@ -41,7 +41,13 @@ export interface AgentOptions {
   retry?: Partial<RetrySettings>;
   compaction?: Partial<CompactionSettings>;
   maxToolRounds?: number;
+  /** The most output tokens of each model call; unset: the provider's default for the model. */
   maxTokens?: number;
+  /**
+   * The sampling temperature of each model call (0 and up); unset: the provider's default. Sent
+   * where the provider takes one (see the provider's request builder).
+   */
+  temperature?: number;
   reasoningEffort?: ReasoningEffort;
   /** Sampling, stop sequences, metadata and provider options of every model call (see `ModelRequest`). */
   requestOptions?: RequestOptions;

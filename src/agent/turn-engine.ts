@@ -47,7 +47,8 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     maxToolRounds: options.maxToolRounds,
     maxTokens: options.maxTokens,
     reasoningEffort: options.reasoningEffort,
-    requestOptions: options.requestOptions,
+    // A temperature given to the agent itself (a pipeline step's) wins over the profile's.
+    requestOptions: options.temperature === undefined ? options.requestOptions : { ...options.requestOptions, temperature: options.temperature },
     truncation: options.truncation,
     contextWindow: options.modelInfo?.contextWindow,
     cwd: turn?.workspace?.cwd ?? options.cwd,

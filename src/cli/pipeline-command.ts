@@ -1,8 +1,10 @@
 /**
- * `operator pipeline`: run, validate, resume and list pipelines from the command line. The
- * terminal is the Interviewer (gates are answered on stdin); each step is printed as it happens,
- * and the final context at the end. Runs are kept in the store like the gateway's, so `list` and
- * `resume` see the ones the chat started too. A run's model calls count against its own cap
+ * `operator pipeline`: run, validate, resume, list and show pipelines from the command line. The
+ * terminal is the Interviewer (gates are answered on stdin); each step is printed as it happens
+ * (with `--verbose`, its events too: see `pipeline-events-text.ts`), and the final context at the
+ * end. `--model` and `--provider` are those of steps that name none. Runs are kept in the store
+ * like the gateway's, so `list` and `resume` see the ones the chat started too; `show` reads a
+ * run's folder (`OPERATOR_HOME/runs/ID`, kept per `pipelines.keepRuns`). A run's model calls count against its own cap
  * (`budgets.pipelineRun.run` in operator.json), kept in this process; the gateway's caps are the
  * gateway's (two processes writing one day's spend would lose each other's). Exit codes: 0
  * finished (or valid), 1 a parse or validation error or a run that did not finish, 2 bad usage.
@@ -19,30 +21,41 @@ import type { PipelineEvent } from '../pipelines/engine/pipeline-events.ts';
 import type { RunRecord } from '../pipelines/engine/run-record.ts';
 import { parsePipeline } from '../pipelines/graph/parse.ts';
 import { formatFinding, hasErrors, validatePipeline } from '../pipelines/graph/validate.ts';
-import { contextSummary, listRuns, PipelineInvalidError, resumeRun, runnableHandlers, startRun } from '../pipelines/pipeline-runner.ts';
+import { contextSummary, listRuns, operatorValidation, PipelineInvalidError, resumeRun, startRun } from '../pipelines/pipeline-runner.ts';
 import { findPipeline } from '../pipelines/pipeline-files.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import { parseCommandArgs, UsageError } from './cli-options.ts';
+import { describeEvent } from './pipeline-events-text.ts';
+import { providerRegistry } from '../llm/model-client.ts';
+import { describeRunFolder, readRunFolder } from '../pipelines/run-folder/read-run-folder.ts';
+import { operatorHome } from '../store/from-env.ts';
 import { createTerminalInterviewer } from './terminal-interviewer.ts';
 
 /** The usage text of `operator pipeline`. */
 export const pipelineUsage = [
-  'operator pipeline run FILE.dot|NAME [--goal TEXT] [--model M] [--profile NAME]',
+  'operator pipeline run FILE.dot|NAME [--goal TEXT] [--model M] [--provider P] [--profile NAME] [--verbose]',
   '       operator pipeline validate FILE.dot [--strict]',
-  '       operator pipeline resume RUN_ID',
+  '       operator pipeline resume RUN_ID [--verbose]',
   '       operator pipeline list',
+  '       operator pipeline show RUN_ID',
   '',
   '  run       run the pipeline (a file, or a name: the profile\'s, OPERATOR_HOME\'s or a built-in one such as task or coder);',
-  '            gates are answered here (a number, a choice, or text); prints the final context',
+  '            gates are answered here (a number, a choice, or text); prints the final context.',
+  '            --model and --provider (anthropic, openai, gemini) are those of steps that name none;',
+  '            --verbose (-v) tells each step\'s events as they happen (what it was asked, tokens, cost, why an edge)',
   '  validate  check the file: errors and warnings with their line; exit 1 on an error (or any finding with --strict)',
   '  resume    go on with a run that stopped (Ctrl+C, a restart) where its checkpoint says',
   '  list      the runs kept in the store, the latest first',
+  '  show      a run from its folder (OPERATOR_HOME/runs/RUN_ID): status, model, cost, and each step',
 ].join('\n');
 
 /** Runs `operator pipeline <subcommand>`; resolves to the exit code (throws a UsageError for bad arguments). */
 export async function runPipelineCommand(args: string[]): Promise<number> {
-  const parsed = parseCommandArgs(args, { goal: { type: 'string' }, model: { type: 'string' }, profile: { type: 'string' }, strict: { type: 'boolean' } });
+  const parsed = parseCommandArgs(args, { goal: { type: 'string' }, model: { type: 'string' }, provider: { type: 'string' }, profile: { type: 'string' }, strict: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' } });
   const { values } = parsed;
+  const providers = Object.keys(providerRegistry);
+  if (values.provider !== undefined && !providers.includes(values.provider.toLowerCase())) throw new UsageError(`--provider must be one of ${providers.join(', ')}, not "${values.provider}"`);
+  const verbose = values.verbose === true;
   const [subcommand, ...positionals] = parsed.positionals;
   const takes = (count: number, what: string) => {
     if (positionals.length !== count) throw new UsageError(`${subcommand} takes ${what}`);
@@ -53,13 +66,16 @@ export async function runPipelineCommand(args: string[]): Promise<number> {
       return validateCommand(positionals[0]!, values.strict === true);
     case 'run':
       takes(1, 'one FILE.dot or pipeline NAME');
-      return withRuntime((runtime) => runCommand(runtime, positionals[0]!, values));
+      return withRuntime((runtime) => runCommand(runtime, positionals[0]!, { ...values, verbose }));
     case 'resume':
       takes(1, 'one RUN_ID');
-      return withRuntime((runtime) => drive(runtime, (options) => resumeRun(positionals[0]!, options), values.profile));
+      return withRuntime((runtime) => drive(runtime, (options) => resumeRun(positionals[0]!, options), { profile: values.profile, verbose }));
     case 'list':
       takes(0, 'no arguments');
       return withRuntime(listCommand);
+    case 'show':
+      takes(1, 'one RUN_ID');
+      return showCommand(positionals[0]!);
     default:
       throw new UsageError(subcommand === undefined ? 'operator pipeline needs a subcommand' : `unknown subcommand "${subcommand}"`);
   }
@@ -79,7 +95,7 @@ async function validateCommand(file: string, strict: boolean): Promise<number> {
   const source = await readSource(file);
   if (source === undefined) return 1;
   try {
-    const findings = validatePipeline(parsePipeline(source, file), { knownHandlers: runnableHandlers });
+    const findings = validatePipeline(parsePipeline(source, file), operatorValidation);
     for (const finding of findings) process.stdout.write(`${formatFinding(finding, file)}\n`);
     const failed = hasErrors(findings) || (strict && findings.length > 0);
     process.stdout.write(failed ? `${file}: not valid.\n` : `${file}: valid${findings.length > 0 ? ` (${findings.length} warning${findings.length === 1 ? '' : 's'})` : ''}.\n`);
@@ -90,23 +106,35 @@ async function validateCommand(file: string, strict: boolean): Promise<number> {
   }
 }
 
-async function runCommand(runtime: Runtime, given: string, values: { goal?: string; model?: string; profile?: string }): Promise<number> {
+async function runCommand(runtime: Runtime, given: string, values: { goal?: string; model?: string; provider?: string; profile?: string; verbose: boolean }): Promise<number> {
   // A name (`task`) is looked up like the chat's `/run task`; anything else is a file.
   const file = given.endsWith('.dot') || given.includes('/') ? given : (findPipeline(given, { home: runtime.home, profile: values.profile ?? 'default', builtin: runtime.builtin }) ?? given);
   const source = await readSource(file);
   if (source === undefined) return 1;
-  return drive(runtime, (options) => startRun(source, { ...options, file: resolve(file), goal: values.goal, model: values.model, origin: { from: 'terminal' }, onStarted: (record) => process.stdout.write(`Run ${record.id} of ${record.pipeline} started.\n`) }), values.profile);
+  const provider = values.provider?.toLowerCase();
+  return drive(
+    runtime,
+    (options) => startRun(source, { ...options, file: resolve(file), goal: values.goal, model: values.model, provider, origin: { from: 'terminal' }, onStarted: (record) => process.stdout.write(`Run ${record.id} of ${record.pipeline} started.\n`) }),
+    values,
+  );
 }
 
 /** Drives a run with the terminal as its Interviewer; Ctrl+C stops it (resumable). */
-async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>[1]) => Promise<RunRecord>, profile = 'default'): Promise<number> {
+async function drive(runtime: Runtime, go: (options: Parameters<typeof startRun>[1]) => Promise<RunRecord>, how: { profile?: string; verbose: boolean }): Promise<number> {
+  const profile = how.profile ?? 'default';
   const interviewer = createTerminalInterviewer();
   const stop = new AbortController();
   const onInterrupt = () => stop.abort(new Error('stopped with Ctrl+C'));
   process.on('SIGINT', onInterrupt);
   try {
     runtime.assertProfile(profile);
-    const record = await go({ runtime, profile, interviewer, signal: stop.signal, onEvent: (event) => process.stdout.write(describe(event)), spend: runSpend(runtime, profile) });
+    const onEvent = (event: PipelineEvent) => {
+      if (event.type === 'hook_failed') process.stderr.write(`operator pipeline: warning: ${event.error}\n`);
+      else if (event.type === 'warning') process.stderr.write(`operator pipeline: warning: ${event.message}\n`);
+      else process.stdout.write(describeEvent(event, how.verbose));
+    };
+    const config = loadConfig(runtime.env).config;
+    const record = await go({ runtime, profile, interviewer, signal: stop.signal, onEvent, spend: runSpend(runtime, profile), keepRuns: config.pipelines.keepRuns });
     if (record.status === 'finished') {
       process.stdout.write(`\nFinal context:\n${contextSummary(record).map((line) => `  ${line}`).join('\n')}\n`);
       return 0;
@@ -134,6 +162,18 @@ function runSpend(runtime: Runtime, profile: string): ((runId: string) => SpendG
   return (runId) => budgetGate(book, () => budgets, { lines: () => [pipelineRunLine(runId, cap)] });
 }
 
+/** `show RUN_ID`: the run's folder, read back; needs no model or store. */
+async function showCommand(id: string): Promise<number> {
+  try {
+    const view = await readRunFolder(operatorHome(process.env), id);
+    process.stdout.write(`${describeRunFolder(view).join('\n')}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`operator pipeline: ${errorMessage(error)}\n`);
+    return 1;
+  }
+}
+
 async function listCommand(runtime: Runtime): Promise<number> {
   const runs = await listRuns(runtime);
   if (runs.length === 0) process.stdout.write('No pipeline runs.\n');
@@ -142,31 +182,6 @@ async function listCommand(runtime: Runtime): Promise<number> {
     process.stdout.write(`${run.id}  ${run.pipeline}  ${run.status}${run.status === 'finished' ? '' : ` at ${run.currentNode}`}  ${at} UTC${run.error ? `  (${run.error})` : ''}\n`);
   }
   return 0;
-}
-
-/** One line (or a few) per event. */
-function describe(event: PipelineEvent): string {
-  switch (event.type) {
-    case 'run_start':
-      return event.resumed ? `Resuming run ${event.runId}.\n` : '';
-    case 'node_rerun':
-      return `${event.node} was running when the run stopped: it runs again.\n`;
-    case 'node_start':
-      return `> ${event.node}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}\n`;
-    case 'node_end':
-      return `  ${event.status} in ${(event.durationMs / 1000).toFixed(1)} s${event.failureReason ? `: ${event.failureReason.split('\n')[0]}` : ''}\n`;
-    case 'retry':
-      return `  retrying: ${event.reason.split('\n')[0]}\n`;
-    case 'edge':
-      return `  -> ${event.to}${event.label ? ` (${event.label})` : ''}\n`;
-    case 'gate_answered':
-      return event.answer.timedOut ? '' : `  answer: ${event.answer.value}\n`;
-    case 'run_end':
-      // The sentence ends once: an error may end in its own full stop (a spending cap's refusal does).
-      return `Run ${event.runId} ${event.status}${event.error ? `: ${event.error.replace(/\.$/, '')}` : ''}.\n`;
-    default:
-      return '';
-  }
 }
 
 async function withRuntime(work: (runtime: Runtime) => Promise<number>): Promise<number> {

@@ -10,6 +10,7 @@
  * (`timeouts` of the providers, `OPERATOR_MODEL_*_SECONDS`).
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { backoffDelay } from '../core/backoff.ts';
 import { CancellationError, InternalError } from '../core/errors.ts';
 import type { ProviderError } from '../core/errors.ts';
 import { emptyUsage, type AssistantMessage, type ModelRequest, type Provider, type StopReason, type ToolCallPart, type Usage } from './types.ts';
@@ -31,9 +32,20 @@ export interface ModelResponse {
 export interface CompleteRetry {
   /** Retries after the first attempt (default 2). */
   maxRetries: number;
-  /** Delay before retry n is `baseDelayMs * 2^(n-1)`, at least the provider's `retry-after` (default 1000). */
+  /**
+   * Delay before retry n is `baseDelayMs * multiplier^(n-1)` (jittered when `jitter` is on), at
+   * least the provider's `retry-after` (default 1000).
+   */
   baseDelayMs: number;
-  /** A provider asking to wait longer than this is not retried (default 60000). */
+  /** How much longer each further retry waits (default 2: doubling). */
+  multiplier: number;
+  /**
+   * Each wait times a random factor between 0.5 and 1.5 (default on): calls that failed together
+   * (one provider outage, many conversations) do not all come back at the same instant. A
+   * provider's `retry-after` is waited as asked, never less.
+   */
+  jitter: boolean;
+  /** A provider asking to wait longer than this is not retried, and no wait is longer (default 60000). */
   maxDelayMs: number;
 }
 
@@ -44,8 +56,8 @@ export interface CompleteOptions {
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
-/** Two retries after 1 s and 2 s (the SDKs themselves never retry: see `src/llm/README.md`). */
-export const defaultCompleteRetry: CompleteRetry = { maxRetries: 2, baseDelayMs: 1_000, maxDelayMs: 60_000 };
+/** Two retries after about 1 s and 2 s, jittered (the SDKs themselves never retry: see `src/llm/README.md`). */
+export const defaultCompleteRetry: CompleteRetry = { maxRetries: 2, baseDelayMs: 1_000, multiplier: 2, jitter: true, maxDelayMs: 60_000 };
 
 /**
  * Sends `request` and resolves to the whole answer. A failure whose kind is retryable (rate limit,
@@ -88,7 +100,8 @@ function retryDelay(error: ProviderError, retry: number, settings: CompleteRetry
   if (!error.retryable || retry > settings.maxRetries) return undefined;
   const retryAfter = error.retryAfterMs;
   if (retryAfter !== undefined && retryAfter > settings.maxDelayMs) return undefined;
-  return Math.min(settings.maxDelayMs, Math.max(settings.baseDelayMs * 2 ** (retry - 1), retryAfter ?? 0));
+  const backoff = backoffDelay({ initialDelayMs: settings.baseDelayMs, multiplier: settings.multiplier, maxDelayMs: settings.maxDelayMs, jitter: settings.jitter }, retry);
+  return Math.max(backoff, retryAfter ?? 0);
 }
 
 async function defaultSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -120,11 +120,17 @@ export function createModelClient(env: Environment = process.env): ModelClient {
   return { provider: providerRegistry[resolved.provider](env), model: resolved.model, info: resolved.info };
 }
 
+/**
+ * The model of each provider when none is named: the one chosen when that provider alone has
+ * credentials, and a pipeline node's that names a provider but no model. Gemini's is its
+ * generally available model of the Sonnet class (the 3 series is in preview).
+ */
+export const providerDefaultModels: Readonly<Record<ProviderName, string>> = { anthropic: 'claude-sonnet-4-6', openai: 'gpt-5.2', gemini: 'gemini-2.5-pro' };
+
 function defaultModel(env: Environment): string {
-  if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return 'claude-sonnet-4-6';
-  if (value(env, 'OPENAI_API_KEY') !== undefined) return 'gpt-5.2';
-  // Gemini's generally available model of the Sonnet class (the 3 series is in preview).
-  if (geminiKey(env) !== undefined || value(env, 'GEMINI_BASE_URL') !== undefined) return 'gemini-2.5-pro';
+  if (value(env, 'ANTHROPIC_API_KEY') !== undefined) return providerDefaultModels.anthropic;
+  if (value(env, 'OPENAI_API_KEY') !== undefined) return providerDefaultModels.openai;
+  if (geminiKey(env) !== undefined || value(env, 'GEMINI_BASE_URL') !== undefined) return providerDefaultModels.gemini;
   if (value(env, 'OPENAI_BASE_URL') !== undefined) {
     throw new ConfigurationError(
       'OPENAI_BASE_URL is set but OPERATOR_MODEL is not: set OPERATOR_MODEL=openai:<model> to name the model the server runs.',

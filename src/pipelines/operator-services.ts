@@ -1,8 +1,11 @@
 /**
  * What a pipeline's working nodes run on in operator. A `codergen` node asks an agent made by the
- * runtime with the profile the run was started with (its prompt, tools and guardrails), the node's
- * model and reasoning effort when it (or the stylesheet) names them, working as the person who started the run (the same tools and
- * workspace as their turns); nodes of one `thread_id` share a session, other nodes get their own.
+ * runtime with the profile the run was started with (its prompt, tools and guardrails), with the
+ * node's model, provider, temperature, output cap and reasoning effort when it (or the
+ * stylesheet, or the run's `--model`/`--provider`) names them (see `node-model.ts`), working as
+ * the person who started the run (the same tools and workspace as their turns); nodes of one
+ * `thread_id` and the same settings share a session, other nodes get their own. Its answer comes
+ * back with what its calls used (tokens and cost, for the run folder).
  * A `tool` node's command runs in the same sandbox as the agent's `shell` tool, and only where
  * the run's turn has that tool (a run keeps the seat of the turn that started it), after the same
  * guardrails (a guardrail's question goes where the host asks approvals: a chat's approval buttons,
@@ -20,12 +23,15 @@ import { GuardrailSet } from '../agent/guardrail-set.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { generateObject } from '../llm/generate-object.ts';
+import { getModelInfo } from '../llm/catalog.ts';
+import { computeCost } from '../llm/cost.ts';
 import { runCommand } from '../tools/builtin/run-command.ts';
 import type { Usage } from '../llm/types.ts';
 import type { TurnContext } from '../tools/tool.ts';
 import type { Interviewer } from './engine/interviewer.ts';
 import type { HandlerServices } from './handlers/registry.ts';
-import type { PipelineNode } from './types.ts';
+import { nodeModel, nodeModelKey } from './node-model.ts';
+import type { NodeUsage, PipelineNode } from './types.ts';
 
 /** Guardrails that count calls per turn: not for a pipeline's commands (see the file's comment). */
 const perTurnGuardrails = new Set(['doom-loop', 'tool-call-cap']);
@@ -43,6 +49,8 @@ export interface PipelineHost {
   turn?: TurnContext;
   /** The model of nodes that name none (`--model`). */
   model?: string;
+  /** The provider of nodes that name none (`--provider`). */
+  provider?: string;
   /**
    * How a guardrail's question about a `tool` node's command (or a node agent's call) is asked: a
    * chat run asks as the chat's own turns do (the approval buttons, their timeout, the admins'
@@ -52,6 +60,11 @@ export interface PipelineHost {
   requestApproval?: (request: ApprovalRequest) => Promise<boolean | undefined>;
   /** The spending gate of run `runId`'s model calls (the gateway's; the terminal's holds the run's cap alone); unset: none. */
   spend?: (runId: string) => SpendGate;
+}
+
+/** A model call's usage and cost as the run folder keeps them. */
+function nodeUsage(usage: Usage, cost: number): NodeUsage {
+  return { input: usage.input, output: usage.output, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite, cost };
 }
 
 /** The services of one run, and how to let go of them (its agents). */
@@ -72,11 +85,14 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
     );
     return answer.option?.value === 'allow';
   };
-  const agentFor = (thread: string, model: string | undefined, effort: PipelineNode['reasoningEffort']): Promise<Agent> => {
-    const key = `${thread}\n${model ?? ''}\n${effort ?? ''}`;
+  // One agent per thread and model settings: a node's temperature, output cap, effort and model are its agent's.
+  const agentFor = (node: PipelineNode): Promise<Agent> => {
+    const thread = node.threadId ?? node.name;
+    const settings = nodeModel(node, host, runtime.client.provider.name, runtime.env);
+    const key = `${thread}\n${nodeModelKey(settings)}`;
     let agent = agents.get(key);
     if (!agent) {
-      agent = runtime.createAgent({ sessionKey: `pipeline:${host.runId}:${thread}`, profile: host.profile, model, reasoningEffort: effort, requestApproval: askPerson, spend }).then((made) => made.agent);
+      agent = runtime.createAgent({ sessionKey: `pipeline:${host.runId}:${thread}`, profile: host.profile, ...settings, requestApproval: askPerson, spend }).then((made) => made.agent);
       agents.set(key, agent);
     }
     return agent;
@@ -87,7 +103,7 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
   const services: HandlerServices = {
     // A node's declared outputs, read from its answer by the model that gave it (one structured call).
     async readOutputs({ node, answer, schema, signal }) {
-      const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);
+      const agent = await agentFor(node);
       const system = 'You read the answer an agent gave to one step of a pipeline and report, strictly from that answer, the step\'s outcome and the facts asked for. Do not guess beyond it.';
       const prompt = `The step "${node.name}" was asked:\n${node.prompt || node.label || node.name}\n\nThe agent's answer:\n${answer}`;
       // Not an agent's call, so checked here: its worst case reserved as the agents' calls are.
@@ -96,19 +112,19 @@ export async function operatorServices(host: PipelineHost): Promise<{ services: 
       try {
         const result = await generateObject({ provider: agent.options.provider, model: agent.model, schema, name: 'step_outcome', system, prompt, signal });
         usage = result.usage;
-        return result.object as Record<string, unknown>;
+        return { values: result.object as Record<string, unknown>, usage: nodeUsage(result.usage, computeCost(result.usage, getModelInfo(agent.model)).total) };
       } finally {
         ticket?.settle(usage);
       }
     },
     async codergen({ node, prompt, signal }) {
-      const agent = await agentFor(node.threadId ?? node.name, node.model ?? host.model, node.reasoningEffort);
+      const agent = await agentFor(node);
       const stop = () => agent.abort();
       signal.addEventListener('abort', stop, { once: true });
       try {
         const result = await agent.invoke(prompt, { channel: `pipeline:${host.runId}`, turn });
         signal.throwIfAborted();
-        return { text: result.text };
+        return { text: result.text, usage: nodeUsage(result.usage, result.cost.total) };
       } finally {
         signal.removeEventListener('abort', stop);
       }

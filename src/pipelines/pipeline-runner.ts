@@ -11,11 +11,17 @@ import type { Interviewer } from './engine/interviewer.ts';
 import type { PipelineEvent } from './engine/pipeline-events.ts';
 import { newRunId, RunStore, type RunRecord } from './engine/run-record.ts';
 import { parsePipeline } from './graph/parse.ts';
-import { formatFinding, hasErrors, validatePipeline } from './graph/validate.ts';
+import { formatFinding, hasErrors, validatePipeline, type ValidateOptions } from './graph/validate.ts';
+import { providerRegistry } from '../llm/model-client.ts';
 import { createHandlerRegistry } from './handlers/registry.ts';
 import { operatorServices, type PipelineHost } from './operator-services.ts';
 import { findPipeline } from './pipeline-files.ts';
 import { readFile } from 'node:fs/promises';
+import { errorMessage } from '../core/errors.ts';
+import { runModelOf, unsentTemperature } from './node-model.ts';
+import { applyStylesheet, parseStylesheet } from './graph/stylesheet.ts';
+import { RunFolder } from './run-folder/run-folder.ts';
+import { runsRoot } from './run-folder/run-files.ts';
 import type { Pipeline, ValidationFinding } from './types.ts';
 
 /** A pipeline that may not start: its errors, formatted. */
@@ -33,10 +39,13 @@ export class PipelineInvalidError extends Error {
 /** The handler types this build runs (what validation accepts). */
 export const runnableHandlers: readonly string[] = ['start', 'exit', 'conditional', 'codergen', 'wait.human', 'tool', 'parallel', 'parallel.fan_in', 'stack.manager_loop'];
 
+/** What validation is told in operator: the handlers it runs and the providers it talks to. */
+export const operatorValidation: ValidateOptions = { knownHandlers: runnableHandlers, knownProviders: Object.keys(providerRegistry) };
+
 /** Parses and validates `source`; throws `PipelineSyntaxError` or {@link PipelineInvalidError}, else gives the pipeline and its warnings. */
 export function loadPipeline(source: string, file?: string): { pipeline: Pipeline; findings: ValidationFinding[] } {
   const pipeline = parsePipeline(source, file);
-  const findings = validatePipeline(pipeline, { knownHandlers: runnableHandlers });
+  const findings = validatePipeline(pipeline, operatorValidation);
   if (hasErrors(findings)) throw new PipelineInvalidError(findings, file);
   return { pipeline, findings };
 }
@@ -47,7 +56,12 @@ export interface RunOptions extends Omit<PipelineHost, 'runId'> {
   signal?: AbortSignal;
   /** See `EngineOptions.interrupted`. */
   interrupted?: () => boolean;
+  /** Run folders kept under `OPERATOR_HOME/runs/` (`pipelines.keepRuns`); 0: none is written. Default {@link defaultKeepRuns}. */
+  keepRuns?: number;
 }
+
+/** Run folders kept when operator.json says nothing (`pipelines.keepRuns`). */
+export const defaultKeepRuns = 200;
 
 /** Runs currently driven by this process, by id. */
 const driving = new Set<string>();
@@ -69,7 +83,7 @@ export async function startRun(source: string, options: RunOptions & { file?: st
     nodeRetries: {},
     steps: 0,
     context: { data: options.goal ? { goal: options.goal, 'graph.goal': options.goal } : {}, logs: [] },
-    origin: { ...options.origin, profile: options.profile, ...(options.model ? { model: options.model } : {}) },
+    origin: { ...options.origin, profile: options.profile, ...(options.model ? { model: options.model } : {}), ...(options.provider ? { provider: options.provider } : {}) },
     startedAt: now,
     updatedAt: now,
   };
@@ -88,7 +102,9 @@ export async function resumeRun(id: string, options: RunOptions): Promise<RunRec
   if (record.status === 'finished' || record.status === 'failed') throw new Error(`Run ${id} already ${record.status}${record.error ? `: ${record.error}` : ''}.`);
   const pipeline = parsePipeline(record.source, record.file);
   const goal = typeof record.context.data.goal === 'string' ? record.context.data.goal : pipeline.goal;
-  return drive({ ...pipeline, goal }, record, runs, options);
+  // The run's `--model` and `--provider` go on with it.
+  const kept = (key: string) => (typeof record.origin?.[key] === 'string' ? (record.origin[key] as string) : undefined);
+  return drive({ ...pipeline, goal }, record, runs, { ...options, model: options.model ?? kept('model'), provider: options.provider ?? kept('provider') });
 }
 
 async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, options: RunOptions): Promise<RunRecord> {
@@ -103,10 +119,47 @@ async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, opti
       if (!file) throw new Error(`no pipeline "${name}"`);
       return loadPipeline(await readFile(file, 'utf8'), file).pipeline;
     };
-    return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent: options.onEvent, signal: options.signal, interrupted: options.interrupted, loadChild });
+    const folder = await openRunFolder(pipeline, record, options);
+    warnUnsent(pipeline, record, options);
+    const onEvent = (event: PipelineEvent) => {
+      folder?.onEvent(event);
+      options.onEvent?.(event);
+    };
+    const hooks = folder ? [folder.hook] : [];
+    try {
+      return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent, signal: options.signal, interrupted: options.interrupted, loadChild, hooks });
+    } finally {
+      await folder?.finish(record).catch((error: unknown) => options.onEvent?.({ type: 'hook_failed', runId: record.id, node: '', error: errorMessage(error) }));
+    }
   } finally {
     close();
     driving.delete(record.id);
+  }
+}
+
+/** Tells (a `warning` event) of each step whose temperature its model will not be sent. */
+function warnUnsent(pipeline: Pipeline, record: RunRecord, options: RunOptions): void {
+  const { runtime } = options;
+  const stylesheet = pipeline.modelStylesheet ? parseStylesheet(pipeline.modelStylesheet) : undefined;
+  const configured = { provider: runtime.client.provider.name, model: runtime.client.model };
+  for (const declared of pipeline.nodes.values()) {
+    const node = stylesheet ? applyStylesheet(stylesheet, declared) : declared;
+    const message = unsentTemperature(node, options, configured, runtime.env);
+    if (message) options.onEvent?.({ type: 'warning', runId: record.id, message });
+  }
+}
+
+/** The run's folder (see `run-folder/`), or undefined when none is kept or it cannot be made (said as a `hook_failed` event). */
+async function openRunFolder(pipeline: Pipeline, record: RunRecord, options: RunOptions): Promise<RunFolder | undefined> {
+  const keep = options.keepRuns ?? defaultKeepRuns;
+  if (keep <= 0) return undefined;
+  const { runtime } = options;
+  const { model, provider } = runModelOf(options, { provider: runtime.client.provider.name, model: runtime.client.model }, runtime.env);
+  try {
+    return await RunFolder.open({ root: runsRoot(runtime.home), record, goal: pipeline.goal, model, provider, keep, env: runtime.env });
+  } catch (error) {
+    options.onEvent?.({ type: 'hook_failed', runId: record.id, node: '', error: `the run folder could not be made: ${errorMessage(error)}` });
+    return undefined;
   }
 }
 

@@ -119,6 +119,23 @@ export interface NodeResult {
   preferredLabel?: string;
   suggestedNextIds?: readonly string[];
   notes?: string;
+  /** The model calls it made (a `codergen` node's), for the run folder. */
+  usage?: NodeUsage;
+}
+
+/** Tokens and cost (USD) of a node's model calls. */
+export interface NodeUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** Adds two usages (either may be absent). */
+export function addUsage(a: NodeUsage | undefined, b: NodeUsage | undefined): NodeUsage | undefined {
+  if (!a || !b) return a ?? b;
+  return { input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite, cost: a.cost + b.cost };
 }
 
 /** Whether `status` counts as a success. */

@@ -267,6 +267,10 @@ export class Runtime {
     reasoningEffort?: ReasoningEffort | 'off';
     /** Spending caps every model call of the agent is checked against (the gateway's); unset: none. */
     spend?: AgentOptions['spend'];
+    /** The sampling temperature of its model calls (a pipeline node's); unset: the provider's default. */
+    temperature?: number;
+    /** The most output tokens of each model call (a pipeline node's); unset: the provider's default. */
+    maxTokens?: number;
   }): Promise<{ agent: Agent; report: ReloadReport }> {
     const [{ resources, report }, modules, mcp] = await Promise.all([this.resources(options.profile), agentModules(), this.mcp.forAgent(options.profile)]);
     const { Agent, BackgroundReviewer, browser } = modules;
@@ -314,6 +318,8 @@ export class Runtime {
       requestApproval: options.requestApproval,
       approvalTimeoutMs: options.approvalTimeoutMs,
       spend: options.spend,
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
       surfaces: surfaces.length > 0 ? surfaces : undefined,
       changes: new ChangeLog(this.store, keySegment(options.sessionKey)),
       files: (context, cwd, machine, name) => seatFilesFor(this.files, context, cwd, machine, name),

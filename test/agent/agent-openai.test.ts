@@ -3,6 +3,7 @@ import type { ProviderError } from '../../src/core/errors.ts';
 import { createHarness } from '../helpers/agent-harness.ts';
 import type { Harness } from '../helpers/agent-harness.ts';
 import { echoTool } from '../helpers/test-tools.ts';
+import { getModelInfo } from '../../src/llm/catalog.ts';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -30,6 +31,20 @@ describe('Agent over an OpenAI-compatible server', () => {
     expect(stats.cost.total).toBeGreaterThan(0);
     const usageEvents = harness.events.filter((event) => event.type === 'model_usage');
     expect(usageEvents).toHaveLength(2);
+  });
+
+  it('sends its temperature and output cap with every model call of a turn (the tool round included)', async () => {
+    harness = await createHarness({ protocol: 'openai', agent: { model: 'gpt-4.1', modelInfo: getModelInfo('gpt-4.1'), temperature: 0.4, maxTokens: 321, tools: [echoTool([])] } });
+    harness.server.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { text: 'done' });
+    await harness.agent.invoke('go');
+    expect(harness.server.requests.map((request) => [request.body.temperature, request.body.max_completion_tokens])).toEqual([
+      [0.4, 321],
+      [0.4, 321],
+    ]);
+    // Unset, none is sent: the provider's default holds.
+    const plain = harness.newAgent({ temperature: undefined, maxTokens: undefined });
+    await plain.invoke('again');
+    expect(harness.server.requests.at(-1)!.body).not.toHaveProperty('temperature');
   });
 
   it('retries a 503 and gives up on a 404 model', async () => {

@@ -27,7 +27,7 @@ describe('Agent retry with rewind', () => {
 
   it('1 failed attempt: the failed attempt is rewound, the retry answers, delays double', async () => {
     const calls: string[] = [];
-    harness = await createHarness({ storeDriver: 'fs', agent: { tools: [echoTool(calls)], retry: { baseDelayMs: 100 } } });
+    harness = await createHarness({ storeDriver: 'fs', agent: { tools: [echoTool(calls)], retry: { baseDelayMs: 100, jitter: false } } });
     // The first attempt runs a tool, then the follow-up call fails with a 500.
     harness.server.enqueue(
       { toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] },
@@ -47,7 +47,7 @@ describe('Agent retry with rewind', () => {
   });
 
   it('all attempts failed: the user message is rewound too and a clear error is raised', async () => {
-    harness = await createHarness({ storeDriver: 'fs', agent: { retry: { maxRetries: 2, baseDelayMs: 10 } } });
+    harness = await createHarness({ storeDriver: 'fs', agent: { retry: { maxRetries: 2, baseDelayMs: 10, jitter: false } } });
     harness.server.enqueue({ text: 'earlier answer' });
     await harness.agent.invoke('earlier question');
     for (let i = 0; i < 3; i++) harness.server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
@@ -74,7 +74,7 @@ describe('Agent retry with rewind', () => {
   });
 
   it('honours retry-after', async () => {
-    harness = await createHarness({ agent: { retry: { baseDelayMs: 10 } } });
+    harness = await createHarness({ agent: { retry: { baseDelayMs: 10, jitter: false } } });
     harness.server.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfterSeconds: 7 } }, { text: 'ok' });
     await harness.agent.invoke('hi');
     expect(harness.sleeps).toEqual([7_000]);

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
+import type { FakeModelServer } from '../fakes/fake-model-server.ts';
+import { useFakeModelSuite } from '../helpers/fake-model-suite.ts';
 import { captureOutput } from '../helpers/captured-output.ts';
 import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
 import { spawnOperator, type OperatorProcess } from '../helpers/operator-process.ts';
@@ -42,34 +42,19 @@ export interface TerminalSize {
 
 /** Registers the hooks that start the server once and clean up after every test. */
 export function chatSuite(): ChatSuite {
-  let server: FakeModelServer | undefined;
   let home: string | undefined;
-  let processes: OperatorProcess[] = [];
-  beforeAll(async () => {
-    server = await startFakeModelServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-  afterEach(async () => {
-    await Promise.all(processes.map((running) => running.kill()));
-    processes = [];
-    server?.reset();
+  const fakes = useFakeModelSuite(() => {
     removeTempHome(home);
     home = undefined;
   });
   const suite: ChatSuite = {
-    server: () => server!,
+    server: () => fakes.server(),
     home: () => (home ??= createTempHome('operator-terminal-')),
     start(args = [], env = {}) {
-      const started = spawnOperator(['chat', ...args], { home: suite.home(), env: { ...fakeAnthropicEnv(server!), ...env } });
-      processes.push(started);
-      return started;
+      return fakes.track(spawnOperator(['chat', ...args], { home: suite.home(), env: { ...fakeAnthropicEnv(fakes.server()), ...env } }));
     },
     startInTerminal(env = {}, size) {
-      const started = spawnInTerminal(suite.home(), { TERM: 'xterm-256color', ...fakeAnthropicEnv(server!), ...env }, size);
-      processes.push(started);
-      return started;
+      return fakes.track(spawnInTerminal(suite.home(), { TERM: 'xterm-256color', ...fakeAnthropicEnv(fakes.server()), ...env }, size));
     },
     writeSkill(name, frontmatter, body) {
       mkdirSync(join(suite.home(), 'skills', name), { recursive: true });

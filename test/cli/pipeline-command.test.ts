@@ -4,46 +4,14 @@
  * the sandbox, the final context printed; a run held to its spending cap; a run stopped with Ctrl+C
  * at its gate and resumed; list.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
-import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
-import { spawnOperator, type OperatorProcess } from '../helpers/operator-process.ts';
-import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { describe, expect, it } from 'vitest';
+import { usePipelineCli } from '../helpers/pipeline-cli.ts';
 
-let server: FakeModelServer;
-let home: string;
-let workspace: string;
-let processes: OperatorProcess[] = [];
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await Promise.all(processes.map((running) => running.kill()));
-  processes = [];
-  server.reset();
-  removeTempHome(home);
-  await rm(workspace, { recursive: true, force: true });
-});
-
-function setUp(files: Record<string, string>): void {
-  home = createTempHome('operator-pipeline-home-');
-  workspace = mkdtempSync(join(tmpdir(), 'operator-pipeline-cli-'));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(workspace, name), text);
-}
-
-function operator(...args: string[]): OperatorProcess {
-  const started = spawnOperator(['pipeline', ...args], { home, cwd: workspace, env: fakeAnthropicEnv(server) });
-  processes.push(started);
-  return started;
-}
+const cli = usePipelineCli('operator-pipeline-cli-');
+const setUp = (files: Record<string, string>) => cli.setUp(files);
+const operator = (...args: string[]) => cli.operator(args);
 
 const task = `digraph task {
   goal="Write the release notes"
@@ -93,7 +61,7 @@ describe('operator pipeline', () => {
 
   it('runs a pipeline: the agent plans, the gate is answered on stdin, the check runs, the final context is printed', async () => {
     setUp({ 'task.dot': task });
-    server.setDefault((request) => {
+    cli.server.setDefault((request) => {
       const text = JSON.stringify(request.body.messages);
       if (text.includes('Plan how to Write the release notes')) return { text: '1. write NOTES.md' };
       if (text.includes('tool_result')) return { text: 'Wrote NOTES.md.' };
@@ -127,7 +95,7 @@ describe('operator pipeline', () => {
         rework -> done
       }`,
     });
-    server.setDefault((request) => {
+    cli.server.setDefault((request) => {
       if (request.body.tool_choice?.name === 'step_outcome') return { toolCalls: [{ name: 'step_outcome', arguments: { outcome: 'success', reason: 'the reviewer approved', approved: true, severity: 'low' } }] };
       return { text: 'Looks good to me, approve.' };
     });
@@ -138,25 +106,25 @@ describe('operator pipeline', () => {
     expect(out).not.toContain('> rework');
     expect(out).toContain('approved: true');
     expect(out).toContain('severity: low');
-    const structured = server.requests.find((request) => request.body.tool_choice?.name === 'step_outcome')!;
+    const structured = cli.server.requests.find((request) => request.body.tool_choice?.name === 'step_outcome')!;
     expect(JSON.stringify(structured.body.messages)).toContain('Looks good to me, approve.');
   });
 
   it("holds a run to its cap (budgets.pipelineRun.run), reading a step's outputs included: the call that would pass it is refused and the run fails saying so", async () => {
     setUp({ 'review.dot': 'digraph review {\n  start [shape=Mdiamond]\n  review [prompt="Review the change" outputs="approved:boolean"]\n  done [shape=Msquare]\n  start -> review -> done\n}\n' });
-    writeFileSync(join(home, 'operator.json'), JSON.stringify({ budgets: { pipelineRun: { run: 0.7 } } }));
+    writeFileSync(join(cli.home, 'operator.json'), JSON.stringify({ budgets: { pipelineRun: { run: 0.7 } } }));
     // The review is billed $0.315 (100,000 input and 1,000 output tokens of claude-sonnet-4-6); reading
     // its outputs would reserve about $0.48 more (its 32,000 output tokens), past $0.70.
-    server.setDefault({ text: 'Looks good to me, approve.', usage: { input: 100_000, output: 1_000 } });
+    cli.server.setDefault({ text: 'Looks good to me, approve.', usage: { input: 100_000, output: 1_000 } });
     const run = operator('run', 'review.dot');
     expect(await run.exited).toBe(1);
     expect(run.output.stdout()).toMatch(/Run [0-9a-f]{6} failed: Not answered: this pipeline run's spending cap of \$0\.7000 is reached \(\$0\.3150 spent, \$0\.00 in calls under way\)\.\n/);
-    expect(server.requests).toHaveLength(1);
+    expect(cli.server.requests).toHaveLength(1);
   });
 
   it('stops at a gate on Ctrl+C, lists the run, and resumes it where it stopped', async () => {
     setUp({ 'task.dot': task });
-    server.setDefault({ text: 'fine' });
+    cli.server.setDefault({ text: 'fine' });
     const first = operator('run', 'task.dot');
     await first.output.waitFor('Go on with the plan?');
     first.child.kill('SIGINT');

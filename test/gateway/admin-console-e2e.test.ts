@@ -5,7 +5,8 @@
  * Telegram conversation appear and reads its transcript and prompt parts, pauses a job made with
  * `operator schedule add`, approves a stranger's pairing request (who is then answered), reloads
  * the profile with a broken skill and sees its file and line, sees the usage (which survives a
- * restart) and the live events, and uses it at a phone's width. A page without the CSRF token,
+ * restart) and the live events, opens a pipeline run `operator pipeline run` made (its step,
+ * prompt and response), and uses it at a phone's width. A page without the CSRF token,
  * and a browser without the token, are refused.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import type { FakeTelegram } from '../fakes/fake-telegram-server.ts';
 import { launchChromium, whenChromiumInstalled } from '../helpers/chromium.ts';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { runOperator } from '../helpers/operator-process.ts';
+import { fakeAnthropicKey } from '../helpers/fake-model-env.ts';
 import { findBotMessage, startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
 const admin = 1001;
@@ -209,6 +211,27 @@ whenChromiumInstalled('the admin console in a browser', 'the admin console end-t
       telegram.pushUpdate(telegram.textMessage({ chatId: admin, text: '/reload', from: from(admin, 'Ada') }));
       const chat = await findBotMessage(telegram, gateway, admin, 'Problem:', 15_000);
       expect(chat.text).toContain(where![0]!);
+    });
+
+    it('lists a pipeline run that operator pipeline run made, and opens it: its step, prompt and response', async () => {
+      const file = join(fakes.home, 'notes.dot');
+      writeFileSync(file, 'digraph notes {\n  start [shape=Mdiamond]\n  draft [prompt="Draft the release notes"]\n  done [shape=Msquare]\n  start -> draft -> done\n}\n');
+      model.enqueue({ text: 'Notes drafted.' });
+      const ran = await runOperator(['pipeline', 'run', file], { HOME: fakes.home, OPERATOR_HOME: fakes.home, ANTHROPIC_API_KEY: fakeAnthropicKey, ANTHROPIC_BASE_URL: model.anthropicBaseURL });
+      expect(ran.code, ran.stderr).toBe(0);
+      const id = /Run ([0-9a-f]{6}) of notes started\./.exec(ran.stdout)![1]!;
+      await page.locator('.tabs a[data-page="runs"]').click();
+      const row = page.locator(`tr[data-run="${id}"]`);
+      await row.locator('.state', { hasText: 'finished' }).waitFor();
+      await row.locator('a', { hasText: id }).click();
+      await page.locator('h2', { hasText: `Run ${id} of notes: finished` }).waitFor();
+      const step = page.locator('[data-step="draft"]');
+      await step.locator('h3', { hasText: 'draft: success, 1 attempt' }).waitFor();
+      await step.locator('summary', { hasText: 'Prompt' }).click();
+      await step.locator('pre', { hasText: 'Draft the release notes' }).waitFor();
+      await step.locator('summary', { hasText: 'Response' }).click();
+      await step.locator('pre', { hasText: 'Notes drafted.' }).waitFor();
+      expect(page.url()).toBe(`${origin}/admin#run/${id}`);
     });
 
     it('shows usage per day with the chart, and the live events', async () => {

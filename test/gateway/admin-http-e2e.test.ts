@@ -17,6 +17,9 @@ import { startGateway, type StartedGateway } from '../helpers/gateway-process.ts
 import { cookieFrom, rawRequest, type RawResponse } from '../helpers/raw-http.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
 import { openSse } from '../helpers/web-harness.ts';
+import { PipelineContext } from '../../src/pipelines/engine/pipeline-context.ts';
+import { parsePipeline } from '../../src/pipelines/graph/parse.ts';
+import { RunFolder } from '../../src/pipelines/run-folder/run-folder.ts';
 
 const webToken = 'the-web-chat-token-0123456789';
 let home: string;
@@ -27,6 +30,14 @@ let token: string;
 
 beforeAll(async () => {
   home = createTempHome('operator-admin-http-');
+  // A pipeline run's folder, as a run leaves it; written here knowing no secret, so its prompt keeps the
+  // model key: the console's own scrubbing must take it out.
+  const folder = await RunFolder.open({ root: join(home, 'runs'), record: { id: 'ab12cd', pipeline: 'release', startedAt: Date.now() }, goal: 'Publish the notes', model: 'claude-sonnet-4-6', provider: 'anthropic', keep: 200, env: {} });
+  const draft = parsePipeline('digraph release { start [shape=Mdiamond]; draft [prompt="Draft"]; done [shape=Msquare]; start -> draft -> done }').nodes.get('draft')!;
+  await folder.hook.beforeNode!(draft, new PipelineContext(), { runId: 'ab12cd', attempt: 1 });
+  folder.onEvent({ type: 'node_prompt', runId: 'ab12cd', node: 'draft', attempt: 1, prompt: `Draft the notes (key ${fakeAnthropicKey}-0123456789)` });
+  await folder.hook.afterNode!(draft, new PipelineContext(), { status: 'success', output: 'Notes for 1.2', usage: { input: 1_000, output: 100, cacheRead: 0, cacheWrite: 0, cost: 0.0045 } }, { runId: 'ab12cd', attempt: 1, durationMs: 5, final: true });
+  await folder.finish({ status: 'finished', endedAt: Date.now() });
   // The web chat asks for its own login too: its session must not open the console.
   writeFileSync(join(home, 'operator.json'), JSON.stringify({ web: { login: 'always' } }));
   gateway = await startGateway({ home, env: { ANTHROPIC_API_KEY: fakeAnthropicKey, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', OPERATOR_WEB_TOKEN: webToken } });
@@ -72,7 +83,7 @@ describe('the admin console over HTTP', () => {
     expect(page.status).toBe(401);
     expect(page.body).toContain('Log in to the admin console');
     expect(String(page.headers['content-security-policy'])).toContain("default-src 'none'");
-    for (const path of ['/admin/api/conversations', '/admin/api/jobs', '/admin/api/pairing', '/admin/api/profiles', '/admin/api/usage', '/admin/api/events', '/admin/api/conversation?key=web:x', '/admin/anything']) {
+    for (const path of ['/admin/api/conversations', '/admin/api/jobs', '/admin/api/pairing', '/admin/api/profiles', '/admin/api/usage', '/admin/api/events', '/admin/api/conversation?key=web:x', '/admin/api/runs', '/admin/api/run?id=ab12cd', '/admin/anything']) {
       const response = await get(path);
       expect(response.status, path).toBe(401);
       expectNoSecret(response);
@@ -84,6 +95,7 @@ describe('the admin console over HTTP', () => {
 
   it('refuses the web chat\'s login: its token as a bearer, and its session cookie', async () => {
     expect((await get('/admin/api/jobs', { authorization: `Bearer ${webToken}` })).status).toBe(401);
+    expect((await get('/admin/api/run?id=ab12cd', { authorization: `Bearer ${webToken}` })).status).toBe(401);
     const web = await rawRequest(`${origin}/web/login`, { method: 'POST', headers: { host: host(), 'content-type': 'application/x-www-form-urlencoded', origin }, body: `token=${webToken}` });
     const webCookie = cookieFrom(web, `operator_session_${port}`);
     expect(webCookie).toBeDefined();
@@ -111,6 +123,23 @@ describe('the admin console over HTTP', () => {
       stream.close();
     }
     for (const response of [conversations, profiles, change]) expectNoSecret(response);
+  });
+
+  it("lists the pipeline runs, each linking to its page, and gives a run's steps with their prompts and responses", async () => {
+    const bearer = { authorization: `Bearer ${token}` };
+    const runs = await get('/admin/api/runs', bearer);
+    expect(JSON.parse(runs.body)).toEqual({ runs: [expect.objectContaining({ id: 'ab12cd', graph: 'release', goal: 'Publish the notes', status: 'finished', cost: 0.0045, link: '#run/ab12cd' })] });
+    const run = await get('/admin/api/run?id=ab12cd', bearer);
+    const detail = JSON.parse(run.body);
+    expect(detail.run).toMatchObject({ id: 'ab12cd', status: 'finished', nodes: ['draft'] });
+    expect(detail.steps).toEqual([expect.objectContaining({ node: 'draft', outcome: 'success', attempts: 1, prompt: 'Draft the notes (key [redacted]-0123456789)', response: 'Notes for 1.2' })]);
+    expect(JSON.parse((await get('/admin/api/run?id=../../etc', bearer)).body)).toEqual({ error: '"../../etc" is not a run id (six hex digits, as `operator pipeline list` shows).' });
+    expect(JSON.parse((await get('/admin/api/run?id=ffffff', bearer)).body).error).toContain('No run folder for ffffff');
+    for (const response of [runs, run]) expectNoSecret(response);
+    // The page has the tab.
+    const login = await rawRequest(`${origin}/admin/login`, { method: 'POST', headers: { host: host(), 'content-type': 'application/x-www-form-urlencoded', origin }, body: `token=${token}` });
+    const page = await get('/admin', { cookie: cookieFrom(login, adminCookieName(port))! });
+    expect(page.body).toContain('<a href="#runs" data-page="runs">Pipelines</a>');
   });
 
   it('logs in with the token: an HttpOnly, SameSite=Strict cookie for the console, and a page carrying its CSRF token', async () => {

@@ -82,7 +82,7 @@ describe('loadConfig defaults', () => {
       slack: { allowBots: false, replyInThread: 'always' },
       subagents: { maxDepth: 1, maxRunning: 4, maxOpen: 16, maxTokens: 300_000, maxTurns: 30 },
       mcp: { servers: {} },
-      pipelines: { toolInGroups: false },
+      pipelines: { toolInGroups: false, keepRuns: 200 },
       schedule: { maxJobsPerPerson: 25, maxJobsPerConversation: 50, minIntervalMinutes: 5, missedGraceHours: 6, allowJobsFromJobs: false },
     });
   });

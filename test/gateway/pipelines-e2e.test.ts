@@ -5,9 +5,9 @@
  * and the run's last answer is said; a run waiting at its gate when the gateway stops, and one
  * whose gateway is killed in the middle of a step, go on after the restart, saying so; the model
  * starts one with run_pipeline; a scheduled job starts one; /runs lists; a member without the shell tools may not start one;
- * a stranger gets the pairing answer.
+ * /run show is the admin's (a member is refused, a stranger gets the pairing answer); a stranger gets the pairing answer.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayProcess } from '../helpers/gateway-process.ts';
@@ -98,6 +98,14 @@ describe('pipelines from the chat', () => {
     before = telegram.messages(admin).length;
     chat.dm('/runs');
     expect((await chat.messagesAfter(admin, before, 1))[0]!.text).toContain(`${id} release: finished`);
+
+    // A chat's run has its run folder too, private to the owner.
+    const folder = join(fakes.home, 'runs', id!);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'))).toMatchObject({ id, graph: 'release', goal: 'Publish the 1.2 notes', status: 'finished', nodes: ['start', 'draft', 'approve', 'publish', 'done'] });
+    expect(readFileSync(join(folder, 'draft', 'prompt.md'), 'utf8')).toContain('Publish the 1.2 notes');
+    expect(readFileSync(join(folder, 'draft', 'response.md'), 'utf8')).toBe('Draft: notes for 1.2');
+    expect(JSON.parse(readFileSync(join(folder, 'approve', 'status.json'), 'utf8'))).toMatchObject({ outcome: 'success', attempts: 1 });
   });
 
   it("asks a guardrail's question about a tool step with the chat's approval buttons, and runs it on a yes", async () => {
@@ -226,11 +234,29 @@ describe('pipelines from the chat', () => {
     await messageStarting(group, before, 'Draft: notes for 1.2');
     expect(existsSync(join(workspace, 'published.txt'))).toBe(true);
 
+    // /run show: the admin sees the run's steps; the member is refused (its prompts may hold what others said).
+    before = telegram.messages(group).length;
+    chat.inGroup(`/run show ${id}`, member);
+    expect((await chat.messagesAfter(group, before, 1))[0]!.text).toBe("Only the owner and admins may see a run's steps (they may hold what other conversations said).");
+    before = telegram.messages(group).length;
+    chat.inGroup(`/run show ${id}`, { id: admin, first_name: 'Ada' });
+    const shown = (await chat.messagesAfter(group, before, 1))[0]!.text;
+    expect(shown).toContain(`Run ${id} of release: finished`);
+    expect(shown).toMatch(/draft +success +1 attempt/);
+    before = telegram.messages(group).length;
+    chat.inGroup('/run show ../../etc', { id: admin, first_name: 'Ada' });
+    expect((await chat.messagesAfter(group, before, 1))[0]!.text).toContain('is not a run id');
+
     const stranger = 4004;
     const requests = model.requests.length;
     before = telegram.messages(stranger).length;
     telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: '/run release', from: { id: stranger, first_name: 'Eve' } }));
     expect((await chat.messagesAfter(stranger, before, 1))[0]!.text).toMatch(/pair|code/i);
+    before = telegram.messages(stranger).length;
+    telegram.pushUpdate(telegram.textMessage({ chatId: stranger, text: `/run show ${id}`, from: { id: stranger, first_name: 'Eve' } }));
+    const strangerSaw = (await chat.messagesAfter(stranger, before, 1))[0]!.text;
+    expect(strangerSaw).not.toContain(`Run ${id}`);
+    expect(strangerSaw).toMatch(/pair|code/i);
     expect(model.requests.length).toBe(requests);
   });
 });

@@ -62,16 +62,34 @@ describe.each(Object.entries(providers))('complete (%s)', (_name, { model, make 
   it('tries a passing failure again, waiting as the provider asks, and answers', async () => {
     server.enqueue({ error: { status: 529, message: 'overloaded' } }, { error: { status: 429, retryAfterSeconds: 3 } }, { text: 'third time' });
     const waits: number[] = [];
-    const response = await complete(provider, request(model), { sleep: recordingSleep(waits) });
+    const response = await complete(provider, request(model), { retry: { jitter: false }, sleep: recordingSleep(waits) });
     expect(response.text).toBe('third time');
     expect(waits).toEqual([1000, 3000]);
     expect(server.requests).toHaveLength(3);
   });
 
+  it('jitters its waits between half and one and a half times the backoff, grows them by the multiplier, and never waits less than retry-after', async () => {
+    server.enqueue({ error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 500 } }, { text: 'at last' });
+    const waits: number[] = [];
+    await complete(provider, request(model), { retry: { maxRetries: 3, baseDelayMs: 1_000, multiplier: 10, maxDelayMs: 1_000_000 }, sleep: recordingSleep(waits) });
+    expect(waits).toHaveLength(3);
+    waits.forEach((wait, index) => {
+      expect(wait).toBeGreaterThanOrEqual(500 * 10 ** index);
+      expect(wait).toBeLessThanOrEqual(1_500 * 10 ** index);
+    });
+    // Spread, not the bare backoff (all three landing on it exactly is a chance of ~1e-9).
+    expect(waits).not.toEqual([1_000, 10_000, 100_000]);
+    server.reset();
+    server.enqueue({ error: { status: 429, retryAfterSeconds: 4 } }, { text: 'waited' });
+    const asked: number[] = [];
+    await complete(provider, request(model), { sleep: recordingSleep(asked) });
+    expect(asked).toEqual([4000]);
+  });
+
   it('throws the ProviderError when the retries are used up, or at once when it cannot pass', async () => {
     server.enqueue({ error: { status: 500 } }, { error: { status: 500 } });
     const waits: number[] = [];
-    const failed = await complete(provider, request(model), { retry: { maxRetries: 1 }, sleep: recordingSleep(waits) }).catch((error: unknown) => error);
+    const failed = await complete(provider, request(model), { retry: { maxRetries: 1, jitter: false }, sleep: recordingSleep(waits) }).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(ProviderError);
     expect((failed as ProviderError).kind).toBe('SERVER_ERROR');
     expect(waits).toEqual([1000]);

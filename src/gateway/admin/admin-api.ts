@@ -14,6 +14,8 @@
  * - `GET spending`, `POST spending {action: pause|resume}`: the gateway's spending and its kill
  *   switch, as `operator budget status|pause|resume` (see `spending-actions.ts`); `GET
  *   conversation` shows the conversation's spend today;
+ * - `GET runs`: the pipeline runs from their run folders, each with its `link`; `GET run?id=`: one
+ *   run, its steps with their prompts and responses (see `pipeline-runs.ts`);
  * - `GET events`: the live feed (Server-Sent Events).
  *
  * Bodies are JSON, checked here (zod at the edge); changes answer `{ ok, text }` in the words of
@@ -24,6 +26,7 @@ import { bodyLimits } from '../../core/body-limits.ts';
 import { readLimitedBody, tooLarge } from '../../core/read-limited-body.ts';
 import type { AdminConsoleParts } from './admin-routes.ts';
 import { listConversations } from './conversation-list.ts';
+import { listPipelineRuns, pipelineRunDetail } from './pipeline-runs.ts';
 import type { EventFeed } from './event-feed.ts';
 import { changeJob, jobActions, listJobs } from './job-actions.ts';
 import { changePairing, listPairing } from './pairing-actions.ts';
@@ -71,6 +74,10 @@ export async function answerApi(options: AdminApiOptions, request: Request, name
       return { body: await summarizeUsage(ledger, boundedInt(url.searchParams.get('days'), 30, 1, 366), options.now?.()) };
     case 'GET spending':
       return { body: await spendingView(gateway) };
+    case 'GET runs':
+      return { body: { runs: await listPipelineRuns(gateway) } };
+    case 'GET run':
+      return { body: await pipelineRunDetail(gateway, url.searchParams.get('id') ?? '') };
     case 'GET events':
       return options.feed.open(request.signal);
     case 'POST jobs':

@@ -42,6 +42,7 @@ function scriptJson(value: unknown): string {
 const tabs: [page: string, label: string][] = [
   ['conversations', 'Conversations'],
   ['jobs', 'Jobs'],
+  ['runs', 'Pipelines'],
   ['pairing', 'Pairing'],
   ['profiles', 'Profiles'],
   ['usage', 'Usage'],

@@ -108,7 +108,7 @@ function route() {
   const argument = cut === -1 ? undefined : decodeURIComponent(hash.slice(cut + 1));
   const page = pages[name] ? name : 'conversations';
   for (const link of tabs.querySelectorAll('a')) {
-    if (link.dataset.page === (page === 'conversation' ? 'conversations' : page)) link.setAttribute('aria-current', 'page');
+    if (link.dataset.page === (page === 'conversation' ? 'conversations' : page === 'run' ? 'runs' : page)) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   view.replaceChildren(h('p', { class: 'muted', text: 'Loading…' }));

@@ -1,6 +1,6 @@
 /**
  * The admin console's behaviour, part two (inlined after {@link adminCoreScript}, whose helpers it
- * uses): the jobs, pairing, profiles, usage (with the Spending card of `admin-script-spending.ts`)
+ * uses): the jobs, pipeline runs (each linked to its steps), pairing, profiles, usage (with the Spending card of `admin-script-spending.ts`)
  * and live events pages, and the start. Every change is a POST of the JSON API; its answer is
  * shown as the chat or the command line words it.
  *
@@ -91,6 +91,39 @@ pages.jobs = async () => {
     if (record.type === 'job.fired') soon();
   };
   await load();
+};
+
+pages.runs = async () => {
+  const page = current;
+  const data = await api('runs');
+  if (!mine(page)) return;
+  const rows = data.runs.map((run) => h('tr', { 'data-run': run.id },
+    h('td', {}, h('a', { href: run.link, text: run.id }), h('div', { class: 'muted', text: run.graph })),
+    h('td', {}, h('span', { class: 'state ' + run.status, text: run.status })),
+    h('td', { text: run.goal }),
+    h('td', {}, when(Date.parse(run.startedAt))),
+    h('td', { text: '$' + run.cost.toFixed(4) })));
+  view.replaceChildren(h('h2', { text: 'Pipeline runs' }), rows.length > 0 ? table('runs', ['Run', 'Status', 'Goal', 'Started', 'Cost'], rows) : h('p', { class: 'muted', text: 'No pipeline runs kept. /run in a chat or operator pipeline run starts one; pipelines.keepRuns says how many are kept.' }));
+};
+
+pages.run = async (id) => {
+  const page = current;
+  const data = await api('run?id=' + encodeURIComponent(id || ''));
+  if (!mine(page)) return;
+  const back = h('p', {}, h('a', { href: '#runs', text: '← Pipeline runs' }));
+  if (data.error) return view.replaceChildren(back, notice(data.error, false));
+  const run = data.run;
+  const steps = data.steps.map((step) => h('div', { class: 'card', 'data-step': step.node },
+    h('h3', { text: step.node + ': ' + step.outcome + ', ' + step.attempts + ' attempt' + (step.attempts === 1 ? '' : 's') + ', ' + (step.durationMs / 1000).toFixed(1) + ' s, $' + step.cost.toFixed(4) }),
+    step.failureReason || step.notes ? h('p', { class: 'muted', text: step.failureReason || step.notes }) : null,
+    step.prompt !== undefined ? h('details', {}, h('summary', { text: 'Prompt' }), h('pre', { text: step.prompt })) : null,
+    step.response !== undefined ? h('details', {}, h('summary', { text: 'Response' }), h('pre', { text: step.response })) : null));
+  const parts = [back,
+    h('h2', { text: 'Run ' + run.id + ' of ' + run.graph + ': ' + run.status }),
+    h('p', { text: run.goal || 'no goal' }),
+    h('p', { class: 'muted', text: run.provider + ':' + run.model + ' · $' + run.cost.toFixed(4) + ' · ' + data.folder })];
+  if (run.error) parts.push(notice(run.error, false));
+  view.replaceChildren(...parts, ...steps);
 };
 
 function person(who) {

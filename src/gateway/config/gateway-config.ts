@@ -152,8 +152,8 @@ export interface GatewayConfig {
   subagents: SubagentSettings;
   /** MCP servers whose tools the agent may use (see `src/tools/mcp/`). */
   mcp: { servers: McpServers };
-  /** Pipelines from the chats: whether the model's `run_pipeline` works in groups (false). */
-  pipelines: { toolInGroups: boolean };
+  /** Pipelines: whether the model's `run_pipeline` works in groups (false); run folders kept (200; 0: none). */
+  pipelines: { toolInGroups: boolean; keepRuns: number };
   /** Per profile overrides, keyed by profile name. */
   profileSettings: Readonly<
     Record<string, { browser?: Partial<BrowserSection>; desktop?: Partial<DesktopSettings>; mcp?: { servers: McpServers }; reasoningEffort?: ReasoningEffort; budgets?: ProfileBudgets; modelRequest?: ModelRequestSection }>

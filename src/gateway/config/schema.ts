@@ -390,9 +390,15 @@ export const operatorConfigSchema = z
     pipelines: z
       .strictObject({
         toolInGroups: z.boolean().default(false).describe('Whether the model may start pipelines with run_pipeline in groups (people there start them with /run either way).'),
+        keepRuns: z
+          .int()
+          .min(0)
+          .max(100_000)
+          .default(200)
+          .describe('Run folders kept under OPERATOR_HOME/runs/ (manifest, and per step its prompt, response and status); the oldest past it are removed as a run starts. 0: none is written.'),
       })
       .prefault({})
-      .describe('Pipelines run from the chats.'),
+      .describe('Pipelines, from the chats and the command line.'),
     reviewEvery: settingSchemas.reviewEvery.optional().describe('Person turns between background memory reviews (0: off). Env: OPERATOR_REVIEW_EVERY.'),
     telegram: z
       .strictObject({

@@ -57,6 +57,8 @@ export interface ChatPipelinesOptions {
   turnOf(seat: RunSeat & { profile: string; makerSeat: TurnSeat; job?: ScheduledRun }): Promise<TurnContext>;
   /** The spending gate the runs' model calls pass; unset: none. */
   spend?: SpendGate;
+  /** Run folders kept (operator.json `pipelines.keepRuns`); unset: the runner's default. */
+  keepRuns?: number;
   /**
    * Asks an approval in the conversation `sessionKey` as its turns do (see `approvals.ts`);
    * resolves to undefined where it cannot (the conversation is not in memory): the run's gate asks then.
@@ -198,7 +200,7 @@ export class ChatPipelines {
       try {
         const askApproval = this.#options.askApproval;
         const requestApproval = askApproval && ((request: ApprovalRequest) => askApproval(origin.sessionKey, request));
-        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting, requestApproval, spend: spend && (() => spend) });
+        const record = await go({ runtime, profile: origin.profile, interviewer, turn, onEvent, signal: controller.signal, interrupted: () => this.#interrupting, requestApproval, spend: spend && (() => spend), keepRuns: this.#options.keepRuns });
         await progress.close();
         if (record.status === 'finished' || record.status === 'failed') await adapter.send(origin.address, { text: closingText(record) }).catch((error: unknown) => this.#options.log(`${origin.sessionKey}: pipeline result not sent: ${errorMessage(error)}`));
         return record;
@@ -229,7 +231,11 @@ function logLine(event: PipelineEvent): string | undefined {
     case 'node_end':
       return `${event.node} ${event.status} in ${event.durationMs} ms${event.failureReason ? `: ${event.failureReason.split('\n')[0]}` : ''}`;
     case 'retry':
-      return `${event.node} retries: ${event.reason.split('\n')[0]}`;
+      return `${event.node} retries in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason.split('\n')[0]}`;
+    case 'hook_failed':
+      return `warning: ${event.error}`;
+    case 'warning':
+      return `warning: ${event.message}`;
     case 'edge':
       return `${event.from} -> ${event.to} (${typeof event.step === 'number' ? `rule ${event.step}` : event.step})`;
     case 'gate_asked':

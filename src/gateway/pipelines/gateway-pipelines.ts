@@ -27,6 +27,7 @@ export function createGatewayPipelines(gateway: Gateway, turnAccess: TurnAccess)
     gates,
     adapterOf,
     log: gateway.log,
+    keepRuns: gateway.config.pipelines.keepRuns,
     // The gateway's gate, as it is when the run calls (it is made after the pipelines).
     spend: { reserve: (request, turn) => gateway.spending.reserve(request, turn) },
     // Asked as the conversation's own turns ask (buttons, timeout, the admins, the hour's allowance).

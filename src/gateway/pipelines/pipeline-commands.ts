@@ -1,7 +1,8 @@
 /**
  * The chat's pipeline commands. `/run` lists the pipelines here; `/run NAME GOAL` starts one;
- * `/run stop ID` and `/run resume ID`; `/runs` lists this conversation's runs; `/answer [ID] TEXT`
- * answers a gate by typing. Starting, stopping and resuming a run are for admins and those with
+ * `/run stop ID` and `/run resume ID`; `/run show ID` shows a run from its folder (the owner's
+ * and admins' alone); `/runs` lists this conversation's runs; `/answer [ID] TEXT` answers a gate
+ * by typing. Starting, stopping and resuming a run are for admins and those with
  * the `shell` tool group in the conversation (the owner's seats; others by grant): a pipeline runs
  * commands and changes files. Its agent steps work with the starter's own tools there (the run keeps
  * the seat they typed it from). Anyone who
@@ -11,8 +12,9 @@ import { errorMessage } from '../../core/errors.ts';
 import type { SeatTools } from '../access/tool-grants.ts';
 import type { Command, CommandContext } from '../commands.ts';
 import { seatOf } from '../turn-access.ts';
+import { describeRunFolder, readRunFolder } from '../../pipelines/run-folder/read-run-folder.ts';
 
-/** `/run`, `/run NAME GOAL`, `/run stop ID`, `/run resume ID`. */
+/** `/run`, `/run NAME GOAL`, `/run stop ID`, `/run resume ID`, `/run show ID`. */
 export const runPipelineCommand: Command = {
   name: 'run',
   description: 'Pipelines: /run NAME GOAL starts one; /run lists them',
@@ -25,6 +27,7 @@ export const runPipelineCommand: Command = {
       return names.length > 0 ? `Pipelines: ${names.join(', ')}. Start one with /run NAME GOAL.` : 'There are no pipelines here.';
     }
     const rights = seatRights(context);
+    if (first === 'show' && rest.length === 1) return showRun(context, rights, rest[0]!);
     const refusal = mayRun(context, rights);
     if (refusal) return refusal;
     if (first === 'stop' && rest.length === 1) return gateway.pipelines.stop(rest[0]!) ? `Stopping run ${rest[0]}; /run resume ${rest[0]} goes on with it.` : `Run ${rest[0]} is not running.`;
@@ -42,6 +45,19 @@ export const runPipelineCommand: Command = {
     }
   },
 };
+
+/**
+ * `/run show ID`: the run from its folder, as `operator pipeline show` prints it. The owner's and
+ * the admins' alone: a run's steps may hold what another conversation said (its prompts).
+ */
+async function showRun({ gateway, admin }: CommandContext, rights: SeatTools, id: string): Promise<string> {
+  if (!admin && !rights.owner) return "Only the owner and admins may see a run's steps (they may hold what other conversations said).";
+  try {
+    return describeRunFolder(await readRunFolder(gateway.runtime.home, id)).join('\n');
+  } catch (error) {
+    return errorMessage(error);
+  }
+}
 
 /** `/runs`: this conversation's runs, the latest first. */
 export const listRunsCommand: Command = {

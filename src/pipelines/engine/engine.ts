@@ -1,8 +1,11 @@
 /**
  * The pipeline engine: walks a run from its current node to an exit, one node at a time. Per node:
  * the stylesheet's defaults, the fidelity, the goal gates before an exit, a checkpoint in the
- * store (this node begun, with everything before it), the handler (with its retries and timeout),
- * the context updated, and the next edge chosen (or the failure route). A restart goes on from the
+ * store (this node begun, with everything before it), the handler (with its retries, each after
+ * the wait its retry policy says, and its timeout), the handler hooks before and after each
+ * attempt (the run folder), the context updated, and the next edge chosen (or the failure
+ * route). Goal gates (`goal-gates.ts`) hold an exit until their nodes succeeded and their
+ * conditions hold. A restart goes on from the
  * checkpoint: a node that had begun runs again under its retry policy. Every step is an event. It never leaves a run stuck silently: a run ends
  * finished, failed or stopped with a reason, or is resumable from its checkpoint. A model call
  * refused at a spending cap ends the run there, failed with the refusal (no retry or failure route
@@ -10,7 +13,11 @@
  */
 import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
 import { applyStylesheet, parseStylesheet } from '../graph/stylesheet.ts';
-import type { HandlerRegistry, HandlerRun } from '../handlers/handler.ts';
+import type { HandlerHook, HandlerRegistry, HandlerRun } from '../handlers/handler.ts';
+import { setTimeout as wait } from 'node:timers/promises';
+import { backoffDelay } from '../../core/backoff.ts';
+import { retryPolicyOf } from './retry-policy.ts';
+import { unmetGoals } from './goal-gates.ts';
 import { resolveFidelity } from '../routing/fidelity.ts';
 import { failureRoute, selectEdge } from '../routing/select-edge.ts';
 import { isSuccess, type NodeResult, type Pipeline, type PipelineEdge, type PipelineNode } from '../types.ts';
@@ -38,6 +45,12 @@ export interface EngineOptions {
    * run is then left as it stands (running or waiting, at its node) to go on after the next start.
    */
   interrupted?: () => boolean;
+  /** Told before and after each attempt of each node (the run folder). */
+  hooks?: readonly HandlerHook[];
+  /** Waits between a node's attempts; rejects when the signal aborts. Injectable so tests need not sleep. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
+  /** The jitter's random numbers in [0, 1); default `Math.random`. */
+  random?: () => number;
 }
 
 /** Where the walk goes after a node. */
@@ -51,6 +64,8 @@ type Next = { node: string; edge?: PipelineEdge; step: number | 'next_node' | 'f
 export async function runPipeline(pipeline: Pipeline, record: RunRecord, options: EngineOptions): Promise<RunRecord> {
   const signal = options.signal ?? new AbortController().signal;
   const maxSteps = options.maxSteps ?? 1_000;
+  const sleep = options.sleep ?? ((ms: number, stop: AbortSignal) => wait(ms, undefined, { signal: stop }));
+  const random = options.random ?? Math.random;
   const emit = (event: PipelineEvent) => {
     try {
       options.onEvent?.(event);
@@ -98,13 +113,14 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
     if (!declared) return end('failed', `node "${record.currentNode}" is not in the pipeline`);
     const node = stylesheet ? applyStylesheet(stylesheet, declared) : declared;
 
-    // Goal gates hold the exit until their nodes succeeded.
+    // Goal gates hold the exit until their nodes succeeded and their conditions hold.
     if (node.isTerminal) {
-      const gate = unmetGoalGate(pipeline, record);
-      if (gate) {
-        const target = gate.retryTarget ?? pipeline.retryTarget ?? gate.fallbackRetryTarget ?? pipeline.fallbackRetryTarget;
-        context.set('_goal_gate_unmet', [gate.name]);
-        if (!target || !pipeline.nodes.has(target)) return end('failed', `goal gate "${gate.name}" has not succeeded, and there is no retry target to go back to`);
+      const unmet = unmetGoals(pipeline, record.nodeOutcomes, context);
+      if (unmet.length > 0) {
+        const gate = unmet[0]!.node;
+        const target = gate?.retryTarget ?? pipeline.retryTarget ?? gate?.fallbackRetryTarget ?? pipeline.fallbackRetryTarget;
+        context.set('_goal_gate_unmet', unmet.map((goal) => goal.description));
+        if (!target || !pipeline.nodes.has(target)) return end('failed', `goal gate ${unmet[0]!.description}, and there is no retry target to go back to`);
         emit({ type: 'edge', runId: record.id, from: node.name, to: target, label: '', step: 'goal_gate' });
         moveTo(target);
         continue;
@@ -140,8 +156,7 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
           record.status = waiting ? 'waiting' : 'running';
           await save();
         },
-        runNode: (other, branchContext, branchSignal) =>
-          options.handlers.get(other.handlerType)?.execute(other, branchContext, { ...run, signal: branchSignal }) ?? Promise.reject(new Error(`no handler runs "${other.handlerType}"`)),
+        runNode: (other, branchContext, branchSignal) => runBranchNode(stylesheet ? applyStylesheet(stylesheet, other) : other, branchContext, { ...run, signal: branchSignal }),
         runChild: options.loadChild && ((name, goal, childSignal) => runChildPipeline(name, goal, childSignal)),
       };
       return run;
@@ -190,7 +205,8 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
     const now = Date.now();
     const childRecord: RunRecord = { id: `${record.id}.${name}`, pipeline: child.name, source: '', status: 'running', currentNode: child.startNode, nodeBegun: false, completedNodes: [], nodeOutcomes: {}, nodeRetries: {}, steps: 0, context: { data: { goal }, logs: [] }, startedAt: now, updatedAt: now };
     const memory = new RunStore(createStore({ driver: 'memory' }));
-    const done = await runPipeline(child, childRecord, { ...options, runs: memory, signal: childSignal, interrupted: undefined, maxSteps });
+    // The child's nodes are not the run folder's: the hooks are the parent's nodes' alone.
+    const done = await runPipeline(child, childRecord, { ...options, runs: memory, signal: childSignal, interrupted: undefined, maxSteps, hooks: undefined });
     return { status: done.status, error: done.error, context: done.context.data };
   }
 
@@ -214,9 +230,12 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
    */
   async function attempts(node: PipelineNode, once: (attempt: number, signal: AbortSignal) => Promise<NodeResult>): Promise<NodeResult> {
     const allowed = 1 + (node.maxRetries > 0 ? node.maxRetries : pipeline.defaultMaxRetry);
+    const policy = retryPolicyOf(node, pipeline);
     for (;;) {
       const attempt = (record.nodeRetries[node.name] ?? 0) + 1;
       record.nodeRetries[node.name] = attempt;
+      const step = { runId: record.id, attempt };
+      await hooks(node.name, (hook) => hook.beforeNode?.(node, context, step));
       const started = Date.now();
       emit({ type: 'node_start', runId: record.id, node: node.name, attempt });
       // A gate's timeout is how long the person has, after which its default is taken (the gate's own business).
@@ -226,27 +245,65 @@ export async function runPipeline(pipeline: Pipeline, record: RunRecord, options
       try {
         result = await once(attempt, attemptSignal);
       } catch (error) {
+        // Stopped: the node's files say it was running, as it was.
         if (signal.aborted) return { status: 'fail', failureReason: reasonOf(signal) };
-        if (error instanceof BudgetExhaustedError) {
-          refused = error;
-          emit({ type: 'node_end', runId: record.id, node: node.name, status: 'fail', durationMs: Date.now() - started, failureReason: error.message });
-          return { status: 'fail', failureReason: error.message };
-        }
+        if (error instanceof BudgetExhaustedError) refused = error;
         const timedOut = attemptSignal.aborted;
-        result = { status: 'retry', failureReason: timedOut ? `did not finish within its timeout of ${node.timeout} s` : errorMessage(error) };
+        result = refused ? { status: 'fail', failureReason: error instanceof Error ? error.message : String(error) } : { status: 'retry', failureReason: timedOut ? `did not finish within its timeout of ${node.timeout} s` : errorMessage(error) };
       }
-      emit({ type: 'node_end', runId: record.id, node: node.name, status: result.status, durationMs: Date.now() - started, failureReason: result.failureReason });
-      if (result.status !== 'retry') {
+      const final = result.status !== 'retry' || attempt >= allowed;
+      if (result.status === 'retry' && final) {
+        const reason = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${result.failureReason ?? 'asked to retry'}`;
+        result = node.allowPartial ? { ...result, status: 'partial_success', notes: reason } : { ...result, status: 'fail', failureReason: reason };
+      }
+      if (final && node.autoStatus && !result.notes) result = { ...result, notes: autoStatusNote(node.name, result, attempt) };
+      const durationMs = Date.now() - started;
+      emit({ type: 'node_end', runId: record.id, node: node.name, status: result.status, durationMs, failureReason: result.failureReason, usage: result.usage });
+      await hooks(node.name, (hook) => hook.afterNode?.(node, context, result, { ...step, durationMs, final }));
+      if (final) {
         // Attempts count per visit: a loop that comes back to the node starts its count afresh.
         delete record.nodeRetries[node.name];
         return result;
       }
-      if (attempt >= allowed) {
-        const reason = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${result.failureReason ?? 'asked to retry'}`;
-        return node.allowPartial ? { ...result, status: 'partial_success', notes: reason } : { ...result, status: 'fail', failureReason: reason };
-      }
-      emit({ type: 'retry', runId: record.id, node: node.name, attempt, reason: result.failureReason ?? 'asked to retry' });
+      // A gate asks its person again at once; other nodes wait as their retry policy says.
+      const delayMs = node.handlerType === 'wait.human' ? 0 : backoffDelay(policy, attempt, random);
+      emit({ type: 'retry', runId: record.id, node: node.name, attempt, reason: result.failureReason ?? 'asked to retry', delayMs });
       await save();
+      if (delayMs > 0) await sleep(delayMs, signal).catch(() => undefined);
+      if (signal.aborted) return { status: 'fail', failureReason: reasonOf(signal) };
+    }
+  }
+
+  /**
+   * A parallel branch's node (the stylesheet applied): one attempt, told to the hooks like the
+   * engine's own nodes (a throw is told as a failure, then thrown on to the branch).
+   */
+  async function runBranchNode(node: PipelineNode, branchContext: PipelineContext, run: HandlerRun): Promise<NodeResult> {
+    const handler = options.handlers.get(node.handlerType);
+    if (!handler) throw new Error(`no handler runs "${node.handlerType}"`);
+    const step = { runId: record.id, attempt: 1 };
+    await hooks(node.name, (hook) => hook.beforeNode?.(node, branchContext, step));
+    const started = Date.now();
+    let result: NodeResult;
+    try {
+      result = await handler.execute(node, branchContext, run);
+    } catch (error) {
+      const failed: NodeResult = { status: 'fail', failureReason: errorMessage(error) };
+      await hooks(node.name, (hook) => hook.afterNode?.(node, branchContext, failed, { ...step, durationMs: Date.now() - started, final: true }));
+      throw error;
+    }
+    await hooks(node.name, (hook) => hook.afterNode?.(node, branchContext, result, { ...step, durationMs: Date.now() - started, final: true }));
+    return result;
+  }
+
+  /** Runs each hook's call in turn; one that throws is told, and the run goes on. */
+  async function hooks(node: string, call: (hook: HandlerHook) => Promise<void> | void): Promise<void> {
+    for (const hook of options.hooks ?? []) {
+      try {
+        await call(hook);
+      } catch (error) {
+        emit({ type: 'hook_failed', runId: record.id, node, error: errorMessage(error) });
+      }
     }
   }
 }
@@ -284,14 +341,10 @@ function recordFeedback(context: PipelineContext, node: string, error: string): 
   context.set('feedback_history', history.slice(-feedbackKept));
 }
 
-/** The first goal-gate node that has not succeeded, if any. */
-function unmetGoalGate(pipeline: Pipeline, record: RunRecord): PipelineNode | undefined {
-  for (const node of pipeline.nodes.values()) {
-    if (!node.goalGate) continue;
-    const outcome = record.nodeOutcomes[node.name];
-    if (!outcome || !isSuccess(outcome)) return node;
-  }
-  return undefined;
+/** The note `auto_status` writes for a node whose handler gave none. */
+function autoStatusNote(node: string, result: NodeResult, attempts: number): string {
+  const reason = result.failureReason ? `: ${result.failureReason.split('\n')[0]!.slice(0, 300)}` : '';
+  return `auto status: ${node} ended ${result.status} after ${attempts} attempt${attempts === 1 ? '' : 's'}${reason}`;
 }
 
 function reasonOf(signal: AbortSignal): string {

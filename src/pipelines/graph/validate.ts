@@ -32,11 +32,16 @@ import { reachable, reverse, stronglyConnectedComponents, type Adjacency } from 
 import { exitShape, isExitName, startShape } from './roles.ts';
 import { parseStylesheet } from './stylesheet.ts';
 import { closestName } from './suggest.ts';
+import { extraFindings, type LintRule } from './lint-rules.ts';
 
 /** What validation may be told. */
 export interface ValidateOptions {
   /** The handler types that can run; default {@link handlerTypes}. */
   knownHandlers?: readonly string[];
+  /** The providers a node (or the stylesheet) may name; unset: not checked (`provider_known`). */
+  knownProviders?: readonly string[];
+  /** Rules of the caller's own, run after the others (the spec's `register_lint_rule`). */
+  rules?: readonly LintRule[];
 }
 
 /** The attributes each handler type cannot run without (spec: `tool_command` for `tool`). */
@@ -64,7 +69,7 @@ type Rule = (facts: Facts) => ValidationFinding[];
  */
 export function validatePipeline(pipeline: Pipeline, options: ValidateOptions = {}): ValidationFinding[] {
   const facts = collectFacts(pipeline, options.knownHandlers ?? handlerTypes);
-  return rules.flatMap((rule) => rule(facts));
+  return [...rules.flatMap((rule) => rule(facts)), ...extraFindings(pipeline, options.knownProviders, options.rules ?? [])];
 }
 
 /** Whether any finding is an error. */

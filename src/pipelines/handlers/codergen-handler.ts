@@ -7,7 +7,7 @@
  */
 import { applyFidelity } from '../routing/fidelity.ts';
 import { asText, interpolate } from '../engine/pipeline-context.ts';
-import type { OutcomeStatus, PipelineNode } from '../types.ts';
+import { addUsage, type NodeUsage, type OutcomeStatus, type PipelineNode } from '../types.ts';
 import type { NodeHandler } from './handler.ts';
 import { outputsSchema, parseOutputs } from '../node-outputs.ts';
 
@@ -19,11 +19,14 @@ export interface CodergenRequest {
   signal: AbortSignal;
 }
 
-/** Asks an agent; resolves to its answer. */
-export type CodergenBackend = (request: CodergenRequest) => Promise<{ text: string }>;
+/** Asks an agent; resolves to its answer (and what its calls used, when known). */
+export type CodergenBackend = (request: CodergenRequest) => Promise<{ text: string; usage?: NodeUsage }>;
 
-/** Reads an object of `schema` out of `answer` (a structured-output call); see `node-outputs.ts`. */
-export type OutputReader = (request: { node: PipelineNode; answer: string; schema: ReturnType<typeof outputsSchema>; signal: AbortSignal }) => Promise<Record<string, unknown>>;
+/**
+ * Reads an object of `schema` out of `answer` (a structured-output call; see `node-outputs.ts`);
+ * resolves to it (and what the call used, when known).
+ */
+export type OutputReader = (request: { node: PipelineNode; answer: string; schema: ReturnType<typeof outputsSchema>; signal: AbortSignal }) => Promise<{ values: Record<string, unknown>; usage?: NodeUsage }>;
 
 const outcomeLine = /^\s*outcome\s*:\s*(success|partial_success|fail|retry)\s*\.?\s*$/im;
 
@@ -41,11 +44,14 @@ export function createCodergenHandler(backend: CodergenBackend, readOutputs?: Ou
         '',
         'When you are done, answer with what you did or found. If the step could not be done, end with a line "Outcome: fail" and why.',
       ].join('\n');
-      const { text } = await backend({ node, prompt, signal: run.signal });
+      // Written to the run folder before the call, so a run killed during it shows what was asked.
+      run.emit({ type: 'node_prompt', runId: run.runId, node: node.name, attempt: run.attempt, prompt });
+      const { text, usage } = await backend({ node, prompt, signal: run.signal });
       if (declared) {
-        if (!readOutputs) return { status: 'fail', failureReason: `node "${node.name}" declares outputs, which cannot be read here` };
+        if (!readOutputs) return { status: 'fail', failureReason: `node "${node.name}" declares outputs, which cannot be read here`, usage };
         // The outcome and the declared facts, read from the answer in one structured call.
-        const read = await readOutputs({ node, answer: text, schema: outputsSchema(declared), signal: run.signal });
+        const reading = await readOutputs({ node, answer: text, schema: outputsSchema(declared), signal: run.signal });
+        const read = reading.values;
         const facts = Object.fromEntries(declared.map((output) => [output.name, read[output.name]]));
         const outcome = read.outcome as OutcomeStatus;
         return {
@@ -53,6 +59,7 @@ export function createCodergenHandler(backend: CodergenBackend, readOutputs?: Ou
           output: text,
           failureReason: outcome === 'success' ? undefined : String(read.reason ?? ''),
           notes: String(read.reason ?? ''),
+          usage: addUsage(usage, reading.usage),
           contextUpdates: { last_response: text, [`${node.name}.response`]: text, ...facts, ...Object.fromEntries(Object.entries(facts).map(([key, value]) => [`${node.name}.${key}`, value])) },
         };
       }
@@ -61,6 +68,7 @@ export function createCodergenHandler(backend: CodergenBackend, readOutputs?: Ou
         status,
         output: text,
         failureReason: status === 'fail' ? text.slice(-2_000) : undefined,
+        usage,
         contextUpdates: { last_response: text, [`${node.name}.response`]: text },
       };
     },

@@ -41,3 +41,21 @@ export interface NodeHandler {
 
 /** Handlers by type. */
 export type HandlerRegistry = ReadonlyMap<string, NodeHandler>;
+
+/** Which attempt of which run a hook is told about. */
+export interface HookStep {
+  runId: string;
+  /** Attempt of this node's visit, from 1. */
+  attempt: number;
+}
+
+/**
+ * Told before and after each attempt of a node the engine runs (the spec's `HandlerHook`; the run
+ * folder is one). `afterNode` gets the attempt's result as the engine takes it: on the last
+ * attempt, a `retry` already turned into the failure (or partial success) it ends as, and `final`
+ * set. Awaited; a hook that throws is told as a `hook_failed` event and the run goes on.
+ */
+export interface HandlerHook {
+  beforeNode?(node: PipelineNode, context: PipelineContext, step: HookStep): Promise<void> | void;
+  afterNode?(node: PipelineNode, context: PipelineContext, result: NodeResult, step: HookStep & { durationMs: number; final: boolean }): Promise<void> | void;
+}

@@ -73,8 +73,10 @@ async function setUp(dot: string, options: { agent?: (request: CodergenRequest) 
   });
   const record = freshRecord(pipeline.name, dot, pipeline.startNode);
   await runs.create(record);
-  const run = (target = record, signal?: AbortSignal) => runPipeline(pipeline, target, { handlers, runs, interviewer: patient, onEvent: (event) => events.push(event), maxSteps: options.maxSteps, signal });
-  return { pipeline, runs, record, run, prompts, events, saved, interviewer, folder };
+  const sleeps: number[] = [];
+  const sleep = async (ms: number) => void sleeps.push(ms);
+  const run = (target = record, signal?: AbortSignal) => runPipeline(pipeline, target, { handlers, runs, interviewer: patient, onEvent: (event) => events.push(event), maxSteps: options.maxSteps, signal, sleep });
+  return { pipeline, runs, record, run, prompts, events, saved, interviewer, folder, sleeps };
 }
 
 function freshRecord(pipeline: string, source: string, start: string): RunRecord {
@@ -142,6 +144,12 @@ describe('pipeline engine', () => {
     const retried = await setUp(`digraph r { start [shape=Mdiamond]; work [max_retries=2]; done [shape=Msquare]; start -> work -> done }`, { agent: flaky });
     expect((await retried.run()).status).toBe('finished');
     expect(retried.events.filter((event) => event.type === 'retry').map((event) => (event as { reason: string }).reason)).toEqual(['flaky 1', 'flaky 2']);
+    // The default policy: 1 s, then 2 s, each with jitter (0.5x to 1.5x).
+    expect(retried.sleeps).toHaveLength(2);
+    expect(retried.sleeps[0]).toBeGreaterThanOrEqual(500);
+    expect(retried.sleeps[0]).toBeLessThanOrEqual(1_500);
+    expect(retried.sleeps[1]).toBeGreaterThanOrEqual(1_000);
+    expect(retried.sleeps[1]).toBeLessThanOrEqual(3_000);
 
     calls = 0;
     const partial = await setUp(`digraph r { start [shape=Mdiamond]; work [max_retries=1 allow_partial=true]; done [shape=Msquare]; start -> work -> done }`, { agent: flaky });
@@ -404,7 +412,7 @@ describe('declared outputs', () => {
       runCommand: async () => ({ exitCode: 0, output: '' }),
       readOutputs: async ({ node, answer, schema }) => {
         reads.push(`${node.name}: ${answer}`);
-        return schema.parse({ outcome: 'success', reason: 'it answered', tests_passed: false, risk: 'high' });
+        return { values: schema.parse({ outcome: 'success', reason: 'it answered', tests_passed: false, risk: 'high' }) };
       },
     });
     const final = await runPipeline(pipeline, freshRecord('o', dot, 'start'), { handlers, runs: new RunStore(createStore({ driver: 'memory' })), interviewer: new QueueInterviewer() });
