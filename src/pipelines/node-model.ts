@@ -70,14 +70,14 @@ export function runModelOf(defaults: RunModelDefaults, configured: { provider: s
 
 /**
  * Why `node`'s `temperature` will not be sent, or undefined when it will (or it sets none): the
- * Anthropic API version operator speaks has no sampling parameters, and OpenAI's and Gemini's
- * reasoning models refuse one (the request builders leave it out). Said at the start of a run,
+ * Anthropic API version operator speaks has no sampling parameters, and OpenAI's reasoning
+ * models refuse one (the request builders leave it out; Gemini's take one). Said at the start of a run,
  * so a setting that does nothing does not pass for one that works.
  */
 export function unsentTemperature(node: PipelineNode, defaults: RunModelDefaults, configured: { provider: string; model: string }, env: Environment): string | undefined {
   if (node.temperature === undefined || node.handlerType !== 'codergen') return undefined;
   const { provider, model } = runModelOf({ model: node.model ?? defaults.model, provider: node.provider ?? defaults.provider }, configured, env);
   if (provider === 'anthropic') return `step "${node.name}": temperature is not sent to Anthropic models (${model}): the API version operator speaks has no sampling parameters`;
-  if (getModelInfo(model)?.reasoning === true) return `step "${node.name}": temperature is not sent to ${model}, a reasoning model (it refuses one)`;
+  if (provider === 'openai' && getModelInfo(model)?.reasoning === true) return `step "${node.name}": temperature is not sent to ${model}, a reasoning model (it refuses one)`;
   return undefined;
 }

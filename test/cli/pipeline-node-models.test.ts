@@ -34,9 +34,10 @@ describe("a pipeline node's model settings", () => {
           polish [class="cold" prompt="Polish it"]
           review [prompt="Review it" max_tokens=1200 temperature=0.5]
           second [prompt="A second opinion" provider="gemini" temperature=0.3]
+          think [prompt="Think it over" provider="openai" model="o3" temperature=0.4]
           plain [prompt="Say it plainly"]
           done [shape=Msquare]
-          start -> draft -> polish -> review -> second -> plain -> done
+          start -> draft -> polish -> review -> second -> think -> plain -> done
         }`,
       },
       'run',
@@ -52,11 +53,14 @@ describe("a pipeline node's model settings", () => {
     expect(review.body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 1200 });
     // A temperature the model is not sent is said at the start, not silently dropped.
     expect(review.body).not.toHaveProperty('temperature');
-    expect(requestOf('second').body).not.toHaveProperty('temperature');
+    expect(requestOf('think').body).toMatchObject({ model: 'o3' });
+    expect(requestOf('think').body).not.toHaveProperty('temperature');
+    // Gemini's reasoning models take one.
+    expect(requestOf('second').body).toMatchObject({ temperature: 0.3 });
     const warnings = run.output.stderr().split('\n').filter((line) => line.includes('warning'));
     expect(warnings).toEqual([
       'operator pipeline: warning: step "review": temperature is not sent to Anthropic models (claude-sonnet-4-6): the API version operator speaks has no sampling parameters',
-      'operator pipeline: warning: step "second": temperature is not sent to gemini-2.5-pro, a reasoning model (it refuses one)',
+      'operator pipeline: warning: step "think": temperature is not sent to o3, a reasoning model (it refuses one)',
     ]);
     // A provider and no model: that provider's default model, at its endpoint.
     const second = requestOf('second');
