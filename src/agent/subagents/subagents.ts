@@ -13,7 +13,8 @@ import { errorMessage } from '../../core/errors.ts';
 import { within } from '../../core/within.ts';
 import { emptyUsage, type Message } from '../../llm/types.ts';
 import type { Store } from '../../store/store.ts';
-import { SubagentError, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
+import { SubagentError, type ReferenceAccess, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
+import { fenceReferences, ReferencePool } from '../../tools/agents/reference-pool.ts';
 import type { ChangeRecorder } from '../../tools/changes/file-change.ts';
 import type { ToolContext } from '../../tools/tool.ts';
 import type { Agent } from '../agent.ts';
@@ -22,6 +23,7 @@ import type { Guardrail } from '../guardrail.ts';
 import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
 import { WorkerState } from './worker-state.ts';
+import { SharedStateStore } from './shared-state-store.ts';
 import { childTurn, failureWords, inside, seatRefusal, taskInput } from './child-work.ts';
 import { shorten } from '../../core/shorten.ts';
 
@@ -44,6 +46,8 @@ export interface ChildSpec {
   changes: ChangeRecorder;
   /** Asks the parent's conversation, one question at a time. */
   requestApproval?(request: ApprovalRequest): Promise<boolean>;
+  /** The reference pool it shares with its siblings and the parent, saving in its name. */
+  references: ReferenceAccess;
 }
 
 /** Makes a child agent of `parent` (see `child-agent.ts`). Throws a clear error for a bad model. */
@@ -104,6 +108,8 @@ export class Subagents implements SubagentControl {
   // What follows is made on first use: every conversation's agent has a `Subagents`, and one
   // that never starts a child should cost next to nothing while it idles.
   #shared: WorkerState | undefined;
+  #pool: ReferencePool | undefined;
+  #sharedStoreMade: SharedStateStore | undefined;
   #recordsMade: SubagentRecords | undefined;
   #childrenMade: Map<string, Child> | undefined;
   #parent: Agent | undefined;
@@ -125,6 +131,14 @@ export class Subagents implements SubagentControl {
   /** Failures and calls shared between the children of the current turn. */
   get shared(): WorkerState {
     return (this.#shared ??= new WorkerState());
+  }
+
+  get #references(): ReferencePool {
+    return (this.#pool ??= new ReferencePool());
+  }
+
+  get #sharedStore(): SharedStateStore {
+    return (this.#sharedStoreMade ??= new SharedStateStore(this.#options.store, this.#options.parentSegment, this.shared, this.#references));
   }
 
   get #records(): SubagentRecords {
@@ -237,10 +251,35 @@ export class Subagents implements SubagentControl {
     return running.length;
   }
 
-  /** Stops and closes every child (`/new`). */
+  /** Stops and closes every child (`/new`), and forgets what they shared. */
   async closeAll(): Promise<void> {
     await this.#load();
     for (const id of [...this.#children.keys()]) await this.close(id);
+    this.shared.clear();
+    this.#references.clear();
+    await this.#saveShared();
+  }
+
+  /**
+   * The reference pool as `writer` reaches it: `parent` for the parent's own turns, a child's id
+   * for that child's. References are the parent's children's: kept across the parent's turns and
+   * a restart, forgotten on `/new`.
+   */
+  referencesFor(writer: string): ReferenceAccess {
+    return {
+      add: async (entries) => {
+        await this.#load();
+        const added = this.#references.add(writer, entries);
+        await this.#saveShared();
+        return `Saved ${added.length === 1 ? 'reference' : 'references'} ${added.map((reference) => reference.id).join(', ')}; the other subagents of this task and their parent find ${added.length === 1 ? 'it' : 'them'} with search_references.`;
+      },
+      search: async (query, limit) => {
+        await this.#load();
+        const found = this.#references.search(query, limit);
+        if (found.length === 0) return `No reference matches "${shorten(query, 100)}" (${this.#references.size} saved).`;
+        return fenceReferences(found);
+      },
+    };
   }
 
   /** Every kept child, oldest first, with what all of them ever spent (`/status`). */
@@ -288,6 +327,7 @@ export class Subagents implements SubagentControl {
         return note ? [{ role: 'user', content: [{ type: 'text', text: note }], timestamp: Date.now() }] : [];
       },
       requestApproval: this.#parent?.options.requestApproval && ((request) => this.#askInTurn(id, request)),
+      references: this.referencesFor(id),
     };
   }
 
@@ -301,6 +341,7 @@ export class Subagents implements SubagentControl {
           this.shared.recordFailure(id, call.name, call.arguments, error);
         }
         const warning = this.shared.recordCall(id, call.name, call.arguments);
+        void this.#saveShared();
         return warning ? { action: 'warn', reason: warning } : undefined;
       },
     };
@@ -407,7 +448,10 @@ export class Subagents implements SubagentControl {
   /** The parent's answer ended: children still working are stopped, the shared state forgotten. */
   async #turnEnded(): Promise<void> {
     await this.stopAll('its parent finished its answer without waiting for it');
-    this.#shared?.clear();
+    if (this.#shared) {
+      this.#shared.clear();
+      await this.#saveShared();
+    }
     // The lines stay readable until the next turn starts a child (the chat's last progress edit).
     this.#clearLines = true;
   }
@@ -453,9 +497,9 @@ export class Subagents implements SubagentControl {
     }
   }
 
-  /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent). */
+  /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent); and what they shared. */
   #load(): Promise<void> {
-    this.#loaded ??= this.#records.load().then(() => {
+    this.#loaded ??= Promise.all([this.#records.load(), this.#sharedStore.load()]).then(() => {
       for (const record of this.#records.records) {
         if (record.closed || this.#children.has(record.id)) continue;
         this.#children.set(record.id, { record, spec: this.#spec(record.id, record.sessionKey, undefined, undefined, this.settings.maxTurns), inbox: [], text: '' });
@@ -468,6 +512,11 @@ export class Subagents implements SubagentControl {
   async #save(): Promise<void> {
     // A failing store costs the record, never the child's work or the parent's turn.
     await this.#records.save().catch(() => undefined);
+  }
+
+  /** Stores the shared failures, calls and references; a failing store costs them after a restart, never the work. */
+  async #saveShared(): Promise<void> {
+    await this.#sharedStore.save().catch(() => undefined);
   }
 
   #progress(): void {

@@ -38,3 +38,14 @@ export interface SubagentControl {
   /** Stops the child and forgets it (its session is kept). */
   close(id: string): Promise<void>;
 }
+
+/**
+ * The shared reference pool of one parent's children, as one of them (or the parent) reaches it:
+ * the writer is bound, so a caller cannot save in another's name.
+ */
+export interface ReferenceAccess {
+  /** Saves `entries`; resolves to what the model is told (the new ids). Throws {@link SubagentError}. */
+  add(entries: readonly { title: string; text: string }[]): Promise<string>;
+  /** The best matches of `query`, at most `limit`, fenced as untrusted data (see `fenceReferences`). */
+  search(query: string, limit: number): Promise<string>;
+}

@@ -1,6 +1,7 @@
 /**
  * The subagent tools: `spawn_agent` starts a child agent on a delegated task in the background,
- * `send_input` hands it a message, `wait` collects its answer, `close_agent` ends it. Children are
+ * `send_input` hands it a message, `wait` collects its answer, `close_agent` ends it; with them
+ * come `add_references` and `search_references`, the pool the children and their parent share. Children are
  * real agents with their own sessions and at most the tools the calling turn has (never its
  * browser, desktop, memory or the conversation's chat tools). Who gets these tools: the `agents`
  * tool group (the owner; others by grant).
@@ -10,6 +11,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { errorResult } from '../builtin/results.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';
 import { SubagentError, type SubagentControl } from './subagent-control.ts';
+import { createReferenceTools } from './reference-tools.ts';
 
 /** The names of the subagent tools (a child at the depth limit is given none of them). */
 export const subagentToolNames: readonly string[] = ['spawn_agent', 'send_input', 'wait', 'close_agent'];
@@ -26,9 +28,13 @@ const spawnParameters = z.object({
 
 const idParameter = z.string().min(1).max(40).describe('The id spawn_agent returned.');
 
-/** The four subagent tools; they act on `context.subagents` (absent: the tools say so). */
+/**
+ * The four subagent tools, which act on `context.subagents` (absent: the tools say so), and the
+ * reference pool's two (see `reference-tools.ts`), which children keep at the depth limit too.
+ */
 export function createSubagentTools(): Tool[] {
   return [
+    ...createReferenceTools(),
     defineTool({
       name: 'spawn_agent',
       machine: 'agents',
