@@ -8,6 +8,7 @@ import { childAgentFactory, createSubagentTools, defaultSubagentSettings, Subage
 import { ConfigurationError } from '../../src/core/errors.ts';
 import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelClient } from '../../src/llm/model-client.ts';
+import type { Store } from '../../src/store/store.ts';
 import type { Tool } from '../../src/tools/tool.ts';
 import type { RecordedRequest, ReplySpec } from '../fakes/fake-model-server.ts';
 import { createHarness, type Harness } from './agent-harness.ts';
@@ -38,9 +39,10 @@ let parentScript: Scripted[] = [];
 export async function setup(options: { settings?: Partial<SubagentSettings>; tools?: Tool[]; child?: (request: RecordedRequest) => ReplySpec; agent?: Partial<AgentOptions>; storeDriver?: 'memory' | 'fs' } = {}) {
   harness = await createHarness({ storeDriver: options.storeDriver });
   const settings = { ...defaultSubagentSettings, ...options.settings };
-  const make = () => {
+  // A restart may bring a new store over the same folder.
+  const make = (store: Store = harness!.store) => {
     const subagents = new Subagents({
-      store: harness!.store,
+      store,
       parentKey,
       parentSegment: encodeURIComponent(parentKey),
       settings,
@@ -50,7 +52,7 @@ export async function setup(options: { settings?: Partial<SubagentSettings>; too
           if (model !== 'claude-haiku-4-5') throw new ConfigurationError(`Unknown model "${model}"`);
           return { provider: harness!.agent.options.provider as ModelClient['provider'], model, info: getModelInfo(model) };
         },
-        store: harness!.store,
+        store,
         settings,
         segment: encodeURIComponent,
       }),
