@@ -82,6 +82,23 @@ describe('the shared reference pool', () => {
   });
 });
 
+describe('failure insights', () => {
+  it("offers a sibling a child's failure as a whole (its model refused it), with why", async () => {
+    const { agent } = await setup({ child: (request) => (text(request).includes('crash please') ? { error: { status: 400, type: 'invalid_request_error', message: 'child request rejected' } } : { text: 'done' }) });
+    const ids: string[] = [];
+    scriptParent([
+      { toolCalls: [{ id: 's1', name: 'spawn_agent', arguments: { task: 'crash please' } }] },
+      (request) => (ids.push(spawnedId(text(request))), { toolCalls: [{ id: 'w1', name: 'wait', arguments: { agent_id: ids[0]! } }] }),
+      { toolCalls: [{ id: 's2', name: 'spawn_agent', arguments: { task: 'task B' } }] },
+      (request) => ({ toolCalls: [{ id: 'w2', name: 'wait', arguments: { agent_id: spawnedId(JSON.stringify(request.body.messages.at(-1))) } }] }),
+      { text: 'parent done' },
+    ]);
+    await agent.invoke('try');
+    const childB = childRequests().find((request) => text(request).includes('task B'))!;
+    expect(text(childB)).toMatch(new RegExp(`- ${ids[0]}: its whole task \\\\"crash please\\\\" -> failed: [^"]*child request rejected`));
+  });
+});
+
 describe("the children's shared state across a restart", () => {
   it("keeps a child's failures and references in the store: after a restart over the same folder a new sibling is warned and finds them", async () => {
     const failing = defineTool({ name: 'deploy', description: 'Deploys.', parameters: z.object({ target: z.string() }), execute: async () => ({ content: 'connection refused by deploy.internal:443', isError: true }) });

@@ -415,6 +415,11 @@ export class Subagents implements SubagentControl {
       }
       if (status === 'stopped') record.error = child.stopped ?? 'stopped';
       Object.assign(record, { status, endedAt: Date.now() });
+      // A child that failed as a whole (its model refused, its budget ran out) is an insight for its siblings too.
+      if (status === 'failed' || status === 'over-budget') {
+        this.shared.recordFailure(record.id, 'its whole task', record.task, failureWords(record));
+        await this.#saveShared();
+      }
       child.tool = undefined;
       child.inbox = [];
       this.#release(child);
