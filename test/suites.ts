@@ -66,6 +66,7 @@ export const processFiles: readonly string[] = [
   'test/store/store-redis.test.ts',
   'test/tools/apply-patch.test.ts',
   'test/tools/changes.test.ts',
+  'test/tools/code-languages.test.ts',
   'test/tools/code-tool-runtime.test.ts',
   'test/tools/code-tool-sandbox.test.ts',
   'test/tools/code-tool.test.ts',
