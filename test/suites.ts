@@ -45,6 +45,7 @@ export const processFiles: readonly string[] = [
   'test/gateway/group-policy-config.test.ts',
   'test/gateway/health/store-health.test.ts',
   'test/gateway/ledger.test.ts',
+  'test/gateway/lsp-command.test.ts',
   'test/gateway/pairing-cli-groups.test.ts',
   'test/gateway/pairing-cli.test.ts',
   'test/gateway/schedule-cli.test.ts',
