@@ -7,25 +7,20 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
-import type { ChannelAdapter, InboundMessage, OutboundMessage } from '../../src/channels/types.ts';
+import type { InboundMessage } from '../../src/channels/types.ts';
 import { createSessionQueue } from '../../src/core/session-queue.ts';
 import { handleCommand } from '../../src/gateway/commands.ts';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { writeServerFixtures } from '../helpers/language-server-fixtures.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { recordingAdapter } from '../helpers/recording-adapter.ts';
 
 let home: string;
 let machineHome: string;
 let runtime: Runtime;
 let gateway: Gateway;
-const replies: string[] = [];
-const adapter = {
-  async send(_address: unknown, message: OutboundMessage) {
-    replies.push(message.text ?? '');
-    return [];
-  },
-} as unknown as ChannelAdapter;
+const { adapter, replies } = recordingAdapter();
 
 beforeAll(() => {
   home = createTempHome();

@@ -6,10 +6,9 @@
  * search shows is text a model chose: it comes fenced as data, and taints the turn.
  */
 import * as z from 'zod';
-import { errorMessage } from '../../core/errors.ts';
 import { errorResult } from '../builtin/results.ts';
 import { defineTool, type Tool, type ToolContext } from '../tool.ts';
-import { SubagentError, type ReferenceAccess } from './subagent-control.ts';
+import { asResult, type ReferenceAccess } from './subagent-control.ts';
 import { referenceLimits } from './reference-pool.ts';
 
 /** The names of the reference tools. */
@@ -52,13 +51,8 @@ export function createReferenceTools(): Tool[] {
   ];
 }
 
-async function act(context: ToolContext, work: (references: ReferenceAccess) => Promise<string>) {
-  if (!context.references) return errorResult('There is no reference pool here: it is shared by an agent and the subagents it starts.');
-  try {
-    return await work(context.references);
-  } catch (error) {
-    if (error instanceof SubagentError) return errorResult(error.message);
-    context.signal.throwIfAborted();
-    return errorResult(errorMessage(error));
-  }
+function act(context: ToolContext, work: (references: ReferenceAccess) => Promise<string>) {
+  const references = context.references;
+  if (!references) return Promise.resolve(errorResult('There is no reference pool here: it is shared by an agent and the subagents it starts.'));
+  return asResult(context, () => work(references));
 }

@@ -7,10 +7,9 @@
  * tool group (the owner; others by grant).
  */
 import * as z from 'zod';
-import { errorMessage } from '../../core/errors.ts';
 import { errorResult } from '../builtin/results.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';
-import { SubagentError, type SubagentControl } from './subagent-control.ts';
+import { asResult, type SubagentControl } from './subagent-control.ts';
 import { createReferenceTools } from './reference-tools.ts';
 
 /** The names of the subagent tools (a child at the depth limit is given none of them). */
@@ -90,15 +89,10 @@ export function createSubagentTools(): Tool[] {
 }
 
 /** Runs `work` on the context's children; a refusal or failure becomes an error result the model reads. */
-async function act(context: ToolContext, work: (subagents: SubagentControl) => Promise<ToolOutput | string>): Promise<ToolOutput | string> {
-  if (!context.subagents) return errorResult('Subagents are not available here.');
-  try {
-    return await work(context.subagents);
-  } catch (error) {
-    if (error instanceof SubagentError) return errorResult(error.message);
-    context.signal.throwIfAborted();
-    return errorResult(errorMessage(error));
-  }
+function act(context: ToolContext, work: (subagents: SubagentControl) => Promise<ToolOutput | string>): Promise<ToolOutput | string> {
+  const subagents = context.subagents;
+  if (!subagents) return Promise.resolve(errorResult('Subagents are not available here.'));
+  return asResult(context, () => work(subagents));
 }
 
 function firstLine(task: string): string {
