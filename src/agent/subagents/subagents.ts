@@ -14,7 +14,6 @@ import { within } from '../../core/within.ts';
 import { emptyUsage, type Message } from '../../llm/types.ts';
 import type { Store } from '../../store/store.ts';
 import { SubagentError, type ReferenceAccess, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
-import { fenceReferences, ReferencePool } from '../../tools/agents/reference-pool.ts';
 import type { ChangeRecorder } from '../../tools/changes/file-change.ts';
 import type { ToolContext } from '../../tools/tool.ts';
 import type { Agent } from '../agent.ts';
@@ -22,8 +21,8 @@ import type { ApprovalRequest } from '../agent-options.ts';
 import type { Guardrail } from '../guardrail.ts';
 import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
-import { WorkerState } from './worker-state.ts';
-import { SharedStateStore } from './shared-state-store.ts';
+import type { WorkerState } from './worker-state.ts';
+import { SharedWork } from './shared-work.ts';
 import { childTurn, failureWords, inside, seatRefusal, taskInput } from './child-work.ts';
 import { shorten } from '../../core/shorten.ts';
 
@@ -107,9 +106,7 @@ export class Subagents implements SubagentControl {
   readonly #options: SubagentsOptions;
   // What follows is made on first use: every conversation's agent has a `Subagents`, and one
   // that never starts a child should cost next to nothing while it idles.
-  #shared: WorkerState | undefined;
-  #pool: ReferencePool | undefined;
-  #sharedStoreMade: SharedStateStore | undefined;
+  #sharedWork: SharedWork | undefined;
   #recordsMade: SubagentRecords | undefined;
   #childrenMade: Map<string, Child> | undefined;
   #parent: Agent | undefined;
@@ -130,15 +127,12 @@ export class Subagents implements SubagentControl {
 
   /** Failures and calls shared between the children of the current turn. */
   get shared(): WorkerState {
-    return (this.#shared ??= new WorkerState());
+    return this.#shared.workers;
   }
 
-  get #references(): ReferencePool {
-    return (this.#pool ??= new ReferencePool());
-  }
-
-  get #sharedStore(): SharedStateStore {
-    return (this.#sharedStoreMade ??= new SharedStateStore(this.#options.store, this.#options.parentSegment, this.shared, this.#references));
+  /** What the children share (see `shared-work.ts`). */
+  get #shared(): SharedWork {
+    return (this.#sharedWork ??= new SharedWork(this.#options.store, this.#options.parentSegment, () => this.#load()));
   }
 
   get #records(): SubagentRecords {
@@ -255,9 +249,7 @@ export class Subagents implements SubagentControl {
   async closeAll(): Promise<void> {
     await this.#load();
     for (const id of [...this.#children.keys()]) await this.close(id);
-    this.shared.clear();
-    this.#references.clear();
-    await this.#saveShared();
+    await this.#shared.forget();
   }
 
   /**
@@ -266,21 +258,13 @@ export class Subagents implements SubagentControl {
    * a restart, forgotten on `/new`.
    */
   referencesFor(writer: string): ReferenceAccess {
+    // Made for every turn of every conversation's agent: what the children share is made only when used.
     return {
-      add: async (entries) => {
-        await this.#load();
-        const added = this.#references.add(writer, entries);
-        await this.#saveShared();
-        return `Saved ${added.length === 1 ? 'reference' : 'references'} ${added.map((reference) => reference.id).join(', ')}; the other subagents of this task and their parent find ${added.length === 1 ? 'it' : 'them'} with search_references.`;
-      },
-      search: async (query, limit) => {
-        await this.#load();
-        const found = this.#references.search(query, limit);
-        if (found.length === 0) return `No reference matches "${shorten(query, 100)}" (${this.#references.size} saved).`;
-        return fenceReferences(found);
-      },
+      add: (entries) => this.#shared.referencesFor(writer).add(entries),
+      search: (query, limit) => this.#shared.referencesFor(writer).search(query, limit),
     };
   }
+
 
   /** Every kept child, oldest first, with what all of them ever spent (`/status`). */
   async list(): Promise<{ records: readonly SubagentRecord[]; spent: SubagentRecords['spent'] }> {
@@ -320,30 +304,11 @@ export class Subagents implements SubagentControl {
       cwd,
       model,
       maxTurns,
-      guardrail: this.#workerGuardrail(id),
+      guardrail: this.#shared.guardrail(id),
       changes: { record: async (change) => this.#children.get(id)?.recorder?.record(change) },
-      ephemeral: () => {
-        const note = this.shared.failureNote(id);
-        return note ? [{ role: 'user', content: [{ type: 'text', text: note }], timestamp: Date.now() }] : [];
-      },
+      ephemeral: () => this.#shared.ephemeral(id),
       requestApproval: this.#parent?.options.requestApproval && ((request) => this.#askInTurn(id, request)),
       references: this.referencesFor(id),
-    };
-  }
-
-  /** Records the child's calls and failures in the shared state; warns the model of a loop. */
-  #workerGuardrail(id: string): Guardrail {
-    return {
-      name: 'subagent-shared-state',
-      afterCall: (call, result) => {
-        if (result.isError) {
-          const error = result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
-          this.shared.recordFailure(id, call.name, call.arguments, error);
-        }
-        const warning = this.shared.recordCall(id, call.name, call.arguments);
-        void this.#saveShared();
-        return warning ? { action: 'warn', reason: warning } : undefined;
-      },
     };
   }
 
@@ -416,10 +381,7 @@ export class Subagents implements SubagentControl {
       if (status === 'stopped') record.error = child.stopped ?? 'stopped';
       Object.assign(record, { status, endedAt: Date.now() });
       // A child that failed as a whole (its model refused, its budget ran out) is an insight for its siblings too.
-      if (status === 'failed' || status === 'over-budget') {
-        this.shared.recordFailure(record.id, 'its whole task', record.task, failureWords(record));
-        await this.#saveShared();
-      }
+      if (status === 'failed' || status === 'over-budget') await this.#shared.childFailed(record.id, record.task, failureWords(record));
       child.tool = undefined;
       child.inbox = [];
       this.#release(child);
@@ -453,10 +415,7 @@ export class Subagents implements SubagentControl {
   /** The parent's answer ended: children still working are stopped, the shared state forgotten. */
   async #turnEnded(): Promise<void> {
     await this.stopAll('its parent finished its answer without waiting for it');
-    if (this.#shared) {
-      this.#shared.clear();
-      await this.#saveShared();
-    }
+    await this.#sharedWork?.turnEnded();
     // The lines stay readable until the next turn starts a child (the chat's last progress edit).
     this.#clearLines = true;
   }
@@ -504,7 +463,7 @@ export class Subagents implements SubagentControl {
 
   /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent); and what they shared. */
   #load(): Promise<void> {
-    this.#loaded ??= Promise.all([this.#records.load(), this.#sharedStore.load()]).then(() => {
+    this.#loaded ??= Promise.all([this.#records.load(), this.#shared.load()]).then(() => {
       for (const record of this.#records.records) {
         if (record.closed || this.#children.has(record.id)) continue;
         this.#children.set(record.id, { record, spec: this.#spec(record.id, record.sessionKey, undefined, undefined, this.settings.maxTurns), inbox: [], text: '' });
@@ -517,11 +476,6 @@ export class Subagents implements SubagentControl {
   async #save(): Promise<void> {
     // A failing store costs the record, never the child's work or the parent's turn.
     await this.#records.save().catch(() => undefined);
-  }
-
-  /** Stores the shared failures, calls and references; a failing store costs them after a restart, never the work. */
-  async #saveShared(): Promise<void> {
-    await this.#sharedStore.save().catch(() => undefined);
   }
 
   #progress(): void {
