@@ -65,7 +65,8 @@ function againstReplay(row: LeanRow): string {
   return row.perTurn ? `${(row.operator / row.replay).toFixed(2)}x` : '';
 }
 
-function format(value: number): string {
+/** A figure to three significant places or so (whole numbers from 100 up). */
+export function format(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
@@ -85,11 +86,9 @@ export function leanReport(rows: LeanRow[], bareRan: string, replayRan: string, 
     return [row.figure, `${format(row.bare)} ${row.unit}`, `${format(row.operator)} ${row.unit}`, compare(row), ...verdictCells, `${format(row.replay)} ${row.unit}`, againstReplay(row)];
   });
   const header = ['figure', 'bare bot', 'operator', 'operator vs bare', 'target', '', "bare, operator's request", 'operator vs it'];
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  const line = (values: string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ').trimEnd();
   const footer = `operator ran from ${modes.join('; ')}; the bare bot ${bareRan}\nbare, operator's request ("replay" in the notes): ${replayRan}`;
   const title = version ? `\nevery bot on Node.js ${version}:\n` : '\n';
-  process.stdout.write(`${title}${line(header)}\n${cells.map(line).join('\n')}\n${footer}\n\n`);
+  process.stdout.write(`${title}${table(header, cells)}\n${footer}\n\n`);
   const on = version ? ` (${version})` : '';
 
   return rows.flatMap((row) => {
@@ -106,4 +105,11 @@ export function leanReport(rows: LeanRow[], bareRan: string, replayRan: string, 
       { name: `${row.figure}: bare bot, operator's request${on}`, value: row.replay, unit: row.unit, ...(row.perTurn ? { note: `operator ${againstReplay(row)} it` } : {}) },
     ];
   });
+}
+
+/** `header` and `cells` as aligned columns: the first to the left, the others to the right. */
+export function table(header: string[], cells: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
+  const line = (values: string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ').trimEnd();
+  return [header, ...cells].map(line).join('\n');
 }

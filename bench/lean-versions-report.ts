@@ -4,15 +4,8 @@
  * first's. No target: the floor of each version is its own bare bot (in `leanReport`); this says
  * what moving from one version to the other changes for both.
  */
-import type { MeasuredOn } from './lean-report.ts';
+import { format, table, type MeasuredOn } from './lean-report.ts';
 import type { BenchResult } from './lib.ts';
-
-function format(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  if (Math.abs(value) >= 100) return value.toFixed(0);
-  if (Math.abs(value) >= 10) return value.toFixed(1);
-  return value.toFixed(2);
-}
 
 /** Prints the side-by-side table and returns, for each figure, operator's change from `first` to `second` as a ratio. */
 export function leanVersionsReport(first: MeasuredOn, second: MeasuredOn): BenchResult[] {
@@ -23,9 +16,7 @@ export function leanVersionsReport(first: MeasuredOn, second: MeasuredOn): Bench
     if (other.figure !== row.figure) throw new Error(`lean: the two runs' figures differ: "${row.figure}" and "${other.figure}"`);
     return [row.figure, `${format(row.bare)} ${row.unit}`, `${format(other.bare)} ${row.unit}`, `${(other.bare / row.bare).toFixed(2)}x`, `${format(row.operator)} ${row.unit}`, `${format(other.operator)} ${row.unit}`, `${(other.operator / row.operator).toFixed(2)}x`];
   });
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  const line = (values: string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ').trimEnd();
-  process.stdout.write(`Node.js ${a} and ${b} side by side:\n${line(header)}\n${cells.map(line).join('\n')}\n\n`);
+  process.stdout.write(`Node.js ${a} and ${b} side by side:\n${table(header, cells)}\n\n`);
   return first.rows.map((row, index) => {
     const other = second.rows[index]!;
     return {
