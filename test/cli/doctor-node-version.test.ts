@@ -28,7 +28,7 @@ describe("doctor's Node.js check", () => {
     expect(judgeNodeVersion('v22.12.0', tested, '2026-11-30')).toEqual({ level: 'WARN', name: 'Node.js', detail: `v22.12.0 is not a version operator is tested on (${tested})`, fix: 'install Node.js 24 (supported until 2028-04-30)' });
     // A line newer than the table: not known to be past its end, and not tested.
     expect(judgeNodeVersion('v26.1.0', tested, '2026-11-30').detail).toBe(`v26.1.0 is not a version operator is tested on (${tested})`);
-    expect(judgeNodeVersion('v24.10.0', tested, '2026-11-30').level).toBe('WARN');
+    expect(judgeNodeVersion('v24.10.0', tested, '2026-11-30')).toEqual({ level: 'WARN', name: 'Node.js', detail: `v24.10.0 is not a version operator is tested on (${tested})`, fix: 'update Node.js 24 to 24.11.0 or newer' });
   });
 
   it('fails a version below every tested one', () => {

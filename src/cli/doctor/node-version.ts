@@ -65,7 +65,10 @@ export function judgeNodeVersion(running: string, range: string | undefined, tod
   }
   const lowest = intervals.map((interval) => interval.lowest).sort(compare)[0]!;
   if (compare(version, lowest) < 0) return { level: 'FAIL', name, detail: `${running} is too old (tested: ${range})`, fix: upgrade };
-  return { level: 'WARN', name, detail: `${running} is not a version operator is tested on (${range})`, fix: upgrade };
+  // A tested line, but older than its tested releases (24.10 against ^24.11.0): a newer release of it will do.
+  const sameLine = intervals.find((interval) => interval.lowest[0] === version[0]);
+  const fix = sameLine ? `update Node.js ${version[0]} to ${sameLine.lowest.join('.')} or newer` : upgrade;
+  return { level: 'WARN', name, detail: `${running} is not a version operator is tested on (${range})`, fix };
 }
 
 /** Checks `running` (default this process's version) with the `engines` of package.json, as of `now`. */
