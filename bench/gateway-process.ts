@@ -62,13 +62,14 @@ const heapProbe = join(root, 'bench', 'gateway-heap-probe.mjs');
 const probeMarker = 'gateway-heap-probe ';
 
 /**
- * Spawns `node [nodeArgs] bin/operator.js start` with exactly `env` (plus PATH and PORT).
+ * Spawns `node [nodeArgs] bin/operator.js start` with exactly `env` (plus PATH and PORT), `node`
+ * being this process's own binary unless another is named.
  * `heapProbe` adds `--expose-gc --import bench/gateway-heap-probe.mjs` (see {@link GatewayProcess.memory}).
  */
-export function spawnGateway(options: { port: number; env: Record<string, string>; nodeArgs?: string[]; heapProbe?: boolean }): GatewayProcess {
+export function spawnGateway(options: { port: number; env: Record<string, string>; nodeArgs?: string[]; heapProbe?: boolean; node?: string }): GatewayProcess {
   const spawnedAt = process.hrtime.bigint();
   const probeArgs = options.heapProbe ? ['--expose-gc', '--import', heapProbe] : [];
-  const child = spawn(process.execPath, [...probeArgs, ...(options.nodeArgs ?? []), join(root, 'bin', 'operator.js'), 'start'], {
+  const child = spawn(options.node ?? process.execPath, [...probeArgs, ...(options.nodeArgs ?? []), join(root, 'bin', 'operator.js'), 'start'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...options.env, PORT: String(options.port) },
     stdio: ['ignore', 'pipe', 'pipe'],

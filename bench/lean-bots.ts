@@ -83,12 +83,15 @@ export function captureOperatorRequest(body: string): { bytes: number; tools: nu
   return { bytes: Buffer.byteLength(body), tools: request.tools.length };
 }
 
-/** Starts a bot of `kind` against `fakes` (`replay` once {@link captureOperatorRequest} has run). */
-export async function spawnBot(kind: BotKind, fakes: LeanFakes): Promise<LeanBot> {
-  return kind === 'operator' ? spawnOperator(fakes) : spawnBare(kind, fakes);
+/**
+ * Starts a bot of `kind` against `fakes` (`replay` once {@link captureOperatorRequest} has run),
+ * run by the Node.js binary `node`.
+ */
+export async function spawnBot(kind: BotKind, fakes: LeanFakes, node: string = process.execPath): Promise<LeanBot> {
+  return kind === 'operator' ? spawnOperator(fakes, node) : spawnBare(kind, fakes, node);
 }
 
-async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
+async function spawnOperator(fakes: LeanFakes, node: string): Promise<LeanBot> {
   const home = benchHome('operator-bench-lean-');
   const port = await freePort();
   const env = gatewayEnv(home, port, fakes);
@@ -99,7 +102,7 @@ async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
   const compiled = compiledIsFresh();
   // `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = process.env.OPERATOR_BENCH_LEAN_NODE_ARGS?.split(' ').filter(Boolean);
-  const gateway = spawnGateway({ port, env, nodeArgs });
+  const gateway = spawnGateway({ port, env, nodeArgs, node });
   return {
     kind: 'operator',
     compiled,
@@ -113,11 +116,11 @@ async function spawnOperator(fakes: LeanFakes): Promise<LeanBot> {
   };
 }
 
-async function spawnBare(kind: 'bare' | 'replay', fakes: LeanFakes): Promise<LeanBot> {
+async function spawnBare(kind: 'bare' | 'replay', fakes: LeanFakes, node: string): Promise<LeanBot> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', TELEGRAM_BOT_TOKEN: fakes.telegram.token, TELEGRAM_API_ROOT: fakes.telegram.apiRoot, ANTHROPIC_BASE_URL: fakes.model.anthropicBaseURL };
   if (kind === 'replay') env.LEAN_MODEL_BODY_FILE = replayBodyFile;
   const spawnedAt = process.hrtime.bigint();
-  const child = spawn(process.execPath, [bareCompiled], {
+  const child = spawn(node, [bareCompiled], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,13 +33,14 @@ export interface StartFigures {
 }
 
 /**
- * Opens a fake Telegram server, queues a DM in `chat`, then spawns the bot: the message waits
- * for its first getUpdates, whose answer carries it (the first answered with 200).
+ * Opens a fake Telegram server, queues a DM in `chat`, then spawns the bot on the Node.js binary
+ * `node`: the message waits for its first getUpdates, whose answer carries it (the first answered
+ * with 200).
  */
-export async function start(kind: BotKind, chat: number, telegram: LeanTelegram, model: LeanFakes['model']): Promise<{ running: Running; figures: StartFigures }> {
+export async function start(kind: BotKind, chat: number, telegram: LeanTelegram, model: LeanFakes['model'], node: string): Promise<{ running: Running; figures: StartFigures }> {
   const server = await telegram.open();
   await server.push([chat], 'hello');
-  const bot = await spawnBot(kind, { model, telegram: server });
+  const bot = await spawnBot(kind, { model, telegram: server }, node);
   try {
     await server.replied([chat], 30_000);
   } catch (error) {

@@ -33,6 +33,15 @@ export interface LeanRow {
   mode: string;
 }
 
+/** The rows measured with every bot run by one Node.js binary, and how the bare bots ran. */
+export interface MeasuredOn {
+  /** `v24.21.0`. */
+  version: string;
+  rows: LeanRow[];
+  bareRan: string;
+  replayRan: string;
+}
+
 /** Whether operator meets the row's target, and the target in words with its threshold in this run. */
 function judge(row: LeanRow): { text: string; pass: boolean } | undefined {
   const { target, bare, operator, unit } = row;
@@ -56,7 +65,8 @@ function againstReplay(row: LeanRow): string {
   return row.perTurn ? `${(row.operator / row.replay).toFixed(2)}x` : '';
 }
 
-function format(value: number): string {
+/** A figure to three significant places or so (whole numbers from 100 up). */
+export function format(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
@@ -65,9 +75,10 @@ function format(value: number): string {
 
 /**
  * Prints the table (with how the bare bot ran, and what the replaying one sent) and returns the
- * figures as results.
+ * figures as results; with `version` (a run on more than one Node.js), the table is titled with
+ * it and every result's name ends with it.
  */
-export function leanReport(rows: LeanRow[], bareRan: string, replayRan: string): BenchResult[] {
+export function leanReport(rows: LeanRow[], bareRan: string, replayRan: string, version?: string): BenchResult[] {
   const modes = [...new Set(rows.map((row) => row.mode))];
   const cells = rows.map((row) => {
     const verdict = judge(row);
@@ -75,23 +86,30 @@ export function leanReport(rows: LeanRow[], bareRan: string, replayRan: string):
     return [row.figure, `${format(row.bare)} ${row.unit}`, `${format(row.operator)} ${row.unit}`, compare(row), ...verdictCells, `${format(row.replay)} ${row.unit}`, againstReplay(row)];
   });
   const header = ['figure', 'bare bot', 'operator', 'operator vs bare', 'target', '', "bare, operator's request", 'operator vs it'];
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
-  const line = (values: string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ').trimEnd();
   const footer = `operator ran from ${modes.join('; ')}; the bare bot ${bareRan}\nbare, operator's request ("replay" in the notes): ${replayRan}`;
-  process.stdout.write(`\n${line(header)}\n${cells.map(line).join('\n')}\n${footer}\n\n`);
+  const title = version ? `\nevery bot on Node.js ${version}:\n` : '\n';
+  process.stdout.write(`${title}${table(header, cells)}\n${footer}\n\n`);
+  const on = version ? ` (${version})` : '';
 
   return rows.flatMap((row) => {
     const verdict = judge(row);
     return [
-      { name: `${row.figure}: bare bot`, value: row.bare, unit: row.unit },
+      { name: `${row.figure}: bare bot${on}`, value: row.bare, unit: row.unit },
       {
-        name: `${row.figure}: operator`,
+        name: `${row.figure}: operator${on}`,
         value: row.operator,
         unit: row.unit,
         ...(verdict ? { target: verdict.text, pass: verdict.pass } : {}),
         note: [compare(row), row.note, verdict ? row.mode : undefined].filter(Boolean).join('; '),
       },
-      { name: `${row.figure}: bare bot, operator's request`, value: row.replay, unit: row.unit, ...(row.perTurn ? { note: `operator ${againstReplay(row)} it` } : {}) },
+      { name: `${row.figure}: bare bot, operator's request${on}`, value: row.replay, unit: row.unit, ...(row.perTurn ? { note: `operator ${againstReplay(row)} it` } : {}) },
     ];
   });
+}
+
+/** `header` and `cells` as aligned columns: the first to the left, the others to the right. */
+export function table(header: string[], cells: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => line[column]!.length)));
+  const line = (values: string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ').trimEnd();
+  return [header, ...cells].map(line).join('\n');
 }

@@ -44,6 +44,12 @@
  *    each, alternating, new chats each time; the best counts (the processes warm up from one
  *    round to the next). Target: operator >= 0.8x the bare bot.
  *
+ * `OPERATOR_BENCH_LEAN_SECOND_NODE` names a second Node.js binary (CI's Node 24:
+ * `.ci/node24/node_modules/.bin/node`): everything above is measured again with the three bots run
+ * by it (the fakes stay on this process's Node), each version's table printed, then both side by
+ * side (`lean-versions-report.ts`). Before each version's starts `dist/.compile-cache` is emptied:
+ * the first start fills it (Node 22.1 and newer), and the row "starts 2-5" is the start with it warm.
+ *
  * `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`: one profile per start, the last one holding the turns and bursts).
  *
@@ -52,12 +58,14 @@
  * the server closes it loses that chat's reply, a race of the fake, not a cost of either bot.
  */
 import { execFileSync } from 'node:child_process';
-import { startFakeModelProcess } from './fake-model-process.ts';
+import { rmSync } from 'node:fs';
+import { startFakeModelProcess, type FakeModelProcess } from './fake-model-process.ts';
 import { compiledIsFresh, cpuMs, residentKb, root } from './gateway-process.ts';
 import { bareBuild, captureOperatorRequest, compileBareBot, replayBodyFile, type BotKind } from './lean-bots.ts';
 import { burst, idleResident, settled, start, stop, turn, type BurstFigures, type Running, type StartFigures } from './lean-measure.ts';
-import { leanReport, type LeanRow } from './lean-report.ts';
-import { startLeanTelegram } from './lean-telegram-process.ts';
+import { leanReport, type LeanRow, type MeasuredOn } from './lean-report.ts';
+import { leanVersionsReport } from './lean-versions-report.ts';
+import { startLeanTelegram, type LeanTelegram } from './lean-telegram-process.ts';
 import { REPLY } from './telegram-updates.ts';
 import { median, quantile, type BenchResult } from './lib.ts';
 
@@ -77,9 +85,30 @@ const bytesOf = (body: string) => Buffer.byteLength(body);
 
 export default async function run(): Promise<BenchResult[]> {
   if (!compiledIsFresh()) execFileSync(process.execPath, [`${root}bin/build.js`], { cwd: root, stdio: 'inherit' });
+  const second = process.env.OPERATOR_BENCH_LEAN_SECOND_NODE;
+  const nodes = [process.execPath, ...(second ? [second] : [])];
   const model = await startFakeModelProcess({ text: REPLY, usage: { input: 1200, output: 5, cacheRead: 1000 } });
   const telegram = await startLeanTelegram(REPLY);
   await compileBareBot();
+  try {
+    const measured: MeasuredOn[] = [];
+    // One Node.js after the other, the same fakes (run by this process's Node) for both.
+    for (const node of nodes) measured.push(await measureOn(node, telegram, model));
+    const results = measured.flatMap((on) => leanReport(on.rows, on.bareRan, on.replayRan, nodes.length > 1 ? on.version : undefined));
+    if (measured.length === 2) results.push(...leanVersionsReport(measured[0]!, measured[1]!));
+    return results;
+  } finally {
+    await telegram.close();
+    await model.close();
+  }
+}
+
+/** Every figure of the three bots, all run by the Node.js binary `node`. */
+async function measureOn(node: string, telegram: LeanTelegram, model: FakeModelProcess): Promise<MeasuredOn> {
+  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  // The compile cache (Node 22.1 and newer) emptied, so the first start fills it and the four
+  // after it find it warm, as every start after a person's first does.
+  rmSync(`${root}dist/.compile-cache`, { recursive: true, force: true });
   const running: Partial<Each<Running>> = {};
   try {
     // 1-3: starts, interleaved; the last start of each bot stays up for the rest.
@@ -87,7 +116,7 @@ export default async function run(): Promise<BenchResult[]> {
     let captured: { bytes: number; tools: number } | undefined;
     for (let round = 0; round < STARTS; round++) {
       for (const kind of startOrder) {
-        const started = await start(kind, 100 + round, telegram, model);
+        const started = await start(kind, 100 + round, telegram, model, node);
         starts[kind].push(started.figures);
         // operator's first turn ever, a DM in a new chat: the request the replaying bot sends.
         if (kind === 'operator' && !captured) captured = captureOperatorRequest(await model.lastBody());
@@ -135,16 +164,14 @@ export default async function run(): Promise<BenchResult[]> {
     for (const kind of kinds) rss[kind] = residentKb(bots[kind].bot.pid);
 
     const rows = figures(starts, idle, newChats, oneChat, bursts, rss);
-    const bare = bareBuild() === 'bundle' ? 'bundled by esbuild with its SDKs, as dist/ bundles them (bench/out/lean-bare-bot.mjs)' : 'as plain JavaScript, its SDKs from node_modules (bench/out/lean-bare-bot.mjs)';
+    const bareRan = bareBuild() === 'bundle' ? 'bundled by esbuild with its SDKs, as dist/ bundles them (bench/out/lean-bare-bot.mjs)' : 'as plain JavaScript, its SDKs from node_modules (bench/out/lean-bare-bot.mjs)';
     const kb = (bytes: number) => (bytes / 1024).toFixed(1);
-    const replay =
+    const replayRan =
       `the same bare bot sending operator's first request of the run (${kb(captured!.bytes)} KB, ${captured!.tools} tools; ${replayBodyFile.slice(root.length)}) with the person's text as its last message's; ` +
       `operator's own requests: ${kb(newChats.operatorRequestBytes)} KB in a new chat, ${kb(oneChat.operatorRequestBytes)} KB at the end of the conversation`;
-    return leanReport(rows, bare, replay);
+    return { version, rows, bareRan, replayRan };
   } finally {
     for (const kind of kinds) if (running[kind]) await stop(running[kind]);
-    await telegram.close();
-    await model.close();
   }
 }
 
@@ -156,11 +183,11 @@ function figures(starts: Each<StartFigures[]>, idle: Each<{ kb: number; seconds:
   const throughTsx = starts.operator.flatMap((figures, index) => (figures.compiled ? [] : [index + 1]));
   const startMode = throughTsx.length === 0 ? 'compiled dist/' : `sources through tsx in start(s) ${throughTsx.join(', ')} of ${starts.operator.length} (src/ changed during the run)`;
   const mode = starts.operator.at(-1)!.compiled ? 'compiled dist/' : 'sources through tsx (src/ changed during the run)';
-  const startMedian = (kind: BotKind, pick: (figures: StartFigures) => number) => median(starts[kind].map(pick));
-  const startRow = (pick: (figures: StartFigures) => number) => ({
-    bare: startMedian('bare', pick),
-    replay: startMedian('replay', pick),
-    operator: startMedian('operator', pick),
+  const startMedian = (kind: BotKind, pick: (figures: StartFigures) => number, from: number) => median(starts[kind].slice(from).map(pick));
+  const startRow = (pick: (figures: StartFigures) => number, from = 0) => ({
+    bare: startMedian('bare', pick, from),
+    replay: startMedian('replay', pick, from),
+    operator: startMedian('operator', pick, from),
     note: `runs: ${kinds.map((kind) => `${kind} ${starts[kind].map(pick).map(whole).join(', ')}`).join('; ')} ms`,
     mode: startMode,
   });
@@ -185,6 +212,8 @@ function figures(starts: Each<StartFigures[]>, idle: Each<{ kb: number; seconds:
   });
   return [
     { figure: 'spawn to the first reply (DM waiting), median of 5', unit: 'ms', ...startRow((f) => f.toReply), target: { kind: 'ratio', limit: 1.5 } },
+    // The first start found the compile cache empty (Node 22.1 and newer keep one; 20 has none).
+    { figure: 'spawn to the first reply, starts 2-5 (compile cache warm), median', unit: 'ms', ...startRow((f) => f.toReply, 1) },
     { figure: 'spawn to the first getUpdates, median of 5', unit: 'ms', ...startRow((f) => f.toPoll) },
     { figure: 'first update to its reply, median of 5', unit: 'ms', ...startRow((f) => f.updateToReply), target: { kind: 'absolute', limit: 100 } },
     {

@@ -10,6 +10,7 @@ import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { compiledIsCurrent } from './compiled.js';
+import { nodeFetchUrlPlugin } from './node-fetch-url-plugin.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (process.argv.includes('--if-stale') && compiledIsCurrent(root)) process.exit(0);
@@ -52,6 +53,8 @@ await build({
   // node-fetch imports whatwg-url and never uses it on Node, which has URL (src/core/whatwg-url-native.ts).
   alias: { 'whatwg-url': './src/core/whatwg-url-native.ts' },
   plugins: [
+    // node-fetch's url.parse() calls, deprecated on Node 24, go to src/core/node-fetch-url.ts.
+    nodeFetchUrlPlugin(),
     {
       name: 'node-modules',
       setup(context) {

@@ -26,6 +26,8 @@ export const processFiles: readonly string[] = [
   'test/cli/admin-command.test.ts',
   'test/cli/cli-options.test.ts',
   'test/cli/compiled-check.test.ts',
+  // esbuild's build runs its binary.
+  'test/core/node-fetch-bundle.test.ts',
   'test/cli/deploy-resources.test.ts',
   'test/cli/doctor-permissions.test.ts',
   'test/cli/doctor-platforms.test.ts',

@@ -94,6 +94,9 @@ describe('loadConfig defaults', () => {
 
   it('refuses a schedule time zone that is not an IANA zone, naming the setting', () => {
     expect(() => withFile({ schedule: { timezone: 'Mars/Olympus' } })).toThrow(/schedule\.timezone: expected an IANA time zone/);
+    // An offset is no zone name on any Node (22 and newer take one in Intl, 20 did not).
+    expect(() => withFile({ schedule: { timezone: '+01:00' } })).toThrow(/schedule\.timezone: expected an IANA time zone/);
+    expect(withFile({ schedule: { timezone: 'Etc/GMT+1' } }).config.schedule.timezone).toBe('Etc/GMT+1');
     expect(withFile({ schedule: { timezone: 'Europe/Berlin' } }).config.schedule.timezone).toBe('Europe/Berlin');
   });
 

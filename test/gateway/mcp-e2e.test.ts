@@ -197,7 +197,7 @@ describe('MCP servers through the gateway', { timeout: 4 * wait }, () => {
     expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('the MCP server t stopped during the call');
     await gateway.output.waitFor(/MCP server t: it stopped: the process exited with code 3; its last words: crashing on purpose; starting again in 1 s/, { stream: 'all', timeoutMs: wait, label: 'the crash in the log' });
     await gateway.output.waitFor(/MCP server t: running again \(1 restart so far\)/, { stream: 'all', timeoutMs: wait, label: 'the restart in the log' });
-    expect(await ask(admin, { id: admin, first_name: 'Ada' }, '/mcp')).toContain('• t (command /usr/bin/node, in the sandbox): ready, 1 restart so far');
+    expect(await ask(admin, { id: admin, first_name: 'Ada' }, '/mcp')).toContain(`• t (command ${process.execPath}, in the sandbox): ready, 1 restart so far`);
     model.enqueue({ toolCalls: [{ name: 'mcp__t__echo', arguments: { text: 'after the crash' } }] }, { text: 'Back.' });
     expect(await ask(admin, { id: admin, first_name: 'Ada' }, 'is it back?')).toBe('Back.');
     expect(JSON.stringify(model.requests.at(-1)!.body.messages.at(-1))).toContain('test-server echoes: after the crash');

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpStdioSettings } from '../../src/tools/mcp/mcp-settings.ts';
 import { makeTestServer } from '../fixtures/mcp/test-server.mjs';
@@ -18,20 +19,33 @@ const repository = fileURLToPath(new URL('../..', import.meta.url));
 /** The fixture server's file. */
 export const testServerScript = join(repository, 'test', 'fixtures', 'mcp', 'test-server.mjs');
 
+/**
+ * The install of the Node running the tests, when the sandbox's system view (`/usr`) does not show
+ * it: `<prefix>` of `<prefix>/bin/node` (CI's second run uses a Node from `.ci/node24`). An entry
+ * whose command is a Node elsewhere names its install in `readOnly`, as docs/tools.md asks.
+ */
+const nodeInstall = (() => {
+  const real = realpathSync(process.execPath);
+  if (real.startsWith('/usr/')) return [];
+  const bin = dirname(real);
+  return [basename(bin) === 'bin' ? dirname(bin) : bin];
+})();
+
 /** An entry of `mcp.servers` that runs the fixture server over stdio, with `overrides`. */
 export function stdioTestServer(overrides: Partial<McpStdioSettings> = {}): McpStdioSettings {
+  // Its own folder and the SDK (with zod) it imports: nothing else of the checkout.
+  const readOnly = [dirname(testServerScript), join(repository, 'node_modules'), ...nodeInstall];
   return {
     command: process.execPath,
     args: [testServerScript],
     env: {},
     network: false,
-    // Its own folder and the SDK (with zod) it imports: nothing else of the checkout.
-    readOnly: [dirname(testServerScript), join(repository, 'node_modules')],
+    readOnly,
     readWrite: [],
     approval: 'never',
     timeoutSeconds: 30,
     ...overrides,
-    ...(overrides.readOnly && { readOnly: [dirname(testServerScript), join(repository, 'node_modules'), ...overrides.readOnly] }),
+    ...(overrides.readOnly && { readOnly: [...readOnly, ...overrides.readOnly] }),
   };
 }
 

@@ -71,9 +71,14 @@ function waitForOutput(marker: string) {
   };
 }
 
-/** A shell line that connects to the abstract UNIX socket `name` (padded as node names it) and prints what happened. */
+/**
+ * A shell line that connects to the abstract UNIX socket `name` and prints what happened. An
+ * abstract name's length is part of it, and Node binds `\0name` in two ways: 20 pads the name
+ * with NULs to the address's full 108 bytes, 24 binds it exactly (as an X server does).
+ * So the probe tries the exact name, then the padded one, each on a socket of its own.
+ */
 const connectAbstract = (name: string) =>
-  `perl -MSocket -e 'socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die; print connect($s, pack("S a108", AF_UNIX, "\\0${name}")) ? "abstract: " . <$s> : "abstract: $!\\n"'`;
+  `perl -MSocket -e 'my $err; for my $address (pack("S", AF_UNIX) . "\\0${name}", pack("S a108", AF_UNIX, "\\0${name}")) { socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die; if (connect($s, $address)) { print "abstract: " . <$s>; exit } $err = "$!" } print "abstract: $err\\n"'`;
 
 /** A shell line that connects to `host:port` and prints the first line answered, or that it could not. */
 /**

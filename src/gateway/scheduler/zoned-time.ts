@@ -9,9 +9,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 /** Zones looked at are few (the configured one and what jobs use); the cap only guards a flood. */
 const maxFormatters = 256;
 
+/**
+ * An offset zone (`+01:00`, `-0500`): no IANA name starts with a sign. Node 22 and newer take these
+ * in `Intl.DateTimeFormat` (ECMA-402's offset time zones), Node 20 refused them; a job's zone stays
+ * a name on every version, so it follows the zone's summer time.
+ */
+const offsetZone = /^\s*[+-]/;
+
 /** True when `timezone` is an IANA zone name this runtime knows (case-insensitive, as `Intl` reads it). */
 export function isValidTimezone(timezone: string): boolean {
-  if (timezone.trim() === '') return false;
+  if (timezone.trim() === '' || offsetZone.test(timezone)) return false;
   try {
     // Through the cache: a new Intl.DateTimeFormat costs about 0.3 ms. It throws a RangeError for a zone it does not know.
     formatter(timezone);

@@ -126,6 +126,9 @@ describe('parseSchedule', () => {
     const reason = 'is not a known IANA zone; use a name such as "Europe/Berlin", "America/New_York" or "UTC" (not an offset or an abbreviation)';
     expect(refusal({ cron: '0 9 * * *', timezone: 'Mars/Olympus' })).toBe(`timezone "Mars/Olympus" ${reason}`);
     expect(refusal({ cron: '0 9 * * *', timezone: '+01:00' })).toBe(`timezone "+01:00" ${reason}`);
+    // Offsets in other spellings, which Node 22 and newer read as offset zones in Intl.
+    expect(refusal({ cron: '0 9 * * *', timezone: '-0500' })).toBe(`timezone "-0500" ${reason}`);
+    expect(refusal({ cron: '0 9 * * *', timezone: ' +01' })).toBe(`timezone "+01" ${reason}`);
     expect(refusal({ cron: '0 9 * * *', timezone: 1 })).toBe('timezone must be an IANA zone name such as "Europe/Berlin", got 1');
   });
 
