@@ -130,7 +130,7 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   // The admin console (src/gateway/admin): its token is read or made now; the console loads on the first /admin request.
   const adminToken = await loadAdminToken(env, operatorHome(env));
   // The log is scrubbed of every secret the process knows.
-  // Its lines go out a turn of the event loop at a time (line-batch.ts), the rest at the exit.
+  // Its lines go out a stretch of work at a time (line-batch.ts), the rest at the exit.
   const logOutput = new LineBatch(process.stderr);
   process.on('exit', () => logOutput.flush());
   const opsLog = createOpsLog({ env, scrub: createScrubber(env, [token, webToken?.token ?? '', adminToken.token]), output: logOutput });

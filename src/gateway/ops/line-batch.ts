@@ -1,12 +1,14 @@
 /**
- * The log's lines of one turn of the event loop, written out in one go. Each write to stderr is a
- * system call that also wakes whatever reads it (journald, a container's log driver, a terminal);
- * a turn logs four lines or more, and a burst of messages hundreds in one turn of the loop. The
- * lines of a turn of the loop are kept until the loop is about to wait again (`setImmediate`),
- * then written as one. What is pending is written at once on the process's `exit` (a `stop`, an
- * exit after an uncaught exception) and whenever it reaches {@link LineBatchOptions.limit}.
- * Only a kill that gives the process no turn of its own (SIGKILL, a crash of the runtime itself)
- * loses the lines of the turn of the loop it was in.
+ * The log's lines of one stretch of work, written out in one go. Each write to stderr is a system
+ * call that also wakes whatever reads it (journald, a container's log driver, a terminal); a turn
+ * logs four lines or more, and a burst of messages hundreds in one stretch. Lines are kept until
+ * the work that wrote them has run to its end, promises included (`process.nextTick`, which runs
+ * once the microtasks of the moment are done), then written as one: before anything that stretch
+ * sent over the network goes out (Node sends a request's bytes on a later tick), so a line still
+ * comes before the reply it tells of. What is pending is written at once on the process's `exit`
+ * (a `stop`, an exit after an uncaught exception) and whenever it reaches
+ * {@link LineBatchOptions.limit}. Only a kill that gives the process no turn of its own (SIGKILL,
+ * a crash of the runtime itself) loses the lines of the stretch it came in.
  */
 import type { LogOutput } from './ops-log.ts';
 
@@ -17,8 +19,8 @@ export interface LineBatchOptions {
 }
 
 /**
- * A {@link LogOutput} that gathers the lines of a turn of the event loop into one write to
- * `output`, in the order they came.
+ * A {@link LogOutput} that gathers the lines of a stretch of work into one write to `output`, in
+ * the order they came.
  *
  * @example
  * const output = new LineBatch(process.stderr);
@@ -46,11 +48,10 @@ export class LineBatch implements LogOutput {
       this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
-      // Unreferenced: a process with nothing else to do exits, and its `exit` writes what is left.
-      setImmediate(() => {
+      process.nextTick(() => {
         this.#scheduled = false;
         this.flush();
-      }).unref();
+      });
     }
     return true;
   }

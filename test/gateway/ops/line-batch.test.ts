@@ -1,5 +1,5 @@
 /**
- * The log's lines of a turn of the event loop go out in one write (src/gateway/ops/line-batch.ts);
+ * The log's lines of a stretch of work go out in one write (src/gateway/ops/line-batch.ts);
  * line-batch-e2e.test.ts shows none is lost when the process ends right after writing them.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ function recorder(isTTY?: boolean) {
 }
 
 describe('a batch of log lines', () => {
-  it('writes the lines of one turn of the event loop as one write, in order, once the turn ends', async () => {
+  it('writes the lines of one stretch of work, promises included, as one write, in order, once it has run', async () => {
     const { writes, output } = recorder();
     const batch = new LineBatch(output);
     batch.write('a\n');
