@@ -10,6 +10,7 @@ import type { ChangeLog } from '../tools/changes/change-log.ts';
 import type { ChangeRecorder } from '../tools/changes/file-change.ts';
 import type { SeatFilesSource } from '../tools/files/seat-files.ts';
 import type { Subagents } from './subagents/subagents.ts';
+import type { ReferenceAccess } from '../tools/agents/subagent-control.ts';
 import type { CompactionSettings } from './compaction.ts';
 import type { Extension } from './extensions.ts';
 import type { Guardrail } from './guardrail.ts';
@@ -98,6 +99,8 @@ export interface AgentOptions {
    * may start none (a child at the depth limit).
    */
   subagents?: Subagents;
+  /** The reference pool a child shares with its siblings and parent; unset: its own children's, if any. */
+  references?: ReferenceAccess;
   /**
    * Asks the conversation to approve a tool call a guardrail flagged with `ask` (buttons where
    * the platform has them, a typed answer otherwise). Resolves true to allow. Without it, such

@@ -88,6 +88,8 @@ export interface EngineOptions extends EngineHooks {
   changes?: ToolContext['changes'];
   /** The agent's children, for the subagent tools (see `ToolContext.subagents`). */
   subagents?: ToolContext['subagents'];
+  /** The reference pool it shares (see `ToolContext.references`). */
+  references?: ToolContext['references'];
   /** The queued task's slot, which model calls step out of while they wait (see `ToolContext.slot`). */
   slot?: ToolContext['slot'];
   /** Checks each model call against spending caps (see `spend-gate.ts`); unset: none. */
@@ -358,6 +360,7 @@ export class Engine {
       surfaces: this.options.surfaces,
       changes: this.options.changes,
       subagents: this.options.subagents,
+      references: this.options.references,
       slot: this.options.slot,
       onOutput: emit && ((text) => void emit({ type: 'tool_execution_update', call, text })),
     };

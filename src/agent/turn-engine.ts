@@ -58,6 +58,8 @@ export function createTurnEngine(options: AgentOptions, parts: TurnEngineParts):
     // retry): the session's leaf names the turn.
     changes: options.changeRecorder ?? options.changes?.forTurn(tree.leafId ?? 'turn'),
     subagents: options.subagents,
+    // A child's is its parent's pool; a parent's, the one it shares with its children.
+    references: options.references ?? options.subagents?.referencesFor('parent'),
     slot: parts.slot,
     spend: options.spend,
     files: options.files,

@@ -15,6 +15,7 @@ import { checkMcp } from './doctor/mcp.ts';
 import { checkModel } from './doctor/model.ts';
 import { checkNodeVersion } from './doctor/node-version.ts';
 import { checkSandbox } from './doctor/sandbox.ts';
+import { checkLanguageServers } from './doctor/language-servers.ts';
 import { checkSlack } from './doctor/slack.ts';
 import { checkStore } from './doctor/store.ts';
 import { checkTelegram } from './doctor/telegram.ts';
@@ -86,6 +87,7 @@ export async function runChecks(env: NodeJS.ProcessEnv, offline: boolean): Promi
     guard('OPERATOR_HOME', () => checkHome(env)),
     guard('Store', () => checkStore(env, offline)),
     guard('Sandbox', async () => (config ? checkSandbox(config.sandbox, env) : notChecked('Sandbox'))),
+    guard('Language servers', async () => (config ? checkLanguageServers(config.sandbox, env) : notChecked('Language servers'))),
     guard('Browser', async () => (config ? checkBrowser(config, env) : notChecked('Browser'))),
     guard('Model', () => checkModel(modelEnv, offline)),
     guard('MCP', async () => (config ? checkMcp(config, env, offline) : [])),

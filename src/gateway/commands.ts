@@ -27,6 +27,7 @@ import { configCommand } from './config-command.ts';
 import { configParts } from './config-parts.ts';
 import { budgetCommand, budgetReport } from './budget/budget-command.ts';
 import { mcpCommand } from './mcp-command.ts';
+import { lspReport } from './lsp-command.ts';
 import type { TurnContext } from '../tools/tool.ts';
 
 /** What a command is asked with. */
@@ -196,6 +197,12 @@ const commands: Command[] = [
       if ('group' in approved) return `Approved the group ${describeGroup(approved.group)}. I'm letting the group know I answer there now.`;
       return `Paired: ${approved.platform}:${approved.userId}${approved.name ? ` (${approved.name})` : ''}. I'm letting them know they can talk to me now.`;
     },
+  },
+  {
+    name: 'lsp',
+    description: "The code tool's language servers (admins)",
+    adminOnly: true,
+    run: async ({ gateway }) => lspReport(await gateway.runtime.codeServers()),
   },
   {
     name: 'reload',

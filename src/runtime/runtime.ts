@@ -349,6 +349,15 @@ export class Runtime {
    * `web_fetch` under the browser's address rules, with the browser and the
    * desktop tool (made by `desktopTool`, given where a display is offered) or without (see `#tools`).
    */
+  /** The `code` tool's language servers, for `/lsp` (made here if no agent made them yet; none starts before a call). */
+  async codeServers(): Promise<LanguageServers> {
+    return this.#makeCodeServers(await agentModules());
+  }
+
+  #makeCodeServers(modules: Awaited<ReturnType<typeof agentModules>>): LanguageServers {
+    return (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox }));
+  }
+
   #builtinTools(modules: Awaited<ReturnType<typeof agentModules>>, provider: string, browser: BrowserSettings, desktopTool: (() => Tool) | undefined): readonly Tool[] {
     const policy = { allowPrivateNetwork: browser.allowPrivateNetwork, allowUrls: browser.allowUrls, blockUrls: browser.blockUrls };
     const key = JSON.stringify([provider, browser.enabled, desktopTool !== undefined, policy]);
@@ -358,7 +367,7 @@ export class Runtime {
         ...modules.createBuiltinTools({ cwd: this.cwd, sandbox: this.sandbox, files: this.files, profile: modules.toolProfileFor(provider) }),
         modules.createWebFetchTool(policy),
         ...(modules.code.codeToolAvailable()
-          ? [modules.code.createCodeTool({ cwd: this.cwd, files: this.files, hidden: privatePaths(this.home, this.cwd), servers: (this.#codeServers ??= new modules.code.LanguageServers({ env: this.env, sandbox: this.sandbox })) })]
+          ? [modules.code.createCodeTool({ cwd: this.cwd, files: this.files, hidden: privatePaths(this.home, this.cwd), servers: this.#makeCodeServers(modules) })]
           : []),
         ...(browser.enabled ? [modules.browser.createBrowserTool()] : []),
         ...(desktopTool ? [desktopTool()] : []),

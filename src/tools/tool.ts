@@ -7,7 +7,7 @@ import type { TurnTaint } from './turn-taint.ts';
 import type { TaskSlot } from '../core/task-slot.ts';
 import type { ImagePart, ToolDefinition, ToolResultContent } from '../llm/types.ts';
 import type { ChangeRecorder } from './changes/file-change.ts';
-import type { SubagentControl } from './agents/subagent-control.ts';
+import type { ReferenceAccess, SubagentControl } from './agents/subagent-control.ts';
 import type { TurnSeat } from './turn-seat.ts';
 import type { SeatFiles } from './files/seat-files.ts';
 
@@ -150,6 +150,11 @@ export interface ToolContext {
   changes?: ChangeRecorder;
   /** The agent's children, for the subagent tools; unset where it may not start any. */
   subagents?: SubagentControl;
+  /**
+   * The reference pool the agent shares with its siblings and parent (a child's), or with its
+   * children (a parent's), for `add_references` and `search_references`; unset where it has none.
+   */
+  references?: ReferenceAccess;
   /**
    * The slot of the queued task running the turn (see `core/task-slot.ts`); a tool that makes
    * model calls of its own (the subagents') hands it on, so they step out of it while they wait.

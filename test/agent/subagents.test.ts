@@ -5,99 +5,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Agent, AgentOptions } from '../../src/agent/agent.ts';
-import { childAgentFactory, createSubagentTools, defaultSubagentSettings, Subagents, type SubagentSettings } from '../../src/agent/subagents/index.ts';
-import { ConfigurationError } from '../../src/core/errors.ts';
-import { getModelInfo } from '../../src/llm/catalog.ts';
 import type { ModelMiddleware } from '../../src/llm/middleware.ts';
-import type { ModelClient } from '../../src/llm/model-client.ts';
-import { defineTool, type Tool } from '../../src/tools/tool.ts';
-import type { RecordedRequest, ReplySpec } from '../fakes/fake-model-server.ts';
-import { createHarness, type Harness } from '../helpers/agent-harness.ts';
+import { defineTool } from '../../src/tools/tool.ts';
 import { inQueuedTask } from '../helpers/counted-slot.ts';
-import { echoTool, gateTool } from '../helpers/test-tools.ts';
+import { gateTool } from '../helpers/test-tools.ts';
+import { childRequests, closeSetup, countResults, currentHarness, isChild, parentKey, parentResults, scriptParent, setup, spawnedId, toolNames, until } from '../helpers/subagent-setup.ts';
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-const parentKey = 'test:conversation';
-
-type Scripted = ReplySpec | ((request: RecordedRequest) => ReplySpec);
-let childReply: (request: RecordedRequest) => ReplySpec = () => ({ text: 'child answer' });
-let parentScript: Scripted[] = [];
-
-/** The parent agent with subagents; children are answered by `child`, the parent by {@link scriptParent}. */
-async function setup(options: { settings?: Partial<SubagentSettings>; tools?: Tool[]; child?: (request: RecordedRequest) => ReplySpec; agent?: Partial<AgentOptions> } = {}) {
-  harness = await createHarness();
-  const settings = { ...defaultSubagentSettings, ...options.settings };
-  const make = () => {
-    const subagents = new Subagents({
-      store: harness!.store,
-      parentKey,
-      parentSegment: encodeURIComponent(parentKey),
-      settings,
-      depth: 0,
-      createChild: childAgentFactory({
-        clientFor: (model) => {
-          if (model !== 'claude-haiku-4-5') throw new ConfigurationError(`Unknown model "${model}"`);
-          return { provider: harness!.agent.options.provider as ModelClient['provider'], model, info: getModelInfo(model) };
-        },
-        store: harness!.store,
-        settings,
-        segment: encodeURIComponent,
-      }),
-    });
-    const agent = harness!.newAgent({ ...options.agent, tools: [...createSubagentTools(), echoTool(), ...(options.tools ?? [])], subagents });
-    subagents.attach(agent);
-    return { agent, subagents };
-  };
-  childReply = options.child ?? (() => ({ text: 'child answer' }));
-  parentScript = [];
-  harness.server.setDefault((request) => {
-    if (isChild(request)) return childReply(request);
-    const next = parentScript.shift() ?? { text: 'parent done' };
-    return typeof next === 'function' ? next(request) : next;
-  });
-  return { ...make(), restart: make };
-}
-
-/** Replaces the parent's script (replies taken in order; functions see the request). */
-function scriptParent(replies: Scripted[]): void {
-  parentScript = [...replies];
-}
-
-function isChild(request: RecordedRequest): boolean {
-  return JSON.stringify(request.body.messages).includes('you are its subagent');
-}
-
-function childRequests(): RecordedRequest[] {
-  return harness!.server.requests.filter(isChild);
-}
-
-function toolNames(request: RecordedRequest): string[] {
-  return (request.body.tools ?? []).map((tool: { name: string }) => tool.name);
-}
-
-/** The text of the tool results the parent got, in order. */
-async function parentResults(agent: Agent): Promise<string[]> {
-  const results: string[] = [];
-  for (const entry of (await agent.session()).entries()) {
-    if (entry.type !== 'message' || entry.message.role !== 'tool') continue;
-    for (const part of entry.message.content) if (part.type === 'tool-result') results.push(part.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join(''));
-  }
-  return results;
-}
-
-/** The id in the last spawn result of `text`. */
-function spawnedId(text: string): string {
-  const id = [...text.matchAll(/Subagent '([0-9a-f]{4})' spawned/g)].at(-1)?.[1];
-  expect(id, text).toBeDefined();
-  return id!;
-}
-
+afterEach(closeSetup);
 describe('subagents', () => {
   it('spawns a child that works with its own session and the handed-down tools, and wait returns its answer', async () => {
     const { agent, subagents } = await setup({ child: () => ({ text: 'found the bug in login.ts' }) });
@@ -135,7 +49,7 @@ describe('subagents', () => {
     await agent.invoke('count them');
     const [childRequest] = childRequests();
     expect(childRequest!.body).toMatchObject({ stop_sequences: ['<END>'], metadata: { user_id: 'hashed' } });
-    expect(seen.length).toBe(harness!.server.requests.length);
+    expect(seen.length).toBe(currentHarness().server.requests.length);
   });
 
   it("hands the parent's queue slot to its child's model calls, so a child waiting on the model holds no slot either", async () => {
@@ -148,7 +62,7 @@ describe('subagents', () => {
     expect(result.text).toBe('parent done');
     // The parent's three calls and the child's one.
     expect(childRequests()).toHaveLength(1);
-    expect(harness!.server.requests).toHaveLength(4);
+    expect(currentHarness().server.requests).toHaveLength(4);
     expect(counts).toEqual({ leaves: 4, backs: 4 });
     expect(after).toEqual({ running: 0, away: 0 });
   });
@@ -250,7 +164,7 @@ describe('subagents', () => {
       { text: 'parent done' },
     ]);
     const turn = agent.invoke('check');
-    await until(() => harness!.server.requests.filter((request) => !isChild(request)).length >= 3);
+    await until(() => currentHarness().server.requests.filter((request) => !isChild(request)).length >= 3);
     gate.release();
     await turn;
     const results = await parentResults(agent);
@@ -424,16 +338,3 @@ describe('subagents', () => {
     expect((await parentResults(agent)).at(-1)).toBe('Error: Could not start a subagent: Unknown model "nonsense"');
   });
 });
-
-/** Tool results in the request so far. */
-function countResults(request: RecordedRequest): number {
-  return (JSON.stringify(request.body.messages).match(/"tool_result"/g) ?? []).length;
-}
-
-async function until(condition: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -42,7 +42,7 @@ const longTimeout = 90_000;
 /** What no seat without a grant for it is offered. */
 const machineTools = ['shell', 'write_file', 'edit_file', 'apply_patch', 'browser', 'web_fetch', 'spawn_agent', 'code', 'run_pipeline'];
 /** The admin in the group: granted `agents` there, nothing else. */
-const adminInGroup = ['spawn_agent', 'send_input', 'wait', 'close_agent'];
+const adminInGroup = ['spawn_agent', 'send_input', 'wait', 'close_agent', 'add_references', 'search_references'];
 
 const offered = (request: RecordedRequest): string[] => ((request.body.tools ?? []) as { name: string }[]).map((tool) => tool.name).sort();
 const lastMessage = (request: RecordedRequest) => JSON.stringify(request.body.messages.at(-1));

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultBrowserSettings } from '../../src/browser/browser-settings.ts';
-import type { ChannelAdapter, InboundMessage, OutboundMessage } from '../../src/channels/types.ts';
+import type { InboundMessage } from '../../src/channels/types.ts';
 import { createSessionQueue } from '../../src/core/session-queue.ts';
 import { handleCommand } from '../../src/gateway/commands.ts';
 import { Conversations, modelChoiceKey, parseThinkingChoice, thinkingChoiceKey } from '../../src/gateway/conversations.ts';
@@ -13,19 +13,14 @@ import { Runtime } from '../../src/runtime/runtime.ts';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.ts';
 import { fakeAnthropicEnv } from '../helpers/fake-model-env.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
+import { recordingAdapter } from '../helpers/recording-adapter.ts';
 
 let server: FakeModelServer;
 let home: string;
 let runtime: Runtime;
 let conversations: Conversations;
 let gateway: Gateway;
-const replies: string[] = [];
-const adapter = {
-  async send(_address: unknown, message: OutboundMessage) {
-    replies.push(message.text ?? '');
-    return [];
-  },
-} as unknown as ChannelAdapter;
+const { adapter, replies } = recordingAdapter();
 
 beforeAll(async () => {
   server = await startFakeModelServer();

@@ -57,8 +57,11 @@ describe('turn access', () => {
     const { home, temp, access } = setUp([{ tools: ['agents'], people: ['telegram:7'], scope: 'any' }]);
     const turn = await access.forTurn(seat(), [...tools, ...createSubagentTools()], temp);
     const own = join(temp, keySegment('telegram:group:-100'));
-    expect([...turn.tools!].sort()).toEqual(['close_agent', 'glob', 'grep', 'list_dir', 'memory', 'read_file', 'send_input', 'spawn_agent', 'wait']);
+    expect([...turn.tools!].sort()).toEqual(['add_references', 'close_agent', 'glob', 'grep', 'list_dir', 'memory', 'read_file', 'search_references', 'send_input', 'spawn_agent', 'wait']);
     expect(turn.workspace).toEqual({ cwd: own, roots: [own], hidden: [home] });
+    // Without the grant, a stranger gets none of them, the reference pool's included.
+    const stranger = await access.forTurn(seat({ senderId: '8' }), [...tools, ...createSubagentTools()], temp);
+    expect([...stranger.tools!].sort()).toEqual(['glob', 'grep', 'list_dir', 'memory', 'read_file']);
   });
 
   it('opens the workspace with the granted tools; a tool that says nothing counts as shell', async () => {

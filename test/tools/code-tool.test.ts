@@ -157,7 +157,7 @@ describe('code tool', { timeout: 60_000 }, () => {
     );
     const markdown = await call({ action: 'diagnostics', path: 'src/notes.md' });
     expect(markdown.isError).toBe(true);
-    expect(textOf(markdown)).toBe('Error: src/notes.md: the code tool reads TypeScript and JavaScript files (.ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx), not .md files');
+    expect(textOf(markdown)).toBe('Error: src/notes.md: the code tool reads TypeScript and JavaScript, Rust, Python, Go files (.ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx, .rs, .py, .pyi, .go), not .md files');
     expect(textOf(await call({ action: 'hover', path: 'src/main.ts', line: 3 }))).toBe('Error: hover needs line and either column or symbol (the name on that line)');
     expect(textOf(await call({ action: 'hover', path: 'src/main.ts', line: 3, symbol: 'nothing' }))).toBe('Error: `nothing` is not on line 3 of src/main.ts: const total: number = add(1, 2);');
     expect(textOf(await call({ action: 'hover', path: 'src/main.ts', line: 99, column: 1 }))).toBe('Error: line 99 is past the end of src/main.ts (6 lines)');

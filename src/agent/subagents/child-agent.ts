@@ -69,6 +69,7 @@ export function childAgentFactory(deps: ChildAgentDeps): ChildFactory {
       approvalTimeoutMs: options.approvalTimeoutMs,
       sleep: options.sleep,
       subagents: nested,
+      references: spec.references,
     });
     nested?.attach(child);
     return child;

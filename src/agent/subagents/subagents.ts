@@ -13,7 +13,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { within } from '../../core/within.ts';
 import { emptyUsage, type Message } from '../../llm/types.ts';
 import type { Store } from '../../store/store.ts';
-import { SubagentError, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
+import { SubagentError, type ReferenceAccess, type SpawnRequest, type SubagentControl, type WaitOutcome } from '../../tools/agents/subagent-control.ts';
 import type { ChangeRecorder } from '../../tools/changes/file-change.ts';
 import type { ToolContext } from '../../tools/tool.ts';
 import type { Agent } from '../agent.ts';
@@ -21,7 +21,8 @@ import type { ApprovalRequest } from '../agent-options.ts';
 import type { Guardrail } from '../guardrail.ts';
 import { SubagentRecords, type SubagentRecord, type SubagentStatus } from './subagent-record.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
-import { WorkerState } from './worker-state.ts';
+import type { WorkerState } from './worker-state.ts';
+import { SharedWork } from './shared-work.ts';
 import { childTurn, failureWords, inside, seatRefusal, taskInput } from './child-work.ts';
 import { shorten } from '../../core/shorten.ts';
 
@@ -44,6 +45,8 @@ export interface ChildSpec {
   changes: ChangeRecorder;
   /** Asks the parent's conversation, one question at a time. */
   requestApproval?(request: ApprovalRequest): Promise<boolean>;
+  /** The reference pool it shares with its siblings and the parent, saving in its name. */
+  references: ReferenceAccess;
 }
 
 /** Makes a child agent of `parent` (see `child-agent.ts`). Throws a clear error for a bad model. */
@@ -103,7 +106,7 @@ export class Subagents implements SubagentControl {
   readonly #options: SubagentsOptions;
   // What follows is made on first use: every conversation's agent has a `Subagents`, and one
   // that never starts a child should cost next to nothing while it idles.
-  #shared: WorkerState | undefined;
+  #sharedWork: SharedWork | undefined;
   #recordsMade: SubagentRecords | undefined;
   #childrenMade: Map<string, Child> | undefined;
   #parent: Agent | undefined;
@@ -124,7 +127,12 @@ export class Subagents implements SubagentControl {
 
   /** Failures and calls shared between the children of the current turn. */
   get shared(): WorkerState {
-    return (this.#shared ??= new WorkerState());
+    return this.#shared.workers;
+  }
+
+  /** What the children share (see `shared-work.ts`). */
+  get #shared(): SharedWork {
+    return (this.#sharedWork ??= new SharedWork(this.#options.store, this.#options.parentSegment, () => this.#load()));
   }
 
   get #records(): SubagentRecords {
@@ -237,11 +245,26 @@ export class Subagents implements SubagentControl {
     return running.length;
   }
 
-  /** Stops and closes every child (`/new`). */
+  /** Stops and closes every child (`/new`), and forgets what they shared. */
   async closeAll(): Promise<void> {
     await this.#load();
     for (const id of [...this.#children.keys()]) await this.close(id);
+    await this.#shared.forget();
   }
+
+  /**
+   * The reference pool as `writer` reaches it: `parent` for the parent's own turns, a child's id
+   * for that child's. References are the parent's children's: kept across the parent's turns and
+   * a restart, forgotten on `/new`.
+   */
+  referencesFor(writer: string): ReferenceAccess {
+    // Made for every turn of every conversation's agent: what the children share is made only when used.
+    return {
+      add: (entries) => this.#shared.referencesFor(writer).add(entries),
+      search: (query, limit) => this.#shared.referencesFor(writer).search(query, limit),
+    };
+  }
+
 
   /** Every kept child, oldest first, with what all of them ever spent (`/status`). */
   async list(): Promise<{ records: readonly SubagentRecord[]; spent: SubagentRecords['spent'] }> {
@@ -281,28 +304,11 @@ export class Subagents implements SubagentControl {
       cwd,
       model,
       maxTurns,
-      guardrail: this.#workerGuardrail(id),
+      guardrail: this.#shared.guardrail(id),
       changes: { record: async (change) => this.#children.get(id)?.recorder?.record(change) },
-      ephemeral: () => {
-        const note = this.shared.failureNote(id);
-        return note ? [{ role: 'user', content: [{ type: 'text', text: note }], timestamp: Date.now() }] : [];
-      },
+      ephemeral: () => this.#shared.ephemeral(id),
       requestApproval: this.#parent?.options.requestApproval && ((request) => this.#askInTurn(id, request)),
-    };
-  }
-
-  /** Records the child's calls and failures in the shared state; warns the model of a loop. */
-  #workerGuardrail(id: string): Guardrail {
-    return {
-      name: 'subagent-shared-state',
-      afterCall: (call, result) => {
-        if (result.isError) {
-          const error = result.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
-          this.shared.recordFailure(id, call.name, call.arguments, error);
-        }
-        const warning = this.shared.recordCall(id, call.name, call.arguments);
-        return warning ? { action: 'warn', reason: warning } : undefined;
-      },
+      references: this.referencesFor(id),
     };
   }
 
@@ -374,6 +380,8 @@ export class Subagents implements SubagentControl {
       }
       if (status === 'stopped') record.error = child.stopped ?? 'stopped';
       Object.assign(record, { status, endedAt: Date.now() });
+      // A child that failed as a whole (its model refused, its budget ran out) is an insight for its siblings too.
+      if (status === 'failed' || status === 'over-budget') await this.#shared.childFailed(record.id, record.task, failureWords(record));
       child.tool = undefined;
       child.inbox = [];
       this.#release(child);
@@ -407,7 +415,7 @@ export class Subagents implements SubagentControl {
   /** The parent's answer ended: children still working are stopped, the shared state forgotten. */
   async #turnEnded(): Promise<void> {
     await this.stopAll('its parent finished its answer without waiting for it');
-    this.#shared?.clear();
+    await this.#sharedWork?.turnEnded();
     // The lines stay readable until the next turn starts a child (the chat's last progress edit).
     this.#clearLines = true;
   }
@@ -453,9 +461,9 @@ export class Subagents implements SubagentControl {
     }
   }
 
-  /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent). */
+  /** Reads the stored children once: open ones come back addressable (interrupted ones without an agent); and what they shared. */
   #load(): Promise<void> {
-    this.#loaded ??= this.#records.load().then(() => {
+    this.#loaded ??= Promise.all([this.#records.load(), this.#shared.load()]).then(() => {
       for (const record of this.#records.records) {
         if (record.closed || this.#children.has(record.id)) continue;
         this.#children.set(record.id, { record, spec: this.#spec(record.id, record.sessionKey, undefined, undefined, this.settings.maxTurns), inbox: [], text: '' });

@@ -1,8 +1,8 @@
 /**
  * What one parent's children share while they work: their failures (so one child does not repeat
  * what another found broken) and the calls they make (so a call repeated across children, the
- * sign of a cause none of them can fix alone, is noticed). Bounded; kept in memory for the
- * parent's turn.
+ * sign of a cause none of them can fix alone, is noticed). Bounded; kept for the parent's turn,
+ * in the store too (see `shared-state-store.ts`), so a restart in the middle of it loses neither.
  */
 import { shorten } from '../../core/shorten.ts';
 import { toolCallFingerprint } from '../loop-detector.ts';
@@ -30,6 +30,15 @@ export interface WorkerStateLimits {
 
 /** Defaults: 50 failures kept per child, 10 offered; loops at 3 in a row and 10 in all. */
 export const defaultWorkerStateLimits: WorkerStateLimits = { failuresPerWorker: 50, failuresOffered: 10, localRepeats: 3, globalRepeats: 10 };
+
+/** What is stored of a {@link WorkerState}. */
+export interface StoredWorkerState {
+  failures: WorkerFailure[];
+  /** Each child's latest call fingerprints. */
+  recent: [string, string[]][];
+  /** How often each fingerprint was called across the children, least recently called first. */
+  counts: [string, number][];
+}
 
 /** Calls whose fingerprints are counted across the children; older ones are forgotten. */
 const fingerprintsKept = 2_000;
@@ -84,6 +93,18 @@ export class WorkerState {
       return `You have made this exact ${tool} call ${this.limits.localRepeats} times in a row with the same result. Change your approach, or finish and report what is blocking you.`;
     }
     return undefined;
+  }
+
+  snapshot(): StoredWorkerState {
+    return { failures: this.#failures.map((failure) => ({ ...failure })), recent: [...this.#recent].map(([worker, calls]) => [worker, [...calls]]), counts: [...this.#counts] };
+  }
+
+  /** Takes in a stored state; a malformed one is ignored (the shared state is a help, never a reason to fail). */
+  restore(stored: StoredWorkerState | undefined): void {
+    if (!stored || !Array.isArray(stored.failures) || !Array.isArray(stored.recent) || !Array.isArray(stored.counts)) return;
+    this.#failures = stored.failures.filter((failure) => typeof failure?.worker === 'string' && typeof failure.error === 'string');
+    this.#recent = new Map(stored.recent.filter((entry) => Array.isArray(entry) && Array.isArray(entry[1])));
+    this.#counts = new Map(stored.counts.filter((entry) => Array.isArray(entry) && typeof entry[1] === 'number').slice(-fingerprintsKept));
   }
 
   /** Forgets everything (a new turn of the parent). */

@@ -3,7 +3,9 @@
  * agent that runs them: its children. The agent layer implements it (`src/agent/subagents/`);
  * tools see only this.
  */
-import type { ToolContext } from '../tool.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { errorResult } from '../builtin/results.ts';
+import type { ToolContext, ToolOutput } from '../tool.ts';
 
 /** What `spawn_agent` asks for. */
 export interface SpawnRequest {
@@ -37,4 +39,26 @@ export interface SubagentControl {
   wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome>;
   /** Stops the child and forgets it (its session is kept). */
   close(id: string): Promise<void>;
+}
+
+/**
+ * The shared reference pool of one parent's children, as one of them (or the parent) reaches it:
+ * the writer is bound, so a caller cannot save in another's name.
+ */
+export interface ReferenceAccess {
+  /** Saves `entries`; resolves to what the model is told (the new ids). Throws {@link SubagentError}. */
+  add(entries: readonly { title: string; text: string }[]): Promise<string>;
+  /** The best matches of `query`, at most `limit`, fenced as untrusted data (see `fenceReferences`). */
+  search(query: string, limit: number): Promise<string>;
+}
+
+/** `work`'s output; a {@link SubagentError} or another failure becomes an error result the model reads (an abort is thrown). */
+export async function asResult(context: ToolContext, work: () => Promise<ToolOutput | string>): Promise<ToolOutput | string> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SubagentError) return errorResult(error.message);
+    context.signal.throwIfAborted();
+    return errorResult(errorMessage(error));
+  }
 }

@@ -1,15 +1,16 @@
 /**
  * The subagent tools: `spawn_agent` starts a child agent on a delegated task in the background,
- * `send_input` hands it a message, `wait` collects its answer, `close_agent` ends it. Children are
+ * `send_input` hands it a message, `wait` collects its answer, `close_agent` ends it; with them
+ * come `add_references` and `search_references`, the pool the children and their parent share. Children are
  * real agents with their own sessions and at most the tools the calling turn has (never its
  * browser, desktop, memory or the conversation's chat tools). Who gets these tools: the `agents`
  * tool group (the owner; others by grant).
  */
 import * as z from 'zod';
-import { errorMessage } from '../../core/errors.ts';
 import { errorResult } from '../builtin/results.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';
-import { SubagentError, type SubagentControl } from './subagent-control.ts';
+import { asResult, type SubagentControl } from './subagent-control.ts';
+import { createReferenceTools } from './reference-tools.ts';
 
 /** The names of the subagent tools (a child at the depth limit is given none of them). */
 export const subagentToolNames: readonly string[] = ['spawn_agent', 'send_input', 'wait', 'close_agent'];
@@ -26,9 +27,13 @@ const spawnParameters = z.object({
 
 const idParameter = z.string().min(1).max(40).describe('The id spawn_agent returned.');
 
-/** The four subagent tools; they act on `context.subagents` (absent: the tools say so). */
+/**
+ * The four subagent tools, which act on `context.subagents` (absent: the tools say so), and the
+ * reference pool's two (see `reference-tools.ts`), which children keep at the depth limit too.
+ */
 export function createSubagentTools(): Tool[] {
   return [
+    ...createReferenceTools(),
     defineTool({
       name: 'spawn_agent',
       machine: 'agents',
@@ -84,15 +89,10 @@ export function createSubagentTools(): Tool[] {
 }
 
 /** Runs `work` on the context's children; a refusal or failure becomes an error result the model reads. */
-async function act(context: ToolContext, work: (subagents: SubagentControl) => Promise<ToolOutput | string>): Promise<ToolOutput | string> {
-  if (!context.subagents) return errorResult('Subagents are not available here.');
-  try {
-    return await work(context.subagents);
-  } catch (error) {
-    if (error instanceof SubagentError) return errorResult(error.message);
-    context.signal.throwIfAborted();
-    return errorResult(errorMessage(error));
-  }
+function act(context: ToolContext, work: (subagents: SubagentControl) => Promise<ToolOutput | string>): Promise<ToolOutput | string> {
+  const subagents = context.subagents;
+  if (!subagents) return Promise.resolve(errorResult('Subagents are not available here.'));
+  return asResult(context, () => work(subagents));
 }
 
 function firstLine(task: string): string {

@@ -25,7 +25,9 @@ import { readText, workerReader } from './code-files.ts';
 import { asLocations, formatDiagnostics, formatLocations, hoverText, type LocationView } from './code-format.ts';
 import { CodeServerError } from './code-server-error.ts';
 import { CodeWorkspace } from './code-workspace.ts';
-import { languageOf, supportedExtensions } from './file-languages.ts';
+import { languageOf } from './file-languages.ts';
+import { describeServer, type ServerStatus } from './installed-servers.ts';
+import { knownExtensions, serverKindOf, serverKinds } from './server-kinds.ts';
 import type { LanguageServer } from './language-server.ts';
 import type { LspPosition } from './lsp-types.ts';
 import { LanguageServers } from './language-servers.ts';
@@ -93,13 +95,18 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       const file = resolvePath(cwd, args.path);
       const refusal = await workspace.refusal(file, cwd, context.turn);
       if (refusal !== undefined) return errorResult(refusal);
-      const languageId = languageOf(file);
-      if (languageId === undefined) {
+      const kind = serverKindOf(file);
+      if (kind === undefined) {
         const extension = path.extname(file);
         return errorResult(
-          `${args.path}: the code tool reads TypeScript and JavaScript files (${supportedExtensions.join(', ')}), not ${extension ? `${extension} files` : 'files without an extension'}`,
+          `${args.path}: the code tool reads ${serverKinds.map((known) => known.language).join(', ')} files (${knownExtensions.join(', ')}), not ${extension ? `${extension} files` : 'files without an extension'}`,
         );
       }
+      if (kind.id !== 'typescript') {
+        const status = (await servers.installed()).find((entry) => entry.kind.id === kind.id)!;
+        return errorResult(notServed(args.path, status));
+      }
+      const languageId = languageOf(file)!;
       // Read by the turn's file worker, in the seat's sandbox: never opened by this process.
       const files = turnFiles(fileAccessOf(options), context, cwd);
       let real: string;
@@ -146,6 +153,14 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       }
     },
   });
+}
+
+/** Why the code tool does not answer about a file of `status`'s language: its server is missing, does not run, or is not driven yet. */
+function notServed(file: string, status: ServerStatus): string {
+  const { language, programs, install } = status.kind;
+  if (status.state === 'missing') return `${file}: ${language} files need a ${language} language server (${programs.join(', ')}), and none is installed here (${install}).`;
+  if (status.state === 'broken') return `${file}: ${language} files need a ${language} language server. ${describeServer(status).replace(/\.?$/, '.')}`;
+  return `${file}: ${describeServer(status)} is installed, but the code tool drives only the TypeScript language server so far.`;
 }
 
 /** The answer to definition, references or hover at `position` of the open `file`. */

@@ -1,22 +1,8 @@
-/** The files the TypeScript language server handles, by extension, with their LSP language ids. */
+/** The LSP language id of a file, by its extension (see `server-kinds.ts`). */
 import path from 'node:path';
+import { serverKindOf } from './server-kinds.ts';
 
-/** Extension (lower case, with the dot) to the LSP language id the server expects. */
-const languages: Readonly<Record<string, string>> = {
-  '.ts': 'typescript',
-  '.mts': 'typescript',
-  '.cts': 'typescript',
-  '.tsx': 'typescriptreact',
-  '.js': 'javascript',
-  '.mjs': 'javascript',
-  '.cjs': 'javascript',
-  '.jsx': 'javascriptreact',
-};
-
-/** The extensions handled, for messages: `.ts, .tsx, ...`. */
-export const supportedExtensions: readonly string[] = Object.keys(languages);
-
-/** The LSP language id of `file`, or undefined for a file the server does not handle. */
+/** The LSP language id of `file`, or undefined for a file no language server of the code tool handles. */
 export function languageOf(file: string): string | undefined {
-  return languages[path.extname(file).toLowerCase()];
+  return serverKindOf(file)?.extensions[path.extname(file).toLowerCase()];
 }

@@ -12,6 +12,7 @@ import { serverProgram, type ServerScope } from './server-program.ts';
 import { serverInstall, type ServerInstall } from './server-install.ts';
 import { launcherPresent, removeTsserverLauncher, writeTsserverLauncher, type TsserverLauncher } from './tsserver-launcher.ts';
 import { createNoSandbox } from '../sandbox/no-sandbox.ts';
+import { findLanguageServers, type ServerStatus } from './installed-servers.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 
 /** Options of {@link LanguageServers}. */
@@ -21,7 +22,11 @@ export interface LanguageServersOptions {
    * the allowlisted environment taken from `env`.
    */
   sandbox?: Sandbox;
-  /** Where the default sandbox's allowlisted environment comes from (see `safeEnv`). Default `process.env`. */
+  /**
+   * Where the default sandbox's allowlisted environment comes from (see `safeEnv`), and whose
+   * `PATH` and `HOME` say where other languages' servers are looked for (see `installed-servers.ts`).
+   * Default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Default: operator's own `typescript-language-server` and `typescript` (see `serverInstall`). */
   install?: ServerInstall;
@@ -47,6 +52,8 @@ interface Entry {
 
 /** A running server, as {@link LanguageServers.list} shows it. */
 export interface RunningServer {
+  /** Its language (the pool runs TypeScript's alone so far). */
+  language: string;
   /** Its project folder. */
   root: string;
   /** The folders it may read. */
@@ -61,6 +68,7 @@ export class LanguageServers {
   readonly #sandbox: Sandbox;
   readonly #entries = new Map<string, Entry>();
   #launcher: Promise<TsserverLauncher> | undefined;
+  #installed: Promise<ServerStatus[]> | undefined;
   #closed = false;
 
   constructor(options: LanguageServersOptions = {}) {
@@ -101,10 +109,22 @@ export class LanguageServers {
     }
   }
 
+  /**
+   * How each language's server stands on this machine (see `installed-servers.ts`): looked for
+   * once, on the first call about another language than TypeScript or the first `/lsp`; `fresh`
+   * looks again (`/lsp`, after something was installed).
+   */
+  installed(fresh = false): Promise<ServerStatus[]> {
+    if (fresh || !this.#installed) {
+      this.#installed = findLanguageServers({ sandbox: this.#sandbox, env: this.#options.env ?? process.env, install: this.#options.install });
+    }
+    return this.#installed;
+  }
+
   /** The servers running now. */
   list(): RunningServer[] {
     return [...this.#entries.values()].flatMap((entry) =>
-      entry.server?.running ? [{ root: entry.scope.project, roots: entry.scope.roots, pid: entry.server.pid }] : [],
+      entry.server?.running ? [{ language: 'TypeScript and JavaScript', root: entry.scope.project, roots: entry.scope.roots, pid: entry.server.pid }] : [],
     );
   }
 
