@@ -58,6 +58,8 @@ export const processFiles: readonly string[] = [
   'test/guardrails/secret-encodings.test.ts',
   'test/pipelines/engine/engine.test.ts',
   'test/pipelines/shipped-pipelines.test.ts',
+  'test/pipelines/task/task-memory-hook.test.ts',
+  'test/pipelines/task/workspace-index.test.ts',
   'test/resources/read-text.test.ts',
   'test/runtime/runtime-browser.test.ts',
   'test/runtime/runtime-desktop.test.ts',

@@ -50,7 +50,8 @@ export async function buildContextPack(run: Run, state: TaskState, options: { go
     relevantFiles: await relevantFiles(run, index, `${goal}\n${error?.summary ?? ''}\n${error?.stderrTail ?? ''}`),
     recentError: error ? [`${error.summary} (${error.category}: ${error.reason})`, `Reproduce with: ${error.reproCommand}`, error.stderrTail].join('\n') : '',
     currentDiff: state.artifacts.currentDiff,
-    testResults: state.artifacts.testResults,
+    // The test command's failure is the last error: its output is shown there, not twice.
+    testResults: error !== undefined && error.reproCommand === profile.testCommands[0] ? '(the output is under Recent Error)' : state.artifacts.testResults,
     verificationSuccess: state.artifacts.verificationSuccess,
     memorySummary: options.memorySummary,
   };
@@ -62,8 +63,11 @@ export async function buildContextPack(run: Run, state: TaskState, options: { go
  */
 async function relevantFiles(run: Run, index: WorkspaceIndex, text: string): Promise<string> {
   const listed = new Set(index.files);
-  const named = [...new Set((text.match(/[\w./-]+\.\w+/g) ?? []).map((path) => path.replace(/^\.\//, '')).filter((path) => listed.has(path)))];
-  const found = named.length >= maxRelevant ? [] : await searchFiles(run, extractKeywords(text), maxRelevant);
+  const named = [...new Set((text.match(/[\w./-]+\.\w+/g) ?? []).flatMap((path) => listedSuffix(path, listed) ?? []))];
+  // The named files' stems (`sum` of test/sum.test.js) find the code they test.
+  const stems = named.map((path) => path.slice(path.lastIndexOf('/') + 1).split('.')[0]!).filter((stem) => stem.length >= 3);
+  const keywords = [...new Set([...stems, ...extractKeywords(text)])].slice(0, 6);
+  const found = named.length >= maxRelevant ? [] : await searchFiles(run, keywords, maxRelevant);
   const paths = [...new Set([...named, ...found])].slice(0, maxRelevant);
   const snippets = await readSnippets(run, paths, snippetChars);
   return paths
@@ -73,6 +77,16 @@ async function relevantFiles(run: Run, index: WorkspaceIndex, text: string): Pro
       return `### ${path}\n${snippet}${snippet.length >= snippetChars ? '\n[...]' : ''}`;
     })
     .join('\n\n');
+}
+
+/** `path` as the listing has it: itself, or its longest tail that is listed (an absolute path in a stack trace); undefined when none is. */
+function listedSuffix(path: string, listed: ReadonlySet<string>): string | undefined {
+  const parts = path.split('/');
+  for (let start = 0; start < parts.length; start++) {
+    const tail = parts.slice(start).join('/');
+    if (listed.has(tail)) return tail;
+  }
+  return undefined;
 }
 
 /** The pack as a prompt's text, at most `maxChars` characters; empty sections left out. */

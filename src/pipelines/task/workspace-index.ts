@@ -123,8 +123,8 @@ const commonWords = new Set(['the', 'and', 'that', 'this', 'with', 'from', 'into
 /** Up to `max` words of `text` worth searching the workspace for: identifiers and file names, the rarest-looking first. */
 export function extractKeywords(text: string, max = 6): string[] {
   const found = new Map<string, number>();
-  for (const word of text.match(/[A-Za-z_][\w.-]{3,60}/g) ?? []) {
-    const clean = word.replace(/[.-]+$/, '');
+  for (const word of text.match(/[A-Za-z_][\w./-]{3,60}/g) ?? []) {
+    const clean = word.replace(/[./-]+$/, '');
     if (clean.length < 4 || commonWords.has(clean.toLowerCase()) || /^\d/.test(clean)) continue;
     // File names and identifiers with inner capitals or underscores say most.
     const weight = /\.\w+$/.test(clean) ? 3 : /[a-z][A-Z]|_/.test(clean) ? 2 : 1;
