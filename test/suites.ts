@@ -34,6 +34,7 @@ export const processFiles: readonly string[] = [
   'test/cli/doctor.test.ts',
   'test/cli/env-files.test.ts',
   'test/cli/pipeline-command.test.ts',
+  'test/cli/pipeline-task.test.ts',
   'test/cli/pipeline-node-models.test.ts',
   'test/cli/pipeline-run-folder.test.ts',
   'test/cli/terminal-chat.test.ts',
