@@ -77,17 +77,26 @@ export async function indexWorkspace(run: Run): Promise<WorkspaceIndex> {
   return { files, truncated: listed.length > maxListed, git, profile };
 }
 
-/** Paths (of `files`) holding any of `keywords` (case-insensitive), at most `max`, those with the most keywords first. */
+/**
+ * Paths holding any of `keywords` (case-insensitive), at most `max`, those with the most keywords
+ * first. One pass over the files (`git grep` in a repository, `grep -r` elsewhere), each file's
+ * keywords found once.
+ */
 export async function searchFiles(run: Run, keywords: readonly string[], max: number): Promise<string[]> {
   if (keywords.length === 0) return [];
+  const patterns = keywords.map((keyword) => `-e ${shellQuote(keyword)}`).join(' ');
   const excluded = prunedFolders.map((name) => `--exclude-dir=${shellQuote(name)}`).join(' ');
-  // Per keyword the files holding it, so the files holding most come first.
-  const command = keywords.map((keyword) => `printf '${part}%s\\n' ${shellQuote(keyword)}; grep -rlIiF ${excluded} -e ${shellQuote(keyword)} . 2>/dev/null | sed 's|^\\./||' | head -n 200`).join('; ');
-  const counts = new Map<string, number>();
-  for (const paths of partsOf((await run(command)) ?? '').values()) {
-    for (const path of paths.split('\n')) if (path !== '') counts.set(path, (counts.get(path) ?? 0) + 1);
+  const command = `{ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git grep --untracked -IioF ${patterns}; else grep -rIioF ${excluded} ${patterns} . | sed 's|^\\./||'; fi; } 2>/dev/null | sort -fu | head -n 5000`;
+  const found = new Map<string, Set<string>>();
+  for (const line of ((await run(command)) ?? '').split('\n')) {
+    const colon = line.lastIndexOf(':');
+    if (colon <= 0) continue;
+    const path = line.slice(0, colon);
+    const keywordsOf = found.get(path) ?? new Set<string>();
+    keywordsOf.add(line.slice(colon + 1).toLowerCase());
+    found.set(path, keywordsOf);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, max).map(([path]) => path);
+  return [...found].sort((a, b) => b[1].size - a[1].size).slice(0, max).map(([path]) => path);
 }
 
 /** The first `chars` characters of each of `paths` (links not followed), by path. */
