@@ -68,7 +68,7 @@ async function relevantFiles(run: Run, index: WorkspaceIndex, text: string): Pro
   const stems = named.map((path) => path.slice(path.lastIndexOf('/') + 1).split('.')[0]!).filter((stem) => stem.length >= 3);
   const keywords = [...new Set([...stems, ...extractKeywords(text)])].slice(0, 6);
   const found = named.length >= maxRelevant ? [] : await searchFiles(run, keywords, maxRelevant);
-  const paths = [...new Set([...named, ...found])].slice(0, maxRelevant);
+  const paths = [...new Set([...named, ...found])].filter((path) => !secretLike.test(path)).slice(0, maxRelevant);
   const snippets = await readSnippets(run, paths, snippetChars);
   return paths
     .filter((path) => snippets.has(path))
@@ -78,6 +78,12 @@ async function relevantFiles(run: Run, index: WorkspaceIndex, text: string): Pro
     })
     .join('\n\n');
 }
+
+/**
+ * Files that hold secrets by their name: never put into a prompt unasked (the agent may still
+ * read one with its tools, under their guardrails).
+ */
+const secretLike = /(^|\/)(\.env(\..*)?|\.npmrc|\.netrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)[^/]*|[^/]*\.(pem|key|p12|pfx|keystore)|credentials[^/]*|secrets?\.[^/]+)$/i;
 
 /** `path` as the listing has it: itself, or its longest tail that is listed (an absolute path in a stack trace); undefined when none is. */
 function listedSuffix(path: string, listed: ReadonlySet<string>): string | undefined {

@@ -3,7 +3,7 @@
  * a small Node package (a git repository with one failing test): each agent step's prompt gets
  * the context pack and the memory in their sections, the check runs the test command read from
  * the package, a failing check's last error reaches the next attempt, the files changed are
- * recorded, and a passing check is a milestone; a refused check is fatal and routed on
+ * recorded (a secret-looking file never shown), and a passing check is a milestone; a refused check is fatal and routed on
  * (`task.fatal`); a resumed run keeps the state; a graph without `task_memory` gets none of it.
  */
 import { execFileSync } from 'node:child_process';
@@ -87,6 +87,8 @@ async function run(source: string, options: { runCommand: CommandRunner; agent: 
 describe('the task memory hook', () => {
   it('gives each step the pack and the memory, runs the package\'s tests, and records the failure, the fix and the files changed', async () => {
     const cwd = nodePackage();
+    // A secret file that holds the keywords: never searched for or shown.
+    writeFileSync(join(cwd, '.env'), 'SUM_ADDS_TOKEN=hunter2-sum-adds\n');
     const commands: string[] = [];
     let attempts = 0;
     const { final, prompts, state } = await run(fixLoop, {
@@ -108,6 +110,7 @@ describe('the task memory hook', () => {
       // Shown once: in the prompt, not again among the context's lines.
       expect(prompt.split('# Project Profile').length).toBe(2);
       expect(prompt).not.toContain('task.context:');
+      expect(prompt).not.toContain('hunter2');
     }
     expect(first).toContain('The checks have not run yet.');
     // The second attempt sees the failure: its error, the test output, the file it names.
