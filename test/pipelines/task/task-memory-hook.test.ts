@@ -66,7 +66,7 @@ const fixLoop = `digraph fix {
   report -> done
 }`;
 
-async function run(source: string, options: { runCommand: CommandRunner; agent: (request: CodergenRequest) => string; context?: Record<string, unknown>; start?: string }) {
+async function run(source: string, options: { runCommand: CommandRunner; agent: (request: CodergenRequest) => string; context?: Record<string, unknown>; start?: string; untested?: 'pass' | 'fail' }) {
   const pipeline = parsePipeline(source, 'fix.dot');
   const prompts: CodergenRequest[] = [];
   const handlers = createHandlerRegistry({
@@ -79,7 +79,7 @@ async function run(source: string, options: { runCommand: CommandRunner; agent: 
   const runs = new RunStore(createStore({ driver: 'memory' }));
   const record: RunRecord = { id: newRunId(), pipeline: pipeline.name, source, status: 'running', currentNode: options.start ?? pipeline.startNode, nodeBegun: false, completedNodes: [], nodeOutcomes: {}, nodeRetries: {}, steps: options.start ? 1 : 0, context: { data: { goal: pipeline.goal, ...options.context }, logs: [] }, startedAt: Date.now(), updatedAt: Date.now() };
   await runs.create(record);
-  const hooks = taskMemoryOn(pipeline.attributes) ? [createTaskMemoryHook({ runCommand: options.runCommand, signal: new AbortController().signal })] : [];
+  const hooks = taskMemoryOn(pipeline.attributes) ? [createTaskMemoryHook({ runCommand: options.runCommand, signal: new AbortController().signal, untested: options.untested })] : [];
   const final = await runPipeline(pipeline, record, { handlers, runs, interviewer: new QueueInterviewer([]), hooks });
   return { final, prompts, state: taskStateOf(final.context.data[taskStateKey]) };
 }
@@ -150,6 +150,18 @@ describe('the task memory hook', () => {
     const resumed = await run(fixLoop, { runCommand: bashRunner(cwd), agent: () => 'Reporting.', context: { [taskStateKey]: kept }, start: 'report' });
     expect(resumed.prompts[0]!.prompt).toContain(`Steps so far: ${first.state.facts.attempts.length}`);
     expect(resumed.prompts[0]!.prompt).toContain('- Learned: The last change did not alter the failure of `npm test`');
+  });
+
+  it('says when the workspace has no test command, and passes or fails the check as the graph says (task_untested)', async () => {
+    folder = mkdtempSync(join(tmpdir(), 'operator-task-hook-'));
+    writeFileSync(join(folder, 'notes.txt'), 'nothing to test\n');
+    const passing = await run(fixLoop, { runCommand: bashRunner(folder), agent: () => 'x' });
+    expect(passing.final.context.data['check.output']).toContain('No test command found (no npm test, cargo, go, pytest or make test): nothing was verified.');
+    expect(passing.final.context.data['check.exit_code']).toBe(0);
+    const failing = await run(fixLoop, { runCommand: bashRunner(folder), agent: () => 'x', untested: 'fail' });
+    expect(failing.final.context.data['check.exit_code']).toBe(1);
+    expect(failing.state.changesTracked).toBe(false);
+    expect(failing.prompts[1]!.prompt).toContain('The workspace is not a git repository: the files changed are not tracked.');
   });
 
   it('does nothing for a graph without task_memory', async () => {
