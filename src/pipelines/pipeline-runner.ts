@@ -23,6 +23,7 @@ import { applyStylesheet, parseStylesheet } from './graph/stylesheet.ts';
 import { RunFolder } from './run-folder/run-folder.ts';
 import { runsRoot } from './run-folder/run-files.ts';
 import type { Pipeline, ValidationFinding } from './types.ts';
+import { createTaskMemoryHook, taskMemoryOn } from './task/task-memory-hook.ts';
 
 /** A pipeline that may not start: its errors, formatted. */
 export class PipelineInvalidError extends Error {
@@ -125,7 +126,8 @@ async function drive(pipeline: Pipeline, record: RunRecord, runs: RunStore, opti
       folder?.onEvent(event);
       options.onEvent?.(event);
     };
-    const hooks = folder ? [folder.hook] : [];
+    // The task memory (`task_memory=true`) first: the context it sets is the node's.
+    const hooks = [...(taskMemoryOn(pipeline.attributes) ? [createTaskMemoryHook({ runCommand: services.runCommand, signal: options.signal ?? new AbortController().signal, untested: pipeline.attributes['task_untested'] === 'fail' ? 'fail' : 'pass' })] : []), ...(folder ? [folder.hook] : [])];
     try {
       return await runPipeline(pipeline, record, { handlers: createHandlerRegistry(services), runs, interviewer: options.interviewer, onEvent, signal: options.signal, interrupted: options.interrupted, loadChild, hooks });
     } finally {

@@ -19,6 +19,8 @@ import { parsePipeline } from '../../src/pipelines/graph/parse.ts';
 import { validatePipeline } from '../../src/pipelines/graph/validate.ts';
 import type { CodergenRequest } from '../../src/pipelines/handlers/codergen-handler.ts';
 import { createHandlerRegistry } from '../../src/pipelines/handlers/registry.ts';
+import type { CommandRunner } from '../../src/pipelines/handlers/tool-handler.ts';
+import { createTaskMemoryHook, taskMemoryOn } from '../../src/pipelines/task/task-memory-hook.ts';
 import { findPipeline, listPipelines } from '../../src/pipelines/pipeline-files.ts';
 import { runnableHandlers } from '../../src/pipelines/pipeline-runner.ts';
 import { builtinRoot } from '../../src/resources/layers.ts';
@@ -42,20 +44,24 @@ async function runShipped(name: string, options: { goal: string; answers?: strin
   const prompts: CodergenRequest[] = [];
   const events: PipelineEvent[] = [];
   const interviewer = new QueueInterviewer(options.answers ?? []);
+  const runCommand: CommandRunner = (command, { signal }) =>
+    new Promise((resolve) =>
+      execFile('bash', ['-c', command], { cwd, signal, encoding: 'utf8' }, (error, stdout, stderr) => resolve({ exitCode: error ? ((error as { code?: number }).code ?? null) : 0, output: `${stdout}${stderr}` })),
+    );
   const handlers = createHandlerRegistry({
     codergen: async (request) => {
       prompts.push(request);
       return { text: await options.agent(request, cwd) };
     },
-    runCommand: (command, { signal }) =>
-      new Promise((resolve) =>
-        execFile('bash', ['-c', command], { cwd, signal, encoding: 'utf8' }, (error, stdout, stderr) => resolve({ exitCode: error ? ((error as { code?: number }).code ?? null) : 0, output: `${stdout}${stderr}` })),
-      ),
+    runCommand,
   });
+  // As the runner adds it for a graph with task_memory=true (the shipped ones).
+  expect(taskMemoryOn(pipeline.attributes)).toBe(true);
+  const hooks = [createTaskMemoryHook({ runCommand, signal: new AbortController().signal, untested: pipeline.attributes.task_untested === 'fail' ? 'fail' : 'pass' })];
   const runs = new RunStore(createStore({ driver: 'memory' }));
   const record: RunRecord = { id: newRunId(), pipeline: pipeline.name, source, status: 'running', currentNode: pipeline.startNode, nodeBegun: false, completedNodes: [], nodeOutcomes: {}, nodeRetries: {}, steps: 0, context: { data: { goal: options.goal }, logs: [] }, startedAt: Date.now(), updatedAt: Date.now() };
   await runs.create(record);
-  const final = await runPipeline(pipeline, record, { handlers, runs, interviewer, onEvent: (event) => events.push(event) });
+  const final = await runPipeline(pipeline, record, { handlers, runs, interviewer, hooks, onEvent: (event) => events.push(event) });
   const walked = events.filter((event) => event.type === 'node_start').map((event) => (event as { node: string }).node);
   return { final, prompts, walked, interviewer };
 }

@@ -35,8 +35,9 @@ export function createCodergenHandler(backend: CodergenBackend, readOutputs?: Ou
   return {
     async execute(node, context, run) {
       const declared = node.attributes.outputs?.trim() ? parseOutputs(node.attributes.outputs) : undefined;
-      const task = interpolate(node.prompt || node.label || node.name, context);
-      const shown = contextLines(applyFidelity(run.fidelity, context.snapshot()));
+      const template = node.prompt || node.label || node.name;
+      const task = interpolate(template, context);
+      const shown = contextLines(applyFidelity(run.fidelity, context.snapshot()), namedKeys(template));
       const prompt = [
         `[Pipeline "${run.pipeline.name}", step "${node.name}"${run.attempt > 1 ? `, attempt ${run.attempt}` : ''}]`,
         task,
@@ -75,11 +76,19 @@ export function createCodergenHandler(backend: CodergenBackend, readOutputs?: Ou
   };
 }
 
-/** The context as `key: value` lines, the engine's own (`_...`) left out, the failures so far as a list. */
-function contextLines(data: Record<string, unknown>): string[] {
+/**
+ * The context as `key: value` lines, the engine's own (`_...`) and those the prompt already shows
+ * in full (`named`) left out, the failures so far as a list.
+ */
+function contextLines(data: Record<string, unknown>, named: ReadonlySet<string>): string[] {
   return Object.entries(data)
-    .filter(([key]) => !key.startsWith('_'))
+    .filter(([key]) => !key.startsWith('_') && !named.has(key))
     .flatMap(([key, value]) => (key === 'feedback_history' && Array.isArray(value) ? feedbackLines(value) : [`${key}: ${asText(value)}`]));
+}
+
+/** The context keys `template` names (`{key}`, `{context.key}`). */
+function namedKeys(template: string): Set<string> {
+  return new Set([...template.matchAll(/\{([A-Za-z_][\w.-]*)\}/g)].map((match) => match[1]!.replace(/^context\./, '')));
 }
 
 /** `feedback_history` for the agent: each earlier attempt, what it tried and how it failed. */

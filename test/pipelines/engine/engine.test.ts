@@ -180,6 +180,19 @@ describe('pipeline engine', () => {
     expect(events.find((event) => event.type === 'edge' && event.from === 'check' && event.to === 'fix')).toMatchObject({ step: 'failure_route' });
   });
 
+  it("shows a step the context after its prompt, leaving out the keys the prompt already names", async () => {
+    const { run, prompts } = await setUp(
+      `digraph n { goal="Ship it" start [shape=Mdiamond]; draft [prompt="Draft"]; review [prompt="Review this: {draft.response} ({context.goal})"]; done [shape=Msquare]; start -> draft -> review -> done }`,
+      { agent: (request) => (request.node.name === 'draft' ? 'A long draft.' : 'ok') },
+    );
+    expect((await run()).status).toBe('finished');
+    const review = prompts.find((request) => request.node.name === 'review')!.prompt;
+    expect(review).toContain('Review this: A long draft. (Ship it)');
+    expect(review).not.toContain('draft.response:');
+    expect(review).not.toMatch(/^goal:/m);
+    expect(review).toContain('last_response: A long draft.');
+  });
+
   it('fails the run with the reason when a failed node has nowhere to go', async () => {
     const { run } = await setUp(`digraph f { start [shape=Mdiamond]; check [type="tool" tool_command="echo broken >&2; exit 3"]; done [shape=Msquare]; start -> check -> done }`);
     const final = await run();
