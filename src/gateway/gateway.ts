@@ -480,7 +480,8 @@ export class Gateway {
   /** Records where the message's conversation lives, in the background (the store is written only when that changed). */
   #remember(message: InboundMessage): void {
     if (this.known.isCurrent(message.sessionKey, message.address, message.scope)) return;
-    this.#background(this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)));
+    // Written once the turn's model call is under way: a new conversation's file is not on the way to its answer.
+    this.#background(new Promise((next) => setImmediate(next)).then(() => this.known.remember(message.sessionKey, message.address, message.scope, message.sentAt)).catch((error: unknown) => this.log(`${message.sessionKey}: conversation not recorded: ${errorMessage(error)}`)));
   }
 
   /** Runs one due job's turn in its conversation (see `job-runs.ts`); resolves to what happened. */
