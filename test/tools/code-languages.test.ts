@@ -2,8 +2,9 @@
  * The code tool's languages: which language servers the machine has, found where the gateway
  * looks and asked `--version` in the real bubblewrap sandbox (a rustup proxy without its component
  * is named with what it said, one not executable is not counted), and the `code` tool's answer
- * for a file of each language: TypeScript's server is driven (see `code-tool.test.ts`); for the
- * others, a clear message of what is missing.
+ * for a file of each language: TypeScript's server is driven (see `code-tool.test.ts`), and
+ * Python's `pylsp` where it is installed (see `code-python.test.ts`); for the others, a clear
+ * message of what is missing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

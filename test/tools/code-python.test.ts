@@ -7,7 +7,7 @@
  * Python. The refusals for seats without `shell` are the runtime's (`code-tool-runtime.test.ts`),
  * the same for every language.
  */
-import { cp, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -118,5 +118,60 @@ describe('code tool on Python (pylsp)', { timeout: 60_000 }, () => {
     const scripts = await folderWith({ 'tools/util.py': 'def greet(name):\n    return "hi " + name\n', 'run.py': 'from tools.util import greet\n\ngreet("x")\n' }, 'operator-code-scripts-');
     expect(textOf(await call({ action: 'definition', path: 'run.py', line: 3, symbol: 'greet' }, scripts))).toBe('tools/util.py:1:5  def greet(name):');
     expect(servers.list().map((server) => [server.language, server.root])).toContainEqual(['Python', scripts]);
+  });
+});
+
+/**
+ * A stand-in `pylsp` that answers `--version` and `initialize` (and every other request with
+ * nothing) but never reports a file's problems, as a server stuck linting would.
+ */
+const silentServer = String.raw`#!/usr/bin/python3
+import json, sys
+if '--version' in sys.argv:
+    print('pylsp v0.0-silent')
+    sys.exit(0)
+stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+def send(message):
+    body = json.dumps(message).encode()
+    stdout.write(b'Content-Length: %d\r\n\r\n' % len(body) + body)
+    stdout.flush()
+while True:
+    length = 0
+    while True:
+        line = stdin.readline()
+        if not line:
+            sys.exit(0)
+        if not line.strip():
+            break
+        name, value = line.split(b':', 1)
+        if name.strip().lower() == b'content-length':
+            length = int(value)
+    message = json.loads(stdin.read(length))
+    if message.get('method') == 'exit':
+        sys.exit(0)
+    if 'id' in message and 'method' in message:
+        send({'jsonrpc': '2.0', 'id': message['id'], 'result': {'capabilities': {}} if message['method'] == 'initialize' else None})
+`;
+
+describe('code tool on Python: what goes wrong', { timeout: 60_000 }, () => {
+  it('says so when the server never reports a file\'s problems, and when a language is not driven', async () => {
+    const bin = await folderWith({ 'pylsp': silentServer }, 'operator-code-silent-');
+    await chmod(path.join(bin, 'pylsp'), 0o755);
+    const project = await folderWith({ 'app.py': 'print(1)\n' }, 'operator-code-python-');
+    const silentEnv = { PATH: bin, HOME: home };
+    const servers = new LanguageServers({ sandbox: sandboxFor(home, silentEnv), env: silentEnv, requestTimeoutMs: 1_000 });
+    try {
+      const tool = createCodeTool({ servers });
+      expect(textOf(await callTool(tool, { action: 'diagnostics', path: 'app.py' }, { cwd: project }))).toBe(
+        `Error: the Python language server did not report the problems of ${path.join(project, 'app.py')} within 1 s`,
+      );
+      // It ran in the sandbox all the same.
+      expect(servers.list()).toMatchObject([{ language: 'Python', root: project }]);
+      expect(await readFile(`/proc/${servers.list()[0]!.pid}/comm`, 'utf8')).toBe('bwrap\n');
+      // The pool itself refuses a language it does not drive (here none is installed).
+      await expect(servers.use({ project, roots: [project], language: 'go' }, async () => 'ran')).rejects.toThrow('the code tool drives no Go language server here');
+    } finally {
+      await servers.closeAll();
+    }
   });
 });

@@ -245,7 +245,7 @@ export class LanguageServer {
    * could tell "no errors" from "not checked yet".
    */
   async diagnostics(file: string, signal?: AbortSignal): Promise<TsDiagnostic[]> {
-    if (this.#dialect.diagnostics === 'published') return (await this.#publishedFor(OpenDocuments.uriOf(file), signal)).map(asTsDiagnostic);
+    if (this.#dialect.diagnostics === 'published') return (await this.#publishedFor(file, signal)).map(asTsDiagnostic);
     const all: TsDiagnostic[] = [];
     for (const command of ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync']) {
       const response = await this.#request<{ success?: boolean; message?: string; body?: TsDiagnostic[] } | null>(
@@ -334,11 +334,12 @@ export class LanguageServer {
   }
 
   /**
-   * What the server published about `uri` after its last change was sent: the server lints a
-   * document it was sent and publishes the result, an empty list included, so waiting for that
-   * tells "no problems" from "not checked yet".
+   * What the server published about the open `file` after its last change was sent: the server
+   * lints a document it was sent and publishes the result, an empty list included, so waiting for
+   * that tells "no problems" from "not checked yet".
    */
-  #publishedFor(uri: string, signal?: AbortSignal): Promise<LspDiagnostic[]> {
+  #publishedFor(file: string, signal?: AbortSignal): Promise<LspDiagnostic[]> {
+    const uri = OpenDocuments.uriOf(file);
     const current = () => {
       const published = this.#published.get(uri);
       return published !== undefined && published.sync === this.#syncs.get(uri) ? published.diagnostics : undefined;
@@ -358,7 +359,7 @@ export class LanguageServer {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     const timeoutMs = this.#requestTimeoutMs;
-    return this.#untilStopped(published, timeoutMs, `${this.#name} did not report the problems of ${uri} within ${Math.round(timeoutMs / 1000)} s`).finally(() => {
+    return this.#untilStopped(published, timeoutMs, `${this.#name} did not report the problems of ${file} within ${Math.round(timeoutMs / 1000)} s`).finally(() => {
       this.#publications.delete(heard);
       signal?.removeEventListener('abort', onAbort);
     });
