@@ -1,5 +1,5 @@
 /**
- * Code navigation: the `code` tool over the TypeScript language server, the pool of servers it
+ * Code navigation: the `code` tool over the TypeScript language server and Python's pylsp, the pool of
  * uses and whether they can run here. Loading this module starts nothing and loads no JSON-RPC
  * client: that happens on the first call.
  */
