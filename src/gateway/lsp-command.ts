@@ -4,6 +4,7 @@
  * runs now, and whether they run in the sandbox. Paths of the machine are shown, hence admins only.
  */
 import { describeServer, type ServerStatus } from '../tools/code/installed-servers.ts';
+import { isDriven } from '../tools/code/server-kinds.ts';
 import type { LanguageServers } from '../tools/code/language-servers.ts';
 
 /** The answer of `/lsp` for `servers`. */
@@ -12,7 +13,7 @@ export async function lspReport(servers: LanguageServers): Promise<string> {
   const running = servers.list();
   return [
     'Language servers of the code tool:',
-    ...installed.map((status) => `- ${describeServer(status)}${status.state === 'ready' && status.kind.id !== 'typescript' ? ' (found; the code tool drives only the TypeScript server so far)' : ''}`),
+    ...installed.map((status) => `- ${describeServer(status)}${status.state === 'ready' && !isDriven(status) ? ' (found; the code tool drives only the TypeScript server and pylsp so far)' : ''}`),
     running.length === 0 ? 'Running: none (each starts on the first code call about its project)' : `Running: ${running.map((server) => `${server.language} for ${server.root}`).join('; ')}`,
     `Isolation: ${servers.isolation === 'bubblewrap' ? 'in the bubblewrap sandbox' : 'none (no sandbox here: the code tool is the owner\'s alone)'}`,
   ].join('\n');

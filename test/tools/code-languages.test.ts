@@ -2,8 +2,9 @@
  * The code tool's languages: which language servers the machine has, found where the gateway
  * looks and asked `--version` in the real bubblewrap sandbox (a rustup proxy without its component
  * is named with what it said, one not executable is not counted), and the `code` tool's answer
- * for a file of each language: TypeScript's server is driven (see `code-tool.test.ts`); for the
- * others, a clear message of what is missing.
+ * for a file of each language: TypeScript's server is driven (see `code-tool.test.ts`), and
+ * Python's `pylsp` where it is installed (see `code-python.test.ts`); for the others, a clear
+ * message of what is missing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -53,7 +54,7 @@ describe("the code tool's language servers", { timeout: 30_000 }, () => {
       `Rust: rust-analyzer at ${machineHome}/.cargo/bin/rust-analyzer, but it does not run here: error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.`,
     );
     // pylsp is there but not executable: not counted.
-    expect(python).toBe('Python: none installed (npm install -g pyright, or apt-get install python3-pylsp)');
+    expect(python).toBe('Python: none installed (apt-get install python3-pylsp python3-pyflakes)');
     // gopls answered from inside the sandbox, where OPERATOR_HOME is hidden.
     expect(go).toBe(`Go: gopls (golang.org/x/tools/gopls v0.16.2) at ${machineHome}/bin/gopls`);
   });
@@ -66,13 +67,13 @@ describe("the code tool's language servers", { timeout: 30_000 }, () => {
     const tool = createCodeTool({ servers });
     const call = async (file: string) => textOf(await callTool(tool, { action: 'diagnostics', path: file }, { cwd: project }));
     expect(await call('app.py')).toBe(
-      'Error: app.py: Python files need a Python language server (pyright-langserver, basedpyright-langserver, pylsp), and none is installed here (npm install -g pyright, or apt-get install python3-pylsp).',
+      'Error: app.py: Python files need a Python language server (pylsp, pyright-langserver, basedpyright-langserver), and none is installed here (apt-get install python3-pylsp python3-pyflakes).',
     );
     expect(await call('main.rs')).toBe(
       `Error: main.rs: Rust files need a Rust language server. Rust: rust-analyzer at ${machineHome}/.cargo/bin/rust-analyzer, but it does not run here: error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.`,
     );
     expect(await call('main.go')).toBe(
-      `Error: main.go: Go: gopls (golang.org/x/tools/gopls v0.16.2) at ${machineHome}/bin/gopls is installed, but the code tool drives only the TypeScript language server so far.`,
+      `Error: main.go: Go: gopls (golang.org/x/tools/gopls v0.16.2) at ${machineHome}/bin/gopls is installed, but the code tool drives only the TypeScript language server and Python's pylsp so far.`,
     );
     expect(await call('notes.md')).toBe(
       'Error: notes.md: the code tool reads TypeScript and JavaScript, Rust, Python, Go files (.ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx, .rs, .py, .pyi, .go), not .md files',

@@ -3,8 +3,8 @@
  * project reaches): a seat without grants is not offered it, and without bubblewrap a grant of
  * `shell` does not give it either (the owner's alone, as `shell`). The workspace rules of
  * read_file guard it besides: asked from such a seat's own folder it cannot reach a file outside
- * it, and no seat reaches operator's private state. Its server runs in the runtime's sandbox; the
- * runtime's close stops the servers.
+ * it, and no seat reaches operator's private state. Its servers (TypeScript's, and Python's pylsp
+ * from the owner's seat) run in the runtime's sandbox; the runtime's close stops them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, readlink, realpath, rm } from 'node:fs/promises';
@@ -93,6 +93,23 @@ describe('runtime code tool', { timeout: 60_000 }, () => {
     // bwrap has exited; the kernel ends the rest of its namespace right after, not in the same instant.
     expect(await goneWithin(server!, 10_000)).toBe(true);
   });
+
+  it("answers the owner's seat about Python from the machine's pylsp in bubblewrap, and stops it when the runtime closes", async () => {
+    const { runtime, agent, code, tempDirectory, home, cwd } = await start();
+    writeFileSync(join(cwd, 'util.py'), 'def double(n):\n    return n * 2\n');
+    writeFileSync(join(cwd, 'run.py'), 'from util import double\n\nprint(double(2), later)\n');
+    const access = new TurnAccess({ grants: new ToolGrants({ grants: [], localWeb: false, sandboxed: true }), cwd, home });
+    const owner = await access.forTurn({ sessionKey: 'telegram:dm:7', platform: 'telegram', scope: 'dm', conversationId: '7', senderId: '7', admin: true }, agent.tools, tempDirectory);
+    expect(owner.tools === undefined || owner.tools.has('code')).toBe(true);
+    const turn: TurnContext = { sessionKey: 'telegram:dm:7', platform: 'telegram', senderId: '7', admin: true, scheduled: false, ...owner };
+    expect(textOf(await callTool(code, { action: 'definition', path: 'run.py', line: 3, symbol: 'double' }, { cwd, turn }))).toBe('util.py:1:5  def double(n):');
+    expect(textOf(await callTool(code, { action: 'diagnostics', path: 'run.py' }, { cwd, turn }))).toBe("run.py:3:18 error pyflakes undefined name 'later'");
+    const server = await serverPidIn(cwd, 'pylsp');
+    expect(server).toBeDefined();
+    expect(await ancestorNames(server!)).toContain('bwrap');
+    await runtime.close();
+    expect(await goneWithin(server!, 10_000)).toBe(true);
+  });
 });
 
 /** The command names of a process's ancestors, from /proc. */
@@ -106,14 +123,14 @@ async function ancestorNames(pid: number): Promise<string[]> {
   return names;
 }
 
-/** The pid of the language server whose working directory is `folder`, from /proc. */
-async function serverPidIn(folder: string): Promise<number | undefined> {
+/** The pid of the language server (`program` in its command line) whose working directory is `folder`, from /proc. */
+async function serverPidIn(folder: string, program = 'typescript-language-server'): Promise<number | undefined> {
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const where = await readlink(`/proc/${entry}/cwd`).catch(() => undefined);
     if (where !== folder) continue;
     const command = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (command.includes('typescript-language-server')) return Number(entry);
+    if (command.includes(program)) return Number(entry);
   }
   return undefined;
 }

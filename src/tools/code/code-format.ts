@@ -99,7 +99,7 @@ export function formatDiagnostics(diagnostics: readonly TsDiagnostic[], display:
   const shown = sorted.slice(0, max).map((diagnostic) => {
     const { line, offset } = diagnostic.start;
     const column = columnOf(lines[line - 1], offset - 1);
-    const code = diagnostic.code === undefined ? '' : ` TS${diagnostic.code}`;
+    const code = diagnostic.code === undefined ? '' : typeof diagnostic.code === 'number' ? ` TS${diagnostic.code}` : ` ${diagnostic.code}`;
     const message = clip(diagnostic.text.replace(/\s*\n\s*/g, ' ').trim(), maxMessage);
     return `${display}:${line}:${column} ${severityOf(diagnostic.category)}${code} ${message}`;
   });

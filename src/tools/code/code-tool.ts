@@ -1,6 +1,6 @@
 /**
  * The `code` tool: code navigation in TypeScript and JavaScript through the TypeScript language
- * server. `definition` (where a symbol is declared), `references` (where it is used), `hover`
+ * server, and in Python through `pylsp` where the machine has it. `definition` (where a symbol is declared), `references` (where it is used), `hover`
  * (its type and documentation) and `diagnostics` (a file's syntax and type errors). It asks
  * about files inside the turn's workspace by read_file's rules, but it runs a program (the
  * language server) that reads what the project's tsconfig.json and imports reach, and its hovers
@@ -9,8 +9,10 @@
  * the seat's sandbox and sees the workspace root that holds the project, read-only (see
  * `server-program.ts`). The tool's own reads (the file asked about, the other open documents,
  * the source lines it shows) are the turn's file worker's, in the seat's sandbox too (see
- * `code-files.ts`). The server starts on the first call about a project (a folder with a
- * package.json or tsconfig.json) and this module loads no client and starts nothing before that.
+ * `code-files.ts`). The server starts on the first call about a project (for TypeScript a folder
+ * with a package.json or tsconfig.json; for Python one with a pyproject.toml, setup.py, setup.cfg
+ * or requirements.txt, else the workspace root) and this module loads no client and starts
+ * nothing before that.
  * Offered only where the server is installed (see `server-install.ts`).
  */
 import path from 'node:path';
@@ -27,12 +29,12 @@ import { CodeServerError } from './code-server-error.ts';
 import { CodeWorkspace } from './code-workspace.ts';
 import { languageOf } from './file-languages.ts';
 import { describeServer, type ServerStatus } from './installed-servers.ts';
-import { knownExtensions, serverKindOf, serverKinds } from './server-kinds.ts';
+import { isDriven, knownExtensions, serverKindOf, serverKinds } from './server-kinds.ts';
 import type { LanguageServer } from './language-server.ts';
 import type { LspPosition } from './lsp-types.ts';
 import { LanguageServers } from './language-servers.ts';
 import { findPosition, linesOf } from './positions.ts';
-import { findProjectRoot, projectMarkers } from './project-root.ts';
+import { findProjectRoot } from './project-root.ts';
 
 /** The actions, in the order the model reads them. */
 export const codeActions = ['definition', 'references', 'hover', 'diagnostics'] as const;
@@ -68,11 +70,12 @@ const parameters = z.object({
 type CodeArgs = z.infer<typeof parameters>;
 
 const description =
-  'Navigate TypeScript and JavaScript code with the TypeScript language server. Actions: definition (where the symbol ' +
-  'is declared), references (every use of it), hover (its type and documentation), diagnostics (the syntax and type ' +
-  'errors of the file). definition, references and hover need line and either column or symbol (a name on that ' +
-  'line). The file must be in a project folder (a package.json or tsconfig.json at or above it); the first call ' +
-  'about a project starts the server and takes a few seconds.';
+  'Navigate TypeScript and JavaScript code with the TypeScript language server, and Python code with pylsp where it ' +
+  'is installed. Actions: definition (where the symbol is declared), references (every use of it), hover (its type ' +
+  'and documentation), diagnostics (the syntax and type errors of the file; for Python, what pyflakes finds). ' +
+  'definition, references and hover need line and either column or symbol (a name on that line). A TypeScript file ' +
+  'must be in a project folder (a package.json or tsconfig.json at or above it); the first call about a project ' +
+  'starts the server and takes a few seconds.';
 
 /** Creates the `code` tool. */
 export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof parameters> {
@@ -104,7 +107,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       }
       if (kind.id !== 'typescript') {
         const status = (await servers.installed()).find((entry) => entry.kind.id === kind.id)!;
-        return errorResult(notServed(args.path, status));
+        if (!isDriven(status)) return errorResult(notServed(args.path, status));
       }
       const languageId = languageOf(file)!;
       // Read by the turn's file worker, in the seat's sandbox: never opened by this process.
@@ -121,10 +124,11 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
         return workerErrorResult(error, args.path, `reading ${args.path}`, context.signal);
       }
       const root = await workspace.rootOf(real, cwd, context.turn);
-      const project = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root, (marker) => isFileIn(files, marker));
+      const found = root === undefined ? undefined : await findProjectRoot(path.dirname(real), root, (marker) => isFileIn(files, marker), kind.projectMarkers);
+      const project = found ?? (kind.workspaceFallback ? root : undefined);
       if (root === undefined || project === undefined) {
         return errorResult(
-          `${args.path} is not in a project: no ${projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
+          `${args.path} is not in a project: no ${kind.projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
             'The code tool starts the TypeScript language server only for a project folder.',
         );
       }
@@ -138,18 +142,18 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       const view = await locationView(cwd, context, workspace, files, real, text);
       try {
         // The server sees the workspace root that holds the project: one per project and root.
-        return await servers.use({ project, roots: [root] }, async (server) => {
+        return await servers.use({ project, roots: [root], language: kind.id }, async (server) => {
           await server.open(real, languageId, text, workerReader(files, maxFileBytes));
           if (args.action === 'diagnostics') {
             const found = formatDiagnostics(await server.diagnostics(real, context.signal), view.display(real), text, maxDiagnostics);
-            return { content: found.length === 0 ? `No syntax or type errors in ${view.display(real)}.` : found.join('\n') };
+            return { content: found.length === 0 ? `No ${server.problems} in ${view.display(real)}.` : found.join('\n') };
           }
           return await answer(server, args, real, position!, view, context.signal, maxReferences);
         });
       } catch (error) {
         context.signal.throwIfAborted();
         if (error instanceof CodeServerError) return errorResult(error.message);
-        return errorResult(`the TypeScript language server failed: ${errorMessage(error)}`);
+        return errorResult(`the ${kind.id === 'typescript' ? 'TypeScript' : kind.language} language server failed: ${errorMessage(error)}`);
       }
     },
   });
@@ -160,7 +164,7 @@ function notServed(file: string, status: ServerStatus): string {
   const { language, programs, install } = status.kind;
   if (status.state === 'missing') return `${file}: ${language} files need a ${language} language server (${programs.join(', ')}), and none is installed here (${install}).`;
   if (status.state === 'broken') return `${file}: ${language} files need a ${language} language server. ${describeServer(status).replace(/\.?$/, '.')}`;
-  return `${file}: ${describeServer(status)} is installed, but the code tool drives only the TypeScript language server so far.`;
+  return `${file}: ${describeServer(status)} is installed, but the code tool drives only the TypeScript language server and Python's pylsp so far.`;
 }
 
 /** The answer to definition, references or hover at `position` of the open `file`. */

@@ -1,10 +1,11 @@
 /**
- * One TypeScript language server process for one project folder, spoken to over JSON-RPC on its
- * stdin and stdout (vscode-jsonrpc). Spawned as the sandbox says (see `server-program.ts`), in a
- * process group of its own so that stopping it takes its tsserver along. Started with
- * `initialize`/`initialized`, told to run operator's tsserver launcher and no other (the server
- * would otherwise prefer the workspace's own `node_modules/typescript`), and checked to have done
- * so; stopped with `shutdown`/`exit`, then killed after a grace period. A server that dies fails
+ * One language server process for one project folder, spoken to over JSON-RPC on its stdin and
+ * stdout (vscode-jsonrpc). Spawned as the sandbox says (see `server-program.ts`), in a process
+ * group of its own so that stopping it takes its children (TypeScript's tsserver) along. Started
+ * with `initialize`/`initialized` as its dialect says (see `server-dialects.ts`: TypeScript's is
+ * told to run operator's tsserver launcher and no other, since it would otherwise prefer the
+ * workspace's own `node_modules/typescript`, and checked to have done so); stopped with
+ * `shutdown`/`exit`, then killed after a grace period. A server that dies fails
  * the requests in flight with a clear error; the pool (`language-servers.ts`) starts a new one on
  * the next call.
  */
@@ -14,8 +15,9 @@ import path from 'node:path';
 import { CancellationTokenSource, ErrorCodes, ResponseError, StreamMessageReader, StreamMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../../core/errors.ts';
 import { CodeServerError } from './code-server-error.ts';
-import type { LspHover, LspLocation, LspLocationLink, LspPosition, TsDiagnostic } from './lsp-types.ts';
+import type { LspDiagnostic, LspHover, LspLocation, LspLocationLink, LspPosition, TsDiagnostic } from './lsp-types.ts';
 import { OpenDocuments, type DocumentReader, type DocumentSync } from './open-documents.ts';
+import type { ServerDialect } from './server-dialects.ts';
 import type { SpawnSpec } from '../sandbox/sandbox.ts';
 
 /** Options of {@link LanguageServer.start}. */
@@ -24,8 +26,8 @@ export interface LanguageServerOptions {
   root: string;
   /** How to spawn it: the sandbox's spec for the server program (see `serverProgram`). */
   spawn: SpawnSpec;
-  /** The tsserver it must run: operator's launcher (see `tsserver-launcher.ts`). */
-  tsserver: string;
+  /** How it is spoken to: TypeScript's or Python's (see `server-dialects.ts`). */
+  dialect: ServerDialect;
   /**
    * operator's process id, which the server watches and exits without; null when the server
    * cannot see it (its own PID namespace), where the sandbox stops it with operator instead.
@@ -60,6 +62,7 @@ export interface ServerTypescript {
 /** A running language server. */
 export class LanguageServer {
   readonly root: string;
+  readonly #dialect: ServerDialect;
   readonly #child: ChildProcessByStdio<Writable, Readable, Readable>;
   readonly #connection: MessageConnection;
   readonly #requestTimeoutMs: number;
@@ -74,9 +77,16 @@ export class LanguageServer {
   #syncing: Promise<unknown> = Promise.resolve();
   #typescript: ServerTypescript | undefined;
   readonly #typescriptSaid: Promise<ServerTypescript>;
+  /** Per document URI, how many times it was opened or changed: the sync a publication follows. */
+  readonly #syncs = new Map<string, number>();
+  /** Per document URI, what the server last published about it, after which sync. */
+  readonly #published = new Map<string, { sync: number; diagnostics: LspDiagnostic[] }>();
+  /** Called at each publication. */
+  readonly #publications = new Set<() => void>();
 
   private constructor(options: LanguageServerOptions) {
     this.root = options.root;
+    this.#dialect = options.dialect;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#documents = new OpenDocuments(options.maxOpenDocuments);
     this.#child = spawn(options.spawn.file, options.spawn.args, {
@@ -112,6 +122,7 @@ export class LanguageServer {
     let said: (typescript: ServerTypescript) => void = () => undefined;
     this.#typescriptSaid = new Promise((resolve) => (said = resolve));
     this.#connection.onNotification((method, params) => {
+      if (method === 'textDocument/publishDiagnostics') return this.#publish(params);
       if (method !== '$/typescriptVersion') return;
       const { version, source } = (params ?? {}) as { version?: unknown; source?: unknown };
       this.#typescript = { version: String(version), source: String(source) };
@@ -146,23 +157,14 @@ export class LanguageServer {
             },
             workspace: { configuration: true },
           },
-          initializationOptions: {
-            hostInfo: 'operator',
-            // Type acquisition downloads packages from npm: never.
-            disableAutomaticTypingAcquisition: true,
-            // No plugins of the server's own (tsserver's are off in the launcher).
-            plugins: [],
-            // operator's tsserver, never the workspace's: given as the setting, which the server
-            // takes before looking in the project. One tsserver: the partial "syntax server"
-            // answers while the project loads, and its answers then miss other files (a
-            // definition lands on the import, not the function).
-            tsserver: { path: options.tsserver, useSyntaxServer: 'never' },
-          },
+          initializationOptions: options.dialect.initializationOptions,
         },
         undefined,
         options.startTimeoutMs ?? 60_000,
       );
       server.#notify('initialized', {});
+      if (options.dialect.settings !== undefined) server.#notify('workspace/didChangeConfiguration', { settings: options.dialect.settings });
+      if (!options.dialect.checksTypescript) return server;
       // The server says which TypeScript it runs right after `initialized`. Were it not the one
       // it was told to run (the launcher gone between the check and the start), it is stopped.
       const typescript = await server.#untilStopped(server.#typescriptSaid, options.startTimeoutMs ?? 60_000);
@@ -173,8 +175,18 @@ export class LanguageServer {
     } catch (error) {
       await server.stop(0);
       if (error instanceof CodeServerError) throw error;
-      throw new CodeServerError(`the TypeScript language server for ${options.root} could not start: ${errorMessage(error)}`);
+      throw new CodeServerError(`${server.#name} for ${options.root} could not start: ${errorMessage(error)}`);
     }
+  }
+
+  /** "the TypeScript language server", for messages. */
+  get #name(): string {
+    return `the ${this.#dialect.language} language server`;
+  }
+
+  /** What its diagnostics are, for "No ... in <file>" (see `ServerDialect.problems`). */
+  get problems(): string {
+    return this.#dialect.problems;
   }
 
   /** The server's process id (its tsserver runs in the same process group). */
@@ -233,6 +245,7 @@ export class LanguageServer {
    * could tell "no errors" from "not checked yet".
    */
   async diagnostics(file: string, signal?: AbortSignal): Promise<TsDiagnostic[]> {
+    if (this.#dialect.diagnostics === 'published') return (await this.#publishedFor(file, signal)).map(asTsDiagnostic);
     const all: TsDiagnostic[] = [];
     for (const command of ['syntacticDiagnosticsSync', 'semanticDiagnosticsSync']) {
       const response = await this.#request<{ success?: boolean; message?: string; body?: TsDiagnostic[] } | null>(
@@ -276,11 +289,11 @@ export class LanguageServer {
     }
   }
 
-  /** `promise`, failed when the server stops first or `timeoutMs` passes. */
-  #untilStopped<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  /** `promise`, failed when the server stops first or `timeoutMs` passes (with `late` as the message). */
+  #untilStopped<T>(promise: Promise<T>, timeoutMs: number, late = `${this.#name} did not say which TypeScript it runs within ${Math.round(timeoutMs / 1000)} s`): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CodeServerError(`the TypeScript language server did not say which TypeScript it runs within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      timer = setTimeout(() => reject(new CodeServerError(late)), timeoutMs);
     });
     const stopped = this.#exited.then(() => Promise.reject(this.#stoppedError()));
     return Promise.race([promise, timeout, stopped]).finally(() => clearTimeout(timer));
@@ -289,12 +302,18 @@ export class LanguageServer {
   #stoppedError(): CodeServerError {
     const why = this.#stderr.trim() ? `; it said: ${this.#stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
     return new CodeServerError(
-      `the TypeScript language server for ${this.root} ${this.#exit ?? 'stopped'} before answering${why}. It is started again on the next call.`,
+      `${this.#name} for ${this.root} ${this.#exit ?? 'stopped'} before answering${why}. It is started again on the next call.`,
       { root: this.root },
     );
   }
 
   #send(message: DocumentSync): void {
+    if (message.kind === 'close') {
+      this.#syncs.delete(message.uri);
+      this.#published.delete(message.uri);
+    } else {
+      this.#syncs.set(message.uri, (this.#syncs.get(message.uri) ?? 0) + 1);
+    }
     if (message.kind === 'open') {
       this.#notify('textDocument/didOpen', { textDocument: { uri: message.uri, languageId: message.languageId, version: message.version, text: message.text } });
     } else if (message.kind === 'change') {
@@ -302,6 +321,48 @@ export class LanguageServer {
     } else {
       this.#notify('textDocument/didClose', { textDocument: { uri: message.uri } });
     }
+  }
+
+  /** Keeps what the server published about an open document, marked with the sync it follows. */
+  #publish(params: unknown): void {
+    const { uri, diagnostics } = (params ?? {}) as { uri?: unknown; diagnostics?: unknown };
+    if (typeof uri !== 'string' || !Array.isArray(diagnostics)) return;
+    const sync = this.#syncs.get(uri);
+    if (sync === undefined) return;
+    this.#published.set(uri, { sync, diagnostics: diagnostics as LspDiagnostic[] });
+    for (const heard of [...this.#publications]) heard();
+  }
+
+  /**
+   * What the server published about the open `file` after its last change was sent: the server
+   * lints a document it was sent and publishes the result, an empty list included, so waiting for
+   * that tells "no problems" from "not checked yet".
+   */
+  #publishedFor(file: string, signal?: AbortSignal): Promise<LspDiagnostic[]> {
+    const uri = OpenDocuments.uriOf(file);
+    const current = () => {
+      const published = this.#published.get(uri);
+      return published !== undefined && published.sync === this.#syncs.get(uri) ? published.diagnostics : undefined;
+    };
+    const now = current();
+    if (now !== undefined) return Promise.resolve(now);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let heard: () => void = () => undefined;
+    let onAbort: () => void = () => undefined;
+    const published = new Promise<LspDiagnostic[]>((resolve, reject) => {
+      heard = () => {
+        const found = current();
+        if (found !== undefined) resolve(found);
+      };
+      onAbort = () => reject(signal!.reason);
+      this.#publications.add(heard);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const timeoutMs = this.#requestTimeoutMs;
+    return this.#untilStopped(published, timeoutMs, `${this.#name} did not report the problems of ${file} within ${Math.round(timeoutMs / 1000)} s`).finally(() => {
+      this.#publications.delete(heard);
+      signal?.removeEventListener('abort', onAbort);
+    });
   }
 
   #notify(method: string, params: unknown): void {
@@ -340,7 +401,7 @@ export class LanguageServer {
       };
       const timer = setTimeout(() => {
         cancel.cancel();
-        fail(new CodeServerError(`the TypeScript language server did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`));
+        fail(new CodeServerError(`${this.#name} did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.add(fail);
@@ -354,7 +415,7 @@ export class LanguageServer {
       sent.then(
         (result) => finish(() => resolve(result)),
         (error: unknown) => {
-          const failure = () => new CodeServerError(`the TypeScript language server failed ${method}: ${errorMessage(error)}`);
+          const failure = () => new CodeServerError(`${this.#name} failed ${method}: ${errorMessage(error)}`);
           if (error instanceof ResponseError && !connectionErrors.has(error.code)) return fail(failure());
           // The connection may close a moment before the exit is seen: a dying server's
           // requests fail with why it stopped, not with "connection disposed".
@@ -366,4 +427,20 @@ export class LanguageServer {
       );
     });
   }
+}
+
+/** LSP severities (1 error to 4 hint) as tsserver's categories. */
+const categories = ['error', 'error', 'warning', 'message', 'suggestion'] as const;
+
+/** A published diagnostic in tsserver's form: 1-based line and offset, its code named with its source (`pyflakes`). */
+function asTsDiagnostic(diagnostic: LspDiagnostic): TsDiagnostic {
+  const { start, end } = diagnostic.range;
+  const code = [diagnostic.source, diagnostic.code].filter((part) => part !== undefined && part !== '').join(' ');
+  return {
+    start: { line: start.line + 1, offset: start.character + 1 },
+    end: { line: end.line + 1, offset: end.character + 1 },
+    text: diagnostic.message,
+    ...(code === '' ? {} : { code }),
+    category: categories[diagnostic.severity ?? 1] ?? 'error',
+  };
 }

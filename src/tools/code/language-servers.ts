@@ -1,14 +1,16 @@
 /**
- * The language servers of the process, one per project folder and view (the folders the server
- * may read, see `ServerScope`): a server started for one seat is never used by a seat that sees
+ * The language servers of the process, one per language, project folder and view (the folders the
+ * server may read, see `ServerScope`): a server started for one seat is never used by a seat that sees
  * more or less. Each is started on the first call about its scope, inside the seat's sandbox (see
  * `server-program.ts`), stopped after it sat idle (10 minutes by default) and when the runtime
  * closes. A server that died is replaced on the next call. The server module (and its JSON-RPC
  * client) is loaded, and the tsserver launcher written, only when the first server starts.
  */
 import { CodeServerError } from './code-server-error.ts';
-import type { LanguageServer } from './language-server.ts';
-import { serverProgram, type ServerScope } from './server-program.ts';
+import type { LanguageServer, LanguageServerOptions } from './language-server.ts';
+import { typescriptDialect, pythonDialect } from './server-dialects.ts';
+import { installedServerProgram, serverProgram, type ServerScope } from './server-program.ts';
+import { isDriven, serverKinds } from './server-kinds.ts';
 import { serverInstall, type ServerInstall } from './server-install.ts';
 import { launcherPresent, removeTsserverLauncher, writeTsserverLauncher, type TsserverLauncher } from './tsserver-launcher.ts';
 import { createNoSandbox } from '../sandbox/no-sandbox.ts';
@@ -52,7 +54,7 @@ interface Entry {
 
 /** A running server, as {@link LanguageServers.list} shows it. */
 export interface RunningServer {
-  /** Its language (the pool runs TypeScript's alone so far). */
+  /** Its language: `TypeScript and JavaScript`, `Python`. */
   language: string;
   /** Its project folder. */
   root: string;
@@ -124,7 +126,7 @@ export class LanguageServers {
   /** The servers running now. */
   list(): RunningServer[] {
     return [...this.#entries.values()].flatMap((entry) =>
-      entry.server?.running ? [{ language: 'TypeScript and JavaScript', root: entry.scope.project, roots: entry.scope.roots, pid: entry.server.pid }] : [],
+      entry.server?.running ? [{ language: languageOf(entry.scope), root: entry.scope.project, roots: entry.scope.roots, pid: entry.server.pid }] : [],
     );
   }
 
@@ -148,14 +150,10 @@ export class LanguageServers {
   }
 
   async #launch(key: string, scope: ServerScope, self: () => Entry): Promise<LanguageServer> {
-    const install = this.#options.install ?? serverInstall();
-    if (!install) throw new CodeServerError('no TypeScript language server is installed here (typescript-language-server and typescript)');
-    const launcher = await this.#launcherFor(install);
     const { LanguageServer } = await import('./language-server.ts');
     const server = await LanguageServer.start({
       root: scope.project,
-      spawn: this.#sandbox.programSpec(serverProgram(install, launcher, scope)),
-      tsserver: launcher.tsserver,
+      ...(scope.language === undefined || scope.language === 'typescript' ? await this.#typescript(scope) : await this.#other(scope)),
       parentPid: this.#sandbox.kind === 'none' ? process.pid : null,
       requestTimeoutMs: this.#options.requestTimeoutMs,
       startTimeoutMs: this.#options.startTimeoutMs,
@@ -168,6 +166,21 @@ export class LanguageServers {
       throw new CodeServerError('the language servers were stopped: operator is shutting down');
     }
     return server;
+  }
+
+  /** How TypeScript's server is run and spoken to: operator's own, with its tsserver launcher. */
+  async #typescript(scope: ServerScope): Promise<Pick<LanguageServerOptions, 'spawn' | 'dialect'>> {
+    const install = this.#options.install ?? serverInstall();
+    if (!install) throw new CodeServerError('no TypeScript language server is installed here (typescript-language-server and typescript)');
+    const launcher = await this.#launcherFor(install);
+    return { spawn: this.#sandbox.programSpec(serverProgram(install, launcher, scope)), dialect: typescriptDialect(launcher.tsserver) };
+  }
+
+  /** How another language's server is run and spoken to: the one this machine has, if the pool drives it. */
+  async #other(scope: ServerScope): Promise<Pick<LanguageServerOptions, 'spawn' | 'dialect'>> {
+    const status = (await this.installed()).find((entry) => entry.kind.id === scope.language);
+    if (status?.kind.id !== 'python' || !isDriven(status)) throw new CodeServerError(`the code tool drives no ${status?.kind.language ?? scope.language} language server here`);
+    return { spawn: this.#sandbox.programSpec(installedServerProgram(status.path!, scope, this.#options.env ?? process.env)), dialect: pythonDialect };
   }
 
   /** The tsserver launcher, written on the first start and again if it was removed since. */
@@ -205,7 +218,12 @@ export class LanguageServers {
   }
 }
 
-/** One key per project folder and set of readable folders, whatever their order. */
+/** One key per language, project folder and set of readable folders, whatever their order. */
 function scopeKey(scope: ServerScope): string {
-  return JSON.stringify([scope.project, [...new Set(scope.roots)].sort()]);
+  return JSON.stringify([scope.language ?? 'typescript', scope.project, [...new Set(scope.roots)].sort()]);
+}
+
+/** How people call the language of `scope`. */
+function languageOf(scope: ServerScope): string {
+  return serverKinds.find((kind) => kind.id === (scope.language ?? 'typescript'))?.language ?? String(scope.language);
 }

@@ -48,12 +48,24 @@ export interface LspHover {
 
 /**
  * A diagnostic as tsserver reports it (`syntacticDiagnosticsSync`, `semanticDiagnosticsSync`):
- * 1-based line, 1-based offset in UTF-16 code units.
+ * 1-based line, 1-based offset in UTF-16 code units. Other servers' diagnostics are put in this
+ * form, with their source and code as a string.
  */
 export interface TsDiagnostic {
   start: { line: number; offset: number };
   end: { line: number; offset: number };
   text: string;
-  code?: number;
+  /** tsserver's number (shown `TS2322`), or another server's source and code (`pyflakes`). */
+  code?: number | string;
   category: string;
+}
+
+/** A diagnostic as a server publishes it (`textDocument/publishDiagnostics`). */
+export interface LspDiagnostic {
+  range: LspRange;
+  /** 1 error, 2 warning, 3 information, 4 hint. */
+  severity?: number;
+  code?: number | string;
+  source?: string;
+  message: string;
 }

@@ -1,8 +1,9 @@
 /**
  * The languages the `code` tool knows, each with the language servers that speak it: TypeScript
- * and JavaScript through operator's own `typescript-language-server`, and Rust, Python and Go
- * through a server installed on the machine, where one is (see `installed-servers.ts`). A file's
- * language is picked by its extension.
+ * and JavaScript through operator's own `typescript-language-server`, Python through `pylsp`
+ * where the machine has it, and Rust and Go through a server installed on the machine, found and
+ * listed but not driven yet (see `installed-servers.ts`). A file's language is picked by its
+ * extension.
  */
 import path from 'node:path';
 
@@ -18,6 +19,15 @@ export interface ServerKind {
   programs: readonly string[];
   /** How to install one, for a message. */
   install: string;
+  /**
+   * The programs the code tool drives (speaks to), of {@link programs}; the others are found and
+   * listed only. Absent for TypeScript (operator's own server, always driven).
+   */
+  driven?: readonly string[];
+  /** The files that make a folder a project, nearest first (see `project-root.ts`). */
+  projectMarkers: readonly string[];
+  /** Whether a file in no project folder is served with the workspace root as its project. */
+  workspaceFallback: boolean;
 }
 
 /** Every language, TypeScript first. */
@@ -28,16 +38,39 @@ export const serverKinds: readonly ServerKind[] = [
     extensions: { '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'typescriptreact', '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.jsx': 'javascriptreact' },
     programs: [],
     install: "operator's own dependencies typescript-language-server and typescript (npm ci in operator's folder)",
+    projectMarkers: ['tsconfig.json', 'package.json'],
+    workspaceFallback: false,
   },
-  { id: 'rust', language: 'Rust', extensions: { '.rs': 'rust' }, programs: ['rust-analyzer'], install: 'rustup component add rust-analyzer' },
+  {
+    id: 'rust',
+    language: 'Rust',
+    extensions: { '.rs': 'rust' },
+    programs: ['rust-analyzer'],
+    install: 'rustup component add rust-analyzer',
+    projectMarkers: ['Cargo.toml'],
+    workspaceFallback: false,
+  },
   {
     id: 'python',
     language: 'Python',
     extensions: { '.py': 'python', '.pyi': 'python' },
-    programs: ['pyright-langserver', 'basedpyright-langserver', 'pylsp'],
-    install: 'npm install -g pyright, or apt-get install python3-pylsp',
+    // pylsp first: the one the code tool drives.
+    programs: ['pylsp', 'pyright-langserver', 'basedpyright-langserver'],
+    install: 'apt-get install python3-pylsp python3-pyflakes',
+    driven: ['pylsp'],
+    projectMarkers: ['pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt'],
+    // A folder of scripts is a Python project too: the workspace root is its folder.
+    workspaceFallback: true,
   },
-  { id: 'go', language: 'Go', extensions: { '.go': 'go' }, programs: ['gopls'], install: 'go install golang.org/x/tools/gopls@latest, or apt-get install gopls' },
+  {
+    id: 'go',
+    language: 'Go',
+    extensions: { '.go': 'go' },
+    programs: ['gopls'],
+    install: 'go install golang.org/x/tools/gopls@latest, or apt-get install gopls',
+    projectMarkers: ['go.mod'],
+    workspaceFallback: false,
+  },
 ];
 
 /** The language of `file` by its extension, or undefined for one the code tool does not know. */
@@ -48,3 +81,12 @@ export function serverKindOf(file: string): ServerKind | undefined {
 
 /** Every extension known, for messages: `.ts, .tsx, ..., .rs, .py, .go`. */
 export const knownExtensions: readonly string[] = serverKinds.flatMap((kind) => Object.keys(kind.extensions));
+
+/**
+ * Whether the code tool drives the server `status` found for its language: TypeScript's always,
+ * another language's when it runs here and is one of its {@link ServerKind.driven} programs.
+ */
+export function isDriven(status: { kind: ServerKind; state: string; path?: string }): boolean {
+  if (status.kind.programs.length === 0) return status.state === 'ready';
+  return status.state === 'ready' && status.path !== undefined && (status.kind.driven ?? []).includes(path.basename(status.path));
+}

@@ -1,16 +1,20 @@
 /**
- * The language server as a program for the seat's sandbox: run with this Node and no shell, in
+ * A language server as a program for the seat's sandbox. TypeScript's: run with this Node and no shell, in
  * the project folder, seeing the workspace root that holds the project read-only, operator's own
  * language server, TypeScript and tsserver launcher read-only, and Node's install where the
  * system view does not show it; of the system only its programs and libraries; no network,
  * nothing writable but its private `/tmp` (the server's cancellation files), the
  * allowlisted environment. With bubblewrap that is all it sees (OPERATOR_HOME is never there);
  * without it (the owner's seats alone) it runs as operator's child with that environment.
+ * Another language's (`pylsp`) runs the same way, seeing the workspace root read-only, the
+ * program's own folder and the system's programs and libraries (`/usr`, where Debian's Python and
+ * its packages are), and nothing else.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../../guardrails/real-path.ts';
 import type { SandboxProgram } from '../sandbox/sandbox.ts';
+import { serverProgramOf } from './installed-servers.ts';
 import type { ServerInstall } from './server-install.ts';
 import type { TsserverLauncher } from './tsserver-launcher.ts';
 
@@ -20,6 +24,8 @@ export interface ServerScope {
   project: string;
   /** The folders it may read (absolute, real): the workspace root that holds the project. */
   roots: readonly string[];
+  /** Its language (see `server-kinds.ts`): `typescript` (the default) or `python`. */
+  language?: string;
 }
 
 /** The language server of `scope` as a sandbox program. */
@@ -35,6 +41,12 @@ export function serverProgram(install: ServerInstall, launcher: TsserverLauncher
     // needs no names, certificates or users).
     system: 'minimal',
   };
+}
+
+/** The installed server `file` (as found, see `installed-servers.ts`) for `scope`, as a sandbox program. */
+export function installedServerProgram(file: string, scope: ServerScope, env: NodeJS.ProcessEnv): SandboxProgram {
+  const program = serverProgramOf(file, [], scope.project, env);
+  return { ...program, readOnly: [...scope.roots, ...(program.readOnly ?? [])] };
 }
 
 let node: { path: string; folder: string | undefined } | undefined;

@@ -1,0 +1,72 @@
+/**
+ * What differs between the language servers the `code` tool drives, for the client
+ * (`language-server.ts`): what `initialize` tells each, the settings it is sent, how a file's
+ * diagnostics are had, and what is checked once it started. TypeScript's server is told to run
+ * operator's tsserver launcher and no other, and checked to have done so; Python's (`pylsp`) runs
+ * pyflakes alone, and says a file's problems in `textDocument/publishDiagnostics`.
+ */
+
+/** How one kind of server is spoken to. */
+export interface ServerDialect {
+  /** For messages: `TypeScript` in "the TypeScript language server". */
+  language: string;
+  /** The `initializationOptions` of `initialize`. */
+  initializationOptions: unknown;
+  /** Settings sent once after `initialized` (`workspace/didChangeConfiguration`), if any. */
+  settings?: unknown;
+  /**
+   * `tsserver`: asked of tsserver through the server's `typescript.tsserverRequest` command;
+   * `published`: what the server last published (`textDocument/publishDiagnostics`) after the
+   * file's last change was sent.
+   */
+  diagnostics: 'tsserver' | 'published';
+  /** Whether the server must say (`$/typescriptVersion`) that it runs the tsserver it was told to. */
+  checksTypescript: boolean;
+  /** What the diagnostics are, for "No ... in <file>". */
+  problems: string;
+}
+
+/** TypeScript's server, told to run `tsserver` (operator's launcher, see `tsserver-launcher.ts`). */
+export function typescriptDialect(tsserver: string): ServerDialect {
+  return {
+    language: 'TypeScript',
+    initializationOptions: {
+      hostInfo: 'operator',
+      // Type acquisition downloads packages from npm: never.
+      disableAutomaticTypingAcquisition: true,
+      // No plugins of the server's own (tsserver's are off in the launcher).
+      plugins: [],
+      // operator's tsserver, never the workspace's: given as the setting, which the server
+      // takes before looking in the project. One tsserver: the partial "syntax server"
+      // answers while the project loads, and its answers then miss other files (a
+      // definition lands on the import, not the function).
+      tsserver: { path: tsserver, useSyntaxServer: 'never' },
+    },
+    diagnostics: 'tsserver',
+    checksTypescript: true,
+    problems: 'syntax or type errors',
+  };
+}
+
+/** The plugins of pylsp turned off: every one but jedi's navigation and pyflakes. */
+const pylspOff = ['pycodestyle', 'mccabe', 'pydocstyle', 'pylint', 'flake8', 'autopep8', 'yapf', 'rope_autoimport', 'rope_completion', 'preload'];
+
+/**
+ * Python's `pylsp`: jedi answers definition, references and hover; of its linters pyflakes alone
+ * runs (syntax errors, undefined names, unused imports), so the answers do not change with the
+ * style checkers a machine happens to have; its settings come from here alone, never from the
+ * project's `setup.cfg` or `tox.ini`, nor from a `pylint` or `flake8` it would run from `PATH`.
+ */
+export const pythonDialect: ServerDialect = {
+  language: 'Python',
+  initializationOptions: {},
+  settings: {
+    pylsp: {
+      configurationSources: [],
+      plugins: { ...Object.fromEntries(pylspOff.map((name) => [name, { enabled: false }])), pyflakes: { enabled: true } },
+    },
+  },
+  diagnostics: 'published',
+  checksTypescript: false,
+  problems: 'errors pyflakes finds',
+};
