@@ -85,6 +85,7 @@ export const processFiles: readonly string[] = [
   'test/tools/grep.test.ts',
   'test/tools/list-dir.test.ts',
   'test/tools/mcp-hub.test.ts',
+  'test/tools/mcp-stdio-exit.test.ts',
   'test/tools/mount-plan-files.test.ts',
   'test/tools/own-network.test.ts',
   'test/tools/read-file.test.ts',

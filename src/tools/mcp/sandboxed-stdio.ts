@@ -82,7 +82,19 @@ export class SandboxedStdioTransport implements Transport {
         }
         resolve();
       });
-      child.once('exit', (code, signal) => this.#ended(signal ? `was killed by ${signal}` : `exited with code ${code}`));
+      child.once('exit', (code, signal) => {
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        this.#exit ??= how;
+        // Its last words on stderr may still be on their way ('exit' can come first): told once the
+        // pipe has closed, or a moment later should a process it left behind hold the pipe open.
+        if (stderr.closed) return this.#ended(how);
+        const told = () => {
+          clearTimeout(late);
+          this.#ended(how);
+        };
+        const late = setTimeout(told, 250);
+        stderr.once('close', told);
+      });
       stdin.on('error', (error) => this.onerror?.(error));
       stdout.on('data', (chunk: Buffer) => {
         this.#buffer.append(chunk);
