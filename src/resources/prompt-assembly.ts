@@ -81,10 +81,34 @@ interface Section {
   label: string;
 }
 
+/**
+ * What {@link capText} made of a file kept for the whole run (a profile's SOUL.md, its rules,
+ * knowledge), by the object that carries it: the same object, under the same limit, gives the
+ * same text, so a turn does not trim and measure the same kilobytes again.
+ */
+const cappedFiles = new WeakMap<NamedText, { limit: number; text: string; truncation?: string }>();
+
+/** The skills block made of one skills list, by the list (a profile's lives until its reload). */
+const skillBlocks = new WeakMap<readonly Skill[], string>();
+
+/** {@link capText} of `item`, from {@link cappedFiles} when `item` was capped under `limit` before. */
+function capFile(item: NamedText, limit: number, truncations: string[]): string {
+  let capped = cappedFiles.get(item);
+  if (capped?.limit !== limit) {
+    const cut: string[] = [];
+    capped = { limit, text: capText(item.label, item.text, limit, cut), truncation: cut[0] };
+    cappedFiles.set(item, capped);
+  }
+  if (capped.truncation !== undefined) truncations.push(capped.truncation);
+  return capped.text;
+}
+
 /** Builds the system prompt (see the file comment for the layer order). */
 export function assembleSystemPrompt(parts: PromptParts, caps: PromptCaps = defaultPromptCaps): AssembledPrompt {
   const truncations: string[] = [];
-  const cap = (item: NamedText): string => capText(item.label, item.text, caps.perFile, truncations);
+  const cap = (item: NamedText): string => capFile(item, caps.perFile, truncations);
+  // Memory files are read for each prompt: their text is new each time, so nothing is kept.
+  const capNow = (label: string, text: string): string => capText(label, text, caps.perFile, truncations);
   const sections: Section[] = [];
 
   // 1. Identity.
@@ -100,14 +124,15 @@ export function assembleSystemPrompt(parts: PromptParts, caps: PromptCaps = defa
   const append = (parts.append ?? []).filter((item) => item.text.trim()).map(cap);
   if (append.length > 0) sections.push({ text: append.join('\n\n'), cutOrder: 0, label: 'rules and knowledge' });
   // 4-5. Memory and user profile: the profile's, then the conversation's own (cut last of them).
-  if (parts.memory) sections.push({ text: `${parts.memory.header}\n${cap({ label: 'MEMORY.md', text: parts.memory.text })}`.trimEnd(), cutOrder: 4, label: 'MEMORY.md' });
-  if (parts.user) sections.push({ text: `${parts.user.header}\n${cap({ label: 'USER.md', text: parts.user.text })}`.trimEnd(), cutOrder: 3, label: 'USER.md' });
+  if (parts.memory) sections.push({ text: `${parts.memory.header}\n${capNow('MEMORY.md', parts.memory.text)}`.trimEnd(), cutOrder: 4, label: 'MEMORY.md' });
+  if (parts.user) sections.push({ text: `${parts.user.header}\n${capNow('USER.md', parts.user.text)}`.trimEnd(), cutOrder: 3, label: 'USER.md' });
   for (const [layer, label] of [[parts.conversation?.memory, "the conversation's MEMORY.md"], [parts.conversation?.user, "the conversation's USER.md"]] as const) {
-    if (layer) sections.push({ text: `${layer.header}\n${cap({ label, text: layer.text })}`.trimEnd(), cutOrder: 5, label });
+    if (layer) sections.push({ text: `${layer.header}\n${capNow(label, layer.text)}`.trimEnd(), cutOrder: 5, label });
   }
   // 6. Skills.
   if (parts.skills) {
-    const block = skillsBlock(parts.skills);
+    let block = skillBlocks.get(parts.skills);
+    if (block === undefined) skillBlocks.set(parts.skills, (block = skillsBlock(parts.skills)));
     if (block) sections.push({ text: block, cutOrder: 2, label: 'skills' });
   }
   // 7-8. Platform hint and footer: never cut.

@@ -82,6 +82,8 @@ interface Snapshot {
   extensions: Extension[];
   docs: string | undefined;
   fingerprints: Map<string, string>;
+  /** The prompt's append layer, made on the first prompt (see `#appendOf`). */
+  promptAppend?: NamedText[];
 }
 
 const identityCap = 256 * 1024;
@@ -190,11 +192,7 @@ export class ProfileResources {
       context.owner === false ? undefined : MemoryFile.open(this.userPath, { limit: this.options.memoryLimits?.user ?? defaultUserLimit }),
       conversationMemoryLayers(this.options.conversationMemory, context.owner === true ? undefined : context.channel, this.options.memoryLimits),
     ]);
-    const append: NamedText[] = [];
-    if (this.options.appendText) append.push({ label: 'configured append text', text: this.options.appendText });
-    if (snapshot.rules.text) append.push({ label: 'rules', text: snapshot.rules.text });
-    if (snapshot.agentMd) append.push(snapshot.agentMd);
-    if (snapshot.knowledgeInjection) append.push({ label: 'knowledge', text: snapshot.knowledgeInjection });
+    const append = (snapshot.promptAppend ??= this.#appendOf(snapshot));
     const canLoadSkills = context.toolNames.includes('skill') || context.toolNames.includes('read_file');
     return assembleSystemPrompt(
       {
@@ -217,6 +215,20 @@ export class ProfileResources {
       },
       caps,
     );
+  }
+
+  /**
+   * The prompt's append layer of `snapshot`: configured text, rules, AGENT.md, knowledge. Made
+   * once per snapshot, so the prompt assembly meets the same objects each turn and keeps what it
+   * made of them (`prompt-assembly.ts`).
+   */
+  #appendOf(snapshot: Snapshot): NamedText[] {
+    const append: NamedText[] = [];
+    if (this.options.appendText) append.push({ label: 'configured append text', text: this.options.appendText });
+    if (snapshot.rules.text) append.push({ label: 'rules', text: snapshot.rules.text });
+    if (snapshot.agentMd) append.push(snapshot.agentMd);
+    if (snapshot.knowledgeInjection) append.push({ label: 'knowledge', text: snapshot.knowledgeInjection });
+    return append;
   }
 
   /** Re-reads everything. Broken files are reported; what loaded fine keeps working. */

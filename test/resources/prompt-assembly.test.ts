@@ -91,6 +91,24 @@ describe('system prompt assembly', () => {
   });
 });
 
+  it('gives the same prompt and the same notices when the same parts come again, and follows a new file or cap', () => {
+    // The profile hands the same objects each turn; what was made of them is kept by object.
+    const soul = { label: 'SOUL.md', text: 'y'.repeat(25_000) };
+    const parts: PromptParts = { ...full, soul, skills: [skill('deploy')] };
+    const first = assembleSystemPrompt(parts, { perFile: 20_000, total: 1_000_000 });
+    const again = assembleSystemPrompt(parts, { perFile: 20_000, total: 1_000_000 });
+    expect(again).toEqual(first);
+    expect(again.truncations).toEqual(['SOUL.md: 25,000 characters, cut to 20,000']);
+    // Another cap for the same object is applied, not the kept text.
+    expect(assembleSystemPrompt(parts, { perFile: 30_000, total: 1_000_000 }).truncations).toEqual([]);
+    // A reloaded file is a new object: its new text is used.
+    const reloaded = assembleSystemPrompt({ ...parts, soul: { label: 'SOUL.md', text: 'You are Ada.' }, skills: [skill('release')] }, { perFile: 20_000, total: 1_000_000 });
+    expect(reloaded.prompt).toContain('You are Ada.');
+    expect(reloaded.prompt).toContain('<name>release</name>');
+    expect(reloaded.prompt).not.toContain('<name>deploy</name>');
+    expect(reloaded.truncations).toEqual([]);
+  });
+
 describe('platform hints', () => {
   it('derives the platform from the channel key', () => {
     expect(platformOfChannel('telegram:group:-100')).toBe('telegram');

@@ -124,14 +124,18 @@ describe('profile resources in an agent', () => {
     const agent = agentFor(resources);
     await agent.invoke('one', { channel: 'telegram:dm:42' });
     write(join(home, 'SOUL.md'), 'EDITED SOUL');
+    write(join(home, 'rules.md'), 'EDITED RULE');
     await agent.invoke('two', { channel: 'telegram:dm:42' });
     const [first, second] = server.requests;
     expect(JSON.stringify(second!.body.system)).toBe(JSON.stringify(first!.body.system));
     expect(JSON.stringify(second!.body.tools)).toBe(JSON.stringify(first!.body.tools));
     const report = (await agent.reload()) as { changed: string[] };
-    expect(report.changed).toContain('files: ~SOUL.md');
+    expect(report.changed).toEqual(['files: +rules, ~SOUL.md']);
     await agent.invoke('three', { channel: 'telegram:dm:42' });
     expect(JSON.stringify(server.requests[2]!.body.system)).toContain('EDITED SOUL');
+    // The append layer is made once per load: the reload's new rules are in, not the first load's.
+    expect(JSON.stringify(server.requests[2]!.body.system)).toContain('EDITED RULE');
+    expect(JSON.stringify(second!.body.system)).not.toContain('EDITED RULE');
     const toolNames = (first!.body.tools as { name: string }[]).map((tool) => tool.name);
     expect(toolNames).toEqual(['skill', 'skill_manage', 'knowledge_search', 'memory']);
   });
