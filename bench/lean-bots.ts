@@ -98,6 +98,12 @@ async function spawnOperator(fakes: LeanFakes, node: string): Promise<LeanBot> {
   // No webhook: the gateway long-polls, as the bare bot does.
   delete env.TELEGRAM_WEBHOOK_URL;
   delete env.TELEGRAM_WEBHOOK_SECRET;
+  // `OPERATOR_BENCH_LEAN_ENV` adds variables to operator's environment, for comparisons within
+  // operator (e.g. `OPERATOR_STORE=memory`: what the filesystem store costs a turn).
+  for (const pair of process.env.OPERATOR_BENCH_LEAN_ENV?.split(' ').filter(Boolean) ?? []) {
+    const at = pair.indexOf('=');
+    if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
   // bin/operator.js makes the same check as it starts: sources edited meanwhile mean tsx.
   const compiled = compiledIsFresh();
   // `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).

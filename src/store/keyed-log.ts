@@ -2,7 +2,8 @@
  * Append-only logs on key-value backends (memory, Redis, injected storage), where rewriting one
  * growing value per append would cost more as the log grows. Each record gets its own key
  * `<log>:<zero-padded sequence>` and a counter at `<log>:next` hands out sequence numbers, so an
- * append costs one read and two small writes however long the log is.
+ * append costs one read and two small writes however long the log is, and a read or a delete
+ * finds the records from the counter, whatever else the storage holds.
  *
  * The counter is read and bumped under the caller's per-key in-process lock; two processes
  * appending to the same log at the same moment could pick the same number.
@@ -34,7 +35,7 @@ export async function appendKeyedRecord(storage: Storage, key: string, record: s
   // Forgotten until the write succeeds: a failed one is read again from the storage next time.
   counters?.delete(key);
   const value: RecordValue = { v: record };
-  const recordKey = `${key}:${String(sequence).padStart(SEQUENCE_WIDTH, '0')}`;
+  const recordKey = recordKeyOf(key, sequence);
   // A backend that writes several keys in one call (a Durable Object's storage, atomically)
   // takes both at once.
   if (storage.getMount(counterKey).driver.setItems) {
@@ -53,7 +54,7 @@ export async function appendKeyedRecord(storage: Storage, key: string, record: s
 
 /** The records of the log at `key` in append order. */
 export async function readKeyedRecords(storage: Storage, key: string): Promise<string[]> {
-  const recordKeys = await listRecordKeys(storage, key);
+  const recordKeys = await recordKeysOf(storage, key);
   const records: string[] = [];
   for (let start = 0; start < recordKeys.length; start += BATCH_SIZE) {
     const batch = await storage.getItems<RecordValue>(recordKeys.slice(start, start + BATCH_SIZE));
@@ -70,8 +71,11 @@ export async function readKeyedRecords(storage: Storage, key: string): Promise<s
 
 /** Deletes every record and the counter of the log at `key`. */
 export async function deleteKeyedLog(storage: Storage, key: string): Promise<void> {
-  const recordKeys = await listRecordKeys(storage, key);
-  await Promise.all([...recordKeys, `${key}:next`].map((recordKey) => storage.removeItem(recordKey)));
+  const recordKeys = await recordKeysOf(storage, key);
+  await Promise.all(recordKeys.map((recordKey) => storage.removeItem(recordKey)));
+  // The counter last: a crash before it leaves a counter over missing records (gaps, skipped),
+  // never records with no counter, which the next log would count from 0 beside.
+  await storage.removeItem(`${key}:next`);
 }
 
 /**
@@ -88,10 +92,36 @@ export async function moveKeyedLog(storage: Storage, from: string, to: string): 
   await deleteKeyedLog(storage, to);
   for (const [index, record] of records.entries()) {
     const value: RecordValue = { v: record };
-    await storage.setItem(`${to}:${String(index).padStart(SEQUENCE_WIDTH, '0')}`, value);
+    await storage.setItem(recordKeyOf(to, index), value);
   }
   await storage.setItem(`${to}:next`, { v: records.length });
   await deleteKeyedLog(storage, from);
+}
+
+/**
+ * The keys of the log's records, in order. Read from its counter: every record is numbered below
+ * it (the counter is bumped first), so this costs one read however large the storage is. Listing
+ * keys by prefix would walk every key there is (the memory driver hands back all of them; Redis
+ * SCANs the whole database), once per log read. No counter is no log: records left without one
+ * are what a delete cut short was removing (the counter goes last, and an older version's delete
+ * that removed it first left only records on their way out). A counter that is there but damaged
+ * (another tool's write) falls back to listing, so the records are still read.
+ */
+async function recordKeysOf(storage: Storage, key: string): Promise<string[]> {
+  const counter = await storage.getItem<{ v?: unknown }>(`${key}:next`);
+  if (counter === null || counter === undefined) return [];
+  const next = counter.v;
+  if (typeof next === 'number' && Number.isSafeInteger(next) && next >= 0 && next <= maxCountedRecords) {
+    return Array.from({ length: next }, (_, sequence) => recordKeyOf(key, sequence));
+  }
+  return listRecordKeys(storage, key);
+}
+
+/** Past this many, a counter is taken for damage rather than a log's length (and listing decides). */
+const maxCountedRecords = 10_000_000;
+
+function recordKeyOf(key: string, sequence: number): string {
+  return `${key}:${String(sequence).padStart(SEQUENCE_WIDTH, '0')}`;
 }
 
 async function listRecordKeys(storage: Storage, key: string): Promise<string[]> {

@@ -93,6 +93,49 @@ describe('keyed logs', () => {
     expect(await store.readLog('log:b')).toEqual(['new b']);
   });
 
+  it("read and delete a log from its counter, never listing the storage's keys (a walk of every key there is)", async () => {
+    const { storage, calls } = countingStorage();
+    const store = createStore({ storage });
+    for (let index = 0; index < 300; index++) await store.set(`other:${index}`, index);
+    for (let index = 0; index < 3; index++) await store.append('sessions:s1', `r${index}`);
+    for (const key of Object.keys(calls)) delete calls[key];
+    expect(await store.readLog('sessions:s1')).toEqual(['r0', 'r1', 'r2']);
+    expect(calls).toEqual({ getItem: 1, getItems: 1 });
+    for (const key of Object.keys(calls)) delete calls[key];
+    await store.deleteLog('sessions:s1');
+    expect(calls.getKeys).toBeUndefined();
+    expect(await storage.getKeys('sessions')).toEqual([]);
+    expect(await store.readLog('sessions:s1')).toEqual([]);
+    expect(await store.get('other:299')).toBe(299);
+  });
+
+  it('skip a gap below the counter; take records with no counter for a delete cut short, and list those of a damaged one', async () => {
+    const storage = createStorage({ driver: memoryDriver() });
+    const store = createStore({ storage });
+    for (let index = 0; index < 3; index++) await store.append('log:gap', `r${index}`);
+    await storage.removeItem('log:gap:000000000001');
+    expect(await store.readLog('log:gap')).toEqual(['r0', 'r2']);
+    // Records with no counter: a delete cut short was removing them; a new log counts from 0 over them.
+    await storage.setItem('log:orphan:000000000000', { v: 'o0' });
+    await storage.setItem('log:orphan:000000000001', { v: 'o1' });
+    expect(await store.readLog('log:orphan')).toEqual([]);
+    await store.append('log:orphan', 'n0');
+    expect(await store.readLog('log:orphan')).toEqual(['n0']);
+    // A damaged counter: the records are listed.
+    await storage.setItem('log:orphan:next', { v: 'two' });
+    expect(await store.readLog('log:orphan')).toEqual(['n0', 'o1']);
+    await storage.setItem('log:orphan:000000000000', { v: 'o0' });
+    expect(await store.readLog('log:orphan')).toEqual(['o0', 'o1']);
+    await storage.setItem('log:orphan:next', { v: 1e15 });
+    expect(await store.readLog('log:orphan')).toEqual(['o0', 'o1']);
+    await store.deleteLog('log:orphan');
+    expect(await storage.getKeys('log:orphan')).toEqual([]);
+    // Nor does reading a log that never was list anything.
+    const { storage: counted, calls } = countingStorage();
+    expect(await createStore({ storage: counted }).readLog('sessions:none')).toEqual([]);
+    expect(calls).toEqual({ getItem: 1 });
+  });
+
   it('store one key per record and read them back in numeric order', async () => {
     const storage = createStorage({ driver: memoryDriver() });
     const store = createStore({ storage });
