@@ -26,7 +26,7 @@ export interface LanguageServerOptions {
   root: string;
   /** How to spawn it: the sandbox's spec for the server program (see `serverProgram`). */
   spawn: SpawnSpec;
-  /** How it is spoken to: TypeScript's or Python's (see `server-dialects.ts`). */
+  /** How it is spoken to: TypeScript's, Python's or Go's (see `server-dialects.ts`). */
   dialect: ServerDialect;
   /**
    * operator's process id, which the server watches and exits without; null when the server
@@ -110,12 +110,13 @@ export class LanguageServer {
       this.#stderr = (this.#stderr + chunk).slice(-stderrTail);
     });
     this.#connection = createMessageConnection(new StreamMessageReader(this.#child.stdout), new StreamMessageWriter(this.#child.stdin));
-    // What the server asks of its client: settings (none), capability registrations and progress
-    // tokens (accepted), messages to show (ignored).
+    // What the server asks of its client: settings (its dialect's, see `ServerDialect.configuration`),
+    // capability registrations and progress tokens (accepted), messages to show (ignored).
     this.#connection.onRequest((method, params) => {
       if (method === 'workspace/configuration') {
-        const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
-        return items.map(() => null);
+        const items = (params as { items?: { section?: unknown }[] } | undefined)?.items ?? [];
+        const sections = this.#dialect.configuration ?? {};
+        return items.map((item) => (typeof item?.section === 'string' && Object.hasOwn(sections, item.section) ? sections[item.section] : null));
       }
       return null;
     });
