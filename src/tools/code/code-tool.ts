@@ -131,7 +131,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       if (root === undefined || project === undefined) {
         return errorResult(
           `${args.path} is not in a project: no ${kind.projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
-            'The code tool starts the TypeScript language server only for a project folder.',
+            `The code tool starts the ${kind.id === 'typescript' ? 'TypeScript' : kind.language} language server only for a project folder.`,
         );
       }
       const lines = linesOf(text);

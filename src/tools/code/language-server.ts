@@ -79,6 +79,8 @@ export class LanguageServer {
   readonly #typescriptSaid: Promise<ServerTypescript>;
   /** Per document URI, how many times it was opened or changed: the sync a publication follows. */
   readonly #syncs = new Map<string, number>();
+  /** Per document URI, the version last sent, which a publication that names one must name. */
+  readonly #versions = new Map<string, number>();
   /** Per document URI, what the server last published about it, after which sync. */
   readonly #published = new Map<string, { sync: number; diagnostics: LspDiagnostic[] }>();
   /** Called at each publication. */
@@ -110,13 +112,13 @@ export class LanguageServer {
       this.#stderr = (this.#stderr + chunk).slice(-stderrTail);
     });
     this.#connection = createMessageConnection(new StreamMessageReader(this.#child.stdout), new StreamMessageWriter(this.#child.stdin));
-    // What the server asks of its client: settings (its dialect's, see `ServerDialect.configuration`),
-    // capability registrations and progress tokens (accepted), messages to show (ignored).
+    // What the server asks of its client: settings (none: a server keeps those it was given in
+    // `initialize`), capability registrations and progress tokens (accepted), messages to show
+    // (ignored).
     this.#connection.onRequest((method, params) => {
       if (method === 'workspace/configuration') {
-        const items = (params as { items?: { section?: unknown }[] } | undefined)?.items ?? [];
-        const sections = this.#dialect.configuration ?? {};
-        return items.map((item) => (typeof item?.section === 'string' && Object.hasOwn(sections, item.section) ? sections[item.section] : null));
+        const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
+        return items.map(() => null);
       }
       return null;
     });
@@ -311,9 +313,11 @@ export class LanguageServer {
   #send(message: DocumentSync): void {
     if (message.kind === 'close') {
       this.#syncs.delete(message.uri);
+      this.#versions.delete(message.uri);
       this.#published.delete(message.uri);
     } else {
       this.#syncs.set(message.uri, (this.#syncs.get(message.uri) ?? 0) + 1);
+      this.#versions.set(message.uri, message.version);
     }
     if (message.kind === 'open') {
       this.#notify('textDocument/didOpen', { textDocument: { uri: message.uri, languageId: message.languageId, version: message.version, text: message.text } });
@@ -324,12 +328,17 @@ export class LanguageServer {
     }
   }
 
-  /** Keeps what the server published about an open document, marked with the sync it follows. */
+  /**
+   * Keeps what the server published about an open document, marked with the sync it follows. One
+   * that names another version than the last sent is about an older text (gopls names it; its
+   * report on the text before a change can come after the change was sent): left out.
+   */
   #publish(params: unknown): void {
-    const { uri, diagnostics } = (params ?? {}) as { uri?: unknown; diagnostics?: unknown };
+    const { uri, diagnostics, version } = (params ?? {}) as { uri?: unknown; diagnostics?: unknown; version?: unknown };
     if (typeof uri !== 'string' || !Array.isArray(diagnostics)) return;
     const sync = this.#syncs.get(uri);
     if (sync === undefined) return;
+    if (typeof version === 'number' && version !== this.#versions.get(uri)) return;
     this.#published.set(uri, { sync, diagnostics: diagnostics as LspDiagnostic[] });
     for (const heard of [...this.#publications]) heard();
   }

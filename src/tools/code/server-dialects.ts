@@ -15,8 +15,6 @@ export interface ServerDialect {
   initializationOptions: unknown;
   /** Settings sent once after `initialized` (`workspace/didChangeConfiguration`), if any. */
   settings?: unknown;
-  /** What `workspace/configuration` is answered, by section (`gopls`); null for any other. */
-  configuration?: Readonly<Record<string, unknown>>;
   /**
    * `tsserver`: asked of tsserver through the server's `typescript.tsserverRequest` command;
    * `published`: what the server last published (`textDocument/publishDiagnostics`) after the
@@ -101,14 +99,13 @@ const goplsSettings = {
 };
 
 /**
- * Go's `gopls`: given its settings in `initialize` and again when it asks for them
- * (`workspace/configuration`, which would otherwise reset them); definition, references and hover
- * are its own, from the packages `go list` loads (see `go-toolchain.ts`).
+ * Go's `gopls`: given its settings in `initialize` (it keeps them when it then asks for more and is
+ * answered none); definition, references and hover are its own, from the packages `go list`
+ * loads (see `go-toolchain.ts`).
  */
 export const goDialect: ServerDialect = {
   language: 'Go',
   initializationOptions: goplsSettings,
-  configuration: { gopls: goplsSettings },
   diagnostics: 'published',
   checksTypescript: false,
   problems: 'compile errors gopls finds',
