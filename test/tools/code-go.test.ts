@@ -135,6 +135,22 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(textOf(await call({ action: 'diagnostics', path: 'report/broken.go' }))).toBe('No compile errors gopls finds in report/broken.go.');
     });
 
+    it('sees files changed on disk that it was never sent: one made, one edited, one removed', async () => {
+      await writeFile(path.join(project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a cube.\nfunc Cube(side float64) float64 {\n\treturn side * Square(side)\n}\n');
+      await writeFile(path.join(project, 'report', 'volume.go'), 'package report\n\nimport "example.com/shapes/shapes"\n\nfunc volume() float64 {\n\treturn shapes.Cube(2)\n}\n');
+      expect(textOf(await call({ action: 'definition', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toBe('shapes/cube.go:4:6  func Cube(side float64) float64 {');
+      expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe('No compile errors gopls finds in report/volume.go.');
+      // cube.go itself is never sent to gopls: it reads it from disk.
+      await writeFile(path.join(project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a box.\nfunc Cube(width, depth float64) float64 {\n\treturn width * Square(depth)\n}\n');
+      expect(textOf(await call({ action: 'hover', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toContain('func shapes.Cube(width float64, depth float64) float64');
+      expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe(
+        'report/volume.go:6:22 error compiler WrongArgCount not enough arguments in call to shapes.Cube have (number) want (float64, float64)',
+      );
+      await rm(path.join(project, 'shapes', 'cube.go'));
+      expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe('report/volume.go:6:16 error compiler UndeclaredImportedName Cube not declared by package shapes');
+      await rm(path.join(project, 'report', 'volume.go'));
+    });
+
     it('refuses a Go file in no module (no go.mod at or above it), and starts nothing for it', async () => {
       const loose = await folderWith({ 'loose.go': 'package loose\n' }, 'operator-code-go-loose-');
       expect(textOf(await call({ action: 'diagnostics', path: 'loose.go' }, loose))).toBe(

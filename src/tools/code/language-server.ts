@@ -49,6 +49,9 @@ const connectionErrors: ReadonlySet<number> = new Set([
   ErrorCodes.ConnectionInactive,
 ]);
 
+/** `FileChangeType.Changed`: of a folder, every file the server read in it may have changed. */
+const changed = 2;
+
 /** Bytes of the server's stderr kept, to say why it stopped. */
 const stderrTail = 2_000;
 
@@ -215,11 +218,15 @@ export class LanguageServer {
   /**
    * Makes the server see `file` (absolute, real) with `text`, its content just read from disk,
    * and every other open document as it is on disk now, as `reader` finds it (see
-   * `open-documents.ts`).
+   * `open-documents.ts`); a server told of the disk (gopls, see `ServerDialect.toldOfDisk`) also
+   * every other file of its project.
    */
   async open(file: string, languageId: string, text: string, reader: DocumentReader): Promise<void> {
     const sync = this.#syncing.then(async () => {
-      for (const message of await this.#documents.sync(file, languageId, text, reader)) this.#send(message);
+      const renew = this.#dialect.toldOfDisk === true;
+      // Before the documents, so the new version of `file` is checked against the disk as it is now.
+      if (renew) this.#notify('workspace/didChangeWatchedFiles', { changes: [{ uri: OpenDocuments.uriOf(this.root), type: changed }] });
+      for (const message of await this.#documents.sync(file, languageId, text, reader, renew)) this.#send(message);
     });
     this.#syncing = sync.catch(() => undefined);
     await sync;

@@ -23,6 +23,12 @@ export interface ServerDialect {
   diagnostics: 'tsserver' | 'published';
   /** Whether the server must say (`$/typescriptVersion`) that it runs the tsserver it was told to. */
   checksTypescript: boolean;
+  /**
+   * Whether the server sees files changed on disk only when told: then at each call it is told
+   * that its project folder changed (`workspace/didChangeWatchedFiles`), and the file asked about
+   * is sent again as a new version, whose report ends the wait for its problems.
+   */
+  toldOfDisk?: boolean;
   /** What the diagnostics are, for "No ... in <file>". */
   problems: string;
 }
@@ -101,13 +107,15 @@ const goplsSettings = {
 /**
  * Go's `gopls`: given its settings in `initialize` (it keeps them when it then asks for more and is
  * answered none); definition, references and hover are its own, from the packages `go list`
- * loads (see `go-toolchain.ts`).
+ * loads (see `go-toolchain.ts`). It keeps the files it read from disk until told they changed,
+ * and has no file watching of its own: it is told at each call (see `toldOfDisk`).
  */
 export const goDialect: ServerDialect = {
   language: 'Go',
   initializationOptions: goplsSettings,
   diagnostics: 'published',
   checksTypescript: false,
+  toldOfDisk: true,
   problems: 'compile errors gopls finds',
 };
 
