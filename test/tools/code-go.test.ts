@@ -64,11 +64,15 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(doctor.detail.split('; ')).toContain(line);
     });
 
-    it('definition jumps to the function in the imported package, and in another file of its own package', async () => {
+    it('definition jumps to the function in the imported package, in another file of its own package, and into the standard library', async () => {
       const output = await call({ action: 'definition', path: 'report/report.go', line: 12, symbol: 'Area' });
       expect(output.isError).toBeUndefined();
       expect(textOf(output)).toBe('shapes/area.go:5:6  func Area(width, height float64) float64 {');
       expect(textOf(await call({ action: 'definition', path: 'shapes/square.go', line: 5, symbol: 'Area' }))).toBe('shapes/area.go:5:6  func Area(width, height float64) float64 {');
+      // Into the standard library, outside the workspace: its path alone.
+      const println = textOf(await call({ action: 'definition', path: 'report/report.go', line: 13, symbol: 'Println' }));
+      expect(println.startsWith(`${path.join(go!.root, 'src', 'fmt', 'print.go')}:`)).toBe(true);
+      expect(println).toMatch(/:\d+:6 \(outside the workspace\)$/);
     });
 
     it('runs gopls in bubblewrap for the module: no network, no secret, OPERATOR_HOME unseen, the workspace read-only, Go offline with its caches private', async () => {
