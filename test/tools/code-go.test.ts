@@ -8,12 +8,9 @@
  * module, and a module needing one that is not there. The refusals for seats without `shell` are
  * the runtime's (`code-tool-runtime.test.ts`), the same for every language.
  */
-import { chmod, cp, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkLanguageServers } from '../../src/cli/doctor/language-servers.ts';
 import { lspReport } from '../../src/gateway/lsp-command.ts';
 import { defaultSandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
@@ -22,12 +19,13 @@ import { findGoToolchain } from '../../src/tools/code/go-toolchain.ts';
 import { LanguageServers } from '../../src/tools/code/language-servers.ts';
 import { findProgram, sandboxPath } from '../../src/tools/code/program-files.ts';
 import { whenInstalled } from '../helpers/needs-program.ts';
+import { standInServer } from '../helpers/stand-in-server.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
-import { environOf, findInTree, folderWith, networkOf, processTree } from './code-server-harness.ts';
+import { environOf, folderWith } from './code-server-harness.ts';
+import { expectConfined, fixtureSuite } from './installed-server-suite.ts';
 import { sandboxFor } from './sandbox-harness.ts';
 import { callTool, textOf } from './tool-harness.ts';
 
-const fixture = fileURLToPath(new URL('../fixtures/code-go', import.meta.url));
 const home = createTempHome('operator-code-go-home-');
 /** A secret in operator's own environment: the server must not get it. */
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, TELEGRAM_BOT_TOKEN: '123456:fake-token-for-the-go-test' };
@@ -40,26 +38,12 @@ const needed = { program: 'gopls and go on PATH', install: 'apt-get install -y g
 
 whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { suite: 'code tool on Go (gopls)', ...needed }, (gopls) => {
   describe('code tool on Go (gopls)', { timeout: 60_000 }, () => {
-    let project: string;
-    let servers: LanguageServers;
-    let tool: ReturnType<typeof createCodeTool>;
-    const call = (args: Record<string, unknown>, cwd = project) => callTool(tool, args, { cwd });
-
-    beforeAll(async () => {
-      project = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-code-go-')));
-      await cp(fixture, project, { recursive: true });
-      servers = new LanguageServers({ sandbox: sandboxFor(home, env), env });
-      expect(servers.isolation).toBe('bubblewrap');
-      tool = createCodeTool({ servers });
-    });
-    afterAll(async () => {
-      await servers.closeAll();
-      await rm(project, { recursive: true, force: true });
-    });
+    const suite = fixtureSuite('code-go', home, env);
+    const call = (args: Record<string, unknown>, cwd?: string) => suite.call(args, cwd);
 
     it('is listed by /lsp as found and driven (no "found; not driven" note), and by operator doctor', async () => {
       const line = `Go: gopls (golang.org/x/tools/gopls master) at ${gopls}`;
-      expect((await lspReport(servers)).split('\n')).toContain(`- ${line}`);
+      expect((await lspReport(suite.servers)).split('\n')).toContain(`- ${line}`);
       const doctor = await checkLanguageServers(defaultSandboxSettings, { ...env, OPERATOR_HOME: home });
       expect(doctor.detail.split('; ')).toContain(line);
     });
@@ -76,21 +60,12 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
     });
 
     it('runs gopls in bubblewrap for the module: no network, no secret, OPERATOR_HOME unseen, the workspace read-only, Go offline with its caches private', async () => {
-      const [running] = servers.list();
-      expect(running).toMatchObject({ language: 'Go', root: project, roots: [project] });
-      expect(await readFile(`/proc/${running!.pid}/comm`, 'utf8')).toBe('bwrap\n');
-      const server = await findInTree(running!.pid!, 'gopls');
-      expect(server).toBeDefined();
-      const seen = (file: string) => existsSync(`/proc/${server}/root${file}`);
-      expect(seen(path.join(project, 'shapes', 'area.go'))).toBe(true);
+      const { pid: server, seen } = await expectConfined(suite, 'Go', 'gopls', home, env.TELEGRAM_BOT_TOKEN);
+      expect(seen(path.join(suite.project, 'shapes', 'area.go'))).toBe(true);
       // go, and the standard library's sources it loads.
       expect(seen(go!.command)).toBe(true);
       expect(seen(path.join(go!.root, 'src', 'fmt', 'print.go'))).toBe(true);
-      expect(seen(home)).toBe(false);
-      expect(seen('/etc/passwd')).toBe(false);
-      expect(await readFile(`/proc/${server}/mountinfo`, 'utf8')).toMatch(new RegExp(` ${project} [^\\n]*\\bro\\b`));
-      expect(await networkOf(server!)).not.toBe(await networkOf('self'));
-      const environ = await environOf(server!);
+      const environ = await environOf(server);
       expect(Object.fromEntries(['GOPROXY', 'GOPATH', 'GOCACHE', 'GOTOOLCHAIN', 'GOFLAGS'].map((name) => [name, environ.get(name)]))).toEqual({
         GOPROXY: 'off',
         GOPATH: '/tmp/go',
@@ -100,9 +75,6 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       });
       // go list built its cache in the sandbox's own /tmp.
       expect(seen('/tmp/go-build')).toBe(true);
-      for (const pid of await processTree(running!.pid!)) {
-        expect([...(await environOf(pid)).values()].join('\n')).not.toContain(env.TELEGRAM_BOT_TOKEN);
-      }
     });
 
     it('references lists the declaration, the call in its own package and the one in the importing package', async () => {
@@ -130,29 +102,29 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(textOf(await call({ action: 'diagnostics', path: 'report/report.go' }))).toBe('No compile errors gopls finds in report/report.go.');
       // Asked again without a change: the last report, without waiting for another.
       expect(textOf(await call({ action: 'diagnostics', path: 'report/report.go' }))).toBe('No compile errors gopls finds in report/report.go.');
-      await writeFile(path.join(project, 'report', 'broken.go'), 'package report\n\nfunc broken() int {\n\treturn "s"\n}\n');
+      await writeFile(path.join(suite.project, 'report', 'broken.go'), 'package report\n\nfunc broken() int {\n\treturn "s"\n}\n');
       expect(textOf(await call({ action: 'diagnostics', path: 'report/broken.go' }))).toBe(
         'report/broken.go:4:9 error compiler IncompatibleAssign cannot use "s" (untyped string constant) as int value in return statement',
       );
       // A format go vet would question compiles: not reported (gopls's analyzers are off).
-      await writeFile(path.join(project, 'report', 'broken.go'), 'package report\n\nimport "fmt"\n\nfunc broken() {\n\tfmt.Printf("%d\\n", "text")\n}\n');
+      await writeFile(path.join(suite.project, 'report', 'broken.go'), 'package report\n\nimport "fmt"\n\nfunc broken() {\n\tfmt.Printf("%d\\n", "text")\n}\n');
       expect(textOf(await call({ action: 'diagnostics', path: 'report/broken.go' }))).toBe('No compile errors gopls finds in report/broken.go.');
     });
 
     it('sees files changed on disk that it was never sent: one made, one edited, one removed', async () => {
-      await writeFile(path.join(project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a cube.\nfunc Cube(side float64) float64 {\n\treturn side * Square(side)\n}\n');
-      await writeFile(path.join(project, 'report', 'volume.go'), 'package report\n\nimport "example.com/shapes/shapes"\n\nfunc volume() float64 {\n\treturn shapes.Cube(2)\n}\n');
+      await writeFile(path.join(suite.project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a cube.\nfunc Cube(side float64) float64 {\n\treturn side * Square(side)\n}\n');
+      await writeFile(path.join(suite.project, 'report', 'volume.go'), 'package report\n\nimport "example.com/shapes/shapes"\n\nfunc volume() float64 {\n\treturn shapes.Cube(2)\n}\n');
       expect(textOf(await call({ action: 'definition', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toBe('shapes/cube.go:4:6  func Cube(side float64) float64 {');
       expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe('No compile errors gopls finds in report/volume.go.');
       // cube.go itself is never sent to gopls: it reads it from disk.
-      await writeFile(path.join(project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a box.\nfunc Cube(width, depth float64) float64 {\n\treturn width * Square(depth)\n}\n');
+      await writeFile(path.join(suite.project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a box.\nfunc Cube(width, depth float64) float64 {\n\treturn width * Square(depth)\n}\n');
       expect(textOf(await call({ action: 'hover', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toContain('func shapes.Cube(width float64, depth float64) float64');
       expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe(
         'report/volume.go:6:22 error compiler WrongArgCount not enough arguments in call to shapes.Cube have (number) want (float64, float64)',
       );
-      await rm(path.join(project, 'shapes', 'cube.go'));
+      await rm(path.join(suite.project, 'shapes', 'cube.go'));
       expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe('report/volume.go:6:16 error compiler UndeclaredImportedName Cube not declared by package shapes');
-      await rm(path.join(project, 'report', 'volume.go'));
+      await rm(path.join(suite.project, 'report', 'volume.go'));
     });
 
     it('refuses a Go file in no module (no go.mod at or above it), and starts nothing for it', async () => {
@@ -160,12 +132,12 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(textOf(await call({ action: 'diagnostics', path: 'loose.go' }, loose))).toBe(
         'Error: loose.go is not in a project: no go.mod in its folder or above it inside the workspace. The code tool starts the Go language server only for a project folder.',
       );
-      expect(servers.list().map((server) => server.root)).not.toContain(loose);
+      expect(suite.servers.list().map((server) => server.root)).not.toContain(loose);
     });
 
     it('says so when the module imports a package of a module that is not there (nothing is downloaded)', async () => {
-      await mkdir(path.join(project, 'fetch'));
-      await writeFile(path.join(project, 'fetch', 'fetch.go'), 'package fetch\n\nimport "github.com/google/uuid"\n\nvar ID = uuid.New()\n');
+      await mkdir(path.join(suite.project, 'fetch'));
+      await writeFile(path.join(suite.project, 'fetch', 'fetch.go'), 'package fetch\n\nimport "github.com/google/uuid"\n\nvar ID = uuid.New()\n');
       const text = textOf(await call({ action: 'diagnostics', path: 'fetch/fetch.go' }));
       expect(text).toBe('fetch/fetch.go:3:8 error compiler BrokenImport could not import github.com/google/uuid (no required module provides package "github.com/google/uuid")');
     });
@@ -211,44 +183,22 @@ whenInstalled(gopls, { suite: 'code tool on Go: what goes wrong', ...needed, pro
  * nothing), and reports on each text it is sent, naming its version: on a change, first a late
  * report on the text before it, then one on the text sent, as gopls may.
  */
-const lateServer = String.raw`#!/usr/bin/python3
-import json, sys
-if sys.argv[1:] == ['version']:
-    print('golang.org/x/tools/gopls v0.0-late')
-    sys.exit(0)
-stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-def send(message):
-    body = json.dumps(message).encode()
-    stdout.write(b'Content-Length: %d\r\n\r\n' % len(body) + body)
-    stdout.flush()
+const lateServer = standInServer({
+  versionArgument: 'version',
+  version: 'golang.org/x/tools/gopls v0.0-late',
+  onMessage: String.raw`
 def report(uri, version):
     place = {'start': {'line': 0, 'character': 0}, 'end': {'line': 0, 'character': 7}}
     found = {'range': place, 'severity': 1, 'source': 'stand-in', 'message': 'report on version %d' % version}
     send({'jsonrpc': '2.0', 'method': 'textDocument/publishDiagnostics', 'params': {'uri': uri, 'version': version, 'diagnostics': [found]}})
-while True:
-    length = 0
-    while True:
-        line = stdin.readline()
-        if not line:
-            sys.exit(0)
-        if not line.strip():
-            break
-        name, value = line.split(b':', 1)
-        if name.strip().lower() == b'content-length':
-            length = int(value)
-    message = json.loads(stdin.read(length))
-    method = message.get('method')
-    if method == 'exit':
-        sys.exit(0)
-    if 'id' in message and method:
-        send({'jsonrpc': '2.0', 'id': message['id'], 'result': {'capabilities': {}} if method == 'initialize' else None})
-    document = message.get('params', {}).get('textDocument', {})
-    if method == 'textDocument/didOpen':
-        report(document['uri'], document['version'])
-    if method == 'textDocument/didChange':
-        report(document['uri'], document['version'] - 1)
-        report(document['uri'], document['version'])
-`;
+document = message.get('params', {}).get('textDocument', {})
+if method == 'textDocument/didOpen':
+    report(document['uri'], document['version'])
+if method == 'textDocument/didChange':
+    report(document['uri'], document['version'] - 1)
+    report(document['uri'], document['version'])
+`,
+});
 
 describe('code tool on Go: a late report', { timeout: 60_000 }, () => {
   it('takes the report on the text last sent, not one on the text before that comes after the change', async () => {
