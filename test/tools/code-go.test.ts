@@ -55,7 +55,7 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(textOf(await call({ action: 'definition', path: 'shapes/square.go', line: 5, symbol: 'Area' }))).toBe('shapes/area.go:5:6  func Area(width, height float64) float64 {');
       // Into the standard library, outside the workspace: its path alone.
       const println = textOf(await call({ action: 'definition', path: 'report/report.go', line: 13, symbol: 'Println' }));
-      expect(println.startsWith(`${path.join(go!.root, 'src', 'fmt', 'print.go')}:`)).toBe(true);
+      expect(println.startsWith(`${path.join(go!.root!, 'src', 'fmt', 'print.go')}:`)).toBe(true);
       expect(println).toMatch(/:\d+:6 \(outside the workspace\)$/);
     });
 
@@ -64,7 +64,8 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(seen(path.join(suite.project, 'shapes', 'area.go'))).toBe(true);
       // go, and the standard library's sources it loads.
       expect(seen(go!.command)).toBe(true);
-      expect(seen(path.join(go!.root, 'src', 'fmt', 'print.go'))).toBe(true);
+      expect(go!.root).toBeDefined();
+      expect(seen(path.join(go!.root!, 'src', 'fmt', 'print.go'))).toBe(true);
       const environ = await environOf(server);
       expect(Object.fromEntries(['GOPROXY', 'GOPATH', 'GOCACHE', 'GOTOOLCHAIN', 'GOFLAGS'].map((name) => [name, environ.get(name)]))).toEqual({
         GOPROXY: 'off',
@@ -208,6 +209,8 @@ describe('code tool on Go: a late report', { timeout: 60_000 }, () => {
     await chmod(path.join(bin, 'go'), 0o755);
     const project = await folderWith({ 'go.mod': 'module example.com/app\n\ngo 1.19\n', 'app.go': 'package app\n' }, 'operator-code-go-');
     const lateEnv = { PATH: bin, HOME: home };
+    // A go that is not in a Go install's bin: its folder is shown to the server, not the one above.
+    expect(findGoToolchain(lateEnv)).toEqual({ command: path.join(bin, 'go') });
     const servers = new LanguageServers({ sandbox: sandboxFor(home, lateEnv), env: lateEnv });
     try {
       const tool = createCodeTool({ servers });

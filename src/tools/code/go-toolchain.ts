@@ -3,7 +3,7 @@
  * to load packages (`go list`), and the Go install that command belongs to, both read-only; and an
  * environment that keeps every go command offline and its writes in the sandbox's private `/tmp`.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { findProgram, sandboxPath } from './program-files.ts';
 
@@ -11,18 +11,26 @@ import { findProgram, sandboxPath } from './program-files.ts';
 export interface GoToolchain {
   /** The command as found on `PATH` (its folder is shown to the server). */
   command: string;
-  /** Its install, `GOROOT` (`/usr/lib/go-1.19` for Debian's): where the standard library's sources are. */
-  root: string;
+  /**
+   * Its install, `GOROOT` (`/usr/lib/go-1.19` for Debian's): where the standard library's sources
+   * are. Undefined when the command is not in the `bin` of a Go install.
+   */
+  root?: string;
 }
 
 /**
  * The `go` on the `PATH` the sandbox gives its programs (the gateway's, see `safeEnv`), or
- * undefined. Its install is the folder above the `bin` it really lives in.
+ * undefined. Its install is the folder above the `bin` it really lives in, counted only when it
+ * holds the standard library's `src/runtime`: a `go` alone in some other folder's `bin` must not
+ * show the server that whole folder.
  */
 export function findGoToolchain(env: NodeJS.ProcessEnv): GoToolchain | undefined {
   const command = findProgram('go', sandboxPath(env));
   if (command === undefined) return undefined;
-  return { command, root: path.dirname(path.dirname(realpathSync(command))) };
+  const bin = path.dirname(realpathSync(command));
+  const root = path.dirname(bin);
+  const isInstall = path.basename(bin) === 'bin' && root !== path.dirname(root) && existsSync(path.join(root, 'src', 'runtime'));
+  return isInstall ? { command, root } : { command };
 }
 
 /**

@@ -89,7 +89,8 @@ export function serverProgramOf(file: string, args: readonly string[], cwd: stri
   }
   if (path.basename(real) === 'gopls') {
     const go = findGoToolchain(env);
-    if (go) readOnly.add(path.dirname(go.command)).add(go.root);
+    if (go) readOnly.add(path.dirname(go.command));
+    if (go?.root) readOnly.add(go.root);
     Object.assign(extraEnv, goEnvironment);
   }
   return { argv: [file, ...args], cwd, writable: [], readOnly: [...readOnly], network: false, env: extraEnv, system: 'minimal' };
