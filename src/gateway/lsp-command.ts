@@ -13,7 +13,7 @@ export async function lspReport(servers: LanguageServers): Promise<string> {
   const running = servers.list();
   return [
     'Language servers of the code tool:',
-    ...installed.map((status) => `- ${describeServer(status)}${status.state === 'ready' && !isDriven(status) ? ' (found; the code tool drives only the TypeScript server and pylsp so far)' : ''}`),
+    ...installed.map((status) => `- ${describeServer(status)}${status.state === 'ready' && !isDriven(status) ? ' (found; the code tool drives only the TypeScript server, pylsp and gopls so far)' : ''}`),
     running.length === 0 ? 'Running: none (each starts on the first code call about its project)' : `Running: ${running.map((server) => `${server.language} for ${server.root}`).join('; ')}`,
     `Isolation: ${servers.isolation === 'bubblewrap' ? 'in the bubblewrap sandbox' : 'none (no sandbox here: the code tool is the owner\'s alone)'}`,
   ].join('\n');

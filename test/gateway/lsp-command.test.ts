@@ -65,9 +65,9 @@ describe('/lsp', { timeout: 30_000 }, () => {
     expect(lines[0]).toBe('Language servers of the code tool:');
     expect(lines[1]).toMatch(/^- TypeScript and JavaScript: typescript-language-server \(TypeScript [\d.]+\)$/);
     expect(lines[2]).toBe(`- Rust: rust-analyzer at ${machineHome}/.cargo/bin/rust-analyzer, but it does not run here: error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.`);
-    expect(lines[3]).toBe('- Python: none installed (apt-get install python3-pylsp python3-pyflakes)');
     // Answered in the runtime's sandbox, where OPERATOR_HOME (and its secret) is hidden.
-    expect(lines[4]).toBe(`- Go: gopls (golang.org/x/tools/gopls v0.16.2) at ${machineHome}/bin/gopls (found; the code tool drives only the TypeScript server and pylsp so far)`);
+    expect(lines[3]).toBe(`- Python: pyright-langserver (pyright 1.1.408) at ${machineHome}/bin/pyright-langserver (found; the code tool drives only the TypeScript server, pylsp and gopls so far)`);
+    expect(lines[4]).toBe(`- Go: gopls at ${machineHome}/bin/gopls, but it runs go, and there is none on PATH (apt-get install golang-go)`);
     expect(lines[5]).toBe('Running: none (each starts on the first code call about its project)');
     expect(lines[6]).toBe('Isolation: in the bubblewrap sandbox');
   });

@@ -17,8 +17,9 @@ export function writeProgram(file: string, body: string, mode = 0o755): void {
 /**
  * In `home`: `.cargo/bin/rust-analyzer` -> `rustup`, which fails as rustup does without the
  * component once it read its settings (so it saw RUSTUP_HOME); `bin/gopls`, which answers with its
- * version and whether it can read `secret` (it must not); `bin/pylsp`, not executable. Returns the
- * `PATH` folder.
+ * version, but with no `go` on `PATH` to run; `bin/pylsp`, not executable; and
+ * `bin/pyright-langserver` (not driven), which answers with its version and whether it can read
+ * `secret` (it must not). Returns the `PATH` folder.
  */
 export function writeServerFixtures(home: string, secret: string): string {
   const cargoBin = path.join(home, '.cargo', 'bin');
@@ -35,7 +36,8 @@ export function writeServerFixtures(home: string, secret: string): string {
   mkdirSync(path.join(home, '.rustup'), { recursive: true });
   writeFileSync(path.join(home, '.rustup', 'settings.toml'), 'stable-x86_64-unknown-linux-gnu\n');
   const bin = path.join(home, 'bin');
-  writeProgram(path.join(bin, 'gopls'), `if [ -r ${JSON.stringify(secret)} ]; then echo "gopls v0.16.2 (saw the secret)"; else echo "golang.org/x/tools/gopls v0.16.2"; fi`);
+  writeProgram(path.join(bin, 'gopls'), 'echo "golang.org/x/tools/gopls v0.16.2"');
   writeProgram(path.join(bin, 'pylsp'), 'echo "pylsp v1.12.0"', 0o644);
+  writeProgram(path.join(bin, 'pyright-langserver'), `if [ -r ${JSON.stringify(secret)} ]; then echo "pyright 1.1.408 (saw the secret)"; else echo "pyright 1.1.408"; fi`);
   return bin;
 }

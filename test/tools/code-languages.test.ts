@@ -1,10 +1,11 @@
 /**
  * The code tool's languages: which language servers the machine has, found where the gateway
  * looks and asked `--version` in the real bubblewrap sandbox (a rustup proxy without its component
- * is named with what it said, one not executable is not counted), and the `code` tool's answer
- * for a file of each language: TypeScript's server is driven (see `code-tool.test.ts`), and
- * Python's `pylsp` where it is installed (see `code-python.test.ts`); for the others, a clear
- * message of what is missing.
+ * is named with what it said, one not executable is not counted, a gopls with no `go` to run is
+ * said not to run), and the `code` tool's answer for a file of each language: TypeScript's server
+ * is driven (see `code-tool.test.ts`), Python's `pylsp` and Go's `gopls` where they are installed
+ * (see `code-python.test.ts`, `code-go.test.ts`); for the others, a clear message of what is
+ * missing or not driven.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -44,8 +45,8 @@ describe("the code tool's language servers", { timeout: 30_000 }, () => {
     expect(found.map((status) => [status.kind.id, status.state])).toEqual([
       ['typescript', 'ready'],
       ['rust', 'broken'],
-      ['python', 'missing'],
-      ['go', 'ready'],
+      ['python', 'ready'],
+      ['go', 'broken'],
     ]);
     const [typescript, rust, python, go] = found.map(describeServer);
     expect(typescript).toMatch(/^TypeScript and JavaScript: typescript-language-server \(TypeScript \d+\.\d+\.\d+\)$/);
@@ -53,10 +54,11 @@ describe("the code tool's language servers", { timeout: 30_000 }, () => {
     expect(rust).toBe(
       `Rust: rust-analyzer at ${machineHome}/.cargo/bin/rust-analyzer, but it does not run here: error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.`,
     );
-    // pylsp is there but not executable: not counted.
-    expect(python).toBe('Python: none installed (apt-get install python3-pylsp python3-pyflakes)');
-    // gopls answered from inside the sandbox, where OPERATOR_HOME is hidden.
-    expect(go).toBe(`Go: gopls (golang.org/x/tools/gopls v0.16.2) at ${machineHome}/bin/gopls`);
+    // pylsp is there but not executable: not counted; pyright-langserver answered from inside the
+    // sandbox, where OPERATOR_HOME is hidden.
+    expect(python).toBe(`Python: pyright-langserver (pyright 1.1.408) at ${machineHome}/bin/pyright-langserver`);
+    // gopls answered `version`, but it would run `go`, and PATH has none.
+    expect(go).toBe(`Go: gopls at ${machineHome}/bin/gopls, but it runs go, and there is none on PATH (apt-get install golang-go)`);
   });
 
   it('answers for a file of each language: what is missing, what does not run, and what is not driven yet', async () => {
@@ -67,13 +69,13 @@ describe("the code tool's language servers", { timeout: 30_000 }, () => {
     const tool = createCodeTool({ servers });
     const call = async (file: string) => textOf(await callTool(tool, { action: 'diagnostics', path: file }, { cwd: project }));
     expect(await call('app.py')).toBe(
-      'Error: app.py: Python files need a Python language server (pylsp, pyright-langserver, basedpyright-langserver), and none is installed here (apt-get install python3-pylsp python3-pyflakes).',
+      `Error: app.py: Python: pyright-langserver (pyright 1.1.408) at ${machineHome}/bin/pyright-langserver is installed, but the code tool drives only the TypeScript language server, Python's pylsp and Go's gopls so far.`,
     );
     expect(await call('main.rs')).toBe(
       `Error: main.rs: Rust files need a Rust language server. Rust: rust-analyzer at ${machineHome}/.cargo/bin/rust-analyzer, but it does not run here: error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.`,
     );
     expect(await call('main.go')).toBe(
-      `Error: main.go: Go: gopls (golang.org/x/tools/gopls v0.16.2) at ${machineHome}/bin/gopls is installed, but the code tool drives only the TypeScript language server and Python's pylsp so far.`,
+      `Error: main.go: Go files need a Go language server. Go: gopls at ${machineHome}/bin/gopls, but it runs go, and there is none on PATH (apt-get install golang-go).`,
     );
     expect(await call('notes.md')).toBe(
       'Error: notes.md: the code tool reads TypeScript and JavaScript, Rust, Python, Go files (.ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx, .rs, .py, .pyi, .go), not .md files',
@@ -85,9 +87,14 @@ describe("the code tool's language servers", { timeout: 30_000 }, () => {
 
   it('operator doctor: OK with TypeScript, a warning for a server that does not run, and for no TypeScript server', async () => {
     const withBroken = await checkLanguageServers(defaultSandboxSettings, env);
-    expect(withBroken).toMatchObject({ level: 'WARN', name: 'Language servers', fix: 'Rust: rustup component add rust-analyzer' });
+    expect(withBroken).toMatchObject({
+      level: 'WARN',
+      name: 'Language servers',
+      fix: 'Rust: rustup component add rust-analyzer; Go: apt-get install gopls golang-go, or go install golang.org/x/tools/gopls@latest',
+    });
     expect(withBroken.detail).toContain('TypeScript and JavaScript: typescript-language-server (TypeScript ');
-    expect(withBroken.detail).toContain('Go: gopls (golang.org/x/tools/gopls v0.16.2)');
+    expect(withBroken.detail).toContain('Python: pyright-langserver (pyright 1.1.408)');
+    expect(withBroken.detail).toContain('Go: gopls at ');
     const clean = { ...env, HOME: operatorHome, PATH: '' };
     const ok = await checkLanguageServers(defaultSandboxSettings, clean);
     expect(ok.level).toBe('OK');

@@ -7,55 +7,33 @@
  * Python. The refusals for seats without `shell` are the runtime's (`code-tool-runtime.test.ts`),
  * the same for every language.
  */
-import { chmod, cp, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { existsSync } from 'node:fs';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkLanguageServers } from '../../src/cli/doctor/language-servers.ts';
 import { lspReport } from '../../src/gateway/lsp-command.ts';
 import { defaultSandboxSettings } from '../../src/tools/sandbox/sandbox.ts';
 import { createCodeTool } from '../../src/tools/code/code-tool.ts';
 import { LanguageServers } from '../../src/tools/code/language-servers.ts';
+import { standInServer } from '../helpers/stand-in-server.ts';
 import { createTempHome, removeTempHome } from '../helpers/temp-home.ts';
-import { environOf, findInTree, folderWith, networkOf, processTree } from './code-server-harness.ts';
+import { folderWith } from './code-server-harness.ts';
+import { expectConfined, fixtureSuite } from './installed-server-suite.ts';
 import { sandboxFor } from './sandbox-harness.ts';
 import { callTool, textOf } from './tool-harness.ts';
 
-const fixture = fileURLToPath(new URL('../fixtures/code-python', import.meta.url));
 const home = createTempHome('operator-code-python-home-');
 /** A secret in operator's own environment: the server must not get it. */
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, TELEGRAM_BOT_TOKEN: '123456:fake-token-for-the-python-test' };
 
 afterAll(() => removeTempHome(home));
 
-/** The fixture, copied into a fresh folder (its real path) kept for the whole file. */
-async function copyOfFixture(): Promise<string> {
-  const folder = await realpath(await mkdtemp(path.join(tmpdir(), 'operator-code-python-')));
-  await cp(fixture, folder, { recursive: true });
-  return folder;
-}
-
 describe('code tool on Python (pylsp)', { timeout: 60_000 }, () => {
-  let project: string;
-  let servers: LanguageServers;
-  let tool: ReturnType<typeof createCodeTool>;
-  const call = (args: Record<string, unknown>, cwd = project) => callTool(tool, args, { cwd });
-
-  beforeAll(async () => {
-    project = await copyOfFixture();
-    servers = new LanguageServers({ sandbox: sandboxFor(home, env), env });
-    expect(servers.isolation).toBe('bubblewrap');
-    tool = createCodeTool({ servers });
-  });
-  afterAll(async () => {
-    await servers.closeAll();
-    await rm(project, { recursive: true, force: true });
-  });
+  const suite = fixtureSuite('code-python', home, env);
+  const call = (args: Record<string, unknown>, cwd?: string) => suite.call(args, cwd);
 
   it('is listed by /lsp as found and driven (no "found; not driven" note), and by operator doctor', async () => {
-    const lines = (await lspReport(servers)).split('\n');
+    const lines = (await lspReport(suite.servers)).split('\n');
     expect(lines).toContain('- Python: pylsp (pylsp v1.7.1) at /usr/bin/pylsp');
     expect((await checkLanguageServers(defaultSandboxSettings, { ...env, OPERATOR_HOME: home })).detail).toContain('; Python: pylsp (pylsp v1.7.1) at /usr/bin/pylsp;');
   });
@@ -67,21 +45,9 @@ describe('code tool on Python (pylsp)', { timeout: 60_000 }, () => {
   });
 
   it('runs pylsp in bubblewrap for the project folder: no network, no secret, OPERATOR_HOME unseen, the workspace read-only', async () => {
-    const [running] = servers.list();
-    expect(running).toMatchObject({ language: 'Python', root: project, roots: [project] });
-    expect(await readFile(`/proc/${running!.pid}/comm`, 'utf8')).toBe('bwrap\n');
-    const pylsp = await findInTree(running!.pid!, 'pylsp');
-    expect(pylsp).toBeDefined();
-    const seen = (file: string) => existsSync(`/proc/${pylsp}/root${file}`);
-    expect(seen(path.join(project, 'shapes.py'))).toBe(true);
+    const { seen } = await expectConfined(suite, 'Python', 'pylsp', home, env.TELEGRAM_BOT_TOKEN);
+    expect(seen(path.join(suite.project, 'shapes.py'))).toBe(true);
     expect(seen('/usr/bin/python3')).toBe(true);
-    expect(seen(home)).toBe(false);
-    expect(seen('/etc/passwd')).toBe(false);
-    expect(await readFile(`/proc/${pylsp}/mountinfo`, 'utf8')).toMatch(new RegExp(` ${project} [^\\n]*\\bro\\b`));
-    expect(await networkOf(pylsp!)).not.toBe(await networkOf('self'));
-    for (const pid of await processTree(running!.pid!)) {
-      expect([...(await environOf(pid)).values()].join('\n')).not.toContain(env.TELEGRAM_BOT_TOKEN);
-    }
   });
 
   it('references lists the definition, and the imports and calls in both modules that use it', async () => {
@@ -108,16 +74,16 @@ describe('code tool on Python (pylsp)', { timeout: 60_000 }, () => {
     expect(textOf(await call({ action: 'diagnostics', path: 'main.py' }))).toBe('No errors pyflakes finds in main.py.');
     // Asked again without a change: the last report, without waiting for another.
     expect(textOf(await call({ action: 'diagnostics', path: 'main.py' }))).toBe('No errors pyflakes finds in main.py.');
-    await writeFile(path.join(project, 'broken.py'), 'from shapes import area\n\nmissing_name = 4\nprint(area(1, missing_name))\n');
+    await writeFile(path.join(suite.project, 'broken.py'), 'from shapes import area\n\nmissing_name = 4\nprint(area(1, missing_name))\n');
     expect(textOf(await call({ action: 'diagnostics', path: 'broken.py' }))).toBe('No errors pyflakes finds in broken.py.');
-    await writeFile(path.join(project, 'broken.py'), 'import os\n');
+    await writeFile(path.join(suite.project, 'broken.py'), 'import os\n');
     expect(textOf(await call({ action: 'diagnostics', path: 'broken.py' }))).toBe("broken.py:1:1 warning pyflakes 'os' imported but unused");
   });
 
   it('serves a folder of scripts with no project file, with the workspace root as its project', async () => {
     const scripts = await folderWith({ 'tools/util.py': 'def greet(name):\n    return "hi " + name\n', 'run.py': 'from tools.util import greet\n\ngreet("x")\n' }, 'operator-code-scripts-');
     expect(textOf(await call({ action: 'definition', path: 'run.py', line: 3, symbol: 'greet' }, scripts))).toBe('tools/util.py:1:5  def greet(name):');
-    expect(servers.list().map((server) => [server.language, server.root])).toContainEqual(['Python', scripts]);
+    expect(suite.servers.list().map((server) => [server.language, server.root])).toContainEqual(['Python', scripts]);
   });
 });
 
@@ -125,33 +91,7 @@ describe('code tool on Python (pylsp)', { timeout: 60_000 }, () => {
  * A stand-in `pylsp` that answers `--version` and `initialize` (and every other request with
  * nothing) but never reports a file's problems, as a server stuck linting would.
  */
-const silentServer = String.raw`#!/usr/bin/python3
-import json, sys
-if '--version' in sys.argv:
-    print('pylsp v0.0-silent')
-    sys.exit(0)
-stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-def send(message):
-    body = json.dumps(message).encode()
-    stdout.write(b'Content-Length: %d\r\n\r\n' % len(body) + body)
-    stdout.flush()
-while True:
-    length = 0
-    while True:
-        line = stdin.readline()
-        if not line:
-            sys.exit(0)
-        if not line.strip():
-            break
-        name, value = line.split(b':', 1)
-        if name.strip().lower() == b'content-length':
-            length = int(value)
-    message = json.loads(stdin.read(length))
-    if message.get('method') == 'exit':
-        sys.exit(0)
-    if 'id' in message and 'method' in message:
-        send({'jsonrpc': '2.0', 'id': message['id'], 'result': {'capabilities': {}} if message['method'] == 'initialize' else None})
-`;
+const silentServer = standInServer({ versionArgument: '--version', version: 'pylsp v0.0-silent' });
 
 describe('code tool on Python: what goes wrong', { timeout: 60_000 }, () => {
   it('says so when the server never reports a file\'s problems, and when a language is not driven', async () => {

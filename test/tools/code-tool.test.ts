@@ -251,7 +251,7 @@ describe('language servers', { timeout: 60_000 }, () => {
     }
   });
 
-  it('re-sends a changed open document with the next version, and closes the least recently used beyond the limit', async () => {
+  it('re-sends a changed open document with the next version (a renewed one even unchanged), and closes the least recently used beyond the limit', async () => {
     const folder = await folderWith({ 'a.ts': 'a', 'b.ts': 'b', 'c.ts': 'c' });
     const documents = new OpenDocuments(2);
     const [a, b, c] = ['a.ts', 'b.ts', 'c.ts'].map((name) => path.join(folder, name)) as [string, string, string];
@@ -271,6 +271,8 @@ describe('language servers', { timeout: 60_000 }, () => {
       { kind: 'close', uri: OpenDocuments.uriOf(b) },
       { kind: 'change', uri: OpenDocuments.uriOf(c), version: 2, text: 'c3' },
     ]);
+    // Renewed (for gopls): a new version of the same text.
+    expect(await documents.sync(c, 'typescript', 'c3', diskReader, true)).toEqual([{ kind: 'change', uri: OpenDocuments.uriOf(c), version: 3, text: 'c3' }]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The `code` tool: code navigation in TypeScript and JavaScript through the TypeScript language
- * server, and in Python through `pylsp` where the machine has it. `definition` (where a symbol is declared), `references` (where it is used), `hover`
+ * server, in Python through `pylsp` and in Go through `gopls` where the machine has them.
+ * `definition` (where a symbol is declared), `references` (where it is used), `hover`
  * (its type and documentation) and `diagnostics` (a file's syntax and type errors). It asks
  * about files inside the turn's workspace by read_file's rules, but it runs a program (the
  * language server) that reads what the project's tsconfig.json and imports reach, and its hovers
@@ -11,8 +12,8 @@
  * the source lines it shows) are the turn's file worker's, in the seat's sandbox too (see
  * `code-files.ts`). The server starts on the first call about a project (for TypeScript a folder
  * with a package.json or tsconfig.json; for Python one with a pyproject.toml, setup.py, setup.cfg
- * or requirements.txt, else the workspace root) and this module loads no client and starts
- * nothing before that.
+ * or requirements.txt, else the workspace root; for Go a module, a folder with a go.mod) and this
+ * module loads no client and starts nothing before that.
  * Offered only where the server is installed (see `server-install.ts`).
  */
 import path from 'node:path';
@@ -70,11 +71,12 @@ const parameters = z.object({
 type CodeArgs = z.infer<typeof parameters>;
 
 const description =
-  'Navigate TypeScript and JavaScript code with the TypeScript language server, and Python code with pylsp where it ' +
-  'is installed. Actions: definition (where the symbol is declared), references (every use of it), hover (its type ' +
-  'and documentation), diagnostics (the syntax and type errors of the file; for Python, what pyflakes finds). ' +
-  'definition, references and hover need line and either column or symbol (a name on that line). A TypeScript file ' +
-  'must be in a project folder (a package.json or tsconfig.json at or above it); the first call about a project ' +
+  'Navigate TypeScript and JavaScript code with the TypeScript language server, Python code with pylsp and Go code ' +
+  'with gopls where they are installed. Actions: definition (where the symbol is declared), references (every use of ' +
+  'it), hover (its type and documentation), diagnostics (the syntax and type errors of the file; for Python, what ' +
+  'pyflakes finds; for Go, compile errors only, not go vet\'s). definition, references and hover need line and either ' +
+  'column or symbol (a name on that line). A TypeScript file must be in a project folder (a package.json or ' +
+  'tsconfig.json at or above it), a Go file in a module (a go.mod at or above it); the first call about a project ' +
   'starts the server and takes a few seconds.';
 
 /** Creates the `code` tool. */
@@ -129,7 +131,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       if (root === undefined || project === undefined) {
         return errorResult(
           `${args.path} is not in a project: no ${kind.projectMarkers.join(' or ')} in its folder or above it inside the workspace. ` +
-            'The code tool starts the TypeScript language server only for a project folder.',
+            `The code tool starts the ${kind.id === 'typescript' ? 'TypeScript' : kind.language} language server only for a project folder.`,
         );
       }
       const lines = linesOf(text);
@@ -164,7 +166,7 @@ function notServed(file: string, status: ServerStatus): string {
   const { language, programs, install } = status.kind;
   if (status.state === 'missing') return `${file}: ${language} files need a ${language} language server (${programs.join(', ')}), and none is installed here (${install}).`;
   if (status.state === 'broken') return `${file}: ${language} files need a ${language} language server. ${describeServer(status).replace(/\.?$/, '.')}`;
-  return `${file}: ${describeServer(status)} is installed, but the code tool drives only the TypeScript language server and Python's pylsp so far.`;
+  return `${file}: ${describeServer(status)} is installed, but the code tool drives only the TypeScript language server, Python's pylsp and Go's gopls so far.`;
 }
 
 /** The answer to definition, references or hover at `position` of the open `file`. */

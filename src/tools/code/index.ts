@@ -1,7 +1,7 @@
 /**
- * Code navigation: the `code` tool over the TypeScript language server and Python's pylsp, the
- * pool of servers it uses and whether they can run here. Loading this module starts nothing and
- * loads no JSON-RPC client: that happens on the first call.
+ * Code navigation: the `code` tool over the TypeScript language server, Python's pylsp and Go's
+ * gopls, the pool of servers it uses and whether they can run here. Loading this module starts
+ * nothing and loads no JSON-RPC client: that happens on the first call.
  */
 export { codeActions, createCodeTool, type CodeToolOptions } from './code-tool.ts';
 export { CodeServerError } from './code-server-error.ts';

@@ -26,7 +26,7 @@ export interface LanguageServerOptions {
   root: string;
   /** How to spawn it: the sandbox's spec for the server program (see `serverProgram`). */
   spawn: SpawnSpec;
-  /** How it is spoken to: TypeScript's or Python's (see `server-dialects.ts`). */
+  /** How it is spoken to: TypeScript's, Python's or Go's (see `server-dialects.ts`). */
   dialect: ServerDialect;
   /**
    * operator's process id, which the server watches and exits without; null when the server
@@ -48,6 +48,9 @@ const connectionErrors: ReadonlySet<number> = new Set([
   ErrorCodes.PendingResponseRejected,
   ErrorCodes.ConnectionInactive,
 ]);
+
+/** `FileChangeType.Changed`: of a folder, every file the server read in it may have changed. */
+const changed = 2;
 
 /** Bytes of the server's stderr kept, to say why it stopped. */
 const stderrTail = 2_000;
@@ -79,6 +82,8 @@ export class LanguageServer {
   readonly #typescriptSaid: Promise<ServerTypescript>;
   /** Per document URI, how many times it was opened or changed: the sync a publication follows. */
   readonly #syncs = new Map<string, number>();
+  /** Per document URI, the version last sent, which a publication that names one must name. */
+  readonly #versions = new Map<string, number>();
   /** Per document URI, what the server last published about it, after which sync. */
   readonly #published = new Map<string, { sync: number; diagnostics: LspDiagnostic[] }>();
   /** Called at each publication. */
@@ -110,8 +115,9 @@ export class LanguageServer {
       this.#stderr = (this.#stderr + chunk).slice(-stderrTail);
     });
     this.#connection = createMessageConnection(new StreamMessageReader(this.#child.stdout), new StreamMessageWriter(this.#child.stdin));
-    // What the server asks of its client: settings (none), capability registrations and progress
-    // tokens (accepted), messages to show (ignored).
+    // What the server asks of its client: settings (none: a server keeps those it was given in
+    // `initialize`), capability registrations and progress tokens (accepted), messages to show
+    // (ignored).
     this.#connection.onRequest((method, params) => {
       if (method === 'workspace/configuration') {
         const items = (params as { items?: unknown[] } | undefined)?.items ?? [];
@@ -212,11 +218,15 @@ export class LanguageServer {
   /**
    * Makes the server see `file` (absolute, real) with `text`, its content just read from disk,
    * and every other open document as it is on disk now, as `reader` finds it (see
-   * `open-documents.ts`).
+   * `open-documents.ts`); a server told of the disk (gopls, see `ServerDialect.toldOfDisk`) also
+   * every other file of its project.
    */
   async open(file: string, languageId: string, text: string, reader: DocumentReader): Promise<void> {
     const sync = this.#syncing.then(async () => {
-      for (const message of await this.#documents.sync(file, languageId, text, reader)) this.#send(message);
+      const renew = this.#dialect.toldOfDisk === true;
+      // Before the documents, so the new version of `file` is checked against the disk as it is now.
+      if (renew) this.#notify('workspace/didChangeWatchedFiles', { changes: [{ uri: OpenDocuments.uriOf(this.root), type: changed }] });
+      for (const message of await this.#documents.sync(file, languageId, text, reader, renew)) this.#send(message);
     });
     this.#syncing = sync.catch(() => undefined);
     await sync;
@@ -310,9 +320,11 @@ export class LanguageServer {
   #send(message: DocumentSync): void {
     if (message.kind === 'close') {
       this.#syncs.delete(message.uri);
+      this.#versions.delete(message.uri);
       this.#published.delete(message.uri);
     } else {
       this.#syncs.set(message.uri, (this.#syncs.get(message.uri) ?? 0) + 1);
+      this.#versions.set(message.uri, message.version);
     }
     if (message.kind === 'open') {
       this.#notify('textDocument/didOpen', { textDocument: { uri: message.uri, languageId: message.languageId, version: message.version, text: message.text } });
@@ -323,12 +335,17 @@ export class LanguageServer {
     }
   }
 
-  /** Keeps what the server published about an open document, marked with the sync it follows. */
+  /**
+   * Keeps what the server published about an open document, marked with the sync it follows. One
+   * that names another version than the last sent is about an older text (gopls names it; its
+   * report on the text before a change can come after the change was sent): left out.
+   */
   #publish(params: unknown): void {
-    const { uri, diagnostics } = (params ?? {}) as { uri?: unknown; diagnostics?: unknown };
+    const { uri, diagnostics, version } = (params ?? {}) as { uri?: unknown; diagnostics?: unknown; version?: unknown };
     if (typeof uri !== 'string' || !Array.isArray(diagnostics)) return;
     const sync = this.#syncs.get(uri);
     if (sync === undefined) return;
+    if (typeof version === 'number' && version !== this.#versions.get(uri)) return;
     this.#published.set(uri, { sync, diagnostics: diagnostics as LspDiagnostic[] });
     for (const heard of [...this.#publications]) heard();
   }

@@ -8,7 +8,7 @@
  */
 import { CodeServerError } from './code-server-error.ts';
 import type { LanguageServer, LanguageServerOptions } from './language-server.ts';
-import { typescriptDialect, pythonDialect } from './server-dialects.ts';
+import { otherDialects, typescriptDialect } from './server-dialects.ts';
 import { installedServerProgram, serverProgram, type ServerScope } from './server-program.ts';
 import { isDriven, serverKinds } from './server-kinds.ts';
 import { serverInstall, type ServerInstall } from './server-install.ts';
@@ -179,8 +179,9 @@ export class LanguageServers {
   /** How another language's server is run and spoken to: the one this machine has, if the pool drives it. */
   async #other(scope: ServerScope): Promise<Pick<LanguageServerOptions, 'spawn' | 'dialect'>> {
     const status = (await this.installed()).find((entry) => entry.kind.id === scope.language);
-    if (status?.kind.id !== 'python' || !isDriven(status)) throw new CodeServerError(`the code tool drives no ${status?.kind.language ?? scope.language} language server here`);
-    return { spawn: this.#sandbox.programSpec(installedServerProgram(status.path!, scope, this.#options.env ?? process.env)), dialect: pythonDialect };
+    const dialect = status && otherDialects[status.kind.id];
+    if (!status || !dialect || !isDriven(status)) throw new CodeServerError(`the code tool drives no ${status?.kind.language ?? scope.language} language server here`);
+    return { spawn: this.#sandbox.programSpec(installedServerProgram(status.path!, scope, this.#options.env ?? process.env)), dialect };
   }
 
   /** The tsserver launcher, written on the first start and again if it was removed since. */

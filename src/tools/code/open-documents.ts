@@ -54,9 +54,9 @@ export class OpenDocuments {
   /**
    * What to send so the server sees `file` with `text` (just read from disk) and every other
    * open document as it is on disk now, as `reader` finds them. Marks them sent: send all of it,
-   * in order.
+   * in order. With `renew`, `file` gets a new version even when its text is what was sent.
    */
-  async sync(file: string, languageId: string, text: string, reader: DocumentReader): Promise<DocumentSync[]> {
+  async sync(file: string, languageId: string, text: string, reader: DocumentReader, renew = false): Promise<DocumentSync[]> {
     const messages: DocumentSync[] = [];
     for (const [other, document] of this.#documents) {
       if (other === file) continue;
@@ -80,7 +80,7 @@ export class OpenDocuments {
       this.#documents.delete(file);
       this.#documents.set(file, open);
       open.stamp = stamp;
-      if (open.text !== text) {
+      if (open.text !== text || renew) {
         open.text = text;
         open.version++;
         messages.push({ kind: 'change', uri: open.uri, version: open.version, text });

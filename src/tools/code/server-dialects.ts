@@ -3,7 +3,8 @@
  * (`language-server.ts`): what `initialize` tells each, the settings it is sent, how a file's
  * diagnostics are had, and what is checked once it started. TypeScript's server is told to run
  * operator's tsserver launcher and no other, and checked to have done so; Python's (`pylsp`) runs
- * pyflakes alone, and says a file's problems in `textDocument/publishDiagnostics`.
+ * pyflakes alone, and Go's (`gopls`) none of its analyzers; both say a file's problems in
+ * `textDocument/publishDiagnostics`.
  */
 
 /** How one kind of server is spoken to. */
@@ -22,6 +23,12 @@ export interface ServerDialect {
   diagnostics: 'tsserver' | 'published';
   /** Whether the server must say (`$/typescriptVersion`) that it runs the tsserver it was told to. */
   checksTypescript: boolean;
+  /**
+   * Whether the server sees files changed on disk only when told: then at each call it is told
+   * that its project folder changed (`workspace/didChangeWatchedFiles`), and the file asked about
+   * is sent again as a new version, whose report ends the wait for its problems.
+   */
+  toldOfDisk?: boolean;
   /** What the diagnostics are, for "No ... in <file>". */
   problems: string;
 }
@@ -70,3 +77,47 @@ export const pythonDialect: ServerDialect = {
   checksTypescript: false,
   problems: 'errors pyflakes finds',
 };
+
+/**
+ * The analyzers of gopls (its `go vet` checks and suggestions), as Debian bookworm's gopls lists
+ * them (`gopls api-json`), every one turned off below.
+ */
+const goplsAnalyzers = [
+  'asmdecl', 'assign', 'atomic', 'atomicalign', 'bools', 'buildtag', 'cgocall', 'composites', 'copylocks', 'deepequalerrors', 'embed', 'errorsas',
+  'fieldalignment', 'httpresponse', 'ifaceassert', 'infertypeargs', 'loopclosure', 'lostcancel', 'nilfunc', 'nilness', 'printf', 'shadow', 'shift',
+  'simplifycompositelit', 'simplifyrange', 'simplifyslice', 'sortslice', 'stdmethods', 'stringintconv', 'structtag', 'testinggoroutine', 'tests',
+  'timeformat', 'unmarshal', 'unreachable', 'unsafeptr', 'unusedparams', 'unusedresult', 'unusedwrite', 'useany', 'fillreturns', 'nonewvars',
+  'noresultvalues', 'undeclaredname', 'unusedvariable', 'fillstruct', 'stubmethods',
+];
+
+/**
+ * The settings of gopls: hover without links to pkg.go.dev (there is no network to follow them),
+ * no module downloads of its own, and no analyzers, so a file's problems are the compiler's alone
+ * (syntax, type and import errors). gopls publishes those as soon as a file is checked and its
+ * analyzers' findings in a later round, with nothing to tell the last one: with them on, which
+ * round a call saw would decide what it says.
+ */
+const goplsSettings = {
+  linksInHover: false,
+  allowImplicitNetworkAccess: false,
+  staticcheck: false,
+  analyses: Object.fromEntries(goplsAnalyzers.map((name) => [name, false])),
+};
+
+/**
+ * Go's `gopls`: given its settings in `initialize` (it keeps them when it then asks for more and is
+ * answered none); definition, references and hover are its own, from the packages `go list`
+ * loads (see `go-toolchain.ts`). It keeps the files it read from disk until told they changed,
+ * and has no file watching of its own: it is told at each call (see `toldOfDisk`).
+ */
+export const goDialect: ServerDialect = {
+  language: 'Go',
+  initializationOptions: goplsSettings,
+  diagnostics: 'published',
+  checksTypescript: false,
+  toldOfDisk: true,
+  problems: 'compile errors gopls finds',
+};
+
+/** How the servers of other languages than TypeScript are spoken to, by language (see `server-kinds.ts`). */
+export const otherDialects: Readonly<Record<string, ServerDialect>> = { python: pythonDialect, go: goDialect };

@@ -1,9 +1,9 @@
 /**
  * The languages the `code` tool knows, each with the language servers that speak it: TypeScript
- * and JavaScript through operator's own `typescript-language-server`, Python through `pylsp`
- * where the machine has it, and Rust and Go through a server installed on the machine, found and
- * listed but not driven yet (see `installed-servers.ts`). A file's language is picked by its
- * extension.
+ * and JavaScript through operator's own `typescript-language-server`, Python through `pylsp` and
+ * Go through `gopls` where the machine has them, and Rust through a server installed on the
+ * machine, found and listed but not driven yet (see `installed-servers.ts`). A file's language is
+ * picked by its extension.
  */
 import path from 'node:path';
 
@@ -19,6 +19,13 @@ export interface ServerKind {
   programs: readonly string[];
   /** How to install one, for a message. */
   install: string;
+  /** The arguments that make a program say its version, where they are not `--version` (gopls: `version`). */
+  versionArguments?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * A program the server runs, which must be on the `PATH` it is given (gopls runs `go`): without
+   * it the server is listed as not running here, with how to install it.
+   */
+  needs?: { program: string; install: string };
   /**
    * The programs the code tool drives (speaks to), of {@link programs}; the others are found and
    * listed only. Absent for TypeScript (operator's own server, always driven).
@@ -67,7 +74,11 @@ export const serverKinds: readonly ServerKind[] = [
     language: 'Go',
     extensions: { '.go': 'go' },
     programs: ['gopls'],
-    install: 'go install golang.org/x/tools/gopls@latest, or apt-get install gopls',
+    install: 'apt-get install gopls golang-go, or go install golang.org/x/tools/gopls@latest',
+    // gopls has no `--version`.
+    versionArguments: { gopls: ['version'] },
+    needs: { program: 'go', install: 'apt-get install golang-go' },
+    driven: ['gopls'],
     projectMarkers: ['go.mod'],
     workspaceFallback: false,
   },

@@ -6,9 +6,10 @@
  * nothing writable but its private `/tmp` (the server's cancellation files), the
  * allowlisted environment. With bubblewrap that is all it sees (OPERATOR_HOME is never there);
  * without it (the owner's seats alone) it runs as operator's child with that environment.
- * Another language's (`pylsp`) runs the same way, seeing the workspace root read-only, the
+ * Another language's (`pylsp`, `gopls`) runs the same way, seeing the workspace root read-only, the
  * program's own folder and the system's programs and libraries (`/usr`, where Debian's Python and
- * its packages are), and nothing else.
+ * its packages are), and nothing else; gopls also the `go` command and its install, read-only,
+ * with its caches in its private `/tmp` (see `go-toolchain.ts`).
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,7 @@ export interface ServerScope {
   project: string;
   /** The folders it may read (absolute, real): the workspace root that holds the project. */
   roots: readonly string[];
-  /** Its language (see `server-kinds.ts`): `typescript` (the default) or `python`. */
+  /** Its language (see `server-kinds.ts`): `typescript` (the default), `python` or `go`. */
   language?: string;
 }
 
