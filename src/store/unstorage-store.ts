@@ -96,7 +96,7 @@ class UnstorageStore implements Store {
   /**
    * The fs driver itself, whose calls are synchronous: values are read and written through it
    * directly. unstorage's wrapper adds a key normalization (three regular expressions), a mount
-   * lookup and a promise to each call, about two thirds of what reading a missing key cost; the
+   * lookup and a promise to each call, about a third of what reading a missing key cost; the
    * keys here are checked already and the driver is the only mount.
    */
   private readonly fileValues: Driver | undefined;
