@@ -50,13 +50,20 @@ export function workerReader(files: TurnFiles, maxBytes: number): DocumentReader
   };
 }
 
-/** Files a listing counts at most, and entries it visits at most: past either it fails (and gopls is told the whole folder). */
-const listingLimits = { maxFiles: 50_000, maxVisited: 200_000 };
+/** Limits of a listing: past any of them it fails, and gopls is told the whole folder instead. */
+export interface ListingLimits {
+  /** Files counted at most. Default 50,000. */
+  maxFiles: number;
+  /** Folder entries visited at most. Default 200,000. */
+  maxVisited: number;
+  /** Longest it may take, in ms; past it the worker is stopped. Default 10 s. */
+  timeoutMs: number;
+}
 
-/** Longest a listing may take, in ms: past it the worker is stopped and the listing fails. */
-const listingTimeoutMs = 10_000;
+const defaultLimits: ListingLimits = { maxFiles: 50_000, maxVisited: 200_000, timeoutMs: 10_000 };
 
 /** A project's files listed by the worker (its `stamps` operation), in the seat's sandbox. */
-export function workerLister(files: TurnFiles, timeoutMs = listingTimeoutMs): DiskLister {
-  return (root, selection) => files.call<DiskListing>('stamps', { path: root, ...selection, ...listingLimits }, { timeoutMs });
+export function workerLister(files: TurnFiles, limits: Partial<ListingLimits> = {}): DiskLister {
+  const { timeoutMs, ...counts } = { ...defaultLimits, ...limits };
+  return (root, selection) => files.call<DiskListing>('stamps', { path: root, ...selection, ...counts }, { timeoutMs });
 }

@@ -225,13 +225,12 @@ export class LanguageServer {
    */
   async open(file: string, languageId: string, text: string, reader: DocumentReader, lister?: DiskLister): Promise<void> {
     const sync = this.#syncing.then(async () => {
-      const disk = this.#disk;
       // Before the documents, so the new version of `file` is checked against the disk as it is now.
-      if (disk !== undefined) {
-        const changes = await disk.events(lister);
-        if (changes.length > 0) this.#notify('workspace/didChangeWatchedFiles', { changes });
-      }
-      for (const message of await this.#documents.sync(file, languageId, text, reader, disk !== undefined)) this.#send(message);
+      const changes = this.#disk === undefined ? [] : await this.#disk.events(lister);
+      if (changes.length > 0) this.#notify('workspace/didChangeWatchedFiles', { changes });
+      // After a change on disk `file` is sent again, so a report on it follows the change; with
+      // none, the last report on its unchanged text still holds.
+      for (const message of await this.#documents.sync(file, languageId, text, reader, changes.length > 0)) this.#send(message);
     });
     this.#syncing = sync.catch(() => undefined);
     await sync;
