@@ -5,7 +5,8 @@
  * `hover`, `references` and `diagnostics` on three servers, alternating: as shipped (the module's
  * files listed by the file worker in the sandbox at each call, and gopls told only what changed:
  * here nothing), told at each call that the whole folder changed (what the first call, and a
- * call whose listing fails, does), and never told. Also the listing alone, through the worker. The
+ * call whose listing fails, does), and never told; then as shipped after one file was written.
+ * Also the listing alone, through the worker. The
  * floor is a bare `read_file` of the same file in the same run. No target: the figures are
  * reported.
  */
@@ -130,6 +131,18 @@ export default async function run(): Promise<BenchResult[]> {
           for (const variant of order) figures[name]![variant].push(await once(variant));
         }
       }
+      // As shipped, after one file in the middle of the chain was written (its body, so its
+      // package and the 150 above it are checked again): what a call after an edit pays.
+      const edited = join(project, `p${packages / 2}`, 'f2.go');
+      const original = readFileSync(edited, 'utf8');
+      const afterEdit: number[] = [];
+      for (let index = 0; index < warmRuns; index++) {
+        await writeFile(edited, original.replace('return x + 2', `return x + ${index % 2 === 0 ? 3 : 2}`));
+        const started = process.hrtime.bigint();
+        await variants.shipped.open(main, 'go', readFileSync(main, 'utf8'), diskReader, lister);
+        await asks.definition(variants.shipped);
+        afterEdit.push(elapsedMs(started));
+      }
       const each = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
       return [
         { name: 'read_file of main.go (floor, median)', value: floor, unit: 'ms' },
@@ -140,6 +153,7 @@ export default async function run(): Promise<BenchResult[]> {
           { name: `${name}, warm, told the whole folder changed (median of ${warmRuns})`, value: median(folder), unit: 'ms', note: `${(median(folder) / median(shipped)).toFixed(0)}x as shipped` },
           { name: `${name}, warm, not told (median of ${warmRuns})`, value: median(untold), unit: 'ms' },
         ]),
+        { name: `definition, warm, as shipped, after one file of the 150th package was written (median of ${warmRuns})`, value: median(afterEdit), unit: 'ms', note: `each ${each(afterEdit)} ms` },
       ];
     } finally {
       await Promise.all(Object.values(variants).map((server) => server.stop()));
