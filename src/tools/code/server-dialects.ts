@@ -27,8 +27,8 @@ export interface ServerDialect {
   /**
    * For a server that sees files changed on disk only when told, which of its project's files it
    * reads: at each call it is told those made, written and removed since the last
-   * (`workspace/didChangeWatchedFiles`, see `disk-changes.ts`), and then the file asked about is
-   * sent again as a new version, whose report ends the wait for its problems.
+   * (`workspace/didChangeWatchedFiles`, see `disk-changes.ts`), and when anything changed the file
+   * asked about is sent again as a new version, whose report ends the wait for its problems.
    */
   toldOfDisk?: DiskSelection;
   /** What the diagnostics are, for "No ... in <file>". */
