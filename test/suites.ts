@@ -75,6 +75,7 @@ export const processFiles: readonly string[] = [
   'test/tools/apply-patch.test.ts',
   'test/tools/changes.test.ts',
   'test/tools/code-go.test.ts',
+  'test/tools/code-go-changes.test.ts',
   'test/tools/code-languages.test.ts',
   'test/tools/code-python.test.ts',
   'test/tools/code-tool-runtime.test.ts',

@@ -118,8 +118,12 @@ whenInstalled(gopls !== undefined && go !== undefined ? gopls : undefined, { sui
       expect(textOf(await call({ action: 'definition', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toBe('shapes/cube.go:4:6  func Cube(side float64) float64 {');
       expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe('No compile errors gopls finds in report/volume.go.');
       // cube.go itself is never sent to gopls: it reads it from disk.
-      await writeFile(path.join(suite.project, 'shapes', 'cube.go'), 'package shapes\n\n// Cube is the volume of a box.\nfunc Cube(width, depth float64) float64 {\n\treturn width * Square(depth)\n}\n');
+      const box = 'package shapes\n\n// Cube is the volume of a box.\nfunc Cube(width, depth float64) float64 {\n\treturn width * Square(depth)\n}\n';
+      await writeFile(path.join(suite.project, 'shapes', 'cube.go'), box);
       expect(textOf(await call({ action: 'hover', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toContain('func shapes.Cube(width float64, depth float64) float64');
+      // Written again at once with the same size: still told (see `disk-changes.ts`).
+      await writeFile(path.join(suite.project, 'shapes', 'cube.go'), box.replaceAll('width', 'broad'));
+      expect(textOf(await call({ action: 'hover', path: 'report/volume.go', line: 6, symbol: 'Cube' }))).toContain('func shapes.Cube(broad float64, depth float64) float64');
       expect(textOf(await call({ action: 'diagnostics', path: 'report/volume.go' }))).toBe(
         'report/volume.go:6:22 error compiler WrongArgCount not enough arguments in call to shapes.Cube have (number) want (float64, float64)',
       );

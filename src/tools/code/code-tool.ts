@@ -24,7 +24,7 @@ import { fileAccessOf, resolvePath, workingDirectory, type BuiltinToolOptions } 
 import { errorResult } from '../builtin/results.ts';
 import { turnFiles, workerErrorResult, type TurnFiles } from '../files/turn-files.ts';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.ts';
-import { readText, workerReader } from './code-files.ts';
+import { readText, workerLister, workerReader } from './code-files.ts';
 import { asLocations, formatDiagnostics, formatLocations, hoverText, type LocationView } from './code-format.ts';
 import { CodeServerError } from './code-server-error.ts';
 import { CodeWorkspace } from './code-workspace.ts';
@@ -145,7 +145,7 @@ export function createCodeTool(options: CodeToolOptions = {}): Tool<typeof param
       try {
         // The server sees the workspace root that holds the project: one per project and root.
         return await servers.use({ project, roots: [root], language: kind.id }, async (server) => {
-          await server.open(real, languageId, text, workerReader(files, maxFileBytes));
+          await server.open(real, languageId, text, workerReader(files, maxFileBytes), workerLister(files));
           if (args.action === 'diagnostics') {
             const found = formatDiagnostics(await server.diagnostics(real, context.signal), view.display(real), text, maxDiagnostics);
             return { content: found.length === 0 ? `No ${server.problems} in ${view.display(real)}.` : found.join('\n') };

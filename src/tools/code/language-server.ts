@@ -15,6 +15,7 @@ import path from 'node:path';
 import { CancellationTokenSource, ErrorCodes, ResponseError, StreamMessageReader, StreamMessageWriter, createMessageConnection, type MessageConnection } from 'vscode-jsonrpc/node';
 import { errorMessage } from '../../core/errors.ts';
 import { CodeServerError } from './code-server-error.ts';
+import { DiskChanges, type DiskLister } from './disk-changes.ts';
 import type { LspDiagnostic, LspHover, LspLocation, LspLocationLink, LspPosition, TsDiagnostic } from './lsp-types.ts';
 import { OpenDocuments, type DocumentReader, type DocumentSync } from './open-documents.ts';
 import type { ServerDialect } from './server-dialects.ts';
@@ -48,9 +49,6 @@ const connectionErrors: ReadonlySet<number> = new Set([
   ErrorCodes.PendingResponseRejected,
   ErrorCodes.ConnectionInactive,
 ]);
-
-/** `FileChangeType.Changed`: of a folder, every file the server read in it may have changed. */
-const changed = 2;
 
 /** Bytes of the server's stderr kept, to say why it stopped. */
 const stderrTail = 2_000;
@@ -88,12 +86,15 @@ export class LanguageServer {
   readonly #published = new Map<string, { sync: number; diagnostics: LspDiagnostic[] }>();
   /** Called at each publication. */
   readonly #publications = new Set<() => void>();
+  /** The project's files as last listed, for a server told of the disk (see `disk-changes.ts`). */
+  readonly #disk: DiskChanges | undefined;
 
   private constructor(options: LanguageServerOptions) {
     this.root = options.root;
     this.#dialect = options.dialect;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#documents = new OpenDocuments(options.maxOpenDocuments);
+    this.#disk = options.dialect.toldOfDisk ? new DiskChanges(options.root, options.dialect.toldOfDisk) : undefined;
     this.#child = spawn(options.spawn.file, options.spawn.args, {
       cwd: options.spawn.cwd,
       env: options.spawn.env,
@@ -219,14 +220,17 @@ export class LanguageServer {
    * Makes the server see `file` (absolute, real) with `text`, its content just read from disk,
    * and every other open document as it is on disk now, as `reader` finds it (see
    * `open-documents.ts`); a server told of the disk (gopls, see `ServerDialect.toldOfDisk`) also
-   * every other file of its project.
+   * every other file of its project: those `lister` finds made, written or removed since the last
+   * call, or the whole folder on the first call and when `lister` fails or is not given.
    */
-  async open(file: string, languageId: string, text: string, reader: DocumentReader): Promise<void> {
+  async open(file: string, languageId: string, text: string, reader: DocumentReader, lister?: DiskLister): Promise<void> {
     const sync = this.#syncing.then(async () => {
-      const renew = this.#dialect.toldOfDisk === true;
       // Before the documents, so the new version of `file` is checked against the disk as it is now.
-      if (renew) this.#notify('workspace/didChangeWatchedFiles', { changes: [{ uri: OpenDocuments.uriOf(this.root), type: changed }] });
-      for (const message of await this.#documents.sync(file, languageId, text, reader, renew)) this.#send(message);
+      const changes = this.#disk === undefined ? [] : await this.#disk.events(lister);
+      if (changes.length > 0) this.#notify('workspace/didChangeWatchedFiles', { changes });
+      // After a change on disk `file` is sent again, so a report on it follows the change; with
+      // none, the last report on its unchanged text still holds.
+      for (const message of await this.#documents.sync(file, languageId, text, reader, changes.length > 0)) this.#send(message);
     });
     this.#syncing = sync.catch(() => undefined);
     await sync;

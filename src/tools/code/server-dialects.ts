@@ -6,6 +6,7 @@
  * pyflakes alone, and Go's (`gopls`) none of its analyzers; both say a file's problems in
  * `textDocument/publishDiagnostics`.
  */
+import type { DiskSelection } from './disk-changes.ts';
 
 /** How one kind of server is spoken to. */
 export interface ServerDialect {
@@ -24,11 +25,12 @@ export interface ServerDialect {
   /** Whether the server must say (`$/typescriptVersion`) that it runs the tsserver it was told to. */
   checksTypescript: boolean;
   /**
-   * Whether the server sees files changed on disk only when told: then at each call it is told
-   * that its project folder changed (`workspace/didChangeWatchedFiles`), and the file asked about
-   * is sent again as a new version, whose report ends the wait for its problems.
+   * For a server that sees files changed on disk only when told, which of its project's files it
+   * reads: at each call it is told those made, written and removed since the last
+   * (`workspace/didChangeWatchedFiles`, see `disk-changes.ts`), and when anything changed the file
+   * asked about is sent again as a new version, whose report ends the wait for its problems.
    */
-  toldOfDisk?: boolean;
+  toldOfDisk?: DiskSelection;
   /** What the diagnostics are, for "No ... in <file>". */
   problems: string;
 }
@@ -105,6 +107,18 @@ const goplsSettings = {
 };
 
 /**
+ * The files gopls reads from disk: Go sources, the module's and workspace's files, and the vendor
+ * folder's list of modules; not below folders that `go list ./...` leaves out (named `testdata`,
+ * or starting with `.` or `_`), nor in `node_modules` (gopls's own default filter).
+ */
+const goFiles: DiskSelection = {
+  extensions: ['.go'],
+  names: ['go.mod', 'go.sum', 'go.work', 'go.work.sum', 'vendor/modules.txt'],
+  skippedFolders: ['testdata', 'node_modules'],
+  skippedPrefixes: ['.', '_'],
+};
+
+/**
  * Go's `gopls`: given its settings in `initialize` (it keeps them when it then asks for more and is
  * answered none); definition, references and hover are its own, from the packages `go list`
  * loads (see `go-toolchain.ts`). It keeps the files it read from disk until told they changed,
@@ -115,7 +129,7 @@ export const goDialect: ServerDialect = {
   initializationOptions: goplsSettings,
   diagnostics: 'published',
   checksTypescript: false,
-  toldOfDisk: true,
+  toldOfDisk: goFiles,
   problems: 'compile errors gopls finds',
 };
 

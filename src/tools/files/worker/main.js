@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { readOp, readTextOp, readBytesOp, realpathOp, statOp, writeOp, removeOp } from './file-ops.js';
 import { listOp } from './list-op.js';
 import { globOp, grepOp } from './search-ops.js';
+import { stampsOp } from './stamps-op.js';
 import { snapshotCompareOp, snapshotDropOp, snapshotTakeOp } from './snapshot-ops.js';
 
 const settings = JSON.parse(process.argv[2] ?? '{}');
@@ -33,6 +34,7 @@ const operations = {
   list: listOp,
   glob: globOp,
   grep: grepOp,
+  stamps: stampsOp,
   snapshotTake: snapshotTakeOp,
   snapshotCompare: snapshotCompareOp,
   snapshotDrop: snapshotDropOp,
