@@ -12,17 +12,18 @@ import { TurnAccess } from '../../src/gateway/turn-access.ts';
 import { createBuiltinTools } from '../../src/tools/builtin/index.ts';
 import { defineTool, type Tool } from '../../src/tools/tool.ts';
 
-let root: string | undefined;
+/** Every folder a test made (`accessWith` runs more than once in a test). */
+const roots: string[] = [];
 afterEach(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-  root = undefined;
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
 const conversationTool = defineTool({ name: 'memory', machine: 'none', description: 'x', parameters: z.object({}), execute: async () => 'ok' });
 const tools: Tool[] = [...createBuiltinTools(), conversationTool];
 
 function accessWith(confined: boolean) {
-  root = mkdtempSync(join(tmpdir(), 'operator-turn-unconfined-'));
+  const root = mkdtempSync(join(tmpdir(), 'operator-turn-unconfined-'));
+  roots.push(root);
   const grants = new ToolGrants({ grants: [{ tools: ['read', 'write', 'shell'], people: ['telegram:8'], scope: 'any' }], localWeb: false, sandboxed: confined });
   const access = new TurnAccess({ grants, cwd: join(root, 'workspace'), home: join(root, 'home'), confined });
   return { access, temp: join(root, 'home', 'profiles', 'default', 'temp') };
@@ -57,7 +58,8 @@ describe("an extension's tool that says it reads", () => {
     const reader = defineTool({ name: 'read_notes', machine: 'read', description: 'x', parameters: z.object({}), execute: async () => 'ok' });
     const extension = await createExtension('notes', (api) => api.registerTool(reader));
     const all = [...tools, ...extension.tools];
-    root = mkdtempSync(join(tmpdir(), 'operator-turn-extension-'));
+    const root = mkdtempSync(join(tmpdir(), 'operator-turn-extension-'));
+    roots.push(root);
     const grants = new ToolGrants({ grants: [{ tools: ['read'], people: ['telegram:8'], scope: 'any' }], localWeb: false, sandboxed: true });
     const access = new TurnAccess({ grants, cwd: join(root, 'workspace'), home: join(root, 'home') });
     const temp = join(root, 'home', 'profiles', 'default', 'temp');

@@ -7,10 +7,9 @@
  * up after three.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/pipelines/engine/engine.ts';
 import { QueueInterviewer } from '../../src/pipelines/engine/interviewer.ts';
 import type { PipelineEvent } from '../../src/pipelines/engine/pipeline-events.ts';
@@ -25,18 +24,13 @@ import { findPipeline, listPipelines } from '../../src/pipelines/pipeline-files.
 import { runnableHandlers } from '../../src/pipelines/pipeline-runner.ts';
 import { builtinRoot } from '../../src/resources/layers.ts';
 import { createStore } from '../../src/store/unstorage-store.ts';
-
-let workspace: string | undefined;
-afterEach(async () => {
-  if (workspace) await rm(workspace, { recursive: true, force: true });
-  workspace = undefined;
-});
+import { makeTempDir } from '../helpers/temp-dir.ts';
 
 const shipped = (name: string) => readFile(join(builtinRoot, 'pipelines', `${name}.dot`), 'utf8');
 
 /** Runs the shipped pipeline `name` in a workspace whose `make test` passes once NOTES.md says "ready". */
 async function runShipped(name: string, options: { goal: string; answers?: string[]; agent: (request: CodergenRequest, cwd: string) => Promise<string> | string }) {
-  workspace = await mkdtemp(join(tmpdir(), 'operator-shipped-'));
+  const workspace = await makeTempDir('operator-shipped-');
   await writeFile(join(workspace, 'Makefile'), 'test:\n\t@grep -q ready NOTES.md && echo "all checks pass" || (echo "NOTES.md is not ready"; exit 1)\n');
   const cwd = workspace;
   const source = await shipped(name);

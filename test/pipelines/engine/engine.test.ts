@@ -6,10 +6,9 @@
  * every node.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BudgetExhaustedError } from '../../../src/core/errors.ts';
 import { runPipeline } from '../../../src/pipelines/engine/engine.ts';
 import { QueueInterviewer, type Interviewer } from '../../../src/pipelines/engine/interviewer.ts';
@@ -21,12 +20,10 @@ import type { CodergenRequest } from '../../../src/pipelines/handlers/codergen-h
 import { createHandlerRegistry } from '../../../src/pipelines/handlers/registry.ts';
 import type { CommandRunner } from '../../../src/pipelines/handlers/tool-handler.ts';
 import { createStore } from '../../../src/store/unstorage-store.ts';
+import { makeTempDir } from '../../helpers/temp-dir.ts';
 
+/** The last run's folder (each is removed after its test by `makeTempDir`). */
 let folder: string | undefined;
-afterEach(async () => {
-  if (folder) await rm(folder, { recursive: true, force: true });
-  folder = undefined;
-});
 
 /** Runs a command with bash in `cwd`. */
 function bashIn(cwd: string): CommandRunner {
@@ -41,7 +38,7 @@ function bashIn(cwd: string): CommandRunner {
 
 /** A run of `dot` with a scripted agent; returns what happened. */
 async function setUp(dot: string, options: { agent?: (request: CodergenRequest) => Promise<string> | string; answers?: string[]; maxSteps?: number; interviewer?: Interviewer } = {}) {
-  folder = await mkdtemp(join(tmpdir(), 'operator-pipeline-'));
+  folder = await makeTempDir('operator-pipeline-');
   const store = createStore({ driver: 'memory' });
   const runs = new RunStore(store);
   const pipeline = parsePipeline(dot, 'test.dot');
