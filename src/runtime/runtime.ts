@@ -39,6 +39,7 @@ import { FileAccess } from '../tools/files/file-access.ts';
 import { seatFilesFor } from '../tools/files/seat-files.ts';
 import type { McpConfig } from '../tools/mcp/mcp-settings.ts';
 import { RuntimeMcp } from './runtime-mcp.ts';
+import type * as AgentModules from './agent-modules.ts';
 
 /**
  * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
@@ -47,35 +48,14 @@ import { RuntimeMcp } from './runtime-mcp.ts';
  */
 function agentModules() {
   if (!loadingAgentModules) {
-    loadingAgentModules = importAgentModules();
+    loadingAgentModules = import('./agent-modules.ts');
     // A failed import is tried again by the next conversation.
     loadingAgentModules.catch(() => (loadingAgentModules = undefined));
   }
   return loadingAgentModules;
 }
 
-let loadingAgentModules: ReturnType<typeof importAgentModules> | undefined;
-
-function importAgentModules() {
-  return Promise.all([
-    import('../agent/agent.ts'),
-    import('../agent/reviewer.ts'),
-    import('../tools/builtin/index.ts'),
-    import('../browser/index.ts'),
-    import('../tools/net/web-fetch.ts'),
-    import('../agent/subagents/index.ts'),
-    import('../tools/code/index.ts'),
-  ]).then(([agent, reviewer, tools, browser, webFetch, subagents, code]) => ({
-    Agent: agent.Agent,
-    BackgroundReviewer: reviewer.BackgroundReviewer,
-    createBuiltinTools: tools.createBuiltinTools,
-    toolProfileFor: tools.toolProfileFor,
-    createWebFetchTool: webFetch.createWebFetchTool,
-    browser,
-    subagents,
-    code,
-  }));
-}
+let loadingAgentModules: Promise<typeof AgentModules> | undefined;
 
 /** Where the key of the opaque person ids is kept (a secret of this installation, like the rest of the store). */
 const personIdKeyName = 'llm:person-id-key';
