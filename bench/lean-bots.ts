@@ -125,8 +125,10 @@ async function spawnOperator(fakes: LeanFakes, node: string): Promise<LeanBot> {
 async function spawnBare(kind: 'bare' | 'replay', fakes: LeanFakes, node: string): Promise<LeanBot> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', TELEGRAM_BOT_TOKEN: fakes.telegram.token, TELEGRAM_API_ROOT: fakes.telegram.apiRoot, ANTHROPIC_BASE_URL: fakes.model.anthropicBaseURL };
   if (kind === 'replay') env.LEAN_MODEL_BODY_FILE = replayBodyFile;
+  // `OPERATOR_BENCH_LEAN_BARE_NODE_ARGS`: node options for the bare bot's process, as above for operator's.
+  const nodeArgs = process.env.OPERATOR_BENCH_LEAN_BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const spawnedAt = process.hrtime.bigint();
-  const child = spawn(node, [bareCompiled], {
+  const child = spawn(node, [...nodeArgs, bareCompiled], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

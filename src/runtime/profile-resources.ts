@@ -103,6 +103,10 @@ export class ProfileResources {
     this.layers = { profile: options.profile, home: options.home, builtin: options.builtin ?? builtinRoot };
     this.#rules = createRulesLoader({ cwd: options.cwd, home: options.home });
     const directory = profileHome(this.layers);
+    // Every prompt reads the memory files: their paths are made once, with the profile's.
+    this.memoryPath = join(directory, 'MEMORY.md');
+    this.userPath = join(directory, 'USER.md');
+    this.tempDirectory = join(directory, 'temp');
     this.#tools = [
       createSkillTool({ getSkills: () => this.#snapshot.skills }),
       createSkillManageTool({ skillsDirectory: join(directory, 'skills'), onChange: () => void this.reloadSkills() }),
@@ -125,23 +129,17 @@ export class ProfileResources {
   }
 
   /** The profile's MEMORY.md (where the memory tool writes). */
-  get memoryPath(): string {
-    return join(profileHome(this.layers), 'MEMORY.md');
-  }
+  readonly memoryPath: string;
 
   /** The profile's USER.md. */
-  get userPath(): string {
-    return join(profileHome(this.layers), 'USER.md');
-  }
+  readonly userPath: string;
+
+  /** The profile's scratch folder, the shell's working directory. */
+  readonly tempDirectory: string;
 
   /** The character limits of every memory file of the profile (a conversation's and a person's too). */
   get memoryLimits(): { memory: number; user: number } {
     return { memory: this.options.memoryLimits?.memory ?? defaultMemoryLimit, user: this.options.memoryLimits?.user ?? defaultUserLimit };
-  }
-
-  /** The profile's scratch folder, the shell's working directory. */
-  get tempDirectory(): string {
-    return join(profileHome(this.layers), 'temp');
   }
 
   get skills(): readonly Skill[] {

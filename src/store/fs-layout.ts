@@ -4,7 +4,7 @@
  * state folders stay readable. Values and logs share it.
  */
 import { mkdirSync, promises as fsp, statSync, type Dirent } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { privateFolderMode } from '../core/private-modes.ts';
 
 /**
@@ -19,7 +19,9 @@ export function keyToPath(base: string, key: string): string {
       throw new TypeError(`Invalid store key ${JSON.stringify(key)}: it does not name a file under the store folder`);
     }
   }
-  return join(resolvedBase(base), ...segments);
+  // The segments hold no separator and no `.` or `..`, so joining them is all `join` would do.
+  const root = resolvedBase(base);
+  return `${root.endsWith(sep) ? root : root + sep}${segments.join(sep)}`;
 }
 
 /** Absolute bases as `resolve` gives them, kept: every store operation names a file under one. */

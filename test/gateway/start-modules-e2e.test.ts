@@ -4,11 +4,16 @@
  * parser, the browser's Playwright, sharp, the HTTP handler before any request, the metrics
  * library, Redis, TypeScript, the pipeline engine; issue 37: the MCP client and its SDK, with no
  * server configured). Every ES module and CommonJS file the process
- * loads is recorded by a preloaded hook (test/fixtures/module-log).
+ * loads is recorded by a preloaded hook (test/fixtures/module-log). And what dist/ (built by
+ * `npm test` first) imports to start, read from its chunks: the static imports of the start
+ * command's chunk and of the Telegram adapter's, followed through every chunk they import, reach
+ * neither `marked` nor the Markdown formatter (its rules are built as it loads, some 7 ms; a plain
+ * reply is escaped without it, and it loads on first use or a second after the start). A file
+ * that imports the Markdown helpers' index for one constant pulls it in.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { findFinalBotMessage, startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
@@ -24,6 +29,37 @@ function sourcesOf(log: string): string[] {
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
     return map.sources.map((source) => resolve(dirname(file), source));
   });
+}
+
+const chunks = fileURLToPath(new URL('../../dist/chunks/', import.meta.url));
+
+/** The chunk whose name starts with `name-`. */
+function chunkNamed(name: string): string {
+  const file = readdirSync(chunks).find((entry) => entry.startsWith(`${name}-`) && entry.endsWith('.js'));
+  if (!file) throw new Error(`dist/chunks has no ${name} chunk: is dist/ built?`);
+  return join(chunks, file);
+}
+
+/** `entry` and every chunk it imports statically, directly or not. */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set([entry]);
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    const source = readFileSync(file, 'utf8');
+    for (const [, path] of source.matchAll(/(?:^|[;}\s])(?:import|export)\s*(?:[^'"();]*?\bfrom\s*)?["'](\.\.?\/[^"']+)["']/g)) {
+      const next = resolve(dirname(file), path!);
+      if (!seen.has(next)) {
+        seen.add(next);
+        pending.push(next);
+      }
+    }
+  }
+  return seen;
+}
+
+/** The source files the chunks were built from (their source maps, as written). */
+function chunkSources(files: Iterable<string>): string[] {
+  return [...files].flatMap((file) => (existsSync(`${file}.map`) ? (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources : []));
 }
 
 const recorder = pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'module-log', 'record-modules.mjs')).href;
@@ -52,5 +88,16 @@ describe('a default gateway, started and asked one question', () => {
     for (const left of ['node_modules/yaml/', 'node_modules/playwright-core/', 'node_modules/sharp/', 'node_modules/prom-client/', 'node_modules/ioredis/', 'node_modules/typescript/', 'node_modules/@hono/node-server/', 'src/pipelines/engine/engine.ts', 'src/pipelines/dot/', 'node_modules/@ts-graphviz/', 'src/desktop/desktop-capture.ts', 'node_modules/mdream/', 'node_modules/@modelcontextprotocol/', 'src/tools/mcp/mcp-hub.ts', 'src/tools/mcp/mcp-server.ts']) {
       expect(loaded.filter((source) => source.includes(left)), `${left} is loaded`).toEqual([]);
     }
+  });
+});
+
+describe('the start path of the built gateway', () => {
+  it('imports neither marked nor the Markdown formatter, and the reader sees what it does import', () => {
+    const files = new Set([...staticClosure(chunkNamed('start-command')), ...staticClosure(chunkNamed('telegram-channel'))]);
+    const sources = chunkSources(files);
+    // The walk follows imports: the gateway and grammY are reached through them.
+    expect(sources.some((source) => source.endsWith('src/gateway/gateway.ts'))).toBe(true);
+    expect(sources.some((source) => source.includes('node_modules/grammy/'))).toBe(true);
+    expect(sources.filter((source) => source.includes('node_modules/marked/') || source.includes('src/channels/markdown/chunk-markdown.ts'))).toEqual([]);
   });
 });

@@ -29,7 +29,7 @@ import { createLinkStatus } from '../link-status.ts';
 import { createOutsideErrors } from '../outside-errors.ts';
 import { guardPackets } from './packet-guard.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
-import { markdownWarmUpSample } from '../markdown/index.ts';
+import { markdownWarmUpSample } from '../markdown/warm-up-sample.ts';
 
 /** Options of {@link createDiscordChannel}. */
 export interface DiscordChannelOptions {

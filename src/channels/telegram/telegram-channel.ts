@@ -30,7 +30,7 @@ import { createLinkStatus } from '../link-status.ts';
 import { createOutsideErrors } from '../outside-errors.ts';
 import { unwrap, updateKind } from './guarded-update.ts';
 import { reportingRateLimits } from '../rate-limit-retry.ts';
-import { markdownWarmUpSample } from '../markdown/index.ts';
+import { markdownWarmUpSample } from '../markdown/warm-up-sample.ts';
 
 /** Options of {@link createTelegramChannel}. */
 export interface TelegramChannelOptions {

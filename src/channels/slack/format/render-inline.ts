@@ -3,7 +3,7 @@
  * `` `code` ``, `<url|label>` links, line breaks. Raw HTML is shown as text.
  */
 import type { Token, Tokens } from 'marked';
-import { decodeEntities } from '../../markdown/index.ts';
+import { decodeEntities } from '../../markdown/decode-entities.ts';
 import { escapeMrkdwn, linkTarget } from './escape-mrkdwn.ts';
 
 const safeLink = /^(https?:|mailto:)/i;

@@ -3,7 +3,7 @@
  * (Telegram counts characters after parsing the markup) and as the fallback text when Telegram
  * refuses the markup.
  */
-import { decodeEntities } from '../../markdown/index.ts';
+import { decodeEntities } from '../../markdown/decode-entities.ts';
 
 function stripTags(html: string): string {
   return html.replace(/<[^>]*>/g, '');

@@ -5,7 +5,7 @@
  * so the output always nests properly; any other HTML is shown as text.
  */
 import type { Token, Tokens } from 'marked';
-import { decodeEntities } from '../../markdown/index.ts';
+import { decodeEntities } from '../../markdown/decode-entities.ts';
 import { escapeAttribute, escapeHtml } from './escape-html.ts';
 
 const passThroughTags = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'tg-spoiler']);

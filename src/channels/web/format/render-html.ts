@@ -7,7 +7,7 @@
  * expect in a chat; an unclosed code fence (a reply still streaming) is code up to the end.
  */
 import { Lexer, type Token, type Tokens } from 'marked';
-import { decodeEntities } from '../../markdown/index.ts';
+import { decodeEntities } from '../../markdown/decode-entities.ts';
 import { escapeHtml } from '../../../core/escape-html.ts';
 import { renderInline } from './render-inline.ts';
 import { renderTable } from './render-table.ts';

@@ -4,7 +4,7 @@
  * model writes becomes markup; links keep only `http:`, `https:` and `mailto:` targets.
  */
 import type { Token, Tokens } from 'marked';
-import { decodeEntities } from '../../markdown/index.ts';
+import { decodeEntities } from '../../markdown/decode-entities.ts';
 import { escapeHtml } from '../../../core/escape-html.ts';
 
 const safeLink = /^(https?:|mailto:)/i;
