@@ -1,14 +1,19 @@
-// Builds dist/: the TypeScript sources bundled by esbuild into a few ES modules, the code a
-// command loads split at its dynamic imports (the browser, the desktop, a platform's adapter load
-// only when used). About 120 files to read and compile at a start instead of 1,000 is what makes the
-// gateway start with half the CPU (bench/RESULTS.md, "The test suite's time"). Type-checking is
-// `npm run typecheck`; this only translates. Writes the stamp dist/.built last, which
-// bin/compiled.js compares with the sources. `--if-stale` builds only when that stamp is older
-// than a source (`npm test` runs it first, so the processes its tests start run what is built).
+// Builds dist/: the TypeScript sources bundled by rolldown into a few ES modules. Everything a
+// gateway start reaches through static imports, from the start command to the agent and the
+// Telegram adapter, is one chunk (`chunks/start-*.js`); the rest is split at its dynamic imports
+// (the browser, the desktop, another platform's adapter, a CLI command load only when used).
+// Node's module loader charges every file it resolves, reads and links: a start read 123 files
+// cut by esbuild at its 40 dynamic imports, and reads seven now, with about 25 ms less CPU before
+// its first poll (bench/RESULTS.md, "2026-11-30, evening"); a command that reaches the gateway's
+// code (`operator config`) reads the start chunk too, some 13 ms more. The chunk's modules still run when first
+// imported, not when it loads (`strictExecutionOrder`). Type-checking is `npm run typecheck`; this
+// only translates. Writes the stamp dist/.built last, which bin/compiled.js compares with the
+// sources. `--if-stale` builds only when that stamp is older than a source (`npm test` runs it
+// first, so the processes its tests start run what is built).
 import { rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { rolldown } from 'rolldown';
 import { compiledIsCurrent } from './compiled.js';
 import { nodeFetchUrlPlugin } from './node-fetch-url-plugin.js';
 
@@ -32,39 +37,91 @@ const leftInNodeModules = (path) => {
   return !bundled.has(path.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]);
 };
 
+/**
+ * What a default gateway loads before its first answer, besides the command line's own entry:
+ * the start command, the Telegram adapter, the agent's modules, a profile's resources, the
+ * Anthropic provider and the HTTP transport (each an `import()` of the start's path). The start
+ * chunk holds what these reach through static imports and the command line's entry does not.
+ */
+const startEntries = ['src/cli/start-command.ts', 'src/channels/telegram/telegram-channel.ts', 'src/runtime/agent-modules.ts', 'src/runtime/profile-resources.ts', 'src/llm/providers/anthropic.ts', 'src/llm/providers/idle-watch.ts', 'node_modules/node-fetch/lib/index.js'].map((path) => `${root}${path}`);
+
+/** @type {Set<string>} */
+const startModules = new Set();
+
+/**
+ * Fills {@link startModules} once the module graph is known: the static closure of
+ * {@link startEntries} less that of the command line's entry (which `operator --help` loads).
+ * @returns {import('rolldown').Plugin}
+ */
+function startChunk() {
+  return {
+    name: 'start-chunk',
+    buildEnd() {
+      /** @param {string[]} from @returns {Set<string>} */
+      const closure = (from) => {
+        const seen = new Set(from);
+        const pending = [...from];
+        for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+          for (const next of this.getModuleInfo(id)?.importedIds ?? []) {
+            if (!seen.has(next)) {
+              seen.add(next);
+              pending.push(next);
+            }
+          }
+        }
+        return seen;
+      };
+      const missing = startEntries.filter((entry) => !this.getModuleInfo(entry));
+      if (missing.length > 0) this.error(`bin/build.js: start entries not in the bundle: ${missing.join(', ')}`);
+      const command = closure([`${root}src/cli/main.ts`]);
+      for (const id of closure(startEntries)) if (!command.has(id)) startModules.add(id);
+    },
+  };
+}
+
 rmSync(`${root}dist`, { recursive: true, force: true });
-await build({
-  absWorkingDir: root,
+const bundle = await rolldown({
+  cwd: root,
   // The command, the browser's modules as their own entries (a test loads them without the rest),
   // and the thread documents are read in (started by its path).
-  entryPoints: ['src/cli/main.ts', 'src/browser/browser-pool.ts', 'src/browser/browser-settings.ts', 'src/browser/browser-tool.ts', 'src/gateway/files/document-thread.ts'],
-  outbase: 'src',
-  outdir: 'dist',
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
+  input: {
+    'cli/main': 'src/cli/main.ts',
+    'browser/browser-pool': 'src/browser/browser-pool.ts',
+    'browser/browser-settings': 'src/browser/browser-settings.ts',
+    'browser/browser-tool': 'src/browser/browser-tool.ts',
+    'gateway/files/document-thread': 'src/gateway/files/document-thread.ts',
+  },
   platform: 'node',
-  target: 'node20.19',
-  sourcemap: true,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
+  // An entry may export more than its module does (what its chunk shares with others).
+  preserveEntrySignatures: 'allow-extension',
+  transform: { target: 'node20.19' },
   // node-fetch imports whatwg-url and never uses it on Node, which has URL (src/core/whatwg-url-native.ts).
-  alias: { 'whatwg-url': './src/core/whatwg-url-native.ts' },
-  plugins: [
-    // node-fetch's url.parse() calls, deprecated on Node 24, go to src/core/node-fetch-url.ts.
-    nodeFetchUrlPlugin(),
-    {
-      name: 'node-modules',
-      setup(context) {
-        // What operator's own code imports; a bundled package's own dependencies are bundled with it.
-        context.onResolve({ filter: /^[^./]/ }, (args) => (args.importer.startsWith(sources) && !isBuiltin(args.path) && leftInNodeModules(args.path) ? { path: args.path, external: true } : undefined));
-      },
-    },
-  ],
-  // CommonJS code bundled into an ES module still calls require() (for Node's own modules).
-  banner: { js: "import { createRequire as __operatorRequire } from 'node:module'; const require = __operatorRequire(import.meta.url);" },
+  resolve: { alias: { 'whatwg-url': `${root}src/core/whatwg-url-native.ts` } },
+  // What operator's own code imports; a bundled package's own dependencies are bundled with it.
+  external: (id, importer) => importer !== undefined && importer.startsWith(sources) && /^[^./]/.test(id) && !isBuiltin(id) && leftInNodeModules(id),
+  // node-fetch's url.parse() calls, deprecated on Node 24, go to src/core/node-fetch-url.ts.
+  plugins: [nodeFetchUrlPlugin(), startChunk()],
+  logLevel: 'warn',
+  onLog(level, log, handler) {
+    // A module both imported and `import()`ed stays where the static import puts it, which is
+    // what the start chunk wants; rolldown says so for each.
+    if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+    handler(level, log);
+  },
 });
+await bundle.write({
+  dir: 'dist',
+  format: 'es',
+  entryFileNames: '[name].js',
+  chunkFileNames: 'chunks/[name]-[hash].js',
+  sourcemap: true,
+  minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+  // A module merged into the start chunk still runs when it is first imported, as it did in a
+  // chunk of its own: the agent's modules stay unrun until the runtime asks for them.
+  strictExecutionOrder: true,
+  // The set is closed under static imports but for the command line's own modules, which stay
+  // out of it (and so out of what `operator --help` reads): their dependencies are not pulled in.
+  codeSplitting: { groups: [{ name: 'start', test: (id) => startModules.has(id), includeDependenciesRecursively: false }] },
+});
+await bundle.close();
 writeFileSync(`${root}dist/.built`, new Date().toISOString());
-

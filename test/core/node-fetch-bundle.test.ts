@@ -2,17 +2,18 @@
  * node-fetch bundled as bin/build.js bundles it (its plugin and alias), into a module of its own:
  * its requests reach a real server as before, Basic credentials included, it refuses a relative
  * address, and it never calls Node's `url.parse()` (deprecated on Node 24, which printed a
- * DeprecationWarning from the bundle into the gateway's log). A process test: esbuild runs as one.
+ * DeprecationWarning from the bundle into the gateway's log). Listed with the process tests: it
+ * runs rolldown's native build, as bin/build.js does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import type * as NodeFetch from 'node-fetch';
+import { build } from 'rolldown';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFetchUrlPlugin } from '../../bin/node-fetch-url-plugin.js';
 
@@ -23,14 +24,12 @@ describe('node-fetch in the bundle', () => {
   it("makes its requests without Node's url.parse()", async () => {
     const outfile = join(folder, 'node-fetch.mjs');
     await build({
-      stdin: { contents: "export { default, Request } from 'node-fetch';", resolveDir: process.cwd() },
-      outfile,
-      bundle: true,
-      format: 'esm',
+      input: 'node-fetch-entry',
+      output: { file: outfile, format: 'es' },
       platform: 'node',
       logLevel: 'silent',
-      alias: { 'whatwg-url': './src/core/whatwg-url-native.ts' },
-      plugins: [nodeFetchUrlPlugin()],
+      resolve: { alias: { 'whatwg-url': resolve('src/core/whatwg-url-native.ts') } },
+      plugins: [{ name: 'entry', resolveId: (id) => (id === 'node-fetch-entry' ? id : null), load: (id) => (id === 'node-fetch-entry' ? "export { default, Request } from 'node-fetch';" : null) }, nodeFetchUrlPlugin()],
     });
     // Node's url module, as a CommonJS require sees it: a call to its parse() would count here.
     const url = createRequire(import.meta.url)('node:url') as { parse: (...args: unknown[]) => unknown };
