@@ -5,11 +5,11 @@
 // Node's module loader charges every file it resolves, reads and links: a start read 123 files
 // cut by esbuild at its 40 dynamic imports, and reads seven now, with about 25 ms less CPU before
 // its first poll (bench/RESULTS.md, "2026-11-30, evening"); a command that reaches the gateway's
-// code (`operator config`) reads the start chunk too, some 13 ms more. The chunk's modules still run when first
-// imported, not when it loads (`strictExecutionOrder`). Type-checking is `npm run typecheck`; this
-// only translates. Writes the stamp dist/.built last, which bin/compiled.js compares with the
-// sources. `--if-stale` builds only when that stamp is older than a source (`npm test` runs it
-// first, so the processes its tests start run what is built).
+// code (`operator config`) reads the start chunk too, some 13 ms more. The chunk's modules still
+// run when first imported, not when it loads (`strictExecutionOrder`). Type-checking is
+// `npm run typecheck`; this only translates. Writes the stamp dist/.built last, which
+// bin/compiled.js compares with the sources. `--if-stale` builds only when that stamp is older
+// than a source (`npm test` runs it first, so the processes its tests start run what is built).
 import { rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
