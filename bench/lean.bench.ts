@@ -50,7 +50,8 @@
  * side (`lean-versions-report.ts`). Before each version's starts `dist/.compile-cache` is emptied:
  * the first start fills it (Node 22.1 and newer), and the row "starts 2-5" is the start with it warm.
  *
- * `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process (e.g. `--cpu-prof
+ * `OPERATOR_BENCH_LEAN_NODE_ARGS` adds node options to operator's process, and
+ * `OPERATOR_BENCH_LEAN_BARE_NODE_ARGS` to the bare bots' (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`: one profile per start, the last one holding the turns and bursts).
  *
  * Before the turns of 5 and before each burst, the run waits until the fake Telegram server has
