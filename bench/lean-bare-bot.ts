@@ -23,8 +23,8 @@
  *
  * Environment: `TELEGRAM_BOT_TOKEN`, `TELEGRAM_API_ROOT`, `ANTHROPIC_BASE_URL`, optionally
  * `LEAN_MODEL_BODY_FILE`. The benchmark runs it as JavaScript compiled by esbuild, by default
- * bundled with its SDKs as operator's dist/ bundles them (`lean-bots.ts`), so neither bot is
- * charged for compiling TypeScript at start and both load their SDKs the same way.
+ * bundled with its SDKs into one module, as operator's dist/ holds them (`lean-bots.ts`), so
+ * neither bot is charged for compiling TypeScript at start and both load their SDKs the same way.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { Bot, HttpError, type Context } from 'grammy';

@@ -49,8 +49,9 @@ export function bareBuild(): 'bundle' | 'plain' {
 
 /**
  * Compiles the bare bot to JavaScript at bench/out/lean-bare-bot.mjs. `bundle`: one ES module
- * with grammY and the Anthropic SDK inside, as bin/build.js bundles them into operator's dist/,
- * so both bots load their SDKs the same way and the difference is operator's own code.
+ * with grammY and the Anthropic SDK inside, as bin/build.js (with rolldown) bundles them into
+ * operator's dist/, so both bots load their SDKs the same way and the difference is operator's
+ * own code.
  * `plain`: only translated, its packages loaded file by file from node_modules (as a bot run
  * with `node bot.js` loads them; some 300 ms more from spawn to the first reply in the runs
  * tried here, which flatters operator's start-up ratio).
@@ -65,7 +66,7 @@ export async function compileBareBot(): Promise<void> {
     platform: 'node',
     target: 'node20.19',
     logLevel: 'warning',
-    // CommonJS bundled into an ES module still calls require() for Node's own modules (as in bin/build.js).
+    // CommonJS bundled into an ES module still calls require() for Node's own modules.
     ...(bundle ? { banner: { js: "import { createRequire as __bareRequire } from 'node:module'; const require = __bareRequire(import.meta.url);" } } : {}),
   });
 }

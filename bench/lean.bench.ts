@@ -21,7 +21,7 @@
  * Run: `npm run bench -- lean` (about a minute; builds dist/ first when it is stale, and every
  * operator figure notes whether the compiled dist/ ran). operator runs as `node bin/operator.js
  * start`, a new OPERATOR_HOME each start; the bare bot as `node bench/out/lean-bare-bot.mjs`,
- * bundled by esbuild with its two SDKs as bin/build.js bundles them into dist/
+ * bundled by esbuild with its two SDKs, as bin/build.js bundles them into dist/
  * (`OPERATOR_BENCH_LEAN_BARE=plain`: translated only, its SDKs loaded from node_modules, some
  * 300 ms slower to its first reply). The figures, each for the three bots, and operator's against
  * the bare bot's in the same run:
@@ -68,7 +68,7 @@ import { leanReport, type LeanRow, type MeasuredOn } from './lean-report.ts';
 import { leanVersionsReport } from './lean-versions-report.ts';
 import { startLeanTelegram, type LeanTelegram } from './lean-telegram-process.ts';
 import { REPLY } from './telegram-updates.ts';
-import { median, quantile, type BenchResult } from './lib.ts';
+import { benchHomeRoot, fileCreateMs, median, quantile, type BenchResult } from './lib.ts';
 
 const STARTS = 5;
 const TURNS = 50;
@@ -92,11 +92,17 @@ export default async function run(): Promise<BenchResult[]> {
   const telegram = await startLeanTelegram(REPLY);
   await compileBareBot();
   try {
+    // The disk's cost of a new file, before and after: operator's first message in a new chat
+    // makes four (its session, the session's index entry, the conversation's record, the
+    // person's spend of the day), and on this machine that cost has moved between 0.02 and 1 ms.
+    const diskBefore = fileCreateMs(benchHomeRoot());
     const measured: MeasuredOn[] = [];
     // One Node.js after the other, the same fakes (run by this process's Node) for both.
     for (const node of nodes) measured.push(await measureOn(node, telegram, model));
     const results = measured.flatMap((on) => leanReport(on.rows, on.bareRan, on.replayRan, nodes.length > 1 ? on.version : undefined));
     if (measured.length === 2) results.push(...leanVersionsReport(measured[0]!, measured[1]!));
+    const diskAfter = fileCreateMs(benchHomeRoot());
+    results.push({ name: "creating one file under the bots' homes, median of 200, before the run (the disk's own cost, for context)", value: diskBefore, unit: 'ms', note: `after the run: ${diskAfter.toFixed(3)} ms; under ${benchHomeRoot()} (OPERATOR_BENCH_HOME)` });
     return results;
   } finally {
     await telegram.close();
@@ -165,7 +171,7 @@ async function measureOn(node: string, telegram: LeanTelegram, model: FakeModelP
     for (const kind of kinds) rss[kind] = residentKb(bots[kind].bot.pid);
 
     const rows = figures(starts, idle, newChats, oneChat, bursts, rss);
-    const bareRan = bareBuild() === 'bundle' ? 'bundled by esbuild with its SDKs, as dist/ bundles them (bench/out/lean-bare-bot.mjs)' : 'as plain JavaScript, its SDKs from node_modules (bench/out/lean-bare-bot.mjs)';
+    const bareRan = bareBuild() === 'bundle' ? 'bundled by esbuild with its SDKs into one module, as dist/ holds them (bench/out/lean-bare-bot.mjs)' : 'as plain JavaScript, its SDKs from node_modules (bench/out/lean-bare-bot.mjs)';
     const kb = (bytes: number) => (bytes / 1024).toFixed(1);
     const replayRan =
       `the same bare bot sending operator's first request of the run (${kb(captured!.bytes)} KB, ${captured!.tools} tools; ${replayBodyFile.slice(root.length)}) with the person's text as its last message's; ` +
