@@ -88,6 +88,20 @@ export function captureOperatorRequest(body: string): { bytes: number; tools: nu
  * Starts a bot of `kind` against `fakes` (`replay` once {@link captureOperatorRequest} has run),
  * run by the Node.js binary `node`.
  */
+/**
+ * Homes of stopped operator processes, removed by {@link removeStoppedHomes} once the run is
+ * over. Deleting one while the run goes on (a burst's home holds thousands of files) made the
+ * next files on that ext4 disk dear to create: its inode allocator steps over recently deleted
+ * inodes one by one (bench/RESULTS.md, "2026-11-30, evening"), and the version measured second
+ * paid for it in every new chat.
+ */
+const stoppedHomes: string[] = [];
+
+/** Removes the homes of every operator process stopped so far. */
+export function removeStoppedHomes(): void {
+  for (const home of stoppedHomes.splice(0)) rmSync(home, { recursive: true, force: true });
+}
+
 export async function spawnBot(kind: BotKind, fakes: LeanFakes, node: string = process.execPath): Promise<LeanBot> {
   return kind === 'operator' ? spawnOperator(fakes, node) : spawnBare(kind, fakes, node);
 }
@@ -118,7 +132,7 @@ async function spawnOperator(fakes: LeanFakes, node: string): Promise<LeanBot> {
     output: gateway.output,
     async stop() {
       await gateway.stop();
-      rmSync(home, { recursive: true, force: true });
+      stoppedHomes.push(home);
     },
   };
 }

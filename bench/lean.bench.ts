@@ -62,7 +62,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { startFakeModelProcess, type FakeModelProcess } from './fake-model-process.ts';
 import { compiledIsFresh, cpuMs, residentKb, root } from './gateway-process.ts';
-import { bareBuild, captureOperatorRequest, compileBareBot, replayBodyFile, type BotKind } from './lean-bots.ts';
+import { bareBuild, captureOperatorRequest, compileBareBot, removeStoppedHomes, replayBodyFile, type BotKind } from './lean-bots.ts';
 import { burst, idleResident, settled, start, stop, turn, type BurstFigures, type Running, type StartFigures } from './lean-measure.ts';
 import { leanReport, type LeanRow, type MeasuredOn } from './lean-report.ts';
 import { leanVersionsReport } from './lean-versions-report.ts';
@@ -107,6 +107,7 @@ export default async function run(): Promise<BenchResult[]> {
   } finally {
     await telegram.close();
     await model.close();
+    removeStoppedHomes();
   }
 }
 
