@@ -1,9 +1,9 @@
 /**
  * The modules a conversation's agent needs, gathered in one module so the runtime loads them with
  * one `import()` (`runtime.ts`, `agentModules`). Each dynamic import is a split point of the
- * bundle: seven of them, always loaded together, cut the code they share into dozens of small
- * files, and Node's module loader charges every file it resolves, reads and links (about 0.2-0.5
- * ms each on Node 20) before the first reply.
+ * bundle and one more module for Node's loader to resolve and link; seven, always loaded
+ * together, had cut the code they share into dozens of files. bin/build.js puts what this module
+ * reaches into the start's one chunk, where it runs when this module is first imported.
  */
 export { Agent } from '../agent/agent.ts';
 export { BackgroundReviewer } from '../agent/reviewer.ts';
