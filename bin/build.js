@@ -3,13 +3,13 @@
 // Telegram adapter, is one chunk (`chunks/start-*.js`); the rest is split at its dynamic imports
 // (the browser, the desktop, another platform's adapter, a CLI command load only when used).
 // Node's module loader charges every file it resolves, reads and links: a start read 123 files
-// cut by esbuild at its 40 dynamic imports, and reads seven now, with about 25 ms less CPU before
+// cut by esbuild at its 40 dynamic imports, and reads seven now, with about 55 ms less CPU before
 // its first poll (bench/RESULTS.md, "2026-11-30, evening"); a command that reaches the gateway's
-// code (`operator config`) reads the start chunk too, some 13 ms more. The chunk's modules still
-// run when first imported, not when it loads (`strictExecutionOrder`). Type-checking is
-// `npm run typecheck`; this only translates. Writes the stamp dist/.built last, which
-// bin/compiled.js compares with the sources. `--if-stale` builds only when that stamp is older
-// than a source (`npm test` runs it first, so the processes its tests start run what is built).
+// code (`operator config`: 66 ms against 49) reads the start chunk too, and runs its modules. The
+// chunk's modules run as it loads, in import order. Type-checking is `npm run typecheck`; this
+// only translates. Writes the stamp dist/.built last, which bin/compiled.js compares with the
+// sources. `--if-stale` builds only when that stamp is older than a source (`npm test` runs it
+// first, so the processes its tests start run what is built).
 import { rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -116,9 +116,10 @@ await bundle.write({
   chunkFileNames: 'chunks/[name]-[hash].js',
   sourcemap: true,
   minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
-  // A module merged into the start chunk still runs when it is first imported, as it did in a
-  // chunk of its own: the agent's modules stay unrun until the runtime asks for them.
-  strictExecutionOrder: true,
+  // The start chunk's modules all run as it loads, in import order (the agent's modules, the
+  // model SDK and node-fetch too, which a start runs before its first poll anyway). Wrapping each
+  // in a function run on first import (`strictExecutionOrder`) cost 30 ms of CPU more before the
+  // first poll: V8 compiled each wrapper twice, pre-parsed with the chunk and again when called.
   // The set is closed under static imports but for the command line's own modules, which stay
   // out of it (and so out of what `operator --help` reads): their dependencies are not pulled in.
   codeSplitting: { groups: [{ name: 'start', test: (id) => startModules.has(id), includeDependenciesRecursively: false }] },

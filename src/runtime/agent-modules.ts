@@ -3,7 +3,7 @@
  * one `import()` (`runtime.ts`, `agentModules`). Each dynamic import is a split point of the
  * bundle and one more module for Node's loader to resolve and link; seven, always loaded
  * together, had cut the code they share into dozens of files. bin/build.js puts what this module
- * reaches into the start's one chunk, where it runs when this module is first imported.
+ * reaches into the start's one chunk, which runs it as the start loads.
  */
 export { Agent } from '../agent/agent.ts';
 export { BackgroundReviewer } from '../agent/reviewer.ts';
