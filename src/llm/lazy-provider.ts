@@ -2,7 +2,8 @@
  * A provider whose SDK is loaded on first use. The vendor SDKs take hundreds of milliseconds to
  * import, so operator starts without them and loads only the one the configured model needs —
  * in the background once start-up is over (`warm`, which waits for any hold of
- * `warm-up-gate.ts`), or at the latest on the first call.
+ * `warm-up-gate.ts`), or at the latest on the first call. In dist/, the Anthropic provider (the
+ * default model's) is in the start's one chunk (bin/build.js), so its `import()` finds it loaded.
  */
 import type { ModelRequest, Provider, StreamEvent } from './types.ts';
 import { warmUpsAllowed } from './warm-up-gate.ts';
