@@ -112,6 +112,9 @@ const bundle = await rolldown({
 await bundle.write({
   dir: 'dist',
   format: 'es',
+  // Non-ASCII escaped (\u2026 for …): one such character makes V8 keep the whole chunk's source,
+  // held for as long as the process runs, as two bytes a character (1.6-3.4 MB more idle).
+  charset: 'ascii',
   entryFileNames: '[name].js',
   chunkFileNames: 'chunks/[name]-[hash].js',
   sourcemap: true,

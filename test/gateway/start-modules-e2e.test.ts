@@ -9,7 +9,7 @@
  * line's entry and of the start chunk (bin/build.js), followed through every chunk they import, reach
  * neither `marked` nor the Markdown formatter (its rules are built as it loads, some 7 ms; a plain
  * reply is escaped without it, and it loads on first use or a second after the start). A file
- * that imports the Markdown helpers' index for one constant pulls it in.
+ * that imports the Markdown helpers' index for one constant pulls it in. And both are ASCII only.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -98,5 +98,14 @@ describe('the start path of the built gateway', () => {
     // The walk follows imports: the gateway, the Telegram adapter and grammY are reached through them.
     for (const needed of ['src/gateway/gateway.ts', 'src/channels/telegram/telegram-channel.ts', 'node_modules/grammy/']) expect(sources.some((source) => source.includes(needed)), needed).toBe(true);
     expect(sources.filter((source) => source.includes('node_modules/marked/') || source.includes('src/channels/markdown/chunk-markdown.ts'))).toEqual([]);
+  });
+
+  it('is ASCII only, so V8 keeps its source at one byte a character', () => {
+    // A character the build cannot escape (inside a String.raw template, as the web chat's page
+    // script is) makes the whole chunk a two-byte string: write it as \u2026 there.
+    for (const file of [fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)), chunkNamed('start')]) {
+      const found = [...readFileSync(file, 'utf8').matchAll(/.{0,40}[^\p{ASCII}].{0,20}/gu)].map(([around]) => around);
+      expect(found, file).toEqual([]);
+    }
   });
 });

@@ -55,7 +55,7 @@ function showApprovalCard(body, card) {
   if (card.omitted > 0) {
     const more = document.createElement('p');
     more.className = 'approval-more';
-    more.textContent = '… and ' + card.omitted + ' more';
+    more.textContent = '\u2026 and ' + card.omitted + ' more';
     body.appendChild(more);
   }
 }

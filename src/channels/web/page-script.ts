@@ -310,7 +310,7 @@ function setStatus(state, text) {
 }
 
 function connect() {
-  setStatus('connecting', 'connecting…');
+  setStatus('connecting', 'connecting\u2026');
   const source = new EventSource(api + '/events?clientId=' + encodeURIComponent(clientId));
   source.addEventListener('ready', () => {
     setStatus('connected', 'connected');
@@ -330,7 +330,7 @@ function connect() {
     });
   }
   source.addEventListener('error', () => {
-    setStatus('offline', 'reconnecting…');
+    setStatus('offline', 'reconnecting\u2026');
     setWorking(false);
     // EventSource retries by itself unless the server refused it (then readyState is CLOSED).
     if (source.readyState === EventSource.CLOSED) {
