@@ -18,19 +18,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { findFinalBotMessage, startTelegramGateway, startTelegramGatewayFakes, type TelegramGatewayFakes } from '../helpers/telegram-gateway-fakes.ts';
 
-/**
- * The source files behind the recorded modules: a file of dist/ stands for the sources its source
- * map lists (the build bundles many into one), any other file for itself.
- */
-function sourcesOf(log: string): string[] {
-  const files = [...new Set(log.split('\n').map((line) => line.replace(/^(import|require) /, '').replace(/^file:\/\//, '')).filter(Boolean))];
-  return files.flatMap((file) => {
-    if (!file.includes('/dist/') || !existsSync(`${file}.map`)) return [file];
-    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-    return map.sources.map((source) => resolve(dirname(file), source));
-  });
+/** The sources a file of dist/ was built from (its source map's list), or any other file itself. */
+function mapSources(file: string): string[] {
+  if (!file.includes('/dist/') || !existsSync(`${file}.map`)) return [file];
+  const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+  return map.sources.map((source) => resolve(dirname(file), source));
 }
 
+/** The source files behind the recorded modules (the build bundles many into one file of dist/). */
+function sourcesOf(log: string): string[] {
+  return [...new Set(log.split('\n').map((line) => line.replace(/^(import|require) /, '').replace(/^file:\/\//, '')).filter(Boolean))].flatMap(mapSources);
+}
+
+const entry = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const chunks = fileURLToPath(new URL('../../dist/chunks/', import.meta.url));
 
 /** The chunk whose name starts with `name-`. */
@@ -55,11 +55,6 @@ function staticClosure(entry: string): Set<string> {
     }
   }
   return seen;
-}
-
-/** The source files the chunks were built from (their source maps, as written). */
-function chunkSources(files: Iterable<string>): string[] {
-  return [...files].flatMap((file) => (existsSync(`${file}.map`) ? (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources : []));
 }
 
 const recorder = pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'module-log', 'record-modules.mjs')).href;
@@ -93,8 +88,7 @@ describe('a default gateway, started and asked one question', () => {
 
 describe('the start path of the built gateway', () => {
   it('imports neither marked nor the Markdown formatter, and the reader sees what it does import', () => {
-    const files = new Set([...staticClosure(fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url))), ...staticClosure(chunkNamed('start'))]);
-    const sources = chunkSources(files);
+    const sources = [...new Set([...staticClosure(entry), ...staticClosure(chunkNamed('start'))])].flatMap(mapSources);
     // The walk follows imports: the gateway, the Telegram adapter and grammY are reached through them.
     for (const needed of ['src/gateway/gateway.ts', 'src/channels/telegram/telegram-channel.ts', 'node_modules/grammy/']) expect(sources.some((source) => source.includes(needed)), needed).toBe(true);
     expect(sources.filter((source) => source.includes('node_modules/marked/') || source.includes('src/channels/markdown/chunk-markdown.ts'))).toEqual([]);
@@ -103,7 +97,7 @@ describe('the start path of the built gateway', () => {
   it('is ASCII only, so V8 keeps its source at one byte a character', () => {
     // A character the build cannot escape (inside a String.raw template, as the web chat's page
     // script is) makes the whole chunk a two-byte string: write it as \u2026 there.
-    for (const file of [fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url)), chunkNamed('start')]) {
+    for (const file of [entry, chunkNamed('start')]) {
       const found = [...readFileSync(file, 'utf8').matchAll(/.{0,40}[^\p{ASCII}].{0,20}/gu)].map(([around]) => around);
       expect(found, file).toEqual([]);
     }
