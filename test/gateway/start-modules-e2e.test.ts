@@ -9,7 +9,9 @@
  * line's entry and of the start chunk (bin/build.js), followed through every chunk they import, reach
  * neither `marked` nor the Markdown formatter (its rules are built as it loads, some 7 ms; a plain
  * reply is escaped without it, and it loads on first use or a second after the start). A file
- * that imports the Markdown helpers' index for one constant pulls it in. And both are ASCII only.
+ * that imports the Markdown helpers' index for one constant pulls it in. They hold the Anthropic
+ * SDK's client with its Messages API alone, not the SDK's whole `Anthropic` client (a third of the
+ * SDK's code, never called). And both are ASCII only.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -92,6 +94,17 @@ describe('the start path of the built gateway', () => {
     // The walk follows imports: the gateway, the Telegram adapter and grammY are reached through them.
     for (const needed of ['src/gateway/gateway.ts', 'src/channels/telegram/telegram-channel.ts', 'node_modules/grammy/']) expect(sources.some((source) => source.includes(needed)), needed).toBe(true);
     expect(sources.filter((source) => source.includes('node_modules/marked/') || source.includes('src/channels/markdown/chunk-markdown.ts'))).toEqual([]);
+  });
+
+  it("holds the Anthropic SDK's client with the Messages API alone", () => {
+    // The SDK's `Anthropic` class makes every API it has (beta, organization, models, ...), a
+    // third of the SDK's code: the provider builds its client from `BaseAnthropic` and `Messages`.
+    const code = [...new Set([...staticClosure(entry), ...staticClosure(chunkNamed('start'))])].map((file) => readFileSync(file, 'utf8')).join('\n');
+    expect(code).toContain('class BaseAnthropic');
+    expect(code.match(/class Messages extends APIResource/g)).toHaveLength(1);
+    // The full client's constructor, and the beta API it makes.
+    expect(code).not.toContain('_supportsMessageThreads=true');
+    expect(code).not.toContain('class Beta extends APIResource');
   });
 
   it('is ASCII only, so V8 keeps its source at one byte a character', () => {

@@ -2,7 +2,9 @@
  * The Anthropic provider: streams the Messages API through `@anthropic-ai/sdk` and speaks the
  * neutral {@link StreamEvent}s.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { Messages } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelRequest, Provider, StopReason, StreamEvent } from '../types.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
@@ -28,6 +30,15 @@ export interface AnthropicProviderOptions {
 const providerName = 'anthropic';
 
 /**
+ * The SDK's client with the Messages API alone. The SDK's `Anthropic` class also makes its other
+ * APIs (models, files, skills, organization, beta, ...), which operator never calls: their code,
+ * a third of the SDK, would load with every start.
+ */
+class MessagesClient extends BaseAnthropic {
+  readonly messages = new Messages(this);
+}
+
+/**
  * Anthropic's timeouts: its stream opens with `message_start` as soon as the request is taken and
  * sends `ping` events while the model thinks (the SDK drops them; the watch hears them), so a
  * minute of silence means a stalled stream. The first byte gets a minute too: room for a long
@@ -45,7 +56,7 @@ export const anthropicDefaultTimeouts: StreamTimeouts = { firstByteMs: 60_000, i
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
   const timeouts: StreamTimeouts = { ...anthropicDefaultTimeouts, ...options.timeouts };
-  const client = new Anthropic({
+  const client = new MessagesClient({
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
     // A backstop for the wait for the headers: the watch below ends that wait first, naming its limit.
@@ -66,7 +77,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 }
 
 async function* streamEvents(
-  client: Anthropic,
+  client: MessagesClient,
   request: ModelRequest,
   builder: AssistantMessageBuilder,
   timeouts: StreamTimeouts,
