@@ -85,10 +85,6 @@ export function captureOperatorRequest(body: string): { bytes: number; tools: nu
 }
 
 /**
- * Starts a bot of `kind` against `fakes` (`replay` once {@link captureOperatorRequest} has run),
- * run by the Node.js binary `node`.
- */
-/**
  * Homes of stopped operator processes, removed by {@link removeStoppedHomes} once the run is
  * over. Deleting one while the run goes on (a burst's home holds thousands of files) made the
  * next files on that ext4 disk dear to create: its inode allocator steps over recently deleted
@@ -102,6 +98,10 @@ export function removeStoppedHomes(): void {
   for (const home of stoppedHomes.splice(0)) rmSync(home, { recursive: true, force: true });
 }
 
+/**
+ * Starts a bot of `kind` against `fakes` (`replay` once {@link captureOperatorRequest} has run),
+ * run by the Node.js binary `node`.
+ */
 export async function spawnBot(kind: BotKind, fakes: LeanFakes, node: string = process.execPath): Promise<LeanBot> {
   return kind === 'operator' ? spawnOperator(fakes, node) : spawnBare(kind, fakes, node);
 }

@@ -20,21 +20,24 @@ export function keyToPath(base: string, key: string): string {
     }
   }
   // The segments hold no separator and no `.` or `..`, so joining them is all `join` would do.
-  const root = resolvedBase(base);
-  return `${root.endsWith(sep) ? root : root + sep}${segments.join(sep)}`;
+  return `${basePrefix(base)}${segments.join(sep)}`;
 }
 
-/** Absolute bases as `resolve` gives them, kept: every store operation names a file under one. */
-const resolvedBases = new Map<string, string>();
+/** Absolute bases' prefixes (see {@link basePrefix}), kept: every store operation names a file under one. */
+const basePrefixes = new Map<string, string>();
 
-/** `resolve(base)`, remembered for an absolute base (its result does not depend on the working folder). */
-function resolvedBase(base: string): string {
-  let resolved = resolvedBases.get(base);
-  if (resolved === undefined) {
-    resolved = resolve(base);
-    if (isAbsolute(base) && resolvedBases.size < 64) resolvedBases.set(base, resolved);
+/**
+ * `resolve(base)` ending in one separator, remembered for an absolute base (its result does not
+ * depend on the working folder).
+ */
+function basePrefix(base: string): string {
+  let prefix = basePrefixes.get(base);
+  if (prefix === undefined) {
+    const resolved = resolve(base);
+    prefix = resolved.endsWith(sep) ? resolved : resolved + sep;
+    if (isAbsolute(base) && basePrefixes.size < 64) basePrefixes.set(base, prefix);
   }
-  return resolved;
+  return prefix;
 }
 
 /**
