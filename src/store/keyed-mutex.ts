@@ -25,6 +25,15 @@ export class KeyedMutex {
     }
   }
 
+  /**
+   * Whether `key` is held or awaited now. A caller whose whole critical section is synchronous
+   * may run it without {@link run} while this is false: nothing can come between its start and
+   * its end, which is what holding the key would guarantee.
+   */
+  busy(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /** Number of keys currently held or awaited. */
   get size(): number {
     return this.tails.size;

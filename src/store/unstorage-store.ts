@@ -114,6 +114,12 @@ class UnstorageStore implements Store {
 
   async get<T = unknown>(key: string): Promise<T | null> {
     assertValidKey(key);
+    if (this.fileValues) {
+      // The file driver reads synchronously: a live value or none needs no promise of its own.
+      const envelope = guardSync('get', key, () => this.readFileEnvelope(key));
+      if (envelope === null) return null;
+      if (!this.isExpired(envelope)) return (envelope.v ?? null) as T | null;
+    }
     return guard('get', key, async () => {
       const envelope = await this.readEnvelope(key);
       if (envelope === null) return null;
@@ -132,16 +138,24 @@ class UnstorageStore implements Store {
   async set(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<void> {
     assertValidKey(key);
     const ttlSeconds = checkTtl(options?.ttlSeconds);
+    if (this.fileValues) return this.fileWrite('set', key, () => this.writeFile(key, value, ttlSeconds));
     await guard('set', key, () => this.writes.run(key, () => this.write(key, value, ttlSeconds)));
   }
 
   async setIfAbsent(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<boolean> {
     assertValidKey(key);
     const ttlSeconds = checkTtl(options?.ttlSeconds);
+    const isSet = (current: Envelope | null) => current !== null && !this.isExpired(current) && (current.v ?? null) !== null;
+    if (this.fileValues) {
+      return this.fileWrite('setIfAbsent', key, () => {
+        if (isSet(this.readFileEnvelope(key))) return false;
+        this.writeFile(key, value, ttlSeconds);
+        return true;
+      });
+    }
     return guard('setIfAbsent', key, () =>
       this.writes.run(key, async () => {
-        const current = await this.readEnvelope(key);
-        if (current !== null && !this.isExpired(current) && (current.v ?? null) !== null) return false;
+        if (isSet(await this.readEnvelope(key))) return false;
         await this.write(key, value, ttlSeconds);
         return true;
       }),
@@ -150,6 +164,7 @@ class UnstorageStore implements Store {
 
   async delete(key: string): Promise<void> {
     assertValidKey(key);
+    if (this.fileValues) return this.fileWrite('delete', key, () => this.fileValues!.removeItem!(key, {}));
     await guard('delete', key, () => this.writes.run(key, () => this.remove(key)));
   }
 
@@ -167,13 +182,9 @@ class UnstorageStore implements Store {
   async append(key: string, record: string): Promise<void> {
     assertValidKey(key);
     assertValidRecord(record);
-    await guard('append', key, () =>
-      this.writes.run(key, async () =>
-        this.fileBase !== undefined
-          ? this.openLogs.append(keyToPath(this.fileBase, key), record)
-          : appendKeyedRecord(this.storage, key, record, this.counters),
-      ),
-    );
+    const fileBase = this.fileBase;
+    if (fileBase !== undefined) return this.fileWrite('append', key, () => this.openLogs.append(keyToPath(fileBase, key), record));
+    await guard('append', key, () => this.writes.run(key, () => appendKeyedRecord(this.storage, key, record, this.counters)));
   }
 
   /** Runs `change` of the logs at `keys`, their kept counters forgotten (read again on the next append). */
@@ -229,11 +240,29 @@ class UnstorageStore implements Store {
     if (this.ownsStorage) await guard('close', undefined, () => this.storage.dispose());
   }
 
+  /**
+   * Runs `change`, a synchronous write of the file driver, as holding `key`'s write lock: at once
+   * while nobody holds or awaits the key (nothing can come between its start and its end, and no
+   * promise is made for it), after the key's holders otherwise.
+   */
+  private fileWrite<T>(operation: StoreOperation, key: string, change: () => T): T | Promise<T> {
+    if (!this.writes.busy(key)) return guardSync(operation, key, change);
+    return guard(operation, key, () => this.writes.run(key, async () => change()));
+  }
+
   private async write(key: string, value: unknown, ttlSeconds: number | undefined): Promise<void> {
-    const envelope: Envelope = ttlSeconds === undefined ? { v: value } : { v: value, exp: this.now() + ttlSeconds * 1000 };
+    if (this.fileValues) this.writeFile(key, value, ttlSeconds);
+    else await this.storage.setItem(key, this.envelope(value, ttlSeconds), ttlSeconds === undefined ? {} : { ttl: Math.ceil(ttlSeconds) });
+  }
+
+  private envelope(value: unknown, ttlSeconds: number | undefined): Envelope {
+    return ttlSeconds === undefined ? { v: value } : { v: value, exp: this.now() + ttlSeconds * 1000 };
+  }
+
+  /** Writes a value through the file driver, synchronously. */
+  private writeFile(key: string, value: unknown, ttlSeconds: number | undefined): void {
     // The same text unstorage would write (JSON of the envelope); a value that cannot be JSON throws here.
-    if (this.fileValues) this.fileValues.setItem!(key, JSON.stringify(envelope), {});
-    else await this.storage.setItem(key, envelope, ttlSeconds === undefined ? {} : { ttl: Math.ceil(ttlSeconds) });
+    this.fileValues!.setItem!(key, JSON.stringify(this.envelope(value, ttlSeconds)), {});
   }
 
   private async remove(key: string): Promise<void> {
@@ -243,10 +272,12 @@ class UnstorageStore implements Store {
 
   /** The stored envelope, or `null` when there is none or the value is not one of ours. */
   private async readEnvelope(key: string): Promise<Envelope | null> {
-    const raw: unknown = this.fileValues ? parsedFile(this.fileValues.getItem(key, {}) as string | null) : await this.storage.getItem(key);
-    // Anything else (a torn file, a log, data written by other tools) is not a value of ours.
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || !('v' in raw || 'exp' in raw)) return null;
-    return raw as Envelope;
+    return this.fileValues ? this.readFileEnvelope(key) : asEnvelope(await this.storage.getItem(key));
+  }
+
+  /** {@link readEnvelope} through the file driver, synchronously. */
+  private readFileEnvelope(key: string): Envelope | null {
+    return asEnvelope(parsedFile(this.fileValues!.getItem(key, {}) as string | null));
   }
 
   private isExpired(envelope: Envelope): boolean {
@@ -261,6 +292,22 @@ function parsedFile(text: string | null): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return text;
+  }
+}
+
+/** A stored value as an envelope, or `null` when it is not one of ours. */
+function asEnvelope(raw: unknown): Envelope | null {
+  // Anything else (a torn file, a log, data written by other tools) is not a value of ours.
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || !('v' in raw || 'exp' in raw)) return null;
+  return raw as Envelope;
+}
+
+/** {@link guard} for an operation that runs synchronously (the file driver's, while its key is free). */
+function guardSync<T>(operation: StoreOperation, key: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw toStoreError(error, operation, key);
   }
 }
 

@@ -8,6 +8,17 @@ describe('KeyedMutex', () => {
     expect(mutex.size).toBe(0);
   });
 
+  it('tells whether a key is held or awaited', async () => {
+    const mutex = new KeyedMutex();
+    let release!: () => void;
+    const held = mutex.run('k', () => new Promise<void>((resolve) => (release = resolve)));
+    expect(mutex.busy('k')).toBe(true);
+    expect(mutex.busy('other')).toBe(false);
+    release();
+    await held;
+    expect(mutex.busy('k')).toBe(false);
+  });
+
   it('hands the key on after a failure', async () => {
     const mutex = new KeyedMutex();
     const failed = mutex.run('k', async () => {

@@ -191,6 +191,15 @@ export function describeStoreContract(name: string, factory: StoreFactory, scope
         await expect(store.deleteLog('log:never')).resolves.toBeUndefined();
       });
 
+      test('lets writes wait for an unfinished delete of their key, in call order', async () => {
+        await store.append('log:redo', 'before');
+        await store.set('value:redo', 'before');
+        // Neither delete is awaited before the writes that follow it are called.
+        await Promise.all([store.deleteLog('log:redo'), store.append('log:redo', 'after'), store.delete('value:redo'), store.set('value:redo', 'after')]);
+        expect(await store.readLog('log:redo')).toEqual(['after']);
+        expect(await store.get('value:redo')).toBe('after');
+      });
+
       test('moves a log to another key, replacing what was there, and leaves nothing at the old key', async () => {
         for (const record of ['a', 'b', 'c']) await store.append('log:move:from', record);
         await store.append('log:aside:to', 'replaced');
