@@ -18,11 +18,11 @@ const githubToken = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
 const setUp = (files: Record<string, string>, config?: unknown) => cli.setUp(files, config);
 const operator = (...args: string[]) => cli.operator(args);
 
-/** Resolves once `path` exists (looked for every 10 ms), or rejects after 15 s. */
-async function waitForFile(path: string): Promise<void> {
+/** Resolves once `done()` holds (asked every 10 ms), or rejects after 15 s saying `what` never came. */
+async function waitUntil(what: string, done: () => boolean): Promise<void> {
   const deadline = Date.now() + 15_000;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what} never came`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -94,8 +94,11 @@ describe('the run folder', () => {
     await run.output.waitFor('Go on?');
     const id = runIdOf(run.output.stdout())!;
     const folder = join(cli.home, 'runs', id);
-    // The folder's writes go on beside the run: the gate's own status is there a moment after it asks.
-    await waitForFile(join(folder, 'approve', 'status.json'));
+    // The folder's writes go on beside the run, each file's apart from the others': the plan's
+    // last status and the gate's own are there a moment after the gate asks, in either order.
+    const planStatus = join(folder, 'plan', 'status.json');
+    const gateStatus = join(folder, 'approve', 'status.json');
+    await waitUntil("the plan's success and the gate's status on disk", () => existsSync(gateStatus) && existsSync(planStatus) && readJson(planStatus).outcome === 'success');
     await run.kill();
     // The manifest lists the steps once the run ends: until then the steps' own files say where it is.
     expect(readJson(join(folder, 'manifest.json'))).toMatchObject({ id, status: 'running' });
