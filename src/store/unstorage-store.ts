@@ -250,9 +250,9 @@ class UnstorageStore implements Store {
     return guard(operation, key, () => this.writes.run(key, async () => change()));
   }
 
+  /** Writes a value through unstorage (the file driver's writes go through {@link fileWrite}). */
   private async write(key: string, value: unknown, ttlSeconds: number | undefined): Promise<void> {
-    if (this.fileValues) this.writeFile(key, value, ttlSeconds);
-    else await this.storage.setItem(key, this.envelope(value, ttlSeconds), ttlSeconds === undefined ? {} : { ttl: Math.ceil(ttlSeconds) });
+    await this.storage.setItem(key, this.envelope(value, ttlSeconds), ttlSeconds === undefined ? {} : { ttl: Math.ceil(ttlSeconds) });
   }
 
   private envelope(value: unknown, ttlSeconds: number | undefined): Envelope {

@@ -59,6 +59,11 @@ function staticClosure(entry: string): Set<string> {
   return seen;
 }
 
+/** The files of dist/ a start reads: the command line's entry and the start chunk, with what they import. */
+function startFiles(): string[] {
+  return [...new Set([...staticClosure(entry), ...staticClosure(chunkNamed('start'))])];
+}
+
 const recorder = pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'module-log', 'record-modules.mjs')).href;
 
 let fakes: TelegramGatewayFakes | undefined;
@@ -90,7 +95,7 @@ describe('a default gateway, started and asked one question', () => {
 
 describe('the start path of the built gateway', () => {
   it('imports neither marked nor the Markdown formatter, and the reader sees what it does import', () => {
-    const sources = [...new Set([...staticClosure(entry), ...staticClosure(chunkNamed('start'))])].flatMap(mapSources);
+    const sources = startFiles().flatMap(mapSources);
     // The walk follows imports: the gateway, the Telegram adapter and grammY are reached through them.
     for (const needed of ['src/gateway/gateway.ts', 'src/channels/telegram/telegram-channel.ts', 'node_modules/grammy/']) expect(sources.some((source) => source.includes(needed)), needed).toBe(true);
     expect(sources.filter((source) => source.includes('node_modules/marked/') || source.includes('src/channels/markdown/chunk-markdown.ts'))).toEqual([]);
@@ -99,7 +104,7 @@ describe('the start path of the built gateway', () => {
   it("holds the Anthropic SDK's client with the Messages API alone", () => {
     // The SDK's `Anthropic` class makes every API it has (beta, organization, models, ...), two
     // thirds of the SDK's code in the bundle: the provider builds its client from `BaseAnthropic` and `Messages`.
-    const code = [...new Set([...staticClosure(entry), ...staticClosure(chunkNamed('start'))])].map((file) => readFileSync(file, 'utf8')).join('\n');
+    const code = startFiles().map((file) => readFileSync(file, 'utf8')).join('\n');
     expect(code).toContain('class BaseAnthropic');
     expect(code.match(/class Messages extends APIResource/g)).toHaveLength(1);
     // The full client's constructor, and the beta API it makes.
