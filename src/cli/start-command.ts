@@ -8,8 +8,10 @@
  * It listens on `config.host` (127.0.0.1 unless configured) behind the network edge: the host and
  * origin checks, and the web chat's login when the gateway is exposed (see `resolveExposure`).
  *
- * Start-up is kept short: what only some set-ups need is imported when they need it, and what
- * can wait (the model SDK, the Telegram formatter) loads once the gateway is ready.
+ * Start-up is kept short: what only some set-ups need is imported when they need it; what every
+ * first answer needs (the agent, its tools, the default profile, Node's fetch) loads while the
+ * start waits on other things (bubblewrap's check, the platforms' first calls), and long polling
+ * asks for messages once it has; the formatters load a second after ready.
  */
 import type { ChannelAdapter } from '../channels/types.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -26,8 +28,8 @@ import { gatewayBudgetControl } from '../gateway/budget/budget-control.ts';
 import { warmGate } from '../gateway/warm-gate.ts';
 import { edgeBanner, loadWebToken, localGatewayUrl, networkEdge, resolveExposure, webChatUrl, webhookSources } from '../gateway/http/index.ts';
 import { createGatewayApp, listen, type GatewayState } from '../gateway/server.ts';
-import { holdWarmUps } from '../llm/warm-up-gate.ts';
-import { Runtime, runtimeSandboxOptions } from '../runtime/runtime.ts';
+import { loadFetchClasses } from '../llm/lazy-provider.ts';
+import { preloadAgentModules, Runtime, runtimeSandboxOptions } from '../runtime/runtime.ts';
 import { prepareSandbox } from '../tools/sandbox/create-sandbox.ts';
 import { operatorHome } from '../store/from-env.ts';
 import { describeHomePrivacy, makeHomePrivate } from '../core/make-home-private.ts';
@@ -103,9 +105,11 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
   const homePrivacy = describeHomePrivacy(makeHomePrivate(operatorHome(env), { userHome: env.HOME }));
   // Made (or read) before anything runs: a token that cannot be had stops the start.
   const webToken = exposure.loginRequired ? await loadWebToken(env, operatorHome(env)) : undefined;
-  // The runtime warms the model SDK, whose import would take the main thread while the channels
-  // start; it waits until they are up. A failed start leaves it waiting: the command then exits.
-  const releaseWarmUps = holdWarmUps();
+  // What every first answer needs loads in what would otherwise be the wait for bubblewrap's
+  // check (a few milliseconds of a sandbox starting): the agent's modules, and Node's fetch,
+  // which the SDKs' first request would load.
+  preloadAgentModules();
+  loadFetchClasses();
   await sandboxChecked;
   const runtime = new Runtime({
     env: runtimeEnv,
@@ -121,6 +125,9 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     mcp: mcpConfigOf(config),
   });
   opened.store = runtime.store;
+  // The rest of the warm-up (the default profile's resources, the model's provider, MCP servers)
+  // runs alongside the start from here; a failure shows on first use.
+  const warming = runtime.warm();
   // One stream of events: the log, the metrics and the API's channel (its turns' ends) read it.
   const ops = new OpsEvents();
   const api = await apiEndpoint({ env, ops, turnTimeoutMs: config.turnTimeoutSeconds * 1000, log: (line) => gateway.log(line), models: async () => (await import('../gateway/admin/profile-actions.ts')).profileNames(runtime.home, runtime.builtin) });
@@ -167,14 +174,13 @@ export async function runStartCommand(args: string[], env: NodeJS.ProcessEnv = p
     throw error;
   }
   state = 'ready';
+  // Long polling asks for messages once the warm-up is done, not after the control file below.
+  warm.open([warming]);
   await writeControlFile(runtime.home, { pid: process.pid, url: localGatewayUrl(host, server.port), token, startedAt: Date.now() }).catch((error: unknown) =>
     process.stderr.write(`operator: could not write ${runtime.home}/gateway.json, so \`operator schedule\` and \`operator budget\` cannot reach this gateway: ${errorMessage(error)}\n`),
   );
-  // What every first reply needs loads now, in the background (a failure shows on first use), and
-  // long polling asks for messages once it has. The adapters' renderers warm a second later, while
-  // nothing waits: a plain first reply needs none, and one that does pays their first use once.
-  releaseWarmUps();
-  warm.open([runtime.warm()]);
+  // The adapters' renderers warm a second later, while nothing waits: a plain first reply needs
+  // none, and one that does pays their first use once.
   setTimeout(() => adapters.forEach((adapter) => void adapter.warm?.().catch(() => undefined)), 1_000).unref();
   gateway.registerMenus();
   // pino (about 30 ms of the main thread) loads a moment after the first answers can flow, not

@@ -6,8 +6,9 @@
  * message it takes is answered without loading anything first; a channel that is sent messages
  * (webhooks, websockets) takes them at once, and their turns load what they need.
  *
- * The warm-up starts once the gateway is ready, after `/healthz` says so: loaded before, it would
- * push readiness back by a few hundred milliseconds.
+ * The warm-up starts as soon as the runtime is made and runs alongside the rest of the start,
+ * in its waits (bubblewrap's check, the platforms' first calls); the gate is opened once the
+ * gateway is ready, so no message is taken before.
  */
 
 /** A gate {@link WarmGate.open | opened} by the warm-up's work. */

@@ -42,9 +42,10 @@ import { RuntimeMcp } from './runtime-mcp.ts';
 import type * as AgentModules from './agent-modules.ts';
 
 /**
- * The agent's modules, imported on first use: the gateway answers `/healthz` without them, and
- * `Runtime.warm()` loads them right after. The set is kept once loaded: each `import()` of a
- * loaded module still goes through the module loader, a cost every new conversation paid.
+ * The agent's modules, imported on first use: `operator chat` and the other commands load them
+ * when they make an agent, the gateway while its start waits for bubblewrap's check
+ * ({@link preloadAgentModules}). The set is kept once loaded: each `import()` of a loaded module
+ * still goes through the module loader, a cost every new conversation paid.
  */
 function agentModules() {
   if (!loadingAgentModules) {
@@ -56,6 +57,11 @@ function agentModules() {
 }
 
 let loadingAgentModules: Promise<typeof AgentModules> | undefined;
+
+/** Starts loading the agent's modules (see {@link Runtime.warm}); nothing waits for them. */
+export function preloadAgentModules(): void {
+  agentModules().catch(() => undefined);
+}
 
 /** Where the key of the opaque person ids is kept (a secret of this installation, like the rest of the store). */
 const personIdKeyName = 'llm:person-id-key';
@@ -211,8 +217,8 @@ export class Runtime {
   /**
    * Loads in the background what the first conversation needs (the agent, its tools, the default
    * profile's resources, the model SDK), so it does not pay for it; resolves when all of it is
-   * loaded, and never rejects (a failure shows on first use). Called once the gateway is ready:
-   * loaded before, these modules would delay start-up by a few hundred milliseconds.
+   * loaded, and never rejects (a failure shows on first use). The gateway calls it as soon as the
+   * runtime is made, so it runs while the start waits on the platforms' first calls.
    */
   warm(): Promise<void> {
     return Promise.allSettled([agentModules(), this.resources('default'), this.client.provider.warm(), this.mcp.warm()]).then(() => undefined);
